@@ -1,0 +1,3 @@
+from llmdoctor.cli import main
+
+main()

@@ -1,0 +1,147 @@
+"""Fact collectors: Host -> typed, frozen fact objects, collected lazily.
+
+A provider is a function registered under a fact name with `@provider("name")`.
+Its parameters say what it needs, the way pytest fixtures do: `ctx` receives the
+`Context`; any other parameter name is another fact, resolved first. A parameter
+with a default receives that default when the fact is unavailable.
+
+A provider that cannot deliver raises `FactUnavailable(reason)`; `quiet=True`
+means "does not apply here" (e.g. vLLM facts on an Ollama host) and is not shown
+as a gap in the report. Any other exception is caught and becomes an unavailable
+fact with the error as its reason, so one broken collector never ends a run.
+
+Every module in this package is imported on first use, so adding a collector is
+adding a module; nothing central needs editing.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..hosts.base import Host, HostError
+
+CTX = "ctx"
+
+
+class FactUnavailable(Exception):
+    def __init__(self, reason: str, quiet: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.quiet = quiet
+
+
+@dataclass
+class Context:
+    """What a collector may know about the run besides the host."""
+
+    host: Host
+    units: tuple[str, ...] = ()  # --unit NAME; empty = discover
+    since_seconds: float = 24 * 3600.0  # log time window
+    sample_seconds: float = 2.0  # swap/metric sampling window
+    options: dict[str, Any] = field(default_factory=dict)  # probe, state dir, ...
+
+
+@dataclass(frozen=True)
+class Provider:
+    name: str
+    func: Callable[..., Any]
+    params: tuple[str, ...]
+    optional: frozenset[str]
+    module: str
+
+
+PROVIDERS: dict[str, Provider] = {}
+_loaded = False
+_load_lock = threading.Lock()
+
+
+def provider(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def register(func: Callable[..., Any]) -> Callable[..., Any]:
+        sig = inspect.signature(func)
+        params = tuple(sig.parameters)
+        optional = frozenset(
+            p for p, v in sig.parameters.items() if v.default is not inspect.Parameter.empty
+        )
+        PROVIDERS[name] = Provider(name, func, params, optional, func.__module__)
+        return func
+
+    return register
+
+
+def load_providers() -> dict[str, Provider]:
+    global _loaded
+    with _load_lock:
+        if not _loaded:
+            for info in pkgutil.iter_modules(__path__):
+                importlib.import_module(f"{__name__}.{info.name}")
+            _loaded = True
+    return PROVIDERS
+
+
+class FactStore:
+    """Collects each fact at most once per run and remembers why one is missing."""
+
+    def __init__(self, ctx: Context, preset: dict[str, Any] | None = None) -> None:
+        self.ctx = ctx
+        self.providers = load_providers()
+        self.values: dict[str, Any] = dict(preset or {})
+        self.missing: dict[str, FactUnavailable] = {}
+        self.timings: dict[str, float] = {}
+        self._resolving: set[str] = set()
+
+    def known(self, name: str) -> bool:
+        return name == CTX or name in self.providers or name in self.values
+
+    def get(self, name: str) -> Any:
+        """The fact's value, or raise FactUnavailable."""
+        if name == CTX:
+            return self.ctx
+        if name in self.values:
+            return self.values[name]
+        if name in self.missing:
+            raise self.missing[name]
+        prov = self.providers.get(name)
+        if prov is None:
+            raise FactUnavailable(f"no collector provides {name!r}")
+        if name in self._resolving:
+            raise FactUnavailable(f"collectors depend on each other in a cycle at {name!r}")
+        self._resolving.add(name)
+        start = time.monotonic()
+        try:
+            kwargs = self.resolve(prov.params, prov.optional)
+            value = prov.func(**kwargs)
+        except FactUnavailable as e:
+            self.missing[name] = e
+            raise
+        except HostError as e:
+            self.missing[name] = FactUnavailable(str(e))
+            raise self.missing[name] from e
+        except Exception as e:  # a collector bug must not end the run
+            self.missing[name] = FactUnavailable(f"collector failed: {type(e).__name__}: {e}")
+            raise self.missing[name] from e
+        finally:
+            self._resolving.discard(name)
+            self.timings[name] = time.monotonic() - start
+        self.values[name] = value
+        return value
+
+    def optional(self, name: str, default: Any = None) -> Any:
+        try:
+            return self.get(name)
+        except FactUnavailable:
+            return default
+
+    def resolve(self, params: tuple[str, ...], optional: frozenset[str]) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {}
+        for p in params:
+            try:
+                kwargs[p] = self.get(p)
+            except FactUnavailable:
+                if p not in optional:
+                    raise
+        return kwargs

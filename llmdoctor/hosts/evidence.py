@@ -1,0 +1,141 @@
+"""A host that answers from an evidence directory (DESIGN.md "Evidence directories").
+
+Collectors ask the questions they would ask a live machine; this class maps each
+question to the file a person or `llmdoctor collect` put there. A question with no
+file raises `NotInEvidence`, which collectors report as an unavailable fact.
+
+Relative paths (`host.read("vllm.log")`) read an evidence file by name; absolute
+paths and commands are mapped through the tables below.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+from .base import DEFAULT_READ_LIMIT, DEFAULT_TIMEOUT, CommandResult, HttpResponse, NotInEvidence
+
+# argv[0] (and argv[1] where it matters) -> evidence file
+COMMANDS: dict[tuple[str, ...], str] = {
+    ("ollama", "ps"): "ollama_ps.txt",
+    ("systemctl", "show"): "env.txt",
+    ("systemctl", "cat"): "systemctl_cat.txt",
+    ("vmstat",): "vmstat.txt",
+    ("nvidia-smi",): "nvidia_smi.txt",
+}
+
+# absolute path -> evidence file
+PATHS: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"^/proc/meminfo$"), "meminfo.txt"),
+    (re.compile(r"^/proc/(\d+|self)/cmdline$"), "cmdline.txt"),
+    (re.compile(r"^/(etc|run|usr/lib|lib)/systemd/system/[^/]+\.service$"), "unit.service"),
+]
+
+# (method, path) -> evidence file; matched on the path without query string
+HTTP: dict[tuple[str, str], str] = {
+    ("GET", "/api/ps"): "api_ps.json",
+    ("POST", "/api/show"): "api_show.json",
+    ("GET", "/metrics"): "metrics.prom",
+}
+
+LOG_FILES = ("journal.log", "server.log", "vllm.log")
+
+
+class EvidenceHost:
+    kind = "evidence"
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.root = Path(directory)
+        if not self.root.is_dir():
+            raise NotADirectoryError(f"evidence directory {self.root} does not exist")
+        self.meta = self._meta()
+        self.name = str(self.meta.get("host") or self.root.name)
+        self._units = self._systemctl_cat_files()
+
+    # -- helpers ---------------------------------------------------------------
+    def _meta(self) -> dict:
+        try:
+            data = json.loads((self.root / "meta.json").read_text())
+            return data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            return {}
+
+    def has(self, name: str) -> bool:
+        return (self.root / name).is_file()
+
+    def path(self, name: str) -> Path:
+        """Path of an evidence file (for streaming readers of large logs)."""
+        p = (self.root / name).resolve()
+        if self.root.resolve() not in p.parents and p != self.root.resolve():
+            raise NotInEvidence(f"{name}: outside the evidence directory")
+        if not p.is_file():
+            raise NotInEvidence(f"{name} not in evidence")
+        return p
+
+    def _systemctl_cat_files(self) -> dict[str, str]:
+        """Split `systemctl cat` output into the files it shows, by their `# /path` headers."""
+        if not self.has("systemctl_cat.txt"):
+            return {}
+        files: dict[str, list[str]] = {}
+        current = None
+        for line in (self.root / "systemctl_cat.txt").read_text(errors="replace").splitlines():
+            m = re.match(r"^# (/\S+\.(?:service|conf))\s*$", line)
+            if m:
+                current = m.group(1)
+                files[current] = []
+            elif current is not None:
+                files[current].append(line)
+        return {k: "\n".join(v) + "\n" for k, v in files.items()}
+
+    # -- Host protocol ----------------------------------------------------------
+    def run(self, argv: list[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
+        name = os.path.basename(argv[0]) if argv else ""
+        for key, fname in COMMANDS.items():
+            if (name,) + tuple(argv[1 : len(key)]) == key and self.has(fname):
+                return CommandResult(tuple(argv), 0, (self.root / fname).read_text(errors="replace"))
+        raise NotInEvidence(f"`{' '.join(argv[:2])}` output not in evidence")
+
+    def read(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> bytes:
+        if path in self._units:
+            return self._units[path].encode()[:limit]
+        if not path.startswith("/"):
+            with open(self.path(path), "rb") as f:
+                return f.read(limit)
+        m = re.match(r"^/(?:etc|run|usr/lib|lib)/systemd/system/[^/]+\.service\.d/([^/]+)$", path)
+        if m and self.has(f"dropins/{m.group(1)}"):
+            return (self.root / "dropins" / m.group(1)).read_bytes()[:limit]
+        for pattern, fname in PATHS:
+            if pattern.match(path) and self.has(fname):
+                return (self.root / fname).read_bytes()[:limit]
+        raise FileNotFoundError(f"{path}: not in evidence")
+
+    def listdir(self, path: str) -> list[str]:
+        prefix = path.rstrip("/") + "/"
+        from_cat = sorted({k[len(prefix):] for k in self._units if k.startswith(prefix) and "/" not in k[len(prefix):]})
+        if from_cat:
+            return from_cat
+        if re.match(r"^/etc/systemd/system/[^/]+\.service\.d/?$", path) and (self.root / "dropins").is_dir():
+            return sorted(os.listdir(self.root / "dropins"))
+        raise FileNotFoundError(f"{path}: not in evidence")
+
+    def http(self, method, port, path, body=None, timeout=DEFAULT_TIMEOUT, headers=None) -> HttpResponse:
+        key = (method.upper(), path.split("?", 1)[0])
+        fname = HTTP.get(key)
+        if key == ("GET", "/api/version") and self.meta.get("version"):
+            return HttpResponse(200, json.dumps({"version": self.meta["version"]}).encode())
+        if fname and self.has(fname):
+            return HttpResponse(200, (self.root / fname).read_bytes())
+        raise NotInEvidence(f"{method} {path} not in evidence")
+
+    def base_url(self, port: int) -> str:
+        raise NotInEvidence("an evidence directory cannot be probed live")
+
+    def close(self) -> None:
+        pass
+
+    def log_files(self) -> list[str]:
+        return [f for f in LOG_FILES if self.has(f)]
+
+    def files(self) -> list[str]:
+        return sorted(str(p.relative_to(self.root)) for p in self.root.rglob("*") if p.is_file())

@@ -1,0 +1,151 @@
+"""The result model: what a diagnosis says, as frozen values with a stable JSON form.
+
+Other tools parse the JSON (see README "JSON contract"), so field names and the
+closed set of causes change only with a version bump.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from typing import Any
+
+
+class Cause(str, Enum):
+    """The closed set of reasons a self-hosted model gets slow (DESIGN.md)."""
+
+    QUEUEING = "QUEUEING"
+    QUEUE_FULL = "QUEUE_FULL"
+    PREFILL = "PREFILL"
+    SWAP = "SWAP"
+    PREEMPTION = "PREEMPTION"
+    MODEL_UNLOAD = "MODEL_UNLOAD"
+    CPU_SPILL = "CPU_SPILL"
+    CONFIG_NOT_APPLIED = "CONFIG_NOT_APPLIED"
+    CONTEXT_TRUNCATION = "CONTEXT_TRUNCATION"
+    KV_CAPACITY = "KV_CAPACITY"
+    BANDWIDTH_LIMIT = "BANDWIDTH_LIMIT"
+    HEALTHY = "HEALTHY"
+
+
+class Severity(str, Enum):
+    CRITICAL = "critical"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"critical": 2, "warning": 1, "info": 0}[self.value]
+
+
+class ExitCode:
+    """Exit codes as monitoring plugins use them (Nagios convention)."""
+
+    OK = 0
+    WARNING = 1
+    CRITICAL = 2
+    UNKNOWN = 3  # could not diagnose
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One line or figure that proves a finding, and where it came from."""
+
+    source: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    summary: str
+    commands: tuple[str, ...] = ()
+    config: str = ""
+
+
+@dataclass(frozen=True)
+class Finding:
+    cause: Cause
+    severity: Severity
+    title: str
+    evidence: tuple[Evidence, ...]
+    fix: Fix
+    check: str = ""  # filled in by the check runner from the check's id
+    confidence: str = "high"  # high | medium | low
+
+    def __post_init__(self) -> None:
+        if not self.evidence:
+            raise ValueError(f"finding {self.title!r} has no evidence")
+        # Accept lists from check authors; keep the value hashable and frozen.
+        object.__setattr__(self, "evidence", tuple(self.evidence))
+
+    def with_check(self, check_id: str) -> "Finding":
+        return replace(self, check=check_id)
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    """A fact that could not be examined, and why (shown at the end of a report)."""
+
+    fact: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class TargetReport:
+    target: str
+    engine: str
+    findings: tuple[Finding, ...] = ()
+    unavailable: tuple[Unavailable, ...] = ()
+    errors: tuple[str, ...] = ()
+    summary: tuple[tuple[str, str], ...] = ()  # (label, value) facts shown above findings
+
+    @property
+    def worst(self) -> Severity | None:
+        ranked = sorted((f.severity for f in self.findings), key=lambda s: s.rank)
+        return ranked[-1] if ranked else None
+
+
+@dataclass(frozen=True)
+class Report:
+    version: str
+    targets: tuple[TargetReport, ...] = field(default_factory=tuple)
+
+    def exit_code(self) -> int:
+        codes = [ExitCode.OK]
+        for t in self.targets:
+            if t.worst is Severity.CRITICAL:
+                codes.append(ExitCode.CRITICAL)
+            elif t.worst is Severity.WARNING:
+                codes.append(ExitCode.WARNING)
+            if t.errors and not t.findings and t.engine == "unreachable":
+                codes.append(ExitCode.UNKNOWN)
+        return max(codes)
+
+
+def finding_to_dict(f: Finding) -> dict[str, Any]:
+    return {
+        "check": f.check,
+        "cause": f.cause.value,
+        "severity": f.severity.value,
+        "confidence": f.confidence,
+        "title": f.title,
+        "evidence": [{"source": e.source, "text": e.text} for e in f.evidence],
+        "fix": {"summary": f.fix.summary, "commands": list(f.fix.commands), "config": f.fix.config},
+    }
+
+
+def report_to_dict(r: Report) -> dict[str, Any]:
+    """The JSON contract: stable keys, documented in the README."""
+    return {
+        "version": r.version,
+        "targets": [
+            {
+                "target": t.target,
+                "engine": t.engine,
+                "findings": [finding_to_dict(f) for f in t.findings],
+                "unavailable": [{"fact": u.fact, "reason": u.reason} for u in t.unavailable],
+                "errors": list(t.errors),
+                "summary": {k: v for k, v in t.summary},
+            }
+            for t in r.targets
+        ],
+    }

@@ -1,0 +1,24 @@
+"""Secrets never leave the host: environment values whose names look like credentials."""
+from __future__ import annotations
+
+import re
+
+REDACTED = "<redacted>"
+_SECRET = re.compile(r"TOKEN|KEY|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL", re.I)
+# KEY=VALUE pairs inside free text (systemctl show Environment=, journald lines, cmdlines)
+_PAIR = re.compile(r"(?P<name>\b[A-Za-z_][A-Za-z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)[A-Za-z0-9_]*)(?P<sep>[=:])(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"']*)", re.I)
+_FLAG = re.compile(r"(?P<flag>--(?:api[-_]key|token|password|hf[-_]token)[= ])(?P<value>\S+)", re.I)
+
+
+def is_secret_name(name: str) -> bool:
+    return bool(_SECRET.search(name))
+
+
+def redact_env(env: dict[str, str]) -> dict[str, str]:
+    return {k: (REDACTED if is_secret_name(k) and v else v) for k, v in env.items()}
+
+
+def redact_text(text: str) -> str:
+    """Redact NAME=value pairs with secret-looking names, and --api-key style flags."""
+    text = _PAIR.sub(lambda m: f"{m.group('name')}{m.group('sep')}{REDACTED if m.group('value') else ''}", text)
+    return _FLAG.sub(lambda m: f"{m.group('flag')}{REDACTED}", text)
