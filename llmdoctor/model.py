@@ -110,15 +110,15 @@ class Report:
     targets: tuple[TargetReport, ...] = field(default_factory=tuple)
 
     def exit_code(self) -> int:
-        codes = [ExitCode.OK]
-        for t in self.targets:
-            if t.worst is Severity.CRITICAL:
-                codes.append(ExitCode.CRITICAL)
-            elif t.worst is Severity.WARNING:
-                codes.append(ExitCode.WARNING)
-            if t.errors and not t.findings and t.engine == "unreachable":
-                codes.append(ExitCode.UNKNOWN)
-        return max(codes)
+        """Worst across targets: critical (2) > could not diagnose (3) > warning (1) > ok (0)."""
+        worst = [t.worst for t in self.targets]
+        if Severity.CRITICAL in worst:
+            return ExitCode.CRITICAL
+        if not self.targets or any(t.engine == "unreachable" for t in self.targets):
+            return ExitCode.UNKNOWN
+        if Severity.WARNING in worst:
+            return ExitCode.WARNING
+        return ExitCode.OK
 
 
 def finding_to_dict(f: Finding) -> dict[str, Any]:

@@ -30,3 +30,20 @@ def parse_size(text: str) -> int:
     base = 1024 if binary else 1000
     power = " KMGTP".index(unit) if unit else 0
     return int(round(number * base**power))
+
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d)")
+
+
+def parse_duration(text: str) -> float:
+    """'24h', '10m', '1h30m', '90s', '3600' (seconds), '-1m' -> seconds (Go duration syntax plus days)."""
+    t = text.strip()
+    if re.fullmatch(r"-?\d+(?:\.\d+)?", t):
+        return float(t)
+    sign = -1.0 if t.startswith("-") else 1.0
+    body = t.lstrip("+-")
+    parts = _DURATION_PART.findall(body)
+    if not parts or "".join(n + u for n, u in parts) != body:
+        raise ParseError(f"not a duration: {text!r} (use e.g. 90s, 10m, 24h)")
+    scale = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600, "d": 86400}
+    return sign * sum(float(n) * scale[u] for n, u in parts)

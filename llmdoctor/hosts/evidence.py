@@ -64,6 +64,9 @@ class EvidenceHost:
     def has(self, name: str) -> bool:
         return (self.root / name).is_file()
 
+    def path_exists(self, name: str) -> bool:
+        return (self.root / name).exists()
+
     def path(self, name: str) -> Path:
         """Path of an evidence file (for streaming readers of large logs)."""
         p = (self.root / name).resolve()

@@ -1,0 +1,164 @@
+"""Orchestration: run the checks against one host or many, and build the report.
+
+Facts are collected lazily: only what an enabled check asks for, once per run.
+Hosts are diagnosed in a thread pool so one slow or unreachable box never
+stalls the others; each host's failure is a line in its own section.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from . import __version__
+from .checks import CheckSpec, load_checks, run_check
+from .facts import Context, FactStore, FactUnavailable
+from .hosts.base import Host, HostError
+from dataclasses import replace
+
+from .model import Evidence, Finding, Fix, Report, Severity, TargetReport, Unavailable
+from .redact import redact_text
+
+# Facts every report summarises, whether or not a check needed them.
+ALWAYS = ("engines", "gpu", "memory")
+
+
+@dataclass(frozen=True)
+class DiagnoseOptions:
+    units: tuple[str, ...] = ()
+    since_seconds: float = 24 * 3600.0
+    sample_seconds: float = 2.0
+    only: tuple[str, ...] = ()  # check ids (or causes) to run; empty = all
+    checks_dirs: tuple[str, ...] = ()
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TargetResult:
+    report: TargetReport
+    facts: dict[str, Any]
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def select(specs: Iterable[CheckSpec], only: Iterable[str]) -> list[CheckSpec]:
+    wanted = {o.lower() for o in only}
+    specs = list(specs)
+    if not wanted:
+        return specs
+    return [s for s in specs if s.id.lower() in wanted or s.cause.value.lower() in wanted]
+
+
+def engine_label(facts: dict[str, Any]) -> str:
+    engines = facts.get("engines") or ()
+    kinds = sorted({e.kind for e in engines})
+    return ",".join(kinds) if kinds else "none"
+
+
+def _summary(store: FactStore) -> tuple[tuple[str, str], ...]:
+    lines: list[tuple[str, str]] = []
+    for name, value in store.values.items():
+        summarize = getattr(value, "summary", None)
+        if callable(summarize):
+            try:
+                lines.extend((str(k), str(v)) for k, v in summarize())
+            except Exception as e:  # a summary must never end a report
+                lines.append((name, f"summary failed: {e}"))
+    return tuple(lines)
+
+
+def redact_finding(f: Finding) -> Finding:
+    """Secrets never leave the host, whatever a check put into its evidence or fix."""
+    return replace(
+        f,
+        evidence=tuple(Evidence(e.source, redact_text(e.text)) for e in f.evidence),
+        fix=Fix(redact_text(f.fix.summary), tuple(redact_text(c) for c in f.fix.commands), redact_text(f.fix.config)),
+    )
+
+
+def diagnose_target(
+    host: Host,
+    opts: DiagnoseOptions,
+    specs: list[CheckSpec] | None = None,
+    load_errors: Iterable[str] = (),
+) -> TargetResult:
+    if specs is None:
+        specs, errs = load_checks(opts.checks_dirs)
+        load_errors = list(load_errors) + errs
+    specs = select(specs, opts.only)
+    ctx = Context(
+        host=host,
+        units=opts.units,
+        since_seconds=opts.since_seconds,
+        sample_seconds=opts.sample_seconds,
+        options=dict(opts.options),
+    )
+    store = FactStore(ctx)
+    errors: list[str] = list(load_errors)
+    findings = []
+    wanted: set[str] = set(ALWAYS)
+    for name in ALWAYS:
+        store.optional(name)
+    for spec in specs:
+        wanted.update(p for p in spec.params if store.known(p))
+        outcome = run_check(spec, store)
+        findings.extend(redact_finding(f) for f in outcome.findings)
+        if outcome.crash:
+            errors.append(outcome.crash)
+    unavailable = [
+        Unavailable(name, e.reason)
+        for name, e in sorted(store.missing.items())
+        if not e.quiet and name in wanted
+    ]
+    findings.sort(key=lambda f: (-f.severity.rank, {"high": 0, "medium": 1, "low": 2}.get(f.confidence, 3), f.check))
+    report = TargetReport(
+        target=host.name,
+        engine=engine_label(store.values),
+        findings=tuple(findings),
+        unavailable=tuple(unavailable),
+        errors=tuple(errors),
+        summary=tuple((k, redact_text(v)) for k, v in _summary(store)),
+    )
+    return TargetResult(report, dict(store.values), dict(store.timings))
+
+
+def unreachable(target: str, reason: str) -> TargetResult:
+    return TargetResult(TargetReport(target=target, engine="unreachable", errors=(reason,)), {})
+
+
+def diagnose(
+    hosts: Iterable[Host | Callable[[], Host]],
+    opts: DiagnoseOptions,
+    forks: int = 10,
+    names: Iterable[str] | None = None,
+) -> tuple[Report, list[TargetResult]]:
+    """Diagnose every host concurrently. A host may be given as a factory, so that
+    connecting (which can fail) happens inside its own worker."""
+    specs, load_errors = load_checks(opts.checks_dirs)
+    hosts = list(hosts)
+    labels = list(names) if names is not None else [getattr(h, "name", str(h)) for h in hosts]
+
+    def one(item: tuple[str, Host | Callable[[], Host]]) -> TargetResult:
+        label, h = item
+        host = None
+        try:
+            host = h() if callable(h) and not hasattr(h, "run") else h
+            return diagnose_target(host, opts, specs, load_errors)
+        except (HostError, OSError) as e:
+            return unreachable(label, str(e) or type(e).__name__)
+        except FactUnavailable as e:
+            return unreachable(label, e.reason)
+        finally:
+            if host is not None:
+                try:
+                    host.close()
+                except Exception:
+                    pass
+
+    with ThreadPoolExecutor(max_workers=max(1, min(forks, len(hosts) or 1))) as pool:
+        results = list(pool.map(one, zip(labels, hosts)))
+    return Report(__version__, tuple(r.report for r in results)), results
+
+
+def worst(report: Report) -> Severity | None:
+    ranked = [t.worst for t in report.targets if t.worst is not None]
+    return max(ranked, key=lambda s: s.rank) if ranked else None

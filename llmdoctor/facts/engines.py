@@ -1,0 +1,169 @@
+"""Which LLM servers run here: systemd units, processes, and answering default ports.
+
+An evidence directory names its engine in meta.json, or the files give it away.
+"""
+from __future__ import annotations
+
+import re
+
+from ..engines import DEFAULT_PORTS, LLAMACPP, OLLAMA, VLLM, EngineInstance
+from ..hosts.base import HostError
+from . import Context, FactUnavailable, provider
+
+UNIT_PATTERNS = ((OLLAMA, re.compile(r"^ollama")), (VLLM, re.compile(r"^vllm")), (LLAMACPP, re.compile(r"^llama")))
+PROCESS_PATTERNS = (
+    (OLLAMA, re.compile(r"(?:^|/)ollama(?:\s+serve|$)")),
+    (VLLM, re.compile(r"(?:^|/|\s)vllm\s+serve\b|vllm\.entrypoints")),
+    (LLAMACPP, re.compile(r"(?:^|/)llama-server\b")),
+)
+PORT_PROBES = ((OLLAMA, "/api/version"), (VLLM, "/v1/models"), (LLAMACPP, "/health"))
+LOOKED_FOR = (
+    "systemd units ollama*, vllm*, llama*; processes `ollama serve`, `vllm serve`, `llama-server`; "
+    "ports 11434, 8000, 8080 on 127.0.0.1"
+)
+
+
+def engine_of_unit(unit: str) -> str | None:
+    for kind, pattern in UNIT_PATTERNS:
+        if pattern.search(unit):
+            return kind
+    return None
+
+
+def parse_unit_list(text: str) -> list[str]:
+    """Service names from `systemctl list-units --type=service --all --no-legend --plain`."""
+    units = []
+    for line in text.splitlines():
+        fields = line.strip().lstrip("●*").split()
+        if fields and fields[0].endswith(".service"):
+            units.append(fields[0])
+    return units
+
+
+def parse_process_list(text: str) -> list[tuple[int, str, str]]:
+    """(pid, kind, args) for engine processes in `ps -eo pid=,args=` output."""
+    found = []
+    for line in text.splitlines():
+        m = re.match(r"\s*(\d+)\s+(.*)", line)
+        if not m:
+            continue
+        args = m.group(2)
+        if "blobs/sha256-" in args:  # Ollama's own runner / llama-server child, not a separate engine
+            continue
+        for kind, pattern in PROCESS_PATTERNS:
+            if pattern.search(args.split(" --", 1)[0]) or (kind == VLLM and pattern.search(args)):
+                found.append((int(m.group(1)), kind, args))
+                break
+    return found
+
+
+def port_from_args(args: str) -> int | None:
+    m = re.search(r"--port[=\s]+(\d+)", args)
+    return int(m.group(1)) if m else None
+
+
+def sniff_evidence(host) -> list[EngineInstance]:
+    """Engines an evidence directory speaks of."""
+    named = str(host.meta.get("engine") or "").lower().replace(".", "").replace("-", "")
+    aliases = {"ollama": OLLAMA, "vllm": VLLM, "llamacpp": LLAMACPP, "llamaserver": LLAMACPP}
+    version = host.meta.get("version")
+    unit = host.meta.get("unit")
+    if named in aliases:
+        kind = aliases[named]
+        return [EngineInstance(kind, unit=unit or evidence_unit(host, kind, 0), version=version, found_by="meta.json")]
+    kinds: list[str] = []
+    if any(host.has(f) for f in ("ollama_ps.txt", "api_ps.json", "api_show.json")):
+        kinds.append(OLLAMA)
+    if host.has("vllm.log"):
+        kinds.append(VLLM)
+    head = b""
+    for name in ("journal.log", "server.log", "metrics.prom", "cmdline.txt", "client_errors.txt"):
+        if host.has(name):
+            head += host.read(name, 256 * 1024) + b"\n"
+    text = head.decode("utf-8", "replace")
+    if OLLAMA not in kinds and re.search(r"ollama\[\d+\]|server config env=|\[GIN\]|msg=\"inference compute\"|ollama runner|maximum pending requests", text):
+        kinds.append(OLLAMA)
+    if VLLM not in kinds and re.search(r"vllm:|Engine 0\d\d:|vllm\.entrypoints|vllm serve|is preempted by|GPU KV cache size|# GPU blocks", text):
+        kinds.append(VLLM)
+    if LLAMACPP not in kinds and OLLAMA not in kinds and re.search(r"llamacpp[:_]|llama-server|n_slots =|print_timing", text):
+        kinds.append(LLAMACPP)
+    return [
+        EngineInstance(k, unit=unit or evidence_unit(host, k, i), version=version, found_by="evidence files")
+        for i, k in enumerate(kinds)
+    ]
+
+
+DEFAULT_UNITS = {OLLAMA: "ollama.service", VLLM: "vllm.service", LLAMACPP: "llama-server.service"}
+
+
+def evidence_unit(host, kind: str, index: int) -> str | None:
+    """The unit an evidence directory's unit files belong to (first engine only)."""
+    if index:
+        return None
+    if host.has("systemctl_cat.txt"):
+        m = re.search(rb"^# /\S+/([^/\s]+\.service)\s*$", host.read("systemctl_cat.txt", 64 * 1024), re.M)
+        if m:
+            return m.group(1).decode()
+    if any(host.has(f) for f in ("unit.service", "env.txt")) or host.path_exists("dropins"):
+        return DEFAULT_UNITS[kind]
+    return None
+
+
+def discover_live(ctx: Context) -> tuple[list[EngineInstance], list[str]]:
+    host = ctx.host
+    found: dict[tuple[str, str | None], EngineInstance] = {}
+    notes: list[str] = []
+    units = list(ctx.units)
+    try:
+        res = host.run(["systemctl", "list-units", "--type=service", "--all", "--no-legend", "--plain"], timeout=10)
+        if res.ok:
+            units += [u for u in parse_unit_list(res.stdout) if engine_of_unit(u)]
+        else:
+            first = (res.stderr.strip().splitlines() or [f"exit {res.returncode}"])[0]
+            notes.append(f"systemd units not listed: {first[:160]}")
+    except HostError as e:
+        notes.append(f"systemd: {e}")
+    for unit in dict.fromkeys(u if u.endswith(".service") else f"{u}.service" for u in units):
+        kind = engine_of_unit(unit) or OLLAMA
+        found[(kind, unit)] = EngineInstance(kind, unit=unit, port=DEFAULT_PORTS[kind], found_by="systemd unit")
+    try:
+        res = host.run(["ps", "-eo", "pid=,args="], timeout=10)
+        for pid, kind, args in parse_process_list(res.stdout):
+            same = [k for k in found if k[0] == kind]
+            port = port_from_args(args) or DEFAULT_PORTS[kind]
+            if same:
+                old = found[same[0]]
+                found[same[0]] = EngineInstance(kind, old.unit, old.pid or pid, port, old.version, old.found_by)
+            else:
+                found[(kind, f"pid:{pid}")] = EngineInstance(kind, pid=pid, port=port, found_by="process")
+    except HostError as e:
+        notes.append(f"processes: {e}")
+    for kind, path in PORT_PROBES:
+        if any(k[0] == kind for k in found):
+            continue
+        try:
+            resp = host.http("GET", DEFAULT_PORTS[kind], path, timeout=1.0)
+        except HostError:
+            continue
+        if resp.status < 500 or kind == LLAMACPP:
+            body = resp.text
+            if kind == OLLAMA and '"version"' not in body:
+                continue
+            if kind == LLAMACPP and "status" not in body and "Loading model" not in body:
+                continue
+            found[(kind, "port")] = EngineInstance(kind, port=DEFAULT_PORTS[kind], found_by="port")
+    return list(found.values()), notes
+
+
+@provider("engines")
+def engines(ctx: Context) -> tuple[EngineInstance, ...]:
+    if ctx.host.kind == "evidence":
+        found = sniff_evidence(ctx.host)
+        if not found:
+            raise FactUnavailable("no LLM engine in the evidence (add meta.json with an \"engine\" key, or engine logs)")
+        return tuple(found)
+    found, notes = discover_live(ctx)
+    if not found:
+        extra = f"; {'; '.join(notes)}" if notes else ""
+        raise FactUnavailable(f"no LLM engine found (looked for {LOOKED_FOR}){extra}")
+    return tuple(found)

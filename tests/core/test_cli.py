@@ -1,0 +1,77 @@
+"""The command line as a user runs it: exit codes, messages, formats."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+ENV = dict(os.environ, NO_COLOR="1", COLUMNS="120")
+
+
+def run(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "llmdoctor", *args], capture_output=True, text=True, env=ENV, timeout=120, **kw)
+
+
+def test_version():
+    p = run("--version")
+    assert p.returncode == 0 and p.stdout.startswith("llmdoctor ")
+
+
+def test_checks_lists_ids_causes_purposes():
+    p = run("checks")
+    assert p.returncode == 0
+    lines = [l for l in p.stdout.splitlines() if l.strip()]
+    assert lines, p.stderr
+    for line in lines:
+        assert len(line.split(None, 2)) == 3, line
+
+
+def test_diagnose_this_machine_without_engine_or_gpu():
+    """This machine has no LLM engine and no GPU: a clear report, exit 0 or 1."""
+    p = run("diagnose", "--sample-seconds", "0.5")
+    assert p.returncode in (0, 1), p.stdout + p.stderr
+    assert "no LLM engine found (looked for" in p.stdout
+    assert "Traceback" not in p.stdout + p.stderr
+
+
+def test_diagnose_json_on_empty_evidence(tmp_path):
+    p = run("diagnose", "--evidence", str(tmp_path), "--format", "json")
+    assert p.returncode in (0, 1, 3)
+    doc = json.loads(p.stdout)
+    assert doc["targets"][0]["engine"] == "none"
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (("diagnose", "--format", "yaml"), "unknown --format"),
+        (("diagnose", "--evidence", "/nonexistent/dir"), "does not exist"),
+        (("diagnose", "--since", "yesterday"), "not a duration"),
+        (("diagnose", "--host", "a;rm -rf /"), "invalid host"),
+    ],
+)
+def test_bad_input_is_a_clear_message_and_exit_3(args, needle):
+    p = run(*args)
+    assert p.returncode == 3, p.stdout + p.stderr
+    assert needle in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_collect_refuses_non_empty_dir(tmp_path):
+    (tmp_path / "x").write_text("keep me")
+    p = run("collect", "-o", str(tmp_path))
+    assert p.returncode == 3 and "refusing to overwrite" in p.stderr
+    assert (tmp_path / "x").read_text() == "keep me"
+
+
+def test_collect_then_diagnose_round_trip(tmp_path):
+    out = tmp_path / "ev"
+    p = run("collect", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    assert (out / "meta.json").is_file()
+    p = run("diagnose", "--evidence", str(out), "--format", "json")
+    assert p.returncode in (0, 1, 3), p.stderr
+    json.loads(p.stdout)

@@ -1,0 +1,80 @@
+"""Result model, JSON contract, renderers and redaction."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from llmdoctor.model import (
+    Cause, Evidence, ExitCode, Finding, Fix, Report, Severity, TargetReport, Unavailable, report_to_dict,
+)
+from llmdoctor.render import render_json, render_markdown, render_text
+
+
+def finding(sev=Severity.WARNING, text="OLLAMA_NUM_PARALLEL:1"):
+    return Finding(Cause.QUEUEING, sev, "one slot", [Evidence("journal", text)],
+                   Fix("raise it", ("systemctl daemon-reload",), "[Service]\nEnvironment=\"OLLAMA_NUM_PARALLEL=4\""),
+                   check="ollama-one-slot")
+
+
+def test_finding_needs_evidence():
+    with pytest.raises(ValueError):
+        Finding(Cause.SWAP, Severity.INFO, "x", [], Fix("y"))
+
+
+def test_json_contract_keys():
+    r = Report("0.1.0", (TargetReport("h", "ollama", (finding(),), (Unavailable("gpu", "no driver"),), ("e",)),))
+    d = json.loads(render_json(r))
+    assert set(d) == {"version", "targets"}
+    t = d["targets"][0]
+    assert {"target", "engine", "findings", "unavailable", "errors"} <= set(t)
+    f = t["findings"][0]
+    assert {"check", "cause", "severity", "title", "evidence", "fix"} <= set(f)
+    assert f["evidence"] == [{"source": "journal", "text": "OLLAMA_NUM_PARALLEL:1"}]
+    assert set(f["fix"]) == {"summary", "commands", "config"}
+    assert t["unavailable"] == [{"fact": "gpu", "reason": "no driver"}]
+
+
+@pytest.mark.parametrize(
+    "severities,code",
+    [((), ExitCode.OK), ((Severity.INFO,), ExitCode.OK), ((Severity.WARNING,), ExitCode.WARNING),
+     ((Severity.WARNING, Severity.CRITICAL), ExitCode.CRITICAL)],
+)
+def test_exit_codes(severities, code):
+    r = Report("x", (TargetReport("h", "ollama", tuple(finding(s) for s in severities)),))
+    assert r.exit_code() == code
+
+
+def test_unreachable_host_is_unknown_unless_another_is_critical():
+    down = TargetReport("b", "unreachable", errors=("timeout",))
+    assert Report("x", (TargetReport("a", "ollama"), down)).exit_code() == ExitCode.UNKNOWN
+    crit = TargetReport("a", "ollama", (finding(Severity.CRITICAL),))
+    assert Report("x", (crit, down)).exit_code() == ExitCode.CRITICAL
+
+
+def test_text_render_groups_and_ends_with_gaps(monkeypatch):
+    r = Report("x", (TargetReport("h", "ollama", (finding(Severity.CRITICAL), finding(Severity.INFO)),
+                                  (Unavailable("gpu", "NVML library not found"),)),))
+    out = render_text(r, color=False)
+    assert "\x1b[" not in out
+    assert out.index("Critical") < out.index("Info") < out.index("Could not examine")
+    assert "GPU: not available (NVML library not found)" in out
+    assert "Fix: raise it" in out and "$ systemctl daemon-reload" in out
+
+
+def test_no_color_env(monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    r = Report("x", (TargetReport("h", "ollama", (finding(),)),))
+    assert "\x1b[" not in render_text(r)
+
+
+def test_markdown_has_summary_table_for_fleets():
+    r = Report("x", (TargetReport("a", "ollama", (finding(),)), TargetReport("b", "unreachable", errors=("refused",))))
+    md = render_markdown(r)
+    assert "| a | ollama | warning | QUEUEING |" in md
+    assert "| b | unreachable | error | - |" in md
+
+
+def test_report_to_dict_round_trips_through_json():
+    r = Report("x", (TargetReport("h", "vllm", (finding(),)),))
+    assert json.loads(json.dumps(report_to_dict(r))) == report_to_dict(r)

@@ -1,0 +1,70 @@
+"""Shared parsing helpers and secret redaction, on real shapes and on garbage."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, strategies as st
+
+from llmdoctor.parsing import ParseError, parse_duration, parse_size, strip_journal_prefix
+from llmdoctor.redact import REDACTED, is_secret_name, redact_env, redact_text
+
+
+@pytest.mark.parametrize(
+    "line,expected",
+    [
+        # samples.md 2d (journald short format)
+        ("Aug 08 23:02:37 j-360 ollama[1617]: time=2025-08-08T23:02:37.145+01:00 level=INFO", "time=2025-08-08T23:02:37.145+01:00 level=INFO"),
+        # samples.md 7 (journald, script-started server)
+        ("May 23 00:31:58 corrm-pc start_llama_server.sh[385247]: 50.08.172.324 I slot print_timing:", "50.08.172.324 I slot print_timing:"),
+        ("2026-05-23T00:31:58+0000 host ollama[1]: msg", "msg"),
+        ("no prefix here", "no prefix here"),
+    ],
+)
+def test_strip_journal_prefix(line, expected):
+    assert strip_journal_prefix(line) == expected
+
+
+def test_sizes_and_durations():
+    assert parse_size("8.3 GB") == 8_300_000_000
+    assert parse_size("5766.09 MiB") == round(5766.09 * 1024**2)
+    assert parse_size("24GiB") == 24 * 1024**3
+    assert parse_duration("2562047h47m16.854775807s") > 9e9  # Ollama's "forever"
+    assert parse_duration("1h30m") == 5400
+    assert parse_duration("3600") == 3600
+
+
+@given(st.text(max_size=40))
+def test_garbage_sizes_and_durations_raise_parse_error_only(s):
+    for fn in (parse_size, parse_duration):
+        try:
+            fn(s)
+        except ParseError:
+            pass
+
+
+@given(st.text(max_size=200))
+def test_strip_prefix_never_raises(s):
+    assert isinstance(strip_journal_prefix(s), str)
+
+
+def test_secret_names():
+    for name in ("HF_TOKEN", "OPENAI_API_KEY", "db_password", "Passwd", "MY_AUTH", "AWS_SECRET_ACCESS_KEY", "GOOGLE_CREDENTIALS"):
+        assert is_secret_name(name)
+    assert not is_secret_name("OLLAMA_NUM_PARALLEL")
+    assert redact_env({"HF_TOKEN": "hf_abc", "OLLAMA_HOST": "0.0.0.0"}) == {"HF_TOKEN": REDACTED, "OLLAMA_HOST": "0.0.0.0"}
+
+
+def test_redact_text_forms():
+    text = 'Environment=HF_TOKEN=hf_secret OLLAMA_HOST=0.0.0.0 "VLLM_API_KEY=sk-1" --api-key sk-2 OPENAI_API_KEY:sk-3'
+    out = redact_text(text)
+    for secret in ("hf_secret", "sk-1", "sk-2", "sk-3"):
+        assert secret not in out
+    assert "OLLAMA_HOST=0.0.0.0" in out
+
+
+@given(st.dictionaries(st.from_regex(r"[A-Z_]{1,12}", fullmatch=True), st.text(min_size=1, max_size=20).filter(lambda v: " " not in v and "\"" not in v and "'" not in v)))
+def test_redacted_values_never_survive(env):
+    line = " ".join(f"{k}={v}" for k, v in env.items())
+    out = redact_text(line)
+    for k, v in env.items():
+        if is_secret_name(k):
+            assert f"{k}={v}" not in out or v == REDACTED
