@@ -1,0 +1,72 @@
+"""`llmdoctor exporter`: the diagnosis on a schedule, as Prometheus metrics.
+
+Imports of the exporter (and prometheus_client) happen inside the command, so
+registering it costs the CLI's startup nothing.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+from typing import List, Optional
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("exporter")
+    def exporter(
+        listen: str = typer.Option("127.0.0.1:9877", "--listen", help="Address to serve /metrics on (loopback unless told otherwise; ':9877' = all interfaces)."),
+        interval: str = typer.Option("60s", "--interval", help="Time between diagnosis runs (60s, 5m, ...)."),
+        probe_interval: Optional[str] = typer.Option(None, "--probe-interval", help="Also run the live probe this often (e.g. 10m); off by default."),
+        host: List[str] = typer.Option([], "--host", help="Target to diagnose: 'local' or user@host (repeatable). Default: local."),
+        evidence: List[str] = typer.Option([], "--evidence", help="Evidence directory to diagnose instead of a live host (repeatable)."),
+        textfile: Optional[str] = typer.Option(None, "--textfile", help="Write metrics to this .prom file for node_exporter instead of serving HTTP."),
+        once: bool = typer.Option(False, "--once", help="With --textfile: one run, write, exit (for a systemd timer)."),
+        unit: List[str] = typer.Option([], "--unit", help="systemd unit of the engine (repeatable); default: discover."),
+        since: str = typer.Option("1h", "--since", help="Log window each run examines."),
+        verbose: bool = typer.Option(False, "--verbose", "-v", help="Log each run to stderr."),
+    ) -> None:
+        """Serve diagnosis results as Prometheus metrics, refreshed every --interval."""
+        from ..exporter import service
+
+        logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, stream=sys.stderr,
+                            format="llmdoctor exporter: %(message)s")
+        try:
+            every = service.parse_duration(interval)
+            probe_every = service.parse_duration(probe_interval) if probe_interval else None
+            window = service.parse_duration(since)
+            address = service.parse_listen(listen)
+            if once and not textfile:
+                raise ValueError("--once needs --textfile")
+            targets = service.target_names(host or ([] if evidence else ["local"]), evidence)
+        except (ValueError, OSError) as e:
+            typer.echo(f"llmdoctor exporter: {e}", err=True)
+            raise typer.Exit(3)
+
+        from ..diagnose import DiagnoseOptions
+
+        opts = DiagnoseOptions(units=tuple(unit), since_seconds=window)
+        diagnose = service.diagnosis_runner(targets, opts)
+        labels = [label for label, _, _ in targets]
+        try:
+            if textfile:
+                stop = None
+                if not once:
+                    import threading
+
+                    stop = threading.Event()
+                    service.stop_on_signals(stop)
+                code = service.write_textfile(labels, diagnose, textfile, every, probe_every, once=once, stop=stop)
+            else:
+                import threading
+
+                stop = threading.Event()
+                service.stop_on_signals(stop)
+                code = service.serve_http(
+                    labels, diagnose, address, every, probe_every, stop=stop,
+                    ready=lambda a: typer.echo(f"llmdoctor exporter: serving http://{a[0]}:{a[1]}/metrics", err=True),
+                )
+        except OSError as e:
+            typer.echo(f"llmdoctor exporter: {e}", err=True)
+            raise typer.Exit(3)
+        raise typer.Exit(code)

@@ -1,0 +1,185 @@
+"""The exporter's use cases: serve over HTTP, or write node_exporter textfiles.
+
+The CLI turns options into these calls; everything that can be decided without
+I/O (durations, listen addresses, target names) is a pure function here.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import signal
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from .collector import dedicated_registry, exposition
+from .scheduler import DiagnoseFn, Scheduler
+from .textfile import write_atomic
+
+log = logging.getLogger(__name__)
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")
+_SECONDS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0, None: 1.0}
+
+
+def parse_duration(text: str) -> float:
+    """'60s', '10m', '1h', '1.5m' or plain seconds -> seconds (> 0)."""
+    m = _DURATION.match(str(text))
+    if not m:
+        raise ValueError(f"{text!r} is not a duration (examples: 60s, 10m, 1h)")
+    seconds = float(m.group(1)) * _SECONDS[m.group(2)]
+    if seconds <= 0:
+        raise ValueError(f"{text!r}: a duration must be positive")
+    return seconds
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    """'127.0.0.1:9877', '[::1]:9877', ':9877' (all interfaces, on purpose) or '9877' (loopback)."""
+    text = str(text).strip()
+    if re.fullmatch(r"\d+", text):
+        host, port = "127.0.0.1", text
+    else:
+        m = re.fullmatch(r"\[([0-9A-Fa-f:.]+)\]:(\d+)|([^:\[\]]*):(\d+)", text)
+        if not m:
+            raise ValueError(f"{text!r} is not an address to listen on (example: 127.0.0.1:9877)")
+        host = m.group(1) if m.group(1) is not None else (m.group(3) or "0.0.0.0")
+        port = m.group(2) or m.group(4)
+    port_n = int(port)
+    if not 0 < port_n < 65536:
+        raise ValueError(f"{text!r}: port must be 1-65535")
+    return host, port_n
+
+
+def target_names(hosts: Sequence[str], evidence: Sequence[str]) -> list[tuple[str, str, str]]:
+    """(label, kind, spec) per target, with unique labels. Evidence directories are
+    named by their meta.json host or directory name, like the diagnosis names them."""
+    out: list[tuple[str, str, str]] = []
+    seen: dict[str, int] = {}
+    for kind, specs in (("evidence", evidence), ("host", hosts)):
+        for spec in specs:
+            if kind == "evidence":
+                from ..hosts.evidence import EvidenceHost
+
+                label = EvidenceHost(spec).name
+            else:
+                label = re.sub(r"^ssh://", "", spec) or "local"
+            n = seen.get(label, 0)
+            seen[label] = n + 1
+            out.append((label if n == 0 else f"{label}#{n + 1}", kind, spec))
+    return out
+
+
+def open_host(kind: str, spec: str) -> Any:
+    if kind == "evidence":
+        from ..hosts.evidence import EvidenceHost
+
+        return EvidenceHost(spec)
+    if spec in ("", "local", "localhost"):
+        from ..hosts.local import LocalHost
+
+        return LocalHost()
+    from ..hosts.ssh import SSHHost
+
+    return SSHHost(spec)
+
+
+def diagnosis_runner(targets: Sequence[tuple[str, str, str]], opts: Any = None) -> DiagnoseFn:
+    """`diagnose(label, probe)` over the real diagnosis; checks are loaded once."""
+    from ..checks import load_checks
+    from ..diagnose import DiagnoseOptions, diagnose_target, unreachable
+    from ..hosts.base import HostError
+
+    opts = opts or DiagnoseOptions()
+    specs, load_errors = load_checks(opts.checks_dirs)
+    by_label = {label: (kind, spec) for label, kind, spec in targets}
+
+    def run(label: str, probe: bool) -> Any:
+        kind, spec = by_label[label]
+        options = dict(opts.options)
+        if probe:
+            options["probe"] = True
+        try:
+            host = open_host(kind, spec)
+        except (HostError, OSError, ValueError) as e:
+            return unreachable(label, str(e) or type(e).__name__)
+        try:
+            return diagnose_target(host, replace(opts, options=options), specs, load_errors)
+        except HostError as e:
+            return unreachable(label, str(e) or type(e).__name__)
+        finally:
+            try:
+                host.close()
+            except Exception:
+                pass
+
+    return run
+
+
+def stop_on_signals(stop: threading.Event) -> None:
+    """SIGTERM (systemd stop) and SIGINT end the exporter cleanly."""
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+
+
+def serve_http(
+    labels: Sequence[str],
+    diagnose: DiagnoseFn,
+    listen: tuple[str, int],
+    interval: float,
+    probe_interval: float | None = None,
+    stop: threading.Event | None = None,
+    ready: Callable[[tuple[str, int]], None] | None = None,
+) -> int:
+    """Serve the latest snapshot on `listen` until `stop` is set; returns an exit code."""
+    from prometheus_client import start_http_server
+
+    registry, collector = dedicated_registry()
+    scheduler = Scheduler(labels, diagnose, collector.publish, interval, probe_interval)
+    stop = stop or threading.Event()
+    httpd, thread = start_http_server(listen[1], addr=listen[0], registry=registry)
+    bound = httpd.server_address[:2]
+    log.info("serving metrics on http://%s:%d/metrics", bound[0], bound[1])
+    if ready:
+        ready((str(bound[0]), int(bound[1])))
+    scheduler.start()
+    try:
+        while not stop.wait(1.0):
+            pass
+    finally:
+        scheduler.stop()
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(5)
+    return 0
+
+
+def write_textfile(
+    labels: Sequence[str],
+    diagnose: DiagnoseFn,
+    path: str,
+    interval: float,
+    probe_interval: float | None = None,
+    once: bool = False,
+    stop: threading.Event | None = None,
+) -> int:
+    """Write the metrics to `path` after each cycle (one cycle with `once`)."""
+    registry, collector = dedicated_registry()
+
+    def publish(families: list) -> None:
+        collector.publish(families)
+        write_atomic(path, exposition(registry))
+
+    scheduler = Scheduler(labels, diagnose, publish, interval, probe_interval)
+    if once:
+        scheduler.run_cycle()
+        return 0
+    stop = stop or threading.Event()
+    scheduler.start()
+    try:
+        while not stop.wait(1.0):
+            pass
+    finally:
+        scheduler.stop()
+    return 0
+
