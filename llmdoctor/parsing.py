@@ -23,7 +23,7 @@ def strip_journal_prefix(line: str) -> str:
 
 def parse_size(text: str) -> int:
     """'8.3 GB' / '5766.09 MiB' / '24GB' / '24 GiB' / '1024' -> bytes (GB decimal, GiB binary)."""
-    m = re.fullmatch(r"\s*([\d.]+)\s*([KMGTP]?)(i?)B?\s*", text.strip(), re.I)
+    m = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([KMGTP]?)(i?)B?\s*", text.strip(), re.I)
     if not m:
         raise ParseError(f"not a size: {text!r}")
     number, unit, binary = float(m.group(1)), m.group(2).upper(), m.group(3)

@@ -6,7 +6,7 @@ import re
 REDACTED = "<redacted>"
 _SECRET = re.compile(r"TOKEN|KEY|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL", re.I)
 # KEY=VALUE pairs inside free text (systemctl show Environment=, journald lines, cmdlines)
-_PAIR = re.compile(r"(?P<name>\b[A-Za-z_][A-Za-z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL)[A-Za-z0-9_]*)(?P<sep>[=:])(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"']*)", re.I)
+_PAIR = re.compile(r"(?P<name>\b(?=[A-Za-z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL))[A-Za-z_][A-Za-z0-9_]*)(?P<sep>[=:])(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"']*)", re.I)
 _FLAG = re.compile(r"(?P<flag>--(?:api[-_]key|token|password|hf[-_]token)[= ])(?P<value>\S+)", re.I)
 
 
@@ -20,5 +20,10 @@ def redact_env(env: dict[str, str]) -> dict[str, str]:
 
 def redact_text(text: str) -> str:
     """Redact NAME=value pairs with secret-looking names, and --api-key style flags."""
-    text = _PAIR.sub(lambda m: f"{m.group('name')}{m.group('sep')}{REDACTED if m.group('value') else ''}", text)
+    def pair(m: re.Match[str]) -> str:
+        if not is_secret_name(m.group("name")) or not m.group("value"):
+            return m.group(0)
+        return f"{m.group('name')}{m.group('sep')}{REDACTED}"
+
+    text = _PAIR.sub(pair, text)
     return _FLAG.sub(lambda m: f"{m.group('flag')}{REDACTED}", text)
