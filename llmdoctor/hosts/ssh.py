@@ -64,7 +64,7 @@ atexit.register(_close_all)
 
 _REASONS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"REMOTE HOST IDENTIFICATION HAS CHANGED|Host key for .* has changed"), "changed host key"),
-    (re.compile(r"No \S+ host key is known for|Host key verification failed"), "host key not known or not accepted"),
+    (re.compile(r"No \S+ host key is known for|Host key verification failed"), "unknown host key (not in known_hosts; --accept-new-host-keys trusts a new one)"),
     (re.compile(r"Permission denied \(|Too many authentication failures"), "refused authentication"),
     (re.compile(r"timed out|Connection timed out", re.I), "timeout"),
     (re.compile(r"Connection refused"), "unreachable: connection refused"),
@@ -262,6 +262,8 @@ class SSHHost:
             raise self._unreachable(p.stderr)
         if self.sudo and p.returncode == 1 and _SUDO_REFUSED.search(stderr):
             raise HostError(f"{self.name}: sudo -n refused: {_last_line(stderr)}")
+        if p.returncode == 127 and self.sudo and re.search(r"\bsudo: (command )?not found", stderr):
+            raise CommandNotFound(f"sudo: command not found on {self.name} (needed for --sudo)")
         if p.returncode == 127 and ("No such file or directory" in stderr or "not found" in stderr):
             raise CommandNotFound(f"{argv[0]}: command not found on {self.name}")
         return p.returncode, p.stdout, stderr
