@@ -14,6 +14,7 @@ import os
 import re
 from pathlib import Path
 
+from ..pasted import normalize_pasted
 from .base import DEFAULT_READ_LIMIT, DEFAULT_TIMEOUT, CommandResult, HttpResponse, NotInEvidence
 
 # argv[0] (and argv[1] where it matters) -> evidence file
@@ -61,6 +62,10 @@ class EvidenceHost:
         except (OSError, ValueError):
             return {}
 
+    def _text(self, name: str, limit: int = DEFAULT_READ_LIMIT) -> str:
+        with open(self.path(name), "rb") as f:
+            return normalize_pasted(f.read(limit).decode("utf-8", "replace"))
+
     def has(self, name: str) -> bool:
         return (self.root / name).is_file()
 
@@ -78,11 +83,16 @@ class EvidenceHost:
 
     def _systemctl_cat_files(self) -> dict[str, str]:
         """Split `systemctl cat` output into the files it shows, by their `# /path` headers."""
-        if not self.has("systemctl_cat.txt"):
-            return {}
+        source = "systemctl_cat.txt"
+        if not self.has(source):
+            # people paste `systemctl cat UNIT` into unit.service too
+            if self.has("unit.service") and re.search(r"^# /\S+\.service\s*$", self._text("unit.service"), re.M):
+                source = "unit.service"
+            else:
+                return {}
         files: dict[str, list[str]] = {}
         current = None
-        for line in (self.root / "systemctl_cat.txt").read_text(errors="replace").splitlines():
+        for line in self._text(source).splitlines():
             m = re.match(r"^# (/\S+\.(?:service|conf))\s*$", line)
             if m:
                 current = m.group(1)
@@ -96,21 +106,22 @@ class EvidenceHost:
         name = os.path.basename(argv[0]) if argv else ""
         for key, fname in COMMANDS.items():
             if (name,) + tuple(argv[1 : len(key)]) == key and self.has(fname):
-                return CommandResult(tuple(argv), 0, (self.root / fname).read_text(errors="replace"))
+                return CommandResult(tuple(argv), 0, self._text(fname))
         raise NotInEvidence(f"`{' '.join(argv[:2])}` output not in evidence")
 
     def read(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> bytes:
         if path in self._units:
             return self._units[path].encode()[:limit]
         if not path.startswith("/"):
-            with open(self.path(path), "rb") as f:
-                return f.read(limit)
+            return self._text(path, limit).encode()
         m = re.match(r"^/(?:etc|run|usr/lib|lib)/systemd/system/[^/]+\.service\.d/([^/]+)$", path)
         if m and self.has(f"dropins/{m.group(1)}"):
-            return (self.root / "dropins" / m.group(1)).read_bytes()[:limit]
+            return self._text(f"dropins/{m.group(1)}", limit).encode()
         for pattern, fname in PATHS:
             if pattern.match(path) and self.has(fname):
-                return (self.root / fname).read_bytes()[:limit]
+                if fname == "cmdline.txt":
+                    return (self.root / fname).read_bytes()[:limit]
+                return self._text(fname, limit).encode()
         raise FileNotFoundError(f"{path}: not in evidence")
 
     def listdir(self, path: str) -> list[str]:
@@ -128,7 +139,7 @@ class EvidenceHost:
         if key == ("GET", "/api/version") and self.meta.get("version"):
             return HttpResponse(200, json.dumps({"version": self.meta["version"]}).encode())
         if fname and self.has(fname):
-            return HttpResponse(200, (self.root / fname).read_bytes())
+            return HttpResponse(200, self._text(fname, 16 * 1024 * 1024).encode())
         raise NotInEvidence(f"{method} {path} not in evidence")
 
     def base_url(self, port: int) -> str:

@@ -1,0 +1,36 @@
+"""Undo what copy and paste does to command output.
+
+Evidence directories are often built by hand from a support ticket: the text comes
+with Windows line endings, terminal colour codes, Markdown code fences, e-mail or
+GitHub quote markers, and the shell prompt and command that produced it. Parsers
+should see the output itself.
+"""
+from __future__ import annotations
+
+import re
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+FENCE = re.compile(r"^\s*(```|~~~)[\w+-]*\s*$")
+# A prompt followed by one of the commands whose output we read, e.g.
+# `$ ollama ps`, `user@gpu:~$ sudo journalctl -u ollama`, `root@box:/# nvidia-smi`, `PS C:\> ollama ps`
+PROMPT = re.compile(
+    r"^\s*(?:\([^)]*\)\s*)?(?:[\w.@:~/\\-]*\s?[$#%>]|PS [^>]*>)\s*"
+    r"(?:sudo\s+(?:-\S+\s+)*)?"
+    r"(?:ollama|journalctl|systemctl|nvidia-smi|vmstat|cat|curl|docker|podman|tail|head|grep|less|vllm|llama-server|free|wget|http)\b"
+)
+
+
+def normalize_pasted(text: str) -> str:
+    """The command output inside pasted text; text without such debris is returned unchanged."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\x1b" in text:
+        text = ANSI.sub("", text)
+    lines = text.split("\n")
+    quoted = [l for l in lines if l.strip()]
+    if quoted and all(l.lstrip().startswith(">") for l in quoted):
+        lines = [re.sub(r"^\s*> ?", "", l) for l in lines]
+    kept = [l for l in lines if not FENCE.match(l) and not PROMPT.match(l)]
+    if len(kept) == len(lines):
+        return "\n".join(lines)
+    return "\n".join(kept)

@@ -1,0 +1,53 @@
+"""Pasted evidence: prompts, fences, colour codes, CRLF and quote markers are removed."""
+from __future__ import annotations
+
+from hypothesis import given, strategies as st
+
+from llmdoctor.hosts.evidence import EvidenceHost
+from llmdoctor.pasted import normalize_pasted
+
+# samples.md 1b (attogram/ollama-bash-lib demo), as a user would paste it into a ticket
+OLLAMA_PS = (
+    "NAME          ID              SIZE      PROCESSOR          CONTEXT    UNTIL              \n"
+    "mistral:7b    6577803aa9a0    8.3 GB    13%/87% CPU/GPU    16384      4 minutes from now    \n"
+)
+
+
+def test_prompt_fence_crlf_ansi():
+    pasted = "```\r\nuser@gpu-box:~$ ollama ps\r\n" + OLLAMA_PS.replace("\n", "\r\n").replace("13%/87%", "\x1b[1m13%/87%\x1b[0m") + "```\r\n"
+    assert normalize_pasted(pasted).strip("\n") == OLLAMA_PS.strip("\n")
+
+
+def test_quoted_reply():
+    quoted = "".join(f"> {l}\n" for l in OLLAMA_PS.splitlines())
+    assert normalize_pasted(quoted).strip("\n") == OLLAMA_PS.strip("\n")
+
+
+def test_sudo_and_root_prompts():
+    text = "root@box:/# sudo journalctl -u ollama --no-pager\nAug 08 23:02:37 j-360 ollama[1617]: msg\n"
+    assert normalize_pasted(text) == "Aug 08 23:02:37 j-360 ollama[1617]: msg\n"
+
+
+def test_unit_file_comments_survive():
+    unit = "# /etc/systemd/system/ollama.service\n[Service]\n# keep this comment\nExecStart=/usr/local/bin/ollama serve\n"
+    assert normalize_pasted(unit) == unit
+
+
+@given(st.text(max_size=300))
+def test_never_raises_and_never_grows(text):
+    assert len(normalize_pasted(text)) <= len(text)
+
+
+def test_evidence_host_applies_it(tmp_path):
+    (tmp_path / "ollama_ps.txt").write_text("$ ollama ps\n" + OLLAMA_PS)
+    assert EvidenceHost(tmp_path).run(["ollama", "ps"]).stdout.startswith("NAME")
+
+
+def test_systemctl_cat_pasted_as_unit_file(tmp_path):
+    (tmp_path / "unit.service").write_text(
+        "# /etc/systemd/system/ollama.service\n[Service]\nExecStart=/usr/local/bin/ollama serve\n\n"
+        "# /etc/systemd/system/ollama.service.d/override.conf\n[Service]\nEnvironment=\"OLLAMA_NUM_PARALLEL=4\"\n"
+    )
+    host = EvidenceHost(tmp_path)
+    assert host.listdir("/etc/systemd/system/ollama.service.d") == ["override.conf"]
+    assert b"OLLAMA_NUM_PARALLEL=4" in host.read("/etc/systemd/system/ollama.service.d/override.conf")
