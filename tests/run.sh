@@ -29,7 +29,11 @@ fi
 .venv/bin/python -m pip install -q --upgrade pip >/dev/null 2>&1 || true
 extras="test"
 if pkg-config --exists libsystemd 2>/dev/null; then extras="test,journal"; fi
-.venv/bin/python -m pip install -q -e ".[${extras}]"
+log=$(mktemp)
+if ! .venv/bin/python -m pip install -q -e ".[${extras}]" >"$log" 2>&1; then
+  cat "$log"; echo "pip install failed"; exit 1
+fi
+rm -f "$log"
 
 set +e
 .venv/bin/python -m pytest -q -p no:cacheprovider "$@"
