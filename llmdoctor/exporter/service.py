@@ -139,7 +139,6 @@ def serve_http(
     stop = stop or threading.Event()
     httpd, thread = start_http_server(listen[1], addr=listen[0], registry=registry)
     bound = httpd.server_address[:2]
-    log.info("serving metrics on http://%s:%d/metrics", bound[0], bound[1])
     if ready:
         ready((str(bound[0]), int(bound[1])))
     scheduler.start()
