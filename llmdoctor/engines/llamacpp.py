@@ -1,0 +1,218 @@
+"""Client for llama-server's own endpoints: /health, /props, /slots, /metrics (FACTS.md §6.3).
+
+Pure parsers (`parse_*`) turn bodies into values; `read_state` asks a Host, with a
+timeout per call, and records what could not be read instead of raising. Shapes differ
+by build: `/slots` entries carry `is_processing` (older: `state`, 0 = idle) and
+`next_token` as a one-element array or an object; `/metrics` (only with `--metrics`)
+uses the `llamacpp:` prefix (very old builds: `llamacpp_`).
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..hosts.base import HostError
+from ..parsing import ParseError
+from .prom import parse_exposition
+
+TIMEOUT = 5.0
+# Evidence directories hold these bodies as files (the EvidenceHost maps only /metrics).
+EVIDENCE_FILES = {"/health": "health.json", "/props": "props.json", "/slots": "slots.json", "/metrics": "metrics.prom"}
+
+
+@dataclass(frozen=True)
+class LlamaHealth:
+    status: int
+    ok: bool
+    loading: bool
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class LlamaProps:
+    total_slots: int | None = None
+    n_ctx: int | None = None  # per slot (default_generation_settings.n_ctx)
+    model_path: str | None = None
+    build_info: str | None = None
+    is_sleeping: bool | None = None
+
+
+@dataclass(frozen=True)
+class SlotState:
+    id: int
+    n_ctx: int | None
+    is_processing: bool
+    n_decoded: int | None = None
+    id_task: int | None = None
+
+
+@dataclass(frozen=True)
+class LlamaMetrics:
+    requests_processing: float | None = None
+    requests_deferred: float | None = None
+    prompt_tokens_total: float | None = None
+    prompt_seconds_total: float | None = None
+    tokens_predicted_total: float | None = None
+    tokens_predicted_seconds_total: float | None = None
+    n_busy_slots_per_decode: float | None = None
+    kv_cache_usage_ratio: float | None = None  # removed in mid-2025 builds
+    prefix: str = "llamacpp:"
+
+
+@dataclass(frozen=True)
+class LlamaState:
+    port: int
+    health: LlamaHealth | None = None
+    props: LlamaProps | None = None
+    slots: tuple[SlotState, ...] | None = None
+    metrics: LlamaMetrics | None = None
+    errors: tuple[str, ...] = ()  # one line per endpoint that could not be read
+    sources: dict[str, str] = field(default_factory=dict)  # endpoint -> where it came from
+
+    @property
+    def slot_count(self) -> int | None:
+        if self.props and self.props.total_slots:
+            return self.props.total_slots
+        return len(self.slots) if self.slots else None
+
+    @property
+    def busy_slots(self) -> int | None:
+        return sum(1 for s in self.slots if s.is_processing) if self.slots is not None else None
+
+    def summary(self) -> list[tuple[str, str]]:
+        out = []
+        if self.slot_count:
+            ctx = self.props.n_ctx if self.props and self.props.n_ctx else (self.slots[0].n_ctx if self.slots else None)
+            out.append(("llama-server slots", f"{self.slot_count} × {ctx or '?'} tokens"))
+        if self.metrics and self.metrics.requests_deferred is not None:
+            out.append(("llama-server deferred requests", f"{self.metrics.requests_deferred:g}"))
+        return out
+
+
+def _load_json(body: bytes | str, what: str) -> Any:
+    try:
+        return json.loads(body)
+    except (ValueError, TypeError) as e:
+        raise ParseError(f"{what} is not JSON: {e}") from e
+
+
+def parse_health(status: int, body: bytes | str) -> LlamaHealth:
+    try:
+        data = json.loads(body) if body else {}
+    except ValueError:
+        data = {}
+    message = ""
+    if isinstance(data, dict):
+        err = data.get("error")
+        message = str(err.get("message", "")) if isinstance(err, dict) else str(data.get("status", ""))
+    ok = status == 200 and (not isinstance(data, dict) or data.get("status", "ok") == "ok")
+    return LlamaHealth(status, ok, status == 503 and "loading" in message.lower(), message)
+
+
+def _opt_int(v: Any) -> int | None:
+    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+
+
+def parse_props(body: bytes | str | dict) -> LlamaProps:
+    data = body if isinstance(body, dict) else _load_json(body, "/props")
+    if not isinstance(data, dict):
+        raise ParseError("/props is not a JSON object")
+    dgs = data.get("default_generation_settings")
+    n_ctx = _opt_int(dgs.get("n_ctx")) if isinstance(dgs, dict) else None
+    return LlamaProps(
+        total_slots=_opt_int(data.get("total_slots")),
+        n_ctx=n_ctx if n_ctx is not None else _opt_int(data.get("n_ctx")),
+        model_path=data.get("model_path") if isinstance(data.get("model_path"), str) else None,
+        build_info=str(data["build_info"]) if "build_info" in data else None,
+        is_sleeping=data.get("is_sleeping") if isinstance(data.get("is_sleeping"), bool) else None,
+    )
+
+
+def parse_slots(body: bytes | str | list) -> tuple[SlotState, ...]:
+    data = body if isinstance(body, list) else _load_json(body, "/slots")
+    if isinstance(data, dict) and "error" in data:
+        raise ParseError(f"/slots answered an error: {data['error']}")
+    if not isinstance(data, list):
+        raise ParseError("/slots is not a JSON array")
+    out = []
+    for i, s in enumerate(data):
+        if not isinstance(s, dict):
+            raise ParseError(f"/slots entry {i} is not an object")
+        if "is_processing" in s:
+            busy = bool(s["is_processing"])
+        else:  # 2024 builds: state 0 = idle, 1 = processing
+            busy = bool(s.get("state", 0))
+        nt = s.get("next_token")
+        if isinstance(nt, list):
+            nt = nt[0] if nt and isinstance(nt[0], dict) else None
+        n_decoded = _opt_int(nt.get("n_decoded")) if isinstance(nt, dict) else None
+        out.append(SlotState(_opt_int(s.get("id")) if _opt_int(s.get("id")) is not None else i,
+                             _opt_int(s.get("n_ctx")), busy, n_decoded, _opt_int(s.get("id_task"))))
+    return tuple(out)
+
+
+def parse_llama_metrics(text: str) -> LlamaMetrics:
+    exp = parse_exposition(text)
+    prefix = "llamacpp:" if any(n.startswith("llamacpp:") for n in exp.names) else "llamacpp_"
+    if not any(n.startswith(prefix) for n in exp.names):
+        raise ParseError("no llamacpp metrics in the text")
+
+    def v(name: str) -> float | None:
+        return exp.total(prefix + name)
+
+    return LlamaMetrics(
+        requests_processing=v("requests_processing"),
+        requests_deferred=v("requests_deferred"),
+        prompt_tokens_total=v("prompt_tokens_total"),
+        prompt_seconds_total=v("prompt_seconds_total"),
+        tokens_predicted_total=v("tokens_predicted_total"),
+        tokens_predicted_seconds_total=v("tokens_predicted_seconds_total"),
+        n_busy_slots_per_decode=v("n_busy_slots_per_decode"),
+        kv_cache_usage_ratio=v("kv_cache_usage_ratio"),
+        prefix=prefix,
+    )
+
+
+def _get(host, port: int, path: str, timeout: float) -> tuple[int, bytes, str]:
+    """(status, body, source). Evidence directories answer from a file of that name."""
+    try:
+        r = host.http("GET", port, path, timeout=timeout)
+        return r.status, r.body, f"GET :{port}{path}"
+    except HostError:
+        if getattr(host, "kind", "") == "evidence" and path in EVIDENCE_FILES:
+            name = EVIDENCE_FILES[path]
+            try:
+                return 200, host.read(name), name
+            except (OSError, HostError) as e:
+                raise HostError(f"{path}: {name} not in evidence") from e
+        raise
+
+
+def read_state(host, port: int, timeout: float = TIMEOUT) -> LlamaState:
+    """Ask all four endpoints; each failure becomes one line in `errors`."""
+    vals: dict[str, Any] = {}
+    errors: list[str] = []
+    sources: dict[str, str] = {}
+    for path, parse in (("/health", None), ("/props", parse_props), ("/slots", parse_slots),
+                        ("/metrics", parse_llama_metrics)):
+        key = path.strip("/")
+        try:
+            status, body, src = _get(host, port, path, timeout)
+            sources[key] = src
+            if path == "/health":
+                vals[key] = parse_health(status, body)
+                continue
+            if status == 501 and path == "/metrics":
+                errors.append(f"/metrics: not enabled (start llama-server with --metrics)")
+                continue
+            if status != 200:
+                errors.append(f"{path}: HTTP {status}")
+                continue
+            vals[key] = parse(body.decode("utf-8", "replace") if path == "/metrics" else body)  # type: ignore[misc]
+        except (HostError, OSError) as e:
+            errors.append(f"{path}: {e}")
+        except ParseError as e:
+            errors.append(f"unparseable {path}: {e}")
+    return LlamaState(port, health=vals.get("health"), props=vals.get("props"), slots=vals.get("slots"),
+                      metrics=vals.get("metrics"), errors=tuple(errors), sources=sources)

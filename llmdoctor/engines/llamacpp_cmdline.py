@@ -1,0 +1,105 @@
+"""llama-server's command line (`/proc/PID/cmdline` or as typed) -> the settings that size slots.
+
+`-np` given explicitly turns the auto-unified KV cache off, so `-c` is split across the
+slots; `-np` left out (or -1) means 4 slots sharing a unified cache (FACTS.md §6.1, PR #16736).
+"""
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+
+AUTO_SLOTS = 4
+
+
+@dataclass(frozen=True)
+class LlamaCmdline:
+    argv: tuple[str, ...]
+    n_parallel: int | None = None  # as given; None = not given (auto)
+    ctx_size: int | None = None  # as given; None = not given (model default / fit)
+    kv_unified: bool | None = None  # -kvu / -no-kvu as given
+    metrics: bool = False
+    port: int | None = None
+    model: str | None = None
+
+    @property
+    def slots(self) -> int:
+        return self.n_parallel if self.n_parallel and self.n_parallel > 0 else AUTO_SLOTS
+
+    @property
+    def unified(self) -> bool:
+        """Effective: explicit flag, else on only when -np is auto."""
+        if self.kv_unified is not None:
+            return self.kv_unified
+        return self.n_parallel is None or self.n_parallel < 0
+
+    @property
+    def per_slot_ctx(self) -> int | None:
+        """Context each slot gets, when -c is known (non-unified: n_ctx / n_parallel, padded to 256)."""
+        if not self.ctx_size:
+            return None
+        if self.unified:
+            return self.ctx_size
+        per = self.ctx_size // self.slots
+        return per - per % 256 if per >= 256 else per
+
+    def flags_text(self) -> str:
+        return " ".join(shlex.quote(a) for a in self.argv)
+
+
+def split_cmdline(text: str | bytes) -> list[str]:
+    """NUL-separated (/proc) or a shell-typed line; tolerant of unbalanced quotes."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    if "\0" in text:
+        return [a for a in text.split("\0") if a]
+    text = text.strip().replace("\\\n", " ")
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def parse_llama_cmdline(text: str | bytes) -> LlamaCmdline:
+    argv = split_cmdline(text)
+    vals: dict = {}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        name, eq, inline = arg.partition("=")
+        if not name.startswith("-"):
+            i += 1
+            continue
+        def value() -> str | None:
+            nonlocal i
+            if eq:
+                return inline
+            i += 1
+            return argv[i] if i < len(argv) else None
+        if name in ("-np", "--parallel"):
+            vals["n_parallel"] = _int(value())
+        elif name in ("-c", "--ctx-size"):
+            vals["ctx_size"] = _int(value())
+        elif name in ("-kvu", "--kv-unified"):
+            vals["kv_unified"] = True
+        elif name in ("-no-kvu", "--no-kv-unified"):
+            vals["kv_unified"] = False
+        elif name == "--metrics":
+            vals["metrics"] = True
+        elif name == "--port":
+            vals["port"] = _int(value())
+        elif name in ("-m", "--model"):
+            vals["model"] = value()
+        i += 1
+    return LlamaCmdline(tuple(argv), **vals)
+
+
+def looks_like_llama_cmdline(argv: list[str]) -> bool:
+    return any("llama-server" in a or "llama_server" in a for a in argv[:3]) or \
+        any(a in ("-np", "--parallel", "-ngl", "--n-gpu-layers", "-kvu") for a in argv)

@@ -1,0 +1,206 @@
+"""Parsers for llama-server start-up and request log lines (FACTS.md §6.2, §6.3).
+
+Start-up tells how the context is shared between slots: `n_slots`, each slot's context
+(`n_ctx_slot = `, `new slot, n_ctx = `, `new slot n_ctx_slot = `), `n_ctx_seq` (older:
+`n_ctx_per_seq`), `kv_unified`, and the warning `n_ctx_seq (X) < n_ctx_train (Y)`.
+Requests leave `print_timing` lines (prompt eval time vs eval time) and, when a prompt
+does not fit, a context-exceeded error. Lines may carry `50.10.605.986 I` timestamps,
+journald prefixes or `srv`/`slot` tags, so all patterns match substrings.
+"""
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass
+from typing import Iterable
+
+EVIDENCE_CHARS = 400
+
+_N_SLOTS = re.compile(r"n_slots = (\d+)")
+_SLOT_CTX = re.compile(r"(?:n_ctx_slot = |new slot,? n_ctx(?:_slot)? = )(\d+)")
+_KV_UNIFIED = re.compile(r"kv_unified\s*=\s*'?(true|false|1|0)'?")
+_N_CTX = re.compile(r"(?:llama_context|llama_new_context_with_model):\s+n_ctx\s*=\s*(\d+)")
+_N_CTX_SEQ = re.compile(r"(?:llama_context|llama_new_context_with_model):\s+n_ctx_(?:seq|per_seq)\s*=\s*(\d+)")
+_N_SEQ_MAX = re.compile(r"n_seq_max\s*=\s*(\d+)")
+_CTX_WARN = re.compile(r"n_ctx_(?:seq|per_seq) \((\d+)\) < n_ctx_train \((\d+)\)")
+_N_CTX_TRAIN = re.compile(r"print_info: n_ctx_train\s*=\s*(\d+)")
+_KV_BUFFER = re.compile(r"(\S+) KV buffer size =\s*([\d.]+) MiB")
+_KV_SIZE = re.compile(r"llama_kv_cache: size =\s*([\d.]+) MiB \(\s*(\d+) cells,\s*(\d+) layers,\s*(\d+)/\s*(\d+) seqs\)")
+_SLOT_ID = re.compile(r"id\s+(\d+) \| task -?\d+ \| new slot")
+_LAUNCH_CTX = re.compile(r'"n_ctx":(\d+)')
+_TASK = re.compile(r"task (\d+) \|")
+_PROMPT_EVAL = re.compile(r"prompt eval time =\s*([\d.]+) ms /\s*(\d+) tokens")
+_EVAL = re.compile(r"(?<!prompt )eval time =\s*([\d.]+) ms /\s*(\d+) (?:tokens|runs)")
+_TOTAL = re.compile(r"total time =\s*([\d.]+) ms /\s*(\d+) tokens")
+_EXCEEDS = re.compile(r"request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)")
+_SKIPPING = re.compile(r"input \((\d+) tokens\) is larger than the max context size \((\d+) tokens\)")
+
+
+def _short(line: str) -> str:
+    line = line.strip()
+    return line if len(line) <= EVIDENCE_CHARS else line[: EVIDENCE_CHARS - 1] + "…"
+
+
+@dataclass(frozen=True)
+class RequestTiming:
+    task: str
+    prompt_ms: float
+    prompt_tokens: int
+    eval_ms: float | None = None
+    eval_tokens: int | None = None
+    text: str = ""  # the prompt eval line
+
+    @property
+    def prompt_share(self) -> float | None:
+        if self.eval_ms is None or self.prompt_ms + self.eval_ms <= 0:
+            return None
+        return self.prompt_ms / (self.prompt_ms + self.eval_ms)
+
+
+@dataclass(frozen=True)
+class ContextExceeded:
+    request_tokens: int
+    context_tokens: int
+    text: str
+
+
+@dataclass(frozen=True)
+class LlamaLogSummary:
+    source: str
+    n_slots: int | None = None
+    slot_n_ctx: int | None = None  # per-slot context of the last start-up
+    slots_line: str | None = None
+    n_ctx: int | None = None
+    n_ctx_seq: int | None = None
+    n_seq_max: int | None = None
+    kv_unified: bool | None = None
+    n_ctx_train: int | None = None
+    ctx_warning: str | None = None
+    kv_buffers_mib: tuple[tuple[str, float], ...] = ()
+    kv_size_line: str | None = None
+    startups: int = 0
+    timings: tuple[RequestTiming, ...] = ()  # the most recent requests
+    requests_timed: int = 0
+    prompt_ms_total: float = 0.0
+    eval_ms_total: float = 0.0
+    context_exceeded: int = 0
+    context_exceeded_examples: tuple[ContextExceeded, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.n_slots or self.slot_n_ctx or self.n_ctx or self.requests_timed or self.context_exceeded)
+
+    def summary(self) -> list[tuple[str, str]]:
+        out = []
+        if self.n_slots:
+            out.append(("llama-server slots", f"{self.n_slots} × {self.slot_n_ctx or '?'} tokens"
+                                              + (f", kv_unified={str(self.kv_unified).lower()}" if self.kv_unified is not None else "")))
+        return out
+
+
+_MARKS = ("n_slots", "n_ctx", "kv_unified", "n_seq_max", "KV buffer", "llama_kv_cache: size", "eval time",
+          "context size", "exceed_context_size", "launching slot")
+
+
+class LlamaLogScanner:
+    def __init__(self, source: str = "server.log", keep_timings: int = 200) -> None:
+        self.source = source
+        self.v: dict = {"kv_buffers_mib": {}}
+        self.startups = 0
+        self.timings: deque[RequestTiming] = deque(maxlen=keep_timings)
+        self._pending: dict[str, RequestTiming] = {}
+        self.requests = 0
+        self.prompt_ms = 0.0
+        self.eval_ms = 0.0
+        self.exceeded = 0
+        self.exceeded_examples: deque[ContextExceeded] = deque(maxlen=3)
+        self._max_slot_id = -1
+
+    def feed_line(self, line: str) -> None:
+        if not any(m in line for m in _MARKS):
+            return
+        if "eval time" in line:
+            self._timing(line)
+            return
+        if "context size" in line or "exceed_context_size" in line:
+            m = _EXCEEDS.search(line) or _SKIPPING.search(line)
+            if m:
+                self.exceeded += 1
+                self.exceeded_examples.append(ContextExceeded(int(m.group(1)), int(m.group(2)), _short(line)))
+            elif "exceed_context_size" in line:
+                self.exceeded += 1
+                self.exceeded_examples.append(ContextExceeded(0, 0, _short(line)))
+            return
+        v = self.v
+        m = _N_SLOTS.search(line)
+        if m:
+            self.startups += 1
+            v.update(n_slots=int(m.group(1)), slot_n_ctx=None, slots_line=_short(line))
+            self._max_slot_id = -1
+            v["kv_buffers_mib"] = {}
+        m = _SLOT_CTX.search(line) or (_LAUNCH_CTX.search(line) if "launching slot" in line else None)
+        if m:
+            v["slot_n_ctx"] = int(m.group(1))
+            v.setdefault("slots_line", _short(line))
+            i = _SLOT_ID.search(line)
+            if i and "n_slots =" not in line:  # no n_slots line (timestamped builds): count the slots
+                self._max_slot_id = max(self._max_slot_id, int(i.group(1)))
+        m = _KV_UNIFIED.search(line)
+        if m:
+            v["kv_unified"] = m.group(1) in ("true", "1")
+        for rx, key in ((_N_CTX, "n_ctx"), (_N_CTX_SEQ, "n_ctx_seq"), (_N_SEQ_MAX, "n_seq_max"), (_N_CTX_TRAIN, "n_ctx_train")):
+            m = rx.search(line)
+            if m:
+                v[key] = int(m.group(1))
+        m = _CTX_WARN.search(line)
+        if m:
+            v["ctx_warning"] = _short(line)
+            v["n_ctx_train"] = int(m.group(2))
+            v.setdefault("n_ctx_seq", int(m.group(1)))
+        m = _KV_BUFFER.search(line)
+        if m:
+            v["kv_buffers_mib"][m.group(1)] = float(m.group(2))
+        if _KV_SIZE.search(line):
+            v["kv_size_line"] = _short(line)
+
+    def _timing(self, line: str) -> None:
+        t = _TASK.search(line)
+        task = t.group(1) if t else "?"
+        m = _PROMPT_EVAL.search(line)
+        if m:
+            if len(self._pending) > 64:
+                self._pending.clear()
+            self._pending[task] = RequestTiming(task, float(m.group(1)), int(m.group(2)), text=_short(line))
+            return
+        m = _EVAL.search(line)
+        if m and task in self._pending:
+            p = self._pending.pop(task)
+            done = RequestTiming(p.task, p.prompt_ms, p.prompt_tokens, float(m.group(1)), int(m.group(2)), p.text)
+            self.timings.append(done)
+            self.requests += 1
+            self.prompt_ms += done.prompt_ms
+            self.eval_ms += done.eval_ms or 0.0
+
+    def feed_lines(self, lines: Iterable[str]) -> "LlamaLogScanner":
+        for line in lines:
+            self.feed_line(line)
+        return self
+
+    def result(self) -> LlamaLogSummary:
+        v = dict(self.v)
+        if "n_slots" not in v and self._max_slot_id >= 0:
+            v["n_slots"] = self._max_slot_id + 1
+        v["kv_buffers_mib"] = tuple(sorted(v["kv_buffers_mib"].items()))
+        return LlamaLogSummary(
+            source=self.source, startups=self.startups, timings=tuple(self.timings),
+            requests_timed=self.requests, prompt_ms_total=self.prompt_ms, eval_ms_total=self.eval_ms,
+            context_exceeded=self.exceeded, context_exceeded_examples=tuple(self.exceeded_examples), **v)
+
+
+def scan_llama_lines(lines: Iterable[str], source: str = "server.log") -> LlamaLogSummary:
+    return LlamaLogScanner(source).feed_lines(lines).result()
+
+
+def looks_like_llama_server(text: str) -> bool:
+    return any(k in text for k in ("llama_context:", "n_slots =", "print_timing", "srv  ", "llama-server",
+                                   "llama_kv_cache", "llama_new_context_with_model"))

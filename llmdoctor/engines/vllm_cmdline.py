@@ -1,0 +1,98 @@
+"""vLLM's command line (`vllm serve MODEL ...` or `python -m vllm.entrypoints.openai.api_server ...`).
+
+Only the flags the checks name in their fixes are kept. vLLM accepts `--flag value`,
+`--flag=value` and underscores for dashes; `--no-enable-prefix-caching` turns it off.
+"""
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+
+# flag -> (key, kind)
+FLAGS = {
+    "--gpu-memory-utilization": ("gpu_memory_utilization", float),
+    "--max-model-len": ("max_model_len", str),  # accepts 32k / auto
+    "--max-num-seqs": ("max_num_seqs", int),
+    "--max-num-batched-tokens": ("max_num_batched_tokens", int),
+    "--tensor-parallel-size": ("tensor_parallel_size", int),
+    "-tp": ("tensor_parallel_size", int),
+    "--kv-cache-dtype": ("kv_cache_dtype", str),
+    "--port": ("port", int),
+    "--model": ("model", str),
+    "--preemption-mode": ("preemption_mode", str),
+    "--swap-space": ("swap_space", float),
+}
+SWITCHES = {
+    "--enable-prefix-caching": ("enable_prefix_caching", True),
+    "--no-enable-prefix-caching": ("enable_prefix_caching", False),
+    "--enable-chunked-prefill": ("enable_chunked_prefill", True),
+    "--no-enable-chunked-prefill": ("enable_chunked_prefill", False),
+    "--disable-log-stats": ("disable_log_stats", True),
+}
+
+
+@dataclass(frozen=True)
+class VllmCmdline:
+    argv: tuple[str, ...]
+    settings: dict = field(default_factory=dict)
+
+    def get(self, key: str, default=None):
+        return self.settings.get(key, default)
+
+    @property
+    def max_model_len_tokens(self) -> int | None:
+        v = self.settings.get("max_model_len")
+        if not v:
+            return None
+        v = str(v).strip()
+        # vLLM's human-readable ints: k/m decimal, K/M binary
+        mult = {"k": 1000, "m": 1000_000, "K": 1024, "M": 1024 * 1024}.get(v[-1:], 1)
+        if mult != 1:
+            v = v[:-1]
+        try:
+            return int(float(v) * mult)
+        except ValueError:
+            return None
+
+
+def split_cmdline(text: str | bytes) -> list[str]:
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    if "\0" in text:
+        return [a for a in text.split("\0") if a]
+    text = text.strip().replace("\\\n", " ")
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
+def parse_vllm_cmdline(text: str | bytes) -> VllmCmdline:
+    argv = split_cmdline(text)
+    settings: dict = {}
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "serve" and i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+            settings["model"] = argv[i + 1]
+        name, eq, inline = arg.partition("=")
+        if name.startswith("--"):
+            name = "--" + name[2:].replace("_", "-")
+        if name in SWITCHES:
+            key, val = SWITCHES[name]
+            settings[key] = val
+        elif name in FLAGS:
+            key, kind = FLAGS[name]
+            raw = inline if eq else (argv[i + 1] if i + 1 < len(argv) else None)
+            if not eq:
+                i += 1
+            try:
+                settings[key] = kind(raw) if raw is not None else None
+            except ValueError:
+                settings[key] = raw
+        i += 1
+    return VllmCmdline(tuple(argv), settings)
+
+
+def looks_like_vllm_cmdline(argv: list[str]) -> bool:
+    return any("vllm" in a for a in argv[:4])

@@ -1,0 +1,143 @@
+"""vLLM facts: the log scan, /metrics (two samples -> rates), and the serve command line."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ..engines import DEFAULT_PORTS, VLLM, EngineInstance
+from ..hosts.base import HostError
+from ..parsing import ParseError
+from . import Context, FactUnavailable, provider
+
+
+def vllm_instances(engines) -> list[EngineInstance]:
+    found = [e for e in (engines or ()) if e.kind == VLLM]
+    if not found:
+        raise FactUnavailable("no vLLM server here", quiet=True)
+    return found
+
+
+@dataclass(frozen=True)
+class VllmLog:
+    scans: tuple  # VllmLogSummary per source that held vLLM lines
+
+    def summary(self) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        for s in self.scans:
+            out += s.summary()
+        return out
+
+
+def scan_source(source):
+    """Scan one LogSource, through its block reader when it has one (much faster)."""
+    from ..engines.vllm_log import VllmLogScanner
+
+    scanner = VllmLogScanner(source.name)
+    blocks = getattr(source, "blocks", None)
+    if callable(blocks):
+        for block in blocks():
+            scanner.feed_block(block)
+    else:
+        scanner.feed_lines(source.lines())
+    return scanner.result()
+
+
+@provider("vllm_log")
+def vllm_log(ctx: Context, engines, log_sources=()) -> VllmLog:
+    vllm_instances(engines)
+    sources = [s for s in (log_sources or ()) if s.engine in (VLLM, None)]
+    if not sources:
+        raise FactUnavailable("no vLLM log to read (run vLLM under systemd, or name the file with --log)")
+    scans = []
+    problems = []
+    for src in sources:
+        result = scan_source(src)
+        if getattr(src, "error", None):
+            problems.append(src.error)
+        if src.engine == VLLM or not result.empty:
+            scans.append(result)
+    if not scans:
+        raise FactUnavailable("; ".join(problems) or "the logs hold no vLLM lines")
+    return VllmLog(tuple(scans))
+
+
+@dataclass(frozen=True)
+class VllmMetricsSample:
+    first: object  # VllmMetrics
+    second: object | None  # VllmMetrics, None for a single scrape (evidence)
+    seconds: float
+    source: str
+
+    @property
+    def latest(self):
+        return self.second if self.second is not None else self.first
+
+    def preemption_rate(self):
+        from ..engines.vllm_metrics import preemption_rate
+
+        if self.second is None:
+            return None
+        return preemption_rate(self.first, self.second, self.seconds)
+
+    def summary(self) -> list[tuple[str, str]]:
+        m = self.latest
+        parts = []
+        if m.running is not None:
+            parts.append(f"running {m.running:g}")
+        if m.waiting is not None:
+            parts.append(f"waiting {m.waiting:g}")
+        if m.kv_usage is not None:
+            parts.append(f"KV {m.kv_usage * 100:.1f}%")
+        return [("vLLM /metrics", ", ".join(parts))] if parts else []
+
+
+def _scrape(host, port: int, timeout: float):
+    from ..engines.vllm_metrics import is_vllm_exposition, parse_vllm_metrics
+
+    r = host.http("GET", port, "/metrics", timeout=timeout)
+    if r.status != 200:
+        raise FactUnavailable(f"GET :{port}/metrics answered HTTP {r.status}")
+    text = r.text
+    if not is_vllm_exposition(text):
+        raise FactUnavailable(f"GET :{port}/metrics holds no vllm: metrics")
+    try:
+        return parse_vllm_metrics(text)
+    except ParseError as e:
+        raise FactUnavailable(f"unparseable {'metrics.prom' if host.kind == 'evidence' else '/metrics'}: {e}")
+
+
+@provider("vllm_metrics")
+def vllm_metrics(ctx: Context, engines) -> VllmMetricsSample:
+    inst = vllm_instances(engines)[0]
+    port = inst.port or DEFAULT_PORTS[VLLM]
+    host = ctx.host
+    try:
+        first = _scrape(host, port, 5.0)
+        if host.kind == "evidence":
+            return VllmMetricsSample(first, None, 0.0, "metrics.prom")
+        start = time.monotonic()
+        time.sleep(max(0.0, ctx.sample_seconds))
+        second = _scrape(host, port, 5.0)
+        return VllmMetricsSample(first, second, time.monotonic() - start, f"GET :{port}/metrics")
+    except HostError as e:
+        raise FactUnavailable(f"vLLM /metrics: {e}")
+
+
+@provider("vllm_cmdline")
+def vllm_cmdline(ctx: Context, engines):
+    from ..engines.vllm_cmdline import looks_like_vllm_cmdline, parse_vllm_cmdline
+
+    inst = vllm_instances(engines)[0]
+    host = ctx.host
+    path = "cmdline.txt" if host.kind == "evidence" else (f"/proc/{inst.pid}/cmdline" if inst.pid else None)
+    if path is None:
+        raise FactUnavailable("vLLM process id unknown: command line not read")
+    try:
+        raw = host.read(path, 256 * 1024)
+    except (OSError, HostError) as e:
+        raise FactUnavailable(f"vLLM command line: {e}", quiet=host.kind == "evidence")
+    parsed = parse_vllm_cmdline(raw)
+    if not parsed.argv or (host.kind == "evidence" and not looks_like_vllm_cmdline(list(parsed.argv))
+                           and not parsed.settings):
+        raise FactUnavailable("cmdline.txt is not a vLLM command line", quiet=True)
+    return parsed
