@@ -24,7 +24,7 @@ import os
 import string
 from pathlib import Path
 
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 3
 
 SIZES: dict[str, dict[str, int]] = {
     "small": {"n_embd": 64, "n_layer": 2, "n_ff": 192, "n_head": 4, "n_head_kv": 2, "n_ctx_train": 4096},
@@ -50,7 +50,11 @@ _WORDS = (
     "under water light house river story game music system people small large early long little great "
     "model token server slot queue cache memory speed fast slow stream quick brown fox jumps lazy dog "
     "red green blue yellow black white stone paper wood glass iron silver gold cloud rain snow wind sun "
-    "moon star tree leaf flower grass field hill valley road bridge tower garden market window door"
+    "moon star tree leaf flower grass field hill valley road bridge tower garden market window door "
+    # the words of the probe's own prompts (llmdoctor/probe/prompts.py), so a long
+    # prompt costs about one token per word, as with a real tokenizer
+    "river runs past old near light moves walk bread flowers clock rings hour summarise text above "
+    "sentence name colours rainbow per line llmdoctor probe"
 ).split()
 
 
@@ -68,8 +72,11 @@ def _vocab() -> tuple[list[str], list[float], list[int], list[bool]]:
     pieces: list[str] = []
     seen: set[str] = set()
     chars = string.ascii_letters + string.digits + string.punctuation
+    # llama.cpp's SentencePiece tokenizer merges adjacent pieces only into pieces
+    # that exist, so every prefix of a word piece must exist too ("\u2581r", "\u2581ri", ...).
+    words = ["\u2581" + w[:i] for w in _WORDS for i in range(1, len(w) + 1)]
     for piece in (["\u2581"] + list(chars) + ["\u2581" + c for c in string.ascii_letters]
-                  + ["\u2581" + w for w in _WORDS] + list(dict.fromkeys(_WORDS))):
+                  + words + list(dict.fromkeys(_WORDS))):
         if piece not in seen:
             seen.add(piece)
             pieces.append(piece)

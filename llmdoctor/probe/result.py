@@ -1,0 +1,121 @@
+"""What the probe measured: raw per-request timings plus the server's own counts.
+
+Frozen values with a JSON form (`to_dict`/`from_dict`), so a probe can be written
+to `probe.json` in an evidence directory and diagnosed later like any other fact.
+Times are seconds; `*_s` offsets inside a sample are relative to the moment that
+request was sent; `sent_s` is relative to the start of the probe.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from .stats import gaps
+
+OK = "ok"
+HTTP_ERROR = "http_error"        # a non-200 answer before streaming
+STREAM_ERROR = "stream_error"    # an {"error": ...} object inside a 200 stream
+TIMEOUT = "timeout"              # no answer / request ran past its time limit
+STALLED = "stalled"              # the stream went silent mid-way (read timeout)
+CONNECT_ERROR = "connect_error"
+INTERRUPTED = "interrupted"      # Ctrl-C or the probe's deadline
+
+
+@dataclass(frozen=True)
+class StreamSample:
+    id: str
+    scenario: str
+    sent_s: float = 0.0
+    status: str = OK
+    http_status: int | None = None
+    error: str = ""
+    ttfb_s: float | None = None          # first byte of the body (any chunk)
+    ttft_s: float | None = None          # first non-empty content
+    chunk_s: tuple[float, ...] = ()      # every content chunk's arrival
+    end_s: float | None = None           # last line of the stream
+    prompt_tokens: int | None = None     # server counts, never chunk counts
+    completion_tokens: int | None = None
+    decode_tps: float | None = None
+    prefill_tps: float | None = None
+    load_s: float | None = None          # Ollama load_duration
+    counts_from: str = ""                # "ollama" | "timings" | "usage"
+    server: dict[str, Any] = field(default_factory=dict)  # raw final metrics/timings
+
+    @property
+    def ok(self) -> bool:
+        return self.status == OK
+
+    @property
+    def itl(self) -> list[float]:
+        return gaps(self.chunk_s)
+
+    @property
+    def first_token_at(self) -> float | None:
+        """Probe-relative time of the first content chunk."""
+        return None if self.ttft_s is None else self.sent_s + self.ttft_s
+
+    @property
+    def last_token_at(self) -> float | None:
+        return self.sent_s + self.chunk_s[-1] if self.chunk_s else None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["chunk_s"] = [round(t, 6) for t in self.chunk_s]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "StreamSample":
+        names = {f.name for f in fields(cls)}
+        kw = {k: v for k, v in d.items() if k in names}
+        kw["chunk_s"] = tuple(float(t) for t in kw.get("chunk_s") or ())
+        kw["server"] = dict(kw.get("server") or {})
+        return cls(**kw)
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    url: str
+    engine: str                     # ollama | llamacpp | vllm | openai
+    model: str = ""
+    version: str = ""
+    mode: str = "light"             # light | load
+    slots: int | None = None        # the engine's parallel setting, when known
+    slots_source: str = ""          # e.g. "/props total_slots"
+    context: int | None = None      # per-request context, when known
+    rtt_s: float | None = None      # fastest plain GET round trip (network overhead)
+    started_at: str = ""
+    wall_s: float = 0.0
+    samples: tuple[StreamSample, ...] = ()
+    errors: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    interrupted: bool = False
+
+    def scenario(self, name: str) -> list[StreamSample]:
+        return [s for s in self.samples if s.scenario == name]
+
+    @property
+    def requests_sent(self) -> int:
+        return len(self.samples)
+
+    @property
+    def tokens_generated(self) -> int:
+        return sum(s.completion_tokens or len(s.chunk_s) for s in self.samples)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "samples"}
+        d["errors"], d["notes"] = list(self.errors), list(self.notes)
+        d["requests_sent"] = self.requests_sent
+        d["tokens_generated"] = self.tokens_generated
+        d["samples"] = [s.to_dict() for s in self.samples]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "ProbeResult":
+        if not isinstance(d, dict) or "url" not in d or "engine" not in d:
+            raise ValueError("not a probe result: needs at least 'url' and 'engine'")
+        names = {f.name for f in fields(cls)}
+        kw = {k: v for k, v in d.items() if k in names}
+        kw["samples"] = tuple(StreamSample.from_dict(s) for s in d.get("samples") or ())
+        kw["errors"] = tuple(str(e) for e in d.get("errors") or ())
+        kw["notes"] = tuple(str(n) for n in d.get("notes") or ())
+        return cls(**kw)

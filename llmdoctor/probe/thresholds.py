@@ -1,0 +1,63 @@
+"""Every threshold the probe's verdicts use, in one place, with the reason for it.
+
+Each verdict prints the figures it compared against these values, so a reader can
+judge a borderline call. Change a value here, never inline.
+"""
+from __future__ import annotations
+
+# --- Safety limits of the light probe (issue 4 "safe by default") ------------------
+LIGHT_MAX_IN_FLIGHT = 3          # never more requests at once in the light probe
+MAX_OUTPUT_TOKENS = 64           # per request, light and load mode
+WARMUP_OUTPUT_TOKENS = 8         # the warm-up only needs the first token
+LONG_PROMPT_OUTPUT_TOKENS = 8    # the long-prompt request measures prefill, not decode
+DEFAULT_DEADLINE_S = 60.0        # whole probe
+REQUEST_TIMEOUT_S = 30.0         # one request, send to last chunk
+READ_TIMEOUT_S = 15.0            # silence on an open stream before it counts as stalled
+CONNECT_TIMEOUT_S = 5.0
+DETECT_TIMEOUT_S = 3.0           # each engine-detection GET
+
+# Long prompt: sized in tokens, below the slot's context (half of it at most), so
+# it never triggers truncation or a 400 "exceed_context_size_error".
+LONG_PROMPT_TOKENS = 1024
+LONG_PROMPT_MAX_CONTEXT_SHARE = 0.5
+LOAD_LONG_PROMPT_TOKENS = 2048   # the prompt injected in load mode
+LOAD_MAX_STREAMS = 32
+
+# --- QUEUEING -----------------------------------------------------------------------
+# Two streams released together. If the later one's first token arrives only after
+# the earlier one has (nearly) finished, the server ran them one after the other.
+# Overlap = time both were streaming / duration of the shorter stream. With one slot
+# it is ~0 (measured on llama-server -np 1: 0 of 10 bursts overlapped); with several
+# slots it is ~0.9-1.0.
+QUEUE_MAX_OVERLAP = 0.2
+# ... and the later stream's wait must be large against a normal first token, so
+# two very short streams on a fast server are not misread.
+QUEUE_MIN_EXTRA_WAIT_S = 0.05
+
+# --- Batching vs shared bandwidth ---------------------------------------------------
+# Per-stream decode rate during the pair, as a fraction of the single-stream rate.
+# Decoding is memory-bandwidth bound; real batching costs little per extra stream
+# (>= 80 % each). Near half means two streams share one stream's worth of hardware.
+HEALTHY_BATCH_SHARE = 0.80
+BANDWIDTH_LIMIT_SHARE = 0.60
+
+# --- PREFILL ------------------------------------------------------------------------
+# On an idle server, a first token later than this for the probe's long prompt is
+# what users feel as "it thinks for ages before typing".
+PREFILL_TTFT_WARN_S = 2.0
+# ... or a prefill rate so low that a prompt of PREFILL_REFERENCE_TOKENS (a modest
+# RAG/chat-history prompt, capped at the context) would wait this long.
+PREFILL_REFERENCE_TOKENS = 4096
+PREFILL_REFERENCE_WARN_S = 10.0
+# Load mode: a stream's longest pause while another request's prompt is processed,
+# against its own median inter-token latency.
+PREFILL_STALL_FACTOR = 5.0
+PREFILL_STALL_MIN_S = 0.25
+
+# --- MODEL_UNLOAD -------------------------------------------------------------------
+# Ollama reports the load in load_duration; a resident model shows tens of ms.
+LOAD_DURATION_WARN_S = 0.5
+# Engines that do not report loads: the warm-up's first token this many times
+# later than the next request's, and at least LOAD_EXTRA_MIN_S later.
+WARMUP_TTFT_FACTOR = 5.0
+LOAD_EXTRA_MIN_S = 1.0
