@@ -120,9 +120,9 @@ def _live(ctx: Context) -> MemoryFact:
     except (OSError, HostError, ParseError) as e:
         notes.append(f"/proc/vmstat: {e}")
     if meminfo is None and not intervals and ctx.sample_seconds > 0:
-        raise FactUnavailable("memory: cannot read /proc/meminfo or /proc/vmstat (" + "; ".join(notes) + ")")
+        raise FactUnavailable("cannot read /proc/meminfo or /proc/vmstat (" + "; ".join(notes) + ")")
     if meminfo is None and ctx.sample_seconds <= 0:
-        raise FactUnavailable("memory: cannot read /proc/meminfo (" + "; ".join(notes) + ")")
+        raise FactUnavailable("cannot read /proc/meminfo (" + "; ".join(notes) + ")")
     return MemoryFact(meminfo, "/proc/meminfo" if meminfo else "", intervals, "/proc/vmstat" if intervals else "", None, tuple(notes))
 
 
@@ -130,7 +130,7 @@ def _evidence(ctx: Context) -> MemoryFact:
     host = ctx.host
     has_meminfo, has_vmstat = host.has("meminfo.txt"), host.has("vmstat.txt")
     if not has_meminfo and not has_vmstat:
-        raise FactUnavailable("memory: no meminfo.txt or vmstat.txt in the evidence", quiet=True)
+        raise FactUnavailable("no meminfo.txt or vmstat.txt in the evidence", quiet=True)
     problems: list[str] = []
     meminfo = table = None
     if has_meminfo:

@@ -1,0 +1,86 @@
+"""Fact "gpu": NVIDIA GPUs (memory total/used/free, driver) and the processes holding memory.
+
+NVML on this machine; `nvidia-smi --query-* --format=csv` through host.run on other
+hosts; nvidia_smi.txt (table or CSV) in an evidence directory. No GPU is not an
+error of the run: it becomes a "..." line.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..hosts.base import CommandNotFound, HostError
+from ..nvidia import (
+    QUERY_APPS_FIELDS,
+    QUERY_GPU_FIELDS,
+    GpuFact,
+    GpuUnavailable,
+    parse_compute_apps_csv,
+    parse_nvidia_smi,
+    parse_query_gpu_csv,
+    read_nvml,
+)
+from ..parsing import ParseError
+from . import Context, FactUnavailable, provider
+
+
+def _process_names(ctx: Context, fact: GpuFact) -> GpuFact:
+    """NVML gives PIDs only; name them from /proc/PID/comm where readable."""
+    named = []
+    for p in fact.processes:
+        name = p.name
+        if not name:
+            try:
+                name = ctx.host.read(f"/proc/{p.pid}/comm", 256).decode("utf-8", "replace").strip()
+            except (OSError, HostError):
+                name = ""
+        named.append(replace(p, name=name))
+    return replace(fact, processes=tuple(named))
+
+
+def _remote(ctx: Context) -> GpuFact:
+    try:
+        res = ctx.host.run(
+            ["nvidia-smi", f"--query-gpu={','.join(QUERY_GPU_FIELDS)}", "--format=csv,noheader,nounits"], timeout=15
+        )
+    except CommandNotFound:
+        raise FactUnavailable("nvidia-smi not found: no NVIDIA driver") from None
+    if not res.ok:
+        first = (res.stdout.strip() or res.stderr.strip() or f"exit status {res.returncode}").splitlines()[0]
+        raise FactUnavailable(f"nvidia-smi: {first[:160]}")
+    try:
+        gpus = parse_query_gpu_csv(res.stdout, QUERY_GPU_FIELDS)
+    except ParseError as e:
+        raise FactUnavailable(f"unparseable nvidia-smi --query-gpu output: {e}") from None
+    notes: list[str] = []
+    procs = ()
+    try:
+        apps = ctx.host.run(
+            ["nvidia-smi", f"--query-compute-apps={','.join(QUERY_APPS_FIELDS)}", "--format=csv,noheader,nounits"],
+            timeout=15,
+        )
+        if apps.ok:
+            procs = parse_compute_apps_csv(apps.stdout, QUERY_APPS_FIELDS, gpus)
+        else:
+            notes.append(f"nvidia-smi --query-compute-apps: exit status {apps.returncode}")
+    except (HostError, ParseError) as e:
+        notes.append(f"nvidia-smi --query-compute-apps: {e}")
+    drivers = {g.driver for g in gpus if g.driver}
+    return GpuFact("nvidia-smi", gpus, procs, drivers.pop() if len(drivers) == 1 else None, tuple(notes))
+
+
+@provider("gpu")
+def gpu(ctx: Context) -> GpuFact:
+    host = ctx.host
+    if host.kind == "evidence":
+        if not host.has("nvidia_smi.txt"):
+            raise FactUnavailable("not in the evidence (no nvidia_smi.txt)", quiet=True)
+        try:
+            return replace(parse_nvidia_smi(host.read("nvidia_smi.txt").decode("utf-8", "replace")), source="nvidia_smi.txt")
+        except ParseError as e:
+            raise FactUnavailable(f"unparseable nvidia_smi.txt: {e}") from None
+    if host.kind == "local":
+        try:
+            return _process_names(ctx, read_nvml())
+        except GpuUnavailable as e:
+            raise FactUnavailable(str(e)) from None
+    return _process_names(ctx, _remote(ctx))

@@ -1,0 +1,126 @@
+"""Fact "log_sources": where the engines' log lines can be read.
+
+One journal source per engine unit (an engine found only as a process or a port
+has no journal to read), plus the files the user named (ctx.options["log_files"]),
+plus, on an evidence host, its log files. Options: "state_dir" (remember positions,
+so a scheduled run reads only new lines), "journal_directory" (read journal files
+from a directory instead of the system journal).
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from ..engines import LLAMACPP, OLLAMA, VLLM, EngineInstance
+from ..logs import (
+    EvidenceFileSource,
+    FileSource,
+    JournalSource,
+    RemoteFileSource,
+    ResumeState,
+    engine_from_name,
+)
+from . import Context, FactUnavailable, provider
+
+STATE_FILE = "log-state.json"
+
+# Markers that name the writer of a log; looked for in the first 64 KiB only.
+_SNIFF = (
+    (OLLAMA, re.compile(r"ollama\[\d+\]|server config env=|\[GIN\]|msg=\"inference compute\"|ollama runner")),
+    (VLLM, re.compile(r"vllm\.|vllm:|Engine 0\d\d:|is preempted by|GPU KV cache size|# GPU blocks")),
+    (LLAMACPP, re.compile(r"llama-server|n_slots\s*=|srv\s+\w+:|slot\s+\w+: id|main: server is listening")),
+)
+
+
+def sniff_engine(text: str) -> str | None:
+    """The engine whose marker lines appear first in `text` (None when there are none)."""
+    best: tuple[int, str] | None = None
+    for kind, pattern in _SNIFF:
+        m = pattern.search(text)
+        if m and (best is None or m.start() < best[0]):
+            best = (m.start(), kind)
+    return best[1] if best else None
+
+
+class LogSources(tuple):
+    """The sources, plus the ones that could not be opened and why."""
+
+    problems: tuple[str, ...] = ()
+
+    def __new__(cls, sources, problems=()):
+        obj = super().__new__(cls, sources)
+        obj.problems = tuple(problems)
+        return obj
+
+    def summary(self) -> list[tuple[str, str]]:
+        lines = []
+        if self:
+            lines.append(("Logs", ", ".join(s.name for s in self)))
+        for p in self.problems:
+            lines.append(("Logs not read", p))
+        return lines
+
+
+def _state(ctx: Context) -> ResumeState | None:
+    directory = ctx.options.get("state_dir")
+    return ResumeState(Path(directory) / STATE_FILE) if directory else None
+
+
+def _single_engine(engines: tuple[EngineInstance, ...]) -> str | None:
+    kinds = {e.kind for e in engines}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _sniff_file(path: str) -> str | None:
+    try:
+        with open(path, "rb") as f:
+            return sniff_engine(f.read(64 * 1024).decode("utf-8", "replace"))
+    except OSError:
+        return None
+
+
+@provider("log_sources")
+def log_sources(ctx: Context, engines=()) -> LogSources:
+    host = ctx.host
+    engines = tuple(engines or ())
+    state = _state(ctx)
+    sources: list = []
+    problems: list[str] = []
+    if host.kind == "evidence":
+        only = _single_engine(engines)
+        for name in host.log_files():
+            path = str(host.path(name))
+            engine = engine_from_name(name) or only or _sniff_file(path)
+            sources.append(EvidenceFileSource(host, name, engine, ctx.since_seconds))
+        if not sources:
+            raise FactUnavailable("no log files in the evidence (journal.log, server.log, vllm.log)", quiet=True)
+        return LogSources(sources)
+
+    units = dict.fromkeys(e.unit for e in engines if e.unit)
+    kinds = {e.unit: e.kind for e in engines if e.unit}
+    for unit in units:
+        source = JournalSource(
+            host, unit, kinds.get(unit), ctx.since_seconds, state, ctx.options.get("journal_directory")
+        )
+        reason = source.probe()
+        if reason:
+            problems.append(f"{source.name}: {reason}")
+        else:
+            sources.append(source)
+    for path in ctx.options.get("log_files") or ():
+        if host.kind == "local":
+            if not os.access(path, os.R_OK):
+                problems.append(f"{path}: not readable")
+                continue
+            engine = engine_from_name(path) or _sniff_file(path) or _single_engine(engines)
+            sources.append(FileSource(path, engine=engine, since_seconds=ctx.since_seconds, state=state,
+                                      state_key=f"{host.name}|file:{os.path.abspath(path)}"))
+        else:
+            sources.append(RemoteFileSource(host, path, engine_from_name(path) or _single_engine(engines),
+                                            ctx.since_seconds, state))
+    if not sources:
+        if problems:
+            raise FactUnavailable("; ".join(problems))
+        raise FactUnavailable("no log sources (no engine runs as a systemd unit; name files with --log)", quiet=True)
+    return LogSources(sources, problems)

@@ -1,0 +1,678 @@
+"""Log sources: the systemd journal, plain log files and evidence files, streamed.
+
+Every source has `.name` (shown as the evidence source, e.g. "journal:ollama.service"),
+`.engine` (OLLAMA / VLLM / LLAMACPP, or None when unknown) and `.lines()`, an
+iterator over the raw lines inside the time window, with bounded memory. Lines
+keep whatever prefix they have; journal lines are given the `journalctl -o
+short-iso` prefix (`2026-08-01T07:02:33+0000 host ollama[1617]: `) so they read like
+the journal and keep their time. `.blocks()` yields the same text as newline-joined
+blocks of whole lines, for scanners that run one regex over many lines at once.
+
+Resuming: given a `ResumeState` (a small JSON file), a source starts where the
+previous run stopped - after the journal cursor, or at the byte offset of a file
+whose inode is unchanged and which has not shrunk (a rotated or truncated file is
+read from its start) - and records the new position when a scan ends. Within one
+run every call to `.lines()` reads the same range, so several scanners can share a
+source; the position saved is the furthest any of them reached.
+
+A source that fails while streaming stops and sets `.error` (a one-line reason)
+instead of raising into the scanner that iterates it.
+"""
+from __future__ import annotations
+
+import calendar
+import json
+import os
+import re
+import subprocess
+import tempfile
+import threading
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator, Protocol
+
+from .engines import LLAMACPP, OLLAMA, VLLM
+from .hosts.base import CommandNotFound, HostError
+
+DAY = 24 * 3600.0
+CHUNK = 1024 * 1024  # bytes read from a file at a time
+MAX_LINE = 1024 * 1024  # longer lines are cut (a runaway line never grows memory)
+BISECT_ABOVE = 4 * CHUNK  # files this large are bisected to the window's start
+JOURNAL_DEADLINE = 120.0  # seconds a journal read may take in all
+REMOTE_MAX_ENTRIES = 200_000  # journal entries read through host.run (held in memory)
+REMOTE_MAX_BYTES = 64 * 1024 * 1024  # plain-file bytes read per run on a remote host
+
+
+class LogSource(Protocol):
+    name: str
+    engine: str | None
+    error: str | None
+
+    def lines(self) -> Iterator[str]:
+        ...
+
+
+def engine_from_name(name: str) -> str | None:
+    """Engine hint from a unit or file name: ollama* -> OLLAMA, vllm* -> VLLM, llama* -> LLAMACPP."""
+    base = os.path.basename(name).lower()
+    if "ollama" in base:
+        return OLLAMA
+    if "vllm" in base:
+        return VLLM
+    if "llama" in base:
+        return LLAMACPP
+    return None
+
+
+# -- time stamps in lines ---------------------------------------------------------------
+
+_MONTHS = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
+# 2026-08-01T07:02:33.347Z (slog, short-iso), 2025/03/06 - 11:42:21 (gin), 2024/10/30 09:20:45 (old Ollama)
+_ISO = re.compile(
+    r"(\d{4})[-/](\d{2})[-/](\d{2})(?:[T ]| - )(\d{2}):(\d{2}):(\d{2})(?:[.,]\d+)?\s?(Z|[+-]\d{2}:?\d{2}(?!\d))?"
+)
+# Aug 08 23:02:37 (journalctl short, no year)
+_SYSLOG = re.compile(r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) (\d{2}):(\d{2}):(\d{2})\b")
+# INFO 08-01 07:02:33 [loggers.py:123] (vLLM, no year)
+_VLLM = re.compile(r"\b(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})\b")
+_SCAN = 200  # time stamps are looked for in the first characters of a line only
+
+
+def _epoch(year: int, month: int, day: int, hh: int, mm: int, ss: int, tz: str | None) -> float | None:
+    try:
+        if tz is None:  # a time without zone is the host's local time
+            return time.mktime((year, month, day, hh, mm, ss, 0, 0, -1))
+        seconds = calendar.timegm((year, month, day, hh, mm, ss, 0, 0, 0))
+    except (ValueError, OverflowError):
+        return None
+    if tz != "Z":
+        sign = -1 if tz[0] == "+" else 1
+        digits = tz[1:].replace(":", "")
+        seconds += sign * (int(digits[:2]) * 3600 + int(digits[2:4]) * 60)
+    return float(seconds)
+
+
+def _without_year(month: int, day: int, hh: int, mm: int, ss: int, now: float) -> float | None:
+    """A year-less stamp is the latest such moment not more than a day after `now`."""
+    year = time.localtime(now).tm_year
+    for y in (year, year - 1):
+        if not (1 <= month <= 12 and 1 <= day <= 31):
+            return None
+        t = _epoch(y, month, day, hh, mm, ss, None)
+        if t is not None and t <= now + DAY:
+            return t
+    return None
+
+
+def line_time(line: str, now: float | None = None) -> float | None:
+    """The moment a log line was written (epoch seconds), from the first stamp it carries."""
+    head = line[:_SCAN]
+    m = _ISO.search(head)
+    if m:
+        y, mo, d, hh, mi, ss = (int(g) for g in m.groups()[:6])
+        if 1 <= mo <= 12 and 1 <= d <= 31 and hh < 24 and mi < 60 and ss < 62:
+            return _epoch(y, mo, d, hh, mi, ss, m.group(7))
+        return None
+    now = time.time() if now is None else now
+    m = _SYSLOG.search(head)
+    if m:
+        return _without_year(_MONTHS[m.group(1)], int(m.group(2)), *(int(g) for g in m.groups()[2:]), now)
+    m = _VLLM.search(head)
+    if m:
+        return _without_year(*(int(g) for g in m.groups()), now)
+    return None
+
+
+# -- resume state --------------------------------------------------------------------------
+
+
+class ResumeState:
+    """Where each source stopped, in a small JSON file ({key: {...}}), written atomically."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        try:
+            data = json.loads(self.path.read_text())
+            self.data: dict[str, dict[str, Any]] = data if isinstance(data, dict) else {}
+        except (OSError, ValueError):
+            self.data = {}
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        value = self.data.get(key)
+        return value if isinstance(value, dict) else None
+
+    def put(self, key: str, value: dict[str, Any]) -> None:
+        with self._lock:
+            self.data[key] = value
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".log-state.")
+            try:
+                with os.fdopen(fd, "w") as f:
+                    json.dump(self.data, f, indent=1, sort_keys=True)
+                os.replace(tmp, self.path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+
+
+# -- plain files ------------------------------------------------------------------------------
+
+
+def _first_time_after(f, offset: int, now: float) -> float | None:
+    """The first parseable time stamp in the lines that start after `offset`."""
+    f.seek(offset)
+    data = f.read(64 * 1024)
+    if offset:
+        data = data[data.find(b"\n") + 1 :]
+    for raw in data.split(b"\n")[:-1] or [data]:
+        t = line_time(raw[:_SCAN].decode("utf-8", "replace"), now)
+        if t is not None:
+            return t
+    return None
+
+
+def window_start(f, start: int, size: int, cutoff: float, now: float) -> int:
+    """Byte offset at or before the first line newer than `cutoff` (binary search on stamps).
+    Returns `start` when the file is small or carries no parseable stamps."""
+    if size - start <= BISECT_ABOVE:
+        return start
+    lo, hi = start, size
+    while hi - lo > CHUNK:
+        mid = (lo + hi) // 2
+        t = _first_time_after(f, mid, now)
+        if t is None:
+            return lo  # no stamps here: read linearly from what we know is safe
+        if t < cutoff:
+            lo = mid
+        else:
+            hi = mid
+    if lo == start:
+        return start
+    f.seek(lo)
+    skip = f.read(MAX_LINE).find(b"\n")  # start at a line boundary
+    return lo + skip + 1 if skip >= 0 else lo
+
+
+class FileSource:
+    """A log file on this machine, read in large binary chunks."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        name: str | None = None,
+        engine: str | None = None,
+        since_seconds: float | None = DAY,
+        state: ResumeState | None = None,
+        state_key: str | None = None,
+        now: float | None = None,
+    ) -> None:
+        self.path = str(path)
+        self.name = name or os.path.basename(self.path)
+        self.engine = engine if engine is not None else engine_from_name(self.path)
+        self.since_seconds = since_seconds
+        self.state = state
+        self.state_key = state_key or f"file:{os.path.abspath(self.path)}"
+        self.now = now
+        self.error: str | None = None
+        self.notes: list[str] = []
+        self._range: tuple[int, int] | None = None  # (start offset, inode) fixed for this run
+        self._reached = 0
+
+    def _start(self, st: os.stat_result) -> int:
+        if self._range is not None and self._range[1] == st.st_ino:
+            return self._range[0]
+        start = 0
+        saved = self.state.get(self.state_key) if self.state else None
+        if saved:
+            if saved.get("inode") != st.st_ino:
+                self.notes.append(f"{self.name}: a new file since the last run (rotated): read from its start")
+            elif int(saved.get("offset", 0)) > st.st_size:
+                self.notes.append(f"{self.name}: shorter than at the last run (truncated): read from its start")
+            else:
+                start = int(saved.get("offset", 0))
+        self._range = (start, st.st_ino)
+        return start
+
+    def blocks(self) -> Iterator[str]:
+        try:
+            f = open(self.path, "rb")
+        except OSError as e:
+            self.error = f"{self.path}: {e.strerror or e}"
+            return
+        with f:
+            st = os.fstat(f.fileno())
+            start = self._start(st)
+            now = time.time() if self.now is None else self.now
+            cutoff = now - self.since_seconds if self.since_seconds else None
+            pos = start
+            if cutoff is not None:
+                pos = window_start(f, start, st.st_size, cutoff, now)
+            resumable = self.state is not None
+            f.seek(pos)
+            in_window = cutoff is None
+            rest = b""
+            try:
+                while True:
+                    chunk = f.read(CHUNK)
+                    if not chunk:
+                        break
+                    buf = rest + chunk
+                    cut = buf.rfind(b"\n")
+                    if cut < 0:
+                        if len(buf) > MAX_LINE:  # a runaway line: keep its head, drop the rest
+                            buf = buf[:MAX_LINE] + b"\n"
+                            cut = MAX_LINE
+                        else:
+                            rest = buf
+                            continue
+                    text = buf[:cut].decode("utf-8", "replace")
+                    rest = buf[cut + 1 :]
+                    if not in_window:
+                        text, in_window = _drop_before(text, cutoff, now)
+                    if text:
+                        yield text
+                    self._reached = max(self._reached, f.tell() - len(rest))
+                if rest and not resumable:  # an unterminated last line (a pasted file)
+                    text = rest.decode("utf-8", "replace")
+                    if not in_window:
+                        text, in_window = _drop_before(text, cutoff, now)
+                    if text:
+                        yield text
+            except OSError as e:
+                self.error = f"{self.path}: {e.strerror or e}"
+            finally:
+                if self.state is not None and self._reached:
+                    self.state.put(self.state_key, {"inode": st.st_ino, "offset": self._reached, "size": st.st_size})
+
+    def lines(self) -> Iterator[str]:
+        for block in self.blocks():
+            yield from block.split("\n")
+
+
+def _drop_before(text: str, cutoff: float | None, now: float) -> tuple[str, bool]:
+    """Drop the lines of `text` written before `cutoff`; lines without a stamp follow the
+    last stamp seen. Logs are chronological, so once a line is inside the window, every
+    later one is. Returns (kept text, whether the window has been reached)."""
+    if cutoff is None:
+        return text, True
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        t = line_time(line, now)
+        if t is not None and t >= cutoff:
+            return "\n".join(lines[i:]), True
+    return "", False
+
+
+class EvidenceFileSource(FileSource):
+    """A log file in an evidence directory. Its time window ends at the collection time
+    (meta.json "time") when known; otherwise the whole file is read, since evidence
+    describes the past."""
+
+    def __init__(self, host, name: str, engine: str | None = None, since_seconds: float | None = DAY) -> None:
+        collected = _meta_time(getattr(host, "meta", {}) or {})
+        super().__init__(
+            host.path(name),
+            name=name,
+            engine=engine if engine is not None else engine_from_name(name),
+            since_seconds=since_seconds if collected is not None else None,
+            now=collected,
+        )
+
+
+def _meta_time(meta: dict) -> float | None:
+    value = meta.get("time")
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        return line_time(value)
+    return None
+
+
+class RemoteFileSource:
+    """A log file on a remote host: `stat` for inode and size, `dd` for the new bytes
+    (at most REMOTE_MAX_BYTES per run; Host.run returns the whole output, so the read
+    is bounded rather than streamed)."""
+
+    def __init__(self, host, path: str, engine: str | None = None, since_seconds: float | None = DAY,
+                 state: ResumeState | None = None) -> None:
+        self.host = host
+        self.path = path
+        self.name = os.path.basename(path)
+        self.engine = engine if engine is not None else engine_from_name(path)
+        self.since_seconds = since_seconds
+        self.state = state
+        self.state_key = f"{host.name}|file:{path}"
+        self.error: str | None = None
+        self._text: str | None = None
+
+    def _fetch(self) -> str:
+        if self._text is not None:
+            return self._text
+        self._text = ""
+        try:
+            res = self.host.run(["stat", "-L", "-c", "%i %s", self.path], timeout=10)
+            if not res.ok:
+                self.error = f"{self.path}: {(res.stderr.strip() or 'stat failed')[:200]}"
+                return ""
+            inode, size = (int(x) for x in res.stdout.split()[:2])
+            saved = self.state.get(self.state_key) if self.state else None
+            start = int(saved["offset"]) if saved and saved.get("inode") == inode and int(saved.get("offset", 0)) <= size else 0
+            start = max(start, size - REMOTE_MAX_BYTES)
+            res = self.host.run(
+                ["dd", f"if={self.path}", "iflag=skip_bytes,count_bytes", f"skip={start}", f"count={size - start}", "status=none"],
+                timeout=120,
+            )
+            if not res.ok:
+                self.error = f"{self.path}: {(res.stderr.strip() or 'dd failed')[:200]}"
+                return ""
+        except (HostError, ValueError) as e:
+            self.error = f"{self.path}: {e}"
+            return ""
+        text = res.stdout
+        if start and not (saved and start == int(saved.get("offset", -1))):
+            text = text[text.find("\n") + 1 :]  # began mid-line
+        cut = text.rfind("\n")
+        if self.state is not None:
+            self.state.put(self.state_key, {"inode": inode, "offset": start + len(text[: cut + 1].encode()), "size": size})
+            text = text[: cut + 1]
+        if self.since_seconds:
+            text, _ = _drop_before(text, time.time() - self.since_seconds, time.time())
+        self._text = text
+        return text
+
+    def blocks(self) -> Iterator[str]:
+        text = self._fetch()
+        if text:
+            yield text
+
+    def lines(self) -> Iterator[str]:
+        for line in self._fetch().splitlines():
+            yield line
+
+
+# -- the systemd journal ------------------------------------------------------------------------
+
+NOT_PERMITTED = "journalctl: not permitted - add the user to systemd-journal or run as root"
+
+
+def journal_permission_problem(stderr: str) -> str | None:
+    s = stderr.lower()
+    if "insufficient permissions" in s or "not seeing messages from other users" in s:
+        return NOT_PERMITTED
+    return None
+
+
+def message_lines(message: Any) -> list[str]:
+    """MESSAGE as journalctl -o json or python-systemd give it: a string, bytes, an array of
+    byte values (non-UTF-8 data), an array of several values, or null (too large)."""
+    if message is None:
+        return []
+    if isinstance(message, bytes):
+        return message.decode("utf-8", "replace").split("\n")
+    if isinstance(message, list):
+        if all(isinstance(x, int) for x in message):
+            return bytes(x & 0xFF for x in message).decode("utf-8", "replace").split("\n")
+        out: list[str] = []
+        for value in message:
+            out += message_lines(value)
+        return out
+    return str(message).split("\n")
+
+
+def format_entry(entry: dict[str, Any], fallback_ident: str = "") -> list[str]:
+    """Journal entry -> lines with the short-iso prefix `2026-08-01T07:02:33+0000 host ident[pid]: `."""
+    ts = entry.get("__REALTIME_TIMESTAMP")
+    if isinstance(ts, datetime):
+        seconds = ts.timestamp()
+    else:
+        try:
+            seconds = int(ts) / 1e6
+        except (TypeError, ValueError):
+            seconds = 0.0
+    stamp = datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S+0000")
+    host = _text(entry.get("_HOSTNAME")) or "localhost"
+    ident = _text(entry.get("SYSLOG_IDENTIFIER")) or _text(entry.get("_COMM")) or fallback_ident
+    pid = _text(entry.get("_PID"))
+    prefix = f"{stamp} {host} {ident}[{pid}]: " if pid else f"{stamp} {host} {ident}: "
+    return [prefix + line for line in message_lines(entry.get("MESSAGE"))]
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, list):
+        return _text(value[0]) if value else ""
+    return str(value)
+
+
+def _entry_seconds(entry: dict[str, Any]) -> float | None:
+    ts = entry.get("__REALTIME_TIMESTAMP")
+    if isinstance(ts, datetime):
+        return ts.timestamp()
+    try:
+        return int(ts) / 1e6
+    except (TypeError, ValueError):
+        return None
+
+
+def systemd_reader_available() -> bool:
+    try:
+        from systemd import journal  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+class JournalSource:
+    """The journal of one systemd unit.
+
+    Backends, in order: python-systemd's `systemd.journal.Reader` (the optional
+    `llmdoctor[journal]` extra) on the local machine; `journalctl -o json` streamed
+    line by line from a local subprocess; `journalctl -o json` through host.run on
+    other hosts (the whole output is returned at once, so it is bounded to the newest
+    REMOTE_MAX_ENTRIES entries). `directory` reads journal files from a directory
+    instead of the system journal (journalctl --directory, Reader(path=...)).
+    """
+
+    def __init__(
+        self,
+        host,
+        unit: str,
+        engine: str | None = None,
+        since_seconds: float | None = DAY,
+        state: ResumeState | None = None,
+        directory: str | None = None,
+        backend: str | None = None,  # "reader" | "journalctl" | "host"; None = best available
+        deadline: float = JOURNAL_DEADLINE,
+    ) -> None:
+        self.host = host
+        self.unit = unit if "." in unit else f"{unit}.service"
+        self.name = f"journal:{self.unit}"
+        self.engine = engine if engine is not None else engine_from_name(self.unit)
+        self.since_seconds = since_seconds
+        self.state = state
+        self.directory = directory
+        self.deadline = deadline
+        self.state_key = f"{getattr(host, 'name', 'local')}|journal:{directory or ''}:{self.unit}"
+        self.error: str | None = None
+        if backend is None:
+            if getattr(host, "kind", "") == "local":
+                backend = "reader" if systemd_reader_available() else "journalctl"
+            else:
+                backend = "host"
+        self.backend = backend
+        saved = state.get(self.state_key) if state else None
+        self._cursor: str | None = saved.get("cursor") if saved else None
+        self._last_cursor: str | None = None
+        self._cutoff = (time.time() - since_seconds) if since_seconds else None
+
+    # -- shared -----------------------------------------------------------------------------
+    def _argv(self, extra: list[str]) -> list[str]:
+        argv = ["journalctl", "-u", self.unit, "-o", "json", "--all", "--no-pager"]
+        if self.directory:
+            argv += ["--directory", self.directory]
+        if self._cursor:
+            argv += ["--after-cursor", self._cursor]  # journalctl refuses --since with it
+        elif self._cutoff is not None:
+            argv += [f"--since=@{int(self._cutoff)}"]
+        return argv + extra
+
+    def _accept(self, entry: dict[str, Any]) -> bool:
+        if self._cutoff is not None:
+            t = _entry_seconds(entry)
+            if t is not None and t < self._cutoff:
+                return False
+        cursor = entry.get("__CURSOR")
+        if cursor == self._cursor:
+            return False
+        if cursor:
+            self._last_cursor = str(cursor)
+        return True
+
+    def _save(self) -> None:
+        if self.state is not None and self._last_cursor:
+            self.state.put(self.state_key, {"cursor": self._last_cursor})
+
+    def probe(self) -> str | None:
+        """Why this journal cannot be read, or None. Cheap: reads at most one entry."""
+        if self.backend == "reader" and not self.directory and os.geteuid() != 0:
+            groups = _group_names()
+            if not groups & {"systemd-journal", "adm", "wheel"}:
+                return NOT_PERMITTED
+            return None
+        if self.backend == "reader":
+            if self.directory and not os.access(self.directory, os.R_OK | os.X_OK):
+                return f"journal directory {self.directory}: not readable"
+            return None
+        argv = ["journalctl", "-u", self.unit, "-o", "json", "-n", "1", "--no-pager"]
+        if self.directory:
+            argv += ["--directory", self.directory]
+        try:
+            res = self.host.run(argv, timeout=15)
+        except CommandNotFound:
+            return "journalctl: not installed (no systemd journal on this host)"
+        except HostError as e:
+            return f"journalctl: {e}"
+        problem = journal_permission_problem(res.stderr)
+        if problem:
+            return problem
+        if not res.ok:
+            first = (res.stderr.strip().splitlines() or [f"exit status {res.returncode}"])[0]
+            return f"journalctl: {first[:200]}"
+        return None
+
+    # -- backends -----------------------------------------------------------------------------
+    def _reader_entries(self) -> Iterator[dict[str, Any]]:
+        from systemd import journal
+
+        reader = journal.Reader(path=self.directory) if self.directory else journal.Reader()
+        try:
+            reader.add_match(_SYSTEMD_UNIT=self.unit)
+            if self._cursor:
+                try:
+                    reader.seek_cursor(self._cursor)
+                except (OSError, ValueError):
+                    self._cursor = None
+            if not self._cursor and self._cutoff is not None:
+                reader.seek_realtime(datetime.fromtimestamp(self._cutoff))
+            end = time.monotonic() + self.deadline
+            for entry in reader:
+                if time.monotonic() > end:
+                    self.error = f"{self.name}: stopped after {self.deadline:g} s"
+                    break
+                yield entry
+        finally:
+            reader.close()
+
+    def _journalctl_entries(self) -> Iterator[dict[str, Any]]:
+        env = dict(os.environ, LC_ALL="C", SYSTEMD_PAGER="", PAGER="cat", SYSTEMD_COLORS="0")
+        with tempfile.TemporaryFile() as err:
+            try:
+                proc = subprocess.Popen(self._argv([]), stdout=subprocess.PIPE, stderr=err,
+                                        stdin=subprocess.DEVNULL, env=env)
+            except FileNotFoundError:
+                self.error = "journalctl: not installed (no systemd journal on this host)"
+                return
+            timer = threading.Timer(self.deadline, proc.kill)
+            timer.start()
+            try:
+                assert proc.stdout is not None
+                for raw in proc.stdout:
+                    try:
+                        entry = json.loads(raw)
+                    except ValueError:
+                        continue
+                    if isinstance(entry, dict):
+                        yield entry
+            finally:
+                timer.cancel()
+                if proc.poll() is None:
+                    proc.kill()
+                proc.wait()
+                err.seek(0)
+                stderr = err.read(64 * 1024).decode("utf-8", "replace")
+                if proc.returncode not in (0, -9) or journal_permission_problem(stderr):
+                    self.error = journal_permission_problem(stderr) or f"journalctl: {stderr.strip()[:200]}"
+                elif proc.returncode == -9 and not timer.is_alive():
+                    self.error = self.error or f"{self.name}: stopped after {self.deadline:g} s"
+
+    def _host_entries(self) -> Iterator[dict[str, Any]]:
+        try:
+            res = self.host.run(self._argv(["-n", str(REMOTE_MAX_ENTRIES)]), timeout=self.deadline)
+        except HostError as e:
+            self.error = f"journalctl: {e}"
+            return
+        problem = journal_permission_problem(res.stderr)
+        if problem or not res.ok:
+            self.error = problem or f"journalctl: {res.stderr.strip()[:200]}"
+        for raw in res.stdout.splitlines():
+            try:
+                entry = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(entry, dict):
+                yield entry
+
+    def entries(self) -> Iterator[dict[str, Any]]:
+        backend = {"reader": self._reader_entries, "journalctl": self._journalctl_entries, "host": self._host_entries}
+        try:
+            for entry in backend[self.backend]():
+                if self._accept(entry):
+                    yield entry
+        except OSError as e:
+            self.error = f"{self.name}: {e}"
+        finally:
+            self._save()
+
+    def lines(self) -> Iterator[str]:
+        ident = self.unit.rsplit(".", 1)[0]
+        for entry in self.entries():
+            yield from format_entry(entry, ident)
+
+    def blocks(self, max_chars: int = CHUNK) -> Iterator[str]:
+        buf: list[str] = []
+        size = 0
+        for line in self.lines():
+            buf.append(line)
+            size += len(line) + 1
+            if size >= max_chars:
+                yield "\n".join(buf)
+                buf, size = [], 0
+        if buf:
+            yield "\n".join(buf)
+
+
+def _group_names() -> set[str]:
+    import grp
+
+    names = set()
+    for gid in os.getgroups():
+        try:
+            names.add(grp.getgrgid(gid).gr_name)
+        except KeyError:
+            pass
+    return names
