@@ -1,0 +1,112 @@
+"""CPU_SPILL in Ollama: part of the model in system memory, or a GPU that is claimed but not used."""
+from llmdoctor.checks import check
+from llmdoctor.engines.ollama_figures import evs, gpu_expected, gpu_process_bytes, human
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+LEVERS = ("Make weights plus KV cache fit in GPU memory: fewer slots (OLLAMA_NUM_PARALLEL) or a smaller "
+          "context (OLLAMA_CONTEXT_LENGTH / num_ctx) - KV memory is slots x context; a quantised KV cache "
+          "(OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1 halves it); or a smaller quantisation of "
+          "the model (e.g. Q4_K_M instead of Q8_0).")
+FIX_CONFIG = ('# /etc/systemd/system/ollama.service.d/override.conf\n[Service]\n'
+              'Environment="OLLAMA_FLASH_ATTENTION=1"\nEnvironment="OLLAMA_KV_CACHE_TYPE=q8_0"\n'
+              'Environment="OLLAMA_NUM_PARALLEL=2"\n')
+COMMANDS = ("systemctl daemon-reload && systemctl restart ollama", "ollama ps  # PROCESSOR should read 100% GPU")
+
+
+def _partial_load(log):
+    if log is None:
+        return None
+    for load in reversed(log.loads):
+        if load.offloaded is not None:
+            return load
+    return None
+
+
+@check(id="ollama-cpu-spill", cause=Cause.CPU_SPILL,
+       purpose="Part (or all) of a loaded model sits in system memory: ollama ps split, offloaded N/M < M")
+def cpu_spill(ollama_ps=None, ollama_log=None, gpu=None):
+    evidence = []
+    worst = 0
+    for m in ollama_ps or ():
+        if m.cpu_percent is None or m.cpu_percent == 0:
+            continue
+        if m.cpu_percent == 100 and gpu_expected(ollama_log, gpu) is None:
+            continue  # a CPU-only host: nothing spilled
+        worst = max(worst, m.cpu_percent)
+        detail = m.line if m.source.endswith(".txt") or m.source == "ollama ps" else (
+            f"{m.name}: {m.processor} (size {human(m.size)}, on GPU {human(m.size_vram or 0)})")
+        evidence.append(Evidence(m.source, detail))
+    load = _partial_load(ollama_log)
+    if load is not None and load.offloaded[0] < load.offloaded[1]:
+        if load.offloaded[0] > 0 or gpu_expected(ollama_log, gpu) is not None:
+            on, total = load.offloaded
+            worst = max(worst, round(100 * (total - on) / total))
+            evidence += evs([e for e in load.examples if "offloaded" in e.line or "buffer size" in e.line][:3])
+    if not evidence:
+        return
+    gpu_ev = gpu_expected(ollama_log, gpu)
+    if gpu_ev is not None and not any(e.text == gpu_ev.text for e in evidence):
+        evidence.append(gpu_ev)
+    yield Finding(
+        Cause.CPU_SPILL, Severity.CRITICAL if worst >= 50 else Severity.WARNING,
+        f"The model does not fit in GPU memory: about {worst}% of it runs on the CPU, and every token waits for it",
+        evidence, Fix(LEVERS, COMMANDS, FIX_CONFIG),
+    )
+
+
+@check(id="ollama-gpu-not-used", cause=Cause.CPU_SPILL,
+       purpose='"100% GPU" in ollama ps while the runner loaded only a CPU backend or holds no GPU memory')
+def gpu_not_used(ollama_ps, ollama_log=None, gpu=None):
+    claimed = [m for m in ollama_ps if m.cpu_percent == 0]
+    if not claimed:
+        return
+    m = claimed[0]
+    proof = []
+    load = ollama_log.loads[-1] if ollama_log is not None and ollama_log.loads else None
+    if load is not None:
+        if load.backends and all(b.upper().startswith("CPU") for b in load.backends):
+            proof.append(Evidence(load.examples[0].source if load.examples else "ollama log",
+                                  f"runner loaded only the {', '.join(load.backends)} backend"))
+        if load.offloaded is not None and load.offloaded[0] == 0:
+            proof += evs([e for e in load.examples if "offloaded" in e.line][:1])
+        elif load.gpu_buffer_mib == 0 and load.host_buffer_mib > 0 and load.gpu_weights_bytes == 0:
+            proof += evs([e for e in load.examples if "buffer size" in e.line][:2])
+        elif load.host_weights_bytes > 0 and load.gpu_weights_bytes == 0:
+            proof += evs([e for e in load.examples if "model weights" in e.line][:1])
+    held = gpu_process_bytes(gpu)
+    if held is not None and m.size and held < 0.05 * m.size:
+        proof.append(Evidence("gpu", f"Ollama processes hold {human(held)} of GPU memory for a {human(m.size)} model"))
+    if not proof:
+        return
+    yield Finding(
+        Cause.CPU_SPILL, Severity.CRITICAL,
+        f"`ollama ps` says {m.processor} for {m.name}, but the runner is computing on the CPU",
+        [Evidence(m.source, m.line)] + proof,
+        Fix("`ollama ps` shows the planned placement; the runner fell back to the CPU because the GPU backend did "
+            "not load. Check the start-up log for CUDA/ROCm library errors, make sure the driver works "
+            "(`nvidia-smi`), then restart Ollama and confirm the runner logs a CUDA/ROCm backend and GPU buffers.",
+            ("nvidia-smi", "systemctl restart ollama", "journalctl -u ollama -b | grep -E 'load_backend|buffer size|offloaded'")),
+    )
+
+
+@check(id="ollama-gpu-lost", cause=Cause.CPU_SPILL,
+       purpose="The GPU vanished from Ollama (CUDA init error 999, or a later start found only the CPU) - typical after suspend")
+def gpu_lost(ollama_log):
+    evidence = evs(ollama_log.gpu_init_failures.examples[:3])
+    starts = ollama_log.startups
+    if len(starts) >= 2 and starts[-1].libraries and not starts[-1].has_gpu and any(s.has_gpu for s in starts[:-1]):
+        before = next(s for s in starts if s.has_gpu)
+        evidence += evs(before.examples[:1]) + evs(starts[-1].examples[:1])
+    if not evidence:
+        return
+    yield Finding(
+        Cause.CPU_SPILL, Severity.CRITICAL,
+        "Ollama lost the GPU and runs on the CPU (CUDA failed to initialise, as happens after suspend/resume)",
+        evidence,
+        Fix("Reload the NVIDIA UVM driver and restart Ollama; to keep it from recurring, let the driver preserve "
+            "video memory across suspend (NVreg_PreserveVideoMemoryAllocations=1 with nvidia-suspend/-resume "
+            "services enabled).",
+            ("systemctl stop ollama", "rmmod nvidia_uvm && modprobe nvidia_uvm", "systemctl start ollama",
+             "echo 'options nvidia NVreg_PreserveVideoMemoryAllocations=1' > /etc/modprobe.d/nvidia-power.conf",
+             "systemctl enable nvidia-suspend.service nvidia-resume.service")),
+    )

@@ -1,0 +1,25 @@
+"""KV_CAPACITY in Ollama: the KV cache the slots need does not fit next to the weights."""
+from llmdoctor.checks import check
+from llmdoctor.engines.ollama_figures import dropin, dropin_commands, human
+from llmdoctor.engines.ollama_kv import kv_budget
+from llmdoctor.model import Cause, Finding, Fix, Severity
+
+
+@check(id="ollama-kv-capacity", cause=Cause.KV_CAPACITY,
+       purpose="OLLAMA_NUM_PARALLEL x context x KV bytes per token exceeds the GPU memory left after the weights")
+def kv_capacity(ollama_show, ollama_config, ollama_ps=None, ollama_log=None, gpu=None):
+    b = kv_budget(ollama_show, ollama_config, ollama_ps, ollama_log, gpu)
+    if b is None or b.free <= 0 or b.need <= b.free:
+        return
+    slots = max(b.fits, 1)
+    yield Finding(
+        Cause.KV_CAPACITY, Severity.WARNING,
+        f"{b.slots} slot(s) x {b.context} tokens need {human(b.need)} of KV cache, but only {human(b.free)} "
+        f"is left after the weights: {b.fits} such conversation(s) fit on the GPU",
+        b.evidence,
+        Fix(f"Match slots and context to the memory: OLLAMA_NUM_PARALLEL={slots} at this context, or a smaller "
+            f"context, or OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1 (about half the KV bytes). "
+            f"Otherwise Ollama moves layers to the CPU.",
+            dropin_commands(),
+            dropin(OLLAMA_NUM_PARALLEL=slots, OLLAMA_FLASH_ATTENTION=1, OLLAMA_KV_CACHE_TYPE="q8_0")),
+    )

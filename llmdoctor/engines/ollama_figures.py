@@ -1,0 +1,161 @@
+"""Pure helpers that turn Ollama facts into the figures and fixes the checks print.
+
+Kept out of the checks so each check stays a few lines of "if signal: finding".
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import Evidence
+from . import ollama_env as envdef
+from .ollama_log import Example, Load, OllamaLogSummary
+
+RESTART = "systemctl daemon-reload && systemctl restart ollama"
+DROPIN_PATH = "/etc/systemd/system/ollama.service.d/override.conf"
+
+
+def dropin(**values: Any) -> str:
+    """A systemd drop-in that sets Ollama variables (`systemctl edit ollama` writes the same)."""
+    lines = [f"# {DROPIN_PATH}", "[Service]"]
+    lines += [f'Environment="{k}={v}"' for k, v in values.items()]
+    return "\n".join(lines) + "\n"
+
+
+def dropin_commands() -> tuple[str, ...]:
+    return (f"mkdir -p {DROPIN_PATH.rsplit('/', 1)[0]}  # then write the drop-in below to {DROPIN_PATH}",
+            RESTART)
+
+
+def ev(example: Example | None, fallback_source: str = "") -> Evidence | None:
+    if example is None:
+        return None
+    return Evidence(example.source or fallback_source, example.line)
+
+
+def evs(examples) -> list[Evidence]:
+    return [Evidence(e.source, e.line) for e in examples]
+
+
+def config_evidence(config, name: str) -> Evidence:
+    value = config.get(name)
+    origin = config.origin(name)
+    if origin == "server config log line" and config.server_config_line is not None:
+        return Evidence(config.server_config_line.source, f"{name}:{value} (server config log line)")
+    return Evidence(f"ollama_config ({origin})", f"{name}={value!r} ({origin})")
+
+
+@dataclass(frozen=True)
+class Slots:
+    count: int | None  # None = auto, decided per load
+    how: str
+    evidence: tuple[Evidence, ...]
+    from_runner: bool = False
+
+
+def last_load_with(log: OllamaLogSummary | None, attr: str) -> Load | None:
+    if log is None:
+        return None
+    for load in reversed(log.loads):
+        if getattr(load, attr) is not None:
+            return load
+    return None
+
+
+def slots(config, log: OllamaLogSummary | None) -> Slots | None:
+    """Slots per loaded model: the runner's --parallel at the last load (what really ran,
+    unless the server restarted since), else the effective OLLAMA_NUM_PARALLEL."""
+    load = last_load_with(log, "parallel")
+    stale = (load is not None and log is not None and log.server_config_at is not None
+             and load.started_at is not None and log.server_config_at > load.started_at)
+    if load is not None and not stale:
+        line = next((e for e in load.examples if "parallel" in e.line.lower()), None)
+        evid = (Evidence(line.source, line.line),) if line else ()
+        return Slots(load.parallel, "runner started with --parallel " + str(load.parallel), evid, True)
+    if config is None:
+        return None
+    raw = config.get("OLLAMA_NUM_PARALLEL")
+    if config.is_default("OLLAMA_NUM_PARALLEL") and config.version is None:
+        return None  # never assume a version's default
+    value = None if config.is_default("OLLAMA_NUM_PARALLEL") else raw
+    n, how = envdef.effective_parallel(value, config.version)
+    if not config.is_default("OLLAMA_NUM_PARALLEL"):
+        how = f"OLLAMA_NUM_PARALLEL={raw} ({config.origin('OLLAMA_NUM_PARALLEL')})"
+        if n is not None and raw == "0":
+            how += f", which means 1 in Ollama {config.version}"
+    return Slots(n, how, (config_evidence(config, "OLLAMA_NUM_PARALLEL"),))
+
+
+def keep_alive_seconds(config) -> float:
+    if config is None:
+        return 300.0
+    s = envdef.keep_alive_seconds(config.get("OLLAMA_KEEP_ALIVE") or "")
+    return 300.0 if s is None else s
+
+
+def gpu_expected(log: OllamaLogSummary | None, gpu: Any = None) -> Evidence | None:
+    """Evidence that this host has (or had) a GPU Ollama could use."""
+    if log is not None:
+        for s in log.startups:
+            if s.has_gpu and s.examples:
+                ex = next((e for e in s.examples if "library=cpu" not in e.line), s.examples[0])
+                return Evidence(ex.source, ex.line)
+    total = gpu_total_bytes(gpu)
+    if total:
+        return Evidence("gpu", f"GPU memory total {total / 2**30:.1f} GiB")
+    return None
+
+
+def _get(obj: Any, *names: str) -> Any:
+    for n in names:
+        v = obj.get(n) if isinstance(obj, dict) else getattr(obj, n, None)
+        if v is not None:
+            return v
+    return None
+
+
+def gpu_devices(gpu: Any) -> list[Any]:
+    if gpu is None:
+        return []
+    if isinstance(gpu, (list, tuple)):
+        return list(gpu)
+    devs = _get(gpu, "gpus", "devices")
+    return list(devs) if isinstance(devs, (list, tuple)) else []
+
+
+def gpu_total_bytes(gpu: Any) -> int | None:
+    """Summed total memory from the "gpu" fact, whatever its exact shape."""
+    total = 0
+    for d in gpu_devices(gpu):
+        v = _get(d, "memory_total", "total_bytes", "total", "mem_total")
+        if isinstance(v, (int, float)) and v > 0:
+            total += int(v)
+    return total or None
+
+
+def gpu_process_bytes(gpu: Any, pids: set[int] | None = None, names: tuple[str, ...] = ("ollama", "llama-server")) -> int | None:
+    """GPU memory held by Ollama's processes (server, runners), None when not known."""
+    seen = False
+    used = 0
+    procs = []
+    for d in gpu_devices(gpu):
+        procs += list(_get(d, "processes") or [])
+    procs += list(_get(gpu, "processes") or []) if not isinstance(gpu, (list, tuple)) and gpu is not None else []
+    for p in procs:
+        pid = _get(p, "pid")
+        name = str(_get(p, "name", "process_name", "command") or "")
+        if (pids and pid in pids) or any(n in name for n in names):
+            v = _get(p, "used_memory", "used_bytes", "memory", "used")
+            if isinstance(v, (int, float)):
+                seen = True
+                used += int(v)
+    if not seen and procs:
+        return 0
+    return used if seen else None
+
+
+def human(n: float) -> str:
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(n) >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{int(n)} B"

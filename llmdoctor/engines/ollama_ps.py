@@ -1,0 +1,190 @@
+"""Loaded models as Ollama reports them: `ollama ps` text and `GET /api/ps` JSON.
+
+`ollama ps` is a tablewriter table whose cells contain single spaces (`8.3 GB`,
+`13%/87% CPU/GPU`, `4 minutes from now`) and whose spacing users mangle when pasting,
+so rows are matched per column with a value pattern keyed on the header names
+(FACTS.md §3), never on fixed positions.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from ..parsing import ParseError, parse_size
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    name: str
+    size: int | None  # bytes (text: decimal units, rounded as printed)
+    size_vram: int | None  # bytes on GPU (JSON only; estimated from PROCESSOR for text)
+    processor: str  # "100% GPU", "100% CPU", "13%/87% CPU/GPU", "Unknown"
+    cpu_percent: int | None  # share in system memory, None when Unknown
+    context_length: int | None = None
+    until: str | None = None  # `ollama ps` UNTIL text
+    expires_at: str | None = None  # /api/ps RFC 3339
+    id: str = ""
+    source: str = ""
+    line: str = ""  # the row as printed (text) or a compact summary (JSON)
+
+    @property
+    def stopping(self) -> bool:
+        return (self.until or "").startswith("Stopping")
+
+    @property
+    def forever(self) -> bool:
+        return (self.until or "") == "Forever" or (self.expires_at or "")[:4] >= "2200"
+
+
+def processor_label(size: int, size_vram: int) -> str:
+    """The PROCESSOR text Ollama prints for these sizes (cmd/cmd.go ListRunningHandler)."""
+    if size_vram == 0:
+        return "100% CPU"
+    if size_vram == size:
+        return "100% GPU"
+    if size_vram > size or size == 0:
+        return "Unknown"
+    ratio = (size - size_vram) / size * 100
+    cpu = int(ratio + 0.5)  # Go math.Round, positive values
+    return f"{cpu}%/{100 - cpu}% CPU/GPU"
+
+
+def cpu_percent_of(processor: str) -> int | None:
+    p = processor.strip()
+    m = re.fullmatch(r"(\d+)%/(\d+)% CPU/GPU", p)
+    if m:
+        return int(m.group(1))
+    m = re.fullmatch(r"(\d+)% (CPU|GPU)", p)
+    if m:
+        n = int(m.group(1))
+        return n if m.group(2) == "CPU" else 100 - n
+    return None
+
+
+# value patterns per header; unknown headers take one token
+_COLUMN = {
+    "NAME": r"\S+",
+    "ID": r"[0-9a-f]{6,64}",
+    "SIZE": r"\d+(?:\.\d+)?\s?[KMGTP]?i?B",
+    "PROCESSOR": r"\d+%/\d+% CPU/GPU|\d+% (?:CPU|GPU)|Unknown",
+    "CONTEXT": r"\d+",
+}
+_HEADER = re.compile(r"\bNAME\s+ID\s+SIZE\s+PROCESSOR\b.*\bUNTIL\b")
+_PROMPT = re.compile(r"^\s*(?:\S*[$#%>]\s|>>>\s)")
+
+
+def _row_regex(headers: list[str]) -> re.Pattern[str]:
+    parts = []
+    for i, h in enumerate(headers):
+        last = i == len(headers) - 1
+        pat = r".*?" if (last and h == "UNTIL") else _COLUMN.get(h, r".+?" if h == "UNTIL" else r"\S+")
+        parts.append(f"(?P<c{i}>{pat})")
+    return re.compile(r"^\s*" + r"\s+".join(parts) + r"\s*$")
+
+
+def parse_ps_text(text: str, source: str = "ollama ps") -> tuple[LoadedModel, ...]:
+    """All rows of every `ollama ps` table in `text` (several tables may be pasted).
+    Header only -> (). No header -> ParseError."""
+    models: list[LoadedModel] = []
+    rx: re.Pattern[str] | None = None
+    headers: list[str] = []
+    bad: list[str] = []
+    saw_header = False
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        hm = _HEADER.search(line)
+        if hm:
+            headers = hm.group(0).split()
+            rx = _row_regex(headers)
+            saw_header = True
+            continue
+        if not line.strip():
+            continue
+        if rx is None:
+            continue
+        if _PROMPT.match(line) and "ollama" in line:
+            rx = None
+            continue
+        m = rx.match(line)
+        if not m:
+            bad.append(line.strip())
+            continue
+        cells = {h: m.group(f"c{i}").strip() for i, h in enumerate(headers)}
+        models.append(_from_cells(cells, source, line.strip()))
+    if not saw_header:
+        if text.strip():
+            raise ParseError("no `ollama ps` header (NAME ID SIZE PROCESSOR ... UNTIL) found")
+        raise ParseError("empty output")
+    if bad and not models:
+        raise ParseError(f"row does not match the header: {bad[0][:120]!r}")
+    return tuple(models)
+
+
+def _from_cells(cells: dict[str, str], source: str, line: str) -> LoadedModel:
+    size = None
+    if cells.get("SIZE"):
+        try:
+            size = parse_size(cells["SIZE"].replace(" ", ""))
+        except ParseError:
+            size = None
+    processor = cells.get("PROCESSOR", "Unknown")
+    cpu = cpu_percent_of(processor)
+    size_vram = None if size is None or cpu is None else int(round(size * (100 - cpu) / 100))
+    ctxv = cells.get("CONTEXT")
+    return LoadedModel(
+        name=cells.get("NAME", ""), size=size, size_vram=size_vram, processor=processor,
+        cpu_percent=cpu, context_length=int(ctxv) if ctxv and ctxv.isdigit() else None,
+        until=cells.get("UNTIL") or None, id=cells.get("ID", ""), source=source, line=line,
+    )
+
+
+def parse_api_ps(data: bytes | str | dict, source: str = "GET /api/ps") -> tuple[LoadedModel, ...]:
+    """`{"models": [...]}` -> LoadedModel per entry; ParseError on anything else."""
+    if not isinstance(data, dict):
+        try:
+            data = json.loads(data)
+        except (ValueError, UnicodeDecodeError) as e:
+            raise ParseError(f"not JSON: {e}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("models", []), list):
+        raise ParseError('expected an object with a "models" list')
+    out = []
+    for i, m in enumerate(data.get("models") or []):
+        if not isinstance(m, dict):
+            raise ParseError(f"models[{i}] is not an object")
+        size, vram = _int(m.get("size")), _int(m.get("size_vram"))
+        if size is None:
+            raise ParseError(f"models[{i}] has no integer size")
+        vram = 0 if vram is None else vram  # omitted = 0 (omitempty)
+        proc = processor_label(size, vram)
+        name = str(m.get("name") or m.get("model") or "")
+        ctx = _int(m.get("context_length"))
+        line = f"{name}: size={size} size_vram={vram}" + (f" context_length={ctx}" if ctx else "")
+        out.append(LoadedModel(
+            name=name, size=size, size_vram=vram, processor=proc, cpu_percent=cpu_percent_of(proc),
+            context_length=ctx, expires_at=str(m["expires_at"]) if m.get("expires_at") else None,
+            id=str(m.get("digest") or "")[:12], source=source, line=line,
+        ))
+    return tuple(out)
+
+
+def _int(v) -> int | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return None
+
+
+def merge(api: tuple[LoadedModel, ...], text: tuple[LoadedModel, ...]) -> tuple[LoadedModel, ...]:
+    """JSON sizes are exact; the text adds UNTIL (`Stopping...`, `Forever`). Models only in
+    the text are kept as they are."""
+    from dataclasses import replace
+
+    by_name = {m.name: m for m in text}
+    out = [replace(m, until=by_name[m.name].until) if m.name in by_name else m for m in api]
+    names = {m.name for m in api}
+    out += [m for m in text if m.name not in names]
+    return tuple(out)

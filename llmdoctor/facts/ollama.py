@@ -1,0 +1,240 @@
+"""Ollama facts: version, loaded models, /api/show, effective configuration, log scan.
+
+Each is quiet-unavailable when the "engines" fact names no Ollama. On an evidence
+directory the same questions map to api_ps.json, api_show.json, ollama_ps.txt and the
+log files (hosts/evidence.py).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Iterator
+
+from ..engines import DEFAULT_PORTS, OLLAMA
+from ..engines import ollama_env as envdef
+from ..engines.ollama_api import OllamaApiError, get_ps_raw, get_show, get_tags, get_version
+from ..engines.ollama_log import Example, OllamaLogScanner, OllamaLogSummary, looks_like_ollama
+from ..engines.ollama_ps import LoadedModel, merge, parse_api_ps, parse_ps_text
+from ..hosts.base import HostError
+from ..parsing import ParseError
+from . import Context, FactUnavailable, provider
+
+SNIFF_LINES = 2000
+
+
+def ollama_engine(engines) -> Any:
+    for e in engines or ():
+        if getattr(e, "kind", None) == OLLAMA:
+            return e
+    raise FactUnavailable("no Ollama on this host", quiet=True)
+
+
+def _port(engine) -> int:
+    return getattr(engine, "port", None) or DEFAULT_PORTS[OLLAMA]
+
+
+def _src(ctx: Context, evidence_name: str, live_name: str) -> str:
+    return evidence_name if ctx.host.kind == "evidence" else live_name
+
+
+@provider("ollama_version")
+def ollama_version(ctx: Context, engines, ollama_log=None) -> str:
+    engine = ollama_engine(engines)
+    try:
+        return get_version(ctx.host, _port(engine))
+    except OllamaApiError as e:
+        reason = str(e)
+    if getattr(engine, "version", None):
+        return str(engine.version)
+    if ollama_log is not None and ollama_log.version:
+        return ollama_log.version
+    raise FactUnavailable(f"Ollama version unknown ({reason}; no `Listening on ... (version X)` log line)")
+
+
+@provider("ollama_ps")
+def ollama_ps(ctx: Context, engines) -> tuple[LoadedModel, ...]:
+    """Loaded models: /api/ps for exact sizes, `ollama ps` for UNTIL (`Stopping...`)."""
+    engine = ollama_engine(engines)
+    api: tuple[LoadedModel, ...] | None = None
+    text: tuple[LoadedModel, ...] | None = None
+    reasons = []
+    api_src = _src(ctx, "api_ps.json", "GET /api/ps")
+    try:
+        api = parse_api_ps(get_ps_raw(ctx.host, _port(engine)), api_src)
+    except OllamaApiError as e:
+        reasons.append(str(e))
+    except ParseError as e:
+        reasons.append(f"unparseable {api_src}: {e}")
+    text_src = _src(ctx, "ollama_ps.txt", "ollama ps")
+    try:
+        res = ctx.host.run(["ollama", "ps"], timeout=10)
+        if res.ok:
+            text = parse_ps_text(res.stdout, text_src)
+        else:
+            reasons.append(f"`ollama ps` exited {res.returncode}: {res.stderr.strip()[:160]}")
+    except HostError as e:
+        reasons.append(f"`ollama ps`: {e}")
+    except ParseError as e:
+        reasons.append(f"unparseable {text_src}: {e}")
+    if api is None and text is None:
+        raise FactUnavailable("; ".join(reasons))
+    return merge(api or (), text or ())
+
+
+@provider("ollama_show")
+def ollama_show(ctx: Context, engines, ollama_ps=None) -> dict:
+    """/api/show of the first loaded model (the evidence file answers for any model)."""
+    engine = ollama_engine(engines)
+    name = ollama_ps[0].name if ollama_ps else ""
+    if not name and ctx.host.kind != "evidence":
+        raise FactUnavailable("no model loaded, so none to show")
+    try:
+        show = get_show(ctx.host, _port(engine), name)
+    except OllamaApiError as e:
+        raise FactUnavailable(str(e)) from None
+    return {**show, "_model": name, "_source": _src(ctx, "api_show.json", "POST /api/show")}
+
+
+@provider("ollama_tags")
+def ollama_tags(ctx: Context, engines) -> tuple[dict, ...]:
+    engine = ollama_engine(engines)
+    try:
+        return get_tags(ctx.host, _port(engine))
+    except OllamaApiError as e:
+        raise FactUnavailable(str(e)) from None
+
+
+# -- effective configuration --------------------------------------------------------------
+
+@dataclass(frozen=True)
+class OllamaConfig:
+    """What Ollama runs with, and where each value came from.
+
+    `values`/`origins`: the effective value of every known variable (server config log
+    line > process environment > unit environment > the version's default).
+    `assigned`: raw values someone set (var -> (value, where)), for parse problems."""
+
+    version: str | None
+    values: dict[str, str]
+    origins: dict[str, str]
+    assigned: dict[str, tuple[str, str]] = field(default_factory=dict)
+    server_config_line: Example | None = None
+
+    def get(self, name: str) -> str | None:
+        return self.values.get(name)
+
+    def origin(self, name: str) -> str:
+        return self.origins.get(name, "unknown")
+
+    def is_default(self, name: str) -> bool:
+        return self.origins.get(name, "").startswith("default")
+
+    def summary(self) -> list[tuple[str, str]]:
+        keys = ("OLLAMA_NUM_PARALLEL", "OLLAMA_MAX_QUEUE", "OLLAMA_KEEP_ALIVE", "OLLAMA_CONTEXT_LENGTH")
+        shown = ", ".join(f"{k.removeprefix('OLLAMA_')}={self.values.get(k, '?') or '(empty)'}" for k in keys)
+        return [("Ollama", f"{self.version or 'version unknown'}: {shown}")]
+
+
+def _unit_for(engine, systemd_units) -> Any:
+    units = list(systemd_units or ())
+    for u in units:
+        if engine is not None and getattr(engine, "unit", None) and u.unit == engine.unit:
+            return u
+    for u in units:
+        if getattr(u, "engine", None) == OLLAMA:
+            return u
+    return None
+
+
+def effective_config(version: str | None, log: OllamaLogSummary | None, unit: Any) -> OllamaConfig:
+    """Pure: merge the sources into one OllamaConfig."""
+    values: dict[str, str] = {}
+    origins: dict[str, str] = {}
+    assigned: dict[str, tuple[str, str]] = {}
+    if unit is not None:
+        for env, where in ((getattr(unit, "file_env", None), "unit files"),
+                           (getattr(unit, "loaded_env", None), "unit environment (systemctl show)"),
+                           (getattr(unit, "process_env", None), "process environment")):
+            for k, v in (env or {}).items():
+                if k.startswith(("OLLAMA_", "LLAMA_ARG_")) or k in envdef.VARIABLES:
+                    origin = where
+                    if where == "unit files":
+                        origin = f"unit file {unit.file_env_origin.get(k, '')}".strip()
+                    assigned[k] = (v, origin)
+    config_line = log.server_config if log is not None else None
+    for name in envdef.VARIABLES:
+        if config_line is not None and name in config_line:
+            values[name], origins[name] = config_line[name], "server config log line"
+        elif name in assigned:
+            values[name], origins[name] = envdef.strip_value(assigned[name][0]), assigned[name][1]
+        else:
+            if envdef.exists(name, version) is False:
+                continue
+            values[name] = envdef.default(name, version)
+            origins[name] = f"default of Ollama {version}" if version else "default (Ollama version unknown)"
+    for k, (v, where) in assigned.items():
+        values.setdefault(k, envdef.strip_value(v))
+        origins.setdefault(k, where)
+    ex = log.server_config_example if log is not None else None
+    return OllamaConfig(version, values, origins, assigned, ex)
+
+
+@provider("ollama_config")
+def ollama_config(ctx: Context, engines, ollama_version=None, ollama_log=None, systemd_units=None) -> OllamaConfig:
+    engine = ollama_engine(engines)
+    version = ollama_version or (ollama_log.version if ollama_log is not None else None)
+    return effective_config(version, ollama_log, _unit_for(engine, systemd_units))
+
+
+# -- log scan -------------------------------------------------------------------------------
+
+class _EvidenceLog:
+    """Stand-in for a LogSource when the "log_sources" fact is missing: an evidence file."""
+
+    def __init__(self, host, name: str, engine: str | None = None) -> None:
+        self.host, self.name, self.engine = host, name, engine
+
+    def lines(self) -> Iterator[str]:
+        with open(self.host.path(self.name), encoding="utf-8", errors="replace") as f:
+            yield from f
+
+
+def _sniff(source) -> bool:
+    for i, line in enumerate(source.lines()):
+        if looks_like_ollama(line):
+            return True
+        if i >= SNIFF_LINES:
+            break
+    return False
+
+
+def scan_sources(sources: Iterable[Any]) -> OllamaLogSummary | None:
+    """Scan the sources that are Ollama's (named so, or sniffed when unknown)."""
+    scanner = OllamaLogScanner()
+    used = 0
+    for src in sources:
+        engine = getattr(src, "engine", None)
+        if engine not in (OLLAMA, None):
+            continue
+        if engine is None and not _sniff(src):
+            continue
+        scanner.feed_all(src.lines(), src.name)
+        used += 1
+    return scanner.summary() if used else None
+
+
+@provider("ollama_log")
+def ollama_log(ctx: Context, engines, log_sources=None) -> OllamaLogSummary:
+    ollama_engine(engines)
+    sources = list(log_sources or ())
+    host = ctx.host
+    if host.kind == "evidence":
+        names = " ".join(str(getattr(s, "name", "")) for s in sources)
+        wanted = ["client_errors.txt"] + (["journal.log", "server.log"] if log_sources is None else [])
+        sources += [_EvidenceLog(host, n, OLLAMA if n == "client_errors.txt" else None)
+                    for n in wanted if host.has(n) and n not in names]
+    if not sources:
+        raise FactUnavailable("no Ollama log to read (journal or server.log)")
+    summary = scan_sources(sources)
+    if summary is None:
+        raise FactUnavailable("none of the logs found looks like Ollama's")
+    return summary
