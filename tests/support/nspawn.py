@@ -106,7 +106,13 @@ class Container:
         )
 
     def path(self, inside: str) -> Path:
-        """Host path of a path inside the container."""
+        """Host path of a path inside the running container (its own /run and /tmp included).
+
+        `root` is the overlay as nspawn got it; the container mounts tmpfs on /run and
+        /tmp on top, so live paths go through its PID 1's root instead.
+        """
+        if self.leader and os.path.isdir(f"/proc/{self.leader}/root/"):
+            return Path(f"/proc/{self.leader}/root") / inside.lstrip("/")
         return self.root / inside.lstrip("/")
 
     def write(self, inside: str, content: str | bytes, mode: int | None = None) -> Path:

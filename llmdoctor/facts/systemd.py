@@ -1,0 +1,283 @@
+"""Fact "systemd_units": per engine unit, what the files say, what systemd loaded, what the process got.
+
+Reads through the Host only, so it works on this machine, over SSH, on an evidence
+directory, and on a container (tests). Each view that cannot be had (no systemctl,
+no permission for /proc/PID/environ) is left None with the reason in `notes`.
+"""
+from __future__ import annotations
+
+import posixpath
+import re
+
+from ..hosts.base import HostError
+from ..parsing import ParseError
+from ..systemd.environ import parse_env_file, parse_proc_environ
+from ..systemd.show import PROPERTIES, ShowResult, parse_show
+from ..systemd.units import (
+    SYSTEM_UNIT_PATHS,
+    UnitFile,
+    UnitFileProblem,
+    UnitState,
+    dropin_dir_names,
+    file_environment,
+    ignored_file_problems,
+    normalize_unit,
+    order_dropins,
+    parse_unit_text,
+)
+from . import Context, FactUnavailable, provider
+
+UNIT_FILE_LIMIT = 256 * 1024
+_UNIT_DIR = re.compile(r"\.(service|socket|timer|path|mount|automount|swap|target|slice|scope|device)\.d$")
+BACKUP_SUFFIXES = ("~", ".bak", ".orig", ".old", ".save", ".swp", ".dpkg-old", ".dpkg-dist", ".dpkg-new",
+                   ".ucf-old", ".ucf-dist", ".rpmsave", ".rpmnew", ".disabled")
+
+
+# -- host access that also understands an evidence directory's files/ mirror -----------------
+
+def read_text(host, path: str, limit: int = UNIT_FILE_LIMIT) -> str:
+    """Text of `path` on the host. An evidence directory may hold a copy of any host
+    file under `files/<absolute path>`; that copy answers when the table does not."""
+    try:
+        return host.read(path, limit).decode("utf-8", "replace")
+    except (FileNotFoundError, HostError) as first:
+        if getattr(host, "kind", "") == "evidence" and path.startswith("/") and host.has(f"files{path}"):
+            return host.read(f"files{path}", limit).decode("utf-8", "replace")
+        raise FileNotFoundError(str(first)) from first
+
+
+def read_bytes(host, path: str, limit: int = UNIT_FILE_LIMIT) -> bytes:
+    try:
+        return host.read(path, limit)
+    except (FileNotFoundError, HostError) as first:
+        if getattr(host, "kind", "") == "evidence" and path.startswith("/") and host.has(f"files{path}"):
+            return host.read(f"files{path}", limit)
+        raise FileNotFoundError(str(first)) from first
+
+
+def list_dir(host, path: str) -> list[str] | None:
+    """Names in a directory, or None when it does not exist / cannot be listed."""
+    names: set[str] | None = None
+    try:
+        names = set(host.listdir(path))
+    except (OSError, HostError):
+        pass
+    if getattr(host, "kind", "") == "evidence":
+        prefix = f"files{path.rstrip('/')}/"
+        mirrored = {f[len(prefix):].split("/", 1)[0] for f in host.files() if f.startswith(prefix)}
+        if mirrored:
+            names = (names or set()) | mirrored
+    return sorted(names) if names is not None else None
+
+
+def _is_backup_of(name: str, names: list[str]) -> bool:
+    for suffix in BACKUP_SUFFIXES:
+        if name.endswith(suffix) and name[: -len(suffix)] in names:
+            return True
+    return False
+
+
+# -- collection ------------------------------------------------------------------------
+
+def _fragment(host, unit: str) -> tuple[str | None, str | None]:
+    for base in SYSTEM_UNIT_PATHS:
+        path = posixpath.join(base, unit)
+        try:
+            return path, read_text(host, path)
+        except (FileNotFoundError, PermissionError, IsADirectoryError):
+            continue
+    return None, None
+
+
+def _dropin_listing(host, unit: str) -> dict[str, list[str]]:
+    listing: dict[str, list[str]] = {}
+    for dname in dropin_dir_names(unit):
+        for base in SYSTEM_UNIT_PATHS:
+            d = posixpath.join(base, dname)
+            names = list_dir(host, d)
+            if names is not None:
+                listing[d] = names
+    return listing
+
+
+def _wrong_dirs(host, unit: str, user_homes: list[str]) -> list[tuple[str, list[str], str]]:
+    """Directories that look meant for this unit's drop-ins but that systemd never reads."""
+    stem = unit.rsplit(".", 1)[0]
+    right = set(dropin_dir_names(unit))
+    found: list[tuple[str, list[str], str]] = []
+    for base in ("/etc/systemd/system",):
+        names = list_dir(host, base) or []
+        for name in names:
+            if name in right or not name.endswith(".d") or not re.match(rf"{re.escape(stem)}(?:[.\-_@]|\.d$)", name):
+                continue
+            if _UNIT_DIR.search(name) and name[:-2] != unit:
+                continue  # a drop-in dir of another unit (ollama.socket.d, ollama-web.service.d)
+            d = posixpath.join(base, name)
+            inner = list_dir(host, d)
+            if inner is not None:
+                found.append((d, inner, f"systemd looks for drop-ins of {unit} in {unit}.d/, not {name}/"))
+    for d in ("/etc/systemd/user", *(posixpath.join(h, ".config/systemd/user") for h in user_homes)):
+        inner = list_dir(host, posixpath.join(d, f"{unit}.d"))
+        if inner is not None:
+            found.append((posixpath.join(d, f"{unit}.d"), inner,
+                          f"{d} holds drop-ins for a *user* unit; the system service {unit} never reads them"))
+    return found
+
+
+def _show(host, unit: str) -> tuple[ShowResult | None, str | None]:
+    try:
+        res = host.run(["systemctl", "show", unit, "-p", ",".join(PROPERTIES)], timeout=10)
+    except HostError as e:
+        return None, f"systemctl show {unit}: {e}"
+    if not res.ok and not res.stdout.strip():
+        first = (res.stderr.strip().splitlines() or [f"exit {res.returncode}"])[0]
+        return None, f"systemctl show {unit}: {first[:200]}"
+    try:
+        return parse_show(res.stdout), None
+    except ParseError as e:
+        source = "env.txt" if getattr(host, "kind", "") == "evidence" else f"systemctl show {unit}"
+        return None, f"unparseable {source}: {e}"
+
+
+def _passwd_homes(host) -> dict[str, str]:
+    try:
+        text = read_text(host, "/etc/passwd")
+    except (FileNotFoundError, PermissionError):
+        return {}
+    homes = {}
+    for line in text.splitlines():
+        parts = line.split(":")
+        if len(parts) >= 6:
+            homes[parts[0]] = parts[5]
+    return homes
+
+
+def collect_unit(host, unit: str, engine: str | None, homes: dict[str, str] | None = None) -> UnitState:
+    """Everything llmdoctor knows about one unit; never raises for a missing view."""
+    unit = normalize_unit(unit)
+    notes: list[str] = []
+    problems: list[UnitFileProblem] = []
+    fragment_path, fragment_text = _fragment(host, unit)
+    files: list[UnitFile] = []
+    if fragment_path is None:
+        notes.append(f"unit file {unit} not found in {', '.join(SYSTEM_UNIT_PATHS[3:])}")
+    else:
+        files.append(parse_unit_text(fragment_text or "", fragment_path))
+    listing = _dropin_listing(host, unit)
+    order = order_dropins(unit, listing)
+    for path in order.paths:
+        try:
+            files.append(parse_unit_text(read_text(host, path), path))
+        except (FileNotFoundError, PermissionError) as e:
+            problems.append(UnitFileProblem("unreadable", path, f"cannot read: {e}"))
+    for p in order.ignored:
+        d, name = posixpath.split(p.path)
+        if _is_backup_of(name, listing.get(d, [])):
+            continue
+        try:
+            problems.extend(ignored_file_problems("not-conf", p.path, read_text(host, p.path), p.detail))
+        except (FileNotFoundError, PermissionError):
+            pass
+    for hidden, by in order.masked:
+        try:
+            problems.extend(ignored_file_problems(
+                "masked", hidden, read_text(host, hidden),
+                f"a drop-in of the same name in a higher-priority directory ({by}) hides this file"))
+        except (FileNotFoundError, PermissionError):
+            pass
+    fenv = file_environment(unit, files)
+    problems = list(fenv.problems) + problems
+
+    show, why = _show(host, unit)
+    if why:
+        notes.append(why)
+    user = (show.user if show and show.user else None) or fenv.user
+    homes = homes if homes is not None else _passwd_homes(host)
+    user_homes = ["/root"] + ([homes[user]] if user and user in homes and homes[user] != "/root" else [])
+    for d, names, detail in _wrong_dirs(host, unit, user_homes):
+        for name in names:
+            path = posixpath.join(d, name)
+            try:
+                problems.extend(ignored_file_problems("wrong-dir", path, read_text(host, path), detail))
+            except (FileNotFoundError, PermissionError, IsADirectoryError):
+                pass
+
+    # EnvironmentFile= contents, as they are now
+    ef_env: dict[str, str] = {}
+    ef_origin: dict[str, str] = {}
+    for ref in fenv.environment_files:
+        try:
+            for s in parse_env_file(read_text(host, ref.path), ref.path):
+                ef_env[s.name] = s.value
+                ef_origin[s.name] = f"{s.path}:{s.lineno}"
+        except (FileNotFoundError, PermissionError) as e:
+            if not ref.optional:
+                notes.append(f"EnvironmentFile {ref.path} (named in {ref.origin}) not readable: {e}")
+
+    main_pid = show.main_pid if show else None
+    process_env = None
+    if main_pid:
+        try:
+            process_env = parse_proc_environ(read_bytes(host, f"/proc/{main_pid}/environ", 1024 * 1024))
+        except PermissionError:
+            notes.append(f"environment of PID {main_pid} not readable (run llmdoctor as root)")
+        except (FileNotFoundError, OSError) as e:
+            notes.append(f"environment of PID {main_pid} not available: {e}")
+    elif show is not None and not show.plain:
+        notes.append(f"{unit} has no main process (not running)")
+
+    return UnitState(
+        unit=unit,
+        engine=engine,
+        fragment_path=fragment_path,
+        dropin_paths=order.paths,
+        file_env=fenv.env,
+        file_env_origin=fenv.origin,
+        loaded_env=show.env if show else None,
+        process_env=process_env,
+        need_daemon_reload=show.need_daemon_reload if show else None,
+        main_pid=main_pid,
+        active_since=show.active_since if show else None,
+        file_env_settings=fenv.settings,
+        file_env_incomplete=fenv.incomplete,
+        environment_files=fenv.environment_files,
+        environment_file_env=ef_env,
+        environment_file_origin=ef_origin,
+        loaded_dropin_paths=show.dropin_paths if show else None,
+        loaded_fragment_path=show.fragment_path if show else None,
+        loaded_environment_files=show.environment_files if show else None,
+        load_state=show.load_state if show else None,
+        user=user,
+        problems=tuple(problems),
+        masked_dropins=order.masked,
+        notes=tuple(notes),
+        loaded_env_plain=bool(show and show.plain),
+        loaded_env_lines=dict(show.env_lines or {}) if show else {},
+    )
+
+
+def engine_units(engines, requested) -> dict[str, str | None]:
+    """unit -> engine kind, from the engines found and the --unit names."""
+    from .engines import engine_of_unit
+
+    units: dict[str, str | None] = {}
+    for e in engines or ():
+        if getattr(e, "unit", None):
+            units.setdefault(normalize_unit(e.unit), e.kind)
+    for u in requested or ():
+        units.setdefault(normalize_unit(u), engine_of_unit(normalize_unit(u)))
+    return units
+
+
+@provider("systemd_units")
+def systemd_units(ctx: Context, engines=()) -> tuple[UnitState, ...]:
+    units = engine_units(engines, ctx.units)
+    if not units:
+        raise FactUnavailable("no engine runs as a systemd unit", quiet=True)
+    homes = _passwd_homes(ctx.host)
+    states = tuple(collect_unit(ctx.host, u, kind, homes) for u, kind in units.items())
+    if all(s.fragment_path is None and s.loaded_env is None and s.load_state in (None, "not-found")
+           for s in states):
+        reasons = "; ".join(n for s in states for n in s.notes[:2])
+        raise FactUnavailable(f"no unit file or systemd state for {', '.join(units)} ({reasons})")
+    return states

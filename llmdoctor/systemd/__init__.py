@@ -1,0 +1,1 @@
+"""systemd knowledge: unit files, drop-ins, `systemctl show`, process environments (pure)."""

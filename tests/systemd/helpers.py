@@ -1,0 +1,18 @@
+"""Shared bits of the systemd tests."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from llmdoctor.checks import load_checks
+
+IDS = ("systemd-reload-pending", "systemd-restart-pending", "systemd-env-outside-unit",
+       "systemd-dropin-ignored", "systemd-env-conflict")
+
+
+@lru_cache(maxsize=1)
+def config_checks():
+    """The built-in CONFIG_NOT_APPLIED checks of llmdoctor.systemd, loaded the way the tool loads them."""
+    specs, errors = load_checks(site_dir=None, entry_points=False)
+    mine = tuple(s for s in specs if s.id in IDS)
+    assert len(mine) == len(IDS), (errors, [s.id for s in specs])
+    return mine

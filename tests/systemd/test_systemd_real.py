@@ -1,0 +1,148 @@
+"""CONFIG_NOT_APPLIED against a real, booted systemd (systemd-nspawn, TESTBED.md).
+
+One container per module: an `ollama.service` whose ExecStart is a harmless
+long-running process, installed from the real install.sh unit shape (FACTS.md §1).
+The collectors run through ContainerHost (nsenter for commands, the container's
+root for files), the checks run as the diagnosis would run them.
+"""
+from __future__ import annotations
+
+import pytest
+
+from llmdoctor.checks import CheckSpec, run_check
+from llmdoctor.engines import OLLAMA, EngineInstance
+from llmdoctor.facts import Context, FactStore
+from tests.support.nspawn import ContainerHost, booted_container, skip_reason
+from tests.systemd.helpers import config_checks
+
+pytestmark = [pytest.mark.real, pytest.mark.root]
+
+# scripts/install.sh configure_systemd() shape; ExecStart swapped for a harmless process.
+INSTALL_SH_UNIT = """[Unit]
+Description=Ollama Service
+After=network-online.target
+
+[Service]
+ExecStart=/bin/sleep infinity
+User=ollama
+Group=ollama
+Restart=always
+RestartSec=3
+Environment="PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+[Install]
+WantedBy=default.target
+"""
+PASSWD_LINE = "ollama:x:998:998::/usr/share/ollama:/bin/false\n"
+GROUP_LINE = "ollama:x:998:\n"
+UNIT = "ollama.service"
+DROPIN = "/etc/systemd/system/ollama.service.d/override.conf"
+
+
+@pytest.fixture(scope="module")
+def container():
+    reason = skip_reason()
+    if reason:
+        pytest.skip(reason)
+    passwd = open("/etc/passwd").read() + PASSWD_LINE
+    group = open("/etc/group").read() + GROUP_LINE
+    with booted_container("config", {
+        "etc/systemd/system/ollama.service": INSTALL_SH_UNIT,
+        "etc/passwd": passwd,
+        "etc/group": group,
+    }) as c:
+        c.run(["mkdir", "-p", "/usr/share/ollama"], check=True)
+        c.run(["systemctl", "start", UNIT], check=True)
+        yield c
+
+
+def diagnose(c) -> dict[str, list]:
+    """Run the systemd collectors and the CONFIG_NOT_APPLIED checks; findings by check id."""
+    store = FactStore(Context(ContainerHost(c)), preset={
+        "engines": (EngineInstance(OLLAMA, unit=UNIT, found_by="systemd unit"),)})
+    found: dict[str, list] = {}
+    for spec in config_checks():
+        outcome = run_check(spec, store)
+        assert not outcome.crash, outcome.crash
+        for f in outcome.findings:
+            found.setdefault(f.check, []).append(f)
+    return found
+
+
+def test_healthy_unit_reports_nothing(container):
+    assert diagnose(container) == {}
+
+
+def test_reload_then_restart_sequence(container):
+    c = container
+    try:
+        # (a) a drop-in written, no daemon-reload: the files are ahead of systemd
+        c.write(DROPIN, '[Service]\nEnvironment="OLLAMA_NUM_PARALLEL=4"\nEnvironment="OLLAMA_API_KEY=s3cret"\n')
+        found = diagnose(c)
+        assert set(found) == {"systemd-reload-pending"}, found
+        (f,) = found["systemd-reload-pending"]
+        texts = [e.text for e in f.evidence]
+        assert any("OLLAMA_NUM_PARALLEL=4" in t for t in texts), texts
+        assert any(e.source == f"{DROPIN}:2" for e in f.evidence), f.evidence
+        assert "daemon-reload" in f.fix.commands[0] and UNIT in f.fix.commands[0]
+        assert all("s3cret" not in e.text for e in f.evidence), f.evidence
+
+        # (b) daemon-reload but no restart: systemd is ahead of the process
+        c.run(["systemctl", "daemon-reload"], check=True)
+        found = diagnose(c)
+        assert set(found) == {"systemd-restart-pending"}, found
+        (f,) = found["systemd-restart-pending"]
+        texts = " | ".join(e.text for e in f.evidence)
+        assert "Environment= has OLLAMA_NUM_PARALLEL=4" in texts
+        assert "has no OLLAMA_NUM_PARALLEL" in texts
+        assert "s3cret" not in texts and "<redacted>" in texts
+        assert f.fix.commands == (f"systemctl restart {UNIT}",)
+
+        # (c) restarted: nothing left to report
+        c.run(["systemctl", "restart", UNIT], check=True)
+        assert diagnose(c) == {}
+
+        # an existing drop-in edited without reload: NeedDaemonReload=yes is quoted
+        c.write(DROPIN, '[Service]\nEnvironment="OLLAMA_NUM_PARALLEL=8"\n')
+        found = diagnose(c)
+        assert set(found) == {"systemd-reload-pending"}, found
+        assert any(e.text == "NeedDaemonReload=yes" for e in found["systemd-reload-pending"][0].evidence)
+    finally:
+        c.run(["rm", "-rf", "/etc/systemd/system/ollama.service.d"])
+        c.run(["systemctl", "daemon-reload"])
+        c.run(["systemctl", "restart", UNIT])
+
+
+def test_ignored_dropins_and_shell_exports(container):
+    c = container
+    try:
+        c.write("/etc/systemd/system/ollama.service.d/10-noheader.conf", "Environment=OLLAMA_KEEP_ALIVE=24h\n")
+        c.write("/etc/systemd/system/ollama.service.d/override", "[Service]\nEnvironment=OLLAMA_FLASH_ATTENTION=1\n")
+        c.write("/etc/systemd/system/ollama.d/override.conf", "[Service]\nEnvironment=OLLAMA_NUM_PARALLEL=2\n")
+        c.write("/etc/systemd/system/ollama.service.d/20-a.conf", "[Service]\nEnvironment=OLLAMA_MAX_QUEUE=64\n")
+        c.write("/etc/systemd/system/ollama.service.d/30-b.conf", "[Service]\nEnvironment=OLLAMA_MAX_QUEUE=128\n")
+        c.write("/root/.bashrc", "export OLLAMA_CONTEXT_LENGTH=8192\n")
+        c.write("/usr/share/ollama/.profile", "OLLAMA_MODELS=/srv/models; export OLLAMA_MODELS\n")
+        c.run(["systemctl", "daemon-reload"], check=True)
+        c.run(["systemctl", "restart", UNIT], check=True)
+        # systemd itself agrees: the header-less assignment is ignored
+        show = c.run(["systemctl", "show", UNIT, "-p", "Environment"]).stdout
+        assert "OLLAMA_KEEP_ALIVE" not in show and "OLLAMA_FLASH_ATTENTION" not in show
+        assert "OLLAMA_MAX_QUEUE=128" in show
+        found = diagnose(c)
+        assert set(found) == {"systemd-dropin-ignored", "systemd-env-outside-unit", "systemd-env-conflict"}, found
+        titles = " | ".join(f.title for f in found["systemd-dropin-ignored"])
+        assert "10-noheader.conf has no [Service] header" in titles
+        assert "override does not end in .conf" in titles
+        assert "ollama.d/override.conf is in a directory systemd never reads" in titles
+        (conflict,) = found["systemd-env-conflict"]
+        assert "30-b.conf wins with OLLAMA_MAX_QUEUE=128" in conflict.title
+        (shell,) = found["systemd-env-outside-unit"]
+        sources = {e.source for e in shell.evidence}
+        assert "/root/.bashrc:1" in sources and "/usr/share/ollama/.profile:1" in sources
+        assert 'Environment="OLLAMA_CONTEXT_LENGTH=8192"' in shell.fix.config
+    finally:
+        c.run(["rm", "-rf", "/etc/systemd/system/ollama.service.d", "/etc/systemd/system/ollama.d",
+               "/root/.bashrc", "/usr/share/ollama/.profile"])
+        c.run(["systemctl", "daemon-reload"])
+        c.run(["systemctl", "restart", UNIT])
