@@ -213,7 +213,7 @@ class MonotonicTotals:
 
     def feed(self, target: str, readings: Iterable[CounterReading]) -> None:
         for r in readings:
-            if r.value < 0 or math.isinf(r.value):
+            if not math.isfinite(r.value) or r.value < 0:  # a garbled reading counts nothing
                 continue
             key = (target, r.name, r.labels)
             state = self._state.get(key)

@@ -1,0 +1,41 @@
+"""Option parsing and the command's refusals."""
+from __future__ import annotations
+
+import pytest
+
+from llmdoctor.exporter.service import parse_duration, parse_listen, target_names
+from tests.exporter.conftest import EVIDENCE, exporter_process
+
+
+@pytest.mark.parametrize("text,seconds", [("60s", 60), ("10m", 600), ("1h", 3600), ("1.5m", 90), ("45", 45), ("250ms", 0.25)])
+def test_durations(text, seconds):
+    assert parse_duration(text) == seconds
+
+
+@pytest.mark.parametrize("text", ["", "0s", "-5s", "10 minutes", "1w", "m"])
+def test_bad_durations(text):
+    with pytest.raises(ValueError):
+        parse_duration(text)
+
+
+def test_listen_addresses_default_to_loopback():
+    assert parse_listen("127.0.0.1:9877") == ("127.0.0.1", 9877)
+    assert parse_listen("9877") == ("127.0.0.1", 9877)
+    assert parse_listen("[::1]:9877") == ("::1", 9877)
+    assert parse_listen(":9877") == ("0.0.0.0", 9877)  # all interfaces only when asked for
+    for bad in ("localhost", "1.2.3.4:99999", "a:b", "[::1]"):
+        with pytest.raises(ValueError):
+            parse_listen(bad)
+
+
+def test_target_names_are_unique():
+    names = [label for label, _, _ in target_names(["local", "ssh://gpu1", "gpu1"], [str(EVIDENCE)])]
+    assert names == ["gpu-box", "local", "gpu1", "gpu1#2"]
+
+
+@pytest.mark.parametrize("args", [["--once"], ["--interval", "soon"], ["--listen", "nowhere"],
+                                  ["--evidence", "/nonexistent/dir"]])
+def test_bad_options_exit_3(args):
+    with exporter_process(*args) as proc:
+        assert proc.wait(60) == 3
+        assert b"llmdoctor exporter:" in proc.stderr.read()

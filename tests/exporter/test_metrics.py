@@ -1,0 +1,190 @@
+"""The pure mapping from diagnosis results to metric families."""
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from prometheus_client import CollectorRegistry, generate_latest
+
+from llmdoctor.exporter import metrics as m
+from llmdoctor.exporter.collector import dedicated_registry, exposition
+from llmdoctor.model import Cause, Severity
+from tests.exporter.conftest import finding, full_facts, result
+
+
+def expose(families) -> str:
+    registry, collector = dedicated_registry()
+    collector.publish(families)
+    return exposition(registry).decode()
+
+
+def samples(families) -> dict[tuple[str, tuple], float]:
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value for f in families for s in f.samples}
+
+
+def snapshot(res, target="gpu-box", totals=None, **kw):
+    totals = totals or m.MonotonicTotals()
+    outcome = m.RunOutcome(target, 1_700_000_000.0, 0.25, res)
+    if outcome.up:
+        totals.feed(target, m.counter_readings(outcome.facts))
+    return m.families({target: outcome}, totals, 60.0, **kw)
+
+
+def test_full_facts_export_every_family():
+    fams = snapshot(result(full_facts(), [finding()]), runs={"gpu-box": (3, 1)})
+    names = {s.name for f in fams for s in f.samples}
+    assert names == m.exported_names()
+
+
+def test_figures_in_base_units():
+    got = samples(snapshot(result(full_facts(), [finding()])))
+    assert got[("llmdoctor_up", ())] == 1.0
+    assert got[("llmdoctor_ollama_keep_alive_seconds", ())] == 300.0
+    assert got[("llmdoctor_ollama_num_parallel", ())] == 4.0
+    assert got[("llmdoctor_model_memory_bytes", (("device", "gpu"), ("model", "llama3.1:70b")))] == 20e9
+    assert got[("llmdoctor_model_memory_bytes", (("device", "cpu"), ("model", "llama3.1:70b")))] == 28e9
+    assert got[("llmdoctor_queue_depth_requests", (("engine", "vllm"),))] == 5.0
+    assert got[("llmdoctor_queue_depth_requests", (("engine", "llamacpp"),))] == 2.0
+    assert got[("llmdoctor_preemptions_total", (("engine", "vllm"),))] == 12.0
+    assert got[("llmdoctor_probe_ttft_seconds", (("percentile", "95"),))] == 2.5
+    assert got[("llmdoctor_finding", (("cause", "CPU_SPILL"), ("check", "ollama-cpu-spill"), ("severity", "warning")))] == 1.0
+    assert got[("llmdoctor_findings_active", (("severity", "warning"),))] == 1.0
+    assert got[("llmdoctor_engine_info", (("engine", "ollama"), ("version", "0.12.3")))] == 1.0
+
+
+def test_no_facts_gives_only_run_metrics_and_no_target_label():
+    got = samples(snapshot(result({}, [])))
+    assert {k[0] for k in got} == {"llmdoctor_up", "llmdoctor_last_run_timestamp_seconds", "llmdoctor_run_duration_seconds",
+                                   "llmdoctor_run_interval_seconds", "llmdoctor_runs_total", "llmdoctor_run_failures_total",
+                                   "llmdoctor_findings_active"}
+    assert all("target" not in dict(labels) for _, labels in got)
+
+
+def test_unreachable_target_is_down():
+    got = samples(snapshot(result({}, [], engine="unreachable")))
+    assert got[("llmdoctor_up", ())] == 0.0
+    failed = m.RunOutcome("x", 1.0, 0.1, None, "HostUnreachable: no route")
+    assert not failed.up
+
+
+def test_finding_text_and_secrets_never_reach_labels():
+    secret = finding(title='OLLAMA_API_KEY="sk-live-123" leaked "quote"\nnewline')
+    text = expose(snapshot(result({"ollama_config": {"OLLAMA_API_KEY": "sk-live-123"}}, [secret])))
+    assert "sk-live-123" not in text and "leaked" not in text and "size_vram" not in text
+
+
+def test_label_values_are_bounded_and_printable():
+    weird = {"ollama_ps": [{"name": 'evil" model\n' + "x" * 500, "size": 10, "size_vram": 5}] * 40}
+    fams = snapshot(result(weird))
+    models = [dict(s.labels)["model"] for f in fams if f.name == "llmdoctor_model_memory_bytes" for s in f.samples]
+    assert models and all(len(v) <= 128 and '"' not in v and "\n" not in v and " " not in v for v in models)
+    assert len(set(models)) == 1  # duplicates collapse to one series per label set
+
+
+def test_several_targets_carry_a_target_label():
+    totals = m.MonotonicTotals()
+    outcomes = {t: m.RunOutcome(t, 1.0, 0.1, result(full_facts(), [finding()], target=t)) for t in ("a", "b")}
+    for t, o in outcomes.items():
+        totals.feed(t, m.counter_readings(o.facts))
+    fams = m.families(outcomes, totals, 60.0)
+    for f in fams:
+        for s in f.samples:
+            assert s.labels["target"] in ("a", "b"), s
+    ups = [s for f in fams for s in f.samples if s.name == "llmdoctor_up"]
+    assert len(ups) == 2
+
+
+def test_keep_alive_parsing():
+    assert m.keep_alive_seconds("5m") == 300
+    assert m.keep_alive_seconds("1h30m") == 5400
+    assert m.keep_alive_seconds("3600") == 3600
+    assert m.keep_alive_seconds('"10m"') == 600
+    assert m.keep_alive_seconds("0") == 0
+    assert m.keep_alive_seconds("-1") == math.inf
+    assert m.keep_alive_seconds("-1m") == math.inf
+    assert m.keep_alive_seconds("soon") is None
+    assert m.keep_alive_seconds("5m garbage") is None
+    assert m.keep_alive_seconds(SimpleNamespace(value="24h")) == 86400
+
+
+def test_wrapped_config_values_and_page_based_swap():
+    facts = {
+        "ollama_config": SimpleNamespace(values={"OLLAMA_NUM_PARALLEL": SimpleNamespace(value="2", origin="server config")}),
+        "memory": {"swap_in_pages_per_second": 10, "swap_out_pages_per_second": 0},
+    }
+    got = samples(snapshot(result(facts)))
+    assert got[("llmdoctor_ollama_num_parallel", ())] == 2.0
+    assert got[("llmdoctor_swap_in_bytes_per_second", ())] == 40960.0
+
+
+# -- counters never decrease -------------------------------------------------------
+
+
+def test_preemptions_survive_an_engine_restart():
+    totals = m.MonotonicTotals()
+    seq = []
+    for source_total in (10, 15, 3, 7):  # engine restarted between 15 and 3
+        totals.feed("h", [m.CounterReading("llmdoctor_preemptions", (("engine", "vllm"),), source_total, "total", "vllm_metrics")])
+        seq.append(totals.values()[0][3])
+    assert seq == [10, 15, 18, 22]
+
+
+def test_switching_source_does_not_double_count():
+    totals = m.MonotonicTotals()
+    key = (("engine", "vllm"),)
+    totals.feed("h", [m.CounterReading("llmdoctor_preemptions", key, 10, "total", "vllm_metrics")])
+    totals.feed("h", [m.CounterReading("llmdoctor_preemptions", key, 50, "total", "vllm_log")])
+    totals.feed("h", [m.CounterReading("llmdoctor_preemptions", key, 52, "total", "vllm_log")])
+    assert totals.values()[0][3] == 12
+
+
+def test_delta_readings_accumulate():
+    totals = m.MonotonicTotals()
+    for delta in (4, 0, 2):
+        totals.feed("h", [m.CounterReading("llmdoctor_model_loads", (("engine", "ollama"),), delta, "delta", "ollama_log")])
+    assert totals.values()[0][3] == 6
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(min_value=-5, max_value=1e9) | st.floats(),
+                          st.sampled_from(["total", "delta"]), st.sampled_from(["vllm_metrics", "vllm_log"])),
+                max_size=30))
+def test_exported_counter_never_decreases(readings):
+    totals = m.MonotonicTotals()
+    last = 0.0
+    for value, mode, source in readings:
+        totals.feed("h", [m.CounterReading("llmdoctor_preemptions", (("engine", "vllm"),), value, mode, source)])
+        now = totals.values()[0][3] if totals.values() else 0.0
+        assert now >= last and not math.isnan(now)
+        last = now
+
+
+# -- garbage facts never break a scrape ---------------------------------------------
+
+junk = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=4)
+    | st.builds(lambda d: SimpleNamespace(**{f"f{i}": v for i, v in enumerate(d)}), st.lists(inner, max_size=3)),
+    max_leaves=12,
+)
+fact_names = st.sampled_from(["engines", "ollama_config", "ollama_ps", "ollama_log", "memory", "gpu", "vllm_metrics",
+                              "vllm_log", "llamacpp_state", "kv_budget", "probe"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(fact_names, junk, max_size=6))
+def test_garbage_facts_never_raise_and_expose_valid_text(facts):
+    fams = snapshot(result(facts))
+    text = expose(fams)
+    assert "llmdoctor_up 1.0" in text
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(st.sampled_from(["OLLAMA_NUM_PARALLEL", "OLLAMA_MAX_QUEUE", "OLLAMA_CONTEXT_LENGTH", "OLLAMA_KEEP_ALIVE"]),
+                       st.text(max_size=12) | st.integers() | st.floats()))
+def test_garbage_settings_are_skipped_not_fatal(config):
+    got = samples(snapshot(result({"ollama_config": config})))
+    for (name, _), value in got.items():
+        assert not math.isnan(value), name

@@ -1,0 +1,72 @@
+"""Textfile mode: atomic writes that node_exporter can never read half of."""
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+
+from llmdoctor.exporter.textfile import write_atomic
+from tests.exporter.conftest import EVIDENCE, exporter_process
+from tests.support import prometheus as prom_support
+
+
+def test_write_replaces_whole_file_and_leaves_no_temporaries(tmp_path):
+    target = tmp_path / "llmdoctor.prom"
+    write_atomic(target, b"a 1\n")
+    write_atomic(target, b"b 2\n")
+    assert target.read_bytes() == b"b 2\n"
+    assert os.listdir(tmp_path) == ["llmdoctor.prom"]
+    assert (target.stat().st_mode & 0o777) == 0o644
+
+
+def test_failed_write_keeps_the_old_file(tmp_path):
+    target = tmp_path / "llmdoctor.prom"
+    write_atomic(target, b"old 1\n")
+
+    with pytest.raises(TypeError):
+        write_atomic(target, object())  # type: ignore[arg-type]
+    assert target.read_bytes() == b"old 1\n"
+    assert os.listdir(tmp_path) == ["llmdoctor.prom"]
+
+
+def test_concurrent_reader_never_sees_a_partial_file(tmp_path):
+    target = tmp_path / "llmdoctor.prom"
+    # Two complete documents of different sizes; anything else read is a torn file.
+    docs = [(b"# big\n" + b"x 1\n" * 20000), b"# small\nx 2\n"]
+    write_atomic(target, docs[0])
+    stop = threading.Event()
+    seen: list[bytes] = []
+    bad: list[int] = []
+
+    def reader():
+        while not stop.is_set():
+            data = target.read_bytes()
+            if data not in docs:
+                bad.append(len(data))
+            seen.append(data[:7])
+
+    t = threading.Thread(target=reader)
+    t.start()
+    deadline = time.monotonic() + 3.0
+    writes = 0
+    while writes < 300 and time.monotonic() < deadline:
+        write_atomic(target, docs[writes % 2])
+        writes += 1
+    stop.set()
+    t.join(5)
+    assert not bad, f"reader saw {len(bad)} partial files"
+    assert writes >= 20 and len(seen) >= 20
+    assert sorted(os.listdir(tmp_path)) == ["llmdoctor.prom"]
+
+
+def test_cli_once_writes_textfile_from_evidence(tmp_path):
+    out = tmp_path / "llmdoctor.prom"
+    with exporter_process("--evidence", str(EVIDENCE), "--textfile", str(out), "--once") as proc:
+        assert proc.wait(60) == 0, proc.stderr.read().decode(errors="replace")
+    text = out.read_bytes()
+    assert b"llmdoctor_up 1.0" in text and b'llmdoctor_engine_info{engine="vllm",version="0.8.5"} 1.0' in text
+    if prom_support.promtool_skip_reason() is None:
+        p = prom_support.promtool("check", "metrics", stdin=text)
+        assert p.returncode == 0, p.stdout.decode() + p.stderr.decode()
