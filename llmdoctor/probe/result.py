@@ -119,3 +119,18 @@ class ProbeResult:
         kw["errors"] = tuple(str(e) for e in d.get("errors") or ())
         kw["notes"] = tuple(str(n) for n in d.get("notes") or ())
         return cls(**kw)
+
+
+@dataclass(frozen=True)
+class ProbeRuns:
+    """The value of fact "probe": one result per engine probed (or read from probe.json)."""
+
+    results: tuple[ProbeResult, ...]
+
+    def summary(self) -> list[tuple[str, str]]:
+        from .verdicts import summary_lines
+
+        return [line for r in self.results for line in summary_lines(r)]
+
+    def to_dict(self) -> list[dict[str, Any]]:
+        return [r.to_dict() for r in self.results]

@@ -132,7 +132,10 @@ def prefill_stall(result: ProbeResult) -> Verdict | None:
     streams = [s for s in result.scenario("load") if len(s.chunk_s) >= 3]
     if inj is None or not streams:
         return None
-    window = (inj.sent_s, inj.first_token_at)
+    # The prefill itself, not the injected request's queue wait: the server's own
+    # prompt time when it reports one, else everything up to the first token.
+    busy = inj.prompt_tokens / inj.prefill_tps if inj.prompt_tokens and inj.prefill_tps else inj.ttft_s
+    window = (inj.first_token_at - min(busy, inj.ttft_s), inj.first_token_at)
     worst: tuple[float, float, str] | None = None  # (gap, median itl, id)
     for s in streams:
         med = p50(s.itl)
@@ -146,7 +149,7 @@ def prefill_stall(result: ProbeResult) -> Verdict | None:
     gap, med, sid = worst
     figures = {"longest_gap_s": round(gap, 4), "median_itl_s": round(med, 4),
                "injected_prompt_tokens": inj.prompt_tokens, "injected_ttft_s": round(inj.ttft_s, 4)}
-    lines = (f"while a {inj.prompt_tokens or '?'}-token prompt was processed ({ms(inj.ttft_s)}), stream {sid} "
+    lines = (f"while a {inj.prompt_tokens or '?'}-token prompt was processed ({ms(busy)}), stream {sid} "
              f"paused {ms(gap)} between two tokens; its median gap is {ms(med)}",
              f"stall when >= {T.PREFILL_STALL_FACTOR:.0f}x the median and >= {ms(T.PREFILL_STALL_MIN_S)}")
     if gap >= T.PREFILL_STALL_FACTOR * med and gap >= T.PREFILL_STALL_MIN_S:
@@ -173,9 +176,10 @@ def load_concurrency(result: ProbeResult) -> Verdict | None:
              f"TTFT p50 {ms(p50(ttfts))}, p95 {ms(p95(ttfts))}; ITL p50 {ms(p50(itls))}, p95 {ms(p95(itls))}"
              + (f"; queue wait p95 {ms(p95(waits))}" if waits else ""))
     expected = min(result.slots, len(streams)) if result.slots else None
-    if expected and most < expected:
-        return Verdict("load-concurrency", PROBLEM, f"Only {most} of {expected} expected streams ran at once",
-                       lines, figures)
+    if most == 1 or (expected and most < expected):
+        of = f" of {expected} expected" if expected and expected > 1 else ""
+        return Verdict("load-concurrency", PROBLEM, f"Only {most}{of} of {len(streams)} streams sent together "
+                       "ran at once: the others queued", lines, figures)
     return Verdict("load-concurrency", HEALTHY if expected else INCONCLUSIVE,
                    f"{most} streams ran at once", lines, figures)
 
@@ -229,7 +233,7 @@ def summary_lines(result: ProbeResult) -> list[tuple[str, str]]:
     """Figures for a report's summary: baseline TTFT/ITL/rates and the verdicts."""
     out: list[tuple[str, str]] = []
     s = _one(result, "single")
-    label = f"probe {result.engine} {result.model}".strip()
+    label = "probe"
     if s is not None:
         out.append((f"{label} single stream", f"TTFT {ms(s.ttft_s)}"
                     + (f" (first byte {ms(s.ttfb_s)})" if s.ttfb_s is not None and s.ttft_s - s.ttfb_s > 0.01 else "")
@@ -237,5 +241,5 @@ def summary_lines(result: ProbeResult) -> list[tuple[str, str]]:
     for v in assess(result):
         out.append((f"{label} {v.name}", f"{v.kind}: {v.title}"))
     out.append((f"{label} cost", f"{result.requests_sent} requests, {result.tokens_generated} tokens, "
-                f"{result.wall_s:.1f} s"))
+                f"{result.wall_s:.1f} s ({result.engine}, model {result.model})"))
     return out

@@ -1,0 +1,16 @@
+"""BANDWIDTH_LIMIT from the live probe: two streams at once each run near half speed."""
+from llmdoctor.checks import check
+from llmdoctor.model import Cause, Evidence, Finding, Severity
+from llmdoctor.probe.advice import bandwidth_fix, source
+from llmdoctor.probe.verdicts import PROBLEM, batching
+
+
+@check(id="probe-bandwidth-limit", cause=Cause.BANDWIDTH_LIMIT,
+       purpose="Live probe: concurrent streams share the hardware (each near half the single-stream speed)")
+def probe_bandwidth_limit(probe):
+    for r in probe.results:
+        v = batching(r)
+        if v is not None and v.kind == PROBLEM:
+            yield Finding(Cause.BANDWIDTH_LIMIT, Severity.INFO, v.title,
+                          tuple(Evidence(source(r.url), line) for line in v.evidence),
+                          bandwidth_fix(r.engine), confidence=v.confidence)
