@@ -153,6 +153,8 @@ class SSHHost:
             if len(base) + 12 + 41 > MAX_CONTROL_PATH:
                 base = "/tmp"
             self._control_dir = tempfile.mkdtemp(prefix="lldssh-", dir=base)
+            # removed on close(), on a failed connect, or when this object is collected
+            self._dir_finalizer = weakref.finalize(self, shutil.rmtree, self._control_dir, True)
         os.chmod(self._control_dir, 0o700)
         path = os.path.join(self._control_dir, "%C")
         if len(self._control_dir) + 41 > MAX_CONTROL_PATH:
@@ -212,10 +214,12 @@ class SSHHost:
                 p = self._ssh("exit 0", limit)
             except subprocess.TimeoutExpired:
                 self._failure = HostUnreachable(f"{self.name}: timeout (no SSH session within {limit} s)")
+                self._remove_dir()
                 raise self._failure from None
             self.connections += 1
             if p.returncode != 0:
                 self._failure = self._unreachable(p.stderr)
+                self._remove_dir()
                 raise self._failure
             self._connected = True
             _live.add(self)
@@ -234,9 +238,13 @@ class SSHHost:
                 except (OSError, subprocess.TimeoutExpired):
                     pass
             self._connected = False
-            if self._own_dir and self._control_dir:
-                shutil.rmtree(self._control_dir, ignore_errors=True)
+            self._remove_dir()
             _live.discard(self)
+
+    def _remove_dir(self) -> None:
+        if self._own_dir and self._control_dir:
+            self._dir_finalizer()  # rmtree, once
+            self._control_dir = None
 
     def __enter__(self) -> "SSHHost":
         self.connect()
@@ -251,7 +259,8 @@ class SSHHost:
         if not argv:
             raise ValueError("empty argv")
         self.connect()
-        self.commands += 1
+        with self._lock:
+            self.commands += 1
         try:
             p = self._ssh(_quote_remote(argv, self.sudo), timeout)
         except subprocess.TimeoutExpired as e:
@@ -315,7 +324,8 @@ class SSHHost:
 
     def http(self, method, port, path, body=None, timeout=DEFAULT_TIMEOUT, headers=None) -> HttpResponse:
         local = self._forward(port)
-        self.commands += 1
+        with self._lock:
+            self.commands += 1
         try:
             return http_request("127.0.0.1", local, method, path, body, timeout, headers)
         except HostError as e:
