@@ -31,8 +31,9 @@ INFERENCE_PATHS = ("/api/generate", "/api/chat", "/v1/chat/completions", "/v1/co
 OOM_SUBSTRINGS = ("out of memory", "out of device memory", "cudamalloc failed", "hipmalloc failed",
                   "failed to allocate", "allocation failed", "not enough memory", "insufficient memory",
                   "vk_error_out_of_device_memory", "erroroutofmemory")
-GPU_INIT_FAILURES = ("cudasetdevice err", "cudart init failure", "cuda driver library init failure",
-                     "no compatible gpus were discovered", "unable to init gpu")
+# CUDA error 999 (cudaErrorUnknown) at start-up is the suspend/resume signature (ollama#5464, #6647)
+GPU_INIT_FAILURE = re.compile(r"(?:cudaSetDevice err|cudart init failure|cuda driver library init failure|cuInit err)\W+999"
+                              r"|unable to init gpu", re.I)
 HOST_BACKENDS = re.compile(r"^(?:CPU(?:_.*)?|BLAS|.*_Host)$")
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -512,7 +513,7 @@ class OllamaLogScanner:
         if m:
             self.vram_ctx = int(m.group(2))
             return
-        if any(s in low for s in GPU_INIT_FAILURES):
+        if GPU_INIT_FAILURE.search(text):
             self.t["gpu_init"].add(source, text)
             return
         if any(s in low for s in OOM_SUBSTRINGS):

@@ -1,0 +1,161 @@
+"""The streaming log scanner on every real Ollama log sample (samples.md §2) and on garbage."""
+import itertools
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from llmdoctor.engines.ollama_log import MAX_LOADS, OllamaLogScanner, parse_gin, scan
+
+
+def lines(sample, name):
+    return sample(name).splitlines()
+
+
+def test_inventory_and_gpu_total(sample):
+    s = scan(lines(sample, "log_inventory_cuda.log"), "j")
+    (start,) = s.startups
+    assert start.libraries == ("cuda",) and start.has_gpu
+    assert start.gpu_total_bytes == round(3.9 * 2**30)
+    cpu = scan(lines(sample, "log_inventory_cpu_only.log"), "j")
+    assert cpu.startups[0].libraries == ("cpu",) and not cpu.startups[0].has_gpu
+
+
+def test_wrapped_estimator(sample):
+    s = scan(lines(sample, "log_estimator_wrapped.log"), "j")
+    assert s.estimator["layers.model"] == "81" and s.estimator["layers.offload"] == "44"
+    assert s.estimator["memory.graph.partial"] == "8.2 GiB"
+    assert s.estimator["memory.available"] == "[22.0 GiB 22.0 GiB 22.0 GiB 22.0 GiB]"
+
+
+def test_v011_runner_cmd(sample):
+    s = scan(lines(sample, "log_v011_runner_journal.log"), "journal:ollama.service")
+    (load,) = s.loads
+    assert (load.ctx_size, load.parallel, load.model) == (2048, 1, "sha256-e8ad13eff07a")
+    assert load.started_at.hour == 23 and load.examples[0].source == "journal:ollama.service"
+    assert s.estimator["layers.offload"] == "48"
+
+
+def test_runner_cmd_parallel5(sample):
+    line = 'time=2025-08-19T10:00:00.000Z level=INFO source=server.go:438 msg="starting runner" cmd="' + sample("cmd_runner_parallel5.txt").strip() + '"'
+    (load,) = scan([line], "j").loads
+    assert (load.ctx_size, load.parallel) == (40960, 5)
+
+
+def test_llm_load_tensors_prefix_and_buffers(sample):
+    (load,) = scan(lines(sample, "log_llm_load_tensors_journal.log"), "j").loads
+    assert load.offloaded == (37, 49)
+    assert load.gpu_buffer_mib == 5766.09 and load.host_buffer_mib == 8566.04
+    assert load.model_buffer_mib == pytest.approx(5766.09 + 8566.04)
+    (load,) = scan(lines(sample, "log_llm_load_tensors_host.log"), "j").loads
+    assert load.offloaded == (31, 33) and load.host_buffer_mib == 809.84 and load.gpu_buffer_mib == 3627.97
+
+
+def test_go_engine_cpu_only(sample):
+    (load,) = scan(lines(sample, "log_go_engine_cpu_only.log"), "j").loads
+    assert load.offloaded == (0, 25) and load.parallel == 1 and load.ctx_size == 16000
+    assert load.host_weights_bytes == round(12.8 * 2**30) and load.gpu_weights_bytes == 0
+
+
+def test_go_engine_offloading_lines_do_not_count_as_offloaded(sample):
+    assert scan(lines(sample, "log_go_engine_offloading.log"), "j").loads == ()
+
+
+def test_v030_load_time(sample):
+    s = scan(lines(sample, "log_v030_loaded.log"), "j")
+    assert s.max_load_seconds == 6.43 and s.load_times.count == 1
+    assert s.loads[-1].load_seconds == 6.43
+
+
+def test_load_time_gin_and_truncation(sample):
+    s = scan(lines(sample, "log_load_time_truncation.log"), "j")
+    assert s.loads[-1].load_seconds == 0.25
+    assert s.truncations.count == 1 and s.truncation_limits == (2048,) and s.truncation_max_prompt == 5065
+    assert s.status_counts == {200: 1} and s.requests.requests == 1
+
+
+def test_truncation_and_an_85_minute_request(sample):
+    s = scan(lines(sample, "log_truncation_long_request.log"), "j")
+    assert s.truncation_limits == (512,) and s.truncation_max_prompt == 617
+    assert s.requests.max_duration_s == 5079.0
+
+
+def test_debug_history_truncation_is_not_a_prompt_truncation(sample):
+    s = scan(lines(sample, "log_debug_history_truncation.log"), "j")
+    assert s.truncations.count == 0
+
+
+def test_503_and_both_spellings(sample):
+    s = scan(lines(sample, "log_gin_503.log"), "journal")
+    assert s.status_503.count == 2 and s.status_counts == {503: 2}
+    s = scan(lines(sample, "client_error_two_spaces.txt") + lines(sample, "client_error_v0133.txt"), "client")
+    assert s.max_pending.count == 2
+
+
+@pytest.mark.parametrize("line, expect", [
+    ('[GIN] 2025/03/06 - 11:42:21 | 503 |   42.044125ms |       127.0.0.1 | POST     "/api/generate"', (503, 0.042044125, "POST", "/api/generate")),
+    ('Jun 10 22:46:49 ollama-host ollama[159]: [GIN] 2025/06/10 - 22:46:49 | 200 |      1h24m39s |    10.99.99.105 | POST     "/api/chat"', (200, 5079.0, "POST", "/api/chat")),
+    ('janv. 20 23:15:46 jarvis-server ollama[1232]: [GIN] 2026/01/20 - 23:15:46 | 200 |     971.777µs |       127.0.0.1 | HEAD     "/"', (200, 0.000971777, "HEAD", "/")),
+    ('[ GIN] 2025/02/27 - 15:22:36 | 200 | 29.526492083s |       127.0.0.1 | POST     "/api/chat"', (200, 29.526492083, "POST", "/api/chat")),
+    ('[GIN] 2025/03/06 - 11:42:21 |\x1b[97;41m 503 \x1b[0m|   42.044125ms |       ::1 |\x1b[97;46m POST    \x1b[0m "/api/chat"', (503, 0.042044125, "POST", "/api/chat")),
+])
+def test_gin_lines(line, expect):
+    g = parse_gin(line)
+    assert (g.status, g.seconds, g.method, g.path) == pytest.approx(expect)
+
+
+def test_gpu_init_999(sample):
+    s = scan(lines(sample, "log_gpu_init_999.log"), "j")
+    assert s.gpu_init_failures.count == 4
+
+
+def _gin(t, secs, path="/api/chat"):
+    h, m, s = t
+    return f'[GIN] 2025/03/06 - {h:02d}:{m:02d}:{s:02d} | 200 | {secs} |       127.0.0.1 | POST     "{path}"'
+
+
+def test_serial_burst_is_found():
+    # five requests sent at 11:00:00, one slot, ~10 s each: they finish 10 s apart
+    burst = [_gin((11, 0, 10 * k), f"{10 * k - 0.3:.3f}s".replace(".", ".", 1)) for k in range(1, 6)]
+    s = scan(burst, "j")
+    r = s.requests
+    assert r.serial_groups == 1 and r.parallel_pairs == 0 and r.peak_in_flight == 5
+    assert "finished one after another" in r.serial_figures and len(r.serial_example) == 5
+
+
+def test_parallel_burst_is_not_serial():
+    alone = [_gin((10, 0, 10), "9.800s"), _gin((10, 1, 0), "10.100s")]
+    burst = [_gin((11, 0, 10), "9.900s"), _gin((11, 0, 10), "9.950s"), _gin((11, 0, 11), "10.400s"), _gin((11, 0, 20), "19.800s")]
+    r = scan(alone + burst, "j").requests
+    assert r.serial_groups == 0 and r.parallel_pairs >= 1 and r.typical_service_s == pytest.approx(10.1)
+
+
+def test_bounded_memory_on_a_long_log():
+    base = [
+        'time=2025-08-08T23:02:37.187+01:00 level=INFO source=server.go:438 msg="starting llama server" cmd="/usr/local/bin/ollama runner --model /x/blobs/sha256-e8ad13eff07a78d8 --ctx-size 2048 --parallel 1 --port 39041"',
+        "llm_load_tensors: offloaded 37/49 layers to GPU",
+        'time=2025-04-22T11:21:47.546Z level=WARN source=runner.go:131 msg="truncating input prompt" limit=2048 prompt=5065 keep=5 new=2048',
+        '[GIN] 2025/03/06 - 11:42:21 | 503 |   42.044125ms |       127.0.0.1 | POST     "/api/generate"',
+    ]
+    scanner = OllamaLogScanner()
+    scanner.feed_all(itertools.islice(itertools.cycle(base), 40_000), "big")
+    s = scanner.summary()
+    assert s.lines == 40_000 and s.load_count == 10_000 and len(s.loads) == MAX_LOADS
+    assert s.truncations.count == 10_000 and len(s.truncations.examples) <= 5
+    assert s.ctx_sizes_by_model == {"sha256-e8ad13eff07a": {2048: 10_000}}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(max_size=120), max_size=20))
+def test_hypothesis_garbage(texts):
+    s = scan(texts, "garbage")
+    assert s.lines == len(texts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([
+    "[GIN] 2025/03/06 - 11:42:21 | 200 |", "offloaded 3/", "buffer size = ", 'msg="server config" env="map[A:',
+    "msg=offload layers.model=", "  memory.x=1", "llama runner started in x seconds", "truncating input prompt limit=",
+    'msg="inference compute" library=cuda total="x"', "]\"", "cudaSetDevice err: 999", " --ctx-size 99 ",
+]), max_size=30), st.text(max_size=20))
+def test_hypothesis_fragments(parts, tail):
+    scan([p + tail for p in parts], "fragments")
