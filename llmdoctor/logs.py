@@ -251,7 +251,7 @@ class FileSource:
                 pos = window_start(f, start, st.st_size, cutoff, now)
             resumable = self.state is not None
             f.seek(pos)
-            in_window = cutoff is None
+            window = _Window(cutoff, now)
             rest = b""
             try:
                 while True:
@@ -269,15 +269,12 @@ class FileSource:
                             continue
                     text = buf[:cut].decode("utf-8", "replace")
                     rest = buf[cut + 1 :]
-                    if not in_window:
-                        text, in_window = _drop_before(text, cutoff, now)
+                    text = window.filter(text)
                     if text:
                         yield text
                     self._reached = max(self._reached, f.tell() - len(rest))
                 if rest and not resumable:  # an unterminated last line (a pasted file)
-                    text = rest.decode("utf-8", "replace")
-                    if not in_window:
-                        text, in_window = _drop_before(text, cutoff, now)
+                    text = window.filter(rest.decode("utf-8", "replace"))
                     if text:
                         yield text
             except OSError as e:
@@ -291,18 +288,39 @@ class FileSource:
             yield from block.split("\n")
 
 
-def _drop_before(text: str, cutoff: float | None, now: float) -> tuple[str, bool]:
-    """Drop the lines of `text` written before `cutoff`; lines without a stamp follow the
-    last stamp seen. Logs are chronological, so once a line is inside the window, every
-    later one is. Returns (kept text, whether the window has been reached)."""
-    if cutoff is None:
-        return text, True
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
-        t = line_time(line, now)
-        if t is not None and t >= cutoff:
-            return "\n".join(lines[i:]), True
-    return "", False
+STAMP_PROBE_LINES = 2000  # no stamp in this many lines: the file has none we know; read it all
+
+
+class _Window:
+    """Drops lines written before `cutoff`. Lines without a stamp follow the last stamp
+    seen; before any stamp they are kept (unknown is not old). Logs are chronological, so
+    once a line is inside the window every later one is, and parsing stops."""
+
+    def __init__(self, cutoff: float | None, now: float) -> None:
+        self.cutoff, self.now = cutoff, now
+        self.inside = cutoff is None
+        self.seen_stamp = False
+        self.probed = 0
+
+    def filter(self, text: str) -> str:
+        if self.inside:
+            return text
+        lines = text.split("\n")
+        kept: list[str] = []
+        for i, line in enumerate(lines):
+            t = line_time(line, self.now)
+            if t is not None:
+                self.seen_stamp = True
+                if t >= self.cutoff:
+                    self.inside = True
+                    return "\n".join(kept + lines[i:])
+            elif not self.seen_stamp:
+                kept.append(line)
+                self.probed += 1
+                if self.probed >= STAMP_PROBE_LINES:
+                    self.inside = True
+                    return "\n".join(kept + lines[i + 1 :])
+        return "\n".join(kept)
 
 
 class EvidenceFileSource(FileSource):
@@ -378,7 +396,7 @@ class RemoteFileSource:
             self.state.put(self.state_key, {"inode": inode, "offset": start + len(text[: cut + 1].encode()), "size": size})
             text = text[: cut + 1]
         if self.since_seconds:
-            text, _ = _drop_before(text, time.time() - self.since_seconds, time.time())
+            text = _Window(time.time() - self.since_seconds, time.time()).filter(text)
         self._text = text
         return text
 

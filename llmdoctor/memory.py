@@ -133,6 +133,7 @@ VMSTAT_COLUMNS = frozenset(
     "r b swpd free buff cache inact active si so bi bo in cs us sy id wa st gu".split()
 )
 _DATE_OR_TIME = re.compile(r"^(?:\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}:\d{2}(?:\.\d+)?|\d{4}/\d{2}/\d{2})$")
+_GROUP_LINE = re.compile(r"^\s*(?:-*time-*\s+)?-*procs\b.*-{2,}")
 _UNIT_FLAG = re.compile(r"vmstat\b[^\n]*?(?:-S\s*|--unit[=\s]+|-\w*S)([kKmM])\b")
 
 
@@ -202,6 +203,8 @@ def parse_vmstat(text: str) -> VmstatTable:
         tokens = line.split()
         if not tokens:
             previous_was_data = False
+            continue
+        if _GROUP_LINE.match(line):  # `procs -----memory----- ---swap-- ...` above the header
             continue
         if _is_header(tokens):
             header_tokens = [t for t in tokens if t in VMSTAT_COLUMNS]
