@@ -214,7 +214,7 @@ class Transaction:
             if all(loaded.get(k) == v for k, v in values.items()):
                 return Outcome(True, False, "nothing to change: the drop-in and the running service already hold these values")
         pid_before = self.main_pid() if self.live else 0
-        baseline_ok = self._verify_units() if self.live else True
+        baseline_ok = self._verify_units("systemd-analyze verify (before)") if self.live else True
         bdir = self.backup(old, content)
         self._step("backup", True, dropin.inside(self.root, bdir))
         try:
@@ -236,10 +236,10 @@ class Transaction:
         return Outcome(True, True, f"applied: {self.unit} runs with " +
                        ", ".join(f"{k}={v}" for k, v in sorted(values.items())), self.steps, backup=str(bdir))
 
-    def _verify_units(self) -> bool:
+    def _verify_units(self, label: str = "systemd-analyze verify") -> bool:
         r = self._run(["systemd-analyze", "verify", self.unit], timeout=60)
         detail = (r.stderr or r.stdout).strip().splitlines()
-        return self._step("systemd-analyze verify", r.returncode == 0, detail[-1] if detail else "")
+        return self._step(label, r.returncode == 0, detail[-1] if detail else "")
 
     def _reload_restart(self) -> bool:
         r = self._systemctl("daemon-reload", timeout=60)
@@ -315,6 +315,9 @@ class Transaction:
             pid = self._wait_for_new_process(0)
             self._step("service running again", bool(pid), f"MainPID {pid}" if pid else
                        f"{self.unit} is not active after the restore - look at journalctl -u {self.unit}")
+            if pid and self.http_get is not None:
+                answer = self._wait_for_api()
+                self._step("/api/version (previous configuration)", answer is not None, answer or "no answer")
         # The backup has served: keep --rollback pointing at the state before the last success.
         for f in bdir.iterdir():
             f.unlink()

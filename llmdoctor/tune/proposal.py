@@ -82,6 +82,15 @@ class Change:
     def changed(self) -> bool:
         return _norm(self.current) != _norm(self.proposed)
 
+    @property
+    def current_shown(self) -> str:
+        """The value in effect: the set value, or the default in brackets."""
+        if self.current is not None:
+            return self.current
+        if "(" in self.current_source and self.current_source.endswith(")"):
+            return f"{self.current_source.rsplit('(', 1)[1][:-1]} (default)"
+        return "unset"
+
 
 @dataclass(frozen=True)
 class Proposal:
