@@ -105,6 +105,7 @@ class StreamRequest:
     wire: str                            # streams.OLLAMA | streams.OPENAI
     timeout_s: float = 30.0              # whole request
     read_timeout_s: float = 15.0         # silence between two lines
+    first_byte_timeout_s: float | None = None  # wait for the answer (default: read_timeout_s)
     connect_timeout_s: float = 5.0
     on_chunk: Callable[[str, int], None] | None = field(default=None, repr=False)
 
@@ -137,12 +138,13 @@ def stream(req: StreamRequest, t0: float, stop: Interrupt,
         sent = time.monotonic()
         acc.sent_s = sent - t0
         deadline = sent + req.timeout_s
+        first_wait = min(req.first_byte_timeout_s or req.read_timeout_s, req.timeout_s)
         try:
-            conn.sock.settimeout(max(0.05, min(req.read_timeout_s, req.timeout_s)))
+            conn.sock.settimeout(max(0.05, first_wait))
             conn.request("POST", prefix + req.path, body, headers)
             resp = conn.getresponse()
         except (socket.timeout, TimeoutError):
-            return acc.sample(TIMEOUT, f"no response within {min(req.read_timeout_s, req.timeout_s):.0f} s", None)
+            return acc.sample(TIMEOUT, f"no response within {first_wait:.0f} s", None)
         except (OSError, http.client.HTTPException) as e:
             if stop.is_set():
                 return acc.sample(INTERRUPTED, "stopped", None)
@@ -160,7 +162,8 @@ def stream(req: StreamRequest, t0: float, stop: Interrupt,
                 return acc.sample(INTERRUPTED, "stopped by Ctrl-C or the probe deadline")
             if now >= deadline:
                 return acc.sample(TIMEOUT, f"still streaming after the {req.timeout_s:.0f} s request limit")
-            conn.sock.settimeout(max(0.05, min(req.read_timeout_s, deadline - now)))
+            wait = req.read_timeout_s if acc.ttfb is not None else (req.first_byte_timeout_s or req.read_timeout_s)
+            conn.sock.settimeout(max(0.05, min(wait, deadline - now)))
             try:
                 line = resp.readline(MAX_LINE)
             except (socket.timeout, TimeoutError):

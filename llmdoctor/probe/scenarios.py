@@ -17,11 +17,11 @@ from typing import Callable
 from . import prompts
 from .client import Interrupt, StreamRequest, stream
 from .detect import Target
-from .result import HTTP_ERROR, INTERRUPTED, ProbeResult, StreamSample
+from .result import CONNECT_ERROR, HTTP_ERROR, INTERRUPTED, STALLED, TIMEOUT, ProbeResult, StreamSample
 from .thresholds import (
     DEFAULT_DEADLINE_S, LIGHT_MAX_IN_FLIGHT, LOAD_LONG_PROMPT_TOKENS, LOAD_MAX_STREAMS,
     LONG_PROMPT_MAX_CONTEXT_SHARE, LONG_PROMPT_OUTPUT_TOKENS, LONG_PROMPT_TOKENS, MAX_OUTPUT_TOKENS,
-    READ_TIMEOUT_S, REQUEST_TIMEOUT_S, WARMUP_OUTPUT_TOKENS,
+    READ_TIMEOUT_S, REQUEST_TIMEOUT_S, WARMUP_OUTPUT_TOKENS, WARMUP_TIMEOUT_S,
 )
 
 Progress = Callable[[str], None]
@@ -97,12 +97,14 @@ class ProbeRunner:
         return self.deadline - time.monotonic()
 
     def request(self, id: str, scenario: str, prompt: str, max_tokens: int,
-                on_chunk: Callable[[str, int], None] | None = None) -> StreamRequest:
+                on_chunk: Callable[[str, int], None] | None = None, patient: bool = False) -> StreamRequest:
+        """`patient`: may wait for a model load before its first byte (the warm-up)."""
         path, body = prompts.request(self.target.engine, self.target.model, prompt, max_tokens)
+        limit = max(self.request_timeout_s, WARMUP_TIMEOUT_S) if patient else self.request_timeout_s
+        first = max(self.read_timeout_s, WARMUP_TIMEOUT_S) if patient else self.read_timeout_s
         return StreamRequest(id=id, scenario=scenario, url=self.target.url, path=path, body=body,
-                             wire=self.target.wire,
-                             timeout_s=max(0.5, min(self.request_timeout_s, self.remaining())),
-                             read_timeout_s=self.read_timeout_s, on_chunk=on_chunk)
+                             wire=self.target.wire, timeout_s=max(0.5, min(limit, self.remaining())),
+                             read_timeout_s=self.read_timeout_s, first_byte_timeout_s=first, on_chunk=on_chunk)
 
     def can_start(self, scenario: str) -> bool:
         if self.interrupted or self.fatal:
@@ -156,8 +158,12 @@ class ProbeRunner:
             self.samples.append(s)
             if not s.ok:
                 self.errors.append(f"{s.id}: {s.error}")
-            if s.status == HTTP_ERROR and s.scenario == "warmup":
-                self.fatal = True  # e.g. 404 model not found, 503 queue full
+            if (not s.ok and s.scenario == "warmup") or s.status in (TIMEOUT, STALLED, CONNECT_ERROR):
+                # 404 model not found, 503 queue full, a crashed runner, a server that
+                # stopped answering: more requests would only add waiting.
+                if not self.fatal and s.status != INTERRUPTED:
+                    self.notes.append(f"stopped after {s.id} failed ({s.status}): further requests would not help")
+                self.fatal = s.status != INTERRUPTED or self.fatal
         return samples
 
     def result(self, mode: str) -> ProbeResult:
@@ -175,7 +181,7 @@ class ProbeRunner:
         """Warm-up (does the first request carry a model load?) and one short stream."""
         if self.can_start("warm-up"):
             self.progress("warm-up request (does the first request pay for a model load?)")
-            self.run([self.request("warmup", "warmup", prompts.short_prompt(), WARMUP_OUTPUT_TOKENS)])
+            self.run([self.request("warmup", "warmup", prompts.short_prompt(), WARMUP_OUTPUT_TOKENS, patient=True)])
         if self.can_start("single stream"):
             self.progress(f"single stream, short prompt, {self.max_tokens} tokens")
             self.run([self.request("single", "single", prompts.short_prompt(), self.max_tokens)])

@@ -14,6 +14,7 @@ DEFAULT_DEADLINE_S = 60.0        # whole probe
 REQUEST_TIMEOUT_S = 30.0         # one request, send to last chunk
 READ_TIMEOUT_S = 15.0            # silence on an open stream before it counts as stalled
 CONNECT_TIMEOUT_S = 5.0
+WARMUP_TIMEOUT_S = 45.0          # the warm-up may carry a model load from disk (tens of s)
 DETECT_TIMEOUT_S = 3.0           # each engine-detection GET
 
 # Long prompt: sized in tokens, below the slot's context (half of it at most), so

@@ -40,7 +40,7 @@ def tps(r: float | None) -> str:
 
 
 def _one(result: ProbeResult, scenario: str) -> StreamSample | None:
-    xs = [s for s in result.scenario(scenario) if s.ttft_s is not None]
+    xs = [s for s in result.scenario(scenario) if s.ok and s.ttft_s is not None]
     return xs[0] if xs else None
 
 
@@ -52,7 +52,7 @@ def _interval(s: StreamSample) -> tuple[float, float] | None:
 
 def queueing(result: ProbeResult) -> Verdict | None:
     """Pair released together: did the second wait for the first to finish?"""
-    pair = [s for s in result.scenario("pair") if _interval(s)]
+    pair = [s for s in result.scenario("pair") if s.ok and _interval(s)]
     if len(pair) < 2:
         return None
     a, b = sorted(pair, key=lambda s: s.first_token_at)[:2]
@@ -81,7 +81,7 @@ def batching(result: ProbeResult) -> Verdict | None:
     """Per-stream decode rate during the pair against a single stream's."""
     q = queueing(result)
     single = _one(result, "single")
-    pair = [s for s in result.scenario("pair") if s.decode_tps]
+    pair = [s for s in result.scenario("pair") if s.ok and s.decode_tps]
     if q is None or q.kind == PROBLEM or single is None or not single.decode_tps or len(pair) < 2:
         return None
     rate = sum(s.decode_tps for s in pair) / len(pair)
@@ -129,7 +129,7 @@ def prefill(result: ProbeResult) -> Verdict | None:
 def prefill_stall(result: ProbeResult) -> Verdict | None:
     """Load mode: did the injected long prompt pause the running streams?"""
     inj = _one(result, "load-long")
-    streams = [s for s in result.scenario("load") if len(s.chunk_s) >= 3]
+    streams = [s for s in result.scenario("load") if s.ok and len(s.chunk_s) >= 3]
     if inj is None or not streams:
         return None
     # The prefill itself, not the injected request's queue wait: the server's own
@@ -160,7 +160,7 @@ def prefill_stall(result: ProbeResult) -> Verdict | None:
 
 def load_concurrency(result: ProbeResult) -> Verdict | None:
     """Load mode: how many streams ran at once, against the configured slots."""
-    streams = [s for s in result.scenario("load") if _interval(s)]
+    streams = [s for s in result.scenario("load") if s.ok and _interval(s)]
     if len(streams) < 2:
         return None
     most = max_concurrency(_interval(s) for s in streams)
