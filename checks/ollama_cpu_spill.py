@@ -8,8 +8,7 @@ LEVERS = ("Make weights plus KV cache fit in GPU memory: fewer slots (OLLAMA_NUM
           "(OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1 halves it); or a smaller quantisation of "
           "the model (e.g. Q4_K_M instead of Q8_0).")
 FIX_CONFIG = ('# /etc/systemd/system/ollama.service.d/override.conf\n[Service]\n'
-              'Environment="OLLAMA_FLASH_ATTENTION=1"\nEnvironment="OLLAMA_KV_CACHE_TYPE=q8_0"\n'
-              'Environment="OLLAMA_NUM_PARALLEL=2"\n')
+              'Environment="OLLAMA_FLASH_ATTENTION=1"\nEnvironment="OLLAMA_KV_CACHE_TYPE=q8_0"\n')
 COMMANDS = ("systemctl daemon-reload && systemctl restart ollama", "ollama ps  # PROCESSOR should read 100% GPU")
 
 

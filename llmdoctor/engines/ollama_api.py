@@ -6,14 +6,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..hosts.base import HostError
+from ..hosts.base import HostError, NotInEvidence
 from ..parsing import ParseError
 
 API_TIMEOUT = 5.0
 
 
 class OllamaApiError(Exception):
-    pass
+    def __init__(self, reason: str, missing: bool = False) -> None:
+        super().__init__(reason)
+        self.missing = missing  # the evidence directory simply has no answer
 
 
 def _call(host, port: int, method: str, path: str, body: dict | None = None, timeout: float = API_TIMEOUT) -> Any:
@@ -22,7 +24,7 @@ def _call(host, port: int, method: str, path: str, body: dict | None = None, tim
     try:
         resp = host.http(method, port, path, body=data, timeout=timeout, headers=headers)
     except HostError as e:
-        raise OllamaApiError(f"{method} {path}: {e}") from None
+        raise OllamaApiError(f"{method} {path}: {e}", missing=isinstance(e, NotInEvidence)) from None
     if resp.status != 200:
         raise OllamaApiError(f"{method} {path}: HTTP {resp.status}: {resp.text[:200]}")
     try:

@@ -42,7 +42,7 @@ def config_evidence(config, name: str) -> Evidence:
     origin = config.origin(name)
     if origin == "server config log line" and config.server_config_line is not None:
         return Evidence(config.server_config_line.source, f"{name}:{value} (server config log line)")
-    return Evidence(f"ollama_config ({origin})", f"{name}={value!r} ({origin})")
+    return Evidence(origin, f"{name}={value}")
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from ..engines import ollama_env as envdef
 from ..engines.ollama_api import OllamaApiError, get_ps_raw, get_show, get_tags, get_version
 from ..engines.ollama_log import Example, OllamaLogScanner, OllamaLogSummary, looks_like_ollama
 from ..engines.ollama_ps import LoadedModel, merge, parse_api_ps, parse_ps_text
-from ..hosts.base import HostError
+from ..hosts.base import HostError, NotInEvidence
 from ..parsing import ParseError
 from . import Context, FactUnavailable, provider
 
@@ -37,7 +37,7 @@ def _src(ctx: Context, evidence_name: str, live_name: str) -> str:
 
 
 @provider("ollama_version")
-def ollama_version(ctx: Context, engines, ollama_log=None) -> str:
+def ollama_version(ctx: Context, engines=None, ollama_log=None) -> str:
     engine = ollama_engine(engines)
     try:
         return get_version(ctx.host, _port(engine))
@@ -51,17 +51,19 @@ def ollama_version(ctx: Context, engines, ollama_log=None) -> str:
 
 
 @provider("ollama_ps")
-def ollama_ps(ctx: Context, engines) -> tuple[LoadedModel, ...]:
+def ollama_ps(ctx: Context, engines=None) -> tuple[LoadedModel, ...]:
     """Loaded models: /api/ps for exact sizes, `ollama ps` for UNTIL (`Stopping...`)."""
     engine = ollama_engine(engines)
     api: tuple[LoadedModel, ...] | None = None
     text: tuple[LoadedModel, ...] | None = None
     reasons = []
+    missing = 0
     api_src = _src(ctx, "api_ps.json", "GET /api/ps")
     try:
         api = parse_api_ps(get_ps_raw(ctx.host, _port(engine)), api_src)
     except OllamaApiError as e:
         reasons.append(str(e))
+        missing += e.missing
     except ParseError as e:
         reasons.append(f"unparseable {api_src}: {e}")
     text_src = _src(ctx, "ollama_ps.txt", "ollama ps")
@@ -73,15 +75,16 @@ def ollama_ps(ctx: Context, engines) -> tuple[LoadedModel, ...]:
             reasons.append(f"`ollama ps` exited {res.returncode}: {res.stderr.strip()[:160]}")
     except HostError as e:
         reasons.append(f"`ollama ps`: {e}")
+        missing += isinstance(e, NotInEvidence)
     except ParseError as e:
         reasons.append(f"unparseable {text_src}: {e}")
     if api is None and text is None:
-        raise FactUnavailable("; ".join(reasons))
+        raise FactUnavailable("; ".join(reasons), quiet=missing == 2)
     return merge(api or (), text or ())
 
 
 @provider("ollama_show")
-def ollama_show(ctx: Context, engines, ollama_ps=None) -> dict:
+def ollama_show(ctx: Context, engines=None, ollama_ps=None) -> dict:
     """/api/show of the first loaded model (the evidence file answers for any model)."""
     engine = ollama_engine(engines)
     name = ollama_ps[0].name if ollama_ps else ""
@@ -90,17 +93,17 @@ def ollama_show(ctx: Context, engines, ollama_ps=None) -> dict:
     try:
         show = get_show(ctx.host, _port(engine), name)
     except OllamaApiError as e:
-        raise FactUnavailable(str(e)) from None
+        raise FactUnavailable(str(e), quiet=e.missing) from None
     return {**show, "_model": name, "_source": _src(ctx, "api_show.json", "POST /api/show")}
 
 
 @provider("ollama_tags")
-def ollama_tags(ctx: Context, engines) -> tuple[dict, ...]:
+def ollama_tags(ctx: Context, engines=None) -> tuple[dict, ...]:
     engine = ollama_engine(engines)
     try:
         return get_tags(ctx.host, _port(engine))
     except OllamaApiError as e:
-        raise FactUnavailable(str(e)) from None
+        raise FactUnavailable(str(e), quiet=e.missing) from None
 
 
 # -- effective configuration --------------------------------------------------------------
@@ -130,8 +133,10 @@ class OllamaConfig:
 
     def summary(self) -> list[tuple[str, str]]:
         keys = ("OLLAMA_NUM_PARALLEL", "OLLAMA_MAX_QUEUE", "OLLAMA_KEEP_ALIVE", "OLLAMA_CONTEXT_LENGTH")
-        shown = ", ".join(f"{k.removeprefix('OLLAMA_')}={self.values.get(k, '?') or '(empty)'}" for k in keys)
-        return [("Ollama", f"{self.version or 'version unknown'}: {shown}")]
+        shown = ", ".join(f"{k.removeprefix('OLLAMA_')}={self.values.get(k, '?') or '(empty)'}"
+                          + ("*" if self.is_default(k) else "") for k in keys)
+        note = "* = default of this version" if self.version else "* = newest default; version unknown"
+        return [("Ollama", f"{self.version or 'version unknown'}: {shown} ({note})")]
 
 
 def _unit_for(engine, systemd_units) -> Any:
@@ -179,7 +184,7 @@ def effective_config(version: str | None, log: OllamaLogSummary | None, unit: An
 
 
 @provider("ollama_config")
-def ollama_config(ctx: Context, engines, ollama_version=None, ollama_log=None, systemd_units=None) -> OllamaConfig:
+def ollama_config(ctx: Context, engines=None, ollama_version=None, ollama_log=None, systemd_units=None) -> OllamaConfig:
     engine = ollama_engine(engines)
     version = ollama_version or (ollama_log.version if ollama_log is not None else None)
     return effective_config(version, ollama_log, _unit_for(engine, systemd_units))
@@ -223,7 +228,7 @@ def scan_sources(sources: Iterable[Any]) -> OllamaLogSummary | None:
 
 
 @provider("ollama_log")
-def ollama_log(ctx: Context, engines, log_sources=None) -> OllamaLogSummary:
+def ollama_log(ctx: Context, engines=None, log_sources=None) -> OllamaLogSummary:
     ollama_engine(engines)
     sources = list(log_sources or ())
     host = ctx.host
@@ -233,7 +238,7 @@ def ollama_log(ctx: Context, engines, log_sources=None) -> OllamaLogSummary:
         sources += [_EvidenceLog(host, n, OLLAMA if n == "client_errors.txt" else None)
                     for n in wanted if host.has(n) and n not in names]
     if not sources:
-        raise FactUnavailable("no Ollama log to read (journal or server.log)")
+        raise FactUnavailable("no Ollama log to read (journal or server.log)", quiet=host.kind == "evidence")
     summary = scan_sources(sources)
     if summary is None:
         raise FactUnavailable("none of the logs found looks like Ollama's")
