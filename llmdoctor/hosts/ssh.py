@@ -184,10 +184,13 @@ class SSHHost:
             argv += ["-l", t.user]
         return argv + list(extra)
 
-    def _ssh(self, remote: str | None, timeout: float, *options: str) -> subprocess.CompletedProcess:
-        argv = self._base("-T", *options, "--", self.target.host)
-        if remote is not None:
-            argv.append(remote)
+    def _session_argv(self, remote: str | None) -> list[str]:
+        # RemoteCommand/forwardings from the user's config would clash with ours (or fail to bind)
+        argv = self._base("-T", "-o", "RemoteCommand=none", "-o", "ClearAllForwardings=yes", "--", self.target.host)
+        return argv + ([remote] if remote is not None else [])
+
+    def _ssh(self, remote: str | None, timeout: float) -> subprocess.CompletedProcess:
+        argv = self._session_argv(remote)
         try:
             return subprocess.run(argv, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL)
         except FileNotFoundError as e:
@@ -294,6 +297,17 @@ class SSHHost:
             raise _file_error(err, path)
         return sorted(n for n in out.decode("utf-8", "surrogateescape").split("\n") if n)
 
+    def stream(self, argv: list[str], timeout: float = DEFAULT_TIMEOUT) -> "RemoteStream":
+        """A remote command's stdout line by line as it arrives (bounded memory), for big
+        outputs such as `journalctl -o json`. Not part of the Host protocol: callers use
+        it when present (`getattr(host, "stream", None)`) and fall back to run()."""
+        if not argv:
+            raise ValueError("empty argv")
+        self.connect()
+        with self._lock:
+            self.commands += 1
+        return RemoteStream(self, list(argv), self._session_argv(_quote_remote(argv, self.sudo)), timeout)
+
     # -- HTTP through -L forwards -----------------------------------------------------
     def _forward(self, port: int) -> int:
         """Local port forwarded through the master to 127.0.0.1:port on the remote host."""
@@ -359,3 +373,66 @@ def _wait_accepting(port: int, seconds: float) -> None:
         if time.monotonic() >= deadline:
             return
         time.sleep(0.05)
+
+
+class RemoteStream:
+    """Iterate the lines (str, without newline) of a running remote command.
+
+    The ssh client is killed when `timeout` passes, when the iteration is abandoned
+    or on `close()`. After the iteration, `returncode` and `stderr` are set; a
+    connection-level failure raises HostUnreachable, a missing command
+    CommandNotFound, and the deadline CommandTimeout (after the lines that came).
+    """
+
+    def __init__(self, host: SSHHost, argv: list[str], ssh_argv: list[str], timeout: float) -> None:
+        self.argv = argv
+        self.returncode: int | None = None
+        self.stderr = ""
+        self._host = host
+        self._timeout = timeout
+        self._err = tempfile.TemporaryFile()
+        self._proc = subprocess.Popen(ssh_argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self._err)
+        self._timed_out = threading.Event()
+        self._timer = threading.Timer(timeout, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _expire(self) -> None:
+        self._timed_out.set()
+        self._proc.kill()
+
+    def __enter__(self) -> "RemoteStream":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __iter__(self):
+        assert self._proc.stdout is not None
+        try:
+            for raw in self._proc.stdout:
+                yield raw.decode("utf-8", "replace").rstrip("\n")
+        finally:
+            self.close()
+        self._raise_for_failure()
+
+    def close(self) -> None:
+        self._timer.cancel()
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self.returncode = self._proc.wait()
+        if self._proc.stdout:
+            self._proc.stdout.close()
+        if not self._err.closed:
+            self._err.seek(0)
+            self.stderr = self._err.read(64 * 1024).decode("utf-8", "replace")
+            self._err.close()
+
+    def _raise_for_failure(self) -> None:
+        name = self._host.name
+        if self._timed_out.is_set():
+            raise CommandTimeout(f"{name}: {shlex.join(self.argv)}: stopped after {self._timeout:g} s")
+        if self.returncode == 255 and _SSH_ERROR.search(self.stderr):
+            raise self._host._unreachable(self.stderr.encode())
+        if self.returncode == 127 and ("No such file or directory" in self.stderr or "not found" in self.stderr):
+            raise CommandNotFound(f"{self.argv[0]}: command not found on {name}")

@@ -24,8 +24,9 @@ def ssh_config(sshd):
     return sshd.client_config(aliases=("testhost",) + tuple(f"fleet{i:02d}" for i in range(20)))
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def host(ssh_config):
+    """One SSHHost (one connection) shared by a module's tests, as in a real run."""
     from llmdoctor.hosts.ssh import SSHHost
 
     h = SSHHost("testhost", ssh_config=ssh_config, connect_timeout=5)

@@ -166,3 +166,32 @@ def test_sudo_never_prompts(ssh_config):
         with pytest.raises(HostError, match="sudo"):  # no sudo here, or no rights: either way no prompt
             h.run(["id"], timeout=5)
         assert time.monotonic() - t0 < 5
+
+
+def test_stream_big_output_line_by_line(host):
+    n = 0
+    with host.stream(["seq", "1", "200000"], timeout=20) as s:
+        for line in s:
+            n += 1
+            assert line == str(n)
+    assert n == 200000 and s.returncode == 0
+
+
+def test_stream_abandoned_early_kills_the_command(host):
+    t0 = time.monotonic()
+    with host.stream(["sh", "-c", "seq 1 5; sleep 30"], timeout=20) as s:
+        first = [line for _, line in zip(range(3), s)]
+    assert first == ["1", "2", "3"]
+    assert time.monotonic() - t0 < 5
+    assert host.run(["true"]).ok
+
+
+def test_stream_deadline_and_missing_command(host):
+    s = host.stream(["sh", "-c", "echo a; sleep 30"], timeout=0.5)
+    got = []
+    with pytest.raises(CommandTimeout):
+        for line in s:
+            got.append(line)
+    assert got == ["a"]
+    with pytest.raises(CommandNotFound):
+        list(host.stream(["no-such-command-xyz"]))
