@@ -21,9 +21,11 @@ from ..systemd.units import (
     dropin_dir_names,
     file_environment,
     ignored_file_problems,
+    is_engine_var,
     normalize_unit,
     order_dropins,
     parse_unit_text,
+    split_words,
 )
 from . import Context, FactUnavailable, provider
 
@@ -68,6 +70,15 @@ def list_dir(host, path: str) -> list[str] | None:
         if mirrored:
             names = (names or set()) | mirrored
     return sorted(names) if names is not None else None
+
+
+def _sets_engine_value_not_in(line: str, env: dict[str, str]) -> bool:
+    _, _, value = line.partition("=")
+    for word in split_words(value):
+        name, eq, val = word.partition("=")
+        if eq and is_engine_var(name) and env.get(name) != val:
+            return True
+    return False
 
 
 def _is_backup_of(name: str, names: list[str]) -> bool:
@@ -178,14 +189,17 @@ def collect_unit(host, unit: str, engine: str | None, homes: dict[str, str] | No
             problems.extend(ignored_file_problems("not-conf", p.path, read_text(host, p.path), p.detail))
         except (FileNotFoundError, PermissionError):
             pass
-    for hidden, by in order.masked:
-        try:
-            problems.extend(ignored_file_problems(
-                "masked", hidden, read_text(host, hidden),
-                f"a drop-in of the same name in a higher-priority directory ({by}) hides this file"))
-        except (FileNotFoundError, PermissionError):
-            pass
     fenv = file_environment(unit, files)
+    for hidden, by in order.masked:
+        # Hiding a vendor drop-in by name is the documented way to override it; it matters
+        # only when the hidden file holds an engine setting that is not in effect.
+        try:
+            found = ignored_file_problems(
+                "masked", hidden, read_text(host, hidden),
+                f"a drop-in of the same name in a higher-priority directory ({by}) hides this file")
+        except (FileNotFoundError, PermissionError):
+            continue
+        problems.extend(p for p in found if _sets_engine_value_not_in(p.text, fenv.env))
     problems = list(fenv.problems) + problems
 
     show, why = _show(host, unit)

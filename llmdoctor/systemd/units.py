@@ -243,6 +243,13 @@ def dropin_dir_names(unit: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def _same_file_on_merged_usr(a: str, b: str) -> bool:
+    """/lib is a symlink to /usr/lib on merged-/usr systems (Debian 12, Fedora, Arch)."""
+    def canon(p: str) -> str:
+        return "/usr" + p if p.startswith("/lib/") else p
+    return canon(a) == canon(b)
+
+
 @dataclass(frozen=True)
 class DropinOrder:
     paths: tuple[str, ...]  # applied in this order
@@ -275,7 +282,8 @@ def order_dropins(unit: str, listing: Mapping[str, Sequence[str]],
                             "not-conf", path, "systemd reads only drop-ins whose name ends in .conf"))
                     continue
                 if name in chosen:
-                    if chosen[name] != path:
+                    if chosen[name] != path and not _same_file_on_merged_usr(path, chosen[name]) \
+                            and not any(_same_file_on_merged_usr(path, m) for m, _ in masked):
                         masked.append((path, chosen[name]))
                     continue
                 chosen[name] = path

@@ -146,3 +146,56 @@ def test_ignored_dropins_and_shell_exports(container):
                "/root/.bashrc", "/usr/share/ollama/.profile"])
         c.run(["systemctl", "daemon-reload"])
         c.run(["systemctl", "restart", UNIT])
+
+
+def test_dropin_precedence_matches_real_systemd(container):
+    """The files-on-disk view equals what systemd itself loads, across /etc, /run, /usr/lib."""
+    c = container
+    files = {
+        "/etc/systemd/system/ollama.service.d/50-same.conf": "[Service]\nEnvironment=OLLAMA_MAX_QUEUE=1\n",
+        "/run/systemd/system/ollama.service.d/50-same.conf": "[Service]\nEnvironment=OLLAMA_MAX_QUEUE=2\n",
+        "/run/systemd/system/ollama.service.d/10-run.conf": "[Service]\nEnvironment=OLLAMA_DEBUG=1\n",
+        "/usr/lib/systemd/system/ollama.service.d/05-usr.conf": "[Service]\nEnvironment=OLLAMA_DEBUG=0 OLLAMA_KEEP_ALIVE=1h\n",
+        "/usr/lib/systemd/system/ollama.service.d/60-usr.conf": "[Service]\nEnvironment=OLLAMA_KEEP_ALIVE=2h\n",
+        "/etc/systemd/system/service.d/20-all.conf": "[Service]\nEnvironment=ALL_SERVICES=1\n",
+        "/etc/systemd/system/ollama.service.d/70-reset.conf": "[Service]\nEnvironment=\nEnvironment=OLLAMA_NUM_PARALLEL=3\n",
+        "/etc/systemd/system/ollama.service.d/80-after.conf": "[Service]\nEnvironment=OLLAMA_ORIGINS=\"a b\"\n",
+    }
+    try:
+        for path, text in files.items():
+            c.write(path, text)
+        c.run(["systemctl", "daemon-reload"], check=True)
+        c.run(["systemctl", "restart", UNIT], check=True)
+        store = FactStore(Context(ContainerHost(c)), preset={
+            "engines": (EngineInstance(OLLAMA, unit=UNIT, found_by="systemd unit"),)})
+        (u,) = store.get("systemd_units")
+        assert u.loaded_dropin_paths == u.dropin_paths
+        assert "/run/systemd/system/ollama.service.d/50-same.conf" not in u.dropin_paths
+        assert u.file_env == u.loaded_env == {"OLLAMA_NUM_PARALLEL": "3", "OLLAMA_ORIGINS": "a b"}
+        assert u.need_daemon_reload is False
+        assert all(u.process_env[k] == v for k, v in u.loaded_env.items())
+        # the /run drop-in's OLLAMA_MAX_QUEUE=2 never applies: hidden by /etc's file of the same name
+        found = diagnose(c)
+        assert set(found) == {"systemd-dropin-ignored"}, found
+        (f,) = found["systemd-dropin-ignored"]
+        assert f.title.startswith("ollama.service: /run/systemd/system/ollama.service.d/50-same.conf is hidden")
+    finally:
+        c.run(["rm", "-rf", "/etc/systemd/system/ollama.service.d", "/run/systemd/system/ollama.service.d",
+               "/usr/lib/systemd/system/ollama.service.d", "/etc/systemd/system/service.d"])
+        c.run(["systemctl", "daemon-reload"])
+        c.run(["systemctl", "restart", UNIT])
+
+
+def test_collectors_degrade_without_root_view(container):
+    """A unit that is not running: no process environment, a note saying why, no finding."""
+    c = container
+    try:
+        c.run(["systemctl", "stop", UNIT], check=True)
+        store = FactStore(Context(ContainerHost(c)), preset={
+            "engines": (EngineInstance(OLLAMA, unit=UNIT, found_by="systemd unit"),)})
+        (u,) = store.get("systemd_units")
+        assert u.process_env is None and u.main_pid is None
+        assert any("not running" in n for n in u.notes)
+        assert diagnose(c) == {}
+    finally:
+        c.run(["systemctl", "start", UNIT])
