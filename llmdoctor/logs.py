@@ -24,8 +24,6 @@ import calendar
 import json
 import os
 import re
-import subprocess
-import tempfile
 import threading
 import time
 from datetime import datetime, timezone
@@ -127,17 +125,28 @@ def line_time(line: str, now: float | None = None) -> float | None:
 # -- resume state --------------------------------------------------------------------------
 
 
+_STATE_LOCKS: dict[str, threading.Lock] = {}
+_STATE_LOCKS_GUARD = threading.Lock()
+
+
 class ResumeState:
-    """Where each source stopped, in a small JSON file ({key: {...}}), written atomically."""
+    """Where each source stopped, in a small JSON file ({key: {...}}), written atomically.
+
+    Several hosts diagnosed in parallel may share one file: every write re-reads it under
+    a per-file lock and changes only its own key."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
-        self._lock = threading.Lock()
+        with _STATE_LOCKS_GUARD:
+            self._lock = _STATE_LOCKS.setdefault(str(self.path.resolve()), threading.Lock())
+        self.data = self._load()
+
+    def _load(self) -> dict[str, dict[str, Any]]:
         try:
             data = json.loads(self.path.read_text())
-            self.data: dict[str, dict[str, Any]] = data if isinstance(data, dict) else {}
         except (OSError, ValueError):
-            self.data = {}
+            return {}
+        return data if isinstance(data, dict) else {}
 
     def get(self, key: str) -> dict[str, Any] | None:
         value = self.data.get(key)
@@ -145,16 +154,20 @@ class ResumeState:
 
     def put(self, key: str, value: dict[str, Any]) -> None:
         with self._lock:
-            self.data[key] = value
+            current = self._load()
+            current[key] = value
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            import tempfile
+
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".log-state.")
             try:
                 with os.fdopen(fd, "w") as f:
-                    json.dump(self.data, f, indent=1, sort_keys=True)
+                    json.dump(current, f, indent=1, sort_keys=True)
                 os.replace(tmp, self.path)
             except BaseException:
                 os.unlink(tmp)
                 raise
+            self.data[key] = value
 
 
 # -- plain files ------------------------------------------------------------------------------
@@ -607,6 +620,9 @@ class JournalSource:
             reader.close()
 
     def _journalctl_entries(self) -> Iterator[dict[str, Any]]:
+        import subprocess
+        import tempfile
+
         env = dict(os.environ, LC_ALL="C", SYSTEMD_PAGER="", PAGER="cat", SYSTEMD_COLORS="0")
         with tempfile.TemporaryFile() as err:
             try:

@@ -178,3 +178,31 @@ def test_runaway_line_and_bounded_memory(tmp_path):
 def test_missing_file_sets_error(tmp_path):
     src = FileSource(tmp_path / "nope.log")
     assert list(src.lines()) == [] and "No such file" in src.error
+
+
+def test_state_file_shared_by_parallel_writers_keeps_every_key(tmp_path):
+    path = tmp_path / "state.json"
+    a, b = ResumeState(path), ResumeState(path)  # loaded before either writes
+    a.put("host-a|file:/x", {"offset": 1})
+    b.put("host-b|file:/x", {"offset": 2})
+    fresh = ResumeState(path)
+    assert fresh.get("host-a|file:/x") == {"offset": 1} and fresh.get("host-b|file:/x") == {"offset": 2}
+    path.write_text("not json")
+    assert ResumeState(path).get("host-a|file:/x") is None  # a damaged file means start over
+
+
+def test_remote_file_source_resumes_with_stat_and_dd(tmp_path):
+    """RemoteFileSource only needs `stat` and `dd` on the far side; run them here for real."""
+    from llmdoctor.hosts.local import LocalHost
+    from llmdoctor.logs import RemoteFileSource
+
+    log, state = tmp_path / "vllm.log", ResumeState(tmp_path / "state.json")
+    write_log(log, NOW - 600, 3)
+    first = RemoteFileSource(LocalHost("box"), str(log), since_seconds=None, state=state)
+    assert first.engine == VLLM and len(list(first.lines())) == 4 and first.error is None
+    assert list(RemoteFileSource(LocalHost("box"), str(log), since_seconds=None, state=state).lines()) == []
+    write_log(log, NOW, 1)
+    assert list(RemoteFileSource(LocalHost("box"), str(log), since_seconds=None, state=state).lines()) == [
+        slog(NOW, "line 0"), "load_tensors: offloaded 33/33 layers to GPU"]
+    missing = RemoteFileSource(LocalHost("box"), str(tmp_path / "nope.log"))
+    assert list(missing.lines()) == [] and "nope.log" in missing.error
