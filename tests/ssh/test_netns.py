@@ -24,8 +24,15 @@ def netns():
     reason = sshd_support.skip_reason(netns=True)
     if reason:
         pytest.skip(reason)
-    with sshd_support.network_namespace() as ns:
+    try:
+        ctx = sshd_support.network_namespace()
+        ns = ctx.__enter__()
+    except sshd_support.NetnsUnavailable as e:
+        pytest.skip(str(e))
+    try:
         yield ns
+    finally:
+        ctx.__exit__(None, None, None)
 
 
 @contextlib.contextmanager

@@ -36,7 +36,7 @@ def skip_reason(netns: bool = False) -> str | None:
         return "needs root (sshd, a test user, network namespaces)"
     if not os.access(SSHD, os.X_OK):
         return f"{SSHD} missing (apt-get install openssh-server)"
-    for tool in ("ssh", "ssh-keygen") + (("ip",) if netns else ()):
+    for tool in ("ssh", "ssh-keygen", "useradd", "usermod") + (("ip",) if netns else ()):
         if shutil.which(tool) is None:
             return f"{tool} missing"
     if netns and subprocess.run(["ip", "netns", "list"], capture_output=True).returncode != 0:
@@ -247,6 +247,10 @@ def _used_ipv4_networks() -> list:
     return nets
 
 
+class NetnsUnavailable(RuntimeError):
+    """`ip netns add` failed here (e.g. a container without CAP_SYS_ADMIN): tests skip."""
+
+
 @dataclass(frozen=True)
 class Namespace:
     name: str
@@ -277,8 +281,10 @@ def network_namespace(prefix: str = "lldssh") -> Iterator[Namespace]:
     def ip(*args: str) -> None:
         subprocess.run(["ip", *args], check=True, capture_output=True, timeout=10)
 
+    made = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True, timeout=10)
+    if made.returncode != 0:
+        raise NetnsUnavailable(f"ip netns add: {made.stderr.strip() or made.returncode}")
     try:
-        ip("netns", "add", name)
         ip("link", "add", veth_host, "type", "veth", "peer", "name", veth_ns)
         ip("link", "set", veth_ns, "netns", name)
         ip("addr", "add", f"{a}/30", "dev", veth_host)
