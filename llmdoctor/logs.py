@@ -196,7 +196,7 @@ def window_start(f, start: int, size: int, cutoff: float, now: float) -> int:
         mid = (lo + hi) // 2
         t = _first_time_after(f, mid, now)
         if t is None:
-            return lo  # no stamps here: read linearly from what we know is safe
+            break  # no stamps here: read linearly from what we know is safe
         if t < cutoff:
             lo = mid
         else:
@@ -441,15 +441,15 @@ def message_lines(message: Any) -> list[str]:
     if message is None:
         return []
     if isinstance(message, bytes):
-        return message.decode("utf-8", "replace").split("\n")
+        return message.decode("utf-8", "replace").rstrip("\n").split("\n")
     if isinstance(message, list):
         if all(isinstance(x, int) for x in message):
-            return bytes(x & 0xFF for x in message).decode("utf-8", "replace").split("\n")
+            return bytes(x & 0xFF for x in message).decode("utf-8", "replace").rstrip("\n").split("\n")
         out: list[str] = []
         for value in message:
             out += message_lines(value)
         return out
-    return str(message).split("\n")
+    return str(message).rstrip("\n").split("\n")
 
 
 def format_entry(entry: dict[str, Any], fallback_ident: str = "") -> list[str]:

@@ -76,9 +76,12 @@ class GpuFact:
             if driver:
                 parts.append(f"driver {driver}")
             lines.append((label, ", ".join(parts)))
-        for p in self.processes:
+        shown = 8
+        for p in self.processes[:shown]:
             where = f"GPU {p.gpu_index}" if p.gpu_index is not None and len(self.gpus) > 1 else "GPU"
             lines.append((f"{where} process {p.pid}", f"{p.name or '?'}, {human_bytes(p.used_bytes) if p.used_bytes is not None else 'memory not reported'}"))
+        if len(self.processes) > shown:
+            lines.append(("GPU processes", f"{len(self.processes) - shown} more not shown"))
         return lines
 
 

@@ -58,6 +58,8 @@ class MemoryFact:
                 lines.append(("Swap", f"{human_bytes(m.swap_total)} total, {human_bytes(m.swap_used)} used"))
             elif m.swap_total == 0:
                 lines.append(("Swap", "none configured"))
+        if self.vmstat is not None and not self.vmstat.live_rows:
+            lines.append(("Swap activity", "unknown: vmstat.txt holds only the since-boot average (record `vmstat 1 5`)"))
         if self.intervals:
             a = assess_swap(self.intervals)
             if all(i.seconds for i in self.intervals):

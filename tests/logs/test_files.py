@@ -206,3 +206,15 @@ def test_remote_file_source_resumes_with_stat_and_dd(tmp_path):
         slog(NOW, "line 0"), "load_tensors: offloaded 33/33 layers to GPU"]
     missing = RemoteFileSource(LocalHost("box"), str(tmp_path / "nope.log"))
     assert list(missing.lines()) == [] and "nope.log" in missing.error
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=4096), st.sampled_from([None, 3600.0]))
+def test_binary_garbage_file_never_tracebacks(tmp_path_factory, data, window):
+    log = tmp_path_factory.mktemp("g") / "server.log"
+    log.write_bytes(data)
+    lines = list(FileSource(log, since_seconds=window, now=NOW).lines())
+    assert all(isinstance(l, str) for l in lines)
+    if window is None:
+        body = data[:-1] if data.endswith(b"\n") else data
+        assert "\n".join(lines) == body.decode("utf-8", "replace")
