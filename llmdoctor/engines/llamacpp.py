@@ -84,7 +84,7 @@ class LlamaState:
         out = []
         if self.slot_count:
             ctx = self.props.n_ctx if self.props and self.props.n_ctx else (self.slots[0].n_ctx if self.slots else None)
-            out.append(("llama-server slots", f"{self.slot_count} × {ctx or '?'} tokens"))
+            out.append(("llama-server slots (/props)", f"{self.slot_count} × {ctx or '?'} tokens"))
         if self.metrics and self.metrics.requests_deferred is not None:
             out.append(("llama-server deferred requests", f"{self.metrics.requests_deferred:g}"))
         return out

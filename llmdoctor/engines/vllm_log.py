@@ -45,26 +45,26 @@ _CUMULATIVE = re.compile(r"(?:total_num_cumulative_preemption|total_cumulative_p
 _STATS = re.compile(
     r"Running: (\d+) reqs, (?:Swapped: (\d+) reqs, )?(Pending|Waiting): (\d+) reqs, "
     r"((?:[A-Za-z][A-Za-z ]*: [^,%]*, )*?)"  # Deferred, KV fetch, Preemptions, future fields
-    r"(\w+) KV cache usage: ([\d.]+)%"
-    r"(?:, CPU KV cache usage: ([\d.]+)%)?"
-    r"(?:, Prefix cache hit rate: ([\d.]+)%)?"
+    r"(\w+) KV cache usage: (\d+(?:\.\d+)?)%"
+    r"(?:, CPU KV cache usage: (\d+(?:\.\d+)?)%)?"
+    r"(?:, Prefix cache hit rate: (\d+(?:\.\d+)?)%)?"
 )
 _THROUGHPUT = re.compile(
-    r"(?:(\d+) Engines Aggregated: )?(?:Engine \d+: )?Avg prompt throughput: ([\d.]+) tokens/s, "
-    r"Avg generation throughput: ([\d.]+) tokens/s, $"
+    r"(?:(\d+) Engines Aggregated: )?(?:Engine \d+: )?Avg prompt throughput: (\d+(?:\.\d+)?) tokens/s, "
+    r"Avg generation throughput: (\d+(?:\.\d+)?) tokens/s, $"
 )
 _DEFERRED = re.compile(r"Deferred: (\d+) reqs")
 _PREEMPTIONS = re.compile(r"Preemptions: (\d+)")
-_V0_PREFIX = re.compile(r"Prefix cache hit rate: GPU: ([\d.]+)%")
+_V0_PREFIX = re.compile(r"Prefix cache hit rate: GPU: (\d+(?:\.\d+)?)%")
 _BLOCKS = re.compile(r"(\w+) blocks: (\d+)(?:, # CPU blocks: (\d+))?")
-_KV_TOKENS = re.compile(r"KV cache size: ([\d,]+) tokens")
-_MAX_CONC = re.compile(r"Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x")
-_AVAILABLE = re.compile(r"Available KV cache memory: ([\d.]+) ?GiB")
+_KV_TOKENS = re.compile(r"KV cache size: (\d[\d,]*) tokens")
+_MAX_CONC = re.compile(r"Maximum concurrency for (\d[\d,]*) tokens per request: (\d+(?:\.\d+)?)x")
+_AVAILABLE = re.compile(r"Available KV cache memory: (\d+(?:\.\d+)?) ?GiB")
 _MAX_SEQ_V0 = re.compile(
     r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)")
 _MAX_SEQ_V1 = re.compile(
-    r"max seq len \((\d+)\), \(([\d.]+) GiB KV cache is needed, which is larger than the available KV cache "
-    r"memory \(([\d.]+) GiB\)")
+    r"max seq len \((\d+)\), \((\d+(?:\.\d+)?) GiB KV cache is needed, which is larger than the available KV cache "
+    r"memory \((\d+(?:\.\d+)?) GiB\)")
 _ESTIMATED = re.compile(r"estimated maximum model length is (\d+)")
 
 
@@ -141,6 +141,7 @@ class VllmLogSummary:
     first_preemption: str | None
     last_preemption: str | None
     last_cumulative: int | None
+    max_cumulative: int | None  # highest total_num_cumulative_preemption seen (since that start-up)
     stats_lines: int
     recent_stats: tuple[StatsLine, ...]  # the last ones, oldest first
     v1_preemptions: int  # sum of `Preemptions: N` over all stats lines
@@ -195,6 +196,7 @@ class VllmLogScanner:
         self._segment_last: int | None = None
         self._closed_segments = 0
         self._uncounted = 0  # warnings whose count was cut off
+        self._max_cumulative: int | None = None
         self.stats_count = 0
         self.recent: deque[StatsLine] = deque(maxlen=keep_stats)
         self.v1_preemptions = 0
@@ -345,6 +347,7 @@ class VllmLogScanner:
             self._uncounted += 1
             return
         n = int(c.group(1))
+        self._max_cumulative = max(self._max_cumulative or 0, n)
         if self._segment_last is not None and n < self._segment_last:  # restarted: a new count
             self._closed_segments += self._segment_last - self._segment_first + 1  # type: ignore[operator]
             self._segment_first = None
@@ -481,6 +484,7 @@ class VllmLogScanner:
             first_preemption=self.first_preempt,
             last_preemption=self.last_preempt,
             last_cumulative=self._segment_last,
+            max_cumulative=self._max_cumulative,
             stats_lines=self.stats_count,
             recent_stats=tuple(self.recent),
             v1_preemptions=self.v1_preemptions,

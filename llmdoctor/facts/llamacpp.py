@@ -1,9 +1,23 @@
 """llama-server facts: its endpoints, its log, its command line."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..engines import DEFAULT_PORTS, LLAMACPP, EngineInstance
 from ..hosts.base import HostError
 from . import Context, FactUnavailable, provider
+
+CLIENT_ERRORS = "client_errors.txt"
+
+
+def client_errors_lines(host) -> list[str] | None:
+    """Error texts clients received (evidence file `client_errors.txt`), or None."""
+    if getattr(host, "kind", "") != "evidence" or not host.has(CLIENT_ERRORS):
+        return None
+    try:
+        return host.read(CLIENT_ERRORS, 4 * 1024 * 1024).decode("utf-8", "replace").splitlines()
+    except (OSError, HostError):
+        return None
 
 
 def llama_instances(engines) -> list[EngineInstance]:
@@ -20,27 +34,40 @@ def llamacpp_state(ctx: Context, engines):
     inst = llama_instances(engines)[0]
     state = read_state(ctx.host, inst.port or DEFAULT_PORTS[LLAMACPP])
     if state.health is None and state.props is None and state.slots is None and state.metrics is None:
-        raise FactUnavailable("llama-server endpoints: " + "; ".join(state.errors))
+        raise FactUnavailable("llama-server endpoints: " + "; ".join(state.errors), quiet=ctx.host.kind == "evidence")
     return state
 
 
+@dataclass(frozen=True)
+class LlamaLog:
+    scans: tuple  # LlamaLogSummary per source with llama-server lines (client_errors.txt included)
+
+    def summary(self) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        for s in self.scans:
+            out += s.summary()
+        return out
+
+
 @provider("llamacpp_log")
-def llamacpp_log(ctx: Context, engines, log_sources=()):
+def llamacpp_log(ctx: Context, engines, log_sources=()) -> LlamaLog:
     from ..engines.llamacpp_log import LlamaLogScanner
 
     llama_instances(engines)
     sources = [s for s in (log_sources or ()) if s.engine in (LLAMACPP, None)]
-    if not sources:
-        raise FactUnavailable("no llama-server log to read (run it under systemd, or name the file with --log)")
     scans = []
     for src in sources:
         result = LlamaLogScanner(src.name).feed_lines(src.lines()).result()
         if src.engine == LLAMACPP or not result.empty:
             scans.append(result)
+    extra = client_errors_lines(ctx.host)
+    if extra is not None:
+        result = LlamaLogScanner(CLIENT_ERRORS).feed_lines(extra).result()
+        if not result.empty:
+            scans.append(result)
     if not scans:
-        raise FactUnavailable("the logs hold no llama-server lines")
-    # The source with the most to say; several llama-server logs on one host are rare.
-    return max(scans, key=lambda s: (s.n_slots is not None, s.requests_timed + s.context_exceeded))
+        raise FactUnavailable("no llama-server log to read (run it under systemd, or name the file with --log)")
+    return LlamaLog(tuple(scans))
 
 
 @provider("llamacpp_cmdline")

@@ -5,7 +5,7 @@ import time
 from dataclasses import dataclass
 
 from ..engines import DEFAULT_PORTS, VLLM, EngineInstance
-from ..hosts.base import HostError
+from ..hosts.base import HostError, NotInEvidence
 from ..parsing import ParseError
 from . import Context, FactUnavailable, provider
 
@@ -45,9 +45,10 @@ def scan_source(source):
 @provider("vllm_log")
 def vllm_log(ctx: Context, engines, log_sources=()) -> VllmLog:
     vllm_instances(engines)
+    from ..engines.vllm_log import scan_vllm_lines
+    from .llamacpp import CLIENT_ERRORS, client_errors_lines
+
     sources = [s for s in (log_sources or ()) if s.engine in (VLLM, None)]
-    if not sources:
-        raise FactUnavailable("no vLLM log to read (run vLLM under systemd, or name the file with --log)")
     scans = []
     problems = []
     for src in sources:
@@ -56,6 +57,13 @@ def vllm_log(ctx: Context, engines, log_sources=()) -> VllmLog:
             problems.append(src.error)
         if src.engine == VLLM or not result.empty:
             scans.append(result)
+    extra = client_errors_lines(ctx.host)
+    if extra is not None:
+        result = scan_vllm_lines(extra, CLIENT_ERRORS)
+        if not result.empty:
+            scans.append(result)
+    if not scans and not sources:
+        raise FactUnavailable("no vLLM log to read (run vLLM under systemd, or name the file with --log)")
     if not scans:
         raise FactUnavailable("; ".join(problems) or "the logs hold no vLLM lines")
     return VllmLog(tuple(scans))
@@ -119,6 +127,8 @@ def vllm_metrics(ctx: Context, engines) -> VllmMetricsSample:
         time.sleep(max(0.0, ctx.sample_seconds))
         second = _scrape(host, port, 5.0)
         return VllmMetricsSample(first, second, time.monotonic() - start, f"GET :{port}/metrics")
+    except NotInEvidence as e:
+        raise FactUnavailable(f"vLLM /metrics: {e}", quiet=True)
     except HostError as e:
         raise FactUnavailable(f"vLLM /metrics: {e}")
 

@@ -1,0 +1,72 @@
+"""Shared figures and fixes for the vLLM checks: evidence lines, KV-room levers, and
+telling pure queueing from prefill interference (USERS.md #10-#12)."""
+from __future__ import annotations
+
+from ..model import Evidence, Fix
+
+MAX_GPU_UTIL = 0.95
+
+
+def serve_flags_text(cmdline, **flags) -> str:
+    """`vllm serve MODEL` with the given flags, keeping the model from the command line when known."""
+    model = cmdline.get("model") if cmdline is not None else None
+    parts = ["vllm serve", model or "MODEL"]
+    parts += [f"--{k.replace('_', '-')}" + (f" {v}" if v != "" else "") for k, v in flags.items()]
+    return " ".join(parts)
+
+
+def kv_room_fix(cmdline, summary: str, capacity=None) -> Fix:
+    """More KV room: memory fraction, shorter max length, fewer sequences, more GPUs, fp8 cache."""
+    util = cmdline.get("gpu_memory_utilization") if cmdline is not None else None
+    target = MAX_GPU_UTIL if util is None or util < MAX_GPU_UTIL else min(0.98, round(util + 0.02, 2))
+    flags: dict = {"gpu_memory_utilization": target}
+    max_len = cmdline.max_model_len_tokens if cmdline is not None else None
+    per_req = capacity.tokens_per_request if capacity is not None else None
+    if max_len or per_req:
+        flags["max_model_len"] = max(1024, (max_len or per_req) // 2)
+    seqs = cmdline.get("max_num_seqs") if cmdline is not None else None
+    if capacity is not None and capacity.max_concurrency:
+        flags["max_num_seqs"] = max(1, int(capacity.max_concurrency * 2)) if not seqs else max(1, seqs // 2)
+    elif seqs:
+        flags["max_num_seqs"] = max(1, seqs // 2)
+    levers = ("Give the KV cache more room: raise --gpu-memory-utilization (default 0.9, 0.92 from v0.20), "
+              "lower --max-model-len to the longest prompt+answer you really serve, lower --max-num-seqs, "
+              "use --kv-cache-dtype fp8 (about twice the tokens), or spread the model with "
+              "--tensor-parallel-size 2.")
+    return Fix(f"{summary} {levers}", (serve_flags_text(cmdline, **flags),))
+
+
+def stats_evidence(source: str, stats, limit: int = 2) -> list[Evidence]:
+    return [Evidence(source, s.text) for s in stats[:limit] if s is not None]
+
+
+def classify_waiting(scan=None, metrics=None, first=None) -> tuple[str | None, list[Evidence]]:
+    """'queue' (requests wait for a free place; inter-token latency unaffected) or 'prefill'
+    (long prompts hog the engine: prompt tokens/s dwarf generation, or prefill time exceeds
+    queue time), with the figures that decided it; None when nothing waited."""
+    ev: list[Evidence] = []
+    kind = None
+    if scan is not None and scan.longest_waiting_run is not None and scan.longest_waiting_run.length >= 3:
+        run = scan.longest_waiting_run
+        heavy = scan.prompt_heavy_waiting_lines
+        kind = "prefill" if heavy * 2 > scan.waiting_lines else "queue"
+        ev += [Evidence(scan.source, run.first.text)]
+        if run.last is not run.first:
+            ev.append(Evidence(scan.source, run.last.text))
+        ev.append(Evidence(scan.source, f"{run.length} consecutive stats lines with Waiting > 0 (peak {run.peak:g}); "
+                                        f"{heavy} of {scan.waiting_lines} lines with waiting requests had prompt "
+                                        f"throughput over 10x generation throughput"))
+    if metrics is not None:
+        m = metrics.latest
+        both = metrics.second is None or (metrics.first.waiting or 0) > 0
+        if m.waiting and m.waiting > 0 and both:
+            q = m.queue_time.minus(metrics.first.queue_time if metrics.second is not None else None) if m.queue_time else None
+            p = m.prefill_time.minus(metrics.first.prefill_time if metrics.second is not None else None) if m.prefill_time else None
+            text = f"vllm:num_requests_waiting {m.waiting:g}, vllm:num_requests_running {m.running or 0:g}"
+            if q is not None and p is not None and q.mean is not None and p.mean is not None:
+                text += f"; mean queue time {q.mean:.2f} s vs mean prefill time {p.mean:.2f} s per request"
+                kind = kind or ("prefill" if p.mean > q.mean else "queue")
+            else:
+                kind = kind or "queue"
+            ev.append(Evidence(metrics.source, text))
+    return kind, ev

@@ -1,0 +1,23 @@
+from hypothesis import given, strategies as st
+
+from llmdoctor.engines.vllm_cmdline import parse_vllm_cmdline
+
+
+def test_serve_with_every_flag_spelling():
+    c = parse_vllm_cmdline("vllm serve Qwen/Qwen3-8B --gpu_memory_utilization=0.8 --max-model-len 32k "
+                           "--max-num-seqs 64 --no-enable-prefix-caching -tp 2")
+    assert c.get("model") == "Qwen/Qwen3-8B"
+    assert c.get("gpu_memory_utilization") == 0.8 and c.max_model_len_tokens == 32000
+    assert c.get("max_num_seqs") == 64 and c.get("enable_prefix_caching") is False
+    assert c.get("tensor_parallel_size") == 2
+
+
+def test_proc_cmdline_is_nul_separated():
+    raw = b"python3\0-m\0vllm.entrypoints.openai.api_server\0--model\0m\0--max-model-len\0002K\0--port\0008001\0"
+    c = parse_vllm_cmdline(raw)
+    assert c.get("model") == "m" and c.max_model_len_tokens == 2048 and c.get("port") == 8001
+
+
+@given(st.text(max_size=200))
+def test_garbage(text):
+    parse_vllm_cmdline(text)
