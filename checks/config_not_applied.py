@@ -107,11 +107,16 @@ def reload_pending(systemd_units):
 # -- the loaded unit vs the running process ---------------------------------------------
 
 def loaded_vs_process(u) -> list[tuple[str, str | None, str | None]]:
-    """(var, value systemd would give now, value the running process has) where they differ."""
+    """(var, value systemd would give now, value the running process has) where they differ.
+
+    Only engine variables: a wrapper such as `bash -c 'source venv/bin/activate && exec vllm
+    serve'` legitimately changes PATH and friends before the engine starts.
+    """
     if u.loaded_env is None or u.process_env is None:
         return []
     expected = dict(u.loaded_env)
     expected.update(u.environment_file_env)  # EnvironmentFile= overrides Environment=
+    expected = {k: v for k, v in expected.items() if is_engine_var(k)}
     out = []
     for name in sorted(expected):
         have = u.process_env.get(name)

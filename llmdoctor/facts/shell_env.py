@@ -19,8 +19,8 @@ SHELL_FILE_LIMIT = 256 * 1024
 NOLOGIN = ("nologin", "false", "sync", "halt", "shutdown")
 
 
-def candidate_files(passwd: str, service_users: list[str], unit_stems: list[str]) -> list[str]:
-    """Shell start-up files worth reading, most relevant first (pure)."""
+def candidate_homes(passwd: str, service_users: list[str]) -> list[str]:
+    """Home directories worth a look, most relevant first: root, the services' users, login users (pure)."""
     homes: dict[str, str] = {}
     login: list[str] = []
     for line in passwd.splitlines():
@@ -31,12 +31,19 @@ def candidate_files(passwd: str, service_users: list[str], unit_stems: list[str]
         homes[name] = home
         if uid.isdigit() and 1000 <= int(uid) < 60000 and not shell.rstrip().endswith(NOLOGIN):
             login.append(home)
-    dirs = ["/root"]
-    dirs += [homes[u] for u in service_users if u in homes]
-    dirs += login[:MAX_LOGIN_USERS]
+    dirs = ["/root"] + [homes[u] for u in service_users if u in homes] + login[:MAX_LOGIN_USERS]
+    return [d for d in dict.fromkeys(dirs) if d and d != "/"]
+
+
+def candidate_files(host, passwd: str, service_users: list[str], unit_stems: list[str]) -> list[str]:
+    """Files to read: one listing per home keeps remote hosts to a few calls."""
     files = list(SYSTEM_SHELL_FILES)
-    for d in dict.fromkeys(dirs):
-        files += [posixpath.join(d, f) for f in HOME_SHELL_FILES]
+    probe = getattr(host, "kind", "") == "evidence"
+    for home in candidate_homes(passwd, service_users):
+        names = None if probe else list_dir(host, home)
+        if names is None and not probe:
+            continue
+        files += [posixpath.join(home, f) for f in HOME_SHELL_FILES if names is None or f in names]
     for stem in unit_stems:
         files += [f"/etc/default/{stem}", f"/etc/sysconfig/{stem}"]
     return list(dict.fromkeys(files))
@@ -60,7 +67,7 @@ def shell_exports(ctx: Context, systemd_units=()) -> tuple[ShellSetting, ...]:
     users = [s.user for s in systemd_units or () if s.user]
     stems = [s.unit.rsplit(".", 1)[0] for s in systemd_units or ()]
     referenced = {ref.path for s in systemd_units or () for ref in s.environment_files}
-    files = candidate_files(passwd, users, stems)
+    files = candidate_files(host, passwd, users, stems)
     files += [posixpath.join("/etc/profile.d", n) for n in (list_dir(host, "/etc/profile.d") or [])
               if n.endswith(".sh")][:50]
     found: list[ShellSetting] = []

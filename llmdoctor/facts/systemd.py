@@ -90,35 +90,51 @@ def _is_backup_of(name: str, names: list[str]) -> bool:
 
 # -- collection ------------------------------------------------------------------------
 
-def _fragment(host, unit: str) -> tuple[str | None, str | None]:
-    for base in SYSTEM_UNIT_PATHS:
-        path = posixpath.join(base, unit)
-        try:
-            return path, read_text(host, path)
-        except (FileNotFoundError, PermissionError, IsADirectoryError):
-            continue
-    return None, None
+def _unit_dirs(host, unit: str) -> tuple[str | None, dict[str, list[str]], list[str] | None]:
+    """(fragment path, drop-in dir -> names, names in /etc/systemd/system) with few host calls.
 
-
-def _dropin_listing(host, unit: str) -> dict[str, list[str]]:
+    Each search directory is listed once; only the drop-in directories that exist are
+    listed again. An evidence directory cannot list most paths, so there each candidate
+    is probed directly instead.
+    """
+    evidence = getattr(host, "kind", "") == "evidence"
+    dnames = dropin_dir_names(unit)
+    fragment: str | None = None
     listing: dict[str, list[str]] = {}
-    for dname in dropin_dir_names(unit):
-        for base in SYSTEM_UNIT_PATHS:
-            d = posixpath.join(base, dname)
-            names = list_dir(host, d)
-            if names is not None:
-                listing[d] = names
-    return listing
+    etc_names: list[str] | None = None
+    for base in SYSTEM_UNIT_PATHS:
+        names = list_dir(host, base)
+        if base == "/etc/systemd/system":
+            etc_names = names
+        if names is None and not evidence:
+            continue
+        probe = evidence  # an evidence listing is partial: ask for each candidate
+        if fragment is None and (_readable(host, posixpath.join(base, unit)) if probe else unit in names):
+            fragment = posixpath.join(base, unit)
+        for dname in dnames:
+            if probe or dname in names:
+                inner = list_dir(host, posixpath.join(base, dname))
+                if inner is not None:
+                    listing[posixpath.join(base, dname)] = inner
+    return fragment, listing, etc_names
 
 
-def _wrong_dirs(host, unit: str, user_homes: list[str]) -> list[tuple[str, list[str], str]]:
+def _readable(host, path: str) -> bool:
+    try:
+        read_bytes(host, path, 1)
+        return True
+    except (FileNotFoundError, PermissionError, IsADirectoryError, OSError):
+        return False
+
+
+def _wrong_dirs(host, unit: str, user_homes: list[str], etc_names: list[str] | None) -> list[tuple[str, list[str], str]]:
     """Directories that look meant for this unit's drop-ins but that systemd never reads."""
     stem = unit.rsplit(".", 1)[0]
     right = set(dropin_dir_names(unit))
     found: list[tuple[str, list[str], str]] = []
-    for base in ("/etc/systemd/system",):
-        names = list_dir(host, base) or []
-        for name in names:
+    base = "/etc/systemd/system"
+    if etc_names is not None:
+        for name in etc_names:
             if name in right or not name.endswith(".d") or not re.match(rf"{re.escape(stem)}(?:[.\-_@]|\.d$)", name):
                 continue
             if _UNIT_DIR.search(name) and name[:-2] != unit:
@@ -168,13 +184,16 @@ def collect_unit(host, unit: str, engine: str | None, homes: dict[str, str] | No
     unit = normalize_unit(unit)
     notes: list[str] = []
     problems: list[UnitFileProblem] = []
-    fragment_path, fragment_text = _fragment(host, unit)
+    fragment_path, listing, etc_names = _unit_dirs(host, unit)
     files: list[UnitFile] = []
-    if fragment_path is None:
-        notes.append(f"unit file {unit} not found in {', '.join(SYSTEM_UNIT_PATHS[3:])}")
+    if fragment_path is not None:
+        try:
+            files.append(parse_unit_text(read_text(host, fragment_path), fragment_path))
+        except (FileNotFoundError, PermissionError, IsADirectoryError) as e:
+            notes.append(f"unit file {fragment_path} not readable: {e}")
+            fragment_path = None
     else:
-        files.append(parse_unit_text(fragment_text or "", fragment_path))
-    listing = _dropin_listing(host, unit)
+        notes.append(f"unit file {unit} not found in {', '.join(SYSTEM_UNIT_PATHS[3:])}")
     order = order_dropins(unit, listing)
     for path in order.paths:
         try:
@@ -208,7 +227,7 @@ def collect_unit(host, unit: str, engine: str | None, homes: dict[str, str] | No
     user = (show.user if show and show.user else None) or fenv.user
     homes = homes if homes is not None else _passwd_homes(host)
     user_homes = ["/root"] + ([homes[user]] if user and user in homes and homes[user] != "/root" else [])
-    for d, names, detail in _wrong_dirs(host, unit, user_homes):
+    for d, names, detail in _wrong_dirs(host, unit, user_homes, etc_names):
         for name in names:
             path = posixpath.join(d, name)
             try:
