@@ -1,0 +1,173 @@
+"""Every Ollama check on its evidence directories (healthy + pathological), through the
+fact store and run_check, and the branches the directories do not reach, with preset facts."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from llmdoctor.checks import load_checks, run_check
+from llmdoctor.engines import OLLAMA, EngineInstance
+from llmdoctor.engines.ollama_log import scan
+from llmdoctor.engines.ollama_ps import parse_ps_text
+from llmdoctor.facts import Context, FactStore
+from llmdoctor.facts.ollama import effective_config
+from llmdoctor.hosts.evidence import EvidenceHost
+from llmdoctor.model import Cause
+
+TESTS = Path(__file__).resolve().parents[2]
+SAMPLES = TESTS / "fixtures" / "ollama"
+EVIDENCE = TESTS / "fixtures" / "evidence"
+
+DIRS = sorted(p for p in EVIDENCE.glob("ollama-*") if (p / "expected.json").is_file())
+
+
+@pytest.fixture(scope="module")
+def specs():
+    specs, errors = load_checks(site_dir=None, entry_points=False)
+    assert not errors
+    return {s.id: s for s in specs if s.id.startswith("ollama-")}
+
+
+def test_every_check_has_a_pathological_directory(specs):
+    covered = {c for d in DIRS for c in json.loads((d / "expected.json").read_text())["checks"]}
+    assert set(specs) <= covered, set(specs) - covered
+    assert any(json.loads((d / "expected.json").read_text())["checks"] == [] for d in DIRS)
+
+
+@pytest.mark.parametrize("directory", DIRS, ids=[d.name for d in DIRS])
+def test_directory_fires_exactly_the_expected_ollama_checks(directory: Path, specs):
+    expected = {c for c in json.loads((directory / "expected.json").read_text())["checks"] if c.startswith("ollama-")}
+    store = FactStore(Context(EvidenceHost(directory), sample_seconds=0))
+    fired = {}
+    for spec in specs.values():
+        outcome = run_check(spec, store)
+        assert not outcome.crash, outcome.crash
+        for f in outcome.findings:
+            fired[f.check] = f
+            assert f.cause is spec.cause
+            assert f.evidence and all(e.source and e.text for e in f.evidence)
+            assert f.fix.summary and (f.fix.commands or f.fix.config)
+    assert set(fired) == expected
+
+
+def store_with(**facts):
+    facts.setdefault("engines", (EngineInstance(OLLAMA, port=11434, found_by="test"),))
+    return FactStore(Context(EvidenceHost(SAMPLES)), preset=facts)
+
+
+def fire(spec, **facts):
+    outcome = run_check(spec, store_with(**facts))
+    assert not outcome.crash, outcome.crash
+    return outcome.findings
+
+
+def log(*lines):
+    return scan(list(lines), "journal.log")
+
+
+def config(version=None, server=None, **env):
+    unit = SimpleNamespace(unit="ollama.service", engine=OLLAMA, file_env={}, file_env_origin={},
+                           loaded_env=None, process_env=dict(env))
+    summary = log(f'msg="server config" env="map[{server}]"') if server else None
+    return effective_config(version, summary, unit)
+
+
+def test_forced_single_slot(specs):
+    line = ('time=2025-10-01T10:00:00.000Z level=WARN source=sched.go:400 msg="model architecture does not '
+            'currently support parallel requests" architecture=mllama')
+    (f,) = fire(specs["ollama-one-slot"], ollama_log=log(line), ollama_config=config("0.12.0", OLLAMA_NUM_PARALLEL="4"))
+    assert "architecture" in f.title and f.evidence[0].text == line
+
+
+def test_one_slot_by_default_needs_a_known_version(specs):
+    assert fire(specs["ollama-one-slot"], ollama_config=config(None)) == ()
+    (f,) = fire(specs["ollama-one-slot"], ollama_config=config("0.12.0"))
+    assert "default of Ollama 0.12.0" in f.title and f.confidence == "medium"
+    assert 'Environment="OLLAMA_NUM_PARALLEL=4"' in f.fix.config and "KV cache" in f.fix.summary
+    assert fire(specs["ollama-one-slot"], ollama_config=config("0.5.7")) == ()  # auto: 4 then 1
+    (f,) = fire(specs["ollama-one-slot"], ollama_config=config("0.5.7", server="OLLAMA_NUM_PARALLEL:1"))
+    assert "server config log line" in f.title
+
+
+def test_server_config_line_wins_over_the_environment():
+    c = config("0.12.0", server="OLLAMA_NUM_PARALLEL:2 OLLAMA_KEEP_ALIVE:5m0s", OLLAMA_NUM_PARALLEL="8")
+    assert c.get("OLLAMA_NUM_PARALLEL") == "2" and c.origin("OLLAMA_NUM_PARALLEL") == "server config log line"
+    assert c.assigned["OLLAMA_NUM_PARALLEL"] == ("8", "process environment")
+    assert c.origin("OLLAMA_MAX_QUEUE") == "default of Ollama 0.12.0" and c.get("OLLAMA_MAX_QUEUE") == "512"
+    assert c.get("OLLAMA_FLASH_ATTENTION") == "false" and config("0.12.4").get("OLLAMA_FLASH_ATTENTION") == "auto" and "OLLAMA_NEW_ENGINE" in c.values
+    assert "OLLAMA_NEW_ENGINE" not in config("0.30.0").values
+
+
+def test_process_env_beats_unit_files():
+    unit = SimpleNamespace(unit="ollama.service", engine=OLLAMA, file_env={"OLLAMA_NUM_PARALLEL": "4"},
+                           file_env_origin={"OLLAMA_NUM_PARALLEL": "/etc/systemd/system/ollama.service.d/override.conf"},
+                           loaded_env={"OLLAMA_NUM_PARALLEL": "4"}, process_env={"OLLAMA_NUM_PARALLEL": '"2"'})
+    c = effective_config("0.12.0", None, unit)
+    assert c.get("OLLAMA_NUM_PARALLEL") == "2" and c.origin("OLLAMA_NUM_PARALLEL") == "process environment"
+    unit.process_env = None
+    c = effective_config("0.12.0", None, unit)
+    assert c.origin("OLLAMA_NUM_PARALLEL") == "unit environment (systemctl show)"
+
+
+def test_deep_queue_observed_in_the_access_log(specs):
+    burst = [f'[GIN] 2025/06/10 - 09:30:{s:02d} | 200 | {d}s |    10.0.0.5 | POST     "/api/chat"'
+             for s, d in ((12, "12.3"), (24, "24.6"), (36, "36.8"), (49, "49.1"), (59, "59.3"))]
+    c = config("0.12.0", OLLAMA_NUM_PARALLEL="2")
+    (f,) = fire(specs["ollama-deep-queue"], ollama_config=c, ollama_log=log(*burst))
+    assert "256 per slot" in f.title and any("in flight at once" in e.text for e in f.evidence)
+    assert 'OLLAMA_MAX_QUEUE=8' in f.fix.config
+
+
+def test_stopping_model(specs):
+    ps = parse_ps_text("NAME    ID              SIZE    PROCESSOR    UNTIL\nx:1     0123456789ab    4 GB    100% GPU     Stopping...\n")
+    (f,) = fire(specs["ollama-keepalive-unload"], ollama_ps=ps, ollama_config=config("0.12.0"))
+    assert "Stopping" in f.title and f.evidence[0].text.endswith("Stopping...")
+
+
+def test_cpu_only_host_is_not_a_spill(specs, sample):
+    ps = parse_ps_text("NAME    ID              SIZE    PROCESSOR    UNTIL\nx:1     0123456789ab    4 GB    100% CPU     4 minutes from now\n")
+    assert fire(specs["ollama-cpu-spill"], ollama_ps=ps) == ()
+    (f,) = fire(specs["ollama-cpu-spill"], ollama_ps=ps, ollama_log=log(*sample("log_inventory_cuda.log").splitlines()))
+    assert "100%" in f.title and f.severity.value == "critical"
+
+
+def test_gpu_not_used_from_nvml_process_memory(specs):
+    from llmdoctor.nvidia import GpuDevice, GpuFact, GpuProcess
+
+    gpu = GpuFact("NVML", (GpuDevice(0, "RTX", 24 * 2**30, 2**30, 23 * 2**30),), (GpuProcess(4242, "ollama", 300 * 2**20, 0),))
+    ps = parse_ps_text("NAME    ID              SIZE    PROCESSOR    UNTIL\nx:1     0123456789ab    9.6 GB  100% GPU     4 minutes from now\n")
+    (f,) = fire(specs["ollama-gpu-not-used"], ollama_ps=ps, gpu=gpu)
+    assert "300.0 MiB" in f.evidence[-1].text
+
+
+def test_gpu_lost_after_a_restart_without_cuda(specs, sample):
+    lines = (['msg="server config" env="map[OLLAMA_NUM_PARALLEL:0]"'] + sample("log_inventory_cuda.log").splitlines()
+             + ['msg="server config" env="map[OLLAMA_NUM_PARALLEL:0]"'] + sample("log_inventory_cpu_only.log").splitlines())
+    (f,) = fire(specs["ollama-gpu-lost"], ollama_log=log(*lines))
+    assert "library=cuda" in f.evidence[0].text and "library=cpu" in f.evidence[1].text
+    assert any("nvidia_uvm" in c for c in f.fix.commands)
+
+
+def test_context_length_error_only(specs):
+    line = ('{"error":"the prompt is longer than the context length currently available to the model; shorten the '
+            'prompt, adjust the context length in settings, or use a model with a longer context length"}')
+    (f,) = fire(specs["ollama-context-truncation"], ollama_log=log(line))
+    assert "rejected" in f.title
+
+
+def test_invalid_env_warn_line(specs):
+    line = ('time=2025-10-01T10:00:00.000Z level=WARN source=config.go:190 msg="invalid environment variable, '
+            'using default" key=OLLAMA_NUM_PARALLEL value=four default=1')
+    (f,) = fire(specs["ollama-unparseable-value"], ollama_config=config("0.12.0"), ollama_log=log(line))
+    assert f.evidence[0].text == line
+
+
+def test_kv_capacity_silent_when_it_fits(specs):
+    d = EVIDENCE / "ollama-kv-capacity"
+    show = json.loads((d / "api_show.json").read_text())
+    lines = (d / "journal.log").read_text().replace("--parallel 8", "--parallel 4").replace("--ctx-size 65536", "--ctx-size 32768")
+    assert fire(specs["ollama-kv-capacity"], ollama_show=show, ollama_config=config("0.11.6"),
+                ollama_log=log(*lines.splitlines())) == ()
