@@ -6,7 +6,11 @@ registering it costs the CLI's startup nothing.
 from __future__ import annotations
 
 import logging
+import os
+import shutil
 import sys
+import tempfile
+import threading
 from typing import List, Optional
 
 import typer
@@ -23,7 +27,8 @@ def register(app: typer.Typer) -> None:
         textfile: Optional[str] = typer.Option(None, "--textfile", help="Write metrics to this .prom file for node_exporter instead of serving HTTP."),
         once: bool = typer.Option(False, "--once", help="With --textfile: one run, write, exit (for a systemd timer)."),
         unit: List[str] = typer.Option([], "--unit", help="systemd unit of the engine (repeatable); default: discover."),
-        since: str = typer.Option("1h", "--since", help="Log window each run examines."),
+        since: str = typer.Option("1h", "--since", help="Log window the first run examines; later runs read only new lines."),
+        state_dir: Optional[str] = typer.Option(None, "--state-dir", help="Where log positions (and, with --once, counters) are kept. Default: $STATE_DIRECTORY (systemd), else a private temporary directory (with --once: ~/.local/state/llmdoctor/exporter)."),
         verbose: bool = typer.Option(False, "--verbose", "-v", help="Log each run to stderr."),
     ) -> None:
         """Serve diagnosis results as Prometheus metrics, refreshed every --interval."""
@@ -45,28 +50,34 @@ def register(app: typer.Typer) -> None:
 
         from ..diagnose import DiagnoseOptions
 
+        temporary = None
+        state_root = state_dir or os.environ.get("STATE_DIRECTORY", "").split(":")[0] or None
+        if state_root is None and once:
+            base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+            state_root = os.path.join(base, "llmdoctor", "exporter")
+        if state_root is None:
+            temporary = state_root = tempfile.mkdtemp(prefix="llmdoctor-exporter-")
         opts = DiagnoseOptions(units=tuple(unit), since_seconds=window)
-        diagnose = service.diagnosis_runner(targets, opts)
+        diagnose = service.diagnosis_runner(targets, opts, state_root)
+        resumed = sorted(service.resumed_targets(targets, state_root))
         labels = [label for label, _, _ in targets]
+        stop = threading.Event()
         try:
             if textfile:
-                stop = None
                 if not once:
-                    import threading
-
-                    stop = threading.Event()
                     service.stop_on_signals(stop)
-                code = service.write_textfile(labels, diagnose, textfile, every, probe_every, once=once, stop=stop)
+                code = service.write_textfile(labels, diagnose, textfile, every, probe_every, once=once, stop=stop,
+                                              resumed_logs=resumed, state_root=state_root)
             else:
-                import threading
-
-                stop = threading.Event()
                 service.stop_on_signals(stop)
                 code = service.serve_http(
-                    labels, diagnose, address, every, probe_every, stop=stop,
+                    labels, diagnose, address, every, probe_every, stop=stop, resumed_logs=resumed,
                     ready=lambda a: typer.echo(f"llmdoctor exporter: serving http://{a[0]}:{a[1]}/metrics", err=True),
                 )
         except OSError as e:
             typer.echo(f"llmdoctor exporter: {e}", err=True)
             raise typer.Exit(3)
+        finally:
+            if temporary:
+                shutil.rmtree(temporary, ignore_errors=True)
         raise typer.Exit(code)

@@ -57,11 +57,11 @@ SPECS: dict[str, FamilySpec] = {
     "llmdoctor_model_loads": FamilySpec(COUNTER, "Model loads seen in the server log (reload churn when it keeps rising).", ("engine",)),
     "llmdoctor_queue_depth_requests": FamilySpec(GAUGE, "Requests waiting for a slot (vLLM waiting, llama-server deferred).", ("engine",)),
     "llmdoctor_requests_running": FamilySpec(GAUGE, "Requests being served now.", ("engine",)),
-    "llmdoctor_kv_demand_tokens": FamilySpec(GAUGE, "KV-cache tokens the configured concurrency and context need."),
-    "llmdoctor_kv_capacity_tokens": FamilySpec(GAUGE, "KV-cache tokens the server has room for."),
+    "llmdoctor_kv_demand_tokens": FamilySpec(GAUGE, "KV-cache tokens asked for: Ollama slots x context, vLLM sequences running or waiting x tokens per request."),
+    "llmdoctor_kv_capacity_tokens": FamilySpec(GAUGE, "KV-cache tokens the server has room for (Ollama: next to the weights on the GPU; vLLM: its start-up KV cache size)."),
     "llmdoctor_kv_usage_ratio": FamilySpec(GAUGE, "Fraction of the KV cache in use (0-1), as the engine reports it.", ("engine",)),
-    "llmdoctor_probe_ttft_seconds": FamilySpec(GAUGE, "Time to first token measured by the last probe, at the 50th and 95th percentile.", ("percentile",)),
-    "llmdoctor_probe_itl_seconds": FamilySpec(GAUGE, "Inter-token latency measured by the last probe, at the 50th and 95th percentile.", ("percentile",)),
+    "llmdoctor_probe_ttft_seconds": FamilySpec(GAUGE, "Time to first token measured by the last probe, at the 50th and 95th percentile.", ("engine", "percentile")),
+    "llmdoctor_probe_itl_seconds": FamilySpec(GAUGE, "Inter-token latency measured by the last probe, at the 50th and 95th percentile.", ("engine", "percentile")),
     "llmdoctor_probe_last_timestamp_seconds": FamilySpec(GAUGE, "Unix time of the last probe."),
 }
 
@@ -234,10 +234,27 @@ class MonotonicTotals:
     def values(self) -> list[tuple[str, str, tuple[tuple[str, str], ...], float]]:
         return [(t, n, labels, s.total) for (t, n, labels), s in sorted(self._state.items())]
 
-    def forget(self, targets: Iterable[str]) -> None:
-        gone = set(targets)
-        for key in [k for k in self._state if k[0] in gone]:
-            del self._state[key]
+    def to_json(self) -> list[dict[str, Any]]:
+        """A plain form to keep between processes (textfile mode under a timer)."""
+        return [
+            {"target": t, "name": n, "labels": [list(kv) for kv in labels], "source": st.source, "last": st.last, "total": st.total}
+            for (t, n, labels), st in sorted(self._state.items())
+        ]
+
+    @classmethod
+    def from_json(cls, data: Any) -> "MonotonicTotals":
+        """The inverse of to_json; entries that do not parse are dropped (counting restarts)."""
+        totals = cls()
+        for row in data if isinstance(data, list) else ():
+            try:
+                labels = tuple((str(k), str(v)) for k, v in row["labels"])
+                state = _CounterState(str(row["source"]), float(row["last"]), float(row["total"]))
+                if not (math.isfinite(state.last) and math.isfinite(state.total)) or state.total < 0:
+                    continue
+                totals._state[(str(row["target"]), str(row["name"]), labels)] = state
+            except (KeyError, TypeError, ValueError):
+                continue
+        return totals
 
 
 # -- readings from facts --------------------------------------------------------------
@@ -308,13 +325,14 @@ def model_memory_samples(facts: Mapping[str, Any]) -> list[Sample]:
 
 
 def swap_samples(facts: Mapping[str, Any]) -> list[Sample]:
+    """Mean swap traffic over the run's sample window (MemoryFact.swap_in_bps/swap_out_bps)."""
     mem = facts.get("memory")
     if mem is None:
         return []
     out: list[Sample] = []
     page = number(pick(mem, "page_size", "page_bytes")) or 4096.0
     for direction, name in (("in", "llmdoctor_swap_in_bytes_per_second"), ("out", "llmdoctor_swap_out_bytes_per_second")):
-        rate = number(pick(mem, f"swap_{direction}_bytes_per_second", f"swap_{direction}_bytes_per_s", f"swap_{direction}_bps"))
+        rate = number(pick(mem, f"swap_{direction}_bps", f"swap_{direction}_bytes_per_second"))
         if rate is None:
             pages = number(pick(mem, f"swap_{direction}_pages_per_second", f"pswp{direction}_per_second"))
             rate = pages * page if pages is not None else None
@@ -324,12 +342,13 @@ def swap_samples(facts: Mapping[str, Any]) -> list[Sample]:
 
 
 def gpu_samples(facts: Mapping[str, Any]) -> list[Sample]:
+    """GpuFact.gpus: GpuDevice(index, used_bytes, total_bytes)."""
     out: list[Sample] = []
     for i, g in enumerate(items(facts.get("gpu"))[:MAX_GPUS]):
         idx = label_value(pick(g, "index", "id", "minor", default=i), 8)
         for field_names, name in (
-            (("memory_used_bytes", "memory_used", "used_bytes", "mem_used"), "llmdoctor_gpu_memory_used_bytes"),
-            (("memory_total_bytes", "memory_total", "total_bytes", "mem_total"), "llmdoctor_gpu_memory_total_bytes"),
+            (("used_bytes", "memory_used_bytes", "memory_used"), "llmdoctor_gpu_memory_used_bytes"),
+            (("total_bytes", "memory_total_bytes", "memory_total"), "llmdoctor_gpu_memory_total_bytes"),
         ):
             value = number(pick(g, *field_names))
             if value is not None and value >= 0:
@@ -337,43 +356,97 @@ def gpu_samples(facts: Mapping[str, Any]) -> list[Sample]:
     return out
 
 
+def _vllm_now(facts: Mapping[str, Any]) -> tuple[float | None, float | None, float | None]:
+    """(running, waiting, KV usage 0-1) now: /metrics first, else the log's last stats line."""
+    vm = facts.get("vllm_metrics")
+    latest = pick(vm, "latest", default=vm)
+    running = number(pick(latest, "running", "num_requests_running"))
+    waiting = number(pick(latest, "waiting", "num_requests_waiting"))
+    usage = number(pick(latest, "kv_usage", "kv_cache_usage_perc", "gpu_cache_usage_perc"))
+    if running is None and waiting is None:
+        last = None
+        for scan in items(pick(facts.get("vllm_log"), "scans")):
+            stats = pick(scan, "recent_stats")
+            if isinstance(stats, (list, tuple)) and stats:
+                last = stats[-1]
+        if last is not None:
+            running = number(pick(last, "running"))
+            waiting = number(pick(last, "waiting"))
+            pct = number(pick(last, "kv_usage_pct"))
+            usage = pct / 100.0 if pct is not None else usage
+    return running, waiting, usage
+
+
 def queue_samples(facts: Mapping[str, Any]) -> list[Sample]:
     out: list[Sample] = []
-    vm = facts.get("vllm_metrics")
-    waiting = number(pick(vm, "num_requests_waiting", "waiting", "requests_waiting"))
-    if waiting is None:
-        waiting = number(pick(facts.get("vllm_log"), "last_waiting", "waiting"))
-    if waiting is not None:
+    running, waiting, usage = _vllm_now(facts)
+    if waiting is not None and waiting >= 0:
         out.append(("llmdoctor_queue_depth_requests", (("engine", "vllm"),), waiting))
-    running = number(pick(vm, "num_requests_running", "running", "requests_running"))
-    if running is not None:
+    if running is not None and running >= 0:
         out.append(("llmdoctor_requests_running", (("engine", "vllm"),), running))
-    usage = number(pick(vm, "kv_cache_usage_perc", "gpu_cache_usage_perc", "kv_usage", "kv_cache_usage"))
     if usage is not None and 0 <= usage <= 1:
         out.append(("llmdoctor_kv_usage_ratio", (("engine", "vllm"),), usage))
-    ls = facts.get("llamacpp_state")
-    deferred = number(pick(ls, "requests_deferred", "deferred"))
+    state = facts.get("llamacpp_state")
+    lm = pick(state, "metrics")
+    deferred = number(pick(lm, "requests_deferred"))
     if deferred is None:
-        deferred = number(pick(pick(ls, "metrics"), "requests_deferred", "llamacpp:requests_deferred"))
-    if deferred is not None:
+        deferred = number(pick(state, "requests_deferred"))
+    if deferred is not None and deferred >= 0:
         out.append(("llmdoctor_queue_depth_requests", (("engine", "llamacpp"),), deferred))
-    processing = number(pick(ls, "requests_processing", "processing", "busy_slots"))
-    if processing is not None:
+    processing = number(pick(lm, "requests_processing"))
+    if processing is None:
+        processing = number(pick(state, "busy_slots", "requests_processing"))
+    if processing is not None and processing >= 0:
         out.append(("llmdoctor_requests_running", (("engine", "llamacpp"),), processing))
+    usage = number(pick(lm, "kv_cache_usage_ratio"))
+    if usage is not None and 0 <= usage <= 1:
+        out.append(("llmdoctor_kv_usage_ratio", (("engine", "llamacpp"),), usage))
     return out
 
 
+def _ollama_kv(facts: Mapping[str, Any]) -> tuple[float | None, float | None]:
+    """Ollama: slots x context (demand) vs tokens that fit next to the weights (capacity)."""
+    if facts.get("ollama_show") is None or facts.get("ollama_config") is None:
+        return None, None
+    from ..engines.ollama_kv import kv_budget
+
+    b = kv_budget(facts.get("ollama_show"), facts.get("ollama_config"), facts.get("ollama_ps"),
+                  facts.get("ollama_log"), facts.get("gpu"))
+    if b is None or not b.bytes_per_token:
+        return None, None
+    return float(b.slots * b.context), float(max(b.free, 0) // b.bytes_per_token)
+
+
+def _vllm_kv(facts: Mapping[str, Any]) -> tuple[float | None, float | None]:
+    """vLLM: full-length sequences asked for now x tokens per request (demand) vs the
+    KV cache size its start-up log printed (capacity)."""
+    cap = None
+    for scan in items(pick(facts.get("vllm_log"), "scans")):
+        cap = pick(scan, "kv_capacity", default=cap)
+    if cap is None:
+        return None, None
+    per_request = number(pick(cap, "tokens_per_request"))
+    capacity = number(pick(cap, "kv_tokens"))
+    concurrency = number(pick(cap, "max_concurrency"))
+    if capacity is None and concurrency is not None and per_request:
+        capacity = concurrency * per_request
+    running, waiting, _ = _vllm_now(facts)
+    demand = None
+    if per_request and (running is not None or waiting is not None):
+        demand = ((running or 0.0) + (waiting or 0.0)) * per_request
+    return demand, capacity
+
+
 def kv_samples(facts: Mapping[str, Any]) -> list[Sample]:
-    """KV demand vs capacity in tokens, from whichever fact carries them."""
+    """KV-cache demand vs capacity in tokens (Ollama's budget, or vLLM's start-up line)."""
     demand = capacity = None
-    for name in ("kv_budget", "kv_capacity", "capacity", "vllm_log", "llamacpp_state", "ollama_log"):
-        fact = facts.get(name)
-        if fact is None:
+    for reader in (_ollama_kv, _vllm_kv):
+        try:
+            d, c = reader(facts)
+        except Exception:
             continue
-        if demand is None:
-            demand = number(pick(fact, "demand_tokens", "kv_demand_tokens", "needed_tokens"))
-        if capacity is None:
-            capacity = number(pick(fact, "capacity_tokens", "kv_capacity_tokens", "kv_cache_tokens", "gpu_kv_cache_tokens"))
+        demand = d if demand is None else demand
+        capacity = c if capacity is None else capacity
     out: list[Sample] = []
     if demand is not None and demand >= 0:
         out.append(("llmdoctor_kv_demand_tokens", (), demand))
@@ -382,55 +455,89 @@ def kv_samples(facts: Mapping[str, Any]) -> list[Sample]:
     return out
 
 
+def _percentile(values: list[float], q: float) -> float | None:
+    """Nearest-rank percentile (the probe's own statistics use the same idea)."""
+    values = sorted(v for v in values if v is not None and math.isfinite(v) and v >= 0)
+    if not values:
+        return None
+    rank = max(1, math.ceil(q / 100.0 * len(values)))
+    return values[rank - 1]
+
+
+def _unix_time(value: Any) -> float | None:
+    n = number(value)
+    if n is not None:
+        return n
+    if isinstance(value, str) and value:
+        from datetime import datetime
+
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return None
+    return None
+
+
 def probe_samples(facts: Mapping[str, Any]) -> list[Sample]:
-    probe = facts.get("probe")
-    if probe is None:
+    """TTFT and inter-token latency percentiles over the last probe's streams, per engine
+    (ProbeRuns.results -> ProbeResult.samples -> StreamSample.ttft_s / .itl)."""
+    runs = facts.get("probe")
+    if runs is None:
         return []
     out: list[Sample] = []
-    for metric, prefixes in (("llmdoctor_probe_ttft_seconds", ("ttft",)), ("llmdoctor_probe_itl_seconds", ("itl", "inter_token"))):
-        # `quantile` is reserved for summaries (promtool check metrics), hence `percentile`.
-        for q, suffix in (("50", "p50"), ("95", "p95")):
-            names = [f"{p}_{suffix}_seconds" for p in prefixes] + [f"{p}_{suffix}" for p in prefixes]
-            value = number(pick(probe, *names))
-            if value is None:  # nested: probe.ttft.p50
-                for p in prefixes:
-                    value = number(pick(pick(probe, p, f"{p}_seconds"), suffix, f"{suffix}_seconds"))
-                    if value is not None:
-                        break
-            if value is not None and value >= 0:
-                out.append((metric, (("percentile", q),), value))
-    ts = number(pick(probe, "timestamp", "started", "finished_at", "time"))
-    if ts is not None and ts > 0:
-        out.append(("llmdoctor_probe_last_timestamp_seconds", (), ts))
+    latest = None
+    results = pick(runs, "results", default=runs if isinstance(runs, (list, tuple)) else ())
+    for result in list(results)[:8]:
+        engine = label_value(pick(result, "engine", default="unknown"), 16)
+        ttfts: list[float] = []
+        itls: list[float] = []
+        for sample in pick(result, "samples", default=()) or ():
+            if pick(sample, "status", default="ok") != "ok":
+                continue
+            ttft = number(pick(sample, "ttft_s"))
+            if ttft is not None:
+                ttfts.append(ttft)
+            gaps = pick(sample, "itl", default=())
+            if isinstance(gaps, (list, tuple)):
+                itls.extend(g for g in (number(x) for x in gaps) if g is not None)
+        for metric, values in (("llmdoctor_probe_ttft_seconds", ttfts), ("llmdoctor_probe_itl_seconds", itls)):
+            # `quantile` is reserved for summaries (promtool check metrics), hence `percentile`.
+            for q in (50, 95):
+                value = _percentile(values, q)
+                if value is not None:
+                    out.append((metric, (("engine", engine), ("percentile", str(q))), value))
+        started = _unix_time(pick(result, "started_at"))
+        if started is not None and started > 0:
+            latest = started if latest is None else max(latest, started)
+    if latest is not None:
+        out.append(("llmdoctor_probe_last_timestamp_seconds", (), latest))
     return out
 
 
-def counter_readings(facts: Mapping[str, Any]) -> list[CounterReading]:
-    """Preemptions and model loads, preferring an engine's own counter to the log."""
+def counter_readings(facts: Mapping[str, Any], log_mode: str = "total") -> list[CounterReading]:
+    """Preemptions (vLLM's own counter first, else its log) and model loads (Ollama's log).
+
+    `log_mode` says what a log count means: "total" when every run reads the whole
+    window again (an evidence directory), "delta" when the scan resumes where the
+    previous run stopped (a live host with a state directory)."""
     out: list[CounterReading] = []
     engine = (("engine", "vllm"),)
-    total = number(pick(facts.get("vllm_metrics"), "num_preemptions_total", "preemptions_total", "num_preemptions", "preemptions"))
+    vm = facts.get("vllm_metrics")
+    total = number(pick(pick(vm, "latest", default=vm), "preemptions_total", "num_preemptions_total"))
     if total is not None:
         out.append(CounterReading("llmdoctor_preemptions", engine, total, "total", "vllm_metrics"))
     else:
-        vlog = facts.get("vllm_log")
-        new = number(pick(vlog, "preemptions_new", "new_preemptions"))
-        if new is not None:
-            out.append(CounterReading("llmdoctor_preemptions", engine, new, "delta", "vllm_log"))
-        else:
-            seen = number(pick(vlog, "preemptions_total", "preemptions", "preemption_count", "total_preemptions"))
-            if seen is not None:
-                out.append(CounterReading("llmdoctor_preemptions", engine, seen, "total", "vllm_log"))
+        scans = items(pick(facts.get("vllm_log"), "scans"))
+        if scans:
+            seen = sum((number(pick(s, "preemptions_at_least")) or 0.0) + (number(pick(s, "v1_preemptions")) or 0.0)
+                       for s in scans)
+            out.append(CounterReading("llmdoctor_preemptions", engine, seen, log_mode, "vllm_log"))
     olog = facts.get("ollama_log")
-    new_loads = number(pick(olog, "loads_new", "new_loads"))
-    if new_loads is not None:
-        out.append(CounterReading("llmdoctor_model_loads", (("engine", "ollama"),), new_loads, "delta", "ollama_log"))
-    else:
-        loads = number(pick(olog, "loads", "load_count", "model_loads", "loads_total"))
-        if loads is None and isinstance(pick(olog, "loads"), (list, tuple)):
-            loads = float(len(pick(olog, "loads")))
-        if loads is not None:
-            out.append(CounterReading("llmdoctor_model_loads", (("engine", "ollama"),), loads, "total", "ollama_log"))
+    loads = number(pick(olog, "load_count"))
+    if loads is None and isinstance(pick(olog, "loads"), (list, tuple)):
+        loads = float(len(pick(olog, "loads")))
+    if loads is not None:
+        out.append(CounterReading("llmdoctor_model_loads", (("engine", "ollama"),), loads, log_mode, "ollama_log"))
     return out
 
 
@@ -458,9 +565,9 @@ def gauge_samples(facts: Mapping[str, Any]) -> tuple[list[Sample], list[str]]:
     return out, failed
 
 
-def safe_counter_readings(facts: Mapping[str, Any]) -> list[CounterReading]:
+def safe_counter_readings(facts: Mapping[str, Any], log_mode: str = "total") -> list[CounterReading]:
     try:
-        return counter_readings(facts)
+        return counter_readings(facts, log_mode)
     except Exception:
         return []
 

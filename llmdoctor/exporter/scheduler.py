@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -36,7 +36,10 @@ class Scheduler:
         clock: Callable[[], float] = time.time,
         monotonic: Callable[[], float] = time.monotonic,
         max_workers: int = 8,
+        resumed_logs: Collection[str] = (),
     ) -> None:
+        """`resumed_logs`: targets whose log scans resume where the previous run
+        stopped, so their log counts are new events (added), not window totals."""
         if not targets:
             raise ValueError("no target to diagnose")
         if interval <= 0:
@@ -49,6 +52,7 @@ class Scheduler:
         self.clock = clock
         self.monotonic = monotonic
         self.max_workers = max(1, min(max_workers, len(self.targets)))
+        self.resumed_logs = frozenset(resumed_logs)
         self.totals = MonotonicTotals()
         self.outcomes: dict[str, RunOutcome] = {}
         self.runs: dict[str, tuple[int, int]] = {t: (0, 0) for t in self.targets}
@@ -73,9 +77,10 @@ class Scheduler:
             log.warning("diagnosis of %s failed: %s: %s", target, type(e).__name__, e)
             return RunOutcome(target, started, self.monotonic() - t0, None, f"{type(e).__name__}: {e}")
 
-    def run_cycle(self) -> list[RunOutcome]:
-        """Diagnose every target once (with the probe when it is due) and publish."""
-        probe = self.probe_due()
+    def run_cycle(self, probe: bool | None = None) -> list[RunOutcome]:
+        """Diagnose every target once (with the probe when it is due, or as told) and publish."""
+        if probe is None:
+            probe = self.probe_due()
         if probe:
             self._next_probe = self.monotonic() + float(self.probe_interval or 0)
         if self.max_workers == 1:
@@ -88,7 +93,8 @@ class Scheduler:
             self.runs[o.target] = (runs + 1, failures + (0 if o.up else 1))
             self.outcomes[o.target] = o
             if o.up:
-                self.totals.feed(o.target, safe_counter_readings(o.facts))
+                mode = "delta" if o.target in self.resumed_logs else "total"
+                self.totals.feed(o.target, safe_counter_readings(o.facts, mode))
                 if probe and o.facts.get("probe") is not None:
                     self.probes[o.target] = {"probe": o.facts["probe"]}
         self.cycles += 1

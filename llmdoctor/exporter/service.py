@@ -5,7 +5,9 @@ I/O (durations, listen addresses, target names) is a pure function here.
 """
 from __future__ import annotations
 
+import json
 import logging
+import os
 import re
 import signal
 import threading
@@ -14,6 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from .collector import dedicated_registry, exposition
+from .metrics import MonotonicTotals
 from .scheduler import DiagnoseFn, Scheduler
 from .textfile import write_atomic
 
@@ -84,8 +87,18 @@ def open_host(kind: str, spec: str) -> Any:
     return SSHHost(spec)
 
 
-def diagnosis_runner(targets: Sequence[tuple[str, str, str]], opts: Any = None) -> DiagnoseFn:
-    """`diagnose(label, probe)` over the real diagnosis; checks are loaded once."""
+def state_dir_for(root: str | None, label: str) -> str | None:
+    """Per-target directory for resumable log positions (None: no resume)."""
+    if not root:
+        return None
+    return os.path.join(root, re.sub(r"[^A-Za-z0-9._-]", "_", label) or "target")
+
+
+def diagnosis_runner(targets: Sequence[tuple[str, str, str]], opts: Any = None, state_root: str | None = None) -> DiagnoseFn:
+    """`diagnose(label, probe)` over the real diagnosis; checks are loaded once.
+
+    Live targets get a state directory under `state_root`, so each run's log scan
+    resumes where the previous one stopped (log counts become new events)."""
     from ..checks import load_checks
     from ..diagnose import DiagnoseOptions, diagnose_target, unreachable
     from ..hosts.base import HostError
@@ -99,6 +112,9 @@ def diagnosis_runner(targets: Sequence[tuple[str, str, str]], opts: Any = None) 
         options = dict(opts.options)
         if probe:
             options["probe"] = True
+        state = state_dir_for(state_root, label) if kind != "evidence" else None
+        if state:
+            options["state_dir"] = state
         try:
             host = open_host(kind, spec)
         except (HostError, OSError, ValueError) as e:
@@ -116,6 +132,10 @@ def diagnosis_runner(targets: Sequence[tuple[str, str, str]], opts: Any = None) 
     return run
 
 
+def resumed_targets(targets: Sequence[tuple[str, str, str]], state_root: str | None) -> set[str]:
+    return {label for label, kind, _ in targets if kind != "evidence"} if state_root else set()
+
+
 def stop_on_signals(stop: threading.Event) -> None:
     """SIGTERM (systemd stop) and SIGINT end the exporter cleanly."""
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -130,12 +150,13 @@ def serve_http(
     probe_interval: float | None = None,
     stop: threading.Event | None = None,
     ready: Callable[[tuple[str, int]], None] | None = None,
+    resumed_logs: Sequence[str] = (),
 ) -> int:
     """Serve the latest snapshot on `listen` until `stop` is set; returns an exit code."""
     from prometheus_client import start_http_server
 
     registry, collector = dedicated_registry()
-    scheduler = Scheduler(labels, diagnose, collector.publish, interval, probe_interval)
+    scheduler = Scheduler(labels, diagnose, collector.publish, interval, probe_interval, resumed_logs=resumed_logs)
     stop = stop or threading.Event()
     httpd, thread = start_http_server(listen[1], addr=listen[0], registry=registry)
     bound = httpd.server_address[:2]
@@ -153,6 +174,48 @@ def serve_http(
     return 0
 
 
+STATE_FILE = "exporter-state.json"
+
+
+def load_state(state_root: str | None) -> dict[str, Any]:
+    if not state_root:
+        return {}
+    try:
+        with open(os.path.join(state_root, STATE_FILE), encoding="utf-8") as f:
+            data = json.load(f)
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def save_state(state_root: str | None, scheduler: Scheduler, last_probe: float | None) -> None:
+    """Counters, the last probe's time and its results, for the next `--once` run."""
+    if not state_root:
+        return
+    probes = {}
+    for target, facts in scheduler.probes.items():
+        to_dict = getattr(facts.get("probe"), "to_dict", None)
+        if callable(to_dict):
+            probes[target] = to_dict()
+    data = {"counters": scheduler.totals.to_json(), "last_probe_unix": last_probe, "probes": probes}
+    os.makedirs(state_root, exist_ok=True)
+    write_atomic(os.path.join(state_root, STATE_FILE), json.dumps(data).encode(), mode=0o600)
+
+
+def restore(scheduler: Scheduler, state: dict[str, Any]) -> None:
+    scheduler.totals = MonotonicTotals.from_json(state.get("counters"))
+    probes = state.get("probes")
+    if isinstance(probes, dict):
+        from ..facts.probe import runs_from_json
+
+        for target, doc in probes.items():
+            if target in scheduler.targets:
+                try:
+                    scheduler.probes[target] = {"probe": runs_from_json(json.dumps(doc).encode())}
+                except (ValueError, TypeError, KeyError):
+                    continue
+
+
 def write_textfile(
     labels: Sequence[str],
     diagnose: DiagnoseFn,
@@ -161,17 +224,31 @@ def write_textfile(
     probe_interval: float | None = None,
     once: bool = False,
     stop: threading.Event | None = None,
+    resumed_logs: Sequence[str] = (),
+    state_root: str | None = None,
 ) -> int:
-    """Write the metrics to `path` after each cycle (one cycle with `once`)."""
+    """Write the metrics to `path` after each cycle (one cycle with `once`).
+
+    With `once` each run is a new process (a systemd timer), so what must outlive
+    it - counters, when the probe last ran and its figures - is kept in
+    `state_root`: counters must not restart at every write, and the probe runs
+    only every `probe_interval`, not at every timer tick."""
     registry, collector = dedicated_registry()
 
     def publish(families: list) -> None:
         collector.publish(families)
         write_atomic(path, exposition(registry))
 
-    scheduler = Scheduler(labels, diagnose, publish, interval, probe_interval)
+    scheduler = Scheduler(labels, diagnose, publish, interval, probe_interval, resumed_logs=resumed_logs)
     if once:
-        scheduler.run_cycle()
+        state = load_state(state_root)
+        restore(scheduler, state)
+        last_probe = state.get("last_probe_unix")
+        last_probe = float(last_probe) if isinstance(last_probe, (int, float)) else None
+        now = scheduler.clock()
+        probe = bool(probe_interval) and (last_probe is None or now - last_probe >= float(probe_interval or 0))
+        scheduler.run_cycle(probe=probe)
+        save_state(state_root, scheduler, now if probe else last_probe)
         return 0
     stop = stop or threading.Event()
     scheduler.start()
@@ -181,4 +258,3 @@ def write_textfile(
     finally:
         scheduler.stop()
     return 0
-

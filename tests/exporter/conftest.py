@@ -22,21 +22,37 @@ EVIDENCE = FIXTURES / "evidence-vllm"
 
 
 def full_facts() -> dict:
-    """Facts shaped the way the collectors deliver them, one of every kind the exporter maps."""
+    """Facts as the collectors deliver them (their real types), one of every kind the
+    exporter maps. Built from the real classes so a renamed field fails here, loudly."""
+    from llmdoctor.engines.llamacpp import LlamaMetrics, LlamaState
+    from llmdoctor.engines.ollama_log import OllamaLogSummary
+    from llmdoctor.engines.ollama_ps import LoadedModel
+    from llmdoctor.engines.vllm_log import KvCapacity
+    from llmdoctor.engines.vllm_metrics import VllmMetrics
+    from llmdoctor.facts.memory import MemoryFact
+    from llmdoctor.facts.ollama import OllamaConfig
+    from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
+    from llmdoctor.memory import SwapInterval
+    from llmdoctor.nvidia import GpuDevice, GpuFact
+    from llmdoctor.probe.result import ProbeResult, ProbeRuns, StreamSample
+
+    streams = tuple(
+        StreamSample(id=f"s{i}", scenario="concurrent", ttft_s=ttft, chunk_s=(ttft, ttft + 0.03, ttft + 0.06, ttft + 0.14))
+        for i, ttft in enumerate((0.2, 0.4, 0.6, 2.5))
+    )
     return {
         "engines": (EngineInstance("ollama", version="0.12.3", found_by="test"), EngineInstance("vllm", version="0.10.0")),
-        "ollama_config": {"OLLAMA_NUM_PARALLEL": "4", "OLLAMA_MAX_QUEUE": "512",
-                          "OLLAMA_CONTEXT_LENGTH": "8192", "OLLAMA_KEEP_ALIVE": "5m"},
-        "ollama_ps": ({"name": "llama3.1:70b", "size": 48_000_000_000, "size_vram": 20_000_000_000},),
-        "ollama_log": {"loads": 3},
-        "memory": SimpleNamespace(swap_in_bytes_per_second=4096.0, swap_out_bytes_per_second=8192.0),
-        "gpu": (SimpleNamespace(index=0, memory_used_bytes=20e9, memory_total_bytes=24e9),),
-        "vllm_metrics": {"num_requests_waiting": 5, "num_requests_running": 8,
-                         "kv_cache_usage_perc": 0.97, "num_preemptions_total": 12},
-        "llamacpp_state": {"requests_deferred": 2, "requests_processing": 4},
-        "kv_budget": {"demand_tokens": 131072, "capacity_tokens": 65536},
-        "probe": {"ttft_p50_seconds": 0.4, "ttft_p95_seconds": 2.5, "itl_p50_seconds": 0.03,
-                  "itl_p95_seconds": 0.08, "timestamp": 1_700_000_000.0},
+        "ollama_config": OllamaConfig("0.12.3", {"OLLAMA_NUM_PARALLEL": "4", "OLLAMA_MAX_QUEUE": "512",
+                                                 "OLLAMA_CONTEXT_LENGTH": "8192", "OLLAMA_KEEP_ALIVE": "5m"}, {}),
+        "ollama_ps": (LoadedModel("llama3.1:70b", 48_000_000_000, 20_000_000_000, "58%/42% CPU/GPU", 58),),
+        "ollama_log": OllamaLogSummary(load_count=3),
+        "memory": MemoryFact(intervals=(SwapInterval(4096.0, 8192.0, 1.0), SwapInterval(4096.0, 8192.0, 1.0))),
+        "gpu": GpuFact("NVML", (GpuDevice(0, "NVIDIA L4", total_bytes=24_000_000_000, used_bytes=20_000_000_000),)),
+        "vllm_metrics": VllmMetricsSample(VllmMetrics(running=8, waiting=5, kv_usage=0.97, preemptions_total=12), None, 0.0, "metrics.prom"),
+        "vllm_log": VllmLog((SimpleNamespace(kv_capacity=KvCapacity(kv_tokens=65536, tokens_per_request=8192, max_concurrency=8.0),
+                                             recent_stats=(), preemptions_at_least=0, v1_preemptions=0),)),
+        "llamacpp_state": LlamaState(8080, metrics=LlamaMetrics(requests_processing=4, requests_deferred=2)),
+        "probe": ProbeRuns((ProbeResult("http://127.0.0.1:11434", "ollama", started_at="2026-11-29T11:00:00+00:00", samples=streams),)),
     }
 
 

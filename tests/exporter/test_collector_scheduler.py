@@ -78,7 +78,7 @@ def test_probe_runs_on_its_own_interval_and_its_figures_persist():
         now[0] = float(t)
         s.run_cycle()
     assert [p for _, p in diagnosis.calls] == [True, False, False, True, False]
-    assert 'llmdoctor_probe_ttft_seconds{percentile="95"} 2.5' in exposition(registry).decode()
+    assert 'llmdoctor_probe_ttft_seconds{engine="ollama",percentile="95"} 2.5' in exposition(registry).decode()
 
 
 def test_without_probe_interval_never_probes():

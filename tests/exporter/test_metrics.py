@@ -48,7 +48,14 @@ def test_figures_in_base_units():
     assert got[("llmdoctor_queue_depth_requests", (("engine", "vllm"),))] == 5.0
     assert got[("llmdoctor_queue_depth_requests", (("engine", "llamacpp"),))] == 2.0
     assert got[("llmdoctor_preemptions_total", (("engine", "vllm"),))] == 12.0
-    assert got[("llmdoctor_probe_ttft_seconds", (("percentile", "95"),))] == 2.5
+    assert got[("llmdoctor_probe_ttft_seconds", (("engine", "ollama"), ("percentile", "95")))] == 2.5
+    assert got[("llmdoctor_probe_ttft_seconds", (("engine", "ollama"), ("percentile", "50")))] == 0.4
+    assert abs(got[("llmdoctor_probe_itl_seconds", (("engine", "ollama"), ("percentile", "50")))] - 0.03) < 1e-9
+    assert got[("llmdoctor_swap_out_bytes_per_second", ())] == 8192.0
+    assert got[("llmdoctor_gpu_memory_total_bytes", (("gpu", "0"),))] == 24e9
+    assert got[("llmdoctor_kv_capacity_tokens", ())] == 65536.0
+    assert got[("llmdoctor_kv_demand_tokens", ())] == (8 + 5) * 8192.0
+    assert got[("llmdoctor_model_loads_total", (("engine", "ollama"),))] == 3.0
     assert got[("llmdoctor_finding", (("cause", "CPU_SPILL"), ("check", "ollama-cpu-spill"), ("severity", "warning")))] == 1.0
     assert got[("llmdoctor_findings_active", (("severity", "warning"),))] == 1.0
     assert got[("llmdoctor_engine_info", (("engine", "ollama"), ("version", "0.12.3")))] == 1.0
@@ -169,7 +176,7 @@ junk = st.recursive(
     | st.builds(lambda d: SimpleNamespace(**{f"f{i}": v for i, v in enumerate(d)}), st.lists(inner, max_size=3)),
     max_leaves=12,
 )
-fact_names = st.sampled_from(["engines", "ollama_config", "ollama_ps", "ollama_log", "memory", "gpu", "vllm_metrics",
+fact_names = st.sampled_from(["engines", "ollama_config", "ollama_show", "ollama_ps", "ollama_log", "memory", "gpu", "vllm_metrics",
                               "vllm_log", "llamacpp_state", "kv_budget", "probe"])
 
 

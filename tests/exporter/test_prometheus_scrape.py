@@ -30,6 +30,8 @@ def test_prometheus_scrapes_exporter_and_query_returns_metric(prometheus_and_por
         assert up[0]["metric"]["instance"] == f"127.0.0.1:{port}"
         info = prom.wait_for('llmdoctor_engine_info{engine="vllm"}', timeout=10)
         assert info and info[0]["metric"]["version"] == "0.8.5"
+        queue = prom.wait_for('llmdoctor_queue_depth_requests{engine="vllm"}', timeout=10)
+        assert queue and queue[0]["value"][1] == "0"  # vllm:num_requests_waiting from metrics.prom
         runs = prom.wait_for("llmdoctor_runs_total", timeout=10)
         assert float(runs[0]["value"][1]) >= 1
         health = prom.query(f'up{{job="llmdoctor",instance="127.0.0.1:{port}"}}')

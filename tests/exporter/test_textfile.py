@@ -70,3 +70,33 @@ def test_cli_once_writes_textfile_from_evidence(tmp_path):
     if prom_support.promtool_skip_reason() is None:
         p = prom_support.promtool("check", "metrics", stdin=text)
         assert p.returncode == 0, p.stdout.decode() + p.stderr.decode()
+
+
+def test_once_keeps_counters_and_probe_between_runs(tmp_path):
+    """Under a timer every run is a new process: counters continue from the state
+    directory, log counts of a resumed scan add up, and the probe runs only when due."""
+    from llmdoctor.engines.ollama_log import OllamaLogSummary
+    from llmdoctor.exporter.service import write_textfile
+    from tests.exporter.conftest import full_facts, result
+
+    calls = []
+    loads = iter([2, 3, 0])
+
+    def diagnose(target, probe):
+        calls.append(probe)
+        facts = full_facts()
+        facts["ollama_log"] = OllamaLogSummary(load_count=next(loads))  # new loads since the last run
+        if not probe:
+            facts.pop("probe")
+        return result(facts, target=target)
+
+    out, state = tmp_path / "llmdoctor.prom", str(tmp_path / "state")
+    seen = []
+    for _ in range(3):
+        assert write_textfile(["box"], diagnose, str(out), 60, 600, once=True, resumed_logs=["box"], state_root=state) == 0
+        seen.append(out.read_text())
+    assert calls == [True, False, False]
+    assert ['llmdoctor_model_loads_total{engine="ollama"} %s' % v in t for v, t in zip(("2.0", "5.0", "5.0"), seen)] == [True] * 3
+    assert all('llmdoctor_probe_ttft_seconds{engine="ollama",percentile="95"} 2.5' in t for t in seen)
+    assert all('llmdoctor_preemptions_total{engine="vllm"} 12.0' in t for t in seen)
+    assert sorted(os.listdir(tmp_path)) == ["llmdoctor.prom", "state"]
