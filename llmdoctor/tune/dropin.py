@@ -219,11 +219,11 @@ def check_precedence(root: Path, unit: str, names: set[str]) -> Precedence:
     wins, conflicts = [], []
     env: dict[str, tuple[str, str]] = {}
     env_files: list[tuple[str, bool, str]] = []
-    after_ours = False
     for f in files:
         is_our_file = f.name == DROPIN_NAME and f.parent.name == f"{unit}.d"
+        # Ours may not exist yet: what matters is where its name sorts.
+        after_ours = f != fragment and f.name > DROPIN_NAME
         if is_our_file:
-            after_ours = True
             if f != ours:
                 conflicts.append(f"{inside(root, f)} has llmdoctor's file name in another directory and hides "
                                  f"{inside(root, ours)}")

@@ -1,0 +1,172 @@
+"""`llmdoctor plan` and the pure sizing behind it: the seeds' figures, pinned."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from llmdoctor.capacity import uniform_shape
+from llmdoctor.parsing import parse_size
+from llmdoctor.tune.plan import DEFAULT_HEADROOM, Memory, PlanError, Workload, make_plan
+
+from .conftest import FIX
+
+QWEN = uniform_shape(36, 8, 128, context_length=40960)
+SEED = Workload(users=20, turn_seconds=12, seconds_between_turns=90)
+
+
+@pytest.mark.parametrize("gpu,weights", [("24GB", "16GB"), ("24GiB", "16GiB")])
+def test_seed_24gb_card_16gb_weights_five_8k_conversations(gpu, weights):
+    p = make_plan(QWEN, Memory(parse_size(gpu), parse_size(weights)), SEED, 8192)
+    assert p.kv_bytes_per_token == 147_456
+    assert p.kv_bytes_per_conversation == 1_207_959_552
+    assert 5.9e9 < p.memory.kv_budget < 7.0e9  # "about 6 GB left"
+    assert p.conversations_fit == 5
+    assert round(p.in_flight, 1) == 2.7
+    r = p.recommended
+    assert (r.parallel, r.context_length, r.kv_cache_type, r.max_queue) == (5, 8192, "f16", 20)
+    assert p.fits_wanted and not p.warnings
+
+
+def test_think_seconds_is_the_pause_after_an_answer():
+    # 12 s answer + 78 s reading and typing = one turn every 90 s.
+    w = Workload(users=20, turn_seconds=12, think_seconds=78)
+    assert round(w.in_flight(), 1) == 2.7
+    assert w.wanted_slots() == 5
+    agents = Workload(users=6, turn_seconds=20, think_seconds=0)
+    assert agents.in_flight() == 6 and agents.wanted_slots() == 6
+
+
+def test_quantised_cache_only_when_it_makes_the_slots_fit():
+    mem = Memory(parse_size("24GiB"), parse_size("16GiB"))
+    p = make_plan(QWEN, mem, Workload(concurrent=8), 8192)
+    assert p.recommended.kv_cache_type == "q8_0" and p.recommended.flash_attention
+    assert p.recommended.parallel == 8
+    # Enough room in f16: stays f16.
+    assert make_plan(QWEN, mem, Workload(concurrent=4), 8192).recommended.kv_cache_type == "f16"
+    # Too many even for q8_0: stays f16, capped at what fits, and says so.
+    p = make_plan(QWEN, mem, Workload(concurrent=16), 8192)
+    assert p.recommended.kv_cache_type == "f16" and p.recommended.parallel == 5
+    assert not p.fits_wanted and "Only 5 of the 16" in p.warnings[0]
+    # Not allowed (old Ollama) or the type was given: never switched.
+    assert make_plan(QWEN, mem, Workload(concurrent=8), 8192, quantised_cache_ok=False).recommended.kv_cache_type == "f16"
+    assert make_plan(QWEN, mem, Workload(concurrent=8), 8192, "f16", cache_type_fixed=True).recommended.kv_cache_type == "f16"
+
+
+def test_bounds_and_context_rules():
+    mem = Memory(parse_size("80GB"), parse_size("16GB"))
+    p = make_plan(QWEN, mem, Workload(concurrent=40), 4096)
+    assert p.recommended.parallel == 16 and "bounded to 16" in p.warnings[0]
+    assert make_plan(QWEN, mem, Workload(concurrent=40), 4096, max_parallel=32).recommended.parallel == 32
+    with pytest.raises(PlanError, match="larger than the model's trained context 40,960"):
+        make_plan(QWEN, mem, SEED, 65536)
+    raised = make_plan(QWEN, mem, SEED, 4096, min_context=5065)
+    assert raised.recommended.context_length == 6144  # 5065 + 10 %, up to a multiple of 1024
+    assert make_plan(QWEN, mem, Workload(), 8192).recommended.parallel == 16  # memory alone
+
+
+def test_context_comes_down_only_when_allowed():
+    mem = Memory(parse_size("24GiB"), parse_size("16GiB"))
+    kept = make_plan(QWEN, mem, Workload(concurrent=4), 32768, quantised_cache_ok=False)
+    assert kept.recommended.context_length == 32768 and kept.recommended.parallel == 1
+    lowered = make_plan(QWEN, mem, Workload(concurrent=4), 32768, quantised_cache_ok=False, lowest_context=8192)
+    assert lowered.recommended.context_length == 8192 and lowered.recommended.parallel == 4
+
+
+def test_nothing_fits():
+    p = make_plan(QWEN, Memory(parse_size("16GB"), parse_size("16GB")), SEED, 8192)
+    assert p.conversations_fit == 0 and p.recommended.parallel == 1
+    assert "spills to CPU" in p.warnings[0]
+
+
+# ---- the command ------------------------------------------------------------------------------
+
+SEED_ARGS = ("--gpu-memory", "24GB", "--weights", "16GB", "--users", "20", "--turn-seconds", "12",
+             "--seconds-between-turns", "90", "--context", "8192")
+
+
+def test_plan_json_from_hf_config(cli):
+    code, out, err = cli("plan", "--hf-config", str(FIX / "qwen3-8b.config.json"), *SEED_ARGS, "--format", "json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["kv_bytes_per_token"] == 147_456
+    assert d["kv_bytes_per_conversation"] == 1_207_959_552
+    assert d["conversations_fit"] == 5
+    assert round(d["in_flight"], 1) == 2.7
+    assert d["recommended"] == {"parallel": 5, "context_length": 8192, "kv_cache_type": "f16",
+                                "flash_attention": False, "max_queue": 20, "kv_bytes": 5 * 1_207_959_552}
+
+
+def test_plan_text_has_the_figures_and_the_bar(cli):
+    code, out, _ = cli("plan", "--layers", "36", "--kv-heads", "8", "--head-dim", "128", *SEED_ARGS)
+    assert code == 0
+    assert "147,456 B (144 KiB, f16)" in out
+    assert "Conversations fit    5" in out and "In flight            2.7" in out
+    assert "█ weights 16 GB | ▓ KV 5 × 1.21 GB" in out
+    assert "OLLAMA_NUM_PARALLEL=5 OLLAMA_CONTEXT_LENGTH=8192 OLLAMA_MAX_QUEUE=20" in out
+
+
+def test_plan_32_layers_and_think_seconds(cli):
+    code, out, _ = cli("plan", "--hf-config", str(FIX / "llama3-8b.config.json"), "--gpu-memory", "24GiB",
+                       "--weights", "16GiB", "--users", "20", "--turn-seconds", "12", "--think-seconds", "78",
+                       "--format", "json")
+    d = json.loads(out)
+    assert code == 0 and d["kv_bytes_per_token"] == 131_072 and d["context"] == 8192
+    assert d["kv_bytes_per_conversation"] == 2**30 and round(d["in_flight"], 1) == 2.7
+
+
+def test_plan_from_a_gguf_file(cli, tmp_path):
+    from tests.support.tinymodel import write_tiny_gguf
+
+    path = tmp_path / "tiny.gguf"
+    write_tiny_gguf(path, "small")  # 2 layers, 2 KV heads, head_dim 64/4 = 16
+    code, out, err = cli("plan", "--gguf", str(path), "--gpu-memory", "8GB", "--concurrent", "2",
+                         "--context", "4096", "--format", "json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["kv_bytes_per_token"] == 2 * 2 * 2 * 16 * 2
+    assert d["memory"]["weights_bytes"] == path.stat().st_size
+    assert d["model"]["trained_context"] == 4096
+
+
+def test_plan_from_an_ollama_model_name(cli, fake_ollama):
+    code, out, err = cli("plan", "--model", "llama3:8b", "--port", str(fake_ollama), "--gpu-memory", "24GB",
+                         "--concurrent", "4", "--format", "json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["kv_bytes_per_token"] == 131_072 and d["memory"]["weights_bytes"] == 4661224676
+    assert d["model"]["trained_context"] == 8192
+
+
+@pytest.mark.parametrize("args,message", [
+    (("--model", "no-such-model"), "does not know model 'no-such-model'"),
+    (("--hf-config", str(FIX / "qwen3-8b.config.json"), "--gpu-memory", "24GB", "--weights", "16GB",
+      "--context", "131072"), "larger than the model's trained context 40,960"),
+    (("--layers", "36", "--kv-heads", "8", "--head-dim", "128", "--weights", "1GB", "--gpu-memory", "24 apples"),
+     "not a size"),
+    (("--hf-config", str(FIX / "qwen3-8b.config.json"), "--gpu-memory", "24GB"), "--weights"),
+    (("--hf-config", str(FIX / "README.md"), "--gpu-memory", "24GB", "--weights", "1GB"), "not JSON"),
+    (("--layers", "36", "--kv-heads", "8", "--head-dim", "128", "--gpu-memory", "24GB", "--weights", "16GB",
+      "--users", "5"), "--users needs --turn-seconds"),
+    (("--layers", "36", "--kv-heads", "8", "--head-dim", "128", "--gpu-memory", "24GB", "--weights", "16GB",
+      "--cache-type", "q3_k"), "unknown KV cache type"),
+])
+def test_plan_bad_input_exits_3_with_a_message(cli, fake_ollama, args, message):
+    if args[0] == "--model":
+        args = (*args, "--port", str(fake_ollama), "--gpu-memory", "24GB")
+    code, out, err = cli("plan", *args)
+    assert code == 3, out
+    assert message in err
+    assert "Traceback" not in out + err
+
+
+def test_default_headroom_is_documented_value():
+    assert DEFAULT_HEADROOM == 1.5 * 2**30
+
+
+def test_plan_without_gpu_or_gpu_memory_exits_3(cli, monkeypatch):
+    import llmdoctor.commands.plan as plan_cmd
+
+    monkeypatch.setattr(plan_cmd, "_gpu_memory_from_nvml", lambda: (None, "NVML Shared Library Not Found"))
+    code, out, err = cli("plan", "--layers", "36", "--kv-heads", "8", "--head-dim", "128", "--weights", "16GB")
+    assert code == 3 and "no GPU found (NVML Shared Library Not Found) and no --gpu-memory" in err

@@ -1,0 +1,98 @@
+"""`llmdoctor tune ollama` as a user runs it, against the recorded-shape Ollama stand-in,
+writing under --root (files only; the real-systemd path is test_apply_nspawn.py)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from llmdoctor.tune import dropin
+
+SEED = ("--users", "20", "--turn-seconds", "12", "--seconds-between-turns", "90", "--gpu-memory", "24GB")
+
+
+def tune(cli, port, root, *args):
+    return cli("tune", "ollama", "--port", str(port), "--root", str(root), *args)
+
+
+def test_dry_run_shows_values_diff_and_commands_and_writes_nothing(cli, fake_ollama, tmp_path):
+    code, out, err = tune(cli, fake_ollama, tmp_path, *SEED)
+    assert code == 0, err
+    assert "Tuning ollama.service: llama3:8b on Ollama 0.32.15" in out
+    assert "OLLAMA_NUM_PARALLEL    1 (default) → 5" in out
+    assert "OLLAMA_MAX_QUEUE       512 (default) → 20" in out
+    assert "+++ /etc/systemd/system/ollama.service.d/zz-llmdoctor.conf" in out
+    assert "systemctl restart ollama.service" in out and "Dry run: nothing was changed" in out
+    assert not list(tmp_path.rglob("*"))
+
+
+def test_json_dry_run(cli, fake_ollama, tmp_path):
+    code, out, _ = tune(cli, fake_ollama, tmp_path, *SEED, "--format", "json")
+    d = json.loads(out)
+    assert code == 0
+    changes = {c["name"]: c for c in d["proposal"]["changes"]}
+    assert changes["OLLAMA_NUM_PARALLEL"]["proposed"] == "5" and changes["OLLAMA_NUM_PARALLEL"]["changed"]
+    assert d["proposal"]["plan"]["recommended"]["parallel"] == 5
+    assert d["dropin"]["content"].startswith(dropin.MARKER)
+
+
+def test_apply_under_a_root_then_nothing_to_change_then_rollback(cli, fake_ollama, tmp_path):
+    code, out, err = tune(cli, fake_ollama, tmp_path, *SEED, "--apply", "--yes")
+    assert code == 0, out + err
+    path = dropin.dropin_path(tmp_path, "ollama.service")
+    assert 'Environment="OLLAMA_NUM_PARALLEL=5"' in path.read_text()
+    assert "no service restarted" in out
+    code, out, _ = tune(cli, fake_ollama, tmp_path, *SEED, "--apply", "--yes")
+    assert code == 0 and "Nothing to change" in out
+    code, out, _ = tune(cli, fake_ollama, tmp_path, "--rollback")
+    assert code == 0 and "rolled back" in out and not path.exists()
+
+
+def test_apply_without_a_terminal_needs_yes(cli, fake_ollama, tmp_path):
+    code, _, err = tune(cli, fake_ollama, tmp_path, *SEED, "--apply")
+    assert code == 3 and "--apply without a terminal needs --yes" in err
+    assert not list(tmp_path.rglob("*.conf"))
+
+
+def test_without_workload_flags_and_no_terminal_it_sizes_from_memory(cli, fake_ollama, tmp_path):
+    code, out, _ = tune(cli, fake_ollama, tmp_path, "--gpu-memory", "24GB")
+    assert code == 0 and "No workload given: sized from memory alone (at most 16 slots)" in out
+    assert "OLLAMA_NUM_PARALLEL    1 (default) → 16" in out
+
+
+@pytest.mark.parametrize("args,message", [
+    (("--model", "no-such-model", *SEED), "Ollama does not know model 'no-such-model'"),
+    (("--users", "20", "--turn-seconds", "12"), "--gpu-memory"),
+    ((*SEED, "--context", "65536"), "larger than llama3:8b's trained context 8,192"),
+    ((*SEED, "--weights", "lots"), "not a size"),
+])
+def test_bad_input_exits_3_and_writes_nothing(cli, fake_ollama, tmp_path, monkeypatch, args, message):
+    import llmdoctor.tune.hostfacts as hf
+
+    monkeypatch.setattr(hf, "gpu_total", lambda gpu: None)  # as on a machine without a GPU
+    code, out, err = tune(cli, fake_ollama, tmp_path, *args, "--apply", "--yes")
+    assert code == 3, out
+    assert message in err and "Traceback" not in out + err
+    assert not list(tmp_path.rglob("*.conf"))
+
+
+def test_a_later_drop_in_stops_the_apply(cli, fake_ollama, tmp_path):
+    d = tmp_path / "etc/systemd/system/ollama.service.d"
+    d.mkdir(parents=True)
+    (d / "zzz-site.conf").write_text('[Service]\nEnvironment="OLLAMA_NUM_PARALLEL=1"\n')
+    code, out, err = tune(cli, fake_ollama, tmp_path, *SEED)
+    assert code == 0 and "Conflicts (apply refuses until they are resolved)" in out
+    code, _, err = tune(cli, fake_ollama, tmp_path, *SEED, "--apply", "--yes")
+    assert code == 3 and "zzz-site.conf sets OLLAMA_NUM_PARALLEL=1 and sorts after zz-llmdoctor.conf" in err
+    assert not dropin.dropin_path(tmp_path, "ollama.service").exists()
+
+
+def test_override_conf_is_named_and_kept(cli, fake_ollama, tmp_path):
+    d = tmp_path / "etc/systemd/system/ollama.service.d"
+    d.mkdir(parents=True)
+    original = b'[Service]\r\nEnvironment="OLLAMA_NUM_PARALLEL=2"   \r\n# keep me\r\n'
+    (d / "override.conf").write_bytes(original)
+    code, out, _ = tune(cli, fake_ollama, tmp_path, *SEED, "--apply", "--yes")
+    assert code == 0
+    assert "override.conf sets OLLAMA_NUM_PARALLEL=2; zz-llmdoctor.conf sorts after it and wins" in out
+    assert (d / "override.conf").read_bytes() == original
