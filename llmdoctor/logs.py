@@ -259,27 +259,33 @@ class FileSource:
             start = self._start(st)
             now = time.time() if self.now is None else self.now
             cutoff = now - self.since_seconds if self.since_seconds else None
-            pos = start
-            if cutoff is not None:
-                pos = window_start(f, start, st.st_size, cutoff, now)
+            pos = window_start(f, start, st.st_size, cutoff, now) if cutoff is not None else start
             resumable = self.state is not None
             f.seek(pos)
             window = _Window(cutoff, now)
             rest = b""
+            skipping = False  # inside the dropped tail of a runaway line
             try:
                 while True:
                     chunk = f.read(CHUNK)
                     if not chunk:
                         break
+                    if skipping:
+                        newline = chunk.find(b"\n")
+                        if newline < 0:
+                            continue
+                        chunk, skipping = chunk[newline + 1 :], False
                     buf = rest + chunk
                     cut = buf.rfind(b"\n")
                     if cut < 0:
                         if len(buf) > MAX_LINE:  # a runaway line: keep its head, drop the rest
-                            buf = buf[:MAX_LINE] + b"\n"
-                            cut = MAX_LINE
+                            text = window.filter(buf[:MAX_LINE].decode("utf-8", "replace"))
+                            if text:
+                                yield text
+                            rest, skipping = b"", True
                         else:
                             rest = buf
-                            continue
+                        continue
                     text = buf[:cut].decode("utf-8", "replace")
                     rest = buf[cut + 1 :]
                     text = window.filter(text)
