@@ -36,7 +36,7 @@ def ask_workload(prompt: Prompt, echo: Echo, typical_answer_s: float | None = No
     echo("A few questions size the slots from your workload (Enter keeps the default).")
     kind = ""
     for _ in range(5):
-        kind = prompt("Who sends the requests: people chatting, or programs/agents? [chat/agents]", "chat").strip().lower()
+        kind = prompt("Who sends the requests: people chatting, or programs/agents? [chat/agents]", "chat").strip().lower() or "chat"
         if kind in ("chat", "c", "people", "agents", "agent", "a", "programs"):
             break
         echo("  answer chat or agents")

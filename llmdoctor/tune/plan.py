@@ -94,10 +94,10 @@ class Workload:
         if self.users is None or self.turn_seconds is None:
             return "no workload given"
         period = self.period() or self.turn_seconds
-        how = (f"{self.turn_seconds:g} s + {self.think_seconds:g} s"
-               if self.seconds_between_turns is None and self.think_seconds is not None else f"{period:g} s")
-        return (f"{self.users} users × {self.turn_seconds:g} s per answer ÷ {how} between turns"
-                f" = {self.in_flight():.1f} in flight")
+        how = (f"({self.turn_seconds:g} s answer + {self.think_seconds:g} s pause) per turn"
+               if self.seconds_between_turns is None and self.think_seconds is not None
+               else f"{period:g} s between turns")
+        return f"{self.users} users × {self.turn_seconds:g} s per answer ÷ {how} = {self.in_flight():.1f} in flight"
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,8 @@ def cli():
     tune.register(app)
     runner = CliRunner()
 
-    def invoke(*args: str):
-        r = runner.invoke(app, list(args), env={"NO_COLOR": "1", "COLUMNS": "200"})
+    def invoke(*args: str, input: str | None = None):
+        r = runner.invoke(app, list(args), env={"NO_COLOR": "1", "COLUMNS": "200"}, input=input)
         if r.exception and not isinstance(r.exception, SystemExit):
             raise r.exception
         try:

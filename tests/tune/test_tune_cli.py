@@ -11,8 +11,8 @@ from llmdoctor.tune import dropin
 SEED = ("--users", "20", "--turn-seconds", "12", "--seconds-between-turns", "90", "--gpu-memory", "24GB")
 
 
-def tune(cli, port, root, *args):
-    return cli("tune", "ollama", "--port", str(port), "--root", str(root), *args)
+def tune(cli, port, root, *args, input=None):
+    return cli("tune", "ollama", "--port", str(port), "--root", str(root), *args, input=input)
 
 
 def test_dry_run_shows_values_diff_and_commands_and_writes_nothing(cli, fake_ollama, tmp_path):
@@ -96,3 +96,26 @@ def test_override_conf_is_named_and_kept(cli, fake_ollama, tmp_path):
     assert code == 0
     assert "override.conf sets OLLAMA_NUM_PARALLEL=2; zz-llmdoctor.conf sorts after it and wins" in out
     assert (d / "override.conf").read_bytes() == original
+
+
+def test_guided_in_a_terminal_asks_explains_and_confirms(cli, fake_ollama, tmp_path, monkeypatch):
+    import llmdoctor.commands.tune as tune_cmd
+
+    monkeypatch.setattr(tune_cmd, "_interactive", lambda: True)
+    code, out, err = cli("tune", "ollama", "--port", str(fake_ollama), "--root", str(tmp_path), "--gpu-memory",
+                         "24GB", "--apply", input="chat\n20\n12\n78\ny\n")
+    assert code == 0, out + err
+    assert "How many people use it at the busiest time?" in out
+    assert "20 users × 12 s per answer ÷ (12 s answer + 78 s pause) per turn = 2.7 in flight" in out
+    assert "5 slots cover the number in flight 90 % of the time" in out
+    assert "Write /etc/systemd/system/ollama.service.d/zz-llmdoctor.conf and restart ollama.service?" in out
+    assert 'Environment="OLLAMA_NUM_PARALLEL=5"' in dropin.dropin_path(tmp_path, "ollama.service").read_text()
+
+
+def test_declining_the_confirmation_writes_nothing(cli, fake_ollama, tmp_path, monkeypatch):
+    import llmdoctor.commands.tune as tune_cmd
+
+    monkeypatch.setattr(tune_cmd, "_interactive", lambda: True)
+    code, out, err = tune(cli, fake_ollama, tmp_path, *SEED, "--apply", input="n\n")
+    assert code == 3 and "not applied" in err
+    assert not dropin.dropin_path(tmp_path, "ollama.service").exists()
