@@ -75,13 +75,14 @@ class ProbeRunner:
     def __init__(self, target: Target, deadline_s: float = DEFAULT_DEADLINE_S,
                  max_tokens: int = MAX_OUTPUT_TOKENS, progress: Progress | None = None,
                  stop: Interrupt | None = None, request_timeout_s: float = REQUEST_TIMEOUT_S,
-                 read_timeout_s: float = READ_TIMEOUT_S) -> None:
+                 read_timeout_s: float = READ_TIMEOUT_S, warmup_timeout_s: float = WARMUP_TIMEOUT_S) -> None:
         self.target = target
         self.max_tokens = max(1, min(max_tokens, MAX_OUTPUT_TOKENS))
         self.progress = progress or (lambda _msg: None)
         self.stop = stop or Interrupt()
         self.request_timeout_s = request_timeout_s
         self.read_timeout_s = read_timeout_s
+        self.warmup_timeout_s = warmup_timeout_s
         self.deadline_s = deadline_s
         self.t0 = time.monotonic()
         self.deadline = self.t0 + deadline_s
@@ -100,8 +101,8 @@ class ProbeRunner:
                 on_chunk: Callable[[str, int], None] | None = None, patient: bool = False) -> StreamRequest:
         """`patient`: may wait for a model load before its first byte (the warm-up)."""
         path, body = prompts.request(self.target.engine, self.target.model, prompt, max_tokens)
-        limit = max(self.request_timeout_s, WARMUP_TIMEOUT_S) if patient else self.request_timeout_s
-        first = max(self.read_timeout_s, WARMUP_TIMEOUT_S) if patient else self.read_timeout_s
+        limit = max(self.request_timeout_s, self.warmup_timeout_s) if patient else self.request_timeout_s
+        first = max(self.read_timeout_s, self.warmup_timeout_s) if patient else self.read_timeout_s
         return StreamRequest(id=id, scenario=scenario, url=self.target.url, path=path, body=body,
                              wire=self.target.wire, timeout_s=max(0.5, min(limit, self.remaining())),
                              read_timeout_s=self.read_timeout_s, first_byte_timeout_s=first, on_chunk=on_chunk)
