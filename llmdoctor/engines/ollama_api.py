@@ -110,3 +110,17 @@ def model_info_int(show: dict, key: str) -> int | None:
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         return None
     return int(v)
+
+
+def response_timings(obj: Any) -> dict[str, float]:
+    """Seconds from the final /api/generate or /api/chat object (durations are ns and
+    omitted when zero). `load` > 0 means the request waited for a model load."""
+    if not isinstance(obj, dict):
+        raise ParseError("expected the final response object")
+    out = {}
+    for key in ("total_duration", "load_duration", "prompt_eval_duration", "eval_duration"):
+        v = obj.get(key, 0)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+            raise ParseError(f"{key} is not a duration in ns")
+        out[key.removesuffix("_duration")] = v / 1e9
+    return out

@@ -179,13 +179,13 @@ class OllamaLogSummary:
 
 
 def line_time(text: str) -> datetime | None:
-    m = _TIME.search(text)
+    m = _TIME.search(text) if "time=" in text else None
     if m:
         try:
             return datetime.fromisoformat(m.group(1))
         except ValueError:
             return None
-    m = _OLD_TIME.search(text)
+    m = _OLD_TIME.search(text) if ".go:" in text else None
     if m:
         try:
             return datetime.strptime(m.group(1), "%Y/%m/%d %H:%M:%S")
@@ -212,7 +212,8 @@ def parse_gin(line: str) -> GinLine | None:
     if not m:
         return None
     try:
-        at = datetime.strptime(f"{m.group(1)} {m.group(2)}", "%Y/%m/%d %H:%M:%S")
+        d, t = m.group(1), m.group(2)
+        at = datetime(int(d[:4]), int(d[5:7]), int(d[8:10]), int(t[:2]), int(t[3:5]), int(t[6:8]))
         secs = parse_go_duration(m.group(4)) / 1e9
     except ValueError:
         return None
@@ -297,8 +298,12 @@ class _Requests:
         if not c:
             return
         self.groups += 1
-        peak = max(sum(1 for s, e, _ in c if s < t - 1.0 and e >= t) for _, t, _ in c) if c else 0
-        peak = max(peak, 1)
+        events = sorted(ev for s, e, _ in c if e - s > 1.0 for ev in ((s + 1.0, 1), (e, -1)))
+        peak = cur = 1
+        cur = 0
+        for _, step in events:
+            cur += step
+            peak = max(peak, cur)
         self.peak = max(self.peak, peak)
         gaps = [c[i][1] - c[i - 1][1] for i in range(1, len(c))]
         services = [c[0][1] - c[0][0]] + [c[i][1] - max(c[i][0], c[i - 1][1]) for i in range(1, len(c))]
@@ -401,11 +406,11 @@ class OllamaLogScanner:
                 self.pending_config = (text, source, 1)
             self._new_startup(at)
             return
-        m = _LISTEN.search(text)
+        m = _LISTEN.search(text) if "Listening on" in text else None
         if m:
             self.version, self.version_ex = m.group(2), Example(source, text[:MAX_LINE])
             return
-        if _INVENTORY.search(text):
+        if "inference compute" in text and _INVENTORY.search(text):
             kv = key_values(text)
             lib = kv.get("library", "").lower() or ("cpu" if kv.get("id") == "cpu" else "?")
             if not self.inv and self.inv_at is None:
@@ -422,7 +427,7 @@ class OllamaLogScanner:
         if "msg=offload " in text or text.rstrip().endswith("msg=offload"):
             self.pending_estimator = (text, source, 1)
             return
-        if _START_CMD.search(text):
+        if "cmd=" in text and _START_CMD.search(text):
             self._start_load(at, source, text)
             c, p, mo = _CTX.search(text), _PAR.search(text), _MODEL.search(text)
             d = self.current.d  # type: ignore[union-attr]
@@ -431,7 +436,7 @@ class OllamaLogScanner:
             d["model"] = model_id(mo.group(1)) if mo else None
             self._count_ctx(d["model"], d["ctx_size"])
             return
-        m = _LOAD_REQ.search(text)
+        m = _LOAD_REQ.search(text) if "load request" in text else None
         if m:
             cur = self._ensure_load(at, source, text, implicit_only_if_none=True)
             cur.d["parallel"] = int(m.group(1))
@@ -439,13 +444,13 @@ class OllamaLogScanner:
                 cur.d["ctx_size"] = int(m.group(2))
                 self._count_ctx(cur.d.get("model"), cur.d["ctx_size"])
             return
-        m = _BACKEND.search(text)
+        m = _BACKEND.search(text) if "load_backend" in text else None
         if m:
             target = self.current.backends if self.current else self.pending_backends
             if m.group(1) not in target and len(target) < 16:
                 target.append(m.group(1))
             return
-        m = _OFFLOADED.search(text)
+        m = _OFFLOADED.search(text) if "offloaded" in text else None
         if m:
             cur = self._ensure_load(at, source, text, new_if=lambda b: b.d.get("offloaded") is not None)
             cur.d["offloaded"] = (int(m.group(1)), int(m.group(2)))
@@ -465,7 +470,7 @@ class OllamaLogScanner:
                 if len(cur.examples) < 6:
                     cur.examples.append(Example(source, text[:MAX_LINE]))
                 return
-        m = _DEVICE_MEM.search(text)
+        m = _DEVICE_MEM.search(text) if "device=" in text else None
         if m:
             cur = self._ensure_load(at, source, text)
             try:
@@ -479,7 +484,7 @@ class OllamaLogScanner:
                     cur.gw += size
                 cur.examples.append(Example(source, text[:MAX_LINE]))
             return
-        m = _STARTED.search(text)
+        m = _STARTED.search(text) if "started in" in text else None
         if m:
             secs = float(m.group(2))
             self.t["load_times"].add(source, text)
@@ -490,7 +495,7 @@ class OllamaLogScanner:
             cur.d["load_seconds"] = secs
             cur.examples.append(Example(source, text[:MAX_LINE]))
             return
-        m = _TRUNC.search(text)
+        m = _TRUNC.search(text) if "truncating input prompt" in text else None
         if m:
             self.t["trunc"].add(source, text)
             self.trunc_max = max(self.trunc_max, int(m.group(2)))
@@ -506,14 +511,14 @@ class OllamaLogScanner:
         if "maximum pending requests exceeded" in low:
             self.t["pending"].add(source, text)
             return
-        if _INVALID_ENV.search(text):
+        if "invalid environment variable" in text:
             self.t["invalid_env"].add(source, text)
             return
-        m = _VRAM_CTX.search(text)
+        m = _VRAM_CTX.search(text) if "default context" in text else None
         if m:
             self.vram_ctx = int(m.group(2))
             return
-        if GPU_INIT_FAILURE.search(text):
+        if ("999" in text or "init GPU" in text or "init gpu" in low) and GPU_INIT_FAILURE.search(text):
             self.t["gpu_init"].add(source, text)
             return
         if any(s in low for s in OOM_SUBSTRINGS):

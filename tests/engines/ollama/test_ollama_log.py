@@ -159,3 +159,25 @@ def test_hypothesis_garbage(texts):
 ]), max_size=30), st.text(max_size=20))
 def test_hypothesis_fragments(parts, tail):
     scan([p + tail for p in parts], "fragments")
+
+
+def test_v030_llama_server_cmd():
+    # flags as llm/llama_server.go startLlamaServer passes them (FACTS.md §6.4)
+    line = ('time=2026-08-01T07:02:27.001Z level=INFO source=llama_server.go:412 msg="starting llama-server" '
+            'cmd="/usr/lib/ollama/llama-server --model /usr/share/ollama/.ollama/models/blobs/sha256-c6eb396dbd5912 '
+            '--port 45271 --host 127.0.0.1 --no-webui --offline -c 32768 -np 4 --log-verbosity 4 --no-log-prefix '
+            '--cache-type-k q8_0 --cache-type-v q8_0 --flash-attn auto"')
+    (load,) = scan([line, "load_tensors: offloaded 49/49 layers to GPU"], "j").loads
+    assert (load.ctx_size, load.parallel, load.model, load.offloaded) == (32768, 4, "sha256-c6eb396dbd59", (49, 49))
+
+
+def test_generate_final_object(sample):
+    import json
+    from llmdoctor.engines.ollama_api import response_timings
+    from llmdoctor.parsing import ParseError
+
+    t = response_timings(json.loads(sample("generate_final.json")))
+    assert t["load"] == pytest.approx(0.023975557) and t["eval"] == pytest.approx(3.209729)
+    assert response_timings({"done": True}) == {"total": 0, "load": 0, "prompt_eval": 0, "eval": 0}
+    with pytest.raises(ParseError):
+        response_timings({"load_duration": "x"})
