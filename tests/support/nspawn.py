@@ -203,8 +203,20 @@ def _make_cgroup(name: str) -> str:
     return name
 
 
+def _prepare_child(cgroup: str) -> None:
+    """preexec_fn: own cgroup, and SIGTERM (clean poweroff) if the test process dies."""
+    _join_cgroup(cgroup)
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _join_cgroup(name: str) -> None:
-    """preexec_fn: move the about-to-exec nspawn into the container's own cgroup."""
+    """Move the calling (about-to-exec) process into the container's own cgroup."""
     for r in _cgroup_roots():
         try:
             with open(os.path.join(r, name, "cgroup.procs"), "w") as f:
@@ -278,13 +290,28 @@ def _cleanup_stale(tmp: Path) -> None:
         m = re.search(r"-(\d+)-(\d+)-", d.name)
         if not m or _pid_alive(int(m.group(1))):
             continue
+        machine = d.name.split("+", 1)[-1] if "+" in d.name else None
         pidfile = d / "nspawn.pid"
         try:
-            if pidfile.exists() and _pid_alive(int(pidfile.read_text())):
-                continue
+            pid = int(pidfile.read_text()) if pidfile.exists() else 0
         except ValueError:
-            pass
-        _teardown_paths(d, d.name.split("+", 1)[-1] if "+" in d.name else None)
+            pid = 0
+        if pid and machine and _pid_alive(pid):
+            # our own container, orphaned by a killed test run: verify it is, then power it off
+            try:
+                cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                cmdline = b""
+            if b"systemd-nspawn" not in cmdline or f"--machine={machine}".encode() not in cmdline:
+                continue
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+            deadline = time.monotonic() + STOP_TIMEOUT
+            while _pid_alive(pid) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            if _pid_alive(pid):
+                continue
+        _teardown_paths(d, machine)
 
 
 def _teardown_paths(workdir: Path, machine: str | None) -> None:
@@ -355,7 +382,7 @@ def booted_container(
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True, preexec_fn=lambda: _join_cgroup(cgroup),
+                start_new_session=True, preexec_fn=lambda: _prepare_child(cgroup),
             )
         (workdir / "nspawn.pid").write_text(str(proc.pid))
         leader = _wait_for_leader(proc, started + boot_timeout, log_path)

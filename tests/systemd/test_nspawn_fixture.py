@@ -69,3 +69,35 @@ def test_teardown_runs_when_the_test_fails_and_two_containers_coexist():
     assert len(seen) == 2
     for machine, workdir in seen.items():
         assert _leftovers(machine, workdir) == []
+
+
+def test_a_killed_test_run_leaves_nothing_behind(tmp_path):
+    """SIGKILL of the test process: nspawn powers off (parent-death signal) and the next
+    container removes the orphaned mounts, cgroups and work directory."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "orphan.py"
+    script.write_text(
+        "import sys, time\n"
+        f"sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})\n"
+        "from tests.support.nspawn import booted_container\n"
+        "with booted_container('orphan') as c:\n"
+        "    print(c.name, c.workdir, c.nspawn_pid, flush=True)\n"
+        "    time.sleep(120)\n")
+    p = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        machine, workdir, nspawn_pid = p.stdout.readline().split()
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.wait(10)
+    deadline = time.monotonic() + 20
+    while os.path.exists(f"/proc/{nspawn_pid}") and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not os.path.exists(f"/proc/{nspawn_pid}")
+    # the mounts are left over until the next container (of any test run) cleans up
+    with booted_container("next"):
+        pass
+    assert _leftovers(machine, Path(workdir)) == []
