@@ -1,0 +1,100 @@
+"""The llama-server client against a real llama-server (llama.cpp's server inside the xllamacpp
+wheel, tiny random-weight model): /health, /props, /slots, /metrics and the queueing check."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from llmdoctor.checks import load_checks
+from llmdoctor.diagnose import DiagnoseOptions
+from llmdoctor.engines import LLAMACPP, EngineInstance
+from llmdoctor.engines.llamacpp import read_state
+from llmdoctor.facts import Context, FactStore
+from llmdoctor.checks import run_check
+from llmdoctor.hosts.local import LocalHost
+from tests.support.llamaserver import running_llama_server, skip_reason
+
+pytestmark = [pytest.mark.real, pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")]
+
+
+@pytest.fixture(scope="module")
+def model():
+    from tests.support.tinymodel import tiny_gguf
+
+    return tiny_gguf("medium")
+
+
+def _generate(url: str, n: int, salt: int) -> None:
+    """One completion; the server may be stopped under it at the end of the test."""
+    body = json.dumps({"prompt": f"{salt} the quick brown fox", "n_predict": n, "cache_prompt": False}).encode()
+    req = urllib.request.Request(url + "/completion", body, {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            r.read()
+    except OSError:
+        pass
+
+
+def _queueing_findings(host, port):
+    specs, _ = load_checks(site_dir=None, entry_points=False)
+    spec = next(s for s in specs if s.id == "llamacpp-queueing")
+    store = FactStore(Context(host), preset={"engines": (EngineInstance(LLAMACPP, port=port, found_by="test"),)})
+    return run_check(spec, store).findings
+
+
+def test_idle_server_with_two_slots(model):
+    with running_llama_server(model, n_parallel=2, n_ctx=4096, metrics=True) as url:
+        state = read_state(LocalHost(), url.port, timeout=5)
+        assert state.errors == ()
+        assert state.health.ok and not state.health.loading
+        assert state.props.total_slots == 2 and state.props.n_ctx == 2048  # -c split across an explicit -np
+        assert [s.n_ctx for s in state.slots] == [2048, 2048]
+        assert state.busy_slots == 0
+        assert state.metrics.requests_deferred == 0 and state.metrics.prefix == "llamacpp:"
+        assert _queueing_findings(LocalHost(), url.port) == ()
+
+
+def test_one_slot_under_load_defers_requests(model):
+    with running_llama_server(model, n_parallel=1, n_ctx=2048, metrics=True) as url:
+        threads = [threading.Thread(target=_generate, args=(url, 200, i), daemon=True) for i in range(2)]
+        for t in threads:
+            t.start()
+            time.sleep(0.05)
+        try:
+            deadline = time.monotonic() + 10
+            state = read_state(LocalHost(), url.port)
+            while (state.metrics.requests_deferred or 0) < 1 and time.monotonic() < deadline:
+                time.sleep(0.1)
+                state = read_state(LocalHost(), url.port)
+            assert state.metrics.requests_deferred >= 1
+            assert state.metrics.requests_processing == 1
+            assert state.props.total_slots == 1 and state.busy_slots == 1
+            findings = _queueing_findings(LocalHost(), url.port)
+            assert [f.cause.value for f in findings] == ["QUEUEING"]
+            assert any("requests_deferred" in e.text for e in findings[0].evidence)
+        finally:
+            for t in threads:
+                t.join(0.1)  # the server's stop ends them
+
+
+def test_metrics_disabled_is_reported_not_raised(model):
+    with running_llama_server(model, n_parallel=1, n_ctx=1024, metrics=False) as url:
+        state = read_state(LocalHost(), url.port)
+        assert state.metrics is None
+        assert any("--metrics" in e or "/metrics" in e for e in state.errors)
+        assert state.slots is not None and state.props.total_slots == 1
+
+
+def test_nothing_listening_is_a_line_not_a_traceback():
+    import socket
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    state = read_state(LocalHost(), port, timeout=2)
+    assert state.health is None and len(state.errors) == 4
