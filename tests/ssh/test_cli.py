@@ -33,7 +33,8 @@ def test_two_hosts_and_a_dead_one_in_json(ssh_config, sshd):
     for live in ("fleet00", "fleet01"):
         assert by_target[live]["engine"] != "unreachable"
         assert "RAM" in by_target[live]["summary"]  # /proc/meminfo read over SSH
-    assert p.returncode == 3  # worst across hosts: one could not be diagnosed
+    # one host could not be diagnosed (3); a live one may be critical (2) when this machine swaps
+    assert p.returncode in (2, 3)
     assert time.monotonic() - t0 < 30
 
 
