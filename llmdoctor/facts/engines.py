@@ -17,6 +17,12 @@ PROCESS_PATTERNS = (
     (LLAMACPP, re.compile(r"(?:^|/)llama-server\b")),
 )
 PORT_PROBES = ((OLLAMA, "/api/version"), (VLLM, "/v1/models"), (LLAMACPP, "/health"))
+# Lines only one engine writes (Ollama >= 0.30 also prints llama-server lines, so it is tried first).
+SIGNS = {
+    OLLAMA: re.compile(r"ollama\[\d+\]|server config env=|\[GIN\]|msg=\"inference compute\"|ollama runner|maximum pending requests"),
+    VLLM: re.compile(r"vllm:|Engine 0\d\d:|vllm\.entrypoints|vllm serve|is preempted by|GPU KV cache size|# GPU blocks"),
+    LLAMACPP: re.compile(r"llamacpp[:_]|llama-server|n_slots =|print_timing"),
+}
 LOOKED_FOR = (
     "systemd units ollama*, vllm*, llama*; processes `ollama serve`, `vllm serve`, `llama-server`; "
     "ports 11434, 8000, 8080 on 127.0.0.1"
@@ -81,11 +87,11 @@ def sniff_evidence(host) -> list[EngineInstance]:
         if host.has(name):
             head += host.read(name, 256 * 1024) + b"\n"
     text = head.decode("utf-8", "replace")
-    if OLLAMA not in kinds and re.search(r"ollama\[\d+\]|server config env=|\[GIN\]|msg=\"inference compute\"|ollama runner|maximum pending requests", text):
+    if OLLAMA not in kinds and SIGNS[OLLAMA].search(text):
         kinds.append(OLLAMA)
-    if VLLM not in kinds and re.search(r"vllm:|Engine 0\d\d:|vllm\.entrypoints|vllm serve|is preempted by|GPU KV cache size|# GPU blocks", text):
+    if VLLM not in kinds and SIGNS[VLLM].search(text):
         kinds.append(VLLM)
-    if LLAMACPP not in kinds and OLLAMA not in kinds and re.search(r"llamacpp[:_]|llama-server|n_slots =|print_timing", text):
+    if LLAMACPP not in kinds and OLLAMA not in kinds and SIGNS[LLAMACPP].search(text):
         kinds.append(LLAMACPP)
     return [
         EngineInstance(k, unit=unit or evidence_unit(host, k, i), version=version, found_by="evidence files")
@@ -155,6 +161,27 @@ def discover_live(ctx: Context) -> tuple[list[EngineInstance], list[str]]:
     return list(found.values()), notes
 
 
+def engines_from_log_files(ctx: Context) -> list[EngineInstance]:
+    """Engines named by `--log FILE` when none runs here: the file name, else its first lines."""
+    found = []
+    for path in ctx.options.get("log_files") or ():
+        name = path.rsplit("/", 1)[-1].lower()
+        kind = next((k for k, word in ((VLLM, "vllm"), (OLLAMA, "ollama"), (LLAMACPP, "llama")) if word in name), None)
+        if kind is None:
+            try:
+                head = ctx.host.read(path, 64 * 1024).decode("utf-8", "replace")
+            except (OSError, HostError):
+                continue
+            kind = sniff_text(head)
+        if kind and all(e.kind != kind for e in found):
+            found.append(EngineInstance(kind, found_by=f"log file {path}"))
+    return found
+
+
+def sniff_text(text: str) -> str | None:
+    return next((kind for kind, sign in SIGNS.items() if sign.search(text)), None)
+
+
 @provider("engines")
 def engines(ctx: Context) -> tuple[EngineInstance, ...]:
     if ctx.host.kind == "evidence":
@@ -163,6 +190,8 @@ def engines(ctx: Context) -> tuple[EngineInstance, ...]:
             raise FactUnavailable("no LLM engine in the evidence (add meta.json with an \"engine\" key, or engine logs)")
         return tuple(found)
     found, notes = discover_live(ctx)
+    if not found:
+        found = engines_from_log_files(ctx)
     if not found:
         extra = f"; {'; '.join(notes)}" if notes else ""
         raise FactUnavailable(f"no LLM engine found (looked for {LOOKED_FOR}){extra}")

@@ -48,3 +48,14 @@ def test_no_engine_in_empty_evidence(tmp_path):
     store = FactStore(Context(EvidenceHost(tmp_path)))
     assert store.optional("engines") is None
     assert "no LLM engine" in store.missing["engines"].reason
+
+
+def test_engine_implied_by_log_file(tmp_path):
+    from llmdoctor.facts.engines import engines_from_log_files
+    from llmdoctor.hosts.local import LocalHost
+
+    log = tmp_path / "server-2026.log"
+    # samples.md §5 (vllm-project/vllm#18115), a V1 stats line
+    log.write_text("INFO 07-28 06:40:59 [loggers.py:118] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 239.2 tokens/s, Running: 8 reqs, Waiting: 0 reqs, GPU KV cache usage: 91.2%, Prefix cache hit rate: 0.0%\n")
+    ctx = Context(LocalHost(), options={"log_files": [str(log), str(tmp_path / "vllm-missing.log")]})
+    assert [e.kind for e in engines_from_log_files(ctx)] == [VLLM]
