@@ -39,3 +39,15 @@ def test_bad_options_exit_3(args):
     with exporter_process(*args) as proc:
         assert proc.wait(60) == 3
         assert b"llmdoctor exporter:" in proc.stderr.read()
+
+
+def test_port_in_use_exits_3():
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        with exporter_process("--evidence", str(EVIDENCE), "--listen", f"127.0.0.1:{port}") as proc:
+            assert proc.wait(60) == 3
+            assert b"llmdoctor exporter:" in proc.stderr.read()

@@ -162,3 +162,9 @@ def test_units_pass_systemd_analyze_verify(tmp_path):
     p = subprocess.run(["systemd-analyze", "verify", *[str(tmp_path / u.name) for u in UNITS]],
                        capture_output=True, timeout=60)
     assert p.returncode == 0, p.stdout.decode() + p.stderr.decode()
+
+
+def test_readme_documents_every_metric():
+    readme = (PACKAGING / "README.md").read_text()
+    missing = [n for n in exported_names() if f"`{n}`" not in readme]
+    assert not missing, f"packaging/README.md does not document {missing}"

@@ -63,7 +63,8 @@ def test_concurrent_reader_never_sees_a_partial_file(tmp_path):
 
 def test_cli_once_writes_textfile_from_evidence(tmp_path):
     out = tmp_path / "llmdoctor.prom"
-    with exporter_process("--evidence", str(EVIDENCE), "--textfile", str(out), "--once") as proc:
+    with exporter_process("--evidence", str(EVIDENCE), "--textfile", str(out), "--once",
+                          "--state-dir", str(tmp_path / "state")) as proc:
         assert proc.wait(60) == 0, proc.stderr.read().decode(errors="replace")
     text = out.read_bytes()
     assert b"llmdoctor_up 1.0" in text and b'llmdoctor_engine_info{engine="vllm",version="0.8.5"} 1.0' in text
