@@ -174,3 +174,36 @@ def test_environment_file_counts_for_the_process(tmp_path):
     texts = [e.text for e in found["systemd-restart-pending"][0].evidence]
     assert "OLLAMA_MAX_QUEUE=64" in texts  # quoted from the environment file, with its line as source
     assert "Environment= has no OLLAMA_NUM_PARALLEL" in texts  # the process still has the old drop-in's value
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_TEXT = st.one_of(
+    st.text(max_size=200),
+    st.lists(st.sampled_from(["[Service]", "[Unit]", "Environment=", 'Environment="OLLAMA_X=1 2"', "EnvironmentFile=-/x",
+                              "MainPID=7", "NeedDaemonReload=yes", "DropInPaths=/a /b", "\\", "#", "A=\"", "=",
+                              "Environment=OLLAMA_NUM_PARALLEL=4", "\0", "é"]), max_size=12).map("\n".join),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(unit=_TEXT, dropin=_TEXT, env=_TEXT, environ=st.binary(max_size=100), bashrc=_TEXT)
+def test_garbage_evidence_never_crashes(tmp_path_factory, unit, dropin, env, environ, bashrc):
+    d = tmp_path_factory.mktemp("garbage")
+    (d / "meta.json").write_text('{"engine": "ollama", "unit": "ollama.service"}')
+    (d / "unit.service").write_text(unit)
+    (d / "dropins").mkdir()
+    (d / "dropins" / "override.conf").write_text(dropin)
+    (d / "env.txt").write_text(env)
+    (d / "files" / "proc" / "7").mkdir(parents=True)
+    (d / "files" / "proc" / "7" / "environ").write_bytes(environ)
+    (d / "files" / "root").mkdir()
+    (d / "files" / "root" / ".bashrc").write_text(bashrc)
+    found, store = run_mine(EvidenceHost(d))  # asserts no check crashed
+    for name in ("systemd_units", "shell_exports"):
+        assert not store.missing.get(name) or "collector failed" not in store.missing[name].reason, \
+            store.missing[name].reason
+    for findings in found.values():
+        for f in findings:
+            assert f.evidence and f.fix.summary
