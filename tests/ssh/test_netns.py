@@ -1,4 +1,5 @@
-"""A second host: sshd inside a network namespace of the test's own making, reached by address.
+"""Hosts reached by address: sshd inside a network namespace of the test's own making, and
+an IPv6 literal target.
 
 The namespace has its own loopback, so an HTTP server on ITS 127.0.0.1 is reachable only
 through the SSH tunnel; this host's loopback cannot see it.
@@ -6,6 +7,7 @@ through the SSH tunnel; this host's loopback cannot see it.
 from __future__ import annotations
 
 import contextlib
+import socket
 import subprocess
 import sys
 import time
@@ -80,3 +82,19 @@ def test_host_that_goes_away_midway_fails_with_one_line(netns):
         assert "\n" not in str(info.value)
         assert time.monotonic() - t0 < 5
         h.close()
+
+
+def test_ipv6_literal_target():
+    reason = sshd_support.skip_reason()
+    if reason:
+        pytest.skip(reason)
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(("::1", 0))
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    with sshd_support.running_sshd(address="::1") as server:
+        cfg = server.client_config(aliases=("v6host",), name="cfg_v6")
+        with SSHHost(f"{server.user}@[::1]:{server.port}", ssh_config=cfg, connect_timeout=5) as h:
+            assert h.run(["echo", "$SSH_CONNECTION"]).stdout.strip() == "$SSH_CONNECTION"
+            assert h.run(["sh", "-c", "echo $SSH_CONNECTION"]).stdout.startswith("::1 ")

@@ -45,7 +45,7 @@ def skip_reason(netns: bool = False) -> str | None:
 
 
 def free_port(address: str = "127.0.0.1") -> int:
-    with socket.socket() as s:
+    with socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET) as s:
         s.bind((address, 0))
         return s.getsockname()[1]
 
