@@ -62,7 +62,7 @@ def shell_exports(ctx: Context, systemd_units=()) -> tuple[ShellSetting, ...]:
     host = ctx.host
     try:
         passwd = read_text(host, "/etc/passwd")
-    except (FileNotFoundError, PermissionError):
+    except OSError:
         passwd = ""
     users = [s.user for s in systemd_units or () if s.user]
     stems = [s.unit.rsplit(".", 1)[0] for s in systemd_units or ()]
@@ -77,7 +77,7 @@ def shell_exports(ctx: Context, systemd_units=()) -> tuple[ShellSetting, ...]:
             continue  # systemd does read it
         try:
             text = read_text(host, path, SHELL_FILE_LIMIT)
-        except (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError):
+        except OSError:
             continue
         read_any = True
         found.extend(settings_in(path, text))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from ..hosts.base import HostError
+from ..hosts.base import HostError, NotInEvidence
 from ..parsing import ParseError
 from ..systemd.environ import parse_env_file, parse_proc_environ
 from ..systemd.show import PROPERTIES, ShowResult, parse_show
@@ -42,7 +42,7 @@ def read_text(host, path: str, limit: int = UNIT_FILE_LIMIT) -> str:
     file under `files/<absolute path>`; that copy answers when the table does not."""
     try:
         return host.read(path, limit).decode("utf-8", "replace")
-    except (FileNotFoundError, HostError) as first:
+    except (FileNotFoundError, NotInEvidence) as first:
         if getattr(host, "kind", "") == "evidence" and path.startswith("/") and host.has(f"files{path}"):
             return host.read(f"files{path}", limit).decode("utf-8", "replace")
         raise FileNotFoundError(str(first)) from first
@@ -51,7 +51,7 @@ def read_text(host, path: str, limit: int = UNIT_FILE_LIMIT) -> str:
 def read_bytes(host, path: str, limit: int = UNIT_FILE_LIMIT) -> bytes:
     try:
         return host.read(path, limit)
-    except (FileNotFoundError, HostError) as first:
+    except (FileNotFoundError, NotInEvidence) as first:
         if getattr(host, "kind", "") == "evidence" and path.startswith("/") and host.has(f"files{path}"):
             return host.read(f"files{path}", limit)
         raise FileNotFoundError(str(first)) from first
@@ -123,7 +123,7 @@ def _readable(host, path: str) -> bool:
     try:
         read_bytes(host, path, 1)
         return True
-    except (FileNotFoundError, PermissionError, IsADirectoryError, OSError):
+    except OSError:
         return False
 
 
@@ -169,7 +169,7 @@ def _show(host, unit: str) -> tuple[ShowResult | None, str | None]:
 def _passwd_homes(host) -> dict[str, str]:
     try:
         text = read_text(host, "/etc/passwd")
-    except (FileNotFoundError, PermissionError):
+    except OSError:
         return {}
     homes = {}
     for line in text.splitlines():
@@ -189,7 +189,7 @@ def collect_unit(host, unit: str, engine: str | None, homes: dict[str, str] | No
     if fragment_path is not None:
         try:
             files.append(parse_unit_text(read_text(host, fragment_path), fragment_path))
-        except (FileNotFoundError, PermissionError, IsADirectoryError) as e:
+        except OSError as e:
             notes.append(f"unit file {fragment_path} not readable: {e}")
             fragment_path = None
     else:
@@ -198,7 +198,7 @@ def collect_unit(host, unit: str, engine: str | None, homes: dict[str, str] | No
     for path in order.paths:
         try:
             files.append(parse_unit_text(read_text(host, path), path))
-        except (FileNotFoundError, PermissionError) as e:
+        except OSError as e:
             problems.append(UnitFileProblem("unreadable", path, f"cannot read: {e}"))
     for p in order.ignored:
         d, name = posixpath.split(p.path)
@@ -206,7 +206,7 @@ def collect_unit(host, unit: str, engine: str | None, homes: dict[str, str] | No
             continue
         try:
             problems.extend(ignored_file_problems("not-conf", p.path, read_text(host, p.path), p.detail))
-        except (FileNotFoundError, PermissionError):
+        except OSError:
             pass
     fenv = file_environment(unit, files)
     for hidden, by in order.masked:
@@ -216,7 +216,7 @@ def collect_unit(host, unit: str, engine: str | None, homes: dict[str, str] | No
             found = ignored_file_problems(
                 "masked", hidden, read_text(host, hidden),
                 f"a drop-in of the same name in a higher-priority directory ({by}) hides this file")
-        except (FileNotFoundError, PermissionError):
+        except OSError:
             continue
         problems.extend(p for p in found if _sets_engine_value_not_in(p.text, fenv.env))
     problems = list(fenv.problems) + problems
@@ -232,7 +232,7 @@ def collect_unit(host, unit: str, engine: str | None, homes: dict[str, str] | No
             path = posixpath.join(d, name)
             try:
                 problems.extend(ignored_file_problems("wrong-dir", path, read_text(host, path), detail))
-            except (FileNotFoundError, PermissionError, IsADirectoryError):
+            except OSError:
                 pass
 
     # EnvironmentFile= contents, as they are now
@@ -243,7 +243,7 @@ def collect_unit(host, unit: str, engine: str | None, homes: dict[str, str] | No
             for s in parse_env_file(read_text(host, ref.path), ref.path):
                 ef_env[s.name] = s.value
                 ef_origin[s.name] = f"{s.path}:{s.lineno}"
-        except (FileNotFoundError, PermissionError) as e:
+        except OSError as e:
             if not ref.optional:
                 notes.append(f"EnvironmentFile {ref.path} (named in {ref.origin}) not readable: {e}")
 
