@@ -114,7 +114,14 @@ def register(app: typer.Typer) -> None:
                 fail("--apply without a terminal needs --yes")
             if not typer.confirm(f"Write {prepared.path} and restart {unit}?", default=False):
                 fail("not applied", 3)
-        txn = session.transaction(host, opts, prepared.port, live=live)
+        check = None
+        slots = int(prepared.values.get("OLLAMA_NUM_PARALLEL", "1") or 1)
+        if live and slots >= 2 and prepared.proposal.model:
+            from ..tune.concurrency import two_requests_start_together
+
+            base, model_name = f"http://127.0.0.1:{prepared.port}", prepared.proposal.model
+            check = lambda: two_requests_start_together(base, model_name)  # noqa: E731
+        txn = session.transaction(host, opts, prepared.port, live=live, concurrency_check=check)
         try:
             outcome = session.apply(prepared, txn)
         except ApplyError as e:

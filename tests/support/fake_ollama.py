@@ -10,6 +10,9 @@ real servers (FACTS.md §2; samples.md §1b for /api/ps; Ollama's docs/api.md fo
   the effective configuration, and `Listening on ... (version X)`;
 - /api/ps reports `context_length` = the configured context and `size` = weights +
   KV for num_ctx × num_parallel slots, computed from the model's /api/show model_info;
+- POST /api/generate streams NDJSON chunks (samples.md §2j shape for the last one),
+  and, like the runner, serves at most OLLAMA_NUM_PARALLEL requests at a time: the
+  others wait for a slot;
 - FAKE_OLLAMA_FAIL_IF="VAR=value" makes it exit 1 at start when that variable has that
   value: a service that fails after a restart, for the rollback test.
 
@@ -22,6 +25,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 import time
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -96,8 +100,12 @@ def main() -> int:
     size = args.weights + int(kv_bytes_per_token(info, env("OLLAMA_KV_CACHE_TYPE")) * ctx * parallel)
     details = show.get("details", {})
     started = datetime.now(timezone.utc)
+    slots = threading.BoundedSemaphore(parallel)
+    token_seconds = float(os.environ.get("FAKE_OLLAMA_TOKEN_SECONDS", "0.05"))
 
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # like Ollama (Go net/http): keep-alive, chunked streams
+
         def _send(self, status: int, body: dict) -> None:
             data = json.dumps(body).encode()
             self.send_response(status)
@@ -126,6 +134,7 @@ def main() -> int:
                     "details": details}]})
             elif self.path == "/":
                 self.send_response(200)
+                self.send_header("Content-Length", "17")
                 self.end_headers()
                 self.wfile.write(b"Ollama is running")
             else:
@@ -138,7 +147,9 @@ def main() -> int:
             except ValueError:
                 self._send(400, {"error": "invalid JSON"})
                 return
-            if self.path == "/api/show":
+            if self.path == "/api/generate":
+                self._generate(body)
+            elif self.path == "/api/show":
                 name = body.get("model") or body.get("name") or ""
                 if name in (args.model, args.model.split(":")[0]):
                     self._send(200, show)
@@ -146,6 +157,37 @@ def main() -> int:
                     self._send(404, {"error": f"model '{name}' not found"})
             else:
                 self._send(404, {"error": "404 page not found"})
+
+        def _generate(self, body: dict) -> None:
+            if body.get("model") not in (args.model, args.model.split(":")[0]):
+                self._send(404, {"error": f"model '{body.get('model')}' not found, try pulling it first"})
+                return
+            n = int((body.get("options") or {}).get("num_predict") or 8)
+            n = max(1, min(n, 64))
+            begin = time.monotonic()
+            with slots:  # the runner's parallelism semaphore
+                started = time.monotonic()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-ndjson")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for i in range(n):
+                    time.sleep(token_seconds)
+                    chunk = {"model": args.model, "created_at": datetime.now(timezone.utc).isoformat(),
+                             "response": f" w{i}", "done": False}
+                    self._chunk(json.dumps(chunk).encode() + b"\n")
+                end = time.monotonic()
+                final = {"model": args.model, "created_at": datetime.now(timezone.utc).isoformat(), "response": "",
+                         "done": True, "done_reason": "length", "total_duration": int((end - begin) * 1e9),
+                         "load_duration": 1000000, "prompt_eval_count": 12,
+                         "prompt_eval_duration": int((started - begin) * 1e9) + 1000000,
+                         "eval_count": n, "eval_duration": int((end - started) * 1e9)}
+                self._chunk(json.dumps(final).encode() + b"\n")
+                self._chunk(b"")
+
+        def _chunk(self, data: bytes) -> None:
+            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            self.wfile.flush()
 
     server = ThreadingHTTPServer((host, port), Handler)
     log(f'"Listening on {host}:{port} (version {VERSION})"')

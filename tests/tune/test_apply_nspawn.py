@@ -17,6 +17,7 @@ import pytest
 from llmdoctor.hosts.local import LocalHost
 from llmdoctor.tune import dropin, session
 from llmdoctor.tune.apply import parse_environ, parse_show_environment
+from llmdoctor.tune.concurrency import two_requests_start_together
 from llmdoctor.tune.plan import Workload
 from tests.support.nspawn import ContainerHost, booted_container, skip_reason
 
@@ -117,12 +118,12 @@ def test_dry_run_proposes_and_writes_nothing(box):
 def test_apply_verifies_in_systemd_and_the_process(box):
     c, host, port = box
     p = session.prepare(host, _opts(c, port))
-    outcome = session.apply(p, session.transaction(host, _opts(c, port), port))
-    print(session.render_outcome(outcome))
+    check = lambda: two_requests_start_together(f"http://127.0.0.1:{port}", "llama3:8b")  # noqa: E731
+    outcome = session.apply(p, session.transaction(host, _opts(c, port), port, concurrency_check=check))
     assert outcome.ok and outcome.changed, session.render_outcome(outcome)
     names = [s.name for s in outcome.steps]
     for step in ("backup", "write", "systemd-analyze verify", "daemon-reload", "restart",
-                 "systemctl show -p Environment", "/api/version"):
+                 "systemctl show -p Environment", "/api/version", "two concurrent requests"):
         assert step in names
     env = _service_env(c)
     proc = _process_env(c)
@@ -169,7 +170,6 @@ def test_a_unit_that_fails_on_restart_is_rolled_back(box):
     p = session.prepare(host, _opts(c, port))
     assert p.values["OLLAMA_NUM_PARALLEL"] == "5"
     outcome = session.apply(p, session.transaction(host, _opts(c, port, ready_timeout=6.0), port))
-    print(session.render_outcome(outcome))
     assert not outcome.ok and outcome.rolled_back, session.render_outcome(outcome)
     assert any(not s.ok for s in outcome.steps)
     assert not dropin.dropin_path(c.root, "ollama.service").exists()
@@ -180,3 +180,14 @@ def test_a_unit_that_fails_on_restart_is_rolled_back(box):
     assert (c.root / "etc/systemd/system/ollama.service.d/override.conf").read_bytes() == OVERRIDE
     # The failed attempt left no backup behind: --rollback has nothing to undo.
     assert session.transaction(host, _opts(c, port), port).backups() == []
+
+
+def test_one_slot_fails_the_concurrency_check(box):
+    """One slot (p-one.conf sorts after override.conf): the second request waits for the first."""
+    c, host, port = box
+    c.write("etc/systemd/system/ollama.service.d/p-one.conf", '[Service]\nEnvironment="OLLAMA_NUM_PARALLEL=1"\n')
+    c.run(["systemctl", "daemon-reload"])
+    c.run(["systemctl", "restart", "ollama.service"])
+    _wait_for_api(host, port)
+    ok, detail = two_requests_start_together(f"http://127.0.0.1:{port}", "llama3:8b")
+    assert not ok and "the second waited for it (one slot)" in detail
