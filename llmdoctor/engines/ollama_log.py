@@ -55,7 +55,6 @@ _LISTEN = re.compile(r"Listening on (\S+) \(version ([^)\s]+)\)")
 _INVENTORY = re.compile(r'msg="inference compute"')
 _KV = re.compile(r'([A-Za-z_][\w.]*)=("(?:[^"\\]|\\.)*"|\S+)')
 _BACKEND = re.compile(r"load_backend: loaded (\S+) backend from")
-_INVALID_ENV = re.compile(r"invalid environment variable, using default")
 _FORCED_ONE = "model architecture does not currently support parallel requests"
 _VRAM_CTX = re.compile(r'vram-based default context"?\s+total_vram="?([^"]+?)"?\s+default_num_ctx=(\d+)')
 
@@ -299,8 +298,7 @@ class _Requests:
             return
         self.groups += 1
         events = sorted(ev for s, e, _ in c if e - s > 1.0 for ev in ((s + 1.0, 1), (e, -1)))
-        peak = cur = 1
-        cur = 0
+        peak, cur = 1, 0
         for _, step in events:
             cur += step
             peak = max(peak, cur)
@@ -438,7 +436,7 @@ class OllamaLogScanner:
             return
         m = _LOAD_REQ.search(text) if "load request" in text else None
         if m:
-            cur = self._ensure_load(at, source, text, implicit_only_if_none=True)
+            cur = self._ensure_load(at, source, text)
             cur.d["parallel"] = int(m.group(1))
             if cur.d.get("ctx_size") is None:
                 cur.d["ctx_size"] = int(m.group(2))
@@ -597,7 +595,7 @@ class OllamaLogScanner:
         self.load_count += 1
         return self.current
 
-    def _ensure_load(self, at, source, text, new_if=None, implicit_only_if_none=False) -> _LoadBuilder:
+    def _ensure_load(self, at, source, text, new_if=None) -> _LoadBuilder:
         cur = self.current
         if cur is None or (new_if is not None and new_if(cur)):
             return self._start_load(at, source, None)

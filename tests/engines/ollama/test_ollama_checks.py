@@ -15,7 +15,6 @@ from llmdoctor.engines.ollama_ps import parse_ps_text
 from llmdoctor.facts import Context, FactStore
 from llmdoctor.facts.ollama import effective_config
 from llmdoctor.hosts.evidence import EvidenceHost
-from llmdoctor.model import Cause
 
 TESTS = Path(__file__).resolve().parents[2]
 SAMPLES = TESTS / "fixtures" / "ollama"
@@ -171,3 +170,19 @@ def test_kv_capacity_silent_when_it_fits(specs):
     lines = (d / "journal.log").read_text().replace("--parallel 8", "--parallel 4").replace("--ctx-size 65536", "--ctx-size 32768")
     assert fire(specs["ollama-kv-capacity"], ollama_show=show, ollama_config=config("0.11.6"),
                 ollama_log=log(*lines.splitlines())) == ()
+
+
+def test_old_estimator_plan_with_layers_on_cpu(specs, sample):
+    (f,) = fire(specs["ollama-cpu-spill"], ollama_log=log(*sample("log_estimator_wrapped.log").splitlines()))
+    assert "46%" in f.title and "layers.offload=44" in f.evidence[0].text
+
+
+def test_cpu_backend_only_while_ps_claims_gpu(specs):
+    # load_backend line format of llama.cpp's ggml backend registry
+    lines = ['time=2026-08-01T07:02:27.001Z level=INFO source=llama_server.go:412 msg="starting llama-server" cmd="llama-server --model /m/blobs/sha256-c6eb396dbd5912 -c 4096 -np 4"',
+             "load_backend: loaded CPU backend from /usr/lib/ollama/libggml-cpu-haswell.so"]
+    ps = parse_ps_text("NAME    ID              SIZE    PROCESSOR    UNTIL\nx:1     0123456789ab    9.6 GB  100% GPU     4 minutes from now\n")
+    (f,) = fire(specs["ollama-gpu-not-used"], ollama_ps=ps, ollama_log=log(*lines))
+    assert "only the CPU backend" in f.evidence[1].text
+    lines.append("load_backend: loaded CUDA backend from /usr/lib/ollama/cuda_v12/libggml-cuda.so")
+    assert fire(specs["ollama-gpu-not-used"], ollama_ps=ps, ollama_log=log(*lines)) == ()

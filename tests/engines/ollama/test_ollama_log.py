@@ -181,3 +181,9 @@ def test_generate_final_object(sample):
     assert response_timings({"done": True}) == {"total": 0, "load": 0, "prompt_eval": 0, "eval": 0}
     with pytest.raises(ParseError):
         response_timings({"load_duration": "x"})
+
+
+def test_listening_line_gives_the_version():
+    # format string `Listening on %s (version %s)` (FACTS.md §4)
+    s = scan(['time=2025-04-22T11:20:01.000Z level=INFO source=routes.go:1238 msg="Listening on 127.0.0.1:11434 (version 0.6.5)"'], "j")
+    assert s.version == "0.6.5" and s.version_example.source == "j"
