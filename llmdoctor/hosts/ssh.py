@@ -137,6 +137,7 @@ class SSHHost:
         self.ssh_config = ssh_config
         self._own_dir = control_dir is None
         self._control_dir = control_dir
+        self._dir_checked = False
         self._lock = threading.RLock()
         self._connected = False
         self._closed = False
@@ -155,7 +156,10 @@ class SSHHost:
             self._control_dir = tempfile.mkdtemp(prefix="lldssh-", dir=base)
             # removed on close(), on a failed connect, or when this object is collected
             self._dir_finalizer = weakref.finalize(self, shutil.rmtree, self._control_dir, True)
-        os.chmod(self._control_dir, 0o700)
+        elif not self._own_dir and not self._dir_checked:
+            os.makedirs(self._control_dir, mode=0o700, exist_ok=True)
+            os.chmod(self._control_dir, 0o700)  # sockets there give a shell on the host
+            self._dir_checked = True
         path = os.path.join(self._control_dir, "%C")
         if len(self._control_dir) + 41 > MAX_CONTROL_PATH:
             raise HostError(f"{self.name}: control directory path {self._control_dir!r} is too long for a socket")
