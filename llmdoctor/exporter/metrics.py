@@ -572,11 +572,15 @@ def safe_counter_readings(facts: Mapping[str, Any], log_mode: str = "total") -> 
         return []
 
 
-def finding_samples(result: Any) -> list[Sample]:
+def finding_samples(result: Any, carried: Iterable[Any] = ()) -> list[Sample]:
+    """Active findings of the run, plus `carried` ones (from the last probe run)."""
     report = getattr(result, "report", None)
     active: set[tuple[tuple[str, str], ...]] = set()
     by_severity = {s.value: 0 for s in Severity}
-    for f in getattr(report, "findings", ()) or ():
+    findings = list(getattr(report, "findings", ()) or ())
+    checks = {f.check for f in findings}
+    findings += [f for f in carried if f.check not in checks]
+    for f in findings:
         cause = f.cause.value if isinstance(f.cause, Cause) else label_value(f.cause, 32)
         severity = f.severity.value if isinstance(f.severity, Severity) else label_value(f.severity, 16)
         active.add((("check", label_value(f.check or "unnamed", 64)), ("cause", cause), ("severity", severity)))
@@ -596,11 +600,13 @@ def families(
     runs: Mapping[str, tuple[int, int]] | None = None,
     probes: Mapping[str, Mapping[str, Any]] | None = None,
     multi_target: bool | None = None,
+    probe_findings: Mapping[str, Iterable[Any]] | None = None,
 ) -> list[Metric]:
     """Metric families for the latest run of every target.
 
     `runs` maps target -> (runs, failures) so far; `probes` maps target -> facts
-    of its last probe run, kept between the cheaper runs without a probe."""
+    of its last probe run and `probe_findings` target -> the findings of the checks
+    that need the probe, both kept between the cheaper runs without a probe."""
     multi = len(outcomes) > 1 if multi_target is None else multi_target
     samples: dict[str, list[tuple[tuple[tuple[str, str], ...], float]]] = {name: [] for name in SPECS}
 
@@ -622,7 +628,8 @@ def families(
         for key, value in ((probes or {}).get(target) or {}).items():
             facts.setdefault(key, value)
         found, _failed = gauge_samples(facts)
-        for name, labels, value in found + finding_samples(o.result):
+        carried = (probe_findings or {}).get(target, ()) if o.up else ()
+        for name, labels, value in found + finding_samples(o.result, carried):
             add(target, name, labels, value)
     for target, name, labels, value in totals.values():
         if target in outcomes:

@@ -37,9 +37,12 @@ class Scheduler:
         monotonic: Callable[[], float] = time.monotonic,
         max_workers: int = 8,
         resumed_logs: Collection[str] = (),
+        probe_checks: Collection[str] = (),
     ) -> None:
         """`resumed_logs`: targets whose log scans resume where the previous run
-        stopped, so their log counts are new events (added), not window totals."""
+        stopped, so their log counts are new events (added), not window totals.
+        `probe_checks`: ids of checks that need the probe; their findings from the
+        last probe run stay active until the next one."""
         if not targets:
             raise ValueError("no target to diagnose")
         if interval <= 0:
@@ -53,6 +56,8 @@ class Scheduler:
         self.monotonic = monotonic
         self.max_workers = max(1, min(max_workers, len(self.targets)))
         self.resumed_logs = frozenset(resumed_logs)
+        self.probe_checks = frozenset(probe_checks)
+        self.probe_findings: dict[str, tuple[Any, ...]] = {}
         self.totals = MonotonicTotals()
         self.outcomes: dict[str, RunOutcome] = {}
         self.runs: dict[str, tuple[int, int]] = {t: (0, 0) for t in self.targets}
@@ -97,6 +102,10 @@ class Scheduler:
                 self.totals.feed(o.target, safe_counter_readings(o.facts, mode))
                 if probe and o.facts.get("probe") is not None:
                     self.probes[o.target] = {"probe": o.facts["probe"]}
+                    report = getattr(o.result, "report", None)
+                    self.probe_findings[o.target] = tuple(
+                        f for f in getattr(report, "findings", ()) or () if f.check in self.probe_checks
+                    )
         self.cycles += 1
         self.publish(self.snapshot())
         return outcomes
@@ -109,6 +118,7 @@ class Scheduler:
             runs=self.runs,
             probes=self.probes,
             multi_target=len(self.targets) > 1,
+            probe_findings=self.probe_findings,
         )
 
     # -- background thread --------------------------------------------------------

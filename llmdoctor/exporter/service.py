@@ -13,6 +13,7 @@ import signal
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from types import SimpleNamespace
 from typing import Any
 
 from .collector import dedicated_registry, exposition
@@ -129,6 +130,7 @@ def diagnosis_runner(targets: Sequence[tuple[str, str, str]], opts: Any = None, 
             except Exception:
                 pass
 
+    run.probe_checks = frozenset(s.id for s in specs if "probe" in s.params)  # type: ignore[attr-defined]
     return run
 
 
@@ -156,7 +158,8 @@ def serve_http(
     from prometheus_client import start_http_server
 
     registry, collector = dedicated_registry()
-    scheduler = Scheduler(labels, diagnose, collector.publish, interval, probe_interval, resumed_logs=resumed_logs)
+    scheduler = Scheduler(labels, diagnose, collector.publish, interval, probe_interval, resumed_logs=resumed_logs,
+                          probe_checks=getattr(diagnose, "probe_checks", ()))
     stop = stop or threading.Event()
     httpd, thread = start_http_server(listen[1], addr=listen[0], registry=registry)
     bound = httpd.server_address[:2]
@@ -197,7 +200,13 @@ def save_state(state_root: str | None, scheduler: Scheduler, last_probe: float |
         to_dict = getattr(facts.get("probe"), "to_dict", None)
         if callable(to_dict):
             probes[target] = to_dict()
-    data = {"counters": scheduler.totals.to_json(), "last_probe_unix": last_probe, "probes": probes}
+    carried = {
+        target: [{"check": f.check, "cause": getattr(f.cause, "value", f.cause), "severity": getattr(f.severity, "value", f.severity)}
+                 for f in findings]
+        for target, findings in scheduler.probe_findings.items()
+    }
+    data = {"counters": scheduler.totals.to_json(), "last_probe_unix": last_probe, "probes": probes,
+            "probe_findings": carried}
     os.makedirs(state_root, exist_ok=True)
     write_atomic(os.path.join(state_root, STATE_FILE), json.dumps(data).encode(), mode=0o600)
 
@@ -214,6 +223,14 @@ def restore(scheduler: Scheduler, state: dict[str, Any]) -> None:
                     scheduler.probes[target] = {"probe": runs_from_json(json.dumps(doc).encode())}
                 except (ValueError, TypeError, KeyError):
                     continue
+    carried = state.get("probe_findings")
+    if isinstance(carried, dict):
+        for target, rows in carried.items():
+            if target in scheduler.targets and isinstance(rows, list):
+                scheduler.probe_findings[target] = tuple(
+                    SimpleNamespace(check=str(r.get("check", "")), cause=str(r.get("cause", "")), severity=str(r.get("severity", "")))
+                    for r in rows if isinstance(r, dict)
+                )
 
 
 def write_textfile(
@@ -239,7 +256,8 @@ def write_textfile(
         collector.publish(families)
         write_atomic(path, exposition(registry))
 
-    scheduler = Scheduler(labels, diagnose, publish, interval, probe_interval, resumed_logs=resumed_logs)
+    scheduler = Scheduler(labels, diagnose, publish, interval, probe_interval, resumed_logs=resumed_logs,
+                          probe_checks=getattr(diagnose, "probe_checks", ()))
     if once:
         state = load_state(state_root)
         restore(scheduler, state)

@@ -136,3 +136,28 @@ def test_http_server_serves_snapshot_on_loopback_and_stops():
     assert codes == [0]
     with pytest.raises(OSError):
         urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=1)
+
+
+def test_probe_findings_stay_active_until_the_next_probe():
+    from llmdoctor.model import Cause, Severity
+
+    now = [0.0]
+    queueing = [True]
+
+    def diagnose(target, probe):
+        found = [finding()]
+        if probe and queueing[0]:
+            found.append(finding("probe-queueing", Cause.QUEUEING, Severity.WARNING, "queued"))
+        return result({"probe": full_facts()["probe"]} if probe else {}, found, target=target)
+
+    registry, collector = dedicated_registry()
+    s = Scheduler(["h"], diagnose, collector.publish, interval=60, probe_interval=600,
+                  monotonic=lambda: now[0], probe_checks={"probe-queueing"})
+    line = 'llmdoctor_finding{cause="QUEUEING",check="probe-queueing",severity="warning"} 1.0'
+    texts = []
+    for t, still_queueing in ((0, True), (60, True), (600, False), (660, False)):
+        now[0], queueing[0] = float(t), still_queueing
+        s.run_cycle()
+        texts.append(exposition(registry).decode())
+    assert [line in t for t in texts] == [True, True, False, False]
+    assert all('check="ollama-cpu-spill"' in t for t in texts)
