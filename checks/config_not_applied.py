@@ -297,3 +297,32 @@ def env_conflict(systemd_units):
                 fix=Fix(f"Keep {name} in one file; remove it from {', '.join(losers)} so the next edit does what it says.",
                         commands=(_restart(u.unit),)),
             )
+
+
+# -- settings a reinstall will wipe ----------------------------------------------------------
+
+INSTALL_SH_UNIT = "/etc/systemd/system/ollama.service"
+
+
+@check(id="systemd-env-in-unit-file", cause=Cause.CONFIG_NOT_APPLIED,
+       purpose="Ollama settings edited into the unit file that install.sh rewrites on every upgrade")
+def env_in_unit_file(systemd_units):
+    for u in systemd_units:
+        if u.engine != "ollama" or u.fragment_path != INSTALL_SH_UNIT:
+            continue
+        mine = {name: s[-1] for name, s in u.file_env_settings.items()
+                if is_engine_var(name) and s and s[-1].path == INSTALL_SH_UNIT and u.file_env.get(name) == s[-1].value}
+        if not mine:
+            continue
+        evidence = [_setting_evidence(s) for s in list(mine.values())[:MAX_EVIDENCE]]
+        evidence.append(Evidence(INSTALL_SH_UNIT, "this file is rewritten by Ollama's install.sh on every "
+                                                  "install or upgrade (USERS: \"my settings vanished\")"))
+        yield Finding(
+            cause=Cause.CONFIG_NOT_APPLIED, severity=Severity.INFO, confidence="medium",
+            title=f"{u.unit}: {', '.join(list(mine)[:4])} set in the unit file itself; the next Ollama upgrade "
+                  "overwrites it",
+            evidence=evidence,
+            fix=Fix(f"Move the settings to a drop-in (it survives upgrades) and delete them from {INSTALL_SH_UNIT}.",
+                    commands=(f"systemctl edit {u.unit}", _restart(u.unit)),
+                    config=_dropin_snippet(u.unit, {k: s.value for k, s in mine.items()})),
+        )

@@ -6,7 +6,7 @@ from functools import lru_cache
 from llmdoctor.checks import load_checks
 
 IDS = ("systemd-reload-pending", "systemd-restart-pending", "systemd-env-outside-unit",
-       "systemd-dropin-ignored", "systemd-env-conflict")
+       "systemd-dropin-ignored", "systemd-env-conflict", "systemd-env-in-unit-file")
 
 
 @lru_cache(maxsize=1)

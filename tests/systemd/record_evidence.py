@@ -1,6 +1,6 @@
 """Record the config-* evidence fixtures and the systemd parser fixtures from a real systemd.
 
-    sudo .venv/bin/python -m tests.systemd.record_evidence
+    sudo .venv/bin/python -m tests.systemd.record_evidence [config-NAME ...]
 
 Boots systemd 252 in systemd-nspawn (tests/support/nspawn.py), installs the unit that
 Ollama's install.sh writes (with a stand-in /usr/local/bin/ollama that only sleeps),
@@ -55,7 +55,12 @@ def reset(c) -> None:
     c.run(["systemctl", "restart", UNIT], check=True)
 
 
+ONLY: set[str] = set()  # directory names given on the command line: record only those
+
+
 def snapshot(c, out: Path, expected: list[str], note: str, extra_files=(), cat: bool = False) -> None:
+    if ONLY and out.name not in ONLY:
+        return
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
@@ -155,6 +160,16 @@ def record(evidence_root: Path, systemd_root: Path) -> None:
                  extra_files=("/etc/systemd/system/ollama.d/override.conf",))
         reset(c)
 
+        # the unit file itself edited (systemctl edit --full): the next install.sh run wipes it
+        edited = install_unit.replace('[Install]', 'Environment="OLLAMA_NUM_PARALLEL=4"\n\n[Install]')
+        c.write(f"/etc/systemd/system/{UNIT}", edited)
+        c.run(["systemctl", "daemon-reload"], check=True)
+        c.run(["systemctl", "restart", UNIT], check=True)
+        snapshot(c, evidence_root / "config-unit-edited", ["systemd-env-in-unit-file"],
+                 "OLLAMA_NUM_PARALLEL added to /etc/systemd/system/ollama.service itself")
+        c.write(f"/etc/systemd/system/{UNIT}", install_unit)
+        reset(c)
+
         # two drop-ins set one variable
         c.write(f"{DROPINS}/override.conf", '[Service]\nEnvironment="OLLAMA_KEEP_ALIVE=24h"\n')
         c.write(f"{DROPINS}/10-tuning.conf", '[Service]\nEnvironment="OLLAMA_KEEP_ALIVE=30m"\n')
@@ -169,5 +184,12 @@ if __name__ == "__main__":
     reason = skip_reason()
     if reason:
         sys.exit(f"cannot record: {reason}")
-    record(FIXTURES / "evidence", FIXTURES / "systemd")
+    ONLY.update(sys.argv[1:])
+    systemd_out = FIXTURES / "systemd"
+    if ONLY:  # leave the parser fixtures alone
+        import tempfile
+
+        systemd_out = Path(tempfile.mkdtemp())
+        shutil.copy(FIXTURES / "systemd" / "install_sh.service", systemd_out)
+    record(FIXTURES / "evidence", systemd_out)
     print("recorded")
