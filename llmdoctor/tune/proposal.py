@@ -86,6 +86,8 @@ class Change:
     def current_shown(self) -> str:
         """The value in effect: the set value, or the default in brackets."""
         if self.current is not None:
+            if self.name == "OLLAMA_CONTEXT_LENGTH" and _norm(self.current) == "0":
+                return "0 (automatic)"
             return self.current
         if "(" in self.current_source and self.current_source.endswith(")"):
             return f"{self.current_source.rsplit('(', 1)[1][:-1]} (default)"
