@@ -103,7 +103,7 @@ def collect(store: FactStore, root: Path, unit: str, model: str | None = None,
             chosen = show.get("_model") or (loaded[0].name if loaded else None)
 
     gpu_bytes = gpu_total(gpu)
-    gpu_source = "NVML" if gpu_bytes else ""
+    gpu_source = str(_get(gpu, "source", default="NVML")) if gpu_bytes else ""
     if not gpu_bytes and log is not None:
         starts = _get(log, "startups", default=()) or ()
         for s in reversed(starts):
