@@ -17,7 +17,9 @@ from typing import Any
 
 from prometheus_client.core import Metric
 
-from .metrics import MonotonicTotals, RunOutcome, families, safe_counter_readings
+from .counters import MonotonicTotals
+from .metrics import RunOutcome, families
+from .readings import safe_counter_readings
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from .collector import dedicated_registry, exposition
-from .metrics import MonotonicTotals
+from .counters import MonotonicTotals
 from .scheduler import DiagnoseFn, Scheduler
 from .textfile import write_atomic
 

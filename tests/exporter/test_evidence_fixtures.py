@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from llmdoctor.exporter import metrics as m
+from llmdoctor.exporter import readings as r
 from llmdoctor.exporter.collector import dedicated_registry, exposition
 from llmdoctor.exporter.scheduler import Scheduler
 from llmdoctor.exporter.service import diagnosis_runner, target_names
@@ -26,7 +26,7 @@ def test_all_evidence_fixtures_export_cleanly():
     s.run_cycle()
     for label, outcome in s.outcomes.items():
         assert outcome.up, f"{label}: {outcome.error or outcome.result.report.errors}"
-        _, failed = m.gauge_samples(outcome.facts)
+        _, failed = r.gauge_samples(outcome.facts)
         assert not failed, f"{label}: readers failed on real facts: {failed}"
     text = exposition(registry)
     assert text.count(b"llmdoctor_up{") == len(labels)

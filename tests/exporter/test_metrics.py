@@ -6,11 +6,11 @@ from types import SimpleNamespace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from prometheus_client import CollectorRegistry, generate_latest
 
+from llmdoctor.exporter import counters as c
 from llmdoctor.exporter import metrics as m
+from llmdoctor.exporter import readings as r
 from llmdoctor.exporter.collector import dedicated_registry, exposition
-from llmdoctor.model import Cause, Severity
 from tests.exporter.conftest import finding, full_facts, result
 
 
@@ -25,10 +25,10 @@ def samples(families) -> dict[tuple[str, tuple], float]:
 
 
 def snapshot(res, target="gpu-box", totals=None, **kw):
-    totals = totals or m.MonotonicTotals()
+    totals = totals or c.MonotonicTotals()
     outcome = m.RunOutcome(target, 1_700_000_000.0, 0.25, res)
     if outcome.up:
-        totals.feed(target, m.counter_readings(outcome.facts))
+        totals.feed(target, r.counter_readings(outcome.facts))
     return m.families({target: outcome}, totals, 60.0, **kw)
 
 
@@ -91,10 +91,10 @@ def test_label_values_are_bounded_and_printable():
 
 
 def test_several_targets_carry_a_target_label():
-    totals = m.MonotonicTotals()
+    totals = c.MonotonicTotals()
     outcomes = {t: m.RunOutcome(t, 1.0, 0.1, result(full_facts(), [finding()], target=t)) for t in ("a", "b")}
     for t, o in outcomes.items():
-        totals.feed(t, m.counter_readings(o.facts))
+        totals.feed(t, r.counter_readings(o.facts))
     fams = m.families(outcomes, totals, 60.0)
     for f in fams:
         for s in f.samples:
@@ -104,16 +104,16 @@ def test_several_targets_carry_a_target_label():
 
 
 def test_keep_alive_parsing():
-    assert m.keep_alive_seconds("5m") == 300
-    assert m.keep_alive_seconds("1h30m") == 5400
-    assert m.keep_alive_seconds("3600") == 3600
-    assert m.keep_alive_seconds('"10m"') == 600
-    assert m.keep_alive_seconds("0") == 0
-    assert m.keep_alive_seconds("-1") == math.inf
-    assert m.keep_alive_seconds("-1m") == math.inf
-    assert m.keep_alive_seconds("soon") is None
-    assert m.keep_alive_seconds("5m garbage") is None
-    assert m.keep_alive_seconds(SimpleNamespace(value="24h")) == 86400
+    assert r.keep_alive_seconds("5m") == 300
+    assert r.keep_alive_seconds("1h30m") == 5400
+    assert r.keep_alive_seconds("3600") == 3600
+    assert r.keep_alive_seconds('"10m"') == 600
+    assert r.keep_alive_seconds("0") == 0
+    assert r.keep_alive_seconds("-1") == math.inf
+    assert r.keep_alive_seconds("-1m") == math.inf
+    assert r.keep_alive_seconds("soon") is None
+    assert r.keep_alive_seconds("5m garbage") is None
+    assert r.keep_alive_seconds(SimpleNamespace(value="24h")) == 86400
 
 
 def test_wrapped_config_values_and_page_based_swap():
@@ -130,27 +130,27 @@ def test_wrapped_config_values_and_page_based_swap():
 
 
 def test_preemptions_survive_an_engine_restart():
-    totals = m.MonotonicTotals()
+    totals = c.MonotonicTotals()
     seq = []
     for source_total in (10, 15, 3, 7):  # engine restarted between 15 and 3
-        totals.feed("h", [m.CounterReading("llmdoctor_preemptions", (("engine", "vllm"),), source_total, "total", "vllm_metrics")])
+        totals.feed("h", [c.CounterReading("llmdoctor_preemptions", (("engine", "vllm"),), source_total, "total", "vllm_metrics")])
         seq.append(totals.values()[0][3])
     assert seq == [10, 15, 18, 22]
 
 
 def test_switching_source_does_not_double_count():
-    totals = m.MonotonicTotals()
+    totals = c.MonotonicTotals()
     key = (("engine", "vllm"),)
-    totals.feed("h", [m.CounterReading("llmdoctor_preemptions", key, 10, "total", "vllm_metrics")])
-    totals.feed("h", [m.CounterReading("llmdoctor_preemptions", key, 50, "total", "vllm_log")])
-    totals.feed("h", [m.CounterReading("llmdoctor_preemptions", key, 52, "total", "vllm_log")])
+    totals.feed("h", [c.CounterReading("llmdoctor_preemptions", key, 10, "total", "vllm_metrics")])
+    totals.feed("h", [c.CounterReading("llmdoctor_preemptions", key, 50, "total", "vllm_log")])
+    totals.feed("h", [c.CounterReading("llmdoctor_preemptions", key, 52, "total", "vllm_log")])
     assert totals.values()[0][3] == 12
 
 
 def test_delta_readings_accumulate():
-    totals = m.MonotonicTotals()
+    totals = c.MonotonicTotals()
     for delta in (4, 0, 2):
-        totals.feed("h", [m.CounterReading("llmdoctor_model_loads", (("engine", "ollama"),), delta, "delta", "ollama_log")])
+        totals.feed("h", [c.CounterReading("llmdoctor_model_loads", (("engine", "ollama"),), delta, "delta", "ollama_log")])
     assert totals.values()[0][3] == 6
 
 
@@ -159,10 +159,10 @@ def test_delta_readings_accumulate():
                           st.sampled_from(["total", "delta"]), st.sampled_from(["vllm_metrics", "vllm_log"])),
                 max_size=30))
 def test_exported_counter_never_decreases(readings):
-    totals = m.MonotonicTotals()
+    totals = c.MonotonicTotals()
     last = 0.0
     for value, mode, source in readings:
-        totals.feed("h", [m.CounterReading("llmdoctor_preemptions", (("engine", "vllm"),), value, mode, source)])
+        totals.feed("h", [c.CounterReading("llmdoctor_preemptions", (("engine", "vllm"),), value, mode, source)])
         now = totals.values()[0][3] if totals.values() else 0.0
         assert now >= last and not math.isnan(now)
         last = now
