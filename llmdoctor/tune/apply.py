@@ -204,6 +204,9 @@ class Transaction:
         old = self.current_content()
         if old is not None and not dropin.is_ours(old):
             raise ApplyError(f"{self.shown_path} exists and was not written by llmdoctor; not touching it")
+        if self.live and dropin.unit_files(self.root, self.unit)[0] is None:
+            raise ApplyError(f"no {self.unit} unit file under {self.root} (looked in /etc/systemd/system, "
+                             f"/lib/systemd/system, ...): is Ollama installed as a systemd service? (--unit NAME)")
         conflicts = dropin.check_precedence(self.root, self.unit, set(values)).conflicts
         if conflicts:
             raise ApplyError("another file would override llmdoctor's values: " + "; ".join(conflicts))

@@ -95,7 +95,21 @@ class ScriptedSystemd:
         raise FileNotFoundError(path)
 
 
+def with_unit(root: Path) -> Path:
+    unit = root / "lib/systemd/system/ollama.service"
+    unit.parent.mkdir(parents=True)
+    unit.write_text("[Service]\nExecStart=/usr/bin/ollama serve\n")
+    return root
+
+
+def test_live_apply_needs_the_unit(tmp_path):
+    with pytest.raises(ApplyError, match="no ollama.service unit file"):
+        txn(tmp_path, ScriptedSystemd(), live=True).apply(CONTENT, VALUES)
+    assert not dropin.dropin_path(tmp_path, "ollama.service").exists()
+
+
 def test_verify_failure_restores_without_reloading(tmp_path):
+    with_unit(tmp_path)
     sd = ScriptedSystemd(verify_rc=(0, 1))
     out = txn(tmp_path, sd, live=True, ready_timeout=1).apply(CONTENT, VALUES)
     assert not out.ok and out.rolled_back and "systemd-analyze verify rejected" in out.message
@@ -104,6 +118,7 @@ def test_verify_failure_restores_without_reloading(tmp_path):
 
 
 def test_values_missing_from_systemd_restore_and_restart(tmp_path):
+    with_unit(tmp_path)
     sd = ScriptedSystemd()
     out = txn(tmp_path, sd, live=True, ready_timeout=1).apply(CONTENT, VALUES)
     assert not out.ok and out.rolled_back
