@@ -262,9 +262,14 @@ def dropin_ignored(systemd_units):
             if p.kind in _TITLES:
                 groups.setdefault((p.kind, p.path), []).append(p)
         for (kind, path), probs in groups.items():
-            evidence = [Evidence(f"{p.path}:{p.lineno}" if p.lineno else p.path,
-                                 redact_text(p.text.strip()) if p.text else p.detail) for p in probs[:MAX_EVIDENCE]]
-            evidence.append(Evidence(path, probs[0].detail))
+            evidence = []
+            for p in probs[:MAX_EVIDENCE]:
+                where = f"{p.path}:{p.lineno}" if p.lineno else p.path
+                evidence.append(Evidence(where, redact_text(p.text.strip()) if p.text else p.detail))
+                if kind == "invalid-assignment" and p.text:
+                    evidence.append(Evidence(where, redact_text(p.detail)))
+            if kind != "invalid-assignment":
+                evidence.append(Evidence(path, probs[0].detail))
             lines = [redact_text(p.text.strip()) for p in probs if p.text]
             yield Finding(
                 cause=Cause.CONFIG_NOT_APPLIED, severity=Severity.WARNING,

@@ -183,7 +183,7 @@ def parse_unit_text(text: str, path: str) -> UnitFile:
     problems: list[UnitFileProblem] = []
     sections: list[str] = []
     section: str | None = None
-    lines = text.splitlines()
+    lines = text.removeprefix("\ufeff").splitlines()  # systemd skips a UTF-8 byte-order mark
     i = 0
     while i < len(lines):
         lineno, first = i + 1, lines[i]
@@ -327,18 +327,22 @@ class FileEnvironment:
 
 
 def parse_environment_words(value: str, unit: str, a: Assignment) -> tuple[list[EnvSetting], list[UnitFileProblem]]:
+    """NAME=value words of one `Environment=` line; rejected words make one problem for the line."""
     out: list[EnvSetting] = []
-    problems: list[UnitFileProblem] = []
+    rejected: list[str] = []
     for word in split_words(value):
         name, eq, val = word.partition("=")
         if not eq or not ENV_NAME.match(name):
-            problems.append(UnitFileProblem(
-                "invalid-assignment", a.path,
-                f"systemd ignores {word!r} (\"Invalid environment assignment, ignoring\")", a.lineno, a.text))
+            rejected.append(word)
             continue
         expanded, complete = expand_specifiers(val, unit)
         out.append(EnvSetting(name, expanded, a.path, a.lineno, a.text, complete))
-    return out, problems
+    if not rejected:
+        return out, []
+    detail = f"systemd ignores {', '.join(repr(w) for w in rejected[:4])} (\"Invalid environment assignment, ignoring\")"
+    if any(w.startswith(("#", ";")) for w in rejected):
+        detail += "; unit files have no end-of-line comments"
+    return out, [UnitFileProblem("invalid-assignment", a.path, detail, a.lineno, a.text)]
 
 
 def file_environment(unit: str, files: Iterable[UnitFile]) -> FileEnvironment:

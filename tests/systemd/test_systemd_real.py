@@ -199,3 +199,44 @@ def test_collectors_degrade_without_root_view(container):
         assert diagnose(c) == {}
     finally:
         c.run(["systemctl", "start", UNIT])
+
+
+EDGE_DROPINS = {
+    "10-bom.conf": "\ufeff[Service]\r\nEnvironment=OLLAMA_BOM=1\r\n",  # BOM and CRLF: accepted
+    "20-lower.conf": "[service]\nEnvironment=OLLAMA_LOWER=1\n",  # "Unknown section 'service'"
+    "30-badname.conf": '[Service]\nEnvironment="OLLAMA HOST=1" OLLAMA_GOOD=1\n',  # one word rejected
+    "40-space.conf": "[Service]\nEnvironment = OLLAMA_SPACED=1\n",  # accepted
+    "50-inline.conf": "[Service]\nEnvironment=OLLAMA_INLINE=1 # comment\n",  # '#' and 'comment' rejected
+    "60-unitsec.conf": "[Unit]\nEnvironment=OLLAMA_UNITSEC=1\n",  # "Unknown key 'Environment' in section [Unit]"
+    "70-dup.conf": "[Service]\n[Service]\nEnvironment=OLLAMA_DUP=1\n",  # accepted
+}
+
+
+def test_edge_cases_parse_like_real_systemd(container):
+    """Each file's fate as real systemd decides it, and the problems llmdoctor reports for it."""
+    c = container
+    try:
+        for name, text in EDGE_DROPINS.items():
+            c.write(f"/etc/systemd/system/ollama.service.d/{name}", text)
+        c.run(["systemctl", "daemon-reload"], check=True)
+        c.run(["systemctl", "restart", UNIT], check=True)
+        store = FactStore(Context(ContainerHost(c)), preset={
+            "engines": (EngineInstance(OLLAMA, unit=UNIT, found_by="systemd unit"),)})
+        (u,) = store.get("systemd_units")
+        engine = {k: v for k, v in u.loaded_env.items() if k.startswith("OLLAMA_")}
+        assert engine == {"OLLAMA_BOM": "1", "OLLAMA_GOOD": "1", "OLLAMA_SPACED": "1", "OLLAMA_INLINE": "1",
+                          "OLLAMA_DUP": "1"}
+        assert u.file_env == u.loaded_env
+        problems = sorted((p.path.rsplit("/", 1)[1], p.kind) for p in u.problems)
+        assert problems == [("20-lower.conf", "wrong-section"), ("30-badname.conf", "invalid-assignment"),
+                            ("50-inline.conf", "invalid-assignment"),
+                            ("60-unitsec.conf", "wrong-section")]
+        inline = next(p for p in u.problems if p.path.endswith("50-inline.conf"))
+        assert "'#', 'comment'" in inline.detail and "no end-of-line comments" in inline.detail
+        found = diagnose(c)
+        assert set(found) == {"systemd-dropin-ignored"}
+        assert len(found["systemd-dropin-ignored"]) == 4  # one finding per file
+    finally:
+        c.run(["rm", "-rf", "/etc/systemd/system/ollama.service.d"])
+        c.run(["systemctl", "daemon-reload"])
+        c.run(["systemctl", "restart", UNIT])

@@ -52,7 +52,8 @@ def test_quoting_unit_matches_what_real_systemd_loaded():
     assert list(env.env) == list(loaded)  # same order, too
     assert "DROPPED" not in env.env  # `Environment=` reset it
     kinds = sorted(p.kind for p in env.problems)
-    assert kinds == ["invalid-assignment", "invalid-assignment"]  # "bad name=1" and 1BAD=2
+    assert kinds == ["invalid-assignment"]  # "bad name=1" and 1BAD=2, one line
+    assert "'bad name=1', '1BAD=2'" in env.problems[0].detail
 
 
 def test_later_assignments_win_and_reset_clears():
