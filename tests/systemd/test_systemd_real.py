@@ -240,3 +240,26 @@ def test_edge_cases_parse_like_real_systemd(container):
         c.run(["rm", "-rf", "/etc/systemd/system/ollama.service.d"])
         c.run(["systemctl", "daemon-reload"])
         c.run(["systemctl", "restart", UNIT])
+
+
+def test_environment_file_edit_needs_only_a_restart(container):
+    """EnvironmentFile= is read at each start: an edit needs a restart, never a daemon-reload."""
+    c = container
+    try:
+        c.write(DROPIN, "[Service]\nEnvironmentFile=-/etc/ollama.env\n")
+        c.write("/etc/ollama.env", "OLLAMA_NUM_PARALLEL=2\n")
+        c.run(["systemctl", "daemon-reload"], check=True)
+        c.run(["systemctl", "restart", UNIT], check=True)
+        assert diagnose(c) == {}
+        c.write("/etc/ollama.env", "# raised for five users\nOLLAMA_NUM_PARALLEL=6\n")
+        found = diagnose(c)
+        assert set(found) == {"systemd-restart-pending"}, found
+        pairs = [(e.source, e.text) for e in found["systemd-restart-pending"][0].evidence]
+        assert ("/etc/ollama.env:2", "OLLAMA_NUM_PARALLEL=6") in pairs
+        assert any(s.endswith("/environ") and t.endswith("has OLLAMA_NUM_PARALLEL=2") for s, t in pairs)
+        c.run(["systemctl", "restart", UNIT], check=True)
+        assert diagnose(c) == {}
+    finally:
+        c.run(["rm", "-rf", "/etc/systemd/system/ollama.service.d", "/etc/ollama.env"])
+        c.run(["systemctl", "daemon-reload"])
+        c.run(["systemctl", "restart", UNIT])
