@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from llmdoctor.checks import CheckSpec, run_check
+from llmdoctor.checks import run_check
 from llmdoctor.engines import OLLAMA, EngineInstance
 from llmdoctor.facts import Context, FactStore
 from tests.support.nspawn import ContainerHost, booted_container, skip_reason
