@@ -111,6 +111,8 @@ def render_text(report: Report, color: bool | None = None, width: int | None = N
         highlight=False,
         soft_wrap=False,
     )
+    # Piped output keeps each evidence line whole, for grep and copy-paste; a terminal folds.
+    opts = {"overflow": "fold"} if color else {"soft_wrap": True, "crop": False}
     if len(report.targets) > 1:
         table = Table(title="Summary", show_lines=False)
         for col in ("host", "engine", "worst", "causes"):
@@ -122,11 +124,11 @@ def render_text(report: Report, color: bool | None = None, width: int | None = N
         console.print(table)
         console.print()
     for t in report.targets:
-        _text_target(console, t, escape)
+        _text_target(console, t, escape, opts)
     return buf.getvalue()
 
 
-def _text_target(console, t: TargetReport, escape: Callable[[str], str]) -> None:
+def _text_target(console, t: TargetReport, escape: Callable[[str], str], opts: dict) -> None:
     console.rule(f"[bold]{escape(t.target)}[/] · engine: {escape(t.engine)}")
     for label, value in t.summary:
         console.print(f"  {escape(label)}: {escape(value)}")
@@ -144,20 +146,20 @@ def _text_target(console, t: TargetReport, escape: Callable[[str], str]) -> None
         for f in group:
             console.print(f"  [{style}]●[/] [bold]{escape(f.title)}[/]  [dim]{f.cause.value} · {escape(f.check)}[/]")
             for e in f.evidence:
-                console.print(f"      [dim]{escape(e.source)}:[/] {escape(e.text.strip())}", overflow="fold")
-            console.print(f"    [green]Fix:[/] {escape(f.fix.summary)}", overflow="fold")
+                console.print(f"      [dim]{escape(e.source)}:[/] {escape(e.text.strip())}", **opts)
+            console.print(f"    [green]Fix:[/] {escape(f.fix.summary)}", **opts)
             for c in f.fix.commands:
-                console.print(f"      $ {escape(c)}", overflow="fold")
+                console.print(f"      $ {escape(c)}", **opts)
             if f.fix.config:
                 for line in f.fix.config.rstrip().splitlines():
-                    console.print(f"      {escape(line)}", overflow="fold")
+                    console.print(f"      {escape(line)}", **opts)
             console.print()
     if t.unavailable or t.errors:
         console.print("[bold]Could not examine[/]")
         for u in t.unavailable:
-            console.print(f"  {escape(unavailable_line(u.fact, u.reason))}", overflow="fold")
+            console.print(f"  {escape(unavailable_line(u.fact, u.reason))}", **opts)
         for e in t.errors:
-            console.print(f"  [red]{escape(e)}[/]", overflow="fold")
+            console.print(f"  [red]{escape(e)}[/]", **opts)
         console.print()
 
 
