@@ -22,13 +22,21 @@ def register(app: typer.Typer) -> None:
         listen: str = typer.Option("127.0.0.1:9877", "--listen", help="Address to serve /metrics on (loopback unless told otherwise; ':9877' = all interfaces)."),
         interval: str = typer.Option("60s", "--interval", help="Time between diagnosis runs (60s, 5m, ...)."),
         probe_interval: Optional[str] = typer.Option(None, "--probe-interval", help="Also run the live probe this often (e.g. 10m); off by default."),
-        host: List[str] = typer.Option([], "--host", help="Target to diagnose: 'local' or user@host (repeatable). Default: local."),
-        evidence: List[str] = typer.Option([], "--evidence", help="Evidence directory to diagnose instead of a live host (repeatable)."),
+        host: List[str] = typer.Option([], "--host", "-H", help="Target: 'local' or [user@]host[:port] over SSH (repeatable). Default: this machine."),
+        inventory: Optional[str] = typer.Option(None, "--inventory", "-i", help="File with one host per line (Ansible INI accepted)."),
+        evidence: List[str] = typer.Option([], "--evidence", "-e", help="Evidence directory to diagnose instead of a live host (repeatable)."),
         textfile: Optional[str] = typer.Option(None, "--textfile", help="Write metrics to this .prom file for node_exporter instead of serving HTTP."),
         once: bool = typer.Option(False, "--once", help="With --textfile: one run, write, exit (for a systemd timer)."),
-        unit: List[str] = typer.Option([], "--unit", help="systemd unit of the engine (repeatable); default: discover."),
+        unit: List[str] = typer.Option([], "--unit", "-u", help="systemd unit of the engine, if not ollama/vllm*/llama* (repeatable)."),
+        checks_dir: List[str] = typer.Option([], "--checks-dir", help="Extra directory of site checks (repeatable)."),
+        log: List[str] = typer.Option([], "--log", help="Extra engine log file to read (repeatable)."),
         since: str = typer.Option("1h", "--since", help="Log window the first run examines; later runs read only new lines."),
+        sample_seconds: float = typer.Option(2.0, "--sample-seconds", min=0.0, max=60.0, help="Window for swap and metric rate samples in each run."),
         state_dir: Optional[str] = typer.Option(None, "--state-dir", help="Where log positions (and, with --once, counters) are kept. Default: $STATE_DIRECTORY (systemd), else a private temporary directory (with --once: ~/.local/state/llmdoctor/exporter)."),
+        sudo: bool = typer.Option(False, "--sudo", help="Over SSH, run commands with sudo -n (never prompts)."),
+        accept_new_host_keys: bool = typer.Option(False, "--accept-new-host-keys", help="Over SSH, accept keys of hosts not yet known (never changed ones)."),
+        ssh_config: Optional[str] = typer.Option(None, "--ssh-config", help="ssh_config file to use (default: the user's)."),
+        connect_timeout: float = typer.Option(10.0, "--connect-timeout", min=1.0, max=120.0, help="SSH connect timeout, seconds."),
         verbose: bool = typer.Option(False, "--verbose", "-v", help="Log each run to stderr."),
     ) -> None:
         """Serve diagnosis results as Prometheus metrics, refreshed every --interval."""
@@ -43,7 +51,15 @@ def register(app: typer.Typer) -> None:
             address = service.parse_listen(listen)
             if once and not textfile:
                 raise ValueError("--once needs --textfile")
-            targets = service.target_names(host or ([] if evidence else ["local"]), evidence)
+            hosts = list(host)
+            if inventory:
+                from ..inventory import parse_inventory
+
+                with open(inventory, encoding="utf-8") as f:
+                    hosts += parse_inventory(f.read())
+            if evidence and hosts:
+                raise ValueError("--evidence cannot be combined with --host/--inventory")
+            targets = service.target_names(hosts or ([] if evidence else ["local"]), evidence)
         except (ValueError, OSError) as e:
             typer.echo(f"llmdoctor exporter: {e}", err=True)
             raise typer.Exit(3)
@@ -57,8 +73,10 @@ def register(app: typer.Typer) -> None:
             state_root = os.path.join(base, "llmdoctor", "exporter")
         if state_root is None:
             temporary = state_root = tempfile.mkdtemp(prefix="llmdoctor-exporter-")
-        opts = DiagnoseOptions(units=tuple(unit), since_seconds=window)
-        diagnose = service.diagnosis_runner(targets, opts, state_root)
+        opts = DiagnoseOptions(units=tuple(unit), since_seconds=window, sample_seconds=sample_seconds,
+                               checks_dirs=tuple(checks_dir), options={"log_files": list(log)})
+        ssh = service.SSHOptions(sudo, accept_new_host_keys, ssh_config, connect_timeout)
+        diagnose = service.diagnosis_runner(targets, opts, state_root, ssh)
         resumed = sorted(service.resumed_targets(targets, state_root))
         labels = [label for label, _, _ in targets]
         stop = threading.Event()

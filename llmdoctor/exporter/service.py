@@ -12,7 +12,7 @@ import re
 import signal
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -55,9 +55,24 @@ def parse_listen(text: str) -> tuple[str, int]:
     return host, port_n
 
 
+LOCAL_SPECS = ("", "local", "localhost")
+
+
+@dataclass(frozen=True)
+class SSHOptions:
+    """How remote targets are reached (the same choices `llmdoctor diagnose` offers)."""
+
+    sudo: bool = False
+    accept_new_host_keys: bool = False
+    ssh_config: str | None = None
+    connect_timeout: float = 10.0
+
+
 def target_names(hosts: Sequence[str], evidence: Sequence[str]) -> list[tuple[str, str, str]]:
-    """(label, kind, spec) per target, with unique labels. Evidence directories are
-    named by their meta.json host or directory name, like the diagnosis names them."""
+    """(label, kind, spec) per target, with unique labels; a bad target raises ValueError
+    (or OSError for a missing evidence directory) before anything runs. Evidence
+    directories are named by their meta.json host or directory name, this machine by
+    its host name, like the diagnosis names them."""
     out: list[tuple[str, str, str]] = []
     seen: dict[str, int] = {}
     for kind, specs in (("evidence", evidence), ("host", hosts)):
@@ -66,26 +81,38 @@ def target_names(hosts: Sequence[str], evidence: Sequence[str]) -> list[tuple[st
                 from ..hosts.evidence import EvidenceHost
 
                 label = EvidenceHost(spec).name
+            elif spec in LOCAL_SPECS:
+                import socket
+
+                label = socket.gethostname() or "local"
             else:
-                label = re.sub(r"^ssh://", "", spec) or "local"
+                from ..inventory import parse_target
+
+                try:
+                    parse_target(spec)
+                except ValueError as e:
+                    raise ValueError(f"invalid host {spec!r}: {e}") from None
+                label = re.sub(r"^ssh://", "", spec)
             n = seen.get(label, 0)
             seen[label] = n + 1
             out.append((label if n == 0 else f"{label}#{n + 1}", kind, spec))
     return out
 
 
-def open_host(kind: str, spec: str) -> Any:
+def open_host(kind: str, spec: str, ssh: SSHOptions | None = None) -> Any:
     if kind == "evidence":
         from ..hosts.evidence import EvidenceHost
 
         return EvidenceHost(spec)
-    if spec in ("", "local", "localhost"):
+    if spec in LOCAL_SPECS:
         from ..hosts.local import LocalHost
 
         return LocalHost()
     from ..hosts.ssh import SSHHost
 
-    return SSHHost(spec)
+    ssh = ssh or SSHOptions()
+    return SSHHost(spec, sudo=ssh.sudo, accept_new_host_keys=ssh.accept_new_host_keys,
+                   connect_timeout=ssh.connect_timeout, ssh_config=ssh.ssh_config)
 
 
 def state_dir_for(root: str | None, label: str) -> str | None:
@@ -95,7 +122,9 @@ def state_dir_for(root: str | None, label: str) -> str | None:
     return os.path.join(root, re.sub(r"[^A-Za-z0-9._-]", "_", label) or "target")
 
 
-def diagnosis_runner(targets: Sequence[tuple[str, str, str]], opts: Any = None, state_root: str | None = None) -> DiagnoseFn:
+def diagnosis_runner(
+    targets: Sequence[tuple[str, str, str]], opts: Any = None, state_root: str | None = None, ssh: SSHOptions | None = None
+) -> DiagnoseFn:
     """`diagnose(label, probe)` over the real diagnosis; checks are loaded once.
 
     Live targets get a state directory under `state_root`, so each run's log scan
@@ -117,7 +146,7 @@ def diagnosis_runner(targets: Sequence[tuple[str, str, str]], opts: Any = None, 
         if state:
             options["state_dir"] = state
         try:
-            host = open_host(kind, spec)
+            host = open_host(kind, spec, ssh)
         except (HostError, OSError, ValueError) as e:
             return unreachable(label, str(e) or type(e).__name__)
         try:

@@ -29,12 +29,17 @@ def test_listen_addresses_default_to_loopback():
 
 
 def test_target_names_are_unique():
-    names = [label for label, _, _ in target_names(["local", "ssh://gpu1", "gpu1"], [str(EVIDENCE)])]
-    assert names == ["gpu-box", "local", "gpu1", "gpu1#2"]
+    import socket
+
+    names = [label for label, _, _ in target_names(["local", "ssh://gpu1", "gpu1", "admin@gpu2:2222"], [str(EVIDENCE)])]
+    assert names == ["gpu-box", socket.gethostname(), "gpu1", "gpu1#2", "admin@gpu2:2222"]
+    with pytest.raises(ValueError):
+        target_names(["bad host name"], [])
 
 
 @pytest.mark.parametrize("args", [["--once"], ["--interval", "soon"], ["--listen", "nowhere"],
-                                  ["--evidence", "/nonexistent/dir"]])
+                                  ["--evidence", "/nonexistent/dir"], ["--host", "bad host"],
+                                  ["--evidence", str(EVIDENCE), "--host", "gpu1"]])
 def test_bad_options_exit_3(args):
     with exporter_process(*args) as proc:
         assert proc.wait(60) == 3
