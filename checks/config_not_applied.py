@@ -11,7 +11,7 @@ from __future__ import annotations
 from llmdoctor.checks import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 from llmdoctor.redact import REDACTED, is_secret_name, redact_text
-from llmdoctor.systemd.units import is_engine_var
+from llmdoctor.systemd.units import canonical_path, in_search_paths, is_engine_var
 
 MAX_EVIDENCE = 12
 ENGINE_PREFIXES = (("OLLAMA_", "ollama"), ("VLLM_", "vllm"), ("LLAMA_ARG_", "llamacpp"))
@@ -84,12 +84,15 @@ def reload_pending(systemd_units):
             evidence.append(Evidence(src, f"Environment= has {_pair(name, have)}" if have is not None
                                      else f"Environment= has no {name}"))
         if u.loaded_dropin_paths is not None and u.fragment_path is not None and not u.loaded_env_plain:
-            on_disk, loaded = set(u.dropin_paths), set(u.loaded_dropin_paths)
+            # generator and portable-service dirs are not read from disk here: leave them out
+            on_disk = {canonical_path(p) for p in u.dropin_paths}
+            loaded = {canonical_path(p) for p in u.loaded_dropin_paths if in_search_paths(p)}
             for p in sorted(on_disk - loaded):
                 evidence.append(Evidence(p, f"drop-in on disk that systemd has not loaded (DropInPaths={' '.join(u.loaded_dropin_paths) or '(none)'})"))
             for p in sorted(loaded - on_disk):
                 evidence.append(Evidence(src, f"DropInPaths still lists {p}, which is gone from disk"))
-        if u.loaded_fragment_path and u.fragment_path and u.loaded_fragment_path != u.fragment_path:
+        if u.loaded_fragment_path and u.fragment_path and in_search_paths(u.loaded_fragment_path) \
+                and canonical_path(u.loaded_fragment_path) != canonical_path(u.fragment_path):
             evidence.append(Evidence(src, f"FragmentPath={u.loaded_fragment_path}, but {u.fragment_path} now takes precedence"))
         if not evidence:
             continue

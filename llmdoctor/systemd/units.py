@@ -243,11 +243,18 @@ def dropin_dir_names(unit: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _same_file_on_merged_usr(a: str, b: str) -> bool:
+def canonical_path(path: str) -> str:
     """/lib is a symlink to /usr/lib on merged-/usr systems (Debian 12, Fedora, Arch)."""
-    def canon(p: str) -> str:
-        return "/usr" + p if p.startswith("/lib/") else p
-    return canon(a) == canon(b)
+    return "/usr" + path if path.startswith("/lib/") else path
+
+
+def in_search_paths(path: str, search_paths: Sequence[str] = SYSTEM_UNIT_PATHS) -> bool:
+    """Whether llmdoctor reads this directory (generator and attached dirs it does not)."""
+    return any(path.startswith(base + "/") for base in search_paths)
+
+
+def _same_file_on_merged_usr(a: str, b: str) -> bool:
+    return canonical_path(a) == canonical_path(b)
 
 
 @dataclass(frozen=True)

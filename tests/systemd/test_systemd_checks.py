@@ -207,3 +207,14 @@ def test_garbage_evidence_never_crashes(tmp_path_factory, unit, dropin, env, env
     for findings in found.values():
         for f in findings:
             assert f.evidence and f.fix.summary
+
+
+def test_generator_dropins_and_merged_usr_paths_are_not_a_reload(tmp_path):
+    d = _copy(tmp_path, "config-healthy")
+    env_txt = (d / "env.txt").read_text()
+    env_txt = env_txt.replace(
+        "DropInPaths=/etc/systemd/system/ollama.service.d/override.conf",
+        "DropInPaths=/run/systemd/generator/ollama.service.d/50-gen.conf /etc/systemd/system/ollama.service.d/override.conf")
+    (d / "env.txt").write_text(env_txt)
+    found, _ = run_mine(EvidenceHost(d))
+    assert found == {}
