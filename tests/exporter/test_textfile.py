@@ -101,3 +101,18 @@ def test_once_keeps_counters_and_probe_between_runs(tmp_path):
     assert all('llmdoctor_probe_ttft_seconds{engine="ollama",percentile="95"} 2.5' in t for t in seen)
     assert all('llmdoctor_preemptions_total{engine="vllm"} 12.0' in t for t in seen)
     assert sorted(os.listdir(tmp_path)) == ["llmdoctor.prom", "state"]
+
+
+def test_cli_once_on_this_machine(tmp_path):
+    """A live run on the local host (whatever engines it has or lacks) still yields a
+    valid snapshot: up, and the swap rates sampled from /proc/vmstat."""
+    if not os.path.exists("/proc/vmstat"):
+        pytest.skip("no /proc/vmstat here")
+    out = tmp_path / "llmdoctor.prom"
+    with exporter_process("--host", "local", "--textfile", str(out), "--once", "--sample-seconds", "0.2",
+                          "--since", "5m", "--state-dir", str(tmp_path / "state")) as proc:
+        assert proc.wait(120) == 0, proc.stderr.read().decode(errors="replace")
+    text = out.read_text()
+    assert "llmdoctor_up 1.0" in text
+    assert "llmdoctor_swap_in_bytes_per_second " in text and "llmdoctor_swap_out_bytes_per_second " in text
+    assert (tmp_path / "state" / "exporter-state.json").is_file()
