@@ -11,7 +11,7 @@ from __future__ import annotations
 from llmdoctor.checks import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 from llmdoctor.redact import REDACTED, is_secret_name, redact_text
-from llmdoctor.systemd.units import canonical_path, in_search_paths, is_engine_var
+from llmdoctor.systemd.names import canonical_path, in_search_paths, is_engine_var
 
 MAX_EVIDENCE = 12
 ENGINE_PREFIXES = (("OLLAMA_", "ollama"), ("VLLM_", "vllm"), ("LLAMA_ARG_", "llamacpp"))
