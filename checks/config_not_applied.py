@@ -195,6 +195,7 @@ def env_outside_unit(systemd_units, shell_exports):
         env = service_env(u)
         missing: dict[str, str] = {}
         evidence: list[Evidence] = []
+        paths: list[str] = []
         for s in shell_exports:
             engines = _engines_for(s.name)
             if engines is not None and u.engine not in engines:
@@ -203,6 +204,7 @@ def env_outside_unit(systemd_units, shell_exports):
                 continue
             missing[s.name] = s.value
             evidence.append(_setting_evidence(s))
+            paths.append(s.path)
         if not missing:
             continue
         where = "running process" if u.process_env is not None else "unit"
@@ -211,7 +213,8 @@ def env_outside_unit(systemd_units, shell_exports):
             evidence.append(Evidence(source, f"{where} has {_pair(name, env.get(name))}"))
         yield Finding(
             cause=Cause.CONFIG_NOT_APPLIED, severity=Severity.WARNING,
-            title=f"{u.unit}: {', '.join(list(missing)[:4])} set only in shell start-up files, which a service never reads",
+            title=f"{u.unit}: {', '.join(list(missing)[:4])} set only in {', '.join(list(dict.fromkeys(paths))[:3])}, "
+                  "which a systemd service never reads",
             evidence=evidence[: 2 * MAX_EVIDENCE],
             fix=Fix(f"Put the variables in a drop-in for {u.unit} (`systemctl edit {u.unit}`), then reload and restart.",
                     commands=(f"systemctl edit {u.unit}", _restart(u.unit)),

@@ -310,7 +310,6 @@ def engine_units(engines, requested) -> dict[str, str | None]:
     return units
 
 
-
 # -- shell start-up files ---------------------------------------------------------------
 
 MAX_LOGIN_USERS = 5
