@@ -326,8 +326,8 @@ def env_in_unit_file(systemd_units):
         if not mine:
             continue
         evidence = [_setting_evidence(s) for s in list(mine.values())[:MAX_EVIDENCE]]
-        evidence.append(Evidence(INSTALL_SH_UNIT, "this file is rewritten by Ollama's install.sh on every "
-                                                  "install or upgrade (USERS: \"my settings vanished\")"))
+        evidence.append(Evidence(INSTALL_SH_UNIT, "Ollama's install.sh writes this file anew on every install "
+                                                  "or upgrade; drop-ins in ollama.service.d/ are kept"))
         yield Finding(
             cause=Cause.CONFIG_NOT_APPLIED, severity=Severity.INFO, confidence="medium",
             title=f"{u.unit}: {', '.join(list(mine)[:4])} set in the unit file itself; the next Ollama upgrade "
