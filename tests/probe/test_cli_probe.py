@@ -1,0 +1,68 @@
+"""`llmdoctor probe` as a user runs it, against the Ollama replay (not a real Ollama)."""
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from tests.support.ollama_replay import ollama_replay
+
+pytestmark = pytest.mark.timeout(120)
+ENV = dict(os.environ, NO_COLOR="1", COLUMNS="120")
+
+
+def run(*args):
+    return subprocess.run([sys.executable, "-m", "llmdoctor", "probe", *args], capture_output=True, text=True,
+                          env=ENV, timeout=100)
+
+
+def test_probe_json_has_findings_and_raw_timings():
+    with ollama_replay(slots=1) as srv:
+        p = run(srv.url, "--format", "json")
+    assert p.returncode == 1, p.stdout + p.stderr  # a warning
+    doc = json.loads(p.stdout)
+    (target,) = doc["targets"]
+    assert target["engine"] == "ollama"
+    assert [f["check"] for f in target["findings"]] == ["probe-queueing"]
+    assert "OLLAMA_NUM_PARALLEL" in target["findings"][0]["fix"]["config"]
+    (raw,) = doc["probe"]
+    assert raw["requests_sent"] == 5 and raw["tokens_generated"] > 0
+    assert {s["scenario"] for s in raw["samples"]} == {"warmup", "single", "long", "pair"}
+    assert all(len(s["chunk_s"]) == s["completion_tokens"] for s in raw["samples"])
+    assert "probe:" in p.stderr  # progress goes to stderr, never into the JSON
+
+
+def test_probe_text_and_markdown_on_a_healthy_server():
+    with ollama_replay(slots=4) as srv:
+        text = run(srv.url)
+        md = run(srv.url, "--format", "markdown")
+    assert text.returncode == 0, text.stdout + text.stderr
+    assert "probe single stream" in text.stdout and "TTFT" in text.stdout
+    assert md.returncode == 0 and md.stdout.lstrip().startswith("#")
+
+
+def test_load_mode_says_what_it_sends_before_sending():
+    with ollama_replay(slots=2) as srv:
+        p = run(srv.url, "--mode", "load", "--concurrency", "3", "--format", "json")
+        sent = len(srv.requests)
+    assert "load mode will send" in p.stderr and "3 concurrent streaming requests" in p.stderr
+    assert sent == 2 + 3 + 1  # warm-up, single, 3 streams, the injected long prompt
+    assert p.returncode in (0, 1, 2), p.stderr
+
+
+def test_unreachable_url_exits_3_with_a_reason():
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    p = run(f"http://127.0.0.1:{port}", "--format", "json")
+    assert p.returncode == 3
+    assert "nothing answers" in p.stdout + p.stderr
+    assert "Traceback" not in p.stdout + p.stderr
+
+
+def test_bad_mode_exits_3():
+    p = run("http://127.0.0.1:9", "--mode", "storm")
+    assert p.returncode == 3 and "--mode" in p.stderr
