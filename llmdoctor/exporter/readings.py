@@ -103,11 +103,26 @@ def _engines(facts: Mapping[str, Any]) -> list[Any]:
     return items(facts.get("engines"))
 
 
+def _engine_version(e: Any, facts: Mapping[str, Any]) -> Any:
+    """The engine's version: discovery's, else what its own facts say (live discovery
+    by unit or port does not know it; /api/version and /props do)."""
+    version = pick(e, "version")
+    if version:
+        return version
+    kind = pick(e, "kind")
+    if kind == "ollama" and isinstance(facts.get("ollama_version"), str):
+        return facts["ollama_version"]
+    if kind == "llamacpp":
+        return pick(pick(facts.get("llamacpp_state"), "props"), "build_info", default="")
+    return ""
+
+
 def engine_samples(facts: Mapping[str, Any]) -> list[Sample]:
     seen = set()
     out: list[Sample] = []
     for e in _engines(facts):
-        labels = (("engine", label_value(pick(e, "kind"), 16)), ("version", label_value(pick(e, "version", default=""), 32)))
+        version = _engine_version(e, facts)
+        labels = (("engine", label_value(pick(e, "kind"), 16)), ("version", label_value(version, 32)))
         if labels not in seen:
             seen.add(labels)
             out.append(("llmdoctor_engine_info", labels, 1.0))

@@ -195,3 +195,15 @@ def test_garbage_settings_are_skipped_not_fatal(config):
     got = samples(snapshot(result({"ollama_config": config})))
     for (name, _), value in got.items():
         assert not math.isnan(value), name
+
+
+def test_engine_version_from_the_engines_own_facts():
+    from llmdoctor.engines import EngineInstance
+    from llmdoctor.engines.llamacpp import LlamaProps, LlamaState
+
+    facts = {"engines": (EngineInstance("ollama", unit="ollama.service"), EngineInstance("llamacpp", port=8080)),
+             "ollama_version": "0.32.15",
+             "llamacpp_state": LlamaState(8080, props=LlamaProps(total_slots=4, build_info="b7079-1f5accb8d"))}
+    got = samples(snapshot(result(facts)))
+    assert got[("llmdoctor_engine_info", (("engine", "ollama"), ("version", "0.32.15")))] == 1.0
+    assert got[("llmdoctor_engine_info", (("engine", "llamacpp"), ("version", "b7079-1f5accb8d")))] == 1.0
