@@ -270,7 +270,8 @@ def make_plan(
         steps.append(f"No workload given: sized from memory alone (at most {max_parallel} slots).")
 
     rec_ctx, rec_cache, rec_fit = context, cache_type, fit
-    fits_wanted = fit >= target
+    # Without a workload, "wanted" is whatever fits: search only when not even one does.
+    fits_wanted = fit >= (target if wanted is not None else 1)
     if not fits_wanted:
         found = _search(shape, budget, target, context, cache_type, cache_type_fixed,
                         quantised_cache_ok, max(min_context, lowest_context or context), lowest_context is not None)

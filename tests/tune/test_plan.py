@@ -170,3 +170,26 @@ def test_plan_without_gpu_or_gpu_memory_exits_3(cli, monkeypatch):
     monkeypatch.setattr(plan_cmd, "_gpu_memory_from_nvml", lambda: (None, "NVML Shared Library Not Found"))
     code, out, err = cli("plan", "--layers", "36", "--kv-heads", "8", "--head-dim", "128", "--weights", "16GB")
     assert code == 3 and "no GPU found (NVML Shared Library Not Found) and no --gpu-memory" in err
+
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+
+@settings(max_examples=200, deadline=None)
+@given(total=st.integers(1, 200 * 10**9), weights=st.integers(0, 200 * 10**9),
+       users=st.integers(1, 500), turn=st.floats(0.1, 600), think=st.floats(0, 3600),
+       context=st.sampled_from([512, 2048, 4096, 8192, 32768]), max_parallel=st.integers(1, 64))
+def test_the_recommendation_always_fits_or_says_so(total, weights, users, turn, think, context, max_parallel):
+    from llmdoctor.capacity import kv_bytes_per_token
+
+    workload = Workload(users=users, turn_seconds=turn, think_seconds=think) if users % 5 else Workload()
+    p = make_plan(QWEN, Memory(total, weights), workload, context, max_parallel=max_parallel)
+    r = p.recommended
+    assert 1 <= r.parallel <= max_parallel
+    assert r.max_queue == 4 * r.parallel
+    used = weights + r.parallel * r.context_length * kv_bytes_per_token(QWEN, r.kv_cache_type) + p.memory.headroom
+    if p.fits_wanted:
+        assert used <= total  # weights + slots × context × bytes per token + headroom ≤ GPU memory
+    else:
+        assert p.warnings
