@@ -132,11 +132,48 @@ def loaded_vs_process(u) -> list[tuple[str, str | None, str | None]]:
     return out
 
 
+# Ollama settings whose server-config spelling can be compared with the unit's value
+# without knowing Go's formatting (numbers, and the cache type string).
+_LOGGED_NUMBERS = ("OLLAMA_NUM_PARALLEL", "OLLAMA_MAX_QUEUE", "OLLAMA_MAX_LOADED_MODELS", "OLLAMA_CONTEXT_LENGTH")
+_LOGGED_STRINGS = ("OLLAMA_KV_CACHE_TYPE",)
+
+
+def loaded_vs_logged(u, server_config: dict[str, str] | None) -> list[tuple[str, str, str]]:
+    """(var, value systemd would give now, value in Ollama's last `server config` line) that differ.
+
+    The start-up line is Ollama's own account of what it runs with (FACTS.md §1); used
+    when /proc/PID/environ cannot be read. Values Ollama cannot parse are left to the
+    Ollama checks.
+    """
+    if u.engine != "ollama" or u.loaded_env is None or u.loaded_env_plain or not server_config:
+        return []
+    expected = dict(u.loaded_env)
+    expected.update(u.environment_file_env)
+    out = []
+    for name in _LOGGED_NUMBERS + _LOGGED_STRINGS:
+        if name not in expected or name not in server_config:
+            continue
+        want, have = expected[name].strip().strip("\"'"), server_config[name].strip()
+        if name in _LOGGED_NUMBERS:
+            if not (want.isdigit() and have.isdigit()) or int(want) == int(have):
+                continue
+        elif want == have:
+            continue
+        out.append((name, want, have))
+    return out
+
+
 @check(id="systemd-restart-pending", cause=Cause.CONFIG_NOT_APPLIED,
        purpose="systemd has the new environment but the running engine was started before it (restart forgotten)")
-def restart_pending(systemd_units):
+def restart_pending(systemd_units, ollama_log=None):
     for u in systemd_units:
         diffs = loaded_vs_process(u)
+        if not diffs and u.process_env is None and ollama_log is not None \
+                and not _logged_before_start(getattr(ollama_log, "server_config_at", None), u.active_since):
+            logged = loaded_vs_logged(u, getattr(ollama_log, "server_config", None))
+            if logged:
+                yield _restart_from_log(u, logged, getattr(ollama_log, "server_config_example", None))
+            continue
         if not diffs:
             continue
         src, proc = _show_source(u), f"/proc/{u.main_pid}/environ"
@@ -160,6 +197,39 @@ def restart_pending(systemd_units):
             fix=Fix(f"Restart {u.unit} so the process starts with the environment systemd has now.",
                     commands=(f"systemctl restart {u.unit}",)),
         )
+
+
+def _logged_before_start(logged_at, active_since: str | None) -> bool:
+    """True when the server config line is older than the running process (an earlier start)."""
+    import re
+    from datetime import datetime, timedelta, timezone
+
+    if logged_at is None or not active_since or getattr(logged_at, "tzinfo", None) is None:
+        return False
+    m = re.search(r"(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}) UTC\b", active_since)
+    if not m:
+        return False
+    started = datetime.fromisoformat(f"{m.group(1)}T{m.group(2)}").replace(tzinfo=timezone.utc)
+    return logged_at < started - timedelta(minutes=2)
+
+
+def _restart_from_log(u, diffs, example) -> Finding:
+    src = _show_source(u)
+    log_source = getattr(example, "source", None) or "ollama log"
+    evidence: list[Evidence] = []
+    for name, want, have in diffs:
+        evidence.append(Evidence(src, f"Environment= has {_pair(name, want)}"))
+        evidence.append(Evidence(log_source, f'last start-up logged server config env="map[... {name}:{have} ...]"'))
+    if u.active_since:
+        evidence.append(Evidence(src, f"ActiveEnterTimestamp={u.active_since}"))
+    names = ", ".join(n for n, _, _ in diffs[:4])
+    return Finding(
+        cause=Cause.CONFIG_NOT_APPLIED, severity=Severity.WARNING, confidence="medium",
+        title=f"{u.unit}: Ollama last started with other settings than systemd has now ({names}); not restarted",
+        evidence=evidence,
+        fix=Fix(f"Restart {u.unit} so Ollama starts with the environment systemd has now.",
+                commands=(f"systemctl restart {u.unit}",)),
+    )
 
 
 # -- settings in files a service never reads ------------------------------------------------

@@ -218,3 +218,33 @@ def test_generator_dropins_and_merged_usr_paths_are_not_a_reload(tmp_path):
     (d / "env.txt").write_text(env_txt)
     found, _ = run_mine(EvidenceHost(d))
     assert found == {}
+
+
+def test_restart_from_ollama_start_up_line_when_environ_is_unreadable():
+    found, _ = run_mine(EvidenceHost(EVIDENCE / "config-no-restart-log"))
+    (f,) = found["systemd-restart-pending"]
+    assert f.confidence == "medium"
+    assert ("journal.log", 'last start-up logged server config env="map[... OLLAMA_NUM_PARALLEL:0 ...]"') in [
+        (e.source, e.text) for e in f.evidence]
+
+
+def test_start_up_line_older_than_the_process_is_not_used():
+    from datetime import datetime, timezone
+
+    checks = {s.id: s.func for s in config_checks()}
+    from llmdoctor.systemd.units import UnitState
+
+    u = UnitState("ollama.service", engine="ollama", fragment_path="/etc/systemd/system/ollama.service",
+                  loaded_env={"OLLAMA_NUM_PARALLEL": "8"}, active_since="Sun 2026-11-29 11:22:26 UTC")
+
+    class Log:
+        server_config = {"OLLAMA_NUM_PARALLEL": "4"}
+        server_config_example = None
+        server_config_at = datetime(2026, 11, 28, 9, 0, tzinfo=timezone.utc)  # a start before this one
+
+    assert list(checks["systemd-restart-pending"]([u], Log())) == []
+    Log.server_config_at = datetime(2026, 11, 29, 11, 22, 27, tzinfo=timezone.utc)
+    (f,) = checks["systemd-restart-pending"]([u], Log())
+    assert "OLLAMA_NUM_PARALLEL" in f.title
+    Log.server_config = {"OLLAMA_NUM_PARALLEL": "8"}
+    assert list(checks["systemd-restart-pending"]([u], Log())) == []
