@@ -78,6 +78,11 @@ class PrometheusServer:
                 return result
             time.sleep(poll)
 
+    def rules(self) -> list[dict[str, Any]]:
+        """Every loaded rule with its `health` ("ok", "err", "unknown") and `lastError`."""
+        groups = http_get_json(f"{self.url}/api/v1/rules")["data"]["groups"]
+        return [rule for g in groups for rule in g["rules"]]
+
     def targets(self) -> list[dict[str, Any]]:
         return http_get_json(f"{self.url}/api/v1/targets")["data"]["activeTargets"]
 
@@ -88,27 +93,31 @@ class PrometheusServer:
             return ""
 
 
-def _config(targets: list[str], job: str, scrape_interval: str) -> str:
+def _config(targets: list[str], job: str, scrape_interval: str, rule_files: list[str]) -> str:
     listed = ", ".join(f"'{t}'" for t in targets)
+    rules = "".join(f"  - '{r}'\n" for r in rule_files)
     return (
         "global:\n"
         f"  scrape_interval: {scrape_interval}\n"
         f"  scrape_timeout: {scrape_interval}\n"
         "  evaluation_interval: 1s\n"
-        "scrape_configs:\n"
+        + (f"rule_files:\n{rules}" if rules else "")
+        + "scrape_configs:\n"
         f"  - job_name: {job}\n"
         f"    static_configs:\n      - targets: [{listed}]\n"
     )
 
 
 @contextlib.contextmanager
-def running_prometheus(targets: list[str], job: str = "llmdoctor", scrape_interval: str = "1s") -> Iterator[PrometheusServer]:
+def running_prometheus(targets: list[str], job: str = "llmdoctor", scrape_interval: str = "1s",
+                       rule_files: list[str] | tuple[str, ...] = ()) -> Iterator[PrometheusServer]:
+    """Prometheus scraping `targets` (loopback only), evaluating `rule_files` every second."""
     for t in targets:
         if not t.startswith("127."):
             raise ValueError(f"scrape loopback targets only, not {t}")
     workdir = Path(tempfile.mkdtemp(prefix="llmdoctor-prom-"))
     config = workdir / "prometheus.yml"
-    config.write_text(_config(targets, job, scrape_interval))
+    config.write_text(_config(targets, job, scrape_interval, [str(Path(r).resolve()) for r in rule_files]))
     port = free_port()
     log = open(workdir / "prometheus.log", "wb")
     proc = subprocess.Popen(
