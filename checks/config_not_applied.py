@@ -38,7 +38,8 @@ def _setting_evidence(s) -> Evidence:
 def _dropin_snippet(unit: str, env: dict[str, str]) -> str:
     lines = [f"# /etc/systemd/system/{unit}.d/override.conf", "[Service]"]
     for name, value in env.items():
-        v = _value(name, value).replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+        v = (_value(name, value).replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+             .replace("\n", "\\n").replace("\r", "\\r"))
         lines.append(f'Environment="{name}={v}"')
     return "\n".join(lines) + "\n"
 

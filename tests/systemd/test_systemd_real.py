@@ -263,3 +263,33 @@ def test_environment_file_edit_needs_only_a_restart(container):
         c.run(["rm", "-rf", "/etc/systemd/system/ollama.service.d", "/etc/ollama.env"])
         c.run(["systemctl", "daemon-reload"])
         c.run(["systemctl", "restart", UNIT])
+
+
+def test_fix_snippet_quoting_round_trips_through_real_systemd(container):
+    """The drop-in llmdoctor prints as a fix gives the service exactly the value the operator meant."""
+    import random
+
+    snippet = next(s for s in config_checks() if s.id == "systemd-env-outside-unit").func.__globals__["_dropin_snippet"]
+    nasty = ['0.0.0.0:11434', 'a b  c', 'x"y', "it's", "back\\slash", "tail\\", "100%", "%h%n", "$HOME ${X}",
+             "semi;colon # hash", "é ü 中", "new\nline", "tab\there", "", " lead", "trail ", '"quoted"', "=eq=",
+             "\\x41 not an escape"]
+    rng = random.Random(1234)
+    alphabet = "ab Z9_-:/.,;#%$\"'\\=*?[]{}()!&|<>`~é\t"
+    nasty += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 24))) for _ in range(40)]
+    env = {f"OLLAMA_T{i}": v for i, v in enumerate(nasty)}
+    c = container
+    try:
+        c.write(DROPIN, snippet(UNIT, env))
+        c.run(["systemctl", "daemon-reload"], check=True)
+        c.run(["systemctl", "restart", UNIT], check=True)
+        store = FactStore(Context(ContainerHost(c)), preset={
+            "engines": (EngineInstance(OLLAMA, unit=UNIT, found_by="systemd unit"),)})
+        (u,) = store.get("systemd_units")
+        got = {k: v for k, v in u.process_env.items() if k.startswith("OLLAMA_T")}
+        assert got == env
+        assert {k: u.loaded_env[k] for k in env} == env  # our `systemctl show` parser agrees
+        assert {k: u.file_env[k] for k in env} == env  # and so does our unit-file parser
+    finally:
+        c.run(["rm", "-rf", "/etc/systemd/system/ollama.service.d"])
+        c.run(["systemctl", "daemon-reload"])
+        c.run(["systemctl", "restart", UNIT])
