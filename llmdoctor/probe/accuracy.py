@@ -51,3 +51,18 @@ def agreement(samples: Iterable[StreamSample], rtt_s: float | None) -> Agreement
         itl_server_ms=p50(float(s.server["predicted_per_token_ms"]) for s in rows),
         itl_client_p50_ms=p50(p50(s.itl) * 1000 for s in rows),
     )
+
+
+def relative_errors(samples: Iterable[StreamSample], rtt_s: float | None) -> tuple[list[float], list[float]]:
+    """Per request: |client - server| / server for TTFT and for ITL (same pairing as above)."""
+    ttft, itl = [], []
+    rtt = rtt_s or 0.0
+    for s in samples:
+        t = s.server
+        if not (s.ok and s.counts_from == "timings" and s.ttft_s is not None and len(s.chunk_s) >= 3
+                and t.get("prompt_ms") and t.get("predicted_per_token_ms")):
+            continue
+        ttft.append(abs((s.ttft_s - rtt) * 1000 - float(t["prompt_ms"])) / float(t["prompt_ms"]))
+        client_itl = (s.chunk_s[-1] - s.chunk_s[0]) * 1000 / float(t.get("predicted_n") or len(s.chunk_s))
+        itl.append(abs(client_itl - float(t["predicted_per_token_ms"])) / float(t["predicted_per_token_ms"]))
+    return ttft, itl
