@@ -380,10 +380,17 @@ def counter_readings(facts: Mapping[str, Any], log_mode: str = "total") -> list[
         out.append(CounterReading("llmdoctor_preemptions", engine, total, "total", "vllm_metrics"))
     else:
         scans = items(pick(facts.get("vllm_log"), "scans"))
-        if scans:
-            seen = sum((number(pick(s, "preemptions_at_least")) or 0.0) + (number(pick(s, "v1_preemptions")) or 0.0)
+        # V0 logs the engine's own cumulative count (every 50th preemption): a total
+        # that resets only when vLLM restarts, whatever part of the log was read.
+        cumulative = [c for c in (number(pick(s, "last_cumulative")) for s in scans) if c is not None]
+        if cumulative:
+            out.append(CounterReading("llmdoctor_preemptions", engine, max(cumulative), "total", "vllm_log:cumulative"))
+        elif scans:
+            # V1 >= 0.12: `Preemptions: N` per stats interval, summed over the lines read.
+            seen = sum((number(pick(s, "v1_preemptions")) or 0.0) + (number(pick(s, "preemptions_at_least")) or 0.0)
                        for s in scans)
-            out.append(CounterReading("llmdoctor_preemptions", engine, seen, log_mode, "vllm_log"))
+            if seen > 0 or log_mode == "total":
+                out.append(CounterReading("llmdoctor_preemptions", engine, seen, log_mode, "vllm_log"))
     olog = facts.get("ollama_log")
     loads = number(pick(olog, "load_count"))
     if loads is None and isinstance(pick(olog, "loads"), (list, tuple)):

@@ -207,3 +207,22 @@ def test_engine_version_from_the_engines_own_facts():
     got = samples(snapshot(result(facts)))
     assert got[("llmdoctor_engine_info", (("engine", "ollama"), ("version", "0.32.15")))] == 1.0
     assert got[("llmdoctor_engine_info", (("engine", "llamacpp"), ("version", "b7079-1f5accb8d")))] == 1.0
+
+
+def test_vllm_log_preemptions_v0_cumulative_and_v1_intervals():
+    from llmdoctor.facts.vllm import VllmLog
+
+    def log(**kw):
+        scan = dict(last_cumulative=None, v1_preemptions=0, preemptions_at_least=0, recent_stats=(), kv_capacity=None)
+        scan.update(kw)
+        return {"vllm_log": VllmLog((SimpleNamespace(**scan),))}
+
+    totals = c.MonotonicTotals()
+    # V0, resumed scans: the engine's cumulative count carries the total (only every 50th is logged)
+    for facts in (log(last_cumulative=51, preemptions_at_least=1), log(), log(last_cumulative=151, preemptions_at_least=1)):
+        totals.feed("v0", r.counter_readings(facts, "delta"))
+    # V1, resumed scans: per-interval counts add up
+    for n in (4, 0, 3):
+        totals.feed("v1", r.counter_readings(log(v1_preemptions=n), "delta"))
+    got = {t: v for t, _, _, v in totals.values()}
+    assert got == {"v0": 151.0, "v1": 7.0}
