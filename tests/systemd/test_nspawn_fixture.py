@@ -27,13 +27,27 @@ def _leftovers(machine: str, workdir: Path) -> list[str]:
     return found
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture()
 def _needs_nspawn():
     reason = skip_reason()
     if reason:
         pytest.skip(reason)
 
 
+def test_skip_reason_names_what_is_missing(monkeypatch):
+    import tests.support.nspawn as nspawn
+
+    monkeypatch.setattr(nspawn.os, "geteuid", lambda: 1000)
+    assert "root" in nspawn.skip_reason()
+    monkeypatch.setattr(nspawn.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(nspawn.shutil, "which", lambda tool: None if tool == "systemd-nspawn" else "/bin/x")
+    assert "systemd-nspawn not installed" in nspawn.skip_reason()
+    with pytest.raises(nspawn.ContainerError, match="systemd-nspawn not installed"):
+        with nspawn.booted_container("never"):
+            pass
+
+
+@pytest.mark.usefixtures("_needs_nspawn")
 def test_boots_runs_and_cleans_up():
     with booted_container("fixture", {"etc/systemd/system/harmless.service": UNIT},
                           enable=["harmless.service"]) as c:
@@ -54,6 +68,7 @@ def test_boots_runs_and_cleans_up():
         f"/proc/{nspawn_pid}/cmdline").read_bytes()
 
 
+@pytest.mark.usefixtures("_needs_nspawn")
 def test_teardown_runs_when_the_test_fails_and_two_containers_coexist():
     seen = {}
     with pytest.raises(RuntimeError, match="boom"):
@@ -71,6 +86,7 @@ def test_teardown_runs_when_the_test_fails_and_two_containers_coexist():
         assert _leftovers(machine, workdir) == []
 
 
+@pytest.mark.usefixtures("_needs_nspawn")
 def test_a_killed_test_run_leaves_nothing_behind(tmp_path):
     """SIGKILL of the test process: nspawn powers off (parent-death signal) and the next
     container removes the orphaned mounts, cgroups and work directory."""
