@@ -32,8 +32,10 @@ KV_MARK = "KV cache"
 HASH_MARK = "#"
 BUSY_MARK = "cannot accept new requests"
 OVERFLOW_MARK = "QueueOverflowError"
-_STR_MARKS = (KV_MARK, HASH_MARK, BUSY_MARK, OVERFLOW_MARK)
-_BYTE_MARKS = tuple(m.encode() for m in _STR_MARKS)
+# Searched in whole chunks at memchr speed: a rare character, then the word it starts or ends.
+# Access and request lines carry no capital 'V' or 'Q', so nearly every hit is a real one.
+_RARE = (("V", KV_MARK, 1), ("Q", OVERFLOW_MARK, 0), ("#", HASH_MARK, 0))
+_RARE_B = tuple((c.encode(), w.encode(), o) for c, w, o in _RARE)
 PEEK_LINES = 3  # lines after a trigger that may hold "Maximum concurrency" / V0 prefix rate
 MAX_LINE = 64 * 1024  # longer lines are cut (bounded memory on a log without newlines)
 EVIDENCE_CHARS = 400
@@ -42,17 +44,21 @@ _TS = re.compile(r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (\d\d-\d\d \d\d:\d\d:\d
 _PREEMPT = re.compile(r"is preempted (?:by|in) (?:PreemptionMode\.)?(\w+) mode")
 _PREEMPT_ID = re.compile(r"Sequence group (\S+) is preempted")
 _CUMULATIVE = re.compile(r"(?:total_num_cumulative_preemption|total_cumulative_preemption_cnt)=(\d+)")
-_STATS = re.compile(
+_STATS_BODY = (
     r"Running: (\d+) reqs, (?:Swapped: (\d+) reqs, )?(Pending|Waiting): (\d+) reqs, "
     r"((?:[A-Za-z][A-Za-z ]*: [^,%]*, )*?)"  # Deferred, KV fetch, Preemptions, future fields
     r"(\w+) KV cache usage: (\d+(?:\.\d+)?)%"
     r"(?:, CPU KV cache usage: (\d+(?:\.\d+)?)%)?"
     r"(?:, Prefix cache hit rate: (\d+(?:\.\d+)?)%)?"
 )
-_THROUGHPUT = re.compile(
-    r"(?:(\d+) Engines Aggregated: )?(?:Engine \d+: )?Avg prompt throughput: (\d+(?:\.\d+)?) tokens/s, "
-    r"Avg generation throughput: (\d+(?:\.\d+)?) tokens/s, $"
-)
+# The usual record, matched in one go from its literal start; records without the throughput
+# part fall back to _STATS (groups shifted by two).
+_STATS_FULL = re.compile(
+    r"Avg prompt throughput: (\d+(?:\.\d+)?) tokens/s, Avg generation throughput: (\d+(?:\.\d+)?) tokens/s, "
+    + _STATS_BODY)
+_STATS = re.compile(_STATS_BODY)
+_STATS_FULL_B = re.compile(_STATS_FULL.pattern.encode())
+_AGGREGATED = re.compile(r"(\d+) Engines Aggregated: ")
 _DEFERRED = re.compile(r"Deferred: (\d+) reqs")
 _PREEMPTIONS = re.compile(r"Preemptions: (\d+)")
 _V0_PREFIX = re.compile(r"Prefix cache hit rate: GPU: (\d+(?:\.\d+)?)%")
@@ -134,7 +140,6 @@ class Run:
 @dataclass(frozen=True)
 class VllmLogSummary:
     source: str
-    lines_examined: int  # lines that passed the pre-filter
     preemption_warnings: int
     preemptions_at_least: int  # from cumulative counts (every 50th is logged)
     preemption_modes: tuple[tuple[str, int], ...]
@@ -184,10 +189,15 @@ KV_FULL_PCT = 95.0
 class VllmLogScanner:
     """Feed lines (`feed_line`) or raw bytes (`feed_bytes`/`scan_stream`), then `result()`."""
 
-    def __init__(self, source: str = "vllm.log", keep_stats: int = 360, kv_full_pct: float = KV_FULL_PCT) -> None:
+    def __init__(self, source: str = "vllm.log", keep_stats: int = 360, kv_full_pct: float = KV_FULL_PCT,
+                 client_errors: bool = False) -> None:
+        """`client_errors`: the lines are what clients received (client_errors.txt), so the 503
+        message text itself counts; in server logs only the logged QueueOverflowError does
+        (looking for the message would cost a slow extra pass over every byte)."""
         self.source = source
+        self._busy = client_errors
+        self._marks = (BUSY_MARK,) if client_errors else ()
         self.kv_full_pct = kv_full_pct
-        self.lines_examined = 0
         self.preempt_warnings = 0
         self.preempt_modes: dict[str, int] = {}
         self.first_preempt: str | None = None
@@ -198,15 +208,12 @@ class VllmLogScanner:
         self._uncounted = 0  # warnings whose count was cut off
         self._max_cumulative: int | None = None
         self.stats_count = 0
-        self.recent: deque[StatsLine] = deque(maxlen=keep_stats)
+        self.recent: deque[list] = deque(maxlen=keep_stats)  # raw records, see _materialize
         self.v1_preemptions = 0
         self.stats_preempt_lines = 0
-        self.first_stats_preempt: StatsLine | None = None
-        self.last_stats_preempt: StatsLine | None = None
-        self._wait_run: list = [0, None, None, 0.0]
-        self._kv_run: list = [0, None, None, 0.0]
-        self.best_wait: Run | None = None
-        self.best_kv: Run | None = None
+        self.first_stats_preempt: list | None = None
+        self.last_stats_preempt: list | None = None
+        self._wait_run = self._kv_run = self._best_wait = self._best_kv = None
         self.max_running = self.max_waiting = self.max_in_flight = 0
         self.prompt_heavy_waiting = 0
         self.waiting_lines = 0
@@ -217,16 +224,23 @@ class VllmLogScanner:
         self.max_seq: MaxSeqLenError | None = None
         self.overflows = 0
         self.overflow_example: str | None = None
-        self.version: str | None = None
-        self._peek_left = 0
+        self._saw_v0 = False  # V0-only wording seen (preemption warning, CPU blocks, Pending)
+        self._last_version: str | None = None  # of the last stats record
+        self._prefix_left = 0  # lines left in which a V0 prefix-cache line may follow
+        self._prefix_target: list | None = None
+        self._conc_left = 0  # lines left in which "Maximum concurrency" may follow
         self._tail = b""
 
     # -- feeding -------------------------------------------------------------------
     def feed_line(self, line: str) -> None:
-        if self._peek_left:
-            self._peek_left -= 1
-            self._handle_follow_up(line)
-        if KV_MARK in line or HASH_MARK in line or BUSY_MARK in line or OVERFLOW_MARK in line:
+        if len(line) > MAX_LINE:
+            line = line[:MAX_LINE]
+        if self._prefix_left:  # the V0 prefix-cache line follows its stats line
+            self._prefix_window_line(line)
+        if self._conc_left:  # "Maximum concurrency" follows the KV size line
+            self._conc_left -= 1
+            self._conc_follow_up(line)
+        if KV_MARK in line or HASH_MARK in line or OVERFLOW_MARK in line or (self._busy and BUSY_MARK in line):
             self._handle(line)
 
     def feed_lines(self, lines: Iterable[str]) -> "VllmLogScanner":
@@ -236,15 +250,23 @@ class VllmLogScanner:
 
     def feed_bytes(self, data: bytes, final: bool = False) -> None:
         """Feed a chunk of the raw log; lines may span chunks. `final` flushes the last line."""
-        buf = self._tail + data if self._tail else data
-        end = buf.rfind(b"\n") + 1
-        if final:
-            end = len(buf)
-        self._tail = buf[end:]
-        if len(self._tail) > MAX_LINE:  # a runaway line: keep its start, drop the rest
-            self._tail = self._tail[:MAX_LINE]
-        if end:
-            self._scan_region(buf, end)
+        begin = 0
+        if self._tail:  # finish the line the previous chunk cut, without copying this chunk
+            nl = data.find(b"\n")
+            if nl == -1 and not final:
+                self._tail = (self._tail + data)[:MAX_LINE]  # a runaway line stays bounded
+                return
+            head = self._tail + (data if nl == -1 else data[:nl])
+            self._tail = b""
+            self.feed_line(head[:MAX_LINE].decode("utf-8", "replace"))
+            begin = len(data) if nl == -1 else nl + 1
+        end = len(data) if final else data.rfind(b"\n", begin) + 1
+        if end > begin:
+            self._scan_region(data, end, begin)
+        else:
+            end = begin
+        if not final and end < len(data):
+            self._tail = data[end: end + MAX_LINE]
 
     def scan_stream(self, stream: BinaryIO, chunk_size: int = 8 * 1024 * 1024) -> "VllmLogScanner":
         while True:
@@ -257,50 +279,119 @@ class VllmLogScanner:
 
     def feed_block(self, text: str) -> None:
         """Feed newline-joined whole lines (LogSource.blocks()); same result as feed_line on each."""
-        if text:
-            self._scan_region(text, len(text), _STR_MARKS, "\n")
+        if not text:
+            self.feed_line("")
+            return
+        self._scan_region(text, len(text))
+        if text.endswith("\n"):  # the block's last line is empty: it still counts in windows
+                self.feed_line("")
 
-    def _scan_region(self, buf, end: int, marks=_BYTE_MARKS, nl=b"\n") -> None:
-        """Handle the lines in buf[:end] exactly as feed_line would, in order, but look only
-        at trigger lines (found with C-speed find) and the follow-up lines after them."""
-        starts: set[int] = set()
-        find, rfind = buf.find, buf.rfind
-        for mark in marks:
-            pos = find(mark, 0, end)
-            while pos != -1:
-                starts.add(rfind(nl, 0, pos) + 1)
-                le = find(nl, pos, end)
-                if le == -1:
-                    break
-                pos = find(mark, le + 1, end)
-        hits = sorted(starts)
+    def _scan_region(self, buf, end: int, begin: int = 0) -> None:
+        """Handle the lines of buf[begin:end] exactly as feed_line would, without a Python step
+        per line: trigger lines are found through a rare character at memchr speed; stats lines
+        are parsed as found, the other trigger lines afterwards in order with their follow-ups."""
         is_bytes = isinstance(buf, (bytes, bytearray))
-        i, pos = 0, 0
+        nl = b"\n" if is_bytes else "\n"
+        find, rfind, startswith = buf.find, buf.rfind, buf.startswith
+
+        def line_at(pos: int) -> tuple[int, int]:
+            ls = max(begin, rfind(nl, begin, pos) + 1)
+            le = find(nl, pos, end)
+            return ls, (end if le == -1 else le)
+
+        def text(ls: int, le: int) -> str:
+            chunk = buf[ls: min(le, ls + MAX_LINE)]
+            return chunk.decode("utf-8", "replace") if is_bytes else chunk
+
+        def prefix_window(pos: int) -> None:
+            while self._prefix_left and pos < end:
+                ls, le = line_at(pos)
+                self._prefix_window_line(text(ls, le))
+                pos = le + 1
+
+        prefix_window(begin)  # a window left open by the previous region
+
+        # 1. stats lines, in order, parsed as feed_line parses them; 2. other trigger lines
+        # are collected and handled afterwards in order (the two kinds do not interact).
+        usage = b" KV cache usage: " if is_bytes else " KV cache usage: "
+        starts: set[int] = set()
+        for char, word, offset in (_RARE_B if is_bytes else _RARE):
+            p = find(char, begin + offset, end)
+            while p != -1:
+                if not startswith(word, p - offset):
+                    p = find(char, p + 1, end)
+                    continue
+                ls, le = line_at(p)
+                if not offset:  # "#", "QueueOverflowError"
+                    starts.add(ls)
+                elif find(usage, p - 2, le) != -1:  # a stats line
+                    self._stats(text(ls, le))
+                    if self._prefix_left:  # a V0 record: its prefix-cache line may follow
+                        prefix_window(le + 1)
+                    if self._other_kv(buf, p - 1, le, word, usage):
+                        starts.add(ls)
+                else:
+                    starts.add(ls)
+                p = find(char, le + 1, end) if le < end else -1
+        for mark in self._marks:
+            mark = mark.encode() if is_bytes else mark
+            p = find(mark, begin, end)
+            while p != -1:
+                ls, le = line_at(p)
+                starts.add(ls)
+                p = find(mark, le + 1, end) if le < end else -1
+        hits = sorted(starts)
+        i, pos = 0, begin
         while True:
             while i < len(hits) and hits[i] < pos:
                 i += 1
-            if not self._peek_left:  # jump to the next trigger line
+            if not self._conc_left:
                 if i == len(hits):
                     break
                 pos = hits[i]
-                i += 1
             elif pos >= end:
                 break
+            is_hit = i < len(hits) and hits[i] == pos
             le = find(nl, pos, end)
             le = end if le == -1 else le
-            line = buf[pos: min(le, pos + MAX_LINE)]
+            line = text(pos, le)
             pos = le + 1
-            self.feed_line(line.decode("utf-8", "replace") if is_bytes else line)
+            if self._conc_left:
+                self._conc_left -= 1
+                self._conc_follow_up(line)
+            if is_hit and (KV_MARK in line or HASH_MARK in line or OVERFLOW_MARK in line
+                           or (self._busy and BUSY_MARK in line)):
+                self._handle(line, stats=False)
+
+    @staticmethod
+    def _other_kv(buf, q: int, le: int, kv, usage) -> bool:
+        """Does the line part buf[q:le] hold a "KV cache" that is not a stats figure (a
+        preemption warning or start-up line glued to it by a lost newline)?"""
+        q = buf.find(kv, q, le)
+        while q != -1:
+            if not buf.startswith(usage, q - 1):
+                return True
+            q = buf.find(kv, q + 8, le)
+        return False
+
+    def _prefix_window_line(self, line: str) -> None:
+        """One line of an open V0 prefix-cache window."""
+        self._prefix_left -= 1
+        if " KV cache usage: " in line:
+            self._prefix_left = 0
+        else:
+            self._prefix_follow_up(line)
 
     # -- line handlers ----------------------------------------------------------------
-    def _handle(self, line: str) -> None:
-        self.lines_examined += 1
+    def _handle(self, line: str, stats: bool = True) -> None:
         if KV_MARK in line:
-            if "is preempted" in line:
+            is_stats = " KV cache usage: " in line
+            if is_stats and stats:
+                self._stats(line)
+            if "is preempted" in line:  # (also when a lost newline glued it to a stats line)
                 self._preemption(line)
                 return
-            if " KV cache usage: " in line:
-                self._stats(line)
+            if is_stats:
                 return
             if "KV cache size:" in line or "Available KV cache memory" in line:
                 self._kv_line(line)
@@ -311,30 +402,28 @@ class VllmLogScanner:
         if " blocks: " in line and _BLOCKS.search(line):
             self._kv_line(line)
             return
-        if BUSY_MARK in line or OVERFLOW_MARK in line:
+        if OVERFLOW_MARK in line or (self._busy and BUSY_MARK in line):
             self.overflows += 1
             if self.overflow_example is None:
                 self.overflow_example = _short(line)
 
-    def _handle_follow_up(self, line: str) -> None:
-        """A line right after a trigger: `Maximum concurrency` or V0 prefix-cache rate."""
-        if KV_MARK in line:
-            return  # handled as a trigger line itself
-        if "Maximum concurrency" in line:
+    def _conc_follow_up(self, line: str) -> None:
+        if "Maximum concurrency" in line and KV_MARK not in line:  # the one-line form is a trigger itself
             self._kv_line(line)
-        elif "Prefix cache hit rate: GPU" in line and self.recent:
-            m = _V0_PREFIX.search(line)
-            last = self.recent[-1]
-            if m and last.engine_version == "v0" and last.prefix_hit_pct is None:
-                from dataclasses import replace
 
-                self.recent[-1] = replace(last, prefix_hit_pct=float(m.group(1)))
+    def _prefix_follow_up(self, line: str) -> None:
+        target = self._prefix_target
+        if target is not None and "Prefix cache hit rate: GPU" in line and target[5] is None:
+            m = _V0_PREFIX.search(line)
+            if m:
+                target[5] = float(m.group(1))
+                self._prefix_left = 0
 
     def _preemption(self, line: str) -> None:
         m = _PREEMPT.search(line)
         if not m:
             return
-        self.version = self.version or "v0"
+        self._saw_v0 = True
         self.preempt_warnings += 1
         mode = m.group(1)
         self.preempt_modes[mode] = self.preempt_modes.get(mode, 0) + 1
@@ -356,71 +445,62 @@ class VllmLogScanner:
         self._segment_last = n
 
     def _stats(self, line: str) -> None:
-        prev_end = 0
-        for m in _STATS.finditer(line):
-            head = line[max(prev_end, m.start() - 160): m.start()]
-            tp = _THROUGHPUT.search(head)
-            mid = m.group(5) or ""
-            d = _DEFERRED.search(mid) if mid else None
-            p = _PREEMPTIONS.search(mid) if mid else None
-            ts = _TS.findall(line, prev_end, m.start())  # the prefix of this record
-            self._add_stats(StatsLine(
-                engine_version="v0" if m.group(3) == "Pending" else "v1",
-                running=int(m.group(1)),
-                waiting=int(m.group(4)),
-                kv_usage_pct=float(m.group(7)),
-                kv_device=m.group(6),
-                swapped=_int(m.group(2)),
-                deferred=_int(d.group(1)) if d else None,
-                preemptions=_int(p.group(1)) if p else None,
-                cpu_kv_usage_pct=float(m.group(8)) if m.group(8) else None,
-                prefix_hit_pct=float(m.group(9)) if m.group(9) else None,
-                prompt_tps=float(tp.group(2)) if tp else None,
-                generation_tps=float(tp.group(3)) if tp else None,
-                engines_aggregated=_int(tp.group(1)) if tp else None,
-                time=ts[-1] if ts else None,
-                text=_short(line[prev_end: m.end()]),
-            ))
-            prev_end = m.end()
-        if self.version is None and self.recent:
-            self.version = self.recent[-1].engine_version
-        if prev_end and self.recent[-1].engine_version == "v0":
-            self._peek_left = PEEK_LINES
+        m = _STATS_FULL.search(line)
+        rx, shift = (_STATS_FULL, ()) if m else (_STATS, (None, None))
+        if not m:
+            m = _STATS.search(line)
+        while m:
+            self._stats_record(line, shift + m.groups() if shift else m.groups(), m.start(), m.end())
+            m = rx.search(line, m.end()) if len(line) - m.end() > 60 else None
+        if self._last_version == "v0" and self.recent and self.recent[-1][0] is line:
+            self._prefix_left = PEEK_LINES
 
-    def _add_stats(self, s: StatsLine) -> None:
+    def _stats_record(self, line: str, g: tuple, start: int, end: int) -> None:
+        """One stats record; the full StatsLine is built only for the few a result keeps."""
+        prev = self.recent[-1] if self.recent else None
+        prev_end = prev[3] if prev is not None and prev[0] is line else 0
+        raw = [line, prev_end, start, end, g, None]
+        if g[4] == "Pending":
+            self._prefix_target = raw
+            self._saw_v0 = True
+        self._last_version = "v0" if g[4] == "Pending" else "v1"
+        self._add_stats(raw, int(g[2]), int(g[5]), float(g[8]), g[6])
+
+    def _add_stats(self, raw: list, running: int, waiting: int, kv: float, mid: str | None) -> None:
         self.stats_count += 1
-        self.recent.append(s)
-        self.max_running = max(self.max_running, s.running)
-        self.max_waiting = max(self.max_waiting, s.waiting)
-        self.max_in_flight = max(self.max_in_flight, s.running + s.waiting)
-        if s.preemptions:
-            self.v1_preemptions += s.preemptions
-            self.stats_preempt_lines += 1
-            if self.first_stats_preempt is None:
-                self.first_stats_preempt = s
-            self.last_stats_preempt = s
-        if s.waiting > 0:
+        self.recent.append(raw)
+        if running > self.max_running:
+            self.max_running = running
+        if waiting > self.max_waiting:
+            self.max_waiting = waiting
+        if running + waiting > self.max_in_flight:
+            self.max_in_flight = running + waiting
+        if mid and "Preemptions: " in mid:
+            p = _PREEMPTIONS.search(mid)
+            n = int(p.group(1)) if p else 0
+            if n:
+                self.v1_preemptions += n
+                self.stats_preempt_lines += 1
+                if self.first_stats_preempt is None:
+                    self.first_stats_preempt = raw
+                self.last_stats_preempt = raw
+        if waiting > 0:
             self.waiting_lines += 1
-            if s.prompt_tps is not None and s.generation_tps is not None and s.prompt_tps > 10 * max(s.generation_tps, 1.0):
+            g = raw[4]
+            if g[0] is not None and float(g[0]) > 10 * max(float(g[1]), 1.0):
                 self.prompt_heavy_waiting += 1
-        self.best_wait = self._extend(self._wait_run, s, s.waiting > 0, float(s.waiting), self.best_wait)
-        self.best_kv = self._extend(self._kv_run, s, s.kv_usage_pct >= self.kv_full_pct, s.kv_usage_pct, self.best_kv)
+        self._wait_run, self._best_wait = self._extend(self._wait_run, self._best_wait, raw, waiting > 0, waiting)
+        self._kv_run, self._best_kv = self._extend(self._kv_run, self._best_kv, raw, kv >= self.kv_full_pct, kv)
 
     @staticmethod
-    def _extend(run: list, s: StatsLine, ok: bool, value: float, best: Run | None) -> Run | None:
+    def _extend(run, best, s: StatsLine, ok: bool, value: float):
+        """Runs are (length, first, last, peak) tuples; returns (current run, longest run)."""
         if not ok:
-            run[0] = 0
-            return best
-        if run[0] == 0:
-            run[1], run[3] = s, value
-        run[0] += 1
-        run[2] = s
-        run[3] = max(run[3], value)
-        if best is None or run[0] > best.length:
-            return Run(run[0], run[1], run[2], run[3])
-        if best.first is run[1]:  # same run, update its peak
-            return Run(run[0], run[1], run[2], run[3])
-        return best
+            return None, best
+        run = (1, s, s, value) if run is None else (run[0] + 1, run[1], s, max(run[3], value))
+        if best is None or run[0] > best[0] or best[1] is run[1]:
+            best = run
+        return run, best
 
     def _kv_line(self, line: str) -> None:
         b = _BLOCKS.search(line) if " blocks: " in line else None
@@ -442,7 +522,7 @@ class VllmLogScanner:
             self._kv["gpu_blocks"] = int(b.group(2))
             if b.group(3):
                 self._kv["cpu_blocks"] = int(b.group(3))
-            self.version = self.version or ("v0" if b.group(3) else None)
+            self._saw_v0 = self._saw_v0 or bool(b.group(3))
         if t:
             self._kv["kv_tokens"] = _int(t.group(1))
         if a:
@@ -454,7 +534,7 @@ class VllmLogScanner:
         self._kv_lines = self._kv_lines[-4:]
         self.kv_capacity = KvCapacity(lines=tuple(self._kv_lines), **self._kv)
         if (b or t) and not c:
-            self._peek_left = PEEK_LINES
+            self._conc_left = PEEK_LINES
 
     def _max_seq(self, line: str) -> None:
         m0 = _MAX_SEQ_V0.search(line)
@@ -472,12 +552,23 @@ class VllmLogScanner:
 
     # -- result -------------------------------------------------------------------------
     def result(self) -> VllmLogSummary:
+        made: dict[int, StatsLine] = {}
+
+        def mat(raw):
+            if raw is None:
+                return None
+            if id(raw) not in made:
+                made[id(raw)] = _materialize(raw)
+            return made[id(raw)]
+
+        def run(r):
+            return Run(r[0], mat(r[1]), mat(r[2]), r[3]) if r else None
+
         at_least = self._closed_segments + self._uncounted
         if self._segment_first is not None:
             at_least += self._segment_last - self._segment_first + 1  # type: ignore[operator]
         return VllmLogSummary(
             source=self.source,
-            lines_examined=self.lines_examined,
             preemption_warnings=self.preempt_warnings,
             preemptions_at_least=max(at_least, self.preempt_warnings),
             preemption_modes=tuple(sorted(self.preempt_modes.items())),
@@ -486,13 +577,13 @@ class VllmLogScanner:
             last_cumulative=self._segment_last,
             max_cumulative=self._max_cumulative,
             stats_lines=self.stats_count,
-            recent_stats=tuple(self.recent),
+            recent_stats=tuple(mat(r) for r in self.recent),
             v1_preemptions=self.v1_preemptions,
             stats_with_preemptions=self.stats_preempt_lines,
-            first_stats_preemption=self.first_stats_preempt,
-            last_stats_preemption=self.last_stats_preempt,
-            longest_waiting_run=self.best_wait,
-            longest_kv_full_run=self.best_kv,
+            first_stats_preemption=mat(self.first_stats_preempt),
+            last_stats_preemption=mat(self.last_stats_preempt),
+            longest_waiting_run=run(self._best_wait),
+            longest_kv_full_run=run(self._best_kv),
             max_running=self.max_running,
             max_waiting=self.max_waiting,
             max_in_flight=self.max_in_flight,
@@ -503,12 +594,33 @@ class VllmLogScanner:
             max_seq_len_error=self.max_seq,
             queue_overflows=self.overflows,
             queue_overflow_example=self.overflow_example,
-            engine_version=self.version,
+            engine_version=self._last_version or ("v0" if self._saw_v0 else None),
         )
 
 
-def scan_vllm_lines(lines: Iterable[str], source: str = "vllm.log") -> VllmLogSummary:
-    return VllmLogScanner(source).feed_lines(lines).result()
+def _materialize(raw: list) -> StatsLine:
+    line, prev_end, start, end, g, prefix_override = raw
+    head_start = line.rfind("Avg prompt throughput: ", prev_end, start)
+    head_start = start if head_start == -1 else head_start
+    ts = _TS.search(line, max(prev_end, head_start - 120), start)
+    agg = None
+    if "Engines Aggregated" in line:
+        a = _AGGREGATED.search(line, max(prev_end, head_start - 40), head_start)
+        agg = int(a.group(1)) if a else None
+    mid = g[6] or ""
+    d = _DEFERRED.search(mid) if mid else None
+    p = _PREEMPTIONS.search(mid) if mid else None
+    prefix = prefix_override if prefix_override is not None else (float(g[10]) if g[10] else None)
+    return StatsLine(
+        "v0" if g[4] == "Pending" else "v1", int(g[2]), int(g[5]), float(g[8]), g[7],
+        int(g[3]) if g[3] else None, int(d.group(1)) if d else None, int(p.group(1)) if p else None,
+        float(g[9]) if g[9] else None, prefix,
+        float(g[0]) if g[0] is not None else None, float(g[1]) if g[1] is not None else None,
+        agg, ts.group(1) if ts else None, _short(line[prev_end:end]))
+
+
+def scan_vllm_lines(lines: Iterable[str], source: str = "vllm.log", client_errors: bool = False) -> VllmLogSummary:
+    return VllmLogScanner(source, client_errors=client_errors).feed_lines(lines).result()
 
 
 def scan_vllm_stream(stream: BinaryIO, source: str = "vllm.log") -> VllmLogSummary:

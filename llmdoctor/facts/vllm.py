@@ -59,7 +59,7 @@ def vllm_log(ctx: Context, engines, log_sources=()) -> VllmLog:
             scans.append(result)
     extra = client_errors_lines(ctx.host)
     if extra is not None:
-        result = scan_vllm_lines(extra, CLIENT_ERRORS)
+        result = scan_vllm_lines(extra, CLIENT_ERRORS, client_errors=True)
         if not result.empty:
             scans.append(result)
     if not scans and not sources:

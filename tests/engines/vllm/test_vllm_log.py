@@ -145,9 +145,16 @@ def test_v0_prefix_cache_line_after_the_stats_line():
 
 
 def test_queue_overflow_text():
-    r = scan_vllm_lines(['{"error": {"message": "The engine is currently busy and cannot accept new requests. '
-                         'Please try again later or on a different instance.", "code": 503}}'])
+    body = ('{"error": {"message": "The engine is currently busy and cannot accept new requests. '
+            'Please try again later or on a different instance.", "code": 503}}')
+    r = scan_vllm_lines([body], client_errors=True)  # what a client received
     assert r.queue_overflows == 1 and "currently busy" in r.queue_overflow_example
+    sc = VllmLogScanner(client_errors=True)
+    sc.feed_bytes(("x\n" + body + "\n").encode(), final=True)
+    assert sc.result().queue_overflows == 1
+    logged = "ERROR 09-01 10:00:00 [serving.py:1] vllm.exceptions.QueueOverflowError: The engine is currently busy"
+    assert scan_vllm_lines([logged]).queue_overflows == 1  # in a server log: the exception name
+    assert scan_vllm_stream(io.BytesIO(logged.encode())).queue_overflows == 1
 
 
 def test_runs_of_waiting_and_full_kv():
@@ -197,3 +204,33 @@ def test_garbage_never_raises(lines):
     a = scan_vllm_lines(lines)
     b = scan_vllm_stream(io.BytesIO("\n".join(lines).encode("utf-8", "surrogatepass")))
     assert a.stats_lines >= 0 and b.preemption_warnings >= 0
+
+
+_POOL = [p.read_text().splitlines() for p in sorted(FIX.glob("*.log"))]
+_LINES = [line for lines in _POOL for line in lines] + [
+    "INFO 10-28 11:16:34 metrics.py:365] Prefix cache hit rate: GPU: 12.50%, CPU: 0.00%",
+    "ERROR 09-01 10:00:00 [serving.py:1] QueueOverflowError: The engine is currently busy",
+    "## a markdown heading in a logged prompt",
+    "(APIServer pid=851) INFO:     10.109.20.86:59146 - \"GET /metrics HTTP/1.1\" 200 OK",
+    "",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_LINES), max_size=40), st.integers(1, 400), st.booleans())
+def test_chunked_and_block_scans_equal_the_line_scan(lines, chunk, glue):
+    if glue and len(lines) > 1:  # a lost newline glues two lines together
+        lines = [lines[0] + lines[1]] + lines[2:]
+    text = "\n".join(lines)
+    expected = scan_vllm_lines(text.split("\n"))
+    sc = VllmLogScanner()
+    data = text.encode()
+    for i in range(0, len(data), chunk):
+        sc.feed_bytes(data[i:i + chunk])
+    sc.feed_bytes(b"", final=True)
+    assert sc.result() == expected
+    blocks = VllmLogScanner()
+    parts = text.split("\n")
+    for i in range(0, len(parts), 3):
+        blocks.feed_block("\n".join(parts[i:i + 3]))
+    assert blocks.result() == expected
