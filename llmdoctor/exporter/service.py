@@ -5,7 +5,6 @@ I/O (durations, listen addresses, target names) is a pure function here.
 """
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -13,12 +12,11 @@ import signal
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from types import SimpleNamespace
 from typing import Any
 
 from .collector import dedicated_registry, exposition
-from .counters import MonotonicTotals
 from .scheduler import DiagnoseFn, Scheduler
+from .state import load_state, restore_state, save_state
 from .textfile import write_atomic
 
 log = logging.getLogger(__name__)
@@ -206,62 +204,6 @@ def serve_http(
     return 0
 
 
-STATE_FILE = "exporter-state.json"
-
-
-def load_state(state_root: str | None) -> dict[str, Any]:
-    if not state_root:
-        return {}
-    try:
-        with open(os.path.join(state_root, STATE_FILE), encoding="utf-8") as f:
-            data = json.load(f)
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
-def save_state(state_root: str | None, scheduler: Scheduler, last_probe: float | None) -> None:
-    """Counters, the last probe's time and its results, for the next `--once` run."""
-    if not state_root:
-        return
-    probes = {}
-    for target, facts in scheduler.probes.items():
-        to_dict = getattr(facts.get("probe"), "to_dict", None)
-        if callable(to_dict):
-            probes[target] = to_dict()
-    carried = {
-        target: [{"check": f.check, "cause": getattr(f.cause, "value", f.cause), "severity": getattr(f.severity, "value", f.severity)}
-                 for f in findings]
-        for target, findings in scheduler.probe_findings.items()
-    }
-    data = {"counters": scheduler.totals.to_json(), "last_probe_unix": last_probe, "probes": probes,
-            "probe_findings": carried}
-    os.makedirs(state_root, exist_ok=True)
-    write_atomic(os.path.join(state_root, STATE_FILE), json.dumps(data).encode(), mode=0o600)
-
-
-def restore(scheduler: Scheduler, state: dict[str, Any]) -> None:
-    scheduler.totals = MonotonicTotals.from_json(state.get("counters"))
-    probes = state.get("probes")
-    if isinstance(probes, dict):
-        from ..facts.probe import runs_from_json
-
-        for target, doc in probes.items():
-            if target in scheduler.targets:
-                try:
-                    scheduler.probes[target] = {"probe": runs_from_json(json.dumps(doc).encode())}
-                except (ValueError, TypeError, KeyError):
-                    continue
-    carried = state.get("probe_findings")
-    if isinstance(carried, dict):
-        for target, rows in carried.items():
-            if target in scheduler.targets and isinstance(rows, list):
-                scheduler.probe_findings[target] = tuple(
-                    SimpleNamespace(check=str(r.get("check", "")), cause=str(r.get("cause", "")), severity=str(r.get("severity", "")))
-                    for r in rows if isinstance(r, dict)
-                )
-
-
 def write_textfile(
     labels: Sequence[str],
     diagnose: DiagnoseFn,
@@ -289,7 +231,7 @@ def write_textfile(
                           probe_checks=getattr(diagnose, "probe_checks", ()))
     if once:
         state = load_state(state_root)
-        restore(scheduler, state)
+        restore_state(scheduler, state)
         last_probe = state.get("last_probe_unix")
         last_probe = float(last_probe) if isinstance(last_probe, (int, float)) else None
         now = scheduler.clock()
