@@ -46,7 +46,7 @@ def probe(ctx: Context, engines=(), ollama_config=None):
             raise FactUnavailable("no probe.json in the evidence", quiet=True)
         try:
             return runs_from_json(host.read("probe.json"))
-        except (ValueError, TypeError, KeyError) as e:
+        except (ValueError, RecursionError) as e:
             raise FactUnavailable(f"unparseable probe.json: {e}") from None
     if not ctx.options.get("probe"):
         raise FactUnavailable("live probe not requested (diagnose --probe)", quiet=True)

@@ -21,6 +21,18 @@ CONNECT_ERROR = "connect_error"
 INTERRUPTED = "interrupted"      # Ctrl-C or the probe's deadline
 
 
+def _number(v: Any, name: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
+        raise ValueError(f"{name!r} must be a number, not {v!r:.40}")
+    return float(v)
+
+
+def _list(v: Any, name: str) -> list[Any]:
+    if not isinstance(v, list):
+        raise ValueError(f"{name!r} must be a list")
+    return v
+
+
 @dataclass(frozen=True)
 class StreamSample:
     id: str
@@ -65,10 +77,26 @@ class StreamSample:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "StreamSample":
-        names = {f.name for f in fields(cls)}
-        kw = {k: v for k, v in d.items() if k in names}
-        kw["chunk_s"] = tuple(float(t) for t in kw.get("chunk_s") or ())
-        kw["server"] = dict(kw.get("server") or {})
+        """Raises ValueError on anything that is not a sample written by to_dict."""
+        if not isinstance(d, dict) or not isinstance(d.get("id"), str) or not isinstance(d.get("scenario"), str):
+            raise ValueError("a sample needs string 'id' and 'scenario'")
+        kw: dict[str, Any] = {"id": d["id"], "scenario": d["scenario"]}
+        for f in fields(cls):
+            if f.name in ("id", "scenario") or f.name not in d or d[f.name] is None:
+                continue
+            v = d[f.name]
+            if f.name == "chunk_s":
+                kw[f.name] = tuple(_number(t, f.name) for t in _list(v, f.name))
+            elif f.name == "server":
+                if not isinstance(v, dict):
+                    raise ValueError("'server' must be an object")
+                kw[f.name] = dict(v)
+            elif f.name in ("status", "error", "counts_from"):
+                kw[f.name] = str(v)
+            elif f.name in ("http_status", "prompt_tokens", "completion_tokens"):
+                kw[f.name] = int(_number(v, f.name))
+            else:
+                kw[f.name] = _number(v, f.name)
         return cls(**kw)
 
 
@@ -111,13 +139,23 @@ class ProbeResult:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "ProbeResult":
-        if not isinstance(d, dict) or "url" not in d or "engine" not in d:
-            raise ValueError("not a probe result: needs at least 'url' and 'engine'")
-        names = {f.name for f in fields(cls)}
-        kw = {k: v for k, v in d.items() if k in names}
-        kw["samples"] = tuple(StreamSample.from_dict(s) for s in d.get("samples") or ())
-        kw["errors"] = tuple(str(e) for e in d.get("errors") or ())
-        kw["notes"] = tuple(str(n) for n in d.get("notes") or ())
+        """Raises ValueError on anything that is not a result written by to_dict."""
+        if not isinstance(d, dict) or not isinstance(d.get("url"), str) or not isinstance(d.get("engine"), str):
+            raise ValueError("not a probe result: needs string 'url' and 'engine'")
+        kw: dict[str, Any] = {"url": d["url"], "engine": d["engine"]}
+        for name in ("model", "version", "mode", "slots_source", "started_at"):
+            if d.get(name) is not None:
+                kw[name] = str(d[name])
+        for name in ("slots", "context"):
+            if d.get(name) is not None:
+                kw[name] = int(_number(d[name], name))
+        for name in ("rtt_s", "wall_s"):
+            if d.get(name) is not None:
+                kw[name] = _number(d[name], name)
+        kw["interrupted"] = bool(d.get("interrupted"))
+        kw["samples"] = tuple(StreamSample.from_dict(s) for s in _list(d.get("samples") or [], "samples"))
+        kw["errors"] = tuple(str(e) for e in _list(d.get("errors") or [], "errors"))
+        kw["notes"] = tuple(str(n) for n in _list(d.get("notes") or [], "notes"))
         return cls(**kw)
 
 

@@ -98,3 +98,4 @@ def test_live_probe_unreachable_engine_is_unavailable():
                       preset={"engines": (EngineInstance("llamacpp", port=port),)})
     with pytest.raises(FactUnavailable, match="probe failed: llamacpp on port"):
         store.get("probe")
+
