@@ -108,7 +108,7 @@ def build_targets(
         try:
             parse_target(n)
         except ValueError as e:
-            fail(f"invalid host {n!r}: {e}")
+            fail(str(e) if "invalid host" in str(e) else f"invalid host {n!r}: {e}")
 
     def factory(target: str):
         def connect():

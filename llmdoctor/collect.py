@@ -47,7 +47,7 @@ def collect_evidence(
         try:
             fn()
         except (HostError, OSError, ValueError) as e:
-            notes.append(f"{what}: {e}")
+            notes.append(str(e) if str(e).startswith(what.split()[0]) else f"{what}: {e}")
 
     store = FactStore(Context(host=host, units=units, since_seconds=since_seconds))
     engines: tuple[EngineInstance, ...] = store.optional("engines", ()) or ()
