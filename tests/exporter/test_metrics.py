@@ -226,3 +226,18 @@ def test_vllm_log_preemptions_v0_cumulative_and_v1_intervals():
         totals.feed("v1", r.counter_readings(log(v1_preemptions=n), "delta"))
     got = {t: v for t, _, _, v in totals.values()}
     assert got == {"v0": 151.0, "v1": 7.0}
+
+
+@settings(max_examples=100, deadline=None)
+@given(junk)
+def test_counter_state_from_garbage_json_never_raises(data):
+    totals = c.MonotonicTotals.from_json(data)
+    assert all(v >= 0 for *_, v in totals.values())
+
+
+def test_counter_state_round_trips():
+    totals = c.MonotonicTotals()
+    totals.feed("h", [c.CounterReading("llmdoctor_preemptions", (("engine", "vllm"),), 10, "total", "vllm_metrics")])
+    again = c.MonotonicTotals.from_json(totals.to_json())
+    again.feed("h", [c.CounterReading("llmdoctor_preemptions", (("engine", "vllm"),), 13, "total", "vllm_metrics")])
+    assert again.values()[0][3] == 13

@@ -116,3 +116,18 @@ def test_cli_once_on_this_machine(tmp_path):
     assert "llmdoctor_up 1.0" in text
     assert "llmdoctor_swap_in_bytes_per_second " in text and "llmdoctor_swap_out_bytes_per_second " in text
     assert (tmp_path / "state" / "exporter-state.json").is_file()
+
+
+def test_damaged_state_means_starting_afresh(tmp_path):
+    from llmdoctor.exporter.service import write_textfile
+    from tests.exporter.conftest import full_facts, result
+
+    state = tmp_path / "state"
+    state.mkdir()
+    out = tmp_path / "llmdoctor.prom"
+    for garbage in (b"{not json", b'{"counters": [{"target": 1}], "probes": {"box": {"url": 3}}, "probe_findings": {"box": [7]}}',
+                    b"[]"):
+        (state / "exporter-state.json").write_bytes(garbage)
+        code = write_textfile(["box"], lambda t, p: result(full_facts(), target=t), str(out), 60, 600,
+                              once=True, state_root=str(state))
+        assert code == 0 and "llmdoctor_up 1.0" in out.read_text()
