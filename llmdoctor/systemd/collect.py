@@ -45,24 +45,24 @@ BACKUP_SUFFIXES = ("~", ".bak", ".orig", ".old", ".save", ".swp", ".dpkg-old", "
 
 # -- host access that also understands an evidence directory's files/ mirror -----------------
 
-def read_text(host, path: str, limit: int = UNIT_FILE_LIMIT) -> str:
-    """Text of `path` on the host. An evidence directory may hold a copy of any host
-    file under `files/<absolute path>`; that copy answers when the table does not."""
-    try:
-        return host.read(path, limit).decode("utf-8", "replace")
-    except (FileNotFoundError, NotInEvidence) as first:
-        if getattr(host, "kind", "") == "evidence" and path.startswith("/") and host.has(f"files{path}"):
-            return host.read(f"files{path}", limit).decode("utf-8", "replace")
-        raise FileNotFoundError(str(first)) from first
+def _evidence_copy(host, path: str) -> bool:
+    return getattr(host, "kind", "") == "evidence" and path.startswith("/") and host.has(f"files{path}")
 
 
 def read_bytes(host, path: str, limit: int = UNIT_FILE_LIMIT) -> bytes:
+    """Bytes of `path` on the host. An evidence directory may hold a copy of any host file
+    under `files/<absolute path>` (llmdoctor.systemd.evidence); that copy is the file as it
+    was on disk and wins over `systemctl cat`, which shows what systemd had loaded."""
+    if _evidence_copy(host, path):
+        return host.read(f"files{path}", limit)
     try:
         return host.read(path, limit)
-    except (FileNotFoundError, NotInEvidence) as first:
-        if getattr(host, "kind", "") == "evidence" and path.startswith("/") and host.has(f"files{path}"):
-            return host.read(f"files{path}", limit)
-        raise FileNotFoundError(str(first)) from first
+    except (FileNotFoundError, NotInEvidence) as e:
+        raise FileNotFoundError(str(e)) from e
+
+
+def read_text(host, path: str, limit: int = UNIT_FILE_LIMIT) -> str:
+    return read_bytes(host, path, limit).decode("utf-8", "replace")
 
 
 def list_dir(host, path: str) -> list[str] | None:

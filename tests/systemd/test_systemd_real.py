@@ -293,3 +293,51 @@ def test_fix_snippet_quoting_round_trips_through_real_systemd(container):
         c.run(["rm", "-rf", "/etc/systemd/system/ollama.service.d"])
         c.run(["systemctl", "daemon-reload"])
         c.run(["systemctl", "restart", UNIT])
+
+
+def _collect(c, out) -> None:
+    """What `llmdoctor collect` keeps for systemd (env.txt, systemctl_cat.txt, files/)."""
+    import json
+
+    from llmdoctor.redact import redact_text
+    from llmdoctor.systemd.evidence import evidence_files
+    from llmdoctor.systemd.show import PROPERTIES
+
+    host = ContainerHost(c)
+    store = FactStore(Context(host), preset={"engines": (EngineInstance(OLLAMA, unit=UNIT, found_by="systemd unit"),)})
+    out.mkdir()
+    (out / "meta.json").write_text(json.dumps({"engine": "ollama", "unit": UNIT}))
+    (out / "env.txt").write_text(redact_text(c.run(["systemctl", "show", UNIT, "-p", ",".join(PROPERTIES)]).stdout))
+    (out / "systemctl_cat.txt").write_text(redact_text(c.run(["systemctl", "cat", UNIT]).stdout))
+    for name, text in evidence_files(host, store.get("systemd_units"), store.optional("shell_exports", ())).items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(text)
+
+
+def test_collected_evidence_diagnoses_like_the_live_host(container, tmp_path):
+    """Each situation diagnosed live and from what collect keeps: the same checks fire."""
+    from llmdoctor.hosts.evidence import EvidenceHost
+    from tests.systemd.test_systemd_checks import run_mine
+
+    c = container
+    steps = [
+        ("no-reload", lambda: c.write(DROPIN, '[Service]\nEnvironment="OLLAMA_NUM_PARALLEL=4" "OLLAMA_API_KEY=k3y"\n')),
+        ("no-restart", lambda: c.run(["systemctl", "daemon-reload"], check=True)),
+        ("restarted", lambda: c.run(["systemctl", "restart", UNIT], check=True)),
+        ("shell-and-ignored", lambda: (c.write("/root/.bashrc", "export OLLAMA_KEEP_ALIVE=24h\n"),
+                                       c.write("/etc/systemd/system/ollama.service.d/x.conf.disabled2",
+                                               "[Service]\nEnvironment=OLLAMA_DEBUG=1\n"))),
+    ]
+    try:
+        for name, step in steps:
+            step()
+            live = sorted(diagnose(c))
+            _collect(c, tmp_path / name)
+            offline, _ = run_mine(EvidenceHost(tmp_path / name))
+            assert sorted(offline) == live, (name, live, offline)
+            assert "k3y" not in "".join(p.read_text(errors="replace") for p in (tmp_path / name).rglob("*") if p.is_file())
+        assert live == ["systemd-dropin-ignored", "systemd-env-outside-unit"]
+    finally:
+        c.run(["rm", "-rf", "/etc/systemd/system/ollama.service.d", "/root/.bashrc"])
+        c.run(["systemctl", "daemon-reload"])
+        c.run(["systemctl", "restart", UNIT])
