@@ -661,6 +661,10 @@ class JournalSource:
                     self.error = self.error or f"{self.name}: stopped after {self.deadline:g} s"
 
     def _host_entries(self) -> Iterator[dict[str, Any]]:
+        stream = getattr(self.host, "stream", None)
+        if callable(stream):  # SSH: line by line, bounded memory, no entry cap needed
+            yield from self._streamed_entries(stream)
+            return
         try:
             res = self.host.run(self._argv(["-n", str(REMOTE_MAX_ENTRIES)]), timeout=self.deadline)
         except HostError as e:
@@ -676,6 +680,22 @@ class JournalSource:
                 continue
             if isinstance(entry, dict):
                 yield entry
+
+    def _streamed_entries(self, stream) -> Iterator[dict[str, Any]]:
+        lines = stream(self._argv([]), timeout=self.deadline)
+        try:
+            for raw in lines:
+                try:
+                    entry = json.loads(raw)
+                except ValueError:
+                    continue
+                if isinstance(entry, dict):
+                    yield entry
+        except HostError as e:
+            self.error = f"journalctl: {e}"
+        problem = journal_permission_problem(getattr(lines, "stderr", "") or "")
+        if problem:
+            self.error = problem
 
     def entries(self) -> Iterator[dict[str, Any]]:
         backend = {"reader": self._reader_entries, "journalctl": self._journalctl_entries, "host": self._host_entries}
