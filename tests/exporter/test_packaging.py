@@ -5,6 +5,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -168,3 +169,9 @@ def test_readme_documents_every_metric():
     readme = (PACKAGING / "README.md").read_text()
     missing = [n for n in exported_names() if f"`{n}`" not in readme]
     assert not missing, f"packaging/README.md does not document {missing}"
+
+
+def test_dashboard_json_is_built_from_its_source():
+    p = subprocess.run([sys.executable, str(PACKAGING / "grafana" / "dashboard.py"), "--check"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
