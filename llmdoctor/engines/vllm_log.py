@@ -250,32 +250,50 @@ class VllmLogScanner:
 
     def feed_bytes(self, data: bytes, final: bool = False) -> None:
         """Feed a chunk of the raw log; lines may span chunks. `final` flushes the last line."""
+        self._feed_buffer(data, len(data), final)
+
+    def _feed_buffer(self, data, n: int, final: bool = False) -> None:
+        """data[:n] is the next piece of the log (data may be a reused bytearray)."""
         begin = 0
         if self._tail:  # finish the line the previous chunk cut, without copying this chunk
-            nl = data.find(b"\n")
+            nl = data.find(b"\n", 0, n)
             if nl == -1 and not final:
-                self._tail = (self._tail + data)[:MAX_LINE]  # a runaway line stays bounded
+                self._tail = (self._tail + data[:n])[:MAX_LINE]  # a runaway line stays bounded
                 return
-            head = self._tail + (data if nl == -1 else data[:nl])
+            head = self._tail + (data[:n] if nl == -1 else data[:nl])
             self._tail = b""
-            self.feed_line(head[:MAX_LINE].decode("utf-8", "replace"))
-            begin = len(data) if nl == -1 else nl + 1
-        end = len(data) if final else data.rfind(b"\n", begin) + 1
+            self.feed_line(bytes(head[:MAX_LINE]).decode("utf-8", "replace"))
+            begin = n if nl == -1 else nl + 1
+        end = n if final else data.rfind(b"\n", begin, n) + 1
         if end > begin:
             self._scan_region(data, end, begin)
         else:
             end = begin
-        if not final and end < len(data):
-            self._tail = data[end: end + MAX_LINE]
+        if not final and end < n:
+            self._tail = bytes(data[end: min(n, end + MAX_LINE)])
 
     def scan_stream(self, stream: BinaryIO, chunk_size: int = 8 * 1024 * 1024) -> "VllmLogScanner":
+        """Scan a binary stream to its end, reusing one buffer (no fresh pages per chunk)."""
+        buf = bytearray(chunk_size)
+        readinto = getattr(stream, "readinto", None)
         while True:
-            data = stream.read(chunk_size)
-            if not data:
+            if readinto is not None:
+                n = readinto(buf)
+                data = buf
+            else:
+                data = stream.read(chunk_size)
+                n = len(data)
+            if not n:
                 break
-            self.feed_bytes(data)
+            self._feed_buffer(data, n)
         self.feed_bytes(b"", final=True)
         return self
+
+    def feed_raw_block(self, data: bytes) -> None:
+        """Feed bytes holding whole lines (a LogSource's raw_blocks(), when it has them)."""
+        self._feed_buffer(data, len(data), final=True)
+        if data.endswith(b"\n"):  # the block's last line is empty: it still counts in windows
+            self.feed_line("")
 
     def feed_block(self, text: str) -> None:
         """Feed newline-joined whole lines (LogSource.blocks()); same result as feed_line on each."""
@@ -284,7 +302,7 @@ class VllmLogScanner:
             return
         self._scan_region(text, len(text))
         if text.endswith("\n"):  # the block's last line is empty: it still counts in windows
-                self.feed_line("")
+            self.feed_line("")
 
     def _scan_region(self, buf, end: int, begin: int = 0) -> None:
         """Handle the lines of buf[begin:end] exactly as feed_line would, without a Python step
@@ -315,20 +333,27 @@ class VllmLogScanner:
         # are collected and handled afterwards in order (the two kinds do not interact).
         usage = b" KV cache usage: " if is_bytes else " KV cache usage: "
         starts: set[int] = set()
+        stats = self._stats
         for char, word, offset in (_RARE_B if is_bytes else _RARE):
             p = find(char, begin + offset, end)
             while p != -1:
                 if not startswith(word, p - offset):
                     p = find(char, p + 1, end)
                     continue
-                ls, le = line_at(p)
+                ls = rfind(nl, begin, p) + 1
+                if ls < begin:
+                    ls = begin
+                le = find(nl, p, end)
+                if le == -1:
+                    le = end
                 if not offset:  # "#", "QueueOverflowError"
                     starts.add(ls)
-                elif find(usage, p - 2, le) != -1:  # a stats line
-                    self._stats(text(ls, le))
+                elif find(usage, p - 2, le) != -1:  # a stats line (the hot path: keep it inline)
+                    line = buf[ls: le if le - ls <= MAX_LINE else ls + MAX_LINE]
+                    stats(line.decode("utf-8", "replace") if is_bytes else line)
                     if self._prefix_left:  # a V0 record: its prefix-cache line may follow
                         prefix_window(le + 1)
-                    if self._other_kv(buf, p - 1, le, word, usage):
+                    if find(word, p + 8, le) != -1 and self._other_kv(buf, p - 1, le, word, usage):
                         starts.add(ls)
                 else:
                     starts.add(ls)
@@ -446,35 +471,42 @@ class VllmLogScanner:
 
     def _stats(self, line: str) -> None:
         m = _STATS_FULL.search(line)
-        rx, shift = (_STATS_FULL, ()) if m else (_STATS, (None, None))
-        if not m:
-            m = _STATS.search(line)
-        while m:
-            self._stats_record(line, shift + m.groups() if shift else m.groups(), m.start(), m.end())
-            m = rx.search(line, m.end()) if len(line) - m.end() > 60 else None
-        if self._last_version == "v0" and self.recent and self.recent[-1][0] is line:
+        if m is not None and len(line) - m.end() < 60:  # the usual line: one record
+            self._stats_record(line, m.groups(), m.start(), m.end())
+        else:
+            rx, shift = (_STATS_FULL, ()) if m else (_STATS, (None, None))
+            if m is None:
+                m = _STATS.search(line)
+            if m is None:
+                return
+            while m:
+                self._stats_record(line, shift + m.groups() if shift else m.groups(), m.start(), m.end())
+                m = rx.search(line, m.end()) if len(line) - m.end() > 60 else None
+        if self._last_version == "v0":
             self._prefix_left = PEEK_LINES
 
     def _stats_record(self, line: str, g: tuple, start: int, end: int) -> None:
-        """One stats record; the full StatsLine is built only for the few a result keeps."""
-        prev = self.recent[-1] if self.recent else None
-        prev_end = prev[3] if prev is not None and prev[0] is line else 0
-        raw = [line, prev_end, start, end, g, None]
+        """One stats record (g: the _STATS_FULL groups). Runs every stats line, so it is kept
+        lean; the full StatsLine is built only for the few a result keeps (_materialize)."""
+        recent = self.recent
+        prev = recent[-1] if recent else None
+        raw = [line, prev[3] if prev is not None and prev[0] is line else 0, start, end, g, None]
+        recent.append(raw)
+        self.stats_count += 1
+        running, waiting, kv = int(g[2]), int(g[5]), float(g[8])
         if g[4] == "Pending":
             self._prefix_target = raw
             self._saw_v0 = True
-        self._last_version = "v0" if g[4] == "Pending" else "v1"
-        self._add_stats(raw, int(g[2]), int(g[5]), float(g[8]), g[6])
-
-    def _add_stats(self, raw: list, running: int, waiting: int, kv: float, mid: str | None) -> None:
-        self.stats_count += 1
-        self.recent.append(raw)
+            self._last_version = "v0"
+        else:
+            self._last_version = "v1"
         if running > self.max_running:
             self.max_running = running
         if waiting > self.max_waiting:
             self.max_waiting = waiting
         if running + waiting > self.max_in_flight:
             self.max_in_flight = running + waiting
+        mid = g[6]
         if mid and "Preemptions: " in mid:
             p = _PREEMPTIONS.search(mid)
             n = int(p.group(1)) if p else 0
@@ -486,21 +518,25 @@ class VllmLogScanner:
                 self.last_stats_preempt = raw
         if waiting > 0:
             self.waiting_lines += 1
-            g = raw[4]
             if g[0] is not None and float(g[0]) > 10 * max(float(g[1]), 1.0):
                 self.prompt_heavy_waiting += 1
-        self._wait_run, self._best_wait = self._extend(self._wait_run, self._best_wait, raw, waiting > 0, waiting)
-        self._kv_run, self._best_kv = self._extend(self._kv_run, self._best_kv, raw, kv >= self.kv_full_pct, kv)
-
-    @staticmethod
-    def _extend(run, best, s: StatsLine, ok: bool, value: float):
-        """Runs are (length, first, last, peak) tuples; returns (current run, longest run)."""
-        if not ok:
-            return None, best
-        run = (1, s, s, value) if run is None else (run[0] + 1, run[1], s, max(run[3], value))
-        if best is None or run[0] > best[0] or best[1] is run[1]:
-            best = run
-        return run, best
+            run = self._wait_run
+            run = (1, raw, raw, waiting) if run is None else (run[0] + 1, run[1], raw, max(run[3], waiting))
+            self._wait_run = run
+            best = self._best_wait
+            if best is None or run[0] > best[0] or best[1] is run[1]:
+                self._best_wait = run
+        else:
+            self._wait_run = None
+        if kv >= self.kv_full_pct:
+            run = self._kv_run
+            run = (1, raw, raw, kv) if run is None else (run[0] + 1, run[1], raw, max(run[3], kv))
+            self._kv_run = run
+            best = self._best_kv
+            if best is None or run[0] > best[0] or best[1] is run[1]:
+                self._best_kv = run
+        else:
+            self._kv_run = None
 
     def _kv_line(self, line: str) -> None:
         b = _BLOCKS.search(line) if " blocks: " in line else None

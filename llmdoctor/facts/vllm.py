@@ -33,8 +33,12 @@ def scan_source(source):
     from ..engines.vllm_log import VllmLogScanner
 
     scanner = VllmLogScanner(source.name)
+    raw_blocks = getattr(source, "raw_blocks", None)  # bytes of whole lines: no decoding at all
     blocks = getattr(source, "blocks", None)
-    if callable(blocks):
+    if callable(raw_blocks):
+        for block in raw_blocks():
+            scanner.feed_raw_block(block)
+    elif callable(blocks):
         for block in blocks():
             scanner.feed_block(block)
     else:
