@@ -69,7 +69,7 @@ class Interrupt:
     def __init__(self) -> None:
         self.event = threading.Event()
         self._lock = threading.Lock()
-        self._open: set[http.client.HTTPConnection] = set()
+        self._open: set[socket.socket] = set()
 
     def is_set(self) -> bool:
         return self.event.is_set()
@@ -77,22 +77,20 @@ class Interrupt:
     def set(self) -> None:
         self.event.set()
         with self._lock:
-            conns = list(self._open)
-        for c in conns:
-            sock = c.sock
-            if sock is not None:
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
+            socks = list(self._open)
+        for sock in socks:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
-    def track(self, conn: http.client.HTTPConnection) -> None:
+    def track(self, sock: socket.socket) -> None:
         with self._lock:
-            self._open.add(conn)
+            self._open.add(sock)
 
-    def untrack(self, conn: http.client.HTTPConnection) -> None:
+    def untrack(self, sock: socket.socket | None) -> None:
         with self._lock:
-            self._open.discard(conn)
+            self._open.discard(sock)
 
 
 @dataclass
@@ -119,12 +117,16 @@ def stream(req: StreamRequest, t0: float, stop: Interrupt,
         conn, prefix = _connection(req.url, req.connect_timeout_s)
     except ProbeError as e:
         return acc.sample(CONNECT_ERROR, str(e), None)
-    stop.track(conn)
+    sock = None
     try:
         try:
             conn.connect()  # before the release, so a pair starts as one
         except OSError as e:
             return acc.sample(CONNECT_ERROR, f"cannot connect: {e}", None)
+        # Keep the socket: for a "Connection: close" answer http.client hands it to
+        # the response and sets conn.sock to None, but timeouts must still apply.
+        sock = conn.sock
+        stop.track(sock)
         if release is not None:
             try:
                 release.wait(timeout=req.connect_timeout_s)
@@ -140,7 +142,7 @@ def stream(req: StreamRequest, t0: float, stop: Interrupt,
         deadline = sent + req.timeout_s
         first_wait = min(req.first_byte_timeout_s or req.read_timeout_s, req.timeout_s)
         try:
-            conn.sock.settimeout(max(0.05, first_wait))
+            sock.settimeout(max(0.05, first_wait))
             conn.request("POST", prefix + req.path, body, headers)
             resp = conn.getresponse()
         except (socket.timeout, TimeoutError):
@@ -163,7 +165,7 @@ def stream(req: StreamRequest, t0: float, stop: Interrupt,
             if now >= deadline:
                 return acc.sample(TIMEOUT, f"still streaming after the {req.timeout_s:.0f} s request limit")
             wait = req.read_timeout_s if acc.ttfb is not None else (req.first_byte_timeout_s or req.read_timeout_s)
-            conn.sock.settimeout(max(0.05, min(wait, deadline - now)))
+            sock.settimeout(max(0.05, min(wait, deadline - now)))
             try:
                 line = resp.readline(MAX_LINE)
             except (socket.timeout, TimeoutError):
@@ -187,5 +189,7 @@ def stream(req: StreamRequest, t0: float, stop: Interrupt,
             return acc.sample(INTERRUPTED, "stopped by Ctrl-C or the probe deadline")
         return acc.sample(OK)
     finally:
-        stop.untrack(conn)
+        stop.untrack(sock)
         conn.close()
+        if sock is not None:
+            sock.close()

@@ -127,7 +127,11 @@ class ProbeRunner:
                 while not gate.wait(0.05):
                     if self.stop.is_set():
                         return
-            out[req.id] = stream(req, self.t0, self.stop, release)
+            try:
+                out[req.id] = stream(req, self.t0, self.stop, release)
+            except Exception as e:  # a bug must become a line in the report, not a lost thread
+                out[req.id] = StreamSample(req.id, req.scenario, status=CONNECT_ERROR,
+                                           error=f"probe failed: {type(e).__name__}: {e}")
 
         threads = [threading.Thread(target=work, args=(r, barrier, None), daemon=True) for r in requests]
         all_reqs = list(requests)
