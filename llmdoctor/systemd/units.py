@@ -246,13 +246,14 @@ def order_dropins(unit: str, listing: Mapping[str, Sequence[str]],
     chosen: dict[str, str] = {}
     masked: list[tuple[str, str]] = []
     ignored: list[UnitFileProblem] = []
-    seen_dirs: set[str] = set()
-    for dname in dropin_dir_names(unit):
-        for base in search_paths:
-            d = posixpath.join(base, dname)
-            if d in seen_dirs or d not in listing:
-                continue
-            seen_dirs.add(d)
+    *specific, type_level = dropin_dir_names(unit)
+    # Priority, as systemd 252 resolves it (checked in nspawn): search directory first,
+    # then the unit's own dir before its dash prefixes; the type-level dir (service.d)
+    # ranks below all of them, whatever directory it is in.
+    candidates = [posixpath.join(base, d) for base in search_paths for d in specific]
+    candidates += [posixpath.join(base, type_level) for base in search_paths]
+    for d in dict.fromkeys(candidates):
+        if d in listing:
             for name in listing[d]:
                 path = posixpath.join(d, name)
                 if not name.endswith(".conf"):

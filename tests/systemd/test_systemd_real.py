@@ -341,3 +341,44 @@ def test_collected_evidence_diagnoses_like_the_live_host(container, tmp_path):
         c.run(["rm", "-rf", "/etc/systemd/system/ollama.service.d", "/root/.bashrc"])
         c.run(["systemctl", "daemon-reload"])
         c.run(["systemctl", "restart", UNIT])
+
+
+def test_dash_prefix_and_type_level_priority_matches_real_systemd(container):
+    """Same file name in unit, dash-prefix and type-level dirs across /etc, /run, /usr/lib."""
+    c = container
+    unit = "llama-server-big.service"
+    layout = {
+        "/usr/lib/systemd/system/llama-server-big.service.d/10.conf": "usr-unit",
+        "/etc/systemd/system/service.d/10.conf": "etc-type",
+        "/etc/systemd/system/llama-.service.d/10.conf": "etc-dash1",
+        "/run/systemd/system/llama-server-.service.d/20.conf": "run-dash2",
+        "/usr/lib/systemd/system/llama-server-big.service.d/20.conf": "usr-unit20",
+        "/etc/systemd/system/service.d/30.conf": "etc-type30",
+        "/usr/lib/systemd/system/llama-.service.d/30.conf": "usr-dash30",
+        "/etc/systemd/system/llama-server-big.service.d/40.conf": "etc-unit40",
+        "/etc/systemd/system/llama-server-.service.d/40.conf": "etc-dash40",
+        "/run/systemd/system/llama-server-big.service.d/50.conf": "run-unit50",
+        "/etc/systemd/system/llama-.service.d/50.conf": "etc-dash50",
+        "/run/systemd/system/service.d/60.conf": "run-type60",
+        "/usr/lib/systemd/system/service.d/60.conf": "usr-type60",
+    }
+    try:
+        c.write(f"/etc/systemd/system/{unit}", "[Service]\nExecStart=/bin/sleep infinity\n")
+        for path, value in layout.items():
+            name = path.rsplit("/", 1)[1][:2]
+            c.write(path, f"[Service]\nEnvironment=LLAMA_ARG_T{name}={value}\n")
+        c.run(["systemctl", "daemon-reload"], check=True)
+        store = FactStore(Context(ContainerHost(c)), preset={
+            "engines": (EngineInstance("llamacpp", unit=unit, found_by="systemd unit"),)})
+        (u,) = store.get("systemd_units")
+        assert u.dropin_paths == u.loaded_dropin_paths
+        assert u.file_env == u.loaded_env
+        assert u.loaded_env["LLAMA_ARG_T40"] == "etc-unit40" and u.loaded_env["LLAMA_ARG_T50"] == "etc-dash50"
+    finally:
+        c.run(["rm", "-rf", f"/etc/systemd/system/{unit}", "/etc/systemd/system/service.d",
+               "/etc/systemd/system/llama-.service.d", "/etc/systemd/system/llama-server-.service.d",
+               "/etc/systemd/system/llama-server-big.service.d", "/run/systemd/system/llama-server-.service.d",
+               "/run/systemd/system/llama-server-big.service.d", "/run/systemd/system/service.d",
+               "/usr/lib/systemd/system/llama-server-big.service.d", "/usr/lib/systemd/system/llama-.service.d",
+               "/usr/lib/systemd/system/service.d"])
+        c.run(["systemctl", "daemon-reload"])

@@ -161,3 +161,21 @@ def test_order_dropins_invariants(listing):
     assert names == sorted(set(names))
     assert all(n.endswith(".conf") for n in names)
     assert not any(p.startswith("/nowhere") for p in order.paths)
+
+
+def test_order_dropins_priority_as_systemd_252_decides():
+    """Recorded in nspawn: DropInPaths of llama-server-big.service for this layout was
+    /etc/systemd/system/llama-.service.d/10.conf /run/systemd/system/llama-server-.service.d/20.conf
+    /usr/lib/systemd/system/llama-.service.d/30.conf"""
+    listing = {
+        "/usr/lib/systemd/system/llama-server-big.service.d": ["10.conf", "20.conf"],
+        f"{ETC}/service.d": ["10.conf", "30.conf"],
+        f"{ETC}/llama-.service.d": ["10.conf"],
+        "/run/systemd/system/llama-server-.service.d": ["20.conf"],
+        "/usr/lib/systemd/system/llama-.service.d": ["30.conf"],
+    }
+    assert order_dropins("llama-server-big.service", listing).paths == (
+        f"{ETC}/llama-.service.d/10.conf",
+        "/run/systemd/system/llama-server-.service.d/20.conf",
+        "/usr/lib/systemd/system/llama-.service.d/30.conf",
+    )
