@@ -141,6 +141,6 @@ def register(app: typer.Typer) -> None:
                 TargetReport(target=f.split(": ", 1)[0], engine="unreachable", errors=(f,)) for f in failures))
         sys.stdout.write(render(report, runs, fmt))
         code = report.exit_code()
-        if not results:
-            code = ExitCode.UNKNOWN
+        if not results or (code == ExitCode.OK and any(r.interrupted for r in results)):
+            code = ExitCode.UNKNOWN  # nothing measured, or stopped before it could say "healthy"
         raise typer.Exit(code)

@@ -66,3 +66,25 @@ def test_unreachable_url_exits_3_with_a_reason():
 def test_bad_mode_exits_3():
     p = run("http://127.0.0.1:9", "--mode", "storm")
     assert p.returncode == 3 and "--mode" in p.stderr
+
+
+def test_ctrl_c_stops_cleanly_and_prints_what_was_measured():
+    import signal
+    import time
+
+    with ollama_replay(slots=1, itl_s=0.1) as srv:
+        p = subprocess.Popen([sys.executable, "-m", "llmdoctor", "probe", srv.url, "--format", "json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+        deadline = time.monotonic() + 30
+        while len(srv.requests) < 2 and time.monotonic() < deadline:  # the single stream is running
+            time.sleep(0.05)
+        p.send_signal(signal.SIGINT)
+        start = time.monotonic()
+        out, err = p.communicate(timeout=30)
+        took = time.monotonic() - start
+    assert took < 3, took
+    assert "Traceback" not in err
+    assert p.returncode == 3
+    (raw,) = json.loads(out)["probe"]
+    assert raw["interrupted"] is True
+    assert raw["samples"][0]["status"] == "ok" and raw["samples"][-1]["status"] == "interrupted"
