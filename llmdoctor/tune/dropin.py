@@ -174,17 +174,19 @@ def unit_files(root: Path, unit: str) -> tuple[Path | None, list[Path]]:
         if p.exists() and not (p.is_symlink() and str(p.resolve()) == "/dev/null"):
             fragment = p
             break
-    stem, _, suffix = unit.rpartition(".")
+    suffix = unit.rpartition(".")[2]
     by_name: dict[str, Path] = {}
-    for d in UNIT_DIRS:
-        for dirname in (f"{suffix}.d", f"{unit}.d"):
-            base = root / d / dirname
-            try:
-                names = sorted(x.name for x in base.iterdir() if x.name.endswith(".conf"))
-            except OSError:
-                continue
-            for name in names:
-                by_name.setdefault(name, base / name)  # higher-priority directory wins
+    # Which of two same-named files wins (systemd 252, checked in nspawn by the systemd
+    # collector's tests): the unit's own <unit>.d in any directory ranks above the
+    # type-level service.d in any directory; within each, the directory's priority.
+    candidates = [root / d / f"{unit}.d" for d in UNIT_DIRS] + [root / d / f"{suffix}.d" for d in UNIT_DIRS]
+    for base in candidates:
+        try:
+            names = sorted(x.name for x in base.iterdir() if x.name.endswith(".conf"))
+        except OSError:
+            continue
+        for name in names:
+            by_name.setdefault(name, base / name)  # the higher-ranked directory wins
     return fragment, [by_name[n] for n in sorted(by_name)]
 
 

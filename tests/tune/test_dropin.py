@@ -104,6 +104,7 @@ def test_drop_ins_from_all_directories_in_name_order(tmp_path):
     top = tmp_path / "etc/systemd/system/service.d"
     top.mkdir(parents=True)
     (top / "01-all.conf").write_text("[Service]\nEnvironment=Z=all\n")
+    (top / "10-a.conf").write_text("[Service]\nEnvironment=X=type-level\n")  # ranks below lib's ollama.service.d
     fragment, dropins = dropin.unit_files(root, "ollama.service")
     assert fragment == tmp_path / "etc/systemd/system/ollama.service"
     assert [d.name for d in dropins] == ["01-all.conf", "05-b.conf", "10-a.conf"]
@@ -118,3 +119,15 @@ def test_garbage_unit_text_never_tracebacks(text):
         assert line.kind in ("set", "reset", "file")
     dropin.parse_env_file(text)
     dropin.split_words(text)
+
+
+def test_the_units_own_directory_outranks_service_d_of_a_higher_directory(tmp_path):
+    root = make_root(tmp_path, {})
+    lib = tmp_path / "usr/lib/systemd/system/ollama.service.d"
+    lib.mkdir(parents=True)
+    (lib / "50-x.conf").write_text("[Service]\nEnvironment=X=unit-dir\n")
+    top = tmp_path / "etc/systemd/system/service.d"
+    top.mkdir(parents=True)
+    (top / "50-x.conf").write_text("[Service]\nEnvironment=X=type-level\n")
+    _, dropins = dropin.unit_files(root, "ollama.service")
+    assert dropins == [lib / "50-x.conf"]
