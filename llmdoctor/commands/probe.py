@@ -94,7 +94,11 @@ def register(app: typer.Typer) -> None:
                                        "this many seconds."),
         fmt: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
     ) -> None:
-        """Measure TTFT and inter-token latency live; tell queueing from sharing, prefill and unload."""
+        """Measure TTFT and inter-token latency live; tell queueing from sharing, prefill and unload.
+
+        URL is the server, e.g. http://127.0.0.1:11434 (default: the engines found on this host).
+        The light probe sends 5 requests, at most 2 at once, <= 64 tokens each; --mode load is opt-in.
+        """
         from ..model import ExitCode, Report
         from ..probe import Interrupt, ProbeError
         from ..probe.detect import detect
