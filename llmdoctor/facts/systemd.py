@@ -10,13 +10,13 @@ from . import Context, FactUnavailable, provider
 @provider("systemd_units")
 def systemd_units(ctx: Context, engines=()):
     """tuple[UnitState, ...] (llmdoctor.systemd.units), one per engine unit."""
-    from ..systemd.collect import collect_unit, engine_units, passwd_homes
+    from ..systemd.collect import collect_unit, engine_units, read_passwd
 
     units = engine_units(engines, ctx.units)
     if not units:
         raise FactUnavailable("no engine runs as a systemd unit", quiet=True)
-    homes = passwd_homes(ctx.host)
-    states = tuple(collect_unit(ctx.host, u, kind, homes) for u, kind in units.items())
+    passwd = read_passwd(ctx.host)
+    states = tuple(collect_unit(ctx.host, u, kind, passwd) for u, kind in units.items())
     if all(s.fragment_path is None and s.loaded_env is None and s.load_state in (None, "not-found")
            for s in states):
         reasons = "; ".join(n for s in states for n in s.notes[:2])

@@ -151,7 +151,20 @@ def _wrong_dirs(host, unit: str, user_homes: list[str], etc_names: list[str] | N
             inner = list_dir(host, d)
             if inner is not None:
                 found.append((d, inner, f"systemd looks for drop-ins of {unit} in {unit}.d/, not {name}/"))
-    for d in ("/etc/systemd/user", *(posixpath.join(h, ".config/systemd/user") for h in user_homes)):
+    user_dirs = ["/etc/systemd/user"]
+    probe = getattr(host, "kind", "") == "evidence"
+    for home in user_homes:
+        names = None if probe else list_dir(host, home)
+        if names is None and not probe:
+            continue
+        if names is None or f"{unit}.d" in names:  # e.g. ~/ollama.service.d, made in the wrong cwd
+            inner = list_dir(host, posixpath.join(home, f"{unit}.d"))
+            if inner is not None:
+                found.append((posixpath.join(home, f"{unit}.d"), inner,
+                              f"systemd never looks for drop-ins in {home}; they belong in /etc/systemd/system/{unit}.d/"))
+        if names is None or ".config" in names:
+            user_dirs.append(posixpath.join(home, ".config/systemd/user"))
+    for d in user_dirs:
         inner = list_dir(host, posixpath.join(d, f"{unit}.d"))
         if inner is not None:
             found.append((posixpath.join(d, f"{unit}.d"), inner,
@@ -174,20 +187,14 @@ def _show(host, unit: str) -> tuple[ShowResult | None, str | None]:
         return None, f"unparseable {source}: {e}"
 
 
-def passwd_homes(host) -> dict[str, str]:
+def read_passwd(host) -> str:
     try:
-        text = read_text(host, "/etc/passwd")
+        return read_text(host, "/etc/passwd")
     except OSError:
-        return {}
-    homes = {}
-    for line in text.splitlines():
-        parts = line.split(":")
-        if len(parts) >= 6:
-            homes[parts[0]] = parts[5]
-    return homes
+        return ""
 
 
-def collect_unit(host, unit: str, engine: str | None, homes: dict[str, str] | None = None) -> UnitState:
+def collect_unit(host, unit: str, engine: str | None, passwd: str | None = None) -> UnitState:
     """Everything llmdoctor knows about one unit; never raises for a missing view."""
     unit = normalize_unit(unit)
     notes: list[str] = []
@@ -233,8 +240,8 @@ def collect_unit(host, unit: str, engine: str | None, homes: dict[str, str] | No
     if why:
         notes.append(why)
     user = (show.user if show and show.user else None) or fenv.user
-    homes = homes if homes is not None else passwd_homes(host)
-    user_homes = ["/root"] + ([homes[user]] if user and user in homes and homes[user] != "/root" else [])
+    passwd = passwd if passwd is not None else read_passwd(host)
+    user_homes = candidate_homes(passwd, [user] if user else [])
     for d, names, detail in _wrong_dirs(host, unit, user_homes, etc_names):
         for name in names:
             path = posixpath.join(d, name)
@@ -357,10 +364,7 @@ def settings_in(path: str, text: str) -> list[ShellSetting]:
 
 def collect_shell_settings(host, systemd_units) -> tuple[ShellSetting, ...] | None:
     """Engine variables in shell start-up files; None when an evidence directory has none of them."""
-    try:
-        passwd = read_text(host, "/etc/passwd")
-    except OSError:
-        passwd = ""
+    passwd = read_passwd(host)
     users = [s.user for s in systemd_units or () if s.user]
     stems = [s.unit.rsplit(".", 1)[0] for s in systemd_units or ()]
     referenced = {ref.path for s in systemd_units or () for ref in s.environment_files}

@@ -119,6 +119,7 @@ def test_ignored_dropins_and_shell_exports(container):
         c.write("/etc/systemd/system/ollama.service.d/10-noheader.conf", "Environment=OLLAMA_KEEP_ALIVE=24h\n")
         c.write("/etc/systemd/system/ollama.service.d/override", "[Service]\nEnvironment=OLLAMA_FLASH_ATTENTION=1\n")
         c.write("/etc/systemd/system/ollama.d/override.conf", "[Service]\nEnvironment=OLLAMA_NUM_PARALLEL=2\n")
+        c.write("/root/ollama.service.d/override.conf", "[Service]\nEnvironment=OLLAMA_NUM_PARALLEL=3\n")
         c.write("/etc/systemd/system/ollama.service.d/20-a.conf", "[Service]\nEnvironment=OLLAMA_MAX_QUEUE=64\n")
         c.write("/etc/systemd/system/ollama.service.d/30-b.conf", "[Service]\nEnvironment=OLLAMA_MAX_QUEUE=128\n")
         c.write("/root/.bashrc", "export OLLAMA_CONTEXT_LENGTH=8192\n")
@@ -135,6 +136,7 @@ def test_ignored_dropins_and_shell_exports(container):
         assert "10-noheader.conf has no [Service] header" in titles
         assert "override does not end in .conf" in titles
         assert "ollama.d/override.conf is in a directory systemd never reads" in titles
+        assert "/root/ollama.service.d/override.conf is in a directory systemd never reads" in titles
         (conflict,) = found["systemd-env-conflict"]
         assert "30-b.conf wins with OLLAMA_MAX_QUEUE=128" in conflict.title
         (shell,) = found["systemd-env-outside-unit"]
@@ -143,7 +145,7 @@ def test_ignored_dropins_and_shell_exports(container):
         assert 'Environment="OLLAMA_CONTEXT_LENGTH=8192"' in shell.fix.config
     finally:
         c.run(["rm", "-rf", "/etc/systemd/system/ollama.service.d", "/etc/systemd/system/ollama.d",
-               "/root/.bashrc", "/usr/share/ollama/.profile"])
+               "/root/.bashrc", "/usr/share/ollama/.profile", "/root/ollama.service.d"])
         c.run(["systemctl", "daemon-reload"])
         c.run(["systemctl", "restart", UNIT])
 
