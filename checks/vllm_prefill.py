@@ -22,7 +22,7 @@ def prefill_interference(vllm_log=None, vllm_metrics=None, vllm_cmdline=None):
     target = max(512, (budget or 8192) // 4)
     yield Finding(
         Cause.PREFILL, Severity.WARNING,
-        "Prefill of long prompts is stalling vLLM: time to first token and inter-token latency both rise",
+        "Prefill of long prompts is crowding out generation in vLLM while requests wait",
         ev,
         Fix("Long prompts take most of each scheduler step, so waiting requests and running streams both "
             "slow down. Lower the chunked-prefill budget so decode steps interleave with prefill "

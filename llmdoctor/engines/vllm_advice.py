@@ -40,6 +40,19 @@ def stats_evidence(source: str, stats, limit: int = 2) -> list[Evidence]:
     return [Evidence(source, s.text) for s in stats[:limit] if s is not None]
 
 
+def _between(metrics, name: str):
+    """A histogram's change between the two scrapes; its lifetime value when no request
+    finished in between (or with one scrape)."""
+    last = getattr(metrics.latest, name)
+    if last is None:
+        return None
+    if metrics.second is not None:
+        delta = last.minus(getattr(metrics.first, name))
+        if delta.count > 0:
+            return delta
+    return last
+
+
 def classify_waiting(scan=None, metrics=None, first=None) -> tuple[str | None, list[Evidence]]:
     """'queue' (requests wait for a free place; inter-token latency unaffected) or 'prefill'
     (long prompts hog the engine: prompt tokens/s dwarf generation, or prefill time exceeds
@@ -60,13 +73,15 @@ def classify_waiting(scan=None, metrics=None, first=None) -> tuple[str | None, l
         m = metrics.latest
         both = metrics.second is None or (metrics.first.waiting or 0) > 0
         if m.waiting and m.waiting > 0 and both:
-            q = m.queue_time.minus(metrics.first.queue_time if metrics.second is not None else None) if m.queue_time else None
-            p = m.prefill_time.minus(metrics.first.prefill_time if metrics.second is not None else None) if m.prefill_time else None
+            q, p = _between(metrics, "queue_time"), _between(metrics, "prefill_time")
             text = f"vllm:num_requests_waiting {m.waiting:g}, vllm:num_requests_running {m.running or 0:g}"
             if q is not None and p is not None and q.mean is not None and p.mean is not None:
                 text += f"; mean queue time {q.mean:.2f} s vs mean prefill time {p.mean:.2f} s per request"
                 kind = kind or ("prefill" if p.mean > q.mean else "queue")
             else:
                 kind = kind or "queue"
+            itl = _between(metrics, "itl")
+            if itl is not None and itl.mean is not None:
+                text += f"; mean inter-token latency {itl.mean * 1000:.0f} ms ({m.itl_name})"
             ev.append(Evidence(metrics.source, text))
     return kind, ev

@@ -1,0 +1,123 @@
+"""vLLM facts and checks end to end on hand-made hosts: two /metrics scrapes (produced by
+prometheus_client, as vLLM produces them) give a rate; one scrape (evidence) gives none."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from llmdoctor.checks import load_checks, run_check
+from llmdoctor.engines import OLLAMA, VLLM, EngineInstance
+from llmdoctor.facts import Context, FactStore, FactUnavailable
+from llmdoctor.hosts.base import HostUnreachable, HttpResponse
+from llmdoctor.hosts.evidence import EvidenceHost
+
+EVIDENCE = Path(__file__).resolve().parents[2] / "fixtures" / "evidence"
+
+
+def exposition(preemptions: float, waiting: float, kv: float, queue_s: float, prefill_s: float, itl_s: float) -> bytes:
+    from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+    reg = CollectorRegistry()
+    labels = ["model_name", "engine"]
+    Counter("vllm:num_preemptions", "preemptions", labels, registry=reg).labels("m", "0").inc(preemptions)
+    Gauge("vllm:num_requests_waiting", "waiting", labels, registry=reg).labels("m", "0").set(waiting)
+    Gauge("vllm:num_requests_running", "running", labels, registry=reg).labels("m", "0").set(8)
+    Gauge("vllm:kv_cache_usage_perc", "kv", labels, registry=reg).labels("m", "0").set(kv)
+    for name, value in (("vllm:request_queue_time_seconds", queue_s), ("vllm:request_prefill_time_seconds", prefill_s),
+                        ("vllm:inter_token_latency_seconds", itl_s)):
+        Histogram(name, name, labels, registry=reg).labels("m", "0").observe(value)
+    return generate_latest(reg)
+
+
+class ScrapeHost:
+    """Answers GET /metrics with the next of the given bodies (a vLLM we cannot run here)."""
+
+    kind = "local"
+    name = "stub"
+
+    def __init__(self, *bodies: bytes) -> None:
+        self.bodies = list(bodies)
+
+    def http(self, method, port, path, body=None, timeout=5.0, headers=None):
+        if port != 8000 or path != "/metrics":
+            raise HostUnreachable(f":{port}{path}: connection refused")
+        return HttpResponse(200, self.bodies.pop(0) if len(self.bodies) > 1 else self.bodies[0])
+
+
+@pytest.fixture(scope="module")
+def specs():
+    specs, errors = load_checks(site_dir=None, entry_points=False)
+    assert not errors
+    return {s.id: s for s in specs}
+
+
+def store(host, engines=(EngineInstance(VLLM, port=8000, found_by="test"),), sample=0.01) -> FactStore:
+    return FactStore(Context(host, sample_seconds=sample), preset={"engines": engines})
+
+
+def test_rising_counter_is_a_rate(specs):
+    s = store(ScrapeHost(exposition(100, 0, 0.5, 0.1, 0.2, 0.03), exposition(112, 0, 0.5, 0.1, 0.2, 0.03)))
+    m = s.get("vllm_metrics")
+    rate = m.preemption_rate()
+    assert rate.preemptions == 12 and rate.seconds > 0
+    findings = run_check(specs["vllm-preemption-rate"], s).findings
+    assert [f.cause.value for f in findings] == ["PREEMPTION"]
+    assert "100 -> 112" in findings[0].evidence[0].text
+
+
+def test_large_but_flat_counter_is_no_finding(specs):
+    s = store(ScrapeHost(exposition(5000, 0, 0.5, 0.1, 0.2, 0.03)))
+    assert run_check(specs["vllm-preemption-rate"], s).findings == ()
+
+
+def test_single_scrape_from_evidence_has_no_rate(tmp_path, specs):
+    (tmp_path / "meta.json").write_text('{"engine": "vllm"}')
+    (tmp_path / "metrics.prom").write_bytes(exposition(5000, 3, 0.99, 0.1, 0.2, 0.03))
+    s = FactStore(Context(EvidenceHost(tmp_path)), preset={"engines": (EngineInstance(VLLM, found_by="evidence"),)})
+    assert s.get("vllm_metrics").preemption_rate() is None
+    assert run_check(specs["vllm-preemption-rate"], s).findings == ()
+    pinned = run_check(specs["vllm-kv-pinned"], s).findings
+    assert pinned and pinned[0].confidence == "medium"
+
+
+def test_waiting_with_long_queue_time_is_queueing_not_prefill(specs):
+    body = exposition(0, 6, 0.4, queue_s=8.0, prefill_s=0.3, itl_s=0.03)
+    s = store(ScrapeHost(body, body))
+    q = run_check(specs["vllm-queueing"], s).findings
+    assert [f.check for f in q] == ["vllm-queueing"]
+    assert "mean queue time 8.00 s vs mean prefill time 0.30 s" in q[0].evidence[-1].text
+    assert run_check(specs["vllm-prefill-interference"], s).findings == ()
+
+
+def test_waiting_with_long_prefill_is_prefill_interference(specs):
+    body = exposition(0, 6, 0.4, queue_s=0.2, prefill_s=5.0, itl_s=0.3)
+    s = store(ScrapeHost(body, body))
+    assert [f.check for f in run_check(specs["vllm-prefill-interference"], s).findings] == ["vllm-prefill-interference"]
+    assert run_check(specs["vllm-queueing"], s).findings == ()
+
+
+def test_not_a_vllm_host_is_quiet():
+    s = store(ScrapeHost(b""), engines=(EngineInstance(OLLAMA, port=11434),))
+    for fact in ("vllm_metrics", "vllm_log", "vllm_cmdline", "llamacpp_state", "llamacpp_log", "llamacpp_cmdline"):
+        with pytest.raises(FactUnavailable) as e:
+            s.get(fact)
+        assert e.value.quiet, fact
+
+
+def test_server_down_is_an_unavailable_line():
+    class Down(ScrapeHost):
+        def http(self, *a, **k):
+            raise HostUnreachable("http://127.0.0.1:8000/metrics: connection refused")
+
+    with pytest.raises(FactUnavailable) as e:
+        store(Down()).get("vllm_metrics")
+    assert "connection refused" in e.value.reason and not e.value.quiet
+
+
+def test_log_fact_on_an_evidence_dir_and_client_errors():
+    host = EvidenceHost(EVIDENCE / "vllm-queue-overflow")
+    s = FactStore(Context(host), preset={"engines": (EngineInstance(VLLM, found_by="evidence"),)})
+    log = s.get("vllm_log")
+    assert [scan.source for scan in log.scans] == ["vllm.log", "client_errors.txt"]
+    assert log.scans[1].queue_overflows == 1 and log.scans[0].stats_lines == 3
