@@ -338,7 +338,8 @@ def booted_container(
 ) -> Iterator[Container]:
     """Boot a container and yield it; tear everything down on exit.
 
-    files: container path (relative or absolute) -> content, written before boot.
+    files: container path (relative or absolute) -> content, written before boot (not under
+        /run or /tmp: the container mounts fresh ones; write those with `Container.write` after boot).
     network_namespace: a name under /run/netns (or a path) for --network-namespace-path.
     binds: host paths (or "SRC:DST") bind-mounted into the container.
     keep_units: host-enabled units not to mask (e.g. "ssh.service").
