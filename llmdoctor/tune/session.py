@@ -92,6 +92,10 @@ def prepare(host: Any, opts: TuneOptions, store: FactStore | None = None) -> Pre
         return get_show(host, port, name)
 
     facts, gaps = hostfacts.collect(store, opts.root, opts.unit, opts.model, show_for)
+    if facts.version is None and not facts.loaded and not facts.model_info:
+        why = next((g for g in gaps if g.startswith(("ollama_version", "ollama_ps", "engines"))), "no answer")
+        raise ProposalError(f"Ollama does not answer on port {port} ({why}); start it, or give --port "
+                            f"if it listens elsewhere")
     if opts.model and not facts.model_info:
         raise ProposalError(f"Ollama does not know model {opts.model!r}: " + ("; ".join(g for g in gaps if "/api/show" in g) or "no /api/show answer"))
     proposal = make_proposal(facts, opts.workload, context=opts.context, max_parallel=opts.max_parallel,

@@ -119,3 +119,13 @@ def test_declining_the_confirmation_writes_nothing(cli, fake_ollama, tmp_path, m
     code, out, err = tune(cli, fake_ollama, tmp_path, *SEED, "--apply", input="n\n")
     assert code == 3 and "not applied" in err
     assert not dropin.dropin_path(tmp_path, "ollama.service").exists()
+
+
+def test_no_ollama_answering_is_bad_input(cli, tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code, out, err = tune(cli, port, tmp_path, *SEED)
+    assert code == 3 and f"Ollama does not answer on port {port}" in err and "connection refused" in err
