@@ -48,6 +48,11 @@ def test_detects_llama_server_slots_and_context(four_slots):
     assert t.rtt_s is not None and t.rtt_s < 0.5
 
 
+def test_server_fixture_exposes_its_log(one_slot):
+    assert one_slot.pid > 0
+    assert "n_slots = 1" in one_slot.log_text()  # llama.cpp's own start-up line
+
+
 def test_one_slot_is_found_queueing(one_slot):
     for _ in range(TRIES):
         r = ProbeRunner(detect(one_slot)).light()

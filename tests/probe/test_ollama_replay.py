@@ -135,3 +135,11 @@ def test_nothing_listening_is_a_clear_error():
     sock.close()
     with pytest.raises(ProbeError, match="nothing answers"):
         run_probe(f"http://127.0.0.1:{port}")
+
+
+def test_no_model_loaded_asks_for_one():
+    with ollama_replay(loaded=False) as srv:
+        with pytest.raises(ProbeError, match="no model loaded; pass --model"):
+            detect(srv.url)
+        t = detect(srv.url, model="llama3.2:3b")
+    assert t.model == "llama3.2:3b" and t.context is None

@@ -47,6 +47,7 @@ class ReplayConfig:
     hang_headers: bool = False
     version: str = "0.12.3"
     context_length: int = 4096
+    loaded: bool = True   # False: /api/ps lists no model (nothing loaded)
 
 
 def recorded() -> tuple[list[dict], dict]:
@@ -97,6 +98,9 @@ class _Handler(BaseHTTPRequestHandler):
         if self.path == "/api/version":
             self._json(200, json.dumps({"version": st.cfg.version}))
         elif self.path == "/api/ps":
+            if not st.cfg.loaded:
+                self._json(200, '{"models":[]}')
+                return
             self._json(200, json.dumps({"models": [{
                 "name": st.model, "model": st.model, "size": 6654289920, "digest": "ff02c3702f32",
                 "details": {"format": "gguf", "family": "gemma2", "parameter_size": "9.2B",
