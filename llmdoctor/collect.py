@@ -17,6 +17,7 @@ from .engines import DEFAULT_PORTS, LLAMACPP, OLLAMA, VLLM, EngineInstance
 from .facts import Context, FactStore
 from .hosts.base import Host, HostError
 from .redact import redact_text
+from .systemd.show import PROPERTIES as SHOW_PROPERTIES
 
 LOG_LIMIT = 32 * 1024 * 1024  # newest part of the journal kept, per unit
 
@@ -74,7 +75,7 @@ def collect_evidence(
             f"systemctl show {unit}",
             lambda: _run_to(
                 host,
-                ["systemctl", "show", unit, "-p", "Environment,EnvironmentFiles,FragmentPath,DropInPaths,NeedDaemonReload,MainPID,ActiveEnterTimestamp"],
+                ["systemctl", "show", unit, "-p", ",".join(SHOW_PROPERTIES)],
                 put,
                 "env.txt",
             ),
@@ -85,6 +86,7 @@ def collect_evidence(
             lambda: _journal(host, unit, since_seconds, put, "vllm.log" if unit.startswith("vllm") else "journal.log"),
         )
         break  # one engine unit per evidence directory: the file names are singular
+    attempt("unit files on disk", lambda: _unit_files(host, store, put))
     attempt("vmstat", lambda: _run_to(host, ["vmstat", "1", "3"], put, "vmstat.txt", timeout=10))
     attempt("/proc/meminfo", lambda: put("meminfo.txt", host.read("/proc/meminfo").decode()))
     attempt("nvidia-smi", lambda: _run_to(host, ["nvidia-smi"], put, "nvidia_smi.txt"))
@@ -100,6 +102,19 @@ def collect_evidence(
         meta["notes"] = notes
     put("meta.json", json.dumps(meta, indent=2) + "\n")
     return written, notes
+
+
+def _unit_files(host: Host, store: FactStore, put) -> None:
+    """Copies of the unit files, drop-ins and environments under files/<path>: only the files
+    on disk show a forgotten daemon-reload (systemctl cat shows what systemd loaded)."""
+    from .systemd.evidence import evidence_files
+
+    states = store.optional("systemd_units", ()) or ()
+    if not states:
+        reason = store.missing.get("systemd_units")
+        raise HostError(reason.reason if reason else "no engine unit")
+    for name, text in evidence_files(host, states, store.optional("shell_exports", ()) or ()).items():
+        put(name, text)
 
 
 def _run_to(host: Host, argv: list[str], put, name: str, timeout: float = 15.0) -> None:
