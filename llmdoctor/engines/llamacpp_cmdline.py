@@ -42,9 +42,6 @@ class LlamaCmdline:
         per = self.ctx_size // self.slots
         return per - per % 256 if per >= 256 else per
 
-    def flags_text(self) -> str:
-        return " ".join(shlex.quote(a) for a in self.argv)
-
 
 def split_cmdline(text: str | bytes) -> list[str]:
     """NUL-separated (/proc) or a shell-typed line; tolerant of unbalanced quotes."""

@@ -66,7 +66,8 @@ def llamacpp_log(ctx: Context, engines, log_sources=()) -> LlamaLog:
         if not result.empty:
             scans.append(result)
     if not scans:
-        raise FactUnavailable("no llama-server log to read (run it under systemd, or name the file with --log)")
+        raise FactUnavailable("no llama-server log to read (run it under systemd, or name the file with --log)",
+                              quiet=ctx.host.kind == "evidence")
     return LlamaLog(tuple(scans))
 
 

@@ -67,7 +67,8 @@ def vllm_log(ctx: Context, engines, log_sources=()) -> VllmLog:
         if not result.empty:
             scans.append(result)
     if not scans and not sources:
-        raise FactUnavailable("no vLLM log to read (run vLLM under systemd, or name the file with --log)")
+        raise FactUnavailable("no vLLM log to read (run vLLM under systemd, or name the file with --log)",
+                              quiet=ctx.host.kind == "evidence")
     if not scans:
         raise FactUnavailable("; ".join(problems) or "the logs hold no vLLM lines")
     return VllmLog(tuple(scans))

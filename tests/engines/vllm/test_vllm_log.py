@@ -84,6 +84,14 @@ def test_kv_capacity_one_line_form_of_0_33():
     assert (cap.kv_tokens, cap.tokens_per_request, cap.max_concurrency) == (42656, 32768, 1.30)
 
 
+def test_v0_cuda_blocks_wording_of_0_7_to_0_10():
+    # `# %s blocks: %d, # CPU blocks: %d` with the device name (vllm/executor/executor_base.py, FACTS.md 5.3)
+    lines = ["INFO 03-02 10:00:00 executor_base.py:111] # cuda blocks: 2466, # CPU blocks: 512",
+             "INFO 03-02 10:00:00 executor_base.py:116] Maximum concurrency for 8192 tokens per request: 4.82x"]
+    cap = scan_vllm_lines(lines).kv_capacity
+    assert (cap.gpu_blocks, cap.cpu_blocks, cap.max_concurrency) == (2466, 512, 4.82)
+
+
 def test_two_startups_keep_the_last():
     text = (FIX / "kv_v1_process_prefix_lmcache_1739.log").read_text() + (FIX / "kv_v1_fp8_25350.log").read_text()
     r = scan_vllm_lines(text.splitlines())
