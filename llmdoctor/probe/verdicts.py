@@ -181,7 +181,8 @@ def load_concurrency(result: ProbeResult) -> Verdict | None:
         return Verdict("load-concurrency", PROBLEM, f"Only {most}{of} of {len(streams)} streams sent together "
                        "ran at once: the others queued", lines, figures)
     return Verdict("load-concurrency", HEALTHY if expected else INCONCLUSIVE,
-                   f"{most} streams ran at once", lines, figures)
+                   f"{most} of {len(streams)} streams ran at once; TTFT p95 {ms(p95(ttfts))}, ITL p95 "
+                   f"{ms(p95(itls))}" + (f", queue wait p95 {ms(p95(waits))}" if waits else ""), lines, figures)
 
 
 def model_unload(result: ProbeResult) -> Verdict | None:
