@@ -8,7 +8,7 @@ about 0.1 % V0 preemption warnings. Then, in the same run:
 1. `grep -c preempted` (twice; the faster run counts; the file is in the page cache),
 2. the full scan (preemptions, stats lines, KV lines) in a child process (twice, the faster
    counts) straight from the file (VllmLogScanner.scan_stream: one reused 8 MiB buffer);
-   peak RSS from the child's rusage,
+   peak RSS from the rusage of that child (os.wait4, the per-child form of getrusage),
 3. the same scan the way the `vllm_log` fact runs it today, through llmdoctor.logs.FileSource
    (its decoded text blocks, or raw_blocks() once logs.py offers them), recording its position
    in a ResumeState,
@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import shutil
 import subprocess
 import sys

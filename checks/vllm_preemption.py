@@ -26,7 +26,7 @@ def preemption_in_log(vllm_log, vllm_cmdline=None):
                                             + (f", cumulative count up to {scan.max_cumulative}" if scan.max_cumulative else "")
                                             + f". {EVERY_50TH}"))
             yield Finding(Cause.PREEMPTION, Severity.CRITICAL if n >= 100 else Severity.WARNING,
-                          f"vLLM preempted requests for lack of KV cache space "
+                          "vLLM preempted requests for lack of KV cache space "
                           + (f"(cumulative count {scan.max_cumulative})" if scan.max_cumulative else f"({n} warning(s))"), ev,
                           kv_room_fix(vllm_cmdline, "Preempted requests are recomputed (or swapped), "
                                                     "so latency collapses under load.", _capacity(vllm_log)))

@@ -204,7 +204,7 @@ def read_state(host, port: int, timeout: float = TIMEOUT) -> LlamaState:
                 vals[key] = parse_health(status, body)
                 continue
             if status == 501 and path == "/metrics":
-                errors.append(f"/metrics: not enabled (start llama-server with --metrics)")
+                errors.append("/metrics: not enabled (start llama-server with --metrics)")
                 continue
             if status != 200:
                 errors.append(f"{path}: HTTP {status}")

@@ -10,7 +10,6 @@ import urllib.request
 import pytest
 
 from llmdoctor.checks import load_checks
-from llmdoctor.diagnose import DiagnoseOptions
 from llmdoctor.engines import LLAMACPP, EngineInstance
 from llmdoctor.engines.llamacpp import read_state
 from llmdoctor.facts import Context, FactStore
