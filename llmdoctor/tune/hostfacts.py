@@ -102,6 +102,11 @@ def collect(store: FactStore, root: Path, unit: str, model: str | None = None,
             info = show.get("model_info")
             chosen = show.get("_model") or (loaded[0].name if loaded else None)
 
+    file_size = None
+    if chosen and not any(m.name == chosen and m.size for m in loaded):
+        for t in opt("ollama_tags") or ():
+            if _get(t, "name") in (chosen, f"{chosen}:latest") and isinstance(_get(t, "size"), int):
+                file_size = int(_get(t, "size"))
     gpu_bytes = gpu_total(gpu)
     gpu_source = str(_get(gpu, "source", default="NVML")) if gpu_bytes else ""
     if not gpu_bytes and log is not None:
@@ -132,7 +137,7 @@ def collect(store: FactStore, root: Path, unit: str, model: str | None = None,
             unload_ev = unload_ev or f"ollama ps: {_get(m, 'line', default=m.name)}"
     facts = HostFacts(
         version=version, env=env, model=chosen, model_info=info, loaded=loaded,
-        gpu_total=gpu_bytes, gpu_source=gpu_source, longest_prompt=longest,
+        gpu_total=gpu_bytes, gpu_source=gpu_source, model_file_size=file_size, longest_prompt=longest,
         longest_prompt_evidence=longest_ev, unload_evidence=unload_ev,
     )
     return facts, gaps

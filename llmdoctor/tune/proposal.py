@@ -64,6 +64,7 @@ class HostFacts:
     loaded: tuple[LoadedModel, ...] = ()
     gpu_total: int | None = None
     gpu_source: str = ""
+    model_file_size: int | None = None  # /api/tags size of the model: its weights when not loaded
     longest_prompt: int | None = None
     longest_prompt_evidence: str = ""
     unload_evidence: str = ""  # a line proving unload-then-reload, "" when none
@@ -200,7 +201,10 @@ def make_proposal(
     if shape.context_length:
         cur_ctx = min(cur_ctx, shape.context_length)
     weights_txt = "--weights"
-    if weights is None:
+    if weights is None and (loaded is None or not loaded.size) and facts.model_file_size:
+        weights = facts.model_file_size
+        weights_txt = f"model file {gb(weights)} (/api/tags; not loaded now)"
+    elif weights is None:
         if loaded is None or not loaded.size:
             raise ProposalError(f"{name} is not loaded, so the memory its weights take is unknown; "
                                 f"load it once (ollama run {name} '') or give --weights")
@@ -209,6 +213,7 @@ def make_proposal(
         weights = max(0, loaded.size - kv_now)
         weights_txt = (f"/api/ps size {gb(loaded.size)} − current KV {slots_now} × {cur_ctx:,} × "
                        f"{kv_bytes_per_token(shape, cur_cache):,} B = {gb(weights)}")
+    if weights_txt != "--weights":
         others = [m for m in facts.loaded if m is not loaded and m.size]
         if others:
             extra = sum(m.size or 0 for m in others)

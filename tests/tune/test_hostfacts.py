@@ -71,3 +71,24 @@ def test_gpu_falls_back_to_ollamas_inventory_line():
     facts, _ = hostfacts.collect(store_with(ollama_log=log), Path("/nonexistent"), "ollama.service")
     assert abs(facts.gpu_total - 3.9 * 2**30) <= 1
     assert facts.gpu_source == "Ollama's `inference compute` log line"
+
+
+def test_unload_then_reload_from_the_log_scan(tmp_path: Path):
+    from llmdoctor.engines.ollama_log import Example, Load, OllamaLogSummary
+
+    line = 'time=2025-04-22T11:21:46.411Z level=INFO source=server.go:619 msg="llama runner started in 41.25 seconds"'
+    log = OllamaLogSummary(loads=(Load(model="llama3:8b", idle_before_s=1800.0, load_seconds=41.25,
+                                       examples=(Example("journal:ollama.service", line),)),), load_count=2)
+    facts, _ = hostfacts.collect(store_with(ollama_log=log), tmp_path, "ollama.service")
+    assert facts.unload_evidence.startswith("a load 1800 s after the previous request: ")
+    assert "llama runner started in 41.25 seconds" in facts.unload_evidence
+    quick = OllamaLogSummary(loads=(Load(model="llama3:8b", idle_before_s=5.0),), load_count=1)
+    assert hostfacts.collect(store_with(ollama_log=quick), tmp_path, "ollama.service")[0].unload_evidence == ""
+
+
+def test_file_size_of_a_named_model_from_tags(tmp_path: Path):
+    tags = ({"name": "llama3:8b", "size": 4661224676},)
+    store = store_with(ollama_tags=tags, ollama_version="0.32.15")
+    facts, _ = hostfacts.collect(store, tmp_path, "ollama.service", model="llama3:8b",
+                                 show_for=lambda name: load_json("api_show_llama3.json"))
+    assert facts.model_file_size == 4661224676 and facts.model_info["general.architecture"] == "llama"

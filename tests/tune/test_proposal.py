@@ -132,3 +132,11 @@ def test_a_model_that_is_not_loaded_needs_weights():
         make_proposal(f, SEED)
     p = make_proposal(f, SEED, weights=WEIGHTS)
     assert by_name(p)["OLLAMA_NUM_PARALLEL"].proposed == "5"
+
+
+def test_a_named_model_that_is_not_loaded_uses_its_file_size_next_to_the_loaded_ones():
+    f = HostFacts(version="0.32.15", model="llama3:8b", model_info=INFO, gpu_total=24 * 10**9,
+                  model_file_size=WEIGHTS, loaded=(LoadedModel("mistral:7b", 8_329_906_176, 8_329_906_176, 16384),))
+    p = make_proposal(f, SEED)
+    assert p.plan.memory.weights == WEIGHTS + 8_329_906_176
+    assert "model file 4.66 GB (/api/tags; not loaded now) + 8.33 GB of other loaded models (mistral:7b)" in p.plan.memory.source
