@@ -291,6 +291,9 @@ class VllmLogScanner:
 
     def feed_raw_block(self, data: bytes) -> None:
         """Feed bytes holding whole lines (a LogSource's raw_blocks(), when it has them)."""
+        if not data:
+            self.feed_line("")
+            return
         self._feed_buffer(data, len(data), final=True)
         if data.endswith(b"\n"):  # the block's last line is empty: it still counts in windows
             self.feed_line("")

@@ -237,8 +237,10 @@ def test_chunked_and_block_scans_equal_the_line_scan(lines, chunk, glue):
         sc.feed_bytes(data[i:i + chunk])
     sc.feed_bytes(b"", final=True)
     assert sc.result() == expected
-    blocks = VllmLogScanner()
+    blocks, raw = VllmLogScanner(), VllmLogScanner()
     parts = text.split("\n")
     for i in range(0, len(parts), 3):
         blocks.feed_block("\n".join(parts[i:i + 3]))
+        raw.feed_raw_block("\n".join(parts[i:i + 3]).encode())
     assert blocks.result() == expected
+    assert raw.result() == expected
