@@ -244,3 +244,16 @@ def test_chunked_and_block_scans_equal_the_line_scan(lines, chunk, glue):
         raw.feed_raw_block("\n".join(parts[i:i + 3]).encode())
     assert blocks.result() == expected
     assert raw.result() == expected
+
+
+def test_journald_prefixes_and_all_three_vllm_prefix_styles():
+    stats = ("Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 2.0 tokens/s, Running: 3 reqs, "
+             "Waiting: 4 reqs, GPU KV cache usage: 5.0%, Prefix cache hit rate: 6.0%")
+    lines = [
+        f"Aug 08 23:02:37 gpu1 vllm[1617]: INFO 05-09 00:49:33 metrics.py:341] {stats}",  # <= 0.6
+        f"2026-08-01T07:02:33+0000 gpu1 vllm[1617]: INFO 07-28 06:40:59 [loggers.py:118] Engine 000: {stats}",
+        f"(APIServer pid=11574) INFO 03-17 15:38:10 [loggers.py:259] Engine 000: {stats}",  # >= 0.11, V1 processes
+    ]
+    r = scan_vllm_lines(lines)
+    assert [s.time for s in r.recent_stats] == ["05-09 00:49:33", "07-28 06:40:59", "03-17 15:38:10"]
+    assert all((s.running, s.waiting, s.prefix_hit_pct) == (3, 4, 6.0) for s in r.recent_stats)
