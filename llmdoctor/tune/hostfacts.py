@@ -118,7 +118,18 @@ def collect(store: FactStore, root: Path, unit: str, model: str | None = None,
                 break
 
     longest, longest_ev, unload_ev = None, "", ""
+    logged_weights, logged_ev, logged_ctx = None, "", None
     if log is not None:
+        for load in reversed(_get(log, "loads", default=()) or ()):
+            mib = _get(load, "model_buffer_mib", default=0) or 0
+            go_engine = (_get(load, "gpu_weights_bytes", default=0) or 0) + (_get(load, "host_weights_bytes", default=0) or 0)
+            ctx, par = _get(load, "ctx_size"), _get(load, "parallel")
+            if logged_ctx is None and isinstance(ctx, int) and ctx > 0:
+                logged_ctx = ctx // par if isinstance(par, int) and par > 0 else ctx
+            if mib or go_engine:
+                logged_weights = int(mib * 2**20) if mib else int(go_engine)
+                logged_ev = f"{len(_get(log, 'sources', default=()) or ()) and _get(log, 'sources')[0] or 'log'}"
+                break
         m = _get(log, "truncation_max_prompt", default=0) or 0
         if m:
             longest = int(m)
@@ -137,7 +148,8 @@ def collect(store: FactStore, root: Path, unit: str, model: str | None = None,
             unload_ev = unload_ev or f"ollama ps: {_get(m, 'line', default=m.name)}"
     facts = HostFacts(
         version=version, env=env, model=chosen, model_info=info, loaded=loaded,
-        gpu_total=gpu_bytes, gpu_source=gpu_source, model_file_size=file_size, longest_prompt=longest,
+        gpu_total=gpu_bytes, gpu_source=gpu_source, model_file_size=file_size, logged_weights=logged_weights,
+        logged_weights_evidence=logged_ev, logged_context=logged_ctx, longest_prompt=longest,
         longest_prompt_evidence=longest_ev, unload_evidence=unload_ev,
     )
     return facts, gaps

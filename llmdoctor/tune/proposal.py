@@ -65,6 +65,9 @@ class HostFacts:
     gpu_total: int | None = None
     gpu_source: str = ""
     model_file_size: int | None = None  # /api/tags size of the model: its weights when not loaded
+    logged_weights: int | None = None  # weights of the last load in the log (`model buffer size` lines)
+    logged_weights_evidence: str = ""
+    logged_context: int | None = None  # per-slot context of the last load (runner ctx-size ÷ parallel)
     longest_prompt: int | None = None
     longest_prompt_evidence: str = ""
     unload_evidence: str = ""  # a line proving unload-then-reload, "" when none
@@ -186,6 +189,8 @@ def make_proposal(
         notes.append(f"OLLAMA_KV_CACHE_TYPE={cur_cache_cur.value!r} is not a cache type Ollama uses; it runs f16.")
     cur_ctx = loaded.context_length if loaded and loaded.context_length else None
     env_ctx = _norm(_current(facts, "OLLAMA_CONTEXT_LENGTH").value)
+    if cur_ctx is None and facts.logged_context:
+        cur_ctx = facts.logged_context
     if cur_ctx is None and env_ctx.isdigit() and int(env_ctx) > 0:
         cur_ctx = int(env_ctx)
 
@@ -204,6 +209,9 @@ def make_proposal(
     if weights is None and (loaded is None or not loaded.size) and facts.model_file_size:
         weights = facts.model_file_size
         weights_txt = f"model file {gb(weights)} (/api/tags; not loaded now)"
+    elif weights is None and (loaded is None or not loaded.size) and facts.logged_weights:
+        weights = facts.logged_weights
+        weights_txt = f"{gb(weights)} of model buffers at the last load ({facts.logged_weights_evidence or 'log'})"
     elif weights is None:
         if loaded is None or not loaded.size:
             raise ProposalError(f"{name} is not loaded, so the memory its weights take is unknown; "

@@ -92,3 +92,20 @@ def test_file_size_of_a_named_model_from_tags(tmp_path: Path):
     facts, _ = hostfacts.collect(store, tmp_path, "ollama.service", model="llama3:8b",
                                  show_for=lambda name: load_json("api_show_llama3.json"))
     assert facts.model_file_size == 4661224676 and facts.model_info["general.architecture"] == "llama"
+
+
+def test_a_proposal_from_an_evidence_directory(tmp_path: Path):
+    """No /api/ps in the evidence: weights and context come from the last load in the journal."""
+    from llmdoctor.hosts.evidence import EvidenceHost
+    from llmdoctor.tune import session
+    from llmdoctor.tune.plan import Workload
+
+    host = EvidenceHost(Path(__file__).parents[1] / "fixtures/evidence/ollama-kv-capacity")
+    p = session.prepare(host, session.TuneOptions(root=tmp_path, workload=Workload(concurrent=4)))
+    assert p.version == "0.11.6"
+    plan = p.proposal.plan
+    assert plan.kv_bytes_per_token == 147_456
+    assert plan.memory.weights == 16384 * 2**20 and "model buffers at the last load" in plan.memory.source
+    assert plan.memory.total == 25340307046  # Ollama's inventory line: 23.6 GiB
+    assert plan.context == 8192  # runner --ctx-size 65536 with 8 slots
+    assert p.values["OLLAMA_NUM_PARALLEL"] == "4"
