@@ -15,11 +15,13 @@ Lines may carry journald prefixes, `(APIServer pid=N)` / `(EngineCore_DP0 pid=N)
 tags, tqdm progress junk or truncation, so everything matches substrings; nothing is
 anchored at the start of a line.
 
-Speed: every interesting line contains "KV cache", "#" or the 503 text, except the
-"Maximum concurrency" and V0 "Prefix cache hit rate: GPU" lines, which vLLM prints
-right after a trigger line and are read by looking at the next few lines. `feed_bytes`
-finds trigger lines in large chunks with bytes.find (C speed) and decodes only those;
-`feed_line` applies the same pre-filter per line, so both give the same result.
+Speed (bench/vllm_log_scan.py): every interesting line contains "KV cache", "#" or
+"QueueOverflowError" (plus the 503 message text for client_errors.txt), except the "Maximum
+concurrency" and V0 "Prefix cache hit rate: GPU" lines, which vLLM prints right after a
+trigger line and which are read in a window of the next few lines. The chunk readers
+(`feed_bytes`, `scan_stream`, `feed_block`, `feed_raw_block`) find trigger lines with memchr
+on a rare character ('V' of "KV", 'Q', '#') and touch no other line; `feed_line` applies the
+same pre-filter per line. A property test holds all of them to the same result.
 """
 from __future__ import annotations
 
@@ -36,13 +38,12 @@ OVERFLOW_MARK = "QueueOverflowError"
 # Access and request lines carry no capital 'V' or 'Q', so nearly every hit is a real one.
 _RARE = (("V", KV_MARK, 1), ("Q", OVERFLOW_MARK, 0), ("#", HASH_MARK, 0))
 _RARE_B = tuple((c.encode(), w.encode(), o) for c, w, o in _RARE)
-PEEK_LINES = 3  # lines after a trigger that may hold "Maximum concurrency" / V0 prefix rate
+PEEK_LINES = 3  # window after a trigger for "Maximum concurrency" / the V0 prefix-cache line
 MAX_LINE = 64 * 1024  # longer lines are cut (bounded memory on a log without newlines)
 EVIDENCE_CHARS = 400
 
 _TS = re.compile(r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (\d\d-\d\d \d\d:\d\d:\d\d)")
 _PREEMPT = re.compile(r"is preempted (?:by|in) (?:PreemptionMode\.)?(\w+) mode")
-_PREEMPT_ID = re.compile(r"Sequence group (\S+) is preempted")
 _CUMULATIVE = re.compile(r"(?:total_num_cumulative_preemption|total_cumulative_preemption_cnt)=(\d+)")
 _STATS_BODY = (
     r"Running: (\d+) reqs, (?:Swapped: (\d+) reqs, )?(Pending|Waiting): (\d+) reqs, "
