@@ -46,6 +46,7 @@ def register(app: typer.Typer) -> None:
         do_apply: bool = typer.Option(False, "--apply", help="Write the drop-in, restart, verify; restore on any failure."),
         yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
         rollback: bool = typer.Option(False, "--rollback", help="Restore the state before the last tune."),
+        evidence: Optional[Path] = typer.Option(None, "--evidence", "-e", help="Propose from an evidence directory (dry run only)."),
         ready_timeout: float = typer.Option(30.0, "--ready-timeout", min=1.0, max=600.0, help="Seconds to wait for Ollama after the restart."),
         fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
     ) -> None:
@@ -64,6 +65,17 @@ def register(app: typer.Typer) -> None:
             fail(f"unknown --format {fmt!r}; choose text or json")
         live = Path(root).resolve() == Path("/")
         host = LocalHost()
+        if evidence is not None:
+            from ..hosts.evidence import EvidenceHost
+
+            if do_apply or rollback:
+                fail("--evidence proposes only (a dry run); apply on the host itself")
+            try:
+                host = EvidenceHost(evidence)
+            except NotADirectoryError as e:
+                fail(str(e))
+            mirror = Path(evidence) / "files"  # copies of host files under their absolute paths
+            root = mirror if mirror.is_dir() else Path(evidence) / "files-absent"
         if rollback:
             if live and os.geteuid() != 0:
                 fail("--rollback needs root (it restarts the service)")

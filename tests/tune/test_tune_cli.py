@@ -129,3 +129,15 @@ def test_no_ollama_answering_is_bad_input(cli, tmp_path):
         port = s.getsockname()[1]
     code, out, err = tune(cli, port, tmp_path, *SEED)
     assert code == 3 and f"Ollama does not answer on port {port}" in err and "connection refused" in err
+
+
+def test_dry_run_from_an_evidence_directory(cli):
+    from .conftest import REPO
+
+    d = REPO / "tests/fixtures/evidence/ollama-kv-capacity"
+    code, out, err = cli("tune", "ollama", "--evidence", str(d), "--concurrent", "4")
+    assert code == 0, err
+    assert "on Ollama 0.11.6" in out and "OLLAMA_NUM_PARALLEL    1 (default) → 4" in out
+    assert "Dry run: nothing was changed" in out
+    code, _, err = cli("tune", "ollama", "--evidence", str(d), "--concurrent", "4", "--apply", "--yes")
+    assert code == 3 and "dry run" in err
