@@ -27,8 +27,16 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from dataclasses import dataclass
 from typing import BinaryIO, Iterable
+
+from .vllm_records import (  # noqa: F401  (re-exported: the scan's result types)
+    KvCapacity,
+    MaxSeqLenError,
+    Run,
+    StatsLine,
+    VllmLogSummary,
+    short_line,
+)
 
 KV_MARK = "KV cache"
 HASH_MARK = "#"
@@ -40,7 +48,6 @@ _RARE = (("V", KV_MARK, 1), ("Q", OVERFLOW_MARK, 0), ("#", HASH_MARK, 0))
 _RARE_B = tuple((c.encode(), w.encode(), o) for c, w, o in _RARE)
 PEEK_LINES = 3  # window after a trigger for "Maximum concurrency" / the V0 prefix-cache line
 MAX_LINE = 64 * 1024  # longer lines are cut (bounded memory on a log without newlines)
-EVIDENCE_CHARS = 400
 
 _TS = re.compile(r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (\d\d-\d\d \d\d:\d\d:\d\d)")
 _PREEMPT = re.compile(r"is preempted (?:by|in) (?:PreemptionMode\.)?(\w+) mode")
@@ -77,111 +84,6 @@ _ESTIMATED = re.compile(r"estimated maximum model length is (\d+)")
 
 def _int(text: str | None) -> int | None:
     return int(text.replace(",", "")) if text else None
-
-
-def _short(line: str) -> str:
-    line = line.strip()
-    return line if len(line) <= EVIDENCE_CHARS else line[: EVIDENCE_CHARS - 1] + "…"
-
-
-@dataclass(frozen=True)
-class StatsLine:
-    """One periodic stats record. `waiting` is V1 Waiting or V0 Pending."""
-
-    engine_version: str  # "v0" (Pending/Swapped form) or "v1"
-    running: int
-    waiting: int
-    kv_usage_pct: float
-    kv_device: str = "GPU"
-    swapped: int | None = None
-    deferred: int | None = None
-    preemptions: int | None = None  # V1 >= 0.12: preemptions during this interval
-    cpu_kv_usage_pct: float | None = None
-    prefix_hit_pct: float | None = None
-    prompt_tps: float | None = None
-    generation_tps: float | None = None
-    engines_aggregated: int | None = None
-    time: str | None = None  # "MM-DD HH:MM:SS" from the log prefix
-    text: str = ""
-
-
-@dataclass(frozen=True)
-class KvCapacity:
-    """What vLLM printed about its KV cache at one start-up."""
-
-    gpu_blocks: int | None = None
-    cpu_blocks: int | None = None
-    kv_tokens: int | None = None
-    available_gib: float | None = None
-    max_concurrency: float | None = None
-    tokens_per_request: int | None = None  # max_model_len the concurrency refers to
-    lines: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class MaxSeqLenError:
-    max_seq_len: int
-    kv_tokens: int | None = None  # V0 wording
-    needed_gib: float | None = None  # V1 wording
-    available_gib: float | None = None
-    estimated_max_len: int | None = None
-    text: str = ""
-
-
-@dataclass(frozen=True)
-class Run:
-    """A stretch of consecutive stats lines that all met a condition."""
-
-    length: int
-    first: StatsLine
-    last: StatsLine
-    peak: float
-
-
-@dataclass(frozen=True)
-class VllmLogSummary:
-    source: str
-    preemption_warnings: int
-    preemptions_at_least: int  # from cumulative counts (every 50th is logged)
-    preemption_modes: tuple[tuple[str, int], ...]
-    first_preemption: str | None
-    last_preemption: str | None
-    last_cumulative: int | None
-    max_cumulative: int | None  # highest total_num_cumulative_preemption seen (since that start-up)
-    stats_lines: int
-    recent_stats: tuple[StatsLine, ...]  # the last ones, oldest first
-    v1_preemptions: int  # sum of `Preemptions: N` over all stats lines
-    stats_with_preemptions: int
-    first_stats_preemption: StatsLine | None
-    last_stats_preemption: StatsLine | None
-    longest_waiting_run: Run | None
-    longest_kv_full_run: Run | None
-    max_running: int
-    max_waiting: int
-    max_in_flight: int  # max Running + Waiting on one line
-    prompt_heavy_waiting_lines: int  # Waiting > 0 while prompt tokens/s >> generation tokens/s
-    waiting_lines: int
-    kv_capacity: KvCapacity | None  # the last start-up
-    startups: int
-    max_seq_len_error: MaxSeqLenError | None
-    queue_overflows: int
-    queue_overflow_example: str | None
-    engine_version: str | None  # "v0" / "v1" / None when unknown
-
-    @property
-    def empty(self) -> bool:
-        return not (self.preemption_warnings or self.stats_lines or self.kv_capacity
-                    or self.max_seq_len_error or self.queue_overflows)
-
-    def summary(self) -> list[tuple[str, str]]:
-        out = []
-        if self.kv_capacity and self.kv_capacity.max_concurrency is not None:
-            out.append(("vLLM max concurrency (start-up)", f"{self.kv_capacity.max_concurrency:.2f}x"))
-        if self.stats_lines:
-            last = self.recent_stats[-1]
-            out.append(("vLLM last stats", f"Running {last.running}, Waiting {last.waiting}, "
-                                           f"KV {last.kv_usage_pct:.1f}%"))
-        return out
 
 
 KV_FULL_PCT = 95.0
@@ -434,7 +336,7 @@ class VllmLogScanner:
         if OVERFLOW_MARK in line or (self._busy and BUSY_MARK in line):
             self.overflows += 1
             if self.overflow_example is None:
-                self.overflow_example = _short(line)
+                self.overflow_example = short_line(line)
 
     def _conc_follow_up(self, line: str) -> None:
         if "Maximum concurrency" in line and KV_MARK not in line:  # the one-line form is a trigger itself
@@ -456,7 +358,7 @@ class VllmLogScanner:
         self.preempt_warnings += 1
         mode = m.group(1)
         self.preempt_modes[mode] = self.preempt_modes.get(mode, 0) + 1
-        text = _short(line)
+        text = short_line(line)
         if self.first_preempt is None:
             self.first_preempt = text
         self.last_preempt = text
@@ -570,7 +472,7 @@ class VllmLogScanner:
         if c:
             self._kv["tokens_per_request"] = _int(c.group(1))
             self._kv["max_concurrency"] = float(c.group(2))
-        self._kv_lines.append(_short(line))
+        self._kv_lines.append(short_line(line))
         self._kv_lines = self._kv_lines[-4:]
         self.kv_capacity = KvCapacity(lines=tuple(self._kv_lines), **self._kv)
         if (b or t) and not c:
@@ -583,11 +485,11 @@ class VllmLogScanner:
             return
         est = _ESTIMATED.search(line)
         if m0:
-            err = MaxSeqLenError(int(m0.group(1)), kv_tokens=int(m0.group(2)), text=_short(line))
+            err = MaxSeqLenError(int(m0.group(1)), kv_tokens=int(m0.group(2)), text=short_line(line))
         else:
             err = MaxSeqLenError(int(m1.group(1)), needed_gib=float(m1.group(2)),  # type: ignore[union-attr]
                                  available_gib=float(m1.group(3)),  # type: ignore[union-attr]
-                                 estimated_max_len=int(est.group(1)) if est else None, text=_short(line))
+                                 estimated_max_len=int(est.group(1)) if est else None, text=short_line(line))
         self.max_seq = err
 
     # -- result -------------------------------------------------------------------------
@@ -656,7 +558,7 @@ def _materialize(raw: list) -> StatsLine:
         int(g[3]) if g[3] else None, int(d.group(1)) if d else None, int(p.group(1)) if p else None,
         float(g[9]) if g[9] else None, prefix,
         float(g[0]) if g[0] is not None else None, float(g[1]) if g[1] is not None else None,
-        agg, ts.group(1) if ts else None, _short(line[prev_end:end]))
+        agg, ts.group(1) if ts else None, short_line(line[prev_end:end]))
 
 
 def scan_vllm_lines(lines: Iterable[str], source: str = "vllm.log", client_errors: bool = False) -> VllmLogSummary:
