@@ -20,7 +20,7 @@ makes the wanted slots fit; a smaller context only when the caller allows it.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..capacity import (
     KVShape,

@@ -13,7 +13,7 @@ from ..engines import OLLAMA, EngineInstance
 from ..facts import Context, FactStore
 from . import dropin
 from .apply import ApplyError, Outcome, Transaction
-from .plan import DEFAULT_HEADROOM, DEFAULT_MAX_PARALLEL, Workload, gb
+from .plan import DEFAULT_HEADROOM, DEFAULT_MAX_PARALLEL, Workload
 from .proposal import Proposal, ProposalError, make_proposal
 from . import hostfacts
 
@@ -189,4 +189,3 @@ def render_outcome(o: Outcome) -> str:
     return "\n".join(out) + "\n"
 
 
-__all__ = ["TuneOptions", "Prepared", "prepare", "apply", "transaction", "render_text", "render_outcome", "gb"]
