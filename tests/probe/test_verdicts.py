@@ -85,3 +85,31 @@ def test_load_concurrency():
     serial = load_run(slots=4, streams=3, start_offsets=[0, 0.7, 1.4])
     v = load_concurrency(serial)
     assert v.kind == PROBLEM and v.figures["max_concurrent"] == 1
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from llmdoctor.probe.result import ProbeResult, StreamSample  # noqa: E402
+from llmdoctor.probe.verdicts import assess, summary_lines  # noqa: E402
+
+times = st.floats(min_value=-1.0, max_value=100.0, allow_nan=False)
+maybe = lambda s: st.none() | s  # noqa: E731
+samples = st.builds(
+    StreamSample,
+    id=st.text(max_size=5), scenario=st.sampled_from(["warmup", "single", "long", "pair", "load", "load-long", "x"]),
+    sent_s=times, status=st.sampled_from(["ok", "http_error", "stalled"]), http_status=maybe(st.integers(100, 599)),
+    error=st.text(max_size=20), ttfb_s=maybe(times), ttft_s=maybe(times),
+    chunk_s=st.lists(times, max_size=8).map(lambda xs: tuple(sorted(xs))), prompt_tokens=maybe(st.integers(0, 10**6)),
+    completion_tokens=maybe(st.integers(0, 10**6)), decode_tps=maybe(times), prefill_tps=maybe(times),
+    load_s=maybe(times))
+
+
+@settings(max_examples=300)
+@given(st.lists(samples, max_size=8), st.sampled_from(["ollama", "llamacpp", "vllm"]), maybe(st.integers(0, 64)),
+       maybe(st.integers(0, 10**6)))
+def test_verdicts_never_crash_on_odd_results(xs, engine, slots, context):
+    r = ProbeResult(url="http://x", engine=engine, slots=slots, context=context, samples=tuple(xs))
+    for v in assess(r):
+        assert v.evidence and v.title
+    assert summary_lines(r)
