@@ -9,9 +9,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
+
+if TYPE_CHECKING:
+    from ..model import Report
 
 FORMATS = ("text", "json", "markdown")
 
