@@ -31,7 +31,11 @@ def _shorten_head(data: str, limit: int) -> str:
 
 
 def collect_evidence(
-    host: Host, out: Path, units: tuple[str, ...] = (), since_seconds: float = 86400.0
+    host: Host,
+    out: Path,
+    units: tuple[str, ...] = (),
+    since_seconds: float = 86400.0,
+    engines: tuple[EngineInstance, ...] | None = None,
 ) -> tuple[list[str], list[str]]:
     """Write evidence files; return (files written, notes on what could not be collected)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -50,8 +54,11 @@ def collect_evidence(
         except (HostError, OSError, ValueError) as e:
             notes.append(str(e) if str(e).startswith(what.split()[0]) else f"{what}: {e}")
 
-    store = FactStore(Context(host=host, units=units, since_seconds=since_seconds))
-    engines: tuple[EngineInstance, ...] = store.optional("engines", ()) or ()
+    store = FactStore(
+        Context(host=host, units=units, since_seconds=since_seconds),
+        preset={"engines": engines} if engines else None,
+    )
+    engines = store.optional("engines", ()) or ()
     primary = engines[0] if engines else None
     engines_meta: dict = {}
 
@@ -61,8 +68,15 @@ def collect_evidence(
             attempt("ollama ps", lambda: _run_to(host, ["ollama", "ps"], put, "ollama_ps.txt"))
             attempt("GET /api/ps", lambda: _http_to(host, "GET", port, "/api/ps", put, "api_ps.json"))
             attempt("POST /api/show", lambda: _api_show(host, port, put))
-        if e.kind in (VLLM, LLAMACPP):
+        if e.kind == VLLM:
             attempt("GET /metrics", lambda: _http_to(host, "GET", port, "/metrics", put, "metrics.prom"))
+        if e.kind == LLAMACPP:
+            from .engines.llamacpp import EVIDENCE_FILES
+
+            for path, name in EVIDENCE_FILES.items():
+                # /health answers 503 "Loading model" while loading: that is evidence too
+                ok = (200, 503) if path == "/health" else (200,)
+                attempt(f"GET {path}", lambda: _http_to(host, "GET", port, path, put, name, ok=ok))
         if e.pid:
             attempt("cmdline", lambda: put("cmdline.txt", host.read(f"/proc/{e.pid}/cmdline").replace(b"\0", b" ").decode("utf-8", "replace").strip() + "\n"))
 
@@ -124,9 +138,10 @@ def _run_to(host: Host, argv: list[str], put, name: str, timeout: float = 15.0) 
     put(name, res.stdout)
 
 
-def _http_to(host: Host, method: str, port: int, path: str, put, name: str, body: bytes | None = None) -> None:
+def _http_to(host: Host, method: str, port: int, path: str, put, name: str, body: bytes | None = None,
+             ok: tuple[int, ...] = (200,)) -> None:
     resp = host.http(method, port, path, body=body, timeout=10)
-    if resp.status != 200:
+    if resp.status not in ok:
         raise HostError(f"HTTP {resp.status}")
     put(name, resp.text)
 

@@ -97,3 +97,20 @@ def test_nothing_listening_is_a_line_not_a_traceback():
     s.close()
     state = read_state(LocalHost(), port, timeout=2)
     assert state.health is None and len(state.errors) == 4
+
+
+def test_collect_then_diagnose_offline(model, tmp_path):
+    """collect writes /health, /props, /slots and /metrics of a real server; the offline
+    diagnosis reads them back as the live one does."""
+    from llmdoctor.collect import collect_evidence
+    from llmdoctor.hosts.evidence import EvidenceHost
+
+    with running_llama_server(model, n_parallel=2, n_ctx=4096, metrics=True) as url:
+        engine = EngineInstance(LLAMACPP, port=url.port, found_by="test")
+        live = read_state(LocalHost(), url.port, timeout=5)
+        written, notes = collect_evidence(LocalHost(), tmp_path / "ev", engines=(engine,))
+    assert {"health.json", "props.json", "slots.json", "metrics.prom", "meta.json"} <= set(written), notes
+    offline = read_state(EvidenceHost(tmp_path / "ev"), 0)
+    assert offline.props.total_slots == live.props.total_slots == 2
+    assert [s.n_ctx for s in offline.slots] == [s.n_ctx for s in live.slots]
+    assert offline.metrics.requests_deferred == 0
