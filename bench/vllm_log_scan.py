@@ -110,20 +110,17 @@ def child_scan(path: str, state: str, mode: str) -> None:
     from llmdoctor.engines.vllm_log import VllmLogScanner
     from llmdoctor.logs import FileSource, ResumeState
 
+    from llmdoctor.facts.vllm import scan_source
+
     start = time.perf_counter()
-    scanner = VllmLogScanner(os.path.basename(path))
-    read = 0
     if mode == "binary":  # VllmLogScanner.scan_stream
         with open(path, "rb") as f:
-            scanner.scan_stream(f)
+            r = VllmLogScanner(os.path.basename(path)).scan_stream(f).result()
         read = os.path.getsize(path)
-    else:
+    else:  # exactly what the vllm_log fact runs
         source = FileSource(path, since_seconds=None, state=ResumeState(state))
-        raw = getattr(source, "raw_blocks", None)
-        for block in (raw() if callable(raw) else source.blocks()):
-            read += len(block) + 1
-            (scanner.feed_raw_block if callable(raw) else scanner.feed_block)(block)
-    r = scanner.result()
+        r = scan_source(source)
+        read = source._reached - source._range[0] if source._range else 0
     print(json.dumps({"seconds": time.perf_counter() - start, "read": read,
                       "preemption_warnings": r.preemption_warnings, "stats_lines": r.stats_lines,
                       "max_concurrency": r.kv_capacity.max_concurrency if r.kv_capacity else None,
@@ -189,7 +186,9 @@ def main() -> int:
               f"{binary['startups']} start-ups; {bin_wall:.2f} s with interpreter start-up)")
         print(f"full scan (FileSource):   {full['seconds']:6.2f} s  {fs_tp:7.0f} MiB/s  "
               f"(ratio {fs_tp / grep_tp:.2f}; peak RSS {fs_rss:.0f} MB)")
-        print(f"throughput ratio scan/grep: {ratio:.2f} (target >= 0.5)")
+        print(f"throughput ratio scan/grep: {ratio:.2f} straight from the file, "
+              f"{fs_tp / grep_tp:.2f} through FileSource as the fact reads it (target >= 0.5 for both)")
+        rss = max(rss, fs_rss)
         print(f"peak RSS of the scan: {rss:.0f} MB (target < 100 MB)")
 
         # resume: append ~1 % and scan again with the same state
@@ -212,7 +211,7 @@ def main() -> int:
         if again["read"] > appended + 1 or again["preemption_warnings"] != added["preemption_warnings"]:
             print("FAIL: the resumed scan read more than the appended bytes", file=sys.stderr)
             ok = False
-        if ratio < 0.5 or rss >= 100:
+        if min(ratio, fs_tp / grep_tp) < 0.5 or rss >= 100:
             print("FAIL: target missed", file=sys.stderr)
             ok = False
         return 0 if ok else 1

@@ -248,7 +248,17 @@ class FileSource:
         self._range = (start, st.st_ino)
         return start
 
-    def blocks(self) -> Iterator[str]:
+    def raw_blocks(self) -> Iterator[bytes]:
+        """Bytes holding whole lines, undecoded."""
+        for buf, begin, end in self.raw_regions():
+            yield bytes(buf[begin:end])
+
+    def raw_regions(self) -> Iterator[tuple[bytearray, int, int]]:
+        """(buffer, begin, end): buffer[begin:end] holds whole lines, undecoded and uncopied.
+
+        The buffer is reused: a region is valid only until the next one is asked for. Once
+        the time window is reached no byte is decoded or copied, so a scanner keeps pace
+        with grep."""
         try:
             f = open(self.path, "rb")
         except OSError as e:
@@ -263,44 +273,59 @@ class FileSource:
             resumable = self.state is not None
             f.seek(pos)
             window = _Window(cutoff, now)
-            rest = b""
+            # One reused buffer: the unfinished last line moves to its front, the next read
+            # fills in behind it, and each block of whole lines is copied out exactly once.
+            buf = bytearray(CHUNK + MAX_LINE)
+            view = memoryview(buf)
+            filled = 0
             skipping = False  # inside the dropped tail of a runaway line
             try:
                 while True:
-                    chunk = f.read(CHUNK)
-                    if not chunk:
+                    n = f.readinto(view[filled : filled + CHUNK])
+                    if not n:
                         break
+                    end = filled + n
+                    begin = 0
                     if skipping:
-                        newline = chunk.find(b"\n")
+                        newline = buf.find(b"\n", filled, end)
                         if newline < 0:
+                            filled = 0
                             continue
-                        chunk, skipping = chunk[newline + 1 :], False
-                    buf = rest + chunk
-                    cut = buf.rfind(b"\n")
+                        begin, skipping = newline + 1, False
+                    cut = buf.rfind(b"\n", begin, end)
                     if cut < 0:
-                        if len(buf) > MAX_LINE:  # a runaway line: keep its head, drop the rest
-                            text = window.filter(buf[:MAX_LINE].decode("utf-8", "replace"))
-                            if text:
-                                yield text
-                            rest, skipping = b"", True
+                        if end - begin >= MAX_LINE:  # a runaway line: keep its head, drop the rest
+                            data = window.filter_bytes(bytes(view[begin : begin + MAX_LINE]))
+                            if data:
+                                yield bytearray(data), 0, len(data)
+                            filled, skipping = 0, True
                         else:
-                            rest = buf
+                            buf[: end - begin] = view[begin:end]
+                            filled = end - begin
                         continue
-                    text = buf[:cut].decode("utf-8", "replace")
-                    rest = buf[cut + 1 :]
-                    text = window.filter(text)
-                    if text:
-                        yield text
-                    self._reached = max(self._reached, f.tell() - len(rest))
-                if rest and not resumable:  # an unterminated last line (a pasted file)
-                    text = window.filter(rest.decode("utf-8", "replace"))
-                    if text:
-                        yield text
+                    if window.inside:
+                        yield buf, begin, cut
+                    else:
+                        data = window.filter_bytes(bytes(view[begin:cut]))
+                        if data:
+                            yield bytearray(data), 0, len(data)
+                    left = end - cut - 1
+                    buf[:left] = view[cut + 1 : end]
+                    filled = left
+                    self._reached = max(self._reached, f.tell() - filled)
+                if filled and not resumable:  # an unterminated last line (a pasted file)
+                    data = window.filter_bytes(bytes(view[:filled]))
+                    if data:
+                        yield bytearray(data), 0, len(data)
             except OSError as e:
                 self.error = f"{self.path}: {e.strerror or e}"
             finally:
                 if self.state is not None and self._reached:
                     self.state.put(self.state_key, {"inode": st.st_ino, "offset": self._reached, "size": st.st_size})
+
+    def blocks(self) -> Iterator[str]:
+        for data in self.raw_blocks():
+            yield data.decode("utf-8", "replace")
 
     def lines(self) -> Iterator[str]:
         for block in self.blocks():
@@ -320,6 +345,12 @@ class _Window:
         self.inside = cutoff is None
         self.seen_stamp = False
         self.probed = 0
+
+    def filter_bytes(self, data: bytes) -> bytes:
+        """`filter` on undecoded lines; inside the window the bytes pass untouched."""
+        if self.inside:
+            return data
+        return self.filter(data.decode("utf-8", "replace")).encode("utf-8")
 
     def filter(self, text: str) -> str:
         if self.inside:

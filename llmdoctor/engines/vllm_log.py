@@ -192,6 +192,15 @@ class VllmLogScanner:
         self.feed_bytes(b"", final=True)
         return self
 
+    def feed_region(self, buf: bytearray, begin: int, end: int) -> None:
+        """Feed buf[begin:end], whole lines from a LogSource's raw_regions(), without copying."""
+        if self._tail:
+            self.feed_raw_block(bytes(buf[begin:end]))
+        elif end > begin:
+            self._scan_region(buf, end, begin)
+        else:
+            self.feed_line("")
+
     def feed_raw_block(self, data: bytes) -> None:
         """Feed bytes holding whole lines (a LogSource's raw_blocks(), when it has them)."""
         if not data:

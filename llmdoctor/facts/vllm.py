@@ -33,9 +33,13 @@ def scan_source(source):
     from ..engines.vllm_log import VllmLogScanner
 
     scanner = VllmLogScanner(source.name)
+    raw_regions = getattr(source, "raw_regions", None)  # whole lines in a reused buffer: no copy, no decoding
     raw_blocks = getattr(source, "raw_blocks", None)  # bytes of whole lines: no decoding at all
     blocks = getattr(source, "blocks", None)
-    if callable(raw_blocks):
+    if callable(raw_regions):
+        for buf, begin, end in raw_regions():
+            scanner.feed_region(buf, begin, end)
+    elif callable(raw_blocks):
         for block in raw_blocks():
             scanner.feed_raw_block(block)
     elif callable(blocks):
