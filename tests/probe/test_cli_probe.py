@@ -82,7 +82,7 @@ def test_ctrl_c_stops_cleanly_and_prints_what_was_measured():
         start = time.monotonic()
         out, err = p.communicate(timeout=30)
         took = time.monotonic() - start
-    assert took < 3, took
+    assert took < 5, took
     assert "Traceback" not in err
     assert p.returncode == 3
     (raw,) = json.loads(out)["probe"]
