@@ -9,8 +9,8 @@ def _evidence_sets(vllm_log, vllm_metrics):
     scans = vllm_log.scans if vllm_log is not None else ()
     for scan in scans:
         kind, ev = classify_waiting(scan=scan)
-        if kind:
-            return kind, ev, True
+        if kind:  # one pasted stats line proves less than a run of them
+            return kind, ev, scan.longest_waiting_run.length >= 2
     kind, ev = classify_waiting(metrics=vllm_metrics)
     return kind, ev, vllm_metrics is not None and vllm_metrics.second is not None
 

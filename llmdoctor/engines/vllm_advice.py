@@ -53,13 +53,22 @@ def _between(metrics, name: str):
     return last
 
 
+def _waiting_matters(scan) -> bool:
+    """Requests waited in two stats lines in a row (>= 10 s at the default interval), or one
+    line shows a queue as deep as the running batch (a pasted excerpt is often that short)."""
+    run = scan.longest_waiting_run
+    if run is None:
+        return False
+    return run.length >= 2 or run.peak >= max(4, scan.max_running or 0)
+
+
 def classify_waiting(scan=None, metrics=None, first=None) -> tuple[str | None, list[Evidence]]:
     """'queue' (requests wait for a free place; inter-token latency unaffected) or 'prefill'
     (long prompts hog the engine: prompt tokens/s dwarf generation, or prefill time exceeds
     queue time), with the figures that decided it; None when nothing waited."""
     ev: list[Evidence] = []
     kind = None
-    if scan is not None and scan.longest_waiting_run is not None and scan.longest_waiting_run.length >= 3:
+    if scan is not None and _waiting_matters(scan):
         run = scan.longest_waiting_run
         heavy = scan.prompt_heavy_waiting_lines
         kind = "prefill" if heavy * 2 > scan.waiting_lines else "queue"
