@@ -1,13 +1,14 @@
 """BANDWIDTH_LIMIT from the live probe: two streams at once each run near half speed."""
 from llmdoctor.checks import check
 from llmdoctor.model import Cause, Evidence, Finding, Severity
-from llmdoctor.probe.advice import bandwidth_fix, source
-from llmdoctor.probe.verdicts import PROBLEM, batching
 
 
 @check(id="probe-bandwidth-limit", cause=Cause.BANDWIDTH_LIMIT,
        purpose="Live probe: concurrent streams share the hardware (each near half the single-stream speed)")
 def probe_bandwidth_limit(probe):
+    from llmdoctor.probe.advice import bandwidth_fix, source
+    from llmdoctor.probe.verdicts import PROBLEM, batching
+
     for r in probe.results:
         v = batching(r)
         if v is not None and v.kind == PROBLEM:

@@ -2,13 +2,14 @@
 idle server, or (load mode) freezes the streams already running."""
 from llmdoctor.checks import check
 from llmdoctor.model import Cause, Evidence, Finding, Severity
-from llmdoctor.probe.advice import prefill_fix, source, stall_fix
-from llmdoctor.probe.verdicts import PROBLEM, prefill, prefill_stall
 
 
 @check(id="probe-prefill", cause=Cause.PREFILL,
        purpose="Live probe: long prompts wait seconds for the first token, or stall running streams")
 def probe_prefill(probe):
+    from llmdoctor.probe.advice import prefill_fix, source, stall_fix
+    from llmdoctor.probe.verdicts import PROBLEM, prefill, prefill_stall
+
     for r in probe.results:
         v = prefill(r)
         if v is not None and v.kind == PROBLEM:

@@ -1,13 +1,14 @@
 """QUEUE_FULL from the live probe: the server refused a probe request as busy (503)."""
 from llmdoctor.checks import check
 from llmdoctor.model import Cause, Evidence, Finding, Severity
-from llmdoctor.probe.advice import queue_full_fix, source
-from llmdoctor.probe.verdicts import queue_full
 
 
 @check(id="probe-queue-full", cause=Cause.QUEUE_FULL,
        purpose="Live probe: requests refused with 503 because the server's queue is full")
 def probe_queue_full(probe):
+    from llmdoctor.probe.advice import queue_full_fix, source
+    from llmdoctor.probe.verdicts import queue_full
+
     for r in probe.results:
         v = queue_full(r)
         if v is not None:

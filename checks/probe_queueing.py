@@ -1,13 +1,14 @@
 """QUEUEING from the live probe: two requests sent together ran one after the other."""
 from llmdoctor.checks import check
 from llmdoctor.model import Cause, Evidence, Finding, Severity
-from llmdoctor.probe.advice import parallel_fix, source
-from llmdoctor.probe.verdicts import PROBLEM, load_concurrency, queueing
 
 
 @check(id="probe-queueing", cause=Cause.QUEUEING,
        purpose="Live probe: a second request gets its first token only after the first finishes")
 def probe_queueing(probe):
+    from llmdoctor.probe.advice import parallel_fix, source
+    from llmdoctor.probe.verdicts import PROBLEM, load_concurrency, queueing
+
     for r in probe.results:
         for v in (queueing(r), load_concurrency(r)):
             if v is not None and v.kind == PROBLEM:

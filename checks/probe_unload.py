@@ -1,13 +1,14 @@
 """MODEL_UNLOAD from the live probe: the first request paid for loading the model."""
 from llmdoctor.checks import check
 from llmdoctor.model import Cause, Evidence, Finding, Severity
-from llmdoctor.probe.advice import source, unload_fix
-from llmdoctor.probe.verdicts import PROBLEM, model_unload
 
 
 @check(id="probe-model-unload", cause=Cause.MODEL_UNLOAD,
        purpose="Live probe: the first request carried a model load (Ollama load_duration, or a cold-start TTFT)")
 def probe_model_unload(probe):
+    from llmdoctor.probe.advice import source, unload_fix
+    from llmdoctor.probe.verdicts import PROBLEM, model_unload
+
     for r in probe.results:
         v = model_unload(r)
         if v is not None and v.kind == PROBLEM:
