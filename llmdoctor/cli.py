@@ -65,6 +65,30 @@ def _seconds(text: str, option: str) -> float:
     return value
 
 
+def ticket_directory(path: Path) -> Path:
+    """A pasted ticket (one file of several command outputs) as an evidence directory."""
+    import atexit
+    import json
+    import shutil
+    import tempfile
+
+    from .pasted import decode_pasted
+    from .ticket import split_ticket
+
+    try:
+        text = decode_pasted(path.read_bytes())
+    except OSError as e:
+        fail(f"--evidence {path}: {e.strerror or e}")
+    out = Path(tempfile.mkdtemp(prefix="llmdoctor-ticket-"))
+    atexit.register(shutil.rmtree, out, True)
+    for name, body in split_ticket(text).items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(body)
+    if not (out / "meta.json").exists():
+        (out / "meta.json").write_text(json.dumps({"host": path.name}))
+    return out
+
+
 def build_targets(
     evidence: Optional[Path],
     hosts: List[str],
@@ -80,6 +104,8 @@ def build_targets(
             fail("--evidence cannot be combined with --host/--inventory")
         from .hosts.evidence import EvidenceHost
 
+        if evidence.is_file():
+            evidence = ticket_directory(evidence)
         try:
             host = EvidenceHost(evidence)
         except NotADirectoryError as e:
@@ -131,7 +157,7 @@ def build_targets(
 
 @app.command()
 def diagnose(
-    evidence: Optional[Path] = typer.Option(None, "--evidence", "-e", help="Diagnose an evidence directory instead of a live host."),
+    evidence: Optional[Path] = typer.Option(None, "--evidence", "-e", help="Diagnose an evidence directory (or one file of pasted command outputs) instead of a live host."),
     host: List[str] = typer.Option([], "--host", "-H", help="[user@]host[:port] to diagnose over SSH (repeatable)."),
     inventory: Optional[Path] = typer.Option(None, "--inventory", "-i", help="File with one host per line (Ansible INI accepted)."),
     forks: int = typer.Option(10, "--forks", min=1, max=256, help="Hosts diagnosed at once."),

@@ -20,6 +20,18 @@ PROMPT = re.compile(
 )
 
 
+def decode_pasted(data: bytes) -> str:
+    """Bytes of a pasted or redirected file as text. PowerShell's `>` writes UTF-16 with a
+    byte-order mark; editors add a UTF-8 one; anything undecodable becomes U+FFFD."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", "replace")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    elif len(data) >= 4 and data[1:4:2] == b"\0\0" and data[0:4:2] != b"\0\0":
+        return data.decode("utf-16-le", "replace")  # UTF-16 without a BOM
+    return data.decode("utf-8", "replace")
+
+
 def normalize_pasted(text: str) -> str:
     """The command output inside pasted text; text without such debris is returned unchanged."""
     if "\r" in text:

@@ -14,7 +14,7 @@ import os
 import re
 from pathlib import Path
 
-from ..pasted import normalize_pasted
+from ..pasted import decode_pasted, normalize_pasted
 from .base import DEFAULT_READ_LIMIT, DEFAULT_TIMEOUT, CommandResult, HttpResponse, NotInEvidence
 
 # argv[0] (and argv[1] where it matters) -> evidence file
@@ -64,7 +64,7 @@ class EvidenceHost:
 
     def _text(self, name: str, limit: int = DEFAULT_READ_LIMIT) -> str:
         with open(self.path(name), "rb") as f:
-            return normalize_pasted(f.read(limit).decode("utf-8", "replace"))
+            return normalize_pasted(decode_pasted(f.read(limit)))
 
     def has(self, name: str) -> bool:
         return (self.root / name).is_file()

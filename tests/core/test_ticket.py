@@ -1,0 +1,68 @@
+"""One pasted ticket file -> evidence files named after the commands that produced them."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from hypothesis import given, strategies as st
+
+from llmdoctor.pasted import decode_pasted
+from llmdoctor.ticket import split_ticket
+
+# Pieces are verbatim samples: ollama ps (samples.md 1b, attogram/ollama-bash-lib), journal lines
+# (samples.md 2h, karakeep-app/karakeep#1593), vmstat header as Debian's procps prints it.
+TICKET = """Hi, ollama is slow when my team uses it. Here is what I have:
+
+```
+user@gpu:~$ ollama ps
+NAME          ID              SIZE      PROCESSOR          CONTEXT    UNTIL
+mistral:7b    6577803aa9a0    8.3 GB    13%/87% CPU/GPU    16384      4 minutes from now
+user@gpu:~$ sudo journalctl -u ollama --no-pager | tail
+Jun 10 21:22:18 ollama-host ollama[159]: time=2025-06-10T21:22:18.314Z level=WARN source=runner.go:128 msg="truncating input prompt" limit=512 prompt=617 keep=4 new=512
+user@gpu:~$ cat /etc/systemd/system/ollama.service.d/override.conf
+[Service]
+Environment="OLLAMA_NUM_PARALLEL=1"
+user@gpu:~$ systemctl show ollama -p Environment
+Environment="OLLAMA_NUM_PARALLEL=1" "HF_TOKEN=hf_abc"
+```
+"""
+
+
+def test_split_by_prompt_commands():
+    files = split_ticket(TICKET)
+    assert files["ollama_ps.txt"].startswith("NAME ")
+    assert "truncating input prompt" in files["journal.log"]
+    assert files["dropins/override.conf"] == '[Service]\nEnvironment="OLLAMA_NUM_PARALLEL=1"\n'
+    assert files["env.txt"].startswith("Environment=")
+    assert not any("user@gpu" in body for body in files.values())
+
+
+def test_pieces_without_prompt_are_named_by_content():
+    files = split_ticket("NAME  ID  SIZE  PROCESSOR  UNTIL\nllama3:70b  be39eb53a197  41 GB  42%/58% CPU/GPU  4 minutes from now\n")
+    assert list(files) == ["ollama_ps.txt"]
+
+
+def test_utf16_from_powershell():
+    text = "NAME  ID  SIZE  PROCESSOR  UNTIL\r\n"
+    assert decode_pasted(b"\xff\xfe" + text.encode("utf-16-le")) == text
+    assert decode_pasted(text.encode("utf-16-le")) == text
+    assert decode_pasted(b"\xef\xbb\xbf" + text.encode()) == text
+
+
+@given(st.text(max_size=400))
+def test_garbage_never_raises(text):
+    for name, body in split_ticket(text).items():
+        assert name and body.endswith("\n")
+
+
+def test_cli_diagnoses_a_ticket_file(tmp_path):
+    f = tmp_path / "ticket.txt"
+    f.write_bytes(b"\xff\xfe" + TICKET.encode("utf-16-le"))
+    p = subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", "--evidence", str(f), "--format", "json"],
+                       capture_output=True, text=True, timeout=120, env=dict(os.environ, NO_COLOR="1"))
+    doc = json.loads(p.stdout)
+    checks = {x["check"] for x in doc["targets"][0]["findings"]}
+    assert {"ollama-context-truncation", "ollama-cpu-spill", "ollama-one-slot"} <= checks, p.stdout
+    assert "hf_abc" not in p.stdout
