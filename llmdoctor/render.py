@@ -131,7 +131,7 @@ def render_text(report: Report, color: bool | None = None, width: int | None = N
 def _text_target(console, t: TargetReport, escape: Callable[[str], str], opts: dict) -> None:
     console.rule(f"[bold]{escape(t.target)}[/] · engine: {escape(t.engine)}")
     for label, value in t.summary:
-        console.print(f"  {escape(label)}: {escape(value)}")
+        console.print(f"  {escape(label)}: {escape(value)}", **opts)
     if t.summary:
         console.print()
     if not t.findings:
@@ -144,7 +144,7 @@ def _text_target(console, t: TargetReport, escape: Callable[[str], str], opts: d
         style = SEVERITY_STYLE[sev]
         console.print(f"[{style}]{SEVERITY_HEADING[sev]} ({len(group)})[/]")
         for f in group:
-            console.print(f"  [{style}]●[/] [bold]{escape(f.title)}[/]  [dim]{f.cause.value} · {escape(f.check)}[/]")
+            console.print(f"  [{style}]●[/] [bold]{escape(f.title)}[/]  [dim]{f.cause.value} · {escape(f.check)}[/]", **opts)
             for e in f.evidence:
                 console.print(f"      [dim]{escape(e.source)}:[/] {escape(e.text.strip())}", **opts)
             console.print(f"    [green]Fix:[/] {escape(f.fix.summary)}", **opts)
