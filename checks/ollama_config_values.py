@@ -1,13 +1,14 @@
 """CONFIG_NOT_APPLIED in Ollama: values Ollama cannot parse, and OLLAMA_HOST with a scheme but no port."""
 from llmdoctor.checks import check
-from llmdoctor.engines.ollama_env import parse_problem
-from llmdoctor.engines.ollama_figures import RESTART, evs
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 
 @check(id="ollama-unparseable-value", cause=Cause.CONFIG_NOT_APPLIED,
        purpose="An OLLAMA_* value Ollama cannot read (it uses the default, reads true, or binds another port)")
 def unparseable_value(ollama_config, ollama_log=None):
+    from llmdoctor.engines.ollama_env import parse_problem
+    from llmdoctor.engines.ollama_figures import RESTART, evs
+
     problems = []
     for name, (value, where) in sorted(ollama_config.assigned.items()):
         why = parse_problem(name, value, ollama_config.version)

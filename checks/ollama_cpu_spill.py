@@ -1,6 +1,5 @@
 """CPU_SPILL in Ollama: part of the model in system memory, or a GPU that is claimed but not used."""
 from llmdoctor.checks import check
-from llmdoctor.engines.ollama_figures import evs, gpu_expected, gpu_process_bytes, human
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 LEVERS = ("Make weights plus KV cache fit in GPU memory: fewer slots (OLLAMA_NUM_PARALLEL) or a smaller "
@@ -24,6 +23,10 @@ def _partial_load(log):
 @check(id="ollama-cpu-spill", cause=Cause.CPU_SPILL,
        purpose="Part (or all) of a loaded model sits in system memory: ollama ps split, offloaded N/M < M")
 def cpu_spill(ollama_ps=None, ollama_log=None, gpu=None):
+    if not ollama_ps and ollama_log is None:
+        return  # nothing of Ollama's to look at (and the figures module stays unimported)
+    from llmdoctor.engines.ollama_figures import evs, gpu_expected, human
+
     evidence = []
     worst = 0
     for m in ollama_ps or ():
@@ -62,6 +65,8 @@ def cpu_spill(ollama_ps=None, ollama_log=None, gpu=None):
 @check(id="ollama-gpu-not-used", cause=Cause.CPU_SPILL,
        purpose='"100% GPU" in ollama ps while the runner loaded only a CPU backend or holds no GPU memory')
 def gpu_not_used(ollama_ps, ollama_log=None, gpu=None):
+    from llmdoctor.engines.ollama_figures import evs, gpu_process_bytes, human
+
     claimed = [m for m in ollama_ps if m.cpu_percent == 0]
     if not claimed:
         return
@@ -97,6 +102,8 @@ def gpu_not_used(ollama_ps, ollama_log=None, gpu=None):
 @check(id="ollama-gpu-lost", cause=Cause.CPU_SPILL,
        purpose="The GPU vanished from Ollama (CUDA init error 999, or a later start found only the CPU) - typical after suspend")
 def gpu_lost(ollama_log):
+    from llmdoctor.engines.ollama_figures import evs
+
     evidence = evs(ollama_log.gpu_init_failures.examples[:3])
     starts = ollama_log.startups
     if len(starts) >= 2 and starts[-1].libraries and not starts[-1].has_gpu and any(s.has_gpu for s in starts[:-1]):

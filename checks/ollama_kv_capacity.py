@@ -1,13 +1,14 @@
 """KV_CAPACITY in Ollama: the KV cache the slots need does not fit next to the weights."""
 from llmdoctor.checks import check
-from llmdoctor.engines.ollama_figures import dropin, dropin_commands, human
-from llmdoctor.engines.ollama_kv import kv_budget
 from llmdoctor.model import Cause, Finding, Fix, Severity
 
 
 @check(id="ollama-kv-capacity", cause=Cause.KV_CAPACITY,
        purpose="OLLAMA_NUM_PARALLEL x context x KV bytes per token exceeds the GPU memory left after the weights")
 def kv_capacity(ollama_show, ollama_config, ollama_ps=None, ollama_log=None, gpu=None):
+    from llmdoctor.engines.ollama_figures import dropin, dropin_commands, human
+    from llmdoctor.engines.ollama_kv import kv_budget
+
     b = kv_budget(ollama_show, ollama_config, ollama_ps, ollama_log, gpu)
     if b is None or b.free <= 0 or b.need <= b.free:
         return

@@ -1,6 +1,5 @@
 """QUEUE_FULL in Ollama: 503 "maximum pending requests exceeded", and a queue far deeper than the slots drain."""
 from llmdoctor.checks import check
-from llmdoctor.engines.ollama_figures import config_evidence, dropin, dropin_commands, evs, slots
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 UNBOUNDED = ("Requests for a model that is already loaded skip this queue and wait without any bound "
@@ -13,6 +12,8 @@ def queue_full(ollama_log):
     n503, text = ollama_log.status_503, ollama_log.max_pending
     if not (n503.count or text.count):
         return
+    from llmdoctor.engines.ollama_figures import dropin, dropin_commands, evs
+
     yield Finding(
         Cause.QUEUE_FULL, Severity.CRITICAL,
         f"Ollama rejected requests: queue full ({n503.count} HTTP 503 in the access log, "
@@ -28,6 +29,8 @@ def queue_full(ollama_log):
 @check(id="ollama-deep-queue", cause=Cause.QUEUE_FULL,
        purpose="OLLAMA_MAX_QUEUE lets far more requests wait than the slots can drain")
 def deep_queue(ollama_config, ollama_log=None):
+    from llmdoctor.engines.ollama_figures import config_evidence, dropin, dropin_commands, slots
+
     s = slots(ollama_config, ollama_log)
     raw = ollama_config.get("OLLAMA_MAX_QUEUE")
     if s is None or not s.count or not raw or not raw.isdigit():

@@ -1,6 +1,5 @@
 """QUEUEING in Ollama: one slot per model, and access logs that show requests served one at a time."""
 from llmdoctor.checks import check
-from llmdoctor.engines.ollama_figures import dropin, dropin_commands, evs, slots
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 KV_WARNING = ("Each slot reserves its own context of KV cache (memory = slots x num_ctx x bytes per token), "
@@ -11,6 +10,10 @@ KV_WARNING = ("Each slot reserves its own context of KV cache (memory = slots x 
 @check(id="ollama-one-slot", cause=Cause.QUEUEING,
        purpose="Ollama runs one slot per model (OLLAMA_NUM_PARALLEL=1 set, by the version's default, or forced by the architecture)")
 def one_slot(ollama_config=None, ollama_log=None):
+    if ollama_config is None and ollama_log is None:
+        return  # no Ollama here (and the figures module stays unimported)
+    from llmdoctor.engines.ollama_figures import dropin, dropin_commands, evs, slots
+
     if ollama_log is not None and ollama_log.forced_single_slot.count:
         yield Finding(
             Cause.QUEUEING, Severity.WARNING,
@@ -39,6 +42,8 @@ def serialized_requests(ollama_log):
     r = ollama_log.requests
     if not r.serial_groups or r.parallel_pairs:
         return
+    from llmdoctor.engines.ollama_figures import dropin, dropin_commands, evs
+
     yield Finding(
         Cause.QUEUEING, Severity.WARNING,
         f"Requests that arrived together were answered one at a time ({r.serial_groups} such burst(s) in the access log)",

@@ -1,6 +1,5 @@
 """CONTEXT_TRUNCATION in Ollama: prompts cut to the context window, or rejected as too long."""
 from llmdoctor.checks import check
-from llmdoctor.engines.ollama_figures import dropin, dropin_commands, evs
 from llmdoctor.model import Cause, Finding, Fix, Severity
 
 
@@ -10,6 +9,8 @@ def context_truncation(ollama_log):
     t, errors = ollama_log.truncations, ollama_log.context_errors
     if not (t.count or errors.count):
         return
+    from llmdoctor.engines.ollama_figures import dropin, dropin_commands, evs
+
     limits = ", ".join(str(n) for n in ollama_log.truncation_limits) or "?"
     need = max(ollama_log.truncation_max_prompt, 4096)
     target = 1 << (need - 1).bit_length()

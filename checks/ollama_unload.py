@@ -1,7 +1,5 @@
 """MODEL_UNLOAD in Ollama: reloads after idle gaps, reload churn from changing num_ctx, models stopping."""
 from llmdoctor.checks import check
-from llmdoctor.engines.ollama_env import format_seconds
-from llmdoctor.engines.ollama_figures import config_evidence, dropin, dropin_commands, evs, keep_alive_seconds
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 SLOW_LOAD_S = 5.0
@@ -10,6 +8,11 @@ SLOW_LOAD_S = 5.0
 @check(id="ollama-keepalive-unload", cause=Cause.MODEL_UNLOAD,
        purpose="Models reload after idle gaps longer than the keep-alive, or are being stopped now")
 def keepalive_unload(ollama_config=None, ollama_log=None, ollama_ps=None):
+    if ollama_log is None and not ollama_ps:
+        return  # nothing reloaded or stopping to show (and the figures module stays unimported)
+    from llmdoctor.engines.ollama_env import format_seconds
+    from llmdoctor.engines.ollama_figures import config_evidence, dropin, dropin_commands, keep_alive_seconds
+
     keep = keep_alive_seconds(ollama_config)
     evidence = []
     reloads = []
@@ -42,6 +45,8 @@ def keepalive_unload(ollama_config=None, ollama_log=None, ollama_ps=None):
 @check(id="ollama-reload-churn", cause=Cause.MODEL_UNLOAD,
        purpose="One model is loaded again and again with different context sizes (clients sending different num_ctx)")
 def reload_churn(ollama_log):
+    from llmdoctor.engines.ollama_figures import dropin, dropin_commands, evs
+
     for model, sizes in ollama_log.ctx_sizes_by_model.items():
         loads = sum(sizes.values())
         if len(sizes) < 2 or loads < 3:

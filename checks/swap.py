@@ -7,7 +7,6 @@ quantisation, fewer parallel slots or a shorter context) or more RAM.
 from __future__ import annotations
 
 from llmdoctor.checks import check
-from llmdoctor.memory import assess_swap, human_bytes
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 MAX_EVIDENCE_ROWS = 5
@@ -28,6 +27,8 @@ FIX = Fix(
 
 @check(id="swap-activity", cause=Cause.SWAP, purpose="Swap-in/out while serving: model plus context do not fit in RAM")
 def swap_activity(memory):
+    from llmdoctor.memory import assess_swap, human_bytes
+
     assessment = assess_swap(memory.intervals)
     if not assessment.any_active:
         return

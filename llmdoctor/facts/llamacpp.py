@@ -29,9 +29,9 @@ def llama_instances(engines) -> list[EngineInstance]:
 
 @provider("llamacpp_state")
 def llamacpp_state(ctx: Context, engines):
+    inst = llama_instances(engines)[0]
     from ..engines.llamacpp import read_state
 
-    inst = llama_instances(engines)[0]
     state = read_state(ctx.host, inst.port or DEFAULT_PORTS[LLAMACPP])
     if state.health is None and state.props is None and state.slots is None and state.metrics is None:
         raise FactUnavailable("llama-server endpoints: " + "; ".join(state.errors), quiet=ctx.host.kind == "evidence")
@@ -51,9 +51,9 @@ class LlamaLog:
 
 @provider("llamacpp_log")
 def llamacpp_log(ctx: Context, engines, log_sources=()) -> LlamaLog:
+    llama_instances(engines)
     from ..engines.llamacpp_log import LlamaLogScanner
 
-    llama_instances(engines)
     sources = [s for s in (log_sources or ()) if s.engine in (LLAMACPP, None)]
     scans = []
     for src in sources:
@@ -73,9 +73,9 @@ def llamacpp_log(ctx: Context, engines, log_sources=()) -> LlamaLog:
 
 @provider("llamacpp_cmdline")
 def llamacpp_cmdline(ctx: Context, engines):
+    inst = llama_instances(engines)[0]
     from ..engines.llamacpp_cmdline import looks_like_llama_cmdline, parse_llama_cmdline
 
-    inst = llama_instances(engines)[0]
     host = ctx.host
     path = "cmdline.txt" if host.kind == "evidence" else (f"/proc/{inst.pid}/cmdline" if inst.pid else None)
     if path is None:

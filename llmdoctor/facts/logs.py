@@ -11,17 +11,13 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..engines import LLAMACPP, OLLAMA, VLLM, EngineInstance
-from ..logs import (
-    EvidenceFileSource,
-    FileSource,
-    JournalSource,
-    RemoteFileSource,
-    ResumeState,
-    engine_from_name,
-)
 from . import Context, FactUnavailable, provider
+
+if TYPE_CHECKING:  # llmdoctor.logs is imported where used, once there are logs to read (start-up time)
+    from ..logs import ResumeState
 
 STATE_FILE = "log-state.json"
 
@@ -64,7 +60,11 @@ class LogSources(tuple):
 
 def _state(ctx: Context) -> ResumeState | None:
     directory = ctx.options.get("state_dir")
-    return ResumeState(Path(directory) / STATE_FILE) if directory else None
+    if not directory:
+        return None
+    from ..logs import ResumeState
+
+    return ResumeState(Path(directory) / STATE_FILE)
 
 
 def _single_engine(engines: tuple[EngineInstance, ...]) -> str | None:
@@ -88,14 +88,19 @@ def log_sources(ctx: Context, engines=()) -> LogSources:
     sources: list = []
     problems: list[str] = []
     if host.kind == "evidence":
+        log_files = host.log_files()
+        if not log_files:
+            raise FactUnavailable("no log files in the evidence (journal.log, server.log, vllm.log)", quiet=True)
+        from ..logs import EvidenceFileSource, engine_from_name
+
         only = _single_engine(engines)
-        for name in host.log_files():
+        for name in log_files:
             path = str(host.path(name))
             engine = engine_from_name(name) or only or _sniff_file(path)
             sources.append(EvidenceFileSource(host, name, engine, ctx.since_seconds))
-        if not sources:
-            raise FactUnavailable("no log files in the evidence (journal.log, server.log, vllm.log)", quiet=True)
         return LogSources(sources)
+
+    from ..logs import FileSource, JournalSource, RemoteFileSource, engine_from_name
 
     units = dict.fromkeys(e.unit for e in engines if e.unit)
     kinds = {e.unit: e.kind for e in engines if e.unit}

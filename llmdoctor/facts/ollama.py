@@ -7,16 +7,16 @@ log files (hosts/evidence.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from ..engines import DEFAULT_PORTS, OLLAMA
-from ..engines import ollama_env as envdef
-from ..engines.ollama_api import OllamaApiError, get_ps_raw, get_show, get_tags, get_version
-from ..engines.ollama_log import Example, OllamaLogScanner, OllamaLogSummary, looks_like_ollama
-from ..engines.ollama_ps import LoadedModel, merge, parse_api_ps, parse_ps_text
 from ..hosts.base import HostError, NotInEvidence
 from ..parsing import ParseError
 from . import Context, FactUnavailable, provider
+
+if TYPE_CHECKING:  # the parsers are imported where used: only when Ollama is here (start-up time)
+    from ..engines.ollama_log import Example, OllamaLogSummary
+    from ..engines.ollama_ps import LoadedModel
 
 SNIFF_LINES = 2000
 
@@ -39,6 +39,8 @@ def _src(ctx: Context, evidence_name: str, live_name: str) -> str:
 @provider("ollama_version")
 def ollama_version(ctx: Context, engines=None, ollama_log=None) -> str:
     engine = ollama_engine(engines)
+    from ..engines.ollama_api import OllamaApiError, get_version
+
     try:
         return get_version(ctx.host, _port(engine))
     except OllamaApiError as e:
@@ -54,6 +56,9 @@ def ollama_version(ctx: Context, engines=None, ollama_log=None) -> str:
 def ollama_ps(ctx: Context, engines=None) -> tuple[LoadedModel, ...]:
     """Loaded models: /api/ps for exact sizes, `ollama ps` for UNTIL (`Stopping...`)."""
     engine = ollama_engine(engines)
+    from ..engines.ollama_api import OllamaApiError, get_ps_raw
+    from ..engines.ollama_ps import merge, parse_api_ps, parse_ps_text
+
     api: tuple[LoadedModel, ...] | None = None
     text: tuple[LoadedModel, ...] | None = None
     reasons = []
@@ -90,6 +95,8 @@ def ollama_show(ctx: Context, engines=None, ollama_ps=None) -> dict:
     name = ollama_ps[0].name if ollama_ps else ""
     if not name and ctx.host.kind != "evidence":
         raise FactUnavailable("no model loaded, so none to show")
+    from ..engines.ollama_api import OllamaApiError, get_show
+
     try:
         show = get_show(ctx.host, _port(engine), name)
     except OllamaApiError as e:
@@ -100,6 +107,8 @@ def ollama_show(ctx: Context, engines=None, ollama_ps=None) -> dict:
 @provider("ollama_tags")
 def ollama_tags(ctx: Context, engines=None) -> tuple[dict, ...]:
     engine = ollama_engine(engines)
+    from ..engines.ollama_api import OllamaApiError, get_tags
+
     try:
         return get_tags(ctx.host, _port(engine))
     except OllamaApiError as e:
@@ -152,6 +161,8 @@ def _unit_for(engine, systemd_units) -> Any:
 
 def effective_config(version: str | None, log: OllamaLogSummary | None, unit: Any) -> OllamaConfig:
     """Pure: merge the sources into one OllamaConfig."""
+    from ..engines import ollama_env as envdef
+
     values: dict[str, str] = {}
     origins: dict[str, str] = {}
     assigned: dict[str, tuple[str, str]] = {}
@@ -204,6 +215,8 @@ class _EvidenceLog:
 
 
 def _sniff(source) -> bool:
+    from ..engines.ollama_log import looks_like_ollama
+
     for i, line in enumerate(source.lines()):
         if looks_like_ollama(line):
             return True
@@ -214,6 +227,8 @@ def _sniff(source) -> bool:
 
 def scan_sources(sources: Iterable[Any]) -> OllamaLogSummary | None:
     """Scan the sources that are Ollama's (named so, or sniffed when unknown)."""
+    from ..engines.ollama_log import OllamaLogScanner
+
     scanner = OllamaLogScanner()
     used = 0
     for src in sources:

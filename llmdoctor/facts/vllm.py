@@ -144,9 +144,9 @@ def vllm_metrics(ctx: Context, engines) -> VllmMetricsSample:
 
 @provider("vllm_cmdline")
 def vllm_cmdline(ctx: Context, engines):
+    inst = vllm_instances(engines)[0]
     from ..engines.vllm_cmdline import looks_like_vllm_cmdline, parse_vllm_cmdline
 
-    inst = vllm_instances(engines)[0]
     host = ctx.host
     path = "cmdline.txt" if host.kind == "evidence" else (f"/proc/{inst.pid}/cmdline" if inst.pid else None)
     if path is None:
