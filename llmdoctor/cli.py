@@ -284,8 +284,19 @@ def _register_commands() -> None:
             register(app)
 
 
+def _names_builtin_command(argv: list[str]) -> bool:
+    """True when argv[1] is a command defined in this module: then the add-on commands
+    need not be imported and built (typer builds every registered command on each run,
+    which costs start-up time; `llmdoctor --help` and unknown names still see them all)."""
+    if len(argv) < 2:
+        return False
+    names = {c.name or c.callback.__name__.lower().replace("_", "-") for c in app.registered_commands if c.callback}
+    return argv[1] in names
+
+
 def main() -> None:
-    _register_commands()
+    if not _names_builtin_command(sys.argv):
+        _register_commands()
     app()
 
 

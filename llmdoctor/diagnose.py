@@ -6,7 +6,6 @@ stalls the others; each host's failure is a line in its own section.
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
@@ -154,8 +153,13 @@ def diagnose(
                 except Exception:
                     pass
 
-    with ThreadPoolExecutor(max_workers=max(1, min(forks, len(hosts) or 1))) as pool:
-        results = list(pool.map(one, zip(labels, hosts)))
+    if len(hosts) <= 1:  # one target (the common case): no worker thread, no concurrent.futures import
+        results = [one(item) for item in zip(labels, hosts)]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=max(1, min(forks, len(hosts)))) as pool:
+            results = list(pool.map(one, zip(labels, hosts)))
     return Report(__version__, tuple(r.report for r in results)), results
 
 

@@ -1,16 +1,12 @@
 """`llmdoctor exporter`: the diagnosis on a schedule, as Prometheus metrics.
 
-Imports of the exporter (and prometheus_client) happen inside the command, so
-registering it costs the CLI's startup nothing.
+Imports of the exporter (and prometheus_client, and stdlib modules the other commands
+do not need) happen inside the command, so registering it costs the CLI's startup nothing.
 """
 from __future__ import annotations
 
-import logging
 import os
-import shutil
 import sys
-import tempfile
-import threading
 from typing import List, Optional
 
 import typer
@@ -40,6 +36,11 @@ def register(app: typer.Typer) -> None:
         verbose: bool = typer.Option(False, "--verbose", "-v", help="Log each run to stderr."),
     ) -> None:
         """Serve diagnosis results as Prometheus metrics, refreshed every --interval."""
+        import logging
+        import shutil
+        import tempfile
+        import threading
+
         from ..exporter import service
 
         logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, stream=sys.stderr,
