@@ -10,6 +10,9 @@ from . import Context, FactUnavailable, provider
 @provider("systemd_units")
 def systemd_units(ctx: Context, engines=()):
     """tuple[UnitState, ...] (llmdoctor.systemd.units), one per engine unit."""
+    if not ctx.units and not any(getattr(e, "unit", None) for e in engines or ()):
+        # what engine_units() would find; said here so the collector stays unimported (start-up time)
+        raise FactUnavailable("no engine runs as a systemd unit", quiet=True)
     from ..systemd.collect import collect_unit, engine_units, read_passwd
 
     units = engine_units(engines, ctx.units)
