@@ -1,0 +1,86 @@
+"""Start-up structure: what loading the collectors and checks, and one diagnosis, import.
+
+`llmdoctor diagnose` is benchmarked against `python -c "import rich, typer"`
+(bench/diagnose_startup.py). Every fact module and every check file is imported on each
+run, so they may import only the light core at module level and must import engine
+parsers, helpers and third-party libraries where they are used. These tests guard that
+structure, not the time: each runs a fresh interpreter and looks at sys.modules.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EVIDENCE = ROOT / "tests" / "fixtures" / "evidence"
+
+# Never imported by merely loading the providers and checks. The probe modules
+# (llmdoctor.probe.*) are left out for now: checks/probe_*.py and facts/probe.py are
+# being changed by the probe work; add "llmdoctor.probe" here once they import it lazily.
+HEAVY = (
+    "llmdoctor.engines.ollama_log", "llmdoctor.engines.ollama_figures", "llmdoctor.engines.ollama_kv",
+    "llmdoctor.engines.ollama_api", "llmdoctor.engines.ollama_ps", "llmdoctor.engines.ollama_env",
+    "llmdoctor.engines.vllm_log", "llmdoctor.engines.vllm_metrics", "llmdoctor.engines.vllm_cmdline",
+    "llmdoctor.engines.llamacpp", "llmdoctor.engines.llamacpp_log", "llmdoctor.engines.llamacpp_cmdline",
+    "llmdoctor.engines.prom", "llmdoctor.systemd.units", "llmdoctor.systemd.collect", "llmdoctor.systemd.environ",
+    "llmdoctor.systemd.show", "llmdoctor.logs", "llmdoctor.memory", "llmdoctor.nvidia", "llmdoctor.capacity",
+    "llmdoctor.tune", "llmdoctor.exporter", "prometheus_client", "pynvml", "requests", "numpy", "psutil",
+    "rich.console", "concurrent.futures",
+)
+
+
+def imported_after(code: str) -> set[str]:
+    """Module names in sys.modules after running `code` in a fresh interpreter."""
+    script = code + "\nimport json, sys\nprint(json.dumps(sorted(sys.modules)), file=sys.__stderr__)\n"
+    env = {**os.environ, "NO_COLOR": "1"}
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
+    return set(json.loads(res.stderr.strip().splitlines()[-1]))
+
+
+def heavy_in(modules: set[str], names=HEAVY) -> list[str]:
+    return sorted(m for m in modules for h in names if m == h or m.startswith(h + "."))
+
+
+def test_loading_providers_and_checks_imports_only_the_core():
+    mods = imported_after(
+        "from llmdoctor.facts import load_providers\nload_providers()\n"
+        "from llmdoctor.checks import load_checks\nspecs, errors = load_checks()\nassert specs and not errors, errors\n"
+    )
+    assert heavy_in(mods) == []
+
+
+def test_registering_every_command_imports_only_typer():
+    mods = imported_after("import llmdoctor.cli as cli\ncli._register_commands()\n")
+    assert heavy_in(mods) == []
+
+
+def diagnose_modules(evidence: str) -> set[str]:
+    return imported_after(
+        "import sys\nfrom llmdoctor.cli import main\n"
+        f"sys.argv = ['llmdoctor', 'diagnose', '--evidence', {str(EVIDENCE / evidence)!r}]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+    )
+
+
+OLLAMA_ONLY = ("llmdoctor.engines.ollama_log", "llmdoctor.engines.ollama_figures", "llmdoctor.engines.ollama_api")
+VLLM_ONLY = ("llmdoctor.engines.vllm_log", "llmdoctor.engines.vllm_cmdline")
+LLAMACPP_ONLY = ("llmdoctor.engines.llamacpp", "llmdoctor.engines.llamacpp_log")
+ALWAYS_HEAVY = ("prometheus_client", "pynvml", "requests", "numpy", "rich.console", "llmdoctor.tune", "llmdoctor.exporter")
+
+
+@pytest.mark.parametrize("evidence,absent", [
+    ("vllm-preempt-v1", OLLAMA_ONLY + LLAMACPP_ONLY + ("llmdoctor.systemd.collect", "llmdoctor.nvidia")),
+    ("ollama-cpu-spill", VLLM_ONLY + LLAMACPP_ONLY + ("llmdoctor.systemd.collect",)),
+    ("llamacpp-prefill", OLLAMA_ONLY + VLLM_ONLY),
+    ("config-no-reload", VLLM_ONLY + LLAMACPP_ONLY),
+])
+def test_a_diagnosis_imports_only_what_its_evidence_needs(evidence, absent):
+    """Facts of an absent engine are quietly unavailable before their parsers are imported,
+    and checks that need them never run; piped text output needs no rich.console, and a
+    metrics.prom that parses plainly needs no prometheus_client."""
+    assert heavy_in(diagnose_modules(evidence), absent + ALWAYS_HEAVY) == []
