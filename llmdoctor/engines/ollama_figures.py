@@ -5,11 +5,13 @@ Kept out of the checks so each check stays a few lines of "if signal: finding".
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..model import Evidence
 from . import ollama_env as envdef
-from .ollama_log import Example, Load, OllamaLogSummary
+
+if TYPE_CHECKING:  # annotations only: the log parser is imported by whoever has a log (start-up time)
+    from .ollama_log import Example, Load, OllamaLogSummary
 
 RESTART = "systemctl daemon-reload && systemctl restart ollama"
 DROPIN_PATH = "/etc/systemd/system/ollama.service.d/override.conf"
