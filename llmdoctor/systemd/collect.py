@@ -72,7 +72,8 @@ def list_dir(host, path: str) -> list[str] | None:
         names = set(host.listdir(path))
     except (OSError, HostError):
         pass
-    if getattr(host, "kind", "") == "evidence":
+    if getattr(host, "kind", "") == "evidence" and host.path_exists(f"files{path.rstrip('/')}"):
+        # (no such directory under files/: nothing mirrored, and no walk of the evidence tree)
         prefix = f"files{path.rstrip('/')}/"
         mirrored = {f[len(prefix):].split("/", 1)[0] for f in host.files() if f.startswith(prefix)}
         if mirrored:
