@@ -78,3 +78,25 @@ def test_markdown_has_summary_table_for_fleets():
 def test_report_to_dict_round_trips_through_json():
     r = Report("x", (TargetReport("h", "vllm", (finding(),)),))
     assert json.loads(json.dumps(report_to_dict(r))) == report_to_dict(r)
+
+
+def test_plain_keeps_long_lines_whole_and_tabulates_fleets():
+    long = "x" * 300
+    r = Report("x", (TargetReport("a", "ollama", (finding(text=long),)), TargetReport("b", "unreachable", errors=("refused",))))
+    out = render_text(r, color=False)
+    assert f"journal: {long}" in out
+    lines = out.splitlines()
+    assert lines[0].split() == ["host", "engine", "worst", "causes"]
+    assert lines[1].split() == ["a", "ollama", "warning", "QUEUEING"]
+    assert lines[2].split() == ["b", "unreachable", "error", "-"]
+
+
+def test_markup_in_evidence_is_shown_literally():
+    """Log lines are full of [brackets]; none of them may be taken as formatting."""
+    text = "[GIN] 2025/03/06 - 11:42:21 | 503 | [bold]x[/] :smile: \\[y]"
+    r = Report("x", (TargetReport("h", "ollama", (finding(text=text),)),))
+    assert text in render_text(r, color=False)
+    from llmdoctor.render import render_rich
+    import re
+    plain = re.sub(r"\x1b\[[0-9;]*m", "", render_rich(r, width=400))
+    assert text in plain
