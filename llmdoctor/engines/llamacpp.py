@@ -8,13 +8,14 @@ uses the `llamacpp:` prefix (very old builds: `llamacpp_`).
 """
 from __future__ import annotations
 
+import re
+
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..hosts.base import HostError
 from ..parsing import ParseError
-from .prom import parse_exposition
 
 TIMEOUT = 5.0
 # Evidence directories hold these bodies as files (the EvidenceHost maps only /metrics).
@@ -152,14 +153,27 @@ def parse_slots(body: bytes | str | list) -> tuple[SlotState, ...]:
     return tuple(out)
 
 
+_LLAMA_SAMPLE = re.compile(r"^\s*(llamacpp[:_][A-Za-z0-9_]+)(?:\{[^}]*\})?\s+([-+0-9.eE]+|NaN|[+-]?Inf)\s*(?:\d+)?\s*$")
+
+
 def parse_llama_metrics(text: str) -> LlamaMetrics:
-    exp = parse_exposition(text)
-    prefix = "llamacpp:" if any(n.startswith("llamacpp:") for n in exp.names) else "llamacpp_"
-    if not any(n.startswith(prefix) for n in exp.names):
+    """llama-server's /metrics: plain `llamacpp:name value` lines (labels only on the
+    per-position speculative counter, summed). Read line by line, without prometheus_client:
+    nothing here needs its parser, and importing it costs more than the rest of a diagnosis."""
+    values: dict[str, float] = {}
+    for line in text.splitlines():
+        m = _LLAMA_SAMPLE.match(line)
+        if m:
+            try:
+                values[m.group(1)] = values.get(m.group(1), 0.0) + float(m.group(2))
+            except ValueError:
+                continue
+    prefix = "llamacpp:" if any(n.startswith("llamacpp:") for n in values) else "llamacpp_"
+    if not any(n.startswith(prefix) for n in values):
         raise ParseError("no llamacpp metrics in the text")
 
     def v(name: str) -> float | None:
-        return exp.total(prefix + name)
+        return values.get(prefix + name)
 
     return LlamaMetrics(
         requests_processing=v("requests_processing"),
