@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 
 
 class ParseError(ValueError):
@@ -47,3 +48,17 @@ def parse_duration(text: str) -> float:
         raise ParseError(f"not a duration: {text!r} (use e.g. 90s, 10m, 24h)")
     scale = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600, "d": 86400}
     return sign * sum(float(n) * scale[u] for n, u in parts)
+
+
+def split_cmdline(text: str | bytes) -> list[str]:
+    """A server's command line: NUL-separated (/proc/PID/cmdline) or as a user typed it
+    (backslash continuations, quotes; unbalanced quotes fall back to whitespace)."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    if "\0" in text:
+        return [a for a in text.split("\0") if a]
+    text = text.strip().replace("\\\n", " ")
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()

@@ -5,8 +5,9 @@ slots; `-np` left out (or -1) means 4 slots sharing a unified cache (FACTS.md §
 """
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
+
+from ..parsing import split_cmdline
 
 AUTO_SLOTS = 4
 
@@ -43,17 +44,6 @@ class LlamaCmdline:
         return per - per % 256 if per >= 256 else per
 
 
-def split_cmdline(text: str | bytes) -> list[str]:
-    """NUL-separated (/proc) or a shell-typed line; tolerant of unbalanced quotes."""
-    if isinstance(text, bytes):
-        text = text.decode("utf-8", "replace")
-    if "\0" in text:
-        return [a for a in text.split("\0") if a]
-    text = text.strip().replace("\\\n", " ")
-    try:
-        return shlex.split(text)
-    except ValueError:
-        return text.split()
 
 
 def _int(value: str | None) -> int | None:

@@ -5,8 +5,9 @@ Only the flags the checks name in their fixes are kept. vLLM accepts `--flag val
 """
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass, field
+
+from ..parsing import split_cmdline
 
 # flag -> (key, kind)
 FLAGS = {
@@ -55,16 +56,6 @@ class VllmCmdline:
             return None
 
 
-def split_cmdline(text: str | bytes) -> list[str]:
-    if isinstance(text, bytes):
-        text = text.decode("utf-8", "replace")
-    if "\0" in text:
-        return [a for a in text.split("\0") if a]
-    text = text.strip().replace("\\\n", " ")
-    try:
-        return shlex.split(text)
-    except ValueError:
-        return text.split()
 
 
 def parse_vllm_cmdline(text: str | bytes) -> VllmCmdline:

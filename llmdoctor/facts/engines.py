@@ -182,6 +182,18 @@ def sniff_text(text: str) -> str | None:
     return next((kind for kind, sign in SIGNS.items() if sign.search(text)), None)
 
 
+def read_cmdline(ctx: Context, inst: EngineInstance, what: str) -> bytes:
+    """The engine process's command line: /proc/PID/cmdline live, cmdline.txt in evidence."""
+    host = ctx.host
+    path = "cmdline.txt" if host.kind == "evidence" else (f"/proc/{inst.pid}/cmdline" if inst.pid else None)
+    if path is None:
+        raise FactUnavailable(f"{what} process id unknown: command line not read")
+    try:
+        return host.read(path, 256 * 1024)
+    except (OSError, HostError) as e:
+        raise FactUnavailable(f"{what} command line: {e}", quiet=host.kind == "evidence") from None
+
+
 @provider("engines")
 def engines(ctx: Context) -> tuple[EngineInstance, ...]:
     if ctx.host.kind == "evidence":

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from ..engines import DEFAULT_PORTS, LLAMACPP, EngineInstance
 from ..hosts.base import HostError
 from . import Context, FactUnavailable, provider
+from .engines import read_cmdline
 
 CLIENT_ERRORS = "client_errors.txt"
 
@@ -77,13 +78,7 @@ def llamacpp_cmdline(ctx: Context, engines):
     from ..engines.llamacpp_cmdline import looks_like_llama_cmdline, parse_llama_cmdline
 
     host = ctx.host
-    path = "cmdline.txt" if host.kind == "evidence" else (f"/proc/{inst.pid}/cmdline" if inst.pid else None)
-    if path is None:
-        raise FactUnavailable("llama-server process id unknown: command line not read")
-    try:
-        raw = host.read(path, 256 * 1024)
-    except (OSError, HostError) as e:
-        raise FactUnavailable(f"llama-server command line: {e}", quiet=host.kind == "evidence")
+    raw = read_cmdline(ctx, inst, "llama-server")
     parsed = parse_llama_cmdline(raw)
     if not looks_like_llama_cmdline(list(parsed.argv)):
         raise FactUnavailable("the command line is not llama-server's", quiet=True)

@@ -8,6 +8,7 @@ from ..engines import DEFAULT_PORTS, VLLM, EngineInstance
 from ..hosts.base import HostError, NotInEvidence
 from ..parsing import ParseError
 from . import Context, FactUnavailable, provider
+from .engines import read_cmdline
 
 
 def vllm_instances(engines) -> list[EngineInstance]:
@@ -148,13 +149,7 @@ def vllm_cmdline(ctx: Context, engines):
     from ..engines.vllm_cmdline import looks_like_vllm_cmdline, parse_vllm_cmdline
 
     host = ctx.host
-    path = "cmdline.txt" if host.kind == "evidence" else (f"/proc/{inst.pid}/cmdline" if inst.pid else None)
-    if path is None:
-        raise FactUnavailable("vLLM process id unknown: command line not read")
-    try:
-        raw = host.read(path, 256 * 1024)
-    except (OSError, HostError) as e:
-        raise FactUnavailable(f"vLLM command line: {e}", quiet=host.kind == "evidence")
+    raw = read_cmdline(ctx, inst, "vLLM")
     parsed = parse_vllm_cmdline(raw)
     if not parsed.argv or (host.kind == "evidence" and not looks_like_vllm_cmdline(list(parsed.argv))
                            and not parsed.settings):
