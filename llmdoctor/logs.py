@@ -28,7 +28,7 @@ import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, Protocol
+from typing import Any, Iterable, Iterator, Protocol
 
 from .engines import LLAMACPP, OLLAMA, VLLM
 from .hosts.base import CommandNotFound, HostError
@@ -672,13 +672,7 @@ class JournalSource:
             timer.start()
             try:
                 assert proc.stdout is not None
-                for raw in proc.stdout:
-                    try:
-                        entry = json.loads(raw)
-                    except ValueError:
-                        continue
-                    if isinstance(entry, dict):
-                        yield entry
+                yield from _json_entries(proc.stdout)
             finally:
                 timer.cancel()
                 if proc.poll() is None:
@@ -704,24 +698,12 @@ class JournalSource:
         problem = journal_permission_problem(res.stderr)
         if problem or not res.ok:
             self.error = problem or f"journalctl: {res.stderr.strip()[:200]}"
-        for raw in res.stdout.splitlines():
-            try:
-                entry = json.loads(raw)
-            except ValueError:
-                continue
-            if isinstance(entry, dict):
-                yield entry
+        yield from _json_entries(res.stdout.splitlines())
 
     def _streamed_entries(self, stream) -> Iterator[dict[str, Any]]:
         lines = stream(self._argv([]), timeout=self.deadline)
         try:
-            for raw in lines:
-                try:
-                    entry = json.loads(raw)
-                except ValueError:
-                    continue
-                if isinstance(entry, dict):
-                    yield entry
+            yield from _json_entries(lines)
         except HostError as e:
             self.error = f"journalctl: {e}"
         problem = journal_permission_problem(getattr(lines, "stderr", "") or "")
@@ -755,6 +737,17 @@ class JournalSource:
                 buf, size = [], 0
         if buf:
             yield "\n".join(buf)
+
+
+def _json_entries(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
+    """`journalctl -o json` output, one entry per line; lines that are not an object are skipped."""
+    for raw in lines:
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            yield entry
 
 
 def _group_names() -> set[str]:
