@@ -103,11 +103,14 @@ def diagnose_target(
         findings.extend(redact_finding(f) for f in outcome.findings)
         if outcome.crash:
             errors.append(outcome.crash)
-    unavailable = [
-        Unavailable(name, e.reason)
-        for name, e in sorted(store.missing.items())
-        if not e.quiet and name in wanted
-    ]
+    unavailable = []
+    shown: set[int] = set()  # a fact missing because another is missing shares its exception: say it once
+    for name in list(ALWAYS) + sorted(store.missing):
+        e = store.missing.get(name)
+        if e is None or e.quiet or name not in wanted or id(e) in shown:
+            continue
+        shown.add(id(e))
+        unavailable.append(Unavailable(name, e.reason))
     findings.sort(key=lambda f: (-f.severity.rank, {"high": 0, "medium": 1, "low": 2}.get(f.confidence, 3), f.check))
     report = TargetReport(
         target=host.name,
