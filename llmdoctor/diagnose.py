@@ -6,16 +6,14 @@ stalls the others; each host's failure is a line in its own section.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from . import __version__
 from .checks import CheckSpec, load_checks, run_check
 from .facts import Context, FactStore, FactUnavailable
 from .hosts.base import Host, HostError
-from dataclasses import replace
-
-from .model import Evidence, Finding, Fix, Report, Severity, TargetReport, Unavailable
+from .model import Evidence, Finding, Fix, Report, TargetReport, Unavailable
 from .redact import redact_text
 
 # Facts every report summarises, whether or not a check needed them.
@@ -36,7 +34,6 @@ class DiagnoseOptions:
 class TargetResult:
     report: TargetReport
     facts: dict[str, Any]
-    timings: dict[str, float] = field(default_factory=dict)
 
 
 def select(specs: Iterable[CheckSpec], only: Iterable[str]) -> list[CheckSpec]:
@@ -120,7 +117,7 @@ def diagnose_target(
         errors=tuple(errors),
         summary=tuple((k, redact_text(v)) for k, v in _summary(store)),
     )
-    return TargetResult(report, dict(store.values), dict(store.timings))
+    return TargetResult(report, dict(store.values))
 
 
 def unreachable(target: str, reason: str) -> TargetResult:
@@ -164,8 +161,3 @@ def diagnose(
         with ThreadPoolExecutor(max_workers=max(1, min(forks, len(hosts)))) as pool:
             results = list(pool.map(one, zip(labels, hosts)))
     return Report(__version__, tuple(r.report for r in results)), results
-
-
-def worst(report: Report) -> Severity | None:
-    ranked = [t.worst for t in report.targets if t.worst is not None]
-    return max(ranked, key=lambda s: s.rank) if ranked else None

@@ -19,7 +19,6 @@ import importlib
 import inspect
 import pkgutil
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -91,7 +90,6 @@ class FactStore:
         self.providers = load_providers()
         self.values: dict[str, Any] = dict(preset or {})
         self.missing: dict[str, FactUnavailable] = {}
-        self.timings: dict[str, float] = {}
         self._resolving: set[str] = set()
 
     def known(self, name: str) -> bool:
@@ -111,7 +109,6 @@ class FactStore:
         if name in self._resolving:
             raise FactUnavailable(f"collectors depend on each other in a cycle at {name!r}")
         self._resolving.add(name)
-        start = time.monotonic()
         try:
             kwargs = self.resolve(prov.params, prov.optional)
             value = prov.func(**kwargs)
@@ -126,7 +123,6 @@ class FactStore:
             raise self.missing[name] from e
         finally:
             self._resolving.discard(name)
-            self.timings[name] = time.monotonic() - start
         self.values[name] = value
         return value
 
