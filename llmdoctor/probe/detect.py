@@ -17,15 +17,6 @@ from .thresholds import DETECT_TIMEOUT_S
 
 OPENAI = "openai"  # an OpenAI-compatible server we could not name
 
-# The setting that decides how many requests run at once, per engine.
-PARALLEL_SETTING = {
-    OLLAMA: "OLLAMA_NUM_PARALLEL",
-    LLAMACPP: "-np/--parallel",
-    VLLM: "--max-num-seqs",
-    OPENAI: "the server's parallel-requests setting",
-}
-
-
 @dataclass(frozen=True)
 class Target:
     url: str
@@ -107,7 +98,8 @@ def detect(url: str, model: str | None = None, slots: int | None = None,
 def _ollama(url: str, version: str, model: str | None, slots: int | None,
             first: GetResult | None, timeout: float) -> Target:
     ps = _json(_try(url, "/api/ps", timeout))
-    loaded = [m for m in (ps or {}).get("models") or [] if isinstance(m, dict) and m.get("name")]
+    listed = ps.get("models") if isinstance(ps, dict) else None
+    loaded = [m for m in listed if isinstance(m, dict) and m.get("name")] if isinstance(listed, list) else []
     chosen = model or (str(loaded[0]["name"]) if loaded else "")
     if not chosen:
         raise ProbeError(f"Ollama {version} at {url} has no model loaded; pass --model NAME "
