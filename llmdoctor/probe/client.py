@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from .. import __version__
 from .result import CONNECT_ERROR, HTTP_ERROR, INTERRUPTED, OK, STALLED, TIMEOUT, StreamSample
 from .streams import StreamAccumulator, error_message
+from .thresholds import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, REQUEST_TIMEOUT_S
 
 USER_AGENT = f"llmdoctor-probe/{__version__}"
 MAX_LINE = 1 << 20
@@ -101,10 +102,10 @@ class StreamRequest:
     path: str
     body: dict[str, Any]
     wire: str                            # streams.OLLAMA | streams.OPENAI
-    timeout_s: float = 30.0              # whole request
-    read_timeout_s: float = 15.0         # silence between two lines
+    timeout_s: float = REQUEST_TIMEOUT_S       # whole request
+    read_timeout_s: float = READ_TIMEOUT_S     # silence between two lines
     first_byte_timeout_s: float | None = None  # wait for the answer (default: read_timeout_s)
-    connect_timeout_s: float = 5.0
+    connect_timeout_s: float = CONNECT_TIMEOUT_S
     on_chunk: Callable[[str, int], None] | None = field(default=None, repr=False)
 
 
