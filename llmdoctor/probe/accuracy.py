@@ -35,10 +35,20 @@ class Agreement:
         return abs(self.itl_client_ms - self.itl_server_ms) / self.itl_server_ms
 
 
+def _timed(samples: Iterable[StreamSample]) -> list[StreamSample]:
+    """The samples that carry llama-server timings to compare against."""
+    return [s for s in samples if s.ok and s.counts_from == "timings" and s.ttft_s is not None
+            and s.server.get("prompt_ms") and s.server.get("predicted_per_token_ms") and len(s.chunk_s) >= 3]
+
+
+def _client_itl_ms(s: StreamSample) -> float:
+    """First-to-last chunk span over the server's `predicted_n` (the count it averaged over)."""
+    return (s.chunk_s[-1] - s.chunk_s[0]) * 1000 / float(s.server.get("predicted_n") or len(s.chunk_s))
+
+
 def agreement(samples: Iterable[StreamSample], rtt_s: float | None) -> Agreement | None:
     """None unless at least one sample carries llama-server timings."""
-    rows = [s for s in samples if s.ok and s.counts_from == "timings" and s.ttft_s is not None
-            and s.server.get("prompt_ms") and s.server.get("predicted_per_token_ms") and len(s.chunk_s) >= 3]
+    rows = _timed(samples)
     if not rows:
         return None
     rtt = rtt_s or 0.0
@@ -46,8 +56,7 @@ def agreement(samples: Iterable[StreamSample], rtt_s: float | None) -> Agreement
         samples=len(rows),
         ttft_client_ms=p50((s.ttft_s - rtt) * 1000 for s in rows),
         ttft_server_ms=p50(float(s.server["prompt_ms"]) for s in rows),
-        itl_client_ms=p50((s.chunk_s[-1] - s.chunk_s[0]) * 1000 / float(s.server.get("predicted_n") or len(s.chunk_s))
-                          for s in rows),
+        itl_client_ms=p50(_client_itl_ms(s) for s in rows),
         itl_server_ms=p50(float(s.server["predicted_per_token_ms"]) for s in rows),
         itl_client_p50_ms=p50(p50(s.itl) * 1000 for s in rows),
     )
@@ -57,12 +66,8 @@ def relative_errors(samples: Iterable[StreamSample], rtt_s: float | None) -> tup
     """Per request: |client - server| / server for TTFT and for ITL (same pairing as above)."""
     ttft, itl = [], []
     rtt = rtt_s or 0.0
-    for s in samples:
-        t = s.server
-        if not (s.ok and s.counts_from == "timings" and s.ttft_s is not None and len(s.chunk_s) >= 3
-                and t.get("prompt_ms") and t.get("predicted_per_token_ms")):
-            continue
-        ttft.append(abs((s.ttft_s - rtt) * 1000 - float(t["prompt_ms"])) / float(t["prompt_ms"]))
-        client_itl = (s.chunk_s[-1] - s.chunk_s[0]) * 1000 / float(t.get("predicted_n") or len(s.chunk_s))
-        itl.append(abs(client_itl - float(t["predicted_per_token_ms"])) / float(t["predicted_per_token_ms"]))
+    for s in _timed(samples):
+        prompt_ms, per_token_ms = float(s.server["prompt_ms"]), float(s.server["predicted_per_token_ms"])
+        ttft.append(abs((s.ttft_s - rtt) * 1000 - prompt_ms) / prompt_ms)
+        itl.append(abs(_client_itl_ms(s) - per_token_ms) / per_token_ms)
     return ttft, itl

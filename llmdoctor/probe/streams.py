@@ -80,13 +80,17 @@ class StreamAccumulator:
             return None
         return obj
 
+    def _ended_by_error(self, obj: dict[str, Any]) -> bool:
+        """An `{"error": ...}` object ends the stream (both wire formats send one)."""
+        if "error" not in obj:
+            return False
+        self.error = _error_text(obj["error"])
+        self.done = True
+        return True
+
     def _ollama(self, line: str, t: float) -> None:
         obj = self._obj(line)
-        if obj is None:
-            return
-        if "error" in obj:
-            self.error = _error_text(obj["error"])
-            self.done = True
+        if obj is None or self._ended_by_error(obj):
             return
         message = obj.get("message") if isinstance(obj.get("message"), dict) else {}
         text = "".join(str(x) for x in (obj.get("response"), obj.get("thinking"),
@@ -112,11 +116,7 @@ class StreamAccumulator:
             self.done = True
             return
         obj = self._obj(data)
-        if obj is None:
-            return
-        if "error" in obj:
-            self.error = _error_text(obj["error"])
-            self.done = True
+        if obj is None or self._ended_by_error(obj):
             return
         for choice in obj.get("choices") or ():
             if not isinstance(choice, dict):
