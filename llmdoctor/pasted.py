@@ -20,15 +20,22 @@ PROMPT = re.compile(
 )
 
 
+def is_utf16(head: bytes) -> bool:
+    """A UTF-16 byte-order mark, or ASCII text as UTF-16-LE without one (NUL every other byte)."""
+    return head.startswith((b"\xff\xfe", b"\xfe\xff")) or (
+        len(head) >= 4 and head[1:4:2] == b"\0\0" and head[0:4:2] != b"\0\0"
+    )
+
+
 def decode_pasted(data: bytes) -> str:
     """Bytes of a pasted or redirected file as text. PowerShell's `>` writes UTF-16 with a
     byte-order mark; editors add a UTF-8 one; anything undecodable becomes U+FFFD."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16", "replace")
+    if is_utf16(data[:4]):
+        return data.decode("utf-16-le", "replace")  # UTF-16 without a BOM
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    elif len(data) >= 4 and data[1:4:2] == b"\0\0" and data[0:4:2] != b"\0\0":
-        return data.decode("utf-16-le", "replace")  # UTF-16 without a BOM
     return data.decode("utf-8", "replace")
 
 

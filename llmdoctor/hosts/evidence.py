@@ -14,7 +14,7 @@ import os
 import re
 from pathlib import Path
 
-from ..pasted import decode_pasted, normalize_pasted
+from ..pasted import decode_pasted, is_utf16, normalize_pasted
 from .base import DEFAULT_READ_LIMIT, DEFAULT_TIMEOUT, CommandResult, HttpResponse, NotInEvidence
 
 # argv[0] (and argv[1] where it matters) -> evidence file
@@ -41,6 +41,7 @@ HTTP: dict[tuple[str, str], str] = {
 }
 
 LOG_FILES = ("journal.log", "server.log", "vllm.log")
+UTF16_LIMIT = 256 * 1024 * 1024  # a UTF-16 log is a pasted one; more than this is not read
 
 
 class EvidenceHost:
@@ -52,6 +53,8 @@ class EvidenceHost:
             raise NotADirectoryError(f"evidence directory {self.root} does not exist")
         self.meta = self._meta()
         self.name = str(self.meta.get("host") or self.root.name)
+        self._copies: dict[Path, Path] = {}
+        self._copy_dir: str | None = None
         self._units = self._systemctl_cat_files()
 
     # -- helpers ---------------------------------------------------------------
@@ -79,7 +82,27 @@ class EvidenceHost:
             raise NotInEvidence(f"{name}: outside the evidence directory")
         if not p.is_file():
             raise NotInEvidence(f"{name} not in evidence")
-        return p
+        return self._utf8_copy(p)
+
+    def _utf8_copy(self, p: Path) -> Path:
+        """Streaming log readers read bytes as UTF-8; a UTF-16 file (PowerShell's `>` on
+        Windows) is given to them as a UTF-8 copy, made once per run."""
+        with open(p, "rb") as f:
+            head = f.read(4)
+        if not is_utf16(head):
+            return p
+        if p not in self._copies:
+            import atexit
+            import shutil
+            import tempfile
+
+            if self._copy_dir is None:
+                self._copy_dir = tempfile.mkdtemp(prefix="llmdoctor-evidence-")
+                atexit.register(shutil.rmtree, self._copy_dir, True)
+            out = Path(self._copy_dir) / f"{len(self._copies)}-{p.name}"
+            out.write_text(decode_pasted(p.read_bytes()[:UTF16_LIMIT]), encoding="utf-8")
+            self._copies[p] = out
+        return self._copies[p]
 
     def _systemctl_cat_files(self) -> dict[str, str]:
         """Split `systemctl cat` output into the files it shows, by their `# /path` headers."""
