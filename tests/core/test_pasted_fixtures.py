@@ -7,6 +7,7 @@ care: each variant of each fixture must fire exactly the checks its expected.jso
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from llmdoctor.hosts.evidence import EvidenceHost
 
 ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "evidence"
 DIRS = sorted(p.parent for p in ROOT.glob("*/expected.json"))
+JOURNALD = re.compile(r"^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d ")
 COMMANDS = {
     "ollama_ps.txt": "ollama ps",
     "journal.log": "sudo journalctl -u ollama --no-pager",
@@ -41,6 +43,12 @@ def repaste(path: Path, how: str) -> None:
         path.write_text(f"```\nuser@gpu:~$ {COMMANDS[path.name]}\n{text}```\n")
     elif how == "crlf":
         path.write_bytes(text.replace("\n", "\r\n").encode())
+    elif how == "journald-prefix" and path.name in ("journal.log", "server.log", "vllm.log"):
+        # as `journalctl -u UNIT` prints a plain log file's lines (lines that have a prefix keep it)
+        unit = "vllm" if "vllm" in path.parent.name else "ollama"
+        prefixed = [line if JOURNALD.match(line) or not line else f"Nov 29 10:00:00 gpu-box {unit}[1234]: {line}"
+                    for line in text.split("\n")]
+        path.write_text("\n".join(prefixed))
     elif how == "utf16-powershell":
         path.write_bytes(b"\xff\xfe" + text.encode("utf-16-le"))
 
@@ -50,7 +58,7 @@ def specs():
     return load_checks(site_dir=None, entry_points=False)[0]
 
 
-@pytest.mark.parametrize("how", ["fenced-with-prompt", "crlf", "utf16-powershell"])
+@pytest.mark.parametrize("how", ["fenced-with-prompt", "crlf", "utf16-powershell", "journald-prefix"])
 def test_repasted_fixtures_give_the_same_findings(how, specs, tmp_path):
     wrong = []
     for d in DIRS:
