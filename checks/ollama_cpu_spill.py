@@ -45,7 +45,7 @@ def cpu_spill(ollama_ps=None, ollama_log=None, gpu=None):
             worst = max(worst, round(100 * (total - on) / total))
             evidence += evs([e for e in load.examples if "offloaded" in e.line or "buffer size" in e.line][:3])
     est = ollama_log.estimator if ollama_log is not None and load is None else None
-    if est and est.get("layers.offload", "").isdigit() and est.get("layers.model", "").isdigit():
+    if est and est.get("layers.offload", "").isdecimal() and est.get("layers.model", "").isdecimal():
         on, total = int(est["layers.offload"]), int(est["layers.model"])
         if 0 < on < total or (on == 0 < total and gpu_expected(ollama_log, gpu) is not None):
             worst = max(worst, round(100 * (total - on) / total))

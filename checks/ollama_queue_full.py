@@ -33,7 +33,7 @@ def deep_queue(ollama_config, ollama_log=None):
 
     s = slots(ollama_config, ollama_log)
     raw = ollama_config.get("OLLAMA_MAX_QUEUE")
-    if s is None or not s.count or not raw or not raw.isdigit():
+    if s is None or not s.count or not raw or not raw.isdecimal():
         return
     depth = int(raw)
     peak = ollama_log.requests.peak_in_flight if ollama_log is not None else 0

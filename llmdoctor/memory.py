@@ -215,7 +215,7 @@ def parse_vmstat(text: str) -> VmstatTable:
             previous_was_data = False
             continue
         numbers = [t for t in tokens if not _DATE_OR_TIME.match(t)]
-        if header_tokens is None or not numbers or not all(t.isdigit() for t in numbers):
+        if header_tokens is None or not numbers or not all(t.isdecimal() for t in numbers):
             if pending:
                 skipped += 1
                 pending, pending_lines = [], []

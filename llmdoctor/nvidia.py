@@ -108,7 +108,7 @@ def _mib(value: str, unitless_mib: bool = True) -> int | None:
 
 def _int(value: str) -> int | None:
     value = value.strip()
-    return int(value) if value.isdigit() else None
+    return int(value) if value.isdecimal() else None
 
 
 def _key(header: str) -> str:

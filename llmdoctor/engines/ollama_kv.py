@@ -58,7 +58,7 @@ def kv_budget(show: dict, config, ps=None, log=None, gpu: Any = None) -> KVBudge
         load = last_load_with(log, "ctx_size")
         if load is not None and load.ctx_size:
             context = load.ctx_size // (load.parallel or s.count)
-    if context is None and config is not None and (config.get("OLLAMA_CONTEXT_LENGTH") or "0").isdigit():
+    if context is None and config is not None and (config.get("OLLAMA_CONTEXT_LENGTH") or "0").isdecimal():
         context = int(config.get("OLLAMA_CONTEXT_LENGTH") or 0) or (log.vram_default_ctx if log else None)
     if not context:
         return None

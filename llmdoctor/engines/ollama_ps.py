@@ -134,7 +134,7 @@ def _from_cells(cells: dict[str, str], source: str, line: str) -> LoadedModel:
     ctxv = cells.get("CONTEXT")
     return LoadedModel(
         name=cells.get("NAME", ""), size=size, size_vram=size_vram, processor=processor,
-        cpu_percent=cpu, context_length=int(ctxv) if ctxv and ctxv.isdigit() else None,
+        cpu_percent=cpu, context_length=int(ctxv) if ctxv and ctxv.isdecimal() else None,
         until=cells.get("UNTIL") or None, id=cells.get("ID", ""), source=source, line=line,
     )
 

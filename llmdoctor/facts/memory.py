@@ -77,7 +77,7 @@ def _page_size(ctx: Context) -> int:
 
     try:
         res = ctx.host.run(["getconf", "PAGESIZE"], timeout=5)
-        if res.ok and res.stdout.strip().isdigit():
+        if res.ok and res.stdout.strip().isdecimal():
             return int(res.stdout.strip())
     except HostError:
         pass

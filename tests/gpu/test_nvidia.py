@@ -102,6 +102,16 @@ def test_not_nvidia_smi_is_a_parse_error(text):
         parse_nvidia_smi(text)
 
 
+@pytest.mark.parametrize("text", ["pid,process_name,used_memory\n\u00b2,x,10\n", "memory.total,index\n10,\u00b2\n"])
+def test_superscript_digit_is_not_an_int(text):
+    """'\u00b2'.isdigit() is true but int() rejects it: a ParseError or no value, never a ValueError."""
+    try:
+        fact = parse_nvidia_smi(text)
+    except ParseError:
+        return
+    assert fact.gpus[0].index == 0
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text())
 def test_garbage_never_tracebacks(text):

@@ -114,6 +114,12 @@ def test_empty_is_a_clear_parse_error(parser):
         parser("")
 
 
+def test_vmstat_superscript_digit_is_not_a_number():
+    """'\u00b2'.isdigit() is true but int() rejects it: the row is skipped, not a traceback."""
+    table = parse_vmstat("r b swpd free si so\n1 0 5 6 7 8\n1 0 5 6 7 \u00b2\n")
+    assert len(table.rows) == 1
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.text())
 def test_garbage_never_tracebacks(text):
