@@ -169,6 +169,8 @@ def diagnose(
     since: str = typer.Option("24h", "--since", help="How far back to read logs (e.g. 30m, 24h, 7d)."),
     log: List[Path] = typer.Option([], "--log", help="Extra engine log file to read (repeatable)."),
     probe: bool = typer.Option(False, "--probe", help="Also run the light live probe (<= 3 requests in flight, <= 64 tokens each)."),
+    probe_deadline: float = typer.Option(60.0, "--probe-deadline", min=5.0, max=600.0, help="With --probe: overall time limit per engine, seconds."),
+    model: Optional[str] = typer.Option(None, "--model", help="With --probe: the model to probe (default: the loaded one)."),
     state_dir: Optional[Path] = typer.Option(None, "--state-dir", help="Remember log positions here so the next run reads only new lines."),
     sudo: bool = typer.Option(False, "--sudo", help="Over SSH, run commands with sudo -n (never prompts)."),
     accept_new_host_keys: bool = typer.Option(False, "--accept-new-host-keys", help="Over SSH, accept keys of hosts not yet known (never changed ones)."),
@@ -180,7 +182,7 @@ def diagnose(
     from .render import RENDERERS
 
     _check_format(fmt)
-    options = {"probe": probe, "log_files": [str(p) for p in log]}
+    options = {"probe": probe, "probe_deadline": probe_deadline, "probe_model": model, "log_files": [str(p) for p in log]}
     if state_dir is not None:
         options["state_dir"] = str(state_dir)
     opts = DiagnoseOptions(
@@ -227,6 +229,7 @@ def collect(
     since: str = typer.Option("24h", "--since", help="How far back to copy logs."),
     sudo: bool = typer.Option(False, "--sudo", help="Over SSH, run commands with sudo -n."),
     ssh_config: Optional[str] = typer.Option(None, "--ssh-config", help="ssh_config file to use."),
+    probe: bool = typer.Option(False, "--probe", help="Also run the light live probe and keep its timings as probe.json."),
 ) -> None:
     """Write an evidence directory (secrets redacted) for offline diagnosis or a support ticket."""
     from .collect import collect_evidence
@@ -240,7 +243,7 @@ def collect(
     except Exception as e:
         fail(f"{names[0]}: {e}")
     with _progress(f"collecting from {names[0]}"):
-        written, notes = collect_evidence(h, output, units=tuple(unit), since_seconds=_seconds(since, "--since"))
+        written, notes = collect_evidence(h, output, units=tuple(unit), since_seconds=_seconds(since, "--since"), probe=probe)
     h.close()
     typer.echo(f"wrote {len(written)} files to {output}")
     for n in notes:

@@ -36,6 +36,7 @@ def collect_evidence(
     units: tuple[str, ...] = (),
     since_seconds: float = 86400.0,
     engines: tuple[EngineInstance, ...] | None = None,
+    probe: bool = False,
 ) -> tuple[list[str], list[str]]:
     """Write evidence files; return (files written, notes on what could not be collected)."""
     out.mkdir(parents=True, exist_ok=True)
@@ -55,7 +56,7 @@ def collect_evidence(
             notes.append(str(e) if str(e).startswith(what.split()[0]) else f"{what}: {e}")
 
     store = FactStore(
-        Context(host=host, units=units, since_seconds=since_seconds),
+        Context(host=host, units=units, since_seconds=since_seconds, options={"probe": probe}),
         preset={"engines": engines} if engines else None,
     )
     engines = store.optional("engines", ()) or ()
@@ -101,6 +102,8 @@ def collect_evidence(
         )
         break  # one engine unit per evidence directory: the file names are singular
     attempt("unit files on disk", lambda: _unit_files(host, store, put))
+    if probe:
+        attempt("live probe", lambda: _probe(store, put))
     attempt("vmstat", lambda: _run_to(host, ["vmstat", "1", "3"], put, "vmstat.txt", timeout=10))
     attempt("/proc/meminfo", lambda: put("meminfo.txt", host.read("/proc/meminfo").decode()))
     attempt("nvidia-smi", lambda: _run_to(host, ["nvidia-smi"], put, "nvidia_smi.txt"))
@@ -129,6 +132,14 @@ def _unit_files(host: Host, store: FactStore, put) -> None:
         raise HostError(reason.reason if reason else "no engine unit")
     for name, text in evidence_files(host, states, store.optional("shell_exports", ()) or ()).items():
         put(name, text)
+
+
+def _probe(store: FactStore, put) -> None:
+    runs = store.optional("probe")
+    if runs is None:
+        missing = store.missing.get("probe")
+        raise HostError(missing.reason if missing else "no result")
+    put("probe.json", json.dumps(runs.to_dict(), indent=2) + "\n")
 
 
 def _run_to(host: Host, argv: list[str], put, name: str, timeout: float = 15.0) -> None:

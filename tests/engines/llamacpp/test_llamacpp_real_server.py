@@ -114,3 +114,18 @@ def test_collect_then_diagnose_offline(model, tmp_path):
     assert offline.props.total_slots == live.props.total_slots == 2
     assert [s.n_ctx for s in offline.slots] == [s.n_ctx for s in live.slots]
     assert offline.metrics.requests_deferred == 0
+
+
+def test_collect_with_probe_keeps_the_timings(model, tmp_path):
+    """collect --probe runs the light probe and writes probe.json, which the offline
+    diagnosis reads back: one slot is found queueing without the server."""
+    from llmdoctor.collect import collect_evidence
+    from llmdoctor.diagnose import DiagnoseOptions, diagnose_target
+    from llmdoctor.hosts.evidence import EvidenceHost
+
+    with running_llama_server(model, n_parallel=1, n_ctx=2048, metrics=True) as url:
+        engine = EngineInstance(LLAMACPP, port=url.port, found_by="test")
+        written, notes = collect_evidence(LocalHost(), tmp_path / "ev", engines=(engine,), probe=True)
+    assert "probe.json" in written, notes
+    report = diagnose_target(EvidenceHost(tmp_path / "ev"), DiagnoseOptions(only=("probe-queueing",), sample_seconds=0)).report
+    assert [f.check for f in report.findings] == ["probe-queueing"]
