@@ -177,6 +177,14 @@ class OllamaLogSummary:
     last_request_at: datetime | None = None
 
 
+def _number(text: str) -> float | None:
+    """A `[\\d.]+` match as a float; None for what only looks like one ("1.2.3", "..")."""
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
 def line_time(text: str) -> datetime | None:
     m = _TIME.search(text) if "time=" in text else None
     if m:
@@ -456,9 +464,9 @@ class OllamaLogScanner:
             return
         if "buffer size" in text:
             m = _BUFFER.search(text)
-            if m:
+            mib = _number(m.group(3)) if m else None
+            if m and mib is not None:
                 cur = self._ensure_load(at, source, text)
-                mib = float(m.group(3))
                 if m.group(2) in (None, "model"):
                     cur.model_mib += mib
                 if HOST_BACKENDS.match(m.group(1)):
@@ -483,8 +491,8 @@ class OllamaLogScanner:
                 cur.examples.append(Example(source, text[:MAX_LINE]))
             return
         m = _STARTED.search(text) if "started in" in text else None
-        if m:
-            secs = float(m.group(2))
+        secs = _number(m.group(2)) if m else None
+        if secs is not None:
             self.t["load_times"].add(source, text)
             self.max_load = max(self.max_load, secs)
             cur = self.current

@@ -161,6 +161,12 @@ def test_hypothesis_fragments(parts, tail):
     scan([p + tail for p in parts], "fragments")
 
 
+@pytest.mark.parametrize("line", ["llama runner started in 1.2.3 seconds", "CUDA0 model buffer size = 1..5 MiB"])
+def test_dotted_figures_that_are_not_numbers_are_ignored(line):
+    s = scan([line], "odd")
+    assert s.max_load_seconds == 0.0 and s.load_count == 0
+
+
 def test_v030_llama_server_cmd():
     # flags as llm/llama_server.go startLlamaServer passes them (FACTS.md §6.4)
     line = ('time=2026-08-01T07:02:27.001Z level=INFO source=llama_server.go:412 msg="starting llama-server" '
