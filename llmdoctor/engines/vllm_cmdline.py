@@ -56,8 +56,6 @@ class VllmCmdline:
             return None
 
 
-
-
 def parse_vllm_cmdline(text: str | bytes) -> VllmCmdline:
     argv = split_cmdline(text)
     settings: dict = {}
@@ -79,8 +77,8 @@ def parse_vllm_cmdline(text: str | bytes) -> VllmCmdline:
                 i += 1
             try:
                 settings[key] = kind(raw) if raw is not None else None
-            except ValueError:
-                settings[key] = raw
+            except ValueError:  # `--max-num-seqs lots`: unknown, as without a value (checks do arithmetic on it)
+                settings[key] = None
         i += 1
     return VllmCmdline(tuple(argv), settings)
 

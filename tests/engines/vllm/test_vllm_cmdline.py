@@ -18,6 +18,19 @@ def test_proc_cmdline_is_nul_separated():
     assert c.get("model") == "m" and c.max_model_len_tokens == 2048 and c.get("port") == 8001
 
 
+def test_a_number_flag_with_a_word_is_unknown():
+    c = parse_vllm_cmdline("vllm serve m --max-num-seqs lots --gpu-memory-utilization high --max-model-len 8k")
+    assert c.get("max_num_seqs") is None and c.get("gpu_memory_utilization") is None
+    assert "max_num_seqs" in c.settings and c.max_model_len_tokens == 8000
+
+
+def test_the_fix_for_a_command_line_with_odd_values_does_not_crash():
+    from llmdoctor.engines.vllm_advice import kv_room_fix
+
+    fix = kv_room_fix(parse_vllm_cmdline("vllm serve m --max-num-seqs lots --gpu-memory-utilization high"), "x")
+    assert "--gpu-memory-utilization 0.95" in fix.commands[0]
+
+
 @given(st.text(max_size=200))
 def test_garbage(text):
     parse_vllm_cmdline(text)
