@@ -188,6 +188,18 @@ class Transaction:
             return []
         return sorted(ds, key=lambda d: d.name, reverse=True)
 
+    def _own_backup(self) -> tuple[Path, dict] | None:
+        """The newest backup taken for this unit, with its manifest (the backup
+        directory is shared by every unit tuned on the machine)."""
+        for d in self.backups():
+            try:
+                manifest = json.loads((d / "manifest.json").read_text())
+            except (OSError, ValueError):
+                continue
+            if isinstance(manifest, dict) and manifest.get("unit") == self.unit:
+                return d, manifest
+        return None
+
     def _restore_file(self, manifest: dict) -> None:
         if manifest.get("existed"):
             write_atomically(self.path, base64.b64decode(manifest["content_b64"]))
@@ -330,11 +342,10 @@ class Transaction:
     def rollback(self) -> Outcome:
         """Restore the state before the last applied tune."""
         self.steps = []
-        backups = self.backups()
-        if not backups:
+        own = self._own_backup()
+        if own is None:
             return Outcome(True, False, "nothing to roll back: no backup from llmdoctor tune")
-        bdir = backups[0]
-        manifest = json.loads((bdir / "manifest.json").read_text())
+        bdir, manifest = own
         current = self.current_content()
         if current is not None and not dropin.is_ours(current):
             raise ApplyError(f"{self.shown_path} was not written by llmdoctor; not touching it")

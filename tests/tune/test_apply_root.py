@@ -133,3 +133,19 @@ def test_parsers_for_what_systemd_and_proc_say():
         "PATH": "/usr/bin", "OLLAMA_ORIGINS": "a b", "OLLAMA_NUM_PARALLEL": "4"}
     assert parse_show_environment("Environment=\n") == {}
     assert parse_environ(b"A=1\0B=x=y\0\0junk\0") == {"A": "1", "B": "x=y"}
+
+
+def test_rollback_takes_the_backup_of_its_own_unit(tmp_path):
+    """Backups of every unit share one directory: rolling back one unit must not
+    restore (or remove) its drop-in from another unit's newer backup."""
+    clock = iter(range(10**6, 10**6 + 100)).__next__
+    a = Transaction("ollama.service", tmp_path, None, live=False, clock=clock)
+    b = Transaction("ollama-big.service", tmp_path, None, live=False, clock=clock)
+    changed = {**VALUES, "OLLAMA_NUM_PARALLEL": "6"}
+    assert a.apply(CONTENT, VALUES).changed and a.apply(dropin.render(changed), changed).changed
+    assert b.apply(CONTENT, VALUES).changed  # the newest backup is b's
+    assert a.rollback().ok and a.path.read_text() == CONTENT  # a's previous version, not b's "nothing"
+    assert b.path.read_text() == CONTENT  # b untouched
+    assert b.rollback().ok and not b.path.exists()
+    assert a.rollback().ok and not a.path.exists()
+    assert "nothing to roll back" in b.rollback().message
