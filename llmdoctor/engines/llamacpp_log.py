@@ -199,8 +199,3 @@ class LlamaLogScanner:
 
 def scan_llama_lines(lines: Iterable[str], source: str = "server.log") -> LlamaLogSummary:
     return LlamaLogScanner(source).feed_lines(lines).result()
-
-
-def looks_like_llama_server(text: str) -> bool:
-    return any(k in text for k in ("llama_context:", "n_slots =", "print_timing", "srv  ", "llama-server",
-                                   "llama_kv_cache", "llama_new_context_with_model"))

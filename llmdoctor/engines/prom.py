@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from ..parsing import ParseError
 
@@ -86,7 +85,3 @@ def parse_exposition(text: str) -> Exposition:
         if text.strip() and not all(l.lstrip().startswith("#") for l in text.splitlines() if l.strip()):
             raise ParseError("no Prometheus samples found")
     return Exposition(tuple(samples), skipped, frozenset(s.name for s in samples))
-
-
-def iter_metric_names(exp: Exposition, prefix: str) -> Iterable[str]:
-    return sorted(n for n in exp.names if n.startswith(prefix))

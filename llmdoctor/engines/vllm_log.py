@@ -576,10 +576,3 @@ def scan_vllm_lines(lines: Iterable[str], source: str = "vllm.log", client_error
 
 def scan_vllm_stream(stream: BinaryIO, source: str = "vllm.log") -> VllmLogSummary:
     return VllmLogScanner(source).scan_stream(stream).result()
-
-
-def looks_like_vllm(text: str) -> bool:
-    """Sniff a log excerpt: vLLM-specific wording."""
-    return any(k in text for k in ("Avg prompt throughput", "vllm.entrypoints", "PreemptionMode",
-                                   "EngineCore_DP", "(APIServer pid=", "Maximum concurrency for",
-                                   "GPU KV cache size", "# GPU blocks", "vLLM API server"))

@@ -58,13 +58,6 @@ class VllmMetrics:
         v = self.cache_config.get("enable_prefix_caching")
         return None if v is None else v.strip().lower() in ("true", "1", "yes")
 
-    @property
-    def prefix_hit_rate(self) -> float | None:
-        """Lifetime hit rate (0..1); between two scrapes use `prefix_hit_rate_between`."""
-        if self.prefix_queries:
-            return (self.prefix_hits or 0.0) / self.prefix_queries
-        return self.prefix_hit_rate_v0
-
 
 def _histo(exp: Exposition, *names: str) -> tuple[Histo | None, str | None]:
     for n in names:
