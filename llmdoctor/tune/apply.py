@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..hosts.base import HostError
+from ..systemd.environ import parse_proc_environ
+from ..systemd.show import parse_environment_property
 from . import dropin
 
 BACKUP_DIR = "var/lib/llmdoctor/tune/backups"
@@ -74,23 +76,11 @@ def write_atomically(path: Path, content: bytes, mode: int = 0o644) -> None:
 
 
 def parse_show_environment(text: str) -> dict[str, str]:
-    """`systemctl show -p Environment` output -> {VAR: value}."""
+    """`systemctl show -p Environment` output -> {VAR: value}, split as the diagnosis splits it."""
     env: dict[str, str] = {}
     for line in text.splitlines():
         if line.startswith("Environment="):
-            for word in dropin.split_words(line[len("Environment="):]):
-                k, sep, v = word.partition("=")
-                if sep:
-                    env[k] = v
-    return env
-
-
-def parse_environ(raw: bytes) -> dict[str, str]:
-    env: dict[str, str] = {}
-    for item in raw.split(b"\0"):
-        k, sep, v = item.decode("utf-8", "replace").partition("=")
-        if sep:
-            env[k] = v
+            env.update(parse_environment_property(line[len("Environment="):]))
     return env
 
 
@@ -287,7 +277,7 @@ class Transaction:
                           f"within {self.ready_timeout:g} s"):
             return "the service did not come back up"
         try:
-            environ = parse_environ(self.runner.read(f"/proc/{pid}/environ", 1 << 20))
+            environ = parse_proc_environ(self.runner.read(f"/proc/{pid}/environ", 1 << 20))
         except (OSError, HostError) as e:
             self._step(f"/proc/{pid}/environ", False, str(e))
             return "could not read the new process's environment"

@@ -17,6 +17,8 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..systemd.units import split_words
+
 DROPIN_NAME = "zz-llmdoctor.conf"
 MARKER = "# Managed by llmdoctor"
 HEADER = (
@@ -65,44 +67,6 @@ class EnvLine:
     name: str = ""  # variable (set) or EnvironmentFile path (file)
     value: str = ""
     optional: bool = False  # EnvironmentFile=-path
-
-
-def split_words(text: str) -> list[str]:
-    """systemd's word splitting for Environment=: quotes group, backslash escapes."""
-    words: list[str] = []
-    cur: list[str] = []
-    quote = ""
-    i = 0
-    in_word = False
-    while i < len(text):
-        ch = text[i]
-        if quote:
-            if ch == "\\" and i + 1 < len(text):
-                cur.append(text[i + 1])
-                i += 2
-                continue
-            if ch == quote:
-                quote = ""
-            else:
-                cur.append(ch)
-        elif ch in "\"'":
-            quote = ch
-            in_word = True
-        elif ch == "\\" and i + 1 < len(text):
-            cur.append(text[i + 1])
-            in_word = True
-            i += 1
-        elif ch.isspace():
-            if in_word:
-                words.append("".join(cur))
-                cur, in_word = [], False
-        else:
-            cur.append(ch)
-            in_word = True
-        i += 1
-    if in_word:
-        words.append("".join(cur))
-    return words
 
 
 def parse_env_lines(content: str) -> list[EnvLine]:

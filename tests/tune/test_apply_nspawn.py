@@ -16,7 +16,8 @@ import pytest
 
 from llmdoctor.hosts.local import LocalHost
 from llmdoctor.tune import dropin, session
-from llmdoctor.tune.apply import parse_environ, parse_show_environment
+from llmdoctor.systemd.environ import parse_proc_environ
+from llmdoctor.tune.apply import parse_show_environment
 from llmdoctor.tune.concurrency import two_requests_start_together
 from llmdoctor.tune.plan import Workload
 from tests.support.nspawn import ContainerHost, booted_container, skip_reason
@@ -98,7 +99,7 @@ def _service_env(c) -> dict[str, str]:
 
 def _process_env(c) -> dict[str, str]:
     pid = c.run(["systemctl", "show", "-p", "MainPID", "--value", "ollama.service"]).stdout.strip()
-    return parse_environ(Path(f"/proc/{c.leader}/root/proc/{pid}/environ").read_bytes())
+    return parse_proc_environ(Path(f"/proc/{c.leader}/root/proc/{pid}/environ").read_bytes())
 
 
 def test_dry_run_proposes_and_writes_nothing(box):

@@ -10,7 +10,8 @@ import pytest
 
 from llmdoctor.hosts.base import CommandResult
 from llmdoctor.tune import dropin
-from llmdoctor.tune.apply import KEEP_BACKUPS, ApplyError, Transaction, parse_environ, parse_show_environment
+from llmdoctor.systemd.environ import parse_proc_environ
+from llmdoctor.tune.apply import KEEP_BACKUPS, ApplyError, Transaction, parse_show_environment
 
 VALUES = {"OLLAMA_NUM_PARALLEL": "4", "OLLAMA_MAX_QUEUE": "16"}
 CONTENT = dropin.render(VALUES)
@@ -132,7 +133,7 @@ def test_parsers_for_what_systemd_and_proc_say():
     assert parse_show_environment('Environment=PATH=/usr/bin "OLLAMA_ORIGINS=a b" OLLAMA_NUM_PARALLEL=4\n') == {
         "PATH": "/usr/bin", "OLLAMA_ORIGINS": "a b", "OLLAMA_NUM_PARALLEL": "4"}
     assert parse_show_environment("Environment=\n") == {}
-    assert parse_environ(b"A=1\0B=x=y\0\0junk\0") == {"A": "1", "B": "x=y"}
+    assert parse_proc_environ(b"A=1\0B=x=y\0\0junk\0") == {"A": "1", "B": "x=y"}
 
 
 def test_rollback_takes_the_backup_of_its_own_unit(tmp_path):
