@@ -129,26 +129,14 @@ def running_llama_server(model_path: str | os.PathLike, n_parallel: int = 1, n_c
         _wait_healthy(url, proc, deadline)
         yield LlamaServer(url, proc.pid, log_path)
     finally:
-        stop(proc)
+        from tests.support.process import stop_process  # here: this file also runs as the child's script
+
+        stop_process(proc, STOP_TIMEOUT)
         if proc.stdout:
             proc.stdout.close()
         with contextlib.suppress(OSError):
             if not os.environ.get("LLMDOCTOR_KEEP_SERVER_LOGS"):
                 log_path.unlink()
-
-
-def stop(proc: subprocess.Popen) -> None:
-    """SIGTERM, then SIGKILL after STOP_TIMEOUT; only this one process."""
-    if proc.poll() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
-        proc.wait(5)
 
 
 def _child(config: dict[str, Any]) -> None:

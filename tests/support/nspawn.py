@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
+from tests.support.process import stop_process
+
 __all__ = ["Container", "ContainerError", "ContainerHost", "booted_container", "skip_reason"]
 
 BOOT_TIMEOUT = 60.0
@@ -392,7 +394,9 @@ def booted_container(
         container.boot_seconds = time.monotonic() - started
         yield container
     finally:
-        _stop(proc)
+        # Clean poweroff via SIGTERM to nspawn; SIGKILL its process group when it hangs.
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            stop_process(proc, STOP_TIMEOUT, group=True, kill_wait=10)
         _teardown_paths(workdir, machine)
         if container is not None:
             container._cleanup_done = True
@@ -418,21 +422,6 @@ def _wait_until_running(c: Container, proc: subprocess.Popen, deadline: float) -
     state = r.stdout.strip()
     if state not in ("running", "degraded"):
         raise ContainerError(f"container systemd is {state!r} ({r.stderr.strip()}): {_tail(c.log_path)}")
-
-
-def _stop(proc: subprocess.Popen | None) -> None:
-    """Clean poweroff via SIGTERM to nspawn; SIGKILL its process group when it hangs."""
-    if proc is None or proc.poll() is not None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(STOP_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(10)
 
 
 def _tail(path: Path, n: int = 15) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
-import signal
 import socket
 import subprocess
 import tempfile
@@ -21,6 +20,8 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 from typing import Any, Iterator
+
+from tests.support.process import stop_process
 
 READY_TIMEOUT = 20.0
 STOP_TIMEOUT = 10.0
@@ -151,12 +152,6 @@ def running_prometheus(targets: list[str], job: str = "llmdoctor", scrape_interv
             time.sleep(0.1)
         yield server
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(STOP_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(STOP_TIMEOUT)
+        stop_process(proc, STOP_TIMEOUT, kill_wait=STOP_TIMEOUT)
         log.close()
         shutil.rmtree(workdir, ignore_errors=True)

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from tests.support.process import stop_process
+
 SSHD = "/usr/sbin/sshd"
 TEST_USER = "llmdtest"
 
@@ -135,13 +137,7 @@ class SshServer:
             return 0
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
+        stop_process(self.process, 5)
 
     def freeze(self) -> None:
         """SIGSTOP: TCP still connects (kernel backlog) but no SSH banner ever comes."""
@@ -224,12 +220,7 @@ def running_sshd(address: str = "127.0.0.1", netns: str | None = None, port: int
         if proc is not None and proc.poll() is None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(proc.pid, signal.SIGCONT)
-            proc.terminate()
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(5)
+            stop_process(proc, 5)
         # sessions sshd forked for the test user end with their connections (their masters
         # are closed by the SSHHost under test); nothing else to kill here
         shutil.rmtree(tmp, ignore_errors=True)
