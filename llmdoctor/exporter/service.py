@@ -171,6 +171,17 @@ def stop_on_signals(stop: threading.Event) -> None:
         signal.signal(sig, lambda *_: stop.set())
 
 
+def _run_until_stopped(scheduler: Scheduler, stop: threading.Event | None) -> None:
+    """Cycle in the background until `stop` is set (by a signal handler or the caller)."""
+    stop = stop or threading.Event()
+    scheduler.start()
+    try:
+        while not stop.wait(1.0):
+            pass
+    finally:
+        scheduler.stop()
+
+
 def serve_http(
     labels: Sequence[str],
     diagnose: DiagnoseFn,
@@ -187,17 +198,13 @@ def serve_http(
     registry, collector = dedicated_registry()
     scheduler = Scheduler(labels, diagnose, collector.publish, interval, probe_interval, resumed_logs=resumed_logs,
                           probe_checks=getattr(diagnose, "probe_checks", ()))
-    stop = stop or threading.Event()
     httpd, thread = start_http_server(listen[1], addr=listen[0], registry=registry)
-    bound = httpd.server_address[:2]
-    if ready:
-        ready((str(bound[0]), int(bound[1])))
-    scheduler.start()
     try:
-        while not stop.wait(1.0):
-            pass
+        if ready:
+            bound = httpd.server_address[:2]
+            ready((str(bound[0]), int(bound[1])))
+        _run_until_stopped(scheduler, stop)
     finally:
-        scheduler.stop()
         httpd.shutdown()
         httpd.server_close()
         thread.join(5)
@@ -239,11 +246,5 @@ def write_textfile(
         scheduler.run_cycle(probe=probe)
         save_state(state_root, scheduler, now if probe else last_probe)
         return 0
-    stop = stop or threading.Event()
-    scheduler.start()
-    try:
-        while not stop.wait(1.0):
-            pass
-    finally:
-        scheduler.stop()
+    _run_until_stopped(scheduler, stop)
     return 0
