@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Iterable
 
-EVIDENCE_CHARS = 400
+from .evidence_line import short_line
 
 _N_SLOTS = re.compile(r"n_slots = (\d+)")
 _SLOT_CTX = re.compile(r"(?:n_ctx_slot = |new slot,? n_ctx(?:_slot)? = )(\d+)")
@@ -34,11 +34,6 @@ _EVAL = re.compile(r"(?<!prompt )eval time =\s*(\d+(?:\.\d+)?) ms /\s*(\d+) (?:t
 _TOTAL = re.compile(r"total time =\s*(\d+(?:\.\d+)?) ms /\s*(\d+) tokens")
 _EXCEEDS = re.compile(r"request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)")
 _SKIPPING = re.compile(r"input \((\d+) tokens\) is larger than the max context size \((\d+) tokens\)")
-
-
-def _short(line: str) -> str:
-    line = line.strip()
-    return line if len(line) <= EVIDENCE_CHARS else line[: EVIDENCE_CHARS - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -126,22 +121,22 @@ class LlamaLogScanner:
             m = _EXCEEDS.search(line) or _SKIPPING.search(line)
             if m:
                 self.exceeded += 1
-                self.exceeded_examples.append(ContextExceeded(int(m.group(1)), int(m.group(2)), _short(line)))
+                self.exceeded_examples.append(ContextExceeded(int(m.group(1)), int(m.group(2)), short_line(line)))
             elif "exceed_context_size" in line:
                 self.exceeded += 1
-                self.exceeded_examples.append(ContextExceeded(0, 0, _short(line)))
+                self.exceeded_examples.append(ContextExceeded(0, 0, short_line(line)))
             return
         v = self.v
         m = _N_SLOTS.search(line)
         if m:
             self.startups += 1
-            v.update(n_slots=int(m.group(1)), slot_n_ctx=None, slots_line=_short(line))
+            v.update(n_slots=int(m.group(1)), slot_n_ctx=None, slots_line=short_line(line))
             self._max_slot_id = -1
             v["kv_buffers_mib"] = {}
         m = _SLOT_CTX.search(line) or (_LAUNCH_CTX.search(line) if "launching slot" in line else None)
         if m:
             v["slot_n_ctx"] = int(m.group(1))
-            v.setdefault("slots_line", _short(line))
+            v.setdefault("slots_line", short_line(line))
             i = _SLOT_ID.search(line)
             if i and "n_slots =" not in line:  # no n_slots line (timestamped builds): count the slots
                 self._max_slot_id = max(self._max_slot_id, int(i.group(1)))
@@ -154,14 +149,14 @@ class LlamaLogScanner:
                 v[key] = int(m.group(1))
         m = _CTX_WARN.search(line)
         if m:
-            v["ctx_warning"] = _short(line)
+            v["ctx_warning"] = short_line(line)
             v["n_ctx_train"] = int(m.group(2))
             v.setdefault("n_ctx_seq", int(m.group(1)))
         m = _KV_BUFFER.search(line)
         if m:
             v["kv_buffers_mib"][m.group(1)] = float(m.group(2))
         if _KV_SIZE.search(line):
-            v["kv_size_line"] = _short(line)
+            v["kv_size_line"] = short_line(line)
 
     def _timing(self, line: str) -> None:
         t = _TASK.search(line)
@@ -170,7 +165,7 @@ class LlamaLogScanner:
         if m:
             if len(self._pending) > 64:
                 self._pending.clear()
-            self._pending[task] = RequestTiming(task, float(m.group(1)), int(m.group(2)), text=_short(line))
+            self._pending[task] = RequestTiming(task, float(m.group(1)), int(m.group(2)), text=short_line(line))
             return
         m = _EVAL.search(line)
         if m and task in self._pending:

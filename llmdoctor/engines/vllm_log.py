@@ -29,13 +29,13 @@ import re
 from collections import deque
 from typing import BinaryIO, Iterable
 
+from .evidence_line import short_line
 from .vllm_records import (  # noqa: F401  (re-exported: the scan's result types)
     KvCapacity,
     MaxSeqLenError,
     Run,
     StatsLine,
     VllmLogSummary,
-    short_line,
 )
 
 KV_MARK = "KV cache"

@@ -3,13 +3,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-EVIDENCE_CHARS = 400
-
-
-def short_line(line: str) -> str:
-    line = line.strip()
-    return line if len(line) <= EVIDENCE_CHARS else line[: EVIDENCE_CHARS - 1] + "…"
-
 
 @dataclass(frozen=True)
 class StatsLine:
