@@ -322,11 +322,15 @@ class SSHHost:
             last = ""
             for _ in range(5):
                 local = _free_port()
-                p = subprocess.run(
-                    self._base("-O", "forward", "-L", f"127.0.0.1:{local}:127.0.0.1:{int(port)}",
-                               "--", self.target.host),
-                    capture_output=True, timeout=10, stdin=subprocess.DEVNULL,
-                )
+                try:
+                    p = subprocess.run(
+                        self._base("-O", "forward", "-L", f"127.0.0.1:{local}:127.0.0.1:{int(port)}",
+                                   "--", self.target.host),
+                        capture_output=True, timeout=10, stdin=subprocess.DEVNULL,
+                    )
+                except subprocess.TimeoutExpired:
+                    raise HostError(f"{self.name}: could not forward a local port to {port}: "
+                                    f"the SSH master did not answer within 10 s") from None
                 if p.returncode == 0:
                     _wait_accepting(local, FORWARD_READY_S)
                     self._forwards[port] = local
