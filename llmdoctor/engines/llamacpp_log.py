@@ -31,7 +31,6 @@ _LAUNCH_CTX = re.compile(r'"n_ctx":(\d+)')
 _TASK = re.compile(r"task (\d+) \|")
 _PROMPT_EVAL = re.compile(r"prompt eval time =\s*(\d+(?:\.\d+)?) ms /\s*(\d+) tokens")
 _EVAL = re.compile(r"(?<!prompt )eval time =\s*(\d+(?:\.\d+)?) ms /\s*(\d+) (?:tokens|runs)")
-_TOTAL = re.compile(r"total time =\s*(\d+(?:\.\d+)?) ms /\s*(\d+) tokens")
 _EXCEEDS = re.compile(r"request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)")
 _SKIPPING = re.compile(r"input \((\d+) tokens\) is larger than the max context size \((\d+) tokens\)")
 

@@ -65,7 +65,6 @@ _STATS_FULL = re.compile(
     r"Avg prompt throughput: (\d+(?:\.\d+)?) tokens/s, Avg generation throughput: (\d+(?:\.\d+)?) tokens/s, "
     + _STATS_BODY)
 _STATS = re.compile(_STATS_BODY)
-_STATS_FULL_B = re.compile(_STATS_FULL.pattern.encode())
 _AGGREGATED = re.compile(r"(\d+) Engines Aggregated: ")
 _DEFERRED = re.compile(r"Deferred: (\d+) reqs")
 _PREEMPTIONS = re.compile(r"Preemptions: (\d+)")
