@@ -33,23 +33,25 @@ def _call(host, port: int, method: str, path: str, body: dict | None = None, tim
         raise OllamaApiError(f"{method} {path}: unparseable JSON: {e}") from None
 
 
-def parse_version(data: Any) -> str:
+def _decoded(data: Any) -> Any:
+    """A body as bytes or text -> its JSON value; anything else is already decoded."""
     if isinstance(data, (bytes, str)):
         try:
-            data = json.loads(data)
+            return json.loads(data)
         except ValueError as e:
             raise ParseError(f"not JSON: {e}") from None
+    return data
+
+
+def parse_version(data: Any) -> str:
+    data = _decoded(data)
     if not isinstance(data, dict) or not isinstance(data.get("version"), str) or not data["version"].strip():
         raise ParseError('expected {"version": "x.y.z"}')
     return data["version"].strip()
 
 
 def parse_show(data: Any) -> dict:
-    if isinstance(data, (bytes, str)):
-        try:
-            data = json.loads(data)
-        except ValueError as e:
-            raise ParseError(f"not JSON: {e}") from None
+    data = _decoded(data)
     if not isinstance(data, dict):
         raise ParseError("expected a JSON object")
     if "model_info" in data and not isinstance(data["model_info"], dict):
@@ -59,11 +61,7 @@ def parse_show(data: Any) -> dict:
 
 def parse_tags(data: Any) -> tuple[dict, ...]:
     """/api/tags -> ({name, size, details...}, ...)."""
-    if isinstance(data, (bytes, str)):
-        try:
-            data = json.loads(data)
-        except ValueError as e:
-            raise ParseError(f"not JSON: {e}") from None
+    data = _decoded(data)
     if not isinstance(data, dict) or not isinstance(data.get("models", []), list):
         raise ParseError('expected an object with a "models" list')
     return tuple(m for m in data.get("models") or [] if isinstance(m, dict) and m.get("name"))
