@@ -491,15 +491,11 @@ def message_lines(message: Any) -> list[str]:
 
 def format_entry(entry: dict[str, Any], fallback_ident: str = "") -> list[str]:
     """Journal entry -> lines with the short-iso prefix `2026-08-01T07:02:33+0000 host ident[pid]: `."""
-    ts = entry.get("__REALTIME_TIMESTAMP")
-    if isinstance(ts, datetime):
-        seconds = ts.timestamp()
-    else:
-        try:
-            seconds = int(ts) / 1e6
-        except (TypeError, ValueError):
-            seconds = 0.0
-    stamp = datetime.fromtimestamp(seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S+0000")
+    try:
+        moment = datetime.fromtimestamp(_entry_seconds(entry) or 0.0, timezone.utc)
+    except (OverflowError, ValueError, OSError):  # a stamp no calendar holds
+        moment = datetime.fromtimestamp(0.0, timezone.utc)
+    stamp = moment.strftime("%Y-%m-%dT%H:%M:%S+0000")
     host = _text(entry.get("_HOSTNAME")) or "localhost"
     ident = _text(entry.get("SYSLOG_IDENTIFIER")) or _text(entry.get("_COMM")) or fallback_ident
     pid = _text(entry.get("_PID"))
@@ -523,7 +519,7 @@ def _entry_seconds(entry: dict[str, Any]) -> float | None:
         return ts.timestamp()
     try:
         return int(ts) / 1e6
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
 
 
@@ -701,8 +697,9 @@ class JournalSource:
         yield from _json_entries(res.stdout.splitlines())
 
     def _streamed_entries(self, stream) -> Iterator[dict[str, Any]]:
-        lines = stream(self._argv([]), timeout=self.deadline)
+        lines = None
         try:
+            lines = stream(self._argv([]), timeout=self.deadline)  # connects: may be unreachable
             yield from _json_entries(lines)
         except HostError as e:
             self.error = f"journalctl: {e}"

@@ -6,11 +6,12 @@ from __future__ import annotations
 import time
 
 import pytest
+from hypothesis import example, given, strategies as st
 
 from llmdoctor.engines import OLLAMA
-from llmdoctor.hosts.base import CommandResult
+from llmdoctor.hosts.base import CommandResult, HostUnreachable
 from llmdoctor.hosts.local import LocalHost
-from llmdoctor.logs import NOT_PERMITTED, JournalSource, ResumeState, systemd_reader_available
+from llmdoctor.logs import NOT_PERMITTED, JournalSource, ResumeState, format_entry, systemd_reader_available
 from llmdoctor.parsing import strip_journal_prefix
 
 from . import journalfile
@@ -100,3 +101,26 @@ def test_permission_problem_is_a_clean_reason():
     src = JournalSource(FakeHost(), UNIT)
     assert src.backend == "host" and src.probe() == NOT_PERMITTED
     assert list(src.lines()) == [] and src.error == NOT_PERMITTED
+
+
+@given(st.one_of(st.none(), st.integers(), st.text(max_size=40), st.floats(allow_nan=True)))
+@example("9" * 30)
+@example(10**400)
+@example("-99999999999999999")
+def test_any_entry_time_gives_lines_not_a_traceback(stamp):
+    """A journal entry with a time no calendar holds (garbage from a remote journalctl
+    or a damaged file) still reads as a line, dated at the epoch."""
+    lines = format_entry({"__REALTIME_TIMESTAMP": stamp, "MESSAGE": "msg=x"}, "ollama")
+    assert len(lines) == 1 and lines[0].endswith("ollama: msg=x")
+    src = JournalSource(FakeHost(), UNIT)
+    src._accept({"__REALTIME_TIMESTAMP": stamp})
+
+
+class UnreachableStreamHost(FakeHost):
+    def stream(self, argv, timeout=10):
+        raise HostUnreachable("remote: timeout (no SSH session within 25 s)")
+
+
+def test_a_stream_that_cannot_connect_sets_the_error():
+    src = JournalSource(UnreachableStreamHost(), UNIT)
+    assert list(src.lines()) == [] and "no SSH session" in src.error
