@@ -11,21 +11,12 @@ FIX_CONFIG = ('# /etc/systemd/system/ollama.service.d/override.conf\n[Service]\n
 COMMANDS = ("systemctl daemon-reload && systemctl restart ollama", "ollama ps  # PROCESSOR should read 100% GPU")
 
 
-def _partial_load(log):
-    if log is None:
-        return None
-    for load in reversed(log.loads):
-        if load.offloaded is not None:
-            return load
-    return None
-
-
 @check(id="ollama-cpu-spill", cause=Cause.CPU_SPILL,
        purpose="Part (or all) of a loaded model sits in system memory: ollama ps split, offloaded N/M < M")
 def cpu_spill(ollama_ps=None, ollama_log=None, gpu=None):
     if not ollama_ps and ollama_log is None:
         return  # nothing of Ollama's to look at (and the figures module stays unimported)
-    from llmdoctor.engines.ollama_figures import evs, gpu_expected, human
+    from llmdoctor.engines.ollama_figures import evs, gpu_expected, human, last_load_with
 
     evidence = []
     worst = 0
@@ -38,7 +29,7 @@ def cpu_spill(ollama_ps=None, ollama_log=None, gpu=None):
         detail = m.line if m.source.endswith(".txt") or m.source == "ollama ps" else (
             f"{m.name}: {m.processor} (size {human(m.size)}, on GPU {human(m.size_vram or 0)})")
         evidence.append(Evidence(m.source, detail))
-    load = _partial_load(ollama_log)
+    load = last_load_with(ollama_log, "offloaded")
     if load is not None and load.offloaded[0] < load.offloaded[1]:
         if load.offloaded[0] > 0 or gpu_expected(ollama_log, gpu) is not None:
             on, total = load.offloaded
