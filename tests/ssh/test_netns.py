@@ -26,15 +26,8 @@ def netns():
     reason = sshd_support.skip_reason(netns=True)
     if reason:
         pytest.skip(reason)
-    try:
-        ctx = sshd_support.network_namespace()
-        ns = ctx.__enter__()
-    except sshd_support.NetnsUnavailable as e:
-        pytest.skip(str(e))
-    try:
+    with sshd_support.namespace_or_skip() as ns:
         yield ns
-    finally:
-        ctx.__exit__(None, None, None)
 
 
 @contextlib.contextmanager

@@ -11,7 +11,6 @@ config checks must have fired on both.
 """
 from __future__ import annotations
 
-import contextlib
 import socket
 import time
 from pathlib import Path
@@ -86,19 +85,6 @@ def _wait_port(address: str, port: int, seconds: float = 15) -> None:
     raise AssertionError(f"sshd in the container did not listen on {address}:{port}")
 
 
-@contextlib.contextmanager
-def _namespace_or_skip():
-    try:
-        ctx = sshd_support.network_namespace()
-        ns = ctx.__enter__()
-    except sshd_support.NetnsUnavailable as e:
-        pytest.skip(str(e))
-    try:
-        yield ns
-    finally:
-        ctx.__exit__(None, None, None)
-
-
 def _outcome(result) -> set[tuple[str, str]]:
     return {(f.check, f.cause.value) for f in result.report.findings}
 
@@ -111,7 +97,7 @@ def test_same_findings_locally_and_over_ssh(tmp_path):
 
     host_pub = sshd_support.keygen(tmp_path / "host_ed25519")
     client_pub = sshd_support.keygen(tmp_path / "client_ed25519")
-    with _namespace_or_skip() as ns:
+    with sshd_support.namespace_or_skip() as ns:
         files = {
             "etc/lldssh/sshd_config": _sshd_config(ns.ns_address),
             "etc/lldssh/host_ed25519": (tmp_path / "host_ed25519").read_bytes(),

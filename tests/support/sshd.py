@@ -287,3 +287,19 @@ def network_namespace(prefix: str = "lldssh") -> Iterator[Namespace]:
     finally:
         subprocess.run(["ip", "link", "del", veth_host], capture_output=True, timeout=10)
         subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=10)
+
+
+@contextlib.contextmanager
+def namespace_or_skip(prefix: str = "lldssh") -> Iterator[Namespace]:
+    """network_namespace(), or pytest.skip with the reason when none can be made here."""
+    import pytest
+
+    ctx = network_namespace(prefix)
+    try:
+        ns = ctx.__enter__()
+    except NetnsUnavailable as e:
+        pytest.skip(str(e))
+    try:
+        yield ns
+    finally:
+        ctx.__exit__(None, None, None)
