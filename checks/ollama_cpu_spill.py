@@ -16,7 +16,8 @@ COMMANDS = ("systemctl daemon-reload && systemctl restart ollama", "ollama ps  #
 def cpu_spill(ollama_ps=None, ollama_log=None, gpu=None):
     if not ollama_ps and ollama_log is None:
         return  # nothing of Ollama's to look at (and the figures module stays unimported)
-    from llmdoctor.engines.ollama_figures import evs, gpu_expected, human, last_load_with
+    from llmdoctor.engines.ollama_figures import evs, gpu_expected, last_load_with
+    from llmdoctor.memory import human_bytes as human
 
     evidence = []
     worst = 0
@@ -56,7 +57,8 @@ def cpu_spill(ollama_ps=None, ollama_log=None, gpu=None):
 @check(id="ollama-gpu-not-used", cause=Cause.CPU_SPILL,
        purpose='"100% GPU" in ollama ps while the runner loaded only a CPU backend or holds no GPU memory')
 def gpu_not_used(ollama_ps, ollama_log=None, gpu=None):
-    from llmdoctor.engines.ollama_figures import evs, gpu_process_bytes, human
+    from llmdoctor.engines.ollama_figures import evs, gpu_process_bytes
+    from llmdoctor.memory import human_bytes as human
 
     claimed = [m for m in ollama_ps if m.cpu_percent == 0]
     if not claimed:

@@ -6,7 +6,8 @@ from llmdoctor.model import Cause, Finding, Fix, Severity
 @check(id="ollama-kv-capacity", cause=Cause.KV_CAPACITY,
        purpose="OLLAMA_NUM_PARALLEL x context x KV bytes per token exceeds the GPU memory left after the weights")
 def kv_capacity(ollama_show, ollama_config, ollama_ps=None, ollama_log=None, gpu=None):
-    from llmdoctor.engines.ollama_figures import dropin, dropin_commands, human
+    from llmdoctor.engines.ollama_figures import dropin, dropin_commands
+    from llmdoctor.memory import human_bytes as human
     from llmdoctor.engines.ollama_kv import kv_budget
 
     b = kv_budget(ollama_show, ollama_config, ollama_ps, ollama_log, gpu)

@@ -154,10 +154,3 @@ def gpu_process_bytes(gpu: Any, pids: set[int] | None = None, names: tuple[str, 
     if not seen and procs:
         return 0
     return used if seen else None
-
-
-def human(n: float) -> str:
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if abs(n) >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{int(n)} B"

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..memory import human_bytes as human
 from ..model import Evidence
-from .ollama_figures import gpu_total_bytes, human, last_load_with, slots
+from .ollama_figures import gpu_total_bytes, last_load_with, slots
 
 MIB = 2**20
 
