@@ -17,6 +17,7 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..systemd.environ import parse_env_file
 from ..systemd.units import split_words
 
 DROPIN_NAME = "zz-llmdoctor.conf"
@@ -114,21 +115,6 @@ def parse_env_lines(content: str) -> list[EnvLine]:
     return out
 
 
-def parse_env_file(content: str) -> dict[str, str]:
-    """KEY=VALUE lines of an EnvironmentFile (comments and blanks skipped)."""
-    env: dict[str, str] = {}
-    for line in content.splitlines():
-        s = line.strip()
-        if not s or s.startswith(("#", ";")) or "=" not in s:
-            continue
-        k, _, v = s.partition("=")
-        v = v.strip()
-        if len(v) >= 2 and v[0] == v[-1] and v[0] in "\"'":
-            v = v[1:-1]
-        env[k.strip()] = v
-    return env
-
-
 def unit_files(root: Path, unit: str) -> tuple[Path | None, list[Path]]:
     """(fragment, drop-ins in the order systemd applies them) under `root`."""
     root = Path(root)
@@ -214,7 +200,7 @@ def check_precedence(root: Path, unit: str, names: set[str]) -> Precedence:
                     env_files.append((line.name, line.optional, label))
     for path, optional, label in env_files:
         content = _read(root / path.lstrip("/"))
-        for k, v in parse_env_file(content).items():
+        for k, v in {s.name: s.value for s in parse_env_file(content, path)}.items():  # the last one counts
             env[k] = (v, path)
             if k in names:
                 conflicts.append(f"{path} (EnvironmentFile= in {label}) sets {k}={v}; EnvironmentFile= values "

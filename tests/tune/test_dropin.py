@@ -6,6 +6,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from llmdoctor.systemd.environ import parse_env_file
 from llmdoctor.tune import dropin
 
 # Ollama's install script unit (FACTS.md §1, scripts/install.sh configure_systemd()).
@@ -117,7 +118,7 @@ def test_drop_ins_from_all_directories_in_name_order(tmp_path):
 def test_garbage_unit_text_never_tracebacks(text):
     for line in dropin.parse_env_lines("[Service]\n" + text):
         assert line.kind in ("set", "reset", "file")
-    dropin.parse_env_file(text)
+    parse_env_file(text, "/etc/default/ollama")
     dropin.split_words(text)
 
 
