@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..hosts.base import HostError
+from ..hosts.base import CommandResult, HostError
 from ..systemd.environ import parse_proc_environ
 from ..systemd.show import parse_environment_property
 from . import dropin
@@ -119,8 +119,6 @@ class Transaction:
         try:
             return self.runner.run(argv, timeout=timeout)
         except HostError as e:
-            from ..hosts.base import CommandResult
-
             return CommandResult(tuple(argv), 124, "", str(e))
 
     def _systemctl(self, *args: str, timeout: float = 30.0):
