@@ -8,12 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from llmdoctor.checks import run_check
 from llmdoctor.engines import OLLAMA, EngineInstance
 from llmdoctor.facts import Context, FactStore, FactUnavailable
 from llmdoctor.hosts.evidence import EvidenceHost
 from llmdoctor.model import Cause
-from tests.systemd.helpers import config_checks
+from tests.systemd.helpers import config_checks, findings_by_check
 
 EVIDENCE = Path(__file__).resolve().parent.parent / "fixtures" / "evidence"
 CONFIG_DIRS = sorted(EVIDENCE.glob("config-*"))
@@ -23,13 +22,7 @@ INSTALL_UNIT = (Path(__file__).resolve().parent.parent / "fixtures" / "systemd" 
 def run_mine(host, engines=None) -> tuple[dict[str, list], FactStore]:
     preset = {"engines": engines} if engines is not None else None
     store = FactStore(Context(host), preset=preset)
-    found: dict[str, list] = {}
-    for spec in config_checks():
-        outcome = run_check(spec, store)
-        assert not outcome.crash, outcome.crash
-        for f in outcome.findings:
-            found.setdefault(f.check, []).append(f)
-    return found, store
+    return findings_by_check(store), store
 
 
 @pytest.mark.parametrize("directory", CONFIG_DIRS, ids=[d.name for d in CONFIG_DIRS])

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from llmdoctor.checks import run_check
 from llmdoctor.engines import OLLAMA, EngineInstance
 from llmdoctor.facts import Context, FactStore
 from tests.support.nspawn import ContainerHost, booted_container, skip_reason
-from tests.systemd.helpers import config_checks
+from tests.systemd.helpers import config_checks, findings_by_check
 
 pytestmark = [pytest.mark.real, pytest.mark.root]
 
@@ -58,15 +57,8 @@ def container():
 
 def diagnose(c) -> dict[str, list]:
     """Run the systemd collectors and the CONFIG_NOT_APPLIED checks; findings by check id."""
-    store = FactStore(Context(ContainerHost(c)), preset={
-        "engines": (EngineInstance(OLLAMA, unit=UNIT, found_by="systemd unit"),)})
-    found: dict[str, list] = {}
-    for spec in config_checks():
-        outcome = run_check(spec, store)
-        assert not outcome.crash, outcome.crash
-        for f in outcome.findings:
-            found.setdefault(f.check, []).append(f)
-    return found
+    return findings_by_check(FactStore(Context(ContainerHost(c)), preset={
+        "engines": (EngineInstance(OLLAMA, unit=UNIT, found_by="systemd unit"),)}))
 
 
 def test_healthy_unit_reports_nothing(container):
