@@ -8,9 +8,9 @@ uses the `llamacpp:` prefix (very old builds: `llamacpp_`).
 """
 from __future__ import annotations
 
-import re
-
 import json
+import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,7 +112,10 @@ def parse_health(status: int, body: bytes | str) -> LlamaHealth:
 
 
 def _opt_int(v: Any) -> int | None:
-    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
+    """A JSON number as an int; None for anything else, NaN and infinity included (json.loads reads them)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+        return None
+    return int(v)
 
 
 def parse_props(body: bytes | str | dict) -> LlamaProps:

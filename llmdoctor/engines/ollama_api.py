@@ -4,6 +4,7 @@ with a one-line reason that a collector turns into an unavailable fact."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from ..hosts.base import HostError, NotInEvidence
@@ -105,7 +106,7 @@ def model_info_int(show: dict, key: str) -> int | None:
     arch = architecture(show)
     info = show.get("model_info") or {}
     v = info.get(f"{arch}.{key}") if arch else None
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
         return None
     return int(v)
 

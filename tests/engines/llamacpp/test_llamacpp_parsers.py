@@ -117,6 +117,15 @@ def test_garbage(text):
     parse_health(503, text.encode())
 
 
+@pytest.mark.parametrize("parse,body", [(parse_props, '{"total_slots": NaN, "n_ctx": 1e999}'),
+                                        (parse_slots, '[{"id": Infinity, "n_ctx": -Infinity, "id_task": NaN}]')])
+def test_json_nan_and_infinity_are_no_number(parse, body):
+    """Python's json reads NaN/Infinity; int() of them raised instead of giving None."""
+    value = parse(body)
+    assert value == parse(body.replace("NaN", "null").replace("-Infinity", "null").replace("Infinity", "null")
+                          .replace("1e999", "null"))
+
+
 @settings(max_examples=100, deadline=None)
 @given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5),
                     lambda c: st.lists(c, max_size=3) | st.dictionaries(st.sampled_from(
