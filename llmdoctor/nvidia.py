@@ -121,7 +121,10 @@ def _rows(text: str, fields: tuple[str, ...] | None, must_have: str) -> list[dic
     lines = [l for l in text.splitlines() if l.strip() and not l.lstrip().startswith(("$", "#"))]
     if not lines:
         return []
-    reader = list(csv.reader(io.StringIO("\n".join(lines)), skipinitialspace=True))
+    try:
+        reader = list(csv.reader(io.StringIO("\n".join(lines)), skipinitialspace=True))
+    except csv.Error as e:  # e.g. a field over csv's size limit
+        raise ParseError(f"not CSV: {e}") from None
     first = [_key(h) for h in reader[0]]
     if must_have in first:
         header, body = first, reader[1:]

@@ -112,6 +112,11 @@ def test_superscript_digit_is_not_an_int(text):
     assert fact.gpus[0].index == 0
 
 
+def test_csv_field_over_the_csv_module_limit_is_a_parse_error():
+    with pytest.raises(ParseError):
+        parse_nvidia_smi('memory.total\n"' + "x" * 200_000 + '"\n')
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text())
 def test_garbage_never_tracebacks(text):
