@@ -52,7 +52,7 @@ class VllmCmdline:
             v = v[:-1]
         try:
             return int(float(v) * mult)
-        except ValueError:
+        except (ValueError, OverflowError):  # "auto", "nan"; "inf", "1e400"
             return None
 
 

@@ -1,3 +1,4 @@
+import pytest
 from hypothesis import given, strategies as st
 
 from llmdoctor.engines.vllm_cmdline import parse_vllm_cmdline
@@ -22,6 +23,11 @@ def test_a_number_flag_with_a_word_is_unknown():
     c = parse_vllm_cmdline("vllm serve m --max-num-seqs lots --gpu-memory-utilization high --max-model-len 8k")
     assert c.get("max_num_seqs") is None and c.get("gpu_memory_utilization") is None
     assert "max_num_seqs" in c.settings and c.max_model_len_tokens == 8000
+
+
+@pytest.mark.parametrize("value", ["inf", "1e400", "-infk", "nan", "auto"])
+def test_max_model_len_that_is_no_length(value):
+    assert parse_vllm_cmdline(f"vllm serve m --max-model-len {value}").max_model_len_tokens is None
 
 
 def test_the_fix_for_a_command_line_with_odd_values_does_not_crash():
