@@ -103,7 +103,10 @@ def _mib(value: str, unitless_mib: bool = True) -> int | None:
         raise ParseError(f"not a memory size: {value!r}")
     number, unit = float(m.group(1)), m.group(2)
     scale = {"GiB": 1024 * MIB, "MiB": MIB, "KiB": 1024, "B": 1}.get(unit or "", MIB if unitless_mib else 1)
-    return int(number * scale)
+    try:
+        return int(number * scale)
+    except OverflowError:  # some 300 digits: float() gives inf
+        raise ParseError(f"not a memory size: {value[:40]!r}...") from None
 
 
 def _int(value: str) -> int | None:

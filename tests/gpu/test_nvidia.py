@@ -112,6 +112,11 @@ def test_superscript_digit_is_not_an_int(text):
     assert fact.gpus[0].index == 0
 
 
+def test_a_size_too_long_for_a_float_is_a_parse_error():
+    with pytest.raises(ParseError):
+        parse_query_gpu_csv("memory.total\n" + "9" * 400 + "\n")
+
+
 def test_csv_field_over_the_csv_module_limit_is_a_parse_error():
     with pytest.raises(ParseError):
         parse_nvidia_smi('memory.total\n"' + "x" * 200_000 + '"\n')
