@@ -178,9 +178,12 @@ def slots_for_coverage(users: int, busy_fraction: float, coverage: float = 0.9) 
     p = min(1.0, busy_fraction)
     if p >= 1.0:
         return users
+    # Each term in log space: comb(users, n) overflows a float past ~1000 users.
+    log_all, log_p, log_q = math.lgamma(users + 1), math.log(p), math.log1p(-p)
     cumulative = 0.0
     for n in range(users + 1):
-        cumulative += math.comb(users, n) * p**n * (1 - p) ** (users - n)
+        cumulative += math.exp(log_all - math.lgamma(n + 1) - math.lgamma(users - n + 1)
+                               + n * log_p + (users - n) * log_q)
         if cumulative >= coverage - 1e-12:
             return n
     return users

@@ -76,6 +76,13 @@ def test_slots_for_coverage_rounds_the_estimate_up():
     assert slots_for_coverage(0, 0.5) == 0
 
 
+def test_slots_for_coverage_of_thousands_of_users():
+    """`--users 5000` is a real company: the binomial terms must not overflow a float."""
+    mean, sd = 5000 * 0.1, (5000 * 0.1 * 0.9) ** 0.5
+    assert mean < slots_for_coverage(5000, 0.1) < mean + 3 * sd
+    assert slots_for_coverage(100_000, 0.01, coverage=0.5) in (999, 1000, 1001)
+
+
 # ---- cache types ----------------------------------------------------------------------
 
 def test_cache_types_follow_ggml_blocks():
