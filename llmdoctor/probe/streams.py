@@ -102,7 +102,7 @@ class StreamAccumulator:
             self.done = True
 
     def _sse(self, line: str, t: float) -> None:
-        if line.startswith(":") or line.startswith("event:") or line.startswith("id:") or line.startswith("retry:"):
+        if line.startswith((":", "event:", "id:", "retry:")):
             return
         if line.startswith("error:"):  # some servers send a bare SSE error field
             self.error = line[6:].strip() or "error event"
