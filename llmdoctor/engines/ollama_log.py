@@ -7,6 +7,7 @@ per signal and the last loads, so memory stays bounded however long the log is.
 """
 from __future__ import annotations
 
+import math
 import re
 from collections import deque
 from dataclasses import dataclass, field
@@ -178,11 +179,13 @@ class OllamaLogSummary:
 
 
 def _number(text: str) -> float | None:
-    """A `[\\d.]+` match as a float; None for what only looks like one ("1.2.3", "..")."""
+    """A `[\\d.]+` match as a float; None for what only looks like one ("1.2.3", "..", or
+    hundreds of digits, which float() makes inf and int() later refuses)."""
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         return None
+    return value if math.isfinite(value) else None
 
 
 def line_time(text: str) -> datetime | None:

@@ -161,7 +161,8 @@ def test_hypothesis_fragments(parts, tail):
     scan([p + tail for p in parts], "fragments")
 
 
-@pytest.mark.parametrize("line", ["llama runner started in 1.2.3 seconds", "CUDA0 model buffer size = 1..5 MiB"])
+@pytest.mark.parametrize("line", ["llama runner started in 1.2.3 seconds", "CUDA0 model buffer size = 1..5 MiB",
+                                  "CUDA0 model buffer size = " + "9" * 400 + " MiB"])
 def test_dotted_figures_that_are_not_numbers_are_ignored(line):
     s = scan([line], "odd")
     assert s.max_load_seconds == 0.0 and s.load_count == 0
