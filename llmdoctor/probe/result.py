@@ -7,6 +7,7 @@ request was sent; `sent_s` is relative to the start of the probe.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -22,9 +23,15 @@ INTERRUPTED = "interrupted"      # Ctrl-C or the probe's deadline
 
 
 def _number(v: Any, name: str) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or v != v:
-        raise ValueError(f"{name!r} must be a number, not {v!r:.40}")
-    return float(v)
+    """A finite number (JSON allows NaN and Infinity; neither is a time or a count)."""
+    if not isinstance(v, bool) and isinstance(v, (int, float)):
+        try:
+            f = float(v)
+        except OverflowError:  # an int beyond any float
+            f = math.inf
+        if math.isfinite(f):
+            return f
+    raise ValueError(f"{name!r} must be a number, not {v!r:.40}")
 
 
 def _list(v: Any, name: str) -> list[Any]:

@@ -36,3 +36,14 @@ def test_garbage_is_a_value_error(value):
 def test_not_json():
     with pytest.raises(ValueError):
         runs_from_json(b"\x00not json")
+
+
+@pytest.mark.parametrize("number", [b"1e400", b"-Infinity", b"NaN", str(10**400).encode()])
+@pytest.mark.parametrize("where", ["slots", "sample"])
+def test_numbers_beyond_any_float_are_a_value_error(number, where):
+    """JSON (as Python reads it) allows Infinity, NaN and 1e400; none is a count or a time."""
+    sample = b'{"id": "a", "scenario": "single", "ttft_s": %s}' % number
+    doc = (b'{"url": "u", "engine": "ollama", "slots": %s}' % number if where == "slots"
+           else b'{"url": "u", "engine": "ollama", "samples": [%s]}' % sample)
+    with pytest.raises(ValueError, match="must be a number"):
+        runs_from_json(doc)
