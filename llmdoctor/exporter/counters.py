@@ -80,6 +80,6 @@ class MonotonicTotals:
                 if not (math.isfinite(state.last) and math.isfinite(state.total)) or state.total < 0:
                     continue
                 totals._state[(str(row["target"]), str(row["name"]), labels)] = state
-            except (KeyError, TypeError, ValueError):
+            except (KeyError, TypeError, ValueError, OverflowError):  # OverflowError: an int beyond any float
                 continue
         return totals

@@ -51,7 +51,10 @@ def number(value: Any) -> float | None:
         return None
     value = pick(value, "value") if not isinstance(value, (int, float, str)) else value
     if isinstance(value, (int, float)):
-        result = float(value)
+        try:
+            result = float(value)
+        except OverflowError:  # an int beyond any float
+            result = math.inf if value > 0 else -math.inf
     elif isinstance(value, str):
         try:
             result = float(value.strip().strip("\"'"))

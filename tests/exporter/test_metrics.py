@@ -235,6 +235,15 @@ def test_counter_state_from_garbage_json_never_raises(data):
     assert all(v >= 0 for *_, v in totals.values())
 
 
+def test_ints_beyond_any_float_do_not_raise():
+    """JSON carries ints of any size; float() of one past ~1.8e308 raises OverflowError."""
+    huge = 10**400
+    row = {"target": "h", "name": "llmdoctor_preemptions", "labels": [], "source": "vllm_metrics",
+           "last": huge, "total": 1}
+    assert c.MonotonicTotals.from_json([row]).values() == []
+    assert r.number(huge) == math.inf and r.number(-huge) == -math.inf
+
+
 def test_counter_state_round_trips():
     totals = c.MonotonicTotals()
     totals.feed("h", [c.CounterReading("llmdoctor_preemptions", (("engine", "vllm"),), 10, "total", "vllm_metrics")])
