@@ -170,6 +170,12 @@ class ResumeState:
             self.data[key] = value
 
 
+def _saved_offset(saved: dict[str, Any] | None) -> int | None:
+    """The byte offset a saved file position holds; None when there is none or it is damaged."""
+    value = saved.get("offset", 0) if saved else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
 # -- plain files ------------------------------------------------------------------------------
 
 
@@ -238,13 +244,14 @@ class FileSource:
             return self._range[0]
         start = 0
         saved = self.state.get(self.state_key) if self.state else None
-        if saved:
+        offset = _saved_offset(saved)
+        if saved and offset is not None:
             if saved.get("inode") != st.st_ino:
                 self.notes.append(f"{self.name}: a new file since the last run (rotated): read from its start")
-            elif int(saved.get("offset", 0)) > st.st_size:
+            elif offset > st.st_size:
                 self.notes.append(f"{self.name}: shorter than at the last run (truncated): read from its start")
             else:
-                start = int(saved.get("offset", 0))
+                start = offset
         self._range = (start, st.st_ino)
         return start
 
@@ -426,7 +433,8 @@ class RemoteFileSource:
                 return ""
             inode, size = (int(x) for x in res.stdout.split()[:2])
             saved = self.state.get(self.state_key) if self.state else None
-            start = int(saved["offset"]) if saved and saved.get("inode") == inode and int(saved.get("offset", 0)) <= size else 0
+            offset = _saved_offset(saved)
+            start = offset if saved and offset is not None and saved.get("inode") == inode and offset <= size else 0
             start = max(start, size - REMOTE_MAX_BYTES)
             res = self.host.run(
                 ["dd", f"if={self.path}", "iflag=skip_bytes,count_bytes", f"skip={start}", f"count={size - start}", "status=none"],
@@ -439,7 +447,7 @@ class RemoteFileSource:
             self.error = f"{self.path}: {e}"
             return ""
         text = res.stdout
-        if start and not (saved and start == int(saved.get("offset", -1))):
+        if start and start != offset:
             text = text[text.find("\n") + 1 :]  # began mid-line
         cut = text.rfind("\n")
         if self.state is not None:

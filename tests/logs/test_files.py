@@ -2,6 +2,7 @@
 bounded memory; and time stamps in every format the engines write."""
 from __future__ import annotations
 
+import json
 import os
 import time
 import tracemalloc
@@ -116,6 +117,15 @@ def test_bisection_finds_the_window_in_a_big_file(tmp_path):
     fast = list(FileSource(log, since_seconds=3600, now=NOW).lines())
     assert all(line_time(l, NOW) is None or line_time(l, NOW) >= NOW - 3600 for l in fast)
     assert len([l for l in fast if l.startswith("time=")]) == 500
+
+
+@pytest.mark.parametrize("offset", ["abc", None, [1], -5, 1.5, True])
+def test_a_damaged_saved_position_reads_the_file_again(tmp_path, offset):
+    log, state_file = tmp_path / "vllm.log", tmp_path / "state.json"
+    write_log(log, NOW - 600, 5)
+    key = FileSource(log).state_key
+    state_file.write_text(json.dumps({key: {"inode": log.stat().st_ino, "offset": offset}}))
+    assert len(list(FileSource(log, since_seconds=None, state=ResumeState(state_file)).lines())) == 6
 
 
 def test_resume_reads_only_appended_bytes(tmp_path):
