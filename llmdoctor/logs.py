@@ -578,7 +578,8 @@ class JournalSource:
                 backend = "host"
         self.backend = backend
         saved = state.get(self.state_key) if state else None
-        self._cursor: str | None = saved.get("cursor") if saved else None
+        cursor = saved.get("cursor") if saved else None
+        self._cursor: str | None = cursor if isinstance(cursor, str) and cursor else None  # else damaged: the window
         self._last_cursor: str | None = None
         self._cutoff = (time.time() - since_seconds) if since_seconds else None
 

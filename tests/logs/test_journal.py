@@ -80,6 +80,15 @@ def test_resume_reads_only_new_entries(journal_dir, tmp_path, backend):
     assert messages(third) == ["llama runner started in 6.43 seconds"]
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_damaged_saved_cursor_reads_the_window(journal_dir, tmp_path, backend):
+    state = ResumeState(tmp_path / "log-state.json")
+    key = JournalSource(LocalHost(), UNIT, directory=str(journal_dir), backend=backend).state_key
+    state.put(key, {"cursor": 12345})
+    src = JournalSource(LocalHost(), UNIT, directory=str(journal_dir), backend=backend, state=state)
+    assert len(list(src.lines())) == 4 and src.error is None
+
+
 def test_two_scanners_in_one_run_see_the_same_lines(journal_dir, tmp_path):
     src = JournalSource(LocalHost(), UNIT, directory=str(journal_dir), backend="journalctl",
                         state=ResumeState(tmp_path / "s.json"))
