@@ -11,6 +11,7 @@ from ..model import Evidence
 from . import ollama_env as envdef
 
 if TYPE_CHECKING:  # annotations only: the log parser is imported by whoever has a log (start-up time)
+    from ..nvidia import GpuFact
     from .ollama_log import Example, Load, OllamaLogSummary
 
 RESTART = "systemctl daemon-reload && systemctl restart ollama"
@@ -95,7 +96,7 @@ def keep_alive_seconds(config) -> float:
     return 300.0 if s is None else s
 
 
-def gpu_expected(log: OllamaLogSummary | None, gpu: Any = None) -> Evidence | None:
+def gpu_expected(log: OllamaLogSummary | None, gpu: GpuFact | None = None) -> Evidence | None:
     """Evidence that this host has (or had) a GPU Ollama could use."""
     if log is not None:
         for s in log.startups:
@@ -108,49 +109,15 @@ def gpu_expected(log: OllamaLogSummary | None, gpu: Any = None) -> Evidence | No
     return None
 
 
-def _get(obj: Any, *names: str) -> Any:
-    for n in names:
-        v = obj.get(n) if isinstance(obj, dict) else getattr(obj, n, None)
-        if v is not None:
-            return v
-    return None
-
-
-def gpu_devices(gpu: Any) -> list[Any]:
-    if gpu is None:
-        return []
-    if isinstance(gpu, (list, tuple)):
-        return list(gpu)
-    devs = _get(gpu, "gpus", "devices")
-    return list(devs) if isinstance(devs, (list, tuple)) else []
-
-
-def gpu_total_bytes(gpu: Any) -> int | None:
-    """Summed total memory from the "gpu" fact, whatever its exact shape."""
-    total = 0
-    for d in gpu_devices(gpu):
-        v = _get(d, "memory_total", "total_bytes", "total", "mem_total")
-        if isinstance(v, (int, float)) and v > 0:
-            total += int(v)
+def gpu_total_bytes(gpu: GpuFact | None) -> int | None:
+    """Summed total memory of the "gpu" fact's devices, None when unknown."""
+    total = sum(d.total_bytes for d in (gpu.gpus if gpu is not None else ()) if d.total_bytes and d.total_bytes > 0)
     return total or None
 
 
-def gpu_process_bytes(gpu: Any, pids: set[int] | None = None, names: tuple[str, ...] = ("ollama", "llama-server")) -> int | None:
-    """GPU memory held by Ollama's processes (server, runners), None when not known."""
-    seen = False
-    used = 0
-    procs = []
-    for d in gpu_devices(gpu):
-        procs += list(_get(d, "processes") or [])
-    procs += list(_get(gpu, "processes") or []) if not isinstance(gpu, (list, tuple)) and gpu is not None else []
-    for p in procs:
-        pid = _get(p, "pid")
-        name = str(_get(p, "name", "process_name", "command") or "")
-        if (pids and pid in pids) or any(n in name for n in names):
-            v = _get(p, "used_memory", "used_bytes", "memory", "used")
-            if isinstance(v, (int, float)):
-                seen = True
-                used += int(v)
-    if not seen and procs:
-        return 0
-    return used if seen else None
+def gpu_process_bytes(gpu: GpuFact | None, names: tuple[str, ...] = ("ollama", "llama-server")) -> int | None:
+    """GPU memory held by Ollama's processes (server, runners); None when no process list is known."""
+    procs = gpu.processes if gpu is not None else ()
+    if not procs:
+        return None
+    return sum(p.used_bytes for p in procs if p.used_bytes is not None and any(n in p.name for n in names))
