@@ -21,16 +21,17 @@ def client_errors_lines(host) -> list[str] | None:
         return None
 
 
-def llama_instances(engines) -> list[EngineInstance]:
-    found = [e for e in (engines or ()) if e.kind == LLAMACPP]
-    if not found:
-        raise FactUnavailable("no llama-server here", quiet=True)
-    return found
+def llama_instance(engines) -> EngineInstance:
+    """The first llama-server the "engines" fact names."""
+    for e in engines or ():
+        if e.kind == LLAMACPP:
+            return e
+    raise FactUnavailable("no llama-server here", quiet=True)
 
 
 @provider("llamacpp_state")
 def llamacpp_state(ctx: Context, engines):
-    inst = llama_instances(engines)[0]
+    inst = llama_instance(engines)
     from ..engines.llamacpp import read_state
 
     state = read_state(ctx.host, inst.port or DEFAULT_PORTS[LLAMACPP])
@@ -52,7 +53,7 @@ class LlamaLog:
 
 @provider("llamacpp_log")
 def llamacpp_log(ctx: Context, engines, log_sources=()) -> LlamaLog:
-    llama_instances(engines)
+    llama_instance(engines)
     from ..engines.llamacpp_log import LlamaLogScanner
 
     sources = [s for s in (log_sources or ()) if s.engine in (LLAMACPP, None)]
@@ -74,10 +75,9 @@ def llamacpp_log(ctx: Context, engines, log_sources=()) -> LlamaLog:
 
 @provider("llamacpp_cmdline")
 def llamacpp_cmdline(ctx: Context, engines):
-    inst = llama_instances(engines)[0]
+    inst = llama_instance(engines)
     from ..engines.llamacpp_cmdline import looks_like_llama_cmdline, parse_llama_cmdline
 
-    host = ctx.host
     raw = read_cmdline(ctx, inst, "llama-server")
     parsed = parse_llama_cmdline(raw)
     if not looks_like_llama_cmdline(list(parsed.argv)):

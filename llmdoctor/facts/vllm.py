@@ -11,11 +11,12 @@ from . import Context, FactUnavailable, provider
 from .engines import read_cmdline
 
 
-def vllm_instances(engines) -> list[EngineInstance]:
-    found = [e for e in (engines or ()) if e.kind == VLLM]
-    if not found:
-        raise FactUnavailable("no vLLM server here", quiet=True)
-    return found
+def vllm_instance(engines) -> EngineInstance:
+    """The first vLLM server the "engines" fact names."""
+    for e in engines or ():
+        if e.kind == VLLM:
+            return e
+    raise FactUnavailable("no vLLM server here", quiet=True)
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ def scan_source(source):
 
 @provider("vllm_log")
 def vllm_log(ctx: Context, engines, log_sources=()) -> VllmLog:
-    vllm_instances(engines)
+    vllm_instance(engines)
     from ..engines.vllm_log import scan_vllm_lines
     from .llamacpp import CLIENT_ERRORS, client_errors_lines
 
@@ -126,7 +127,7 @@ def _scrape(host, port: int, timeout: float):
 
 @provider("vllm_metrics")
 def vllm_metrics(ctx: Context, engines) -> VllmMetricsSample:
-    inst = vllm_instances(engines)[0]
+    inst = vllm_instance(engines)
     port = inst.port or DEFAULT_PORTS[VLLM]
     host = ctx.host
     try:
@@ -145,7 +146,7 @@ def vllm_metrics(ctx: Context, engines) -> VllmMetricsSample:
 
 @provider("vllm_cmdline")
 def vllm_cmdline(ctx: Context, engines):
-    inst = vllm_instances(engines)[0]
+    inst = vllm_instance(engines)
     from ..engines.vllm_cmdline import looks_like_vllm_cmdline, parse_vllm_cmdline
 
     host = ctx.host
