@@ -283,9 +283,12 @@ class _Requests:
         self.best: tuple[int, tuple[Example, ...], str] = (0, (), "")
 
     def add(self, g: GinLine, ex: Example) -> None:
+        try:
+            end = g.at.timestamp()
+        except (ValueError, OverflowError, OSError):  # 0001/01/01 is before local time's range
+            return
         self.count += 1
         self.max_dur = max(self.max_dur, g.seconds)
-        end = g.at.timestamp()
         start = end - g.seconds
         # gin prints whole seconds: count as overlap only what exceeds that resolution
         if self.cluster and start < self.cluster_end - 1.0 and len(self.cluster) < MAX_CLUSTER:

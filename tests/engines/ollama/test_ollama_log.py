@@ -168,6 +168,12 @@ def test_dotted_figures_that_are_not_numbers_are_ignored(line):
     assert s.max_load_seconds == 0.0 and s.load_count == 0
 
 
+@pytest.mark.parametrize("date", ["0001/01/01 - 00:00:00", "9999/12/31 - 23:59:59"])
+def test_gin_dates_at_the_ends_of_the_calendar(date):
+    line = f'[GIN] {date} | 200 |  5s |  127.0.0.1 | POST "/api/generate"'
+    assert scan([line, line], "odd").requests.requests <= 2
+
+
 def test_v030_llama_server_cmd():
     # flags as llm/llama_server.go startLlamaServer passes them (FACTS.md §6.4)
     line = ('time=2026-08-01T07:02:27.001Z level=INFO source=llama_server.go:412 msg="starting llama-server" '
