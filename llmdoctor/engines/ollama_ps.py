@@ -51,13 +51,17 @@ def processor_label(size: int, size_vram: int) -> str:
 
 
 def cpu_percent_of(processor: str) -> int | None:
+    """Share of the model in system memory; None for Unknown or a share that is no percentage (> 100)."""
     p = processor.strip()
     m = re.fullmatch(r"(\d+)%/(\d+)% CPU/GPU", p)
     if m:
-        return int(m.group(1))
+        n = int(m.group(1))
+        return n if n <= 100 else None
     m = re.fullmatch(r"(\d+)% (CPU|GPU)", p)
     if m:
         n = int(m.group(1))
+        if n > 100:
+            return None
         return n if m.group(2) == "CPU" else 100 - n
     return None
 

@@ -49,6 +49,13 @@ def test_cpu_percent(text, cpu):
     assert cpu_percent_of(text) == cpu
 
 
+def test_a_share_over_100_percent_is_unknown():
+    assert cpu_percent_of("101% GPU") is None and cpu_percent_of(("9" * 400) + "%/0% CPU/GPU") is None
+    table = "NAME  ID            SIZE    PROCESSOR  UNTIL\nx:1   0123456789ab  9.6 GB  " + "9" * 400 + "% GPU  Forever\n"
+    (m,) = parse_ps_text(table)
+    assert m.cpu_percent is None and m.size_vram is None
+
+
 def test_shell_prompt_until_variants_and_empty_table():
     text = (
         "user@box:~$ ollama ps\n"
