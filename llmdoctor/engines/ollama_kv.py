@@ -1,5 +1,5 @@
 """KV-cache budget of an Ollama model: slots x context x bytes per token against the GPU
-memory left after the weights. Pure; uses llmdoctor.capacity when it is installed."""
+memory left after the weights. Pure; the arithmetic is llmdoctor.capacity's."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,10 +32,8 @@ class KVBudget:
 
 def kv_budget(show: dict, config, ps=None, log=None, gpu: Any = None) -> KVBudget | None:
     """None when any input is missing (the check then says nothing)."""
-    try:
-        from .. import capacity
-    except ImportError:
-        return None
+    from .. import capacity
+
     info = (show or {}).get("model_info")
     if not isinstance(info, dict):
         return None
