@@ -57,17 +57,20 @@ class Outcome:
 
 
 def write_atomically(path: Path, content: bytes, mode: int = 0o644) -> None:
-    """Temporary file in the same directory, fsync, rename, fsync the directory."""
+    """Temporary file in the same directory, fsync, rename, fsync the directory. On a
+    failure the temporary file is removed: nothing of ours is left beside the unit."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.llmdoctor-tmp-{os.getpid()}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
-        os.write(fd, content)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.chmod(tmp, mode)
-    os.replace(tmp, path)
+        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode), "wb") as f:
+            f.write(content)  # the whole content (os.write may write part of it)
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     dfd = os.open(path.parent, os.O_RDONLY)
     try:
         os.fsync(dfd)

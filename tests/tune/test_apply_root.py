@@ -150,3 +150,16 @@ def test_rollback_takes_the_backup_of_its_own_unit(tmp_path):
     assert b.rollback().ok and not b.path.exists()
     assert a.rollback().ok and not a.path.exists()
     assert "nothing to roll back" in b.rollback().message
+
+
+def test_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch):
+    from llmdoctor.tune import apply as apply_module
+
+    def refuse(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(apply_module.os, "replace", refuse)
+    path = dropin.dropin_path(tmp_path, "ollama.service")
+    with pytest.raises(OSError):
+        apply_module.write_atomically(path, CONTENT.encode())
+    assert list(path.parent.iterdir()) == []
