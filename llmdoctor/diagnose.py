@@ -110,7 +110,7 @@ def diagnose_target(
         unavailable.append(Unavailable(name, e.reason))
     findings.sort(key=lambda f: (-f.severity.rank, {"high": 0, "medium": 1, "low": 2}.get(f.confidence, 3), f.check))
     report = TargetReport(
-        target=host.name,
+        target=redact_text(host.name),
         engine=engine_label(store.values),
         findings=tuple(findings),
         unavailable=tuple(unavailable),
@@ -121,7 +121,7 @@ def diagnose_target(
 
 
 def unreachable(target: str, reason: str) -> TargetResult:
-    return TargetResult(TargetReport(target=target, engine="unreachable", errors=(reason,)), {})
+    return TargetResult(TargetReport(target=redact_text(target), engine="unreachable", errors=(redact_text(reason),)), {})
 
 
 def diagnose(

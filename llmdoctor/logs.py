@@ -137,6 +137,7 @@ class ResumeState:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
+        self.error: str | None = None  # why positions could not be saved (the scan still ran)
         with _STATE_LOCKS_GUARD:
             self._lock = _STATE_LOCKS.setdefault(str(self.path.resolve()), threading.Lock())
         self.data = self._load()
@@ -156,14 +157,22 @@ class ResumeState:
         with self._lock:
             current = self._load()
             current[key] = value
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             import tempfile
 
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".log-state.")
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".log-state.")
+            except OSError as e:  # a read-only or full state dir must not end the scan
+                self.error = f"cannot save log positions in {self.path.parent}: {e.strerror or e}"
+                return
             try:
                 with os.fdopen(fd, "w") as f:
                     json.dump(current, f, indent=1, sort_keys=True)
                 os.replace(tmp, self.path)
+            except OSError as e:
+                os.unlink(tmp)
+                self.error = f"cannot save log positions in {self.path}: {e.strerror or e}"
+                return
             except BaseException:
                 os.unlink(tmp)
                 raise

@@ -32,6 +32,9 @@ def parse_memory(text: str | None, option: str) -> int | None:
     return value
 
 
+MAX_USERS = 1_000_000  # sizing is per slot; a larger number is a typo, and would take minutes
+
+
 def workload_from_flags(users, turn_seconds, think_seconds, between, concurrent):
     from ..tune.plan import Workload
 
@@ -49,6 +52,9 @@ def workload_from_flags(users, turn_seconds, think_seconds, between, concurrent)
             raise BadInput(f"{name} must not be negative")
     if turn_seconds is not None and turn_seconds <= 0:
         raise BadInput("--turn-seconds must be more than zero")
+    for name, v in (("--users", users), ("--concurrent", concurrent)):
+        if v is not None and not 1 <= v <= MAX_USERS:
+            raise BadInput(f"{name} must be between 1 and {MAX_USERS:,}")
     return Workload(users=users, turn_seconds=turn_seconds, think_seconds=think_seconds,
                     seconds_between_turns=between, concurrent=concurrent)
 

@@ -104,6 +104,7 @@ def register(app: typer.Typer) -> None:
         """
         from ..model import ExitCode, Report
         from ..probe import Interrupt, ProbeError
+        from ..redact import redact_text
         from ..probe.detect import detect
         from ..probe.result import ProbeRuns
         from ..probe.scenarios import ProbeRunner, describe_load
@@ -126,7 +127,7 @@ def register(app: typer.Typer) -> None:
                 try:
                     target = detect(u, model=model)
                 except ProbeError as e:
-                    failures.append(f"{u}: {e}")
+                    failures.append(redact_text(f"{u}: {e}"))
                     continue
                 runner = ProbeRunner(target, deadline_s=deadline, progress=progress, stop=stop)
                 if mode == "load":
@@ -146,7 +147,7 @@ def register(app: typer.Typer) -> None:
 
             report = Report(report.version, report.targets + tuple(
                 TargetReport(target=f.split(": ", 1)[0], engine="unreachable", errors=(f,)) for f in failures))
-        sys.stdout.write(render(report, runs, fmt))
+        sys.stdout.write(redact_text(render(report, runs, fmt)))  # a URL may carry user:password
         code = report.exit_code()
         if not results or (code == ExitCode.OK and any(r.interrupted for r in results)):
             code = ExitCode.UNKNOWN  # nothing measured, or stopped before it could say "healthy"

@@ -68,3 +68,9 @@ def test_redacted_values_never_survive(env):
     for k, v in env.items():
         if is_secret_name(k):
             assert f"{k}={v}" not in out or v == REDACTED
+
+
+def test_passwords_in_urls():
+    out = redact_text("probe http://admin:s3cret@gpu-box:11434/api/ps failed; ssh://u@host stays")
+    assert "s3cret" not in out and "http://admin:<redacted>@gpu-box:11434" in out
+    assert "ssh://u@host" in out

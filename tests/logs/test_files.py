@@ -228,3 +228,13 @@ def test_binary_garbage_file_never_tracebacks(tmp_path_factory, data, window):
     if window is None:
         body = data[:-1] if data.endswith(b"\n") else data
         assert "\n".join(lines) == body.decode("utf-8", "replace")
+
+
+def test_unwritable_state_dir_does_not_end_the_scan(tmp_path):
+    log = tmp_path / "vllm.log"
+    log.write_text("line one\nline two\n")
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the state directory should be")
+    state = ResumeState(blocker / "state" / "log-state.json")
+    assert list(FileSource(log, since_seconds=None, state=state).lines()) == ["line one", "line two"]
+    assert state.error and "cannot save log positions" in state.error
