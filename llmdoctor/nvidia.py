@@ -54,6 +54,11 @@ class GpuFact:
     driver: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
 
+    @property
+    def total_bytes(self) -> int | None:
+        """Summed memory of the GPUs that report it; None when none does."""
+        return sum(g.total_bytes for g in self.gpus if g.total_bytes and g.total_bytes > 0) or None
+
     def process_memory(self, pid: int) -> int | None:
         """GPU memory a process holds across all GPUs (bytes), None when not reported."""
         found = [p.used_bytes for p in self.processes if p.pid == pid]

@@ -111,8 +111,7 @@ def gpu_expected(log: OllamaLogSummary | None, gpu: GpuFact | None = None) -> Ev
 
 def gpu_total_bytes(gpu: GpuFact | None) -> int | None:
     """Summed total memory of the "gpu" fact's devices, None when unknown."""
-    total = sum(d.total_bytes for d in (gpu.gpus if gpu is not None else ()) if d.total_bytes and d.total_bytes > 0)
-    return total or None
+    return gpu.total_bytes if gpu is not None else None
 
 
 def gpu_process_bytes(gpu: GpuFact | None, names: tuple[str, ...] = ("ollama", "llama-server")) -> int | None:

@@ -13,6 +13,8 @@ from hypothesis import given, settings, strategies as st
 
 from llmdoctor.nvidia import (
     MIB,
+    GpuDevice,
+    GpuFact,
     GpuUnavailable,
     parse_compute_apps_csv,
     parse_nvidia_smi,
@@ -89,6 +91,11 @@ def test_evidence_with_both_csvs():
     text = fixture("query-gpu-full-595-rtx4080.csv") + "\n" + fixture("compute-apps-595-rtx4080.csv")
     fact = parse_nvidia_smi(text)
     assert len(fact.gpus) == 1 and fact.processes[0].gpu_index == 0 and fact.driver == "595.71.05"
+
+
+def test_total_bytes_sums_the_gpus_that_report_it():
+    assert GpuFact("NVML", (GpuDevice(0, "A", 24 * MIB), GpuDevice(1, "B", None), GpuDevice(2, "C", 8 * MIB))).total_bytes == 32 * MIB
+    assert GpuFact("NVML").total_bytes is None
 
 
 def test_summary_line_shape():
