@@ -30,6 +30,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Protocol
 
+from .atomic import write_atomic
+
 from .engines import LLAMACPP, OLLAMA, VLLM
 from .hosts.base import CommandNotFound, HostError
 
@@ -157,25 +159,11 @@ class ResumeState:
         with self._lock:
             current = self._load()
             current[key] = value
-            import tempfile
-
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".log-state.")
+                write_atomic(self.path, json.dumps(current, indent=1, sort_keys=True).encode())
             except OSError as e:  # a read-only or full state dir must not end the scan
-                self.error = f"cannot save log positions in {self.path.parent}: {e.strerror or e}"
-                return
-            try:
-                with os.fdopen(fd, "w") as f:
-                    json.dump(current, f, indent=1, sort_keys=True)
-                os.replace(tmp, self.path)
-            except OSError as e:
-                os.unlink(tmp)
                 self.error = f"cannot save log positions in {self.path}: {e.strerror or e}"
                 return
-            except BaseException:
-                os.unlink(tmp)
-                raise
             self.data[key] = value
 
 

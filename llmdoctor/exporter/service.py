@@ -17,7 +17,7 @@ from typing import Any
 from .collector import dedicated_registry, exposition
 from .scheduler import DiagnoseFn, Scheduler
 from .state import load_state, restore_state, save_state
-from .textfile import write_atomic
+from ..atomic import write_atomic
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from .counters import MonotonicTotals
 from .scheduler import Scheduler
-from .textfile import write_atomic
+from ..atomic import write_atomic
 
 STATE_FILE = "exporter-state.json"
 

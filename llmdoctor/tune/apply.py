@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from ..atomic import write_atomic
 from ..hosts.base import CommandResult, HostError
 from ..systemd.environ import parse_proc_environ
 from ..systemd.show import parse_environment_property
@@ -54,28 +55,6 @@ class Outcome:
         return {"ok": self.ok, "changed": self.changed, "message": self.message,
                 "rolled_back": self.rolled_back, "backup": self.backup,
                 "steps": [{"name": s.name, "ok": s.ok, "detail": s.detail} for s in self.steps]}
-
-
-def write_atomically(path: Path, content: bytes, mode: int = 0o644) -> None:
-    """Temporary file in the same directory, fsync, rename, fsync the directory. On a
-    failure the temporary file is removed: nothing of ours is left beside the unit."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.llmdoctor-tmp-{os.getpid()}"
-    try:
-        with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode), "wb") as f:
-            f.write(content)  # the whole content (os.write may write part of it)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    dfd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dfd)
-    finally:
-        os.close(dfd)
 
 
 def parse_show_environment(text: str) -> dict[str, str]:
@@ -161,7 +140,7 @@ class Transaction:
             "written_sha256": hashlib.sha256(new.encode()).hexdigest(),
             "created": stamp,
         }
-        write_atomically(d / "manifest.json", json.dumps(manifest, indent=1).encode(), 0o600)
+        write_atomic(d / "manifest.json", json.dumps(manifest, indent=1).encode(), 0o600)
         self._prune()
         return d
 
@@ -193,7 +172,7 @@ class Transaction:
 
     def _restore_file(self, manifest: dict) -> None:
         if manifest.get("existed"):
-            write_atomically(self.path, base64.b64decode(manifest["content_b64"]))
+            write_atomic(self.path, base64.b64decode(manifest["content_b64"]))
         else:
             try:
                 self.path.unlink()
@@ -224,7 +203,7 @@ class Transaction:
         bdir = self.backup(old, content)
         self._step("backup", True, dropin.inside(self.root, bdir))
         try:
-            write_atomically(self.path, content.encode())
+            write_atomic(self.path, content.encode())
         except OSError as e:
             self._step("write", False, f"{self.shown_path}: {e.strerror or e}")
             return self._fail(bdir, "could not write the drop-in", reload=False)

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from llmdoctor.exporter.textfile import write_atomic
+from llmdoctor.atomic import write_atomic
 from tests.exporter.conftest import EVIDENCE, exporter_process
 from tests.support import prometheus as prom_support
 

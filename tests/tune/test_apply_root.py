@@ -161,5 +161,5 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch):
     monkeypatch.setattr(apply_module.os, "replace", refuse)
     path = dropin.dropin_path(tmp_path, "ollama.service")
     with pytest.raises(OSError):
-        apply_module.write_atomically(path, CONTENT.encode())
+        apply_module.write_atomic(path, CONTENT.encode())
     assert list(path.parent.iterdir()) == []

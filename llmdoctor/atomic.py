@@ -1,8 +1,10 @@
-"""Write metrics for node_exporter's textfile collector without readers ever
-seeing a partial file: write a temporary file in the same directory, fsync it,
-rename it over the target (atomic on one filesystem), then fsync the directory
-so the rename survives a crash. The temporary name does not end in `.prom`, so
-the textfile collector never picks it up.
+"""Replace a file so that no reader ever sees it half written: a temporary file in the
+same directory, fsync, rename over the target (atomic on one filesystem), fsync of the
+directory so the rename survives a crash. On failure the temporary file is removed.
+
+Used for the exporter's textfile, the tuner's drop-in and the log positions. The
+temporary name starts with a dot and ends in `.tmp`, so neither node_exporter (`*.prom`)
+nor systemd (`*.conf`) ever reads it.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from pathlib import Path
 def write_atomic(path: str | os.PathLike[str], data: bytes, mode: int = 0o644) -> None:
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
+    directory.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as f:
