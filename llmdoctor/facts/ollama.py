@@ -248,7 +248,7 @@ def ollama_log(ctx: Context, engines=None, log_sources=None) -> OllamaLogSummary
     sources = list(log_sources or ())
     host = ctx.host
     if host.kind == "evidence":
-        names = " ".join(str(getattr(s, "name", "")) for s in sources)
+        names = {str(getattr(s, "name", "")) for s in sources}
         wanted = ["client_errors.txt"] + (["journal.log", "server.log"] if log_sources is None else [])
         sources += [_EvidenceLog(host, n, OLLAMA if n == "client_errors.txt" else None)
                     for n in wanted if host.has(n) and n not in names]

@@ -170,3 +170,13 @@ def test_sources_are_sniffed_when_their_engine_is_unknown():
     assert scan_sources([Source("b.log", None, vllm_lines)]) is None
     s = scan_sources([Source("journal:ollama.service", OLLAMA, vllm_lines)])
     assert s.oom.count == 1
+
+
+def test_evidence_client_errors_added_unless_that_very_file_is_a_source(tmp_path):
+    from llmdoctor.hosts.evidence import EvidenceHost
+
+    (tmp_path / "client_errors.txt").write_text('{"error":"server busy, please try again.  maximum pending requests exceeded"}\n')
+    other = Source("old_client_errors.txt", OLLAMA, ['[GIN] 2025/03/06 - 11:42:21 | 200 |  1s |  127.0.0.1 | POST "/api/generate"'])
+    s = FactStore(Context(EvidenceHost(tmp_path)), preset={"engines": (EngineInstance(OLLAMA),), "log_sources": (other,)})
+    log = s.get("ollama_log")
+    assert log.sources == ("old_client_errors.txt", "client_errors.txt") and log.max_pending.count == 1
