@@ -112,7 +112,7 @@ def _expand(pattern: str) -> list[str]:
     lo, hi, step = m.group(1), m.group(2), int(m.group(3) or 1)
     if step < 1:
         raise ValueError(f"bad range step in {pattern!r}")
-    if lo.isdigit() and hi.isdigit():
+    if lo.isdecimal() and hi.isdecimal():
         width = len(lo) if lo.startswith("0") else 0
         values = [str(i).zfill(width) for i in range(int(lo), int(hi) + 1, step)]
     elif lo.isalpha() and hi.isalpha():

@@ -30,7 +30,10 @@ def parse_size(text: str) -> int:
     number, unit, binary = float(m.group(1)), m.group(2).upper(), m.group(3)
     base = 1024 if binary else 1000
     power = " KMGTP".index(unit) if unit else 0
-    return int(round(number * base**power))
+    value = number * base**power
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ParseError(f"not a size: {text!r} (too large)")
+    return int(round(value))
 
 
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d)")

@@ -335,7 +335,7 @@ def candidate_homes(passwd: str, service_users: list[str]) -> list[str]:
             continue
         name, uid, home, shell = parts[0], parts[2], parts[5], parts[6]
         homes[name] = home
-        if uid.isdigit() and 1000 <= int(uid) < 60000 and not shell.rstrip().endswith(NOLOGIN):
+        if uid.isdecimal() and 1000 <= int(uid) < 60000 and not shell.rstrip().endswith(NOLOGIN):
             login.append(home)
     dirs = ["/root"] + [homes[u] for u in service_users if u in homes] + login[:MAX_LOGIN_USERS]
     return [d for d in dict.fromkeys(dirs) if d and d != "/"]

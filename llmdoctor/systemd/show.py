@@ -91,7 +91,7 @@ def _from_props(props: dict[str, list[str]], lines: list[str]) -> ShowResult:
         files = tuple(re.sub(r"\s+\(ignore_errors=\w+\)\s*$", "", v).strip() for v in props["EnvironmentFiles"] if v.strip())
     pid = None
     raw_pid = last("MainPID")
-    if raw_pid and raw_pid.strip().isdigit() and int(raw_pid) > 0:
+    if raw_pid and raw_pid.strip().isdecimal() and int(raw_pid) > 0:
         pid = int(raw_pid)
     dropins = None
     if "DropInPaths" in props:

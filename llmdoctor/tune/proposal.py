@@ -191,7 +191,7 @@ def make_proposal(
     env_ctx = _norm(_current(facts, "OLLAMA_CONTEXT_LENGTH").value)
     if cur_ctx is None and facts.logged_context:
         cur_ctx = facts.logged_context
-    if cur_ctx is None and env_ctx.isdigit() and int(env_ctx) > 0:
+    if cur_ctx is None and env_ctx.isdecimal() and int(env_ctx) > 0:
         cur_ctx = int(env_ctx)
 
     # Memory.
@@ -228,7 +228,7 @@ def make_proposal(
             weights += extra
             weights_txt += f" + {gb(extra)} of other loaded models ({', '.join(m.name for m in others)})"
     overhead = _norm(_current(facts, "OLLAMA_GPU_OVERHEAD").value)
-    if overhead.isdigit() and int(overhead) > 0:
+    if overhead.isdecimal() and int(overhead) > 0:
         headroom += int(overhead)
         notes.append(f"OLLAMA_GPU_OVERHEAD={overhead} is added to the headroom.")
     memory = Memory(total, weights, headroom, source=f"GPU {total_source}; weights {weights_txt}")

@@ -70,6 +70,16 @@ def test_redacted_values_never_survive(env):
             assert f"{k}={v}" not in out or v == REDACTED
 
 
+def test_absurd_sizes_are_parse_errors():
+    with pytest.raises(ParseError):
+        parse_size("9" * 400 + " GB")
+
+
+def test_proxy_password_in_ollama_server_config_line():
+    line = 'msg="server config" env="map[HTTPS_PROXY:http://user:pa55@proxy:3128 OLLAMA_HOST:0.0.0.0]"'
+    assert "pa55" not in redact_text(line)
+
+
 def test_passwords_in_urls():
     out = redact_text("probe http://admin:s3cret@gpu-box:11434/api/ps failed; ssh://u@host stays")
     assert "s3cret" not in out and "http://admin:<redacted>@gpu-box:11434" in out
