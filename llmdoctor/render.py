@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import sys
 from typing import Callable
 
@@ -41,12 +42,20 @@ def _md_escape(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def _md_code(text: str) -> str:
+    """An inline code span that survives backticks inside the text (CommonMark)."""
+    run = max((len(r) for r in re.findall(r"`+", text)), default=0)
+    fence = "`" * (run + 1)
+    pad = " " if run else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def _md_finding(f: Finding) -> list[str]:
     out = [f"#### [{f.severity.value}] {f.title}", "", f"`{f.check}` · cause **{f.cause.value}** · confidence {f.confidence}", ""]
     out.append("Evidence:")
     out.append("")
     for e in f.evidence:
-        out.append(f"- `{e.source}`: `{e.text.strip()}`")
+        out.append(f"- {_md_code(e.source)}: {_md_code(e.text.strip())}")
     out += ["", f"Fix: {f.fix.summary}", ""]
     if f.fix.commands:
         out += ["```sh", *f.fix.commands, "```", ""]

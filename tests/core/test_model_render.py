@@ -100,3 +100,8 @@ def test_markup_in_evidence_is_shown_literally():
     import re
     plain = re.sub(r"\x1b\[[0-9;]*m", "", render_rich(r, width=400))
     assert text in plain
+
+
+def test_markdown_code_spans_survive_backticks():
+    r = Report("x", (TargetReport("h", "ollama", (finding(text="use `ollama ps` ``twice``"),)),))
+    assert "- `journal`: ``` use `ollama ps` ``twice`` ```" in render_markdown(r)
