@@ -83,7 +83,7 @@ def sniff_evidence(host) -> list[EngineInstance]:
     if host.has("vllm.log"):
         kinds.append(VLLM)
     head = b""
-    for name in ("journal.log", "server.log", "metrics.prom", "cmdline.txt", "client_errors.txt"):
+    for name in host.log_files() + ["metrics.prom", "cmdline.txt", "client_errors.txt"]:
         if host.has(name):
             head += host.read(name, 256 * 1024) + b"\n"
     text = head.decode("utf-8", "replace")

@@ -90,7 +90,7 @@ def log_sources(ctx: Context, engines=()) -> LogSources:
     if host.kind == "evidence":
         log_files = host.log_files()
         if not log_files:
-            raise FactUnavailable("no log files in the evidence (journal.log, server.log, vllm.log)", quiet=True)
+            raise FactUnavailable("no log files in the evidence (journal.log, server.log, vllm.log, *.log)", quiet=True)
         from ..logs import EvidenceFileSource, engine_from_name
 
         only = _single_engine(engines)

@@ -41,6 +41,12 @@ HTTP: dict[tuple[str, str], str] = {
 }
 
 LOG_FILES = ("journal.log", "server.log", "vllm.log")
+# evidence files with a meaning of their own (DESIGN.md), never read as a log
+KNOWN_FILES = frozenset({
+    "ollama_ps.txt", "env.txt", "cmdline.txt", "client_errors.txt", "vmstat.txt", "meminfo.txt",
+    "nvidia_smi.txt", "systemctl_cat.txt", "api_ps.json", "api_show.json", "metrics.prom", "probe.json",
+    "meta.json", "unit.service", "expected.json", "README.md", "README.txt",
+})
 UTF16_LIMIT = 256 * 1024 * 1024  # a UTF-16 log is a pasted one; more than this is not read
 
 
@@ -172,7 +178,15 @@ class EvidenceHost:
         pass
 
     def log_files(self) -> list[str]:
-        return [f for f in LOG_FILES if self.has(f)]
+        """journal.log, server.log, vllm.log, then any other top-level `*.log` or unknown
+        `*.txt` (hand-built directories hold `ollama.log`, `docker-logs.txt`, ...)."""
+        known = [f for f in LOG_FILES if self.has(f)]
+        extra = sorted(
+            p.name for p in self.root.iterdir()
+            if p.is_file() and p.name not in LOG_FILES and p.name not in KNOWN_FILES
+            and p.suffix in (".log", ".txt") and not p.name.startswith(".")
+        )
+        return known + extra
 
     def files(self) -> list[str]:
         return sorted(str(p.relative_to(self.root)) for p in self.root.rglob("*") if p.is_file())

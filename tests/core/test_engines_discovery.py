@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from llmdoctor.engines import LLAMACPP, OLLAMA, VLLM
 from llmdoctor.facts import Context, FactStore
@@ -59,3 +60,18 @@ def test_engine_implied_by_log_file(tmp_path):
     log.write_text("INFO 07-28 06:40:59 [loggers.py:118] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 239.2 tokens/s, Running: 8 reqs, Waiting: 0 reqs, GPU KV cache usage: 91.2%, Prefix cache hit rate: 0.0%\n")
     ctx = Context(LocalHost(), options={"log_files": [str(log), str(tmp_path / "vllm-missing.log")]})
     assert [e.kind for e in engines_from_log_files(ctx)] == [VLLM]
+
+
+def test_hand_named_log_files_are_read(tmp_path):
+    """A hand-built directory with `docker-logs.txt` instead of vllm.log is still read:
+    the engine is sniffed from its lines (samples.md §3, vllm#5578 and GAIR-NLP/LIMO#29)."""
+    from llmdoctor.diagnose import DiagnoseOptions, diagnose_target
+
+    src = Path(__file__).resolve().parent.parent / "fixtures" / "evidence" / "vllm-preempt-v0" / "vllm.log"
+    (tmp_path / "docker-logs.txt").write_bytes(src.read_bytes())
+    (tmp_path / "notes.txt").write_text("It gets slow when the team uses it.\n")
+    host = EvidenceHost(tmp_path)
+    assert host.log_files() == ["docker-logs.txt", "notes.txt"]
+    report = diagnose_target(host, DiagnoseOptions(sample_seconds=0)).report
+    assert report.engine == VLLM
+    assert "vllm-preemption" in {f.check for f in report.findings}
