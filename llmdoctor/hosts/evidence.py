@@ -58,7 +58,7 @@ class EvidenceHost:
         if not self.root.is_dir():
             raise NotADirectoryError(f"evidence directory {self.root} does not exist")
         self.meta = self._meta()
-        self.name = str(self.meta.get("host") or self.root.name)
+        self.name = str(self.meta.get("host") or self.root.resolve().name)
         self._copies: dict[Path, Path] = {}
         self._copy_dir: str | None = None
         self._units = self._systemctl_cat_files()
