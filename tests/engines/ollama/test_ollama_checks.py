@@ -2,6 +2,8 @@
 fact store and run_check, and the branches the directories do not reach, with preset facts."""
 from __future__ import annotations
 
+import tempfile
+
 import json
 from pathlib import Path
 from types import SimpleNamespace
@@ -52,9 +54,12 @@ def test_directory_fires_exactly_the_expected_ollama_checks(directory: Path, spe
     assert set(fired) == expected
 
 
+EMPTY = Path(tempfile.mkdtemp(prefix="llmdoctor-empty-evidence-"))  # facts come only from the presets
+
+
 def store_with(**facts):
     facts.setdefault("engines", (EngineInstance(OLLAMA, port=11434, found_by="test"),))
-    return FactStore(Context(EvidenceHost(SAMPLES)), preset=facts)
+    return FactStore(Context(EvidenceHost(EMPTY)), preset=facts)
 
 
 def fire(spec, **facts):
