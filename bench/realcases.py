@@ -8,7 +8,9 @@ finding names an expected cause) and false alarms (any warning or critical findi
 case whose only cause is OTHER). Targets (issue 10): pass >= 22 of 24, top-1 >= 18 of 20,
 no false alarm.
 
-Usage: bench/realcases.py [--cases DIR] [--llmdoctor CMD] [--min-pass N]
+Usage: bench/realcases.py [--cases DIR] [--llmdoctor CMD] [--min-pass N] [--write-state]
+(--write-state pins each case's new pass/fail state in the corpus' expected_state.json,
+which tests/test_realcases.py asserts.)
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ def main() -> int:
     ap.add_argument("--llmdoctor", default=f"{shlex.quote(sys.executable)} -m llmdoctor",
                     help="command that runs llmdoctor (default: this Python's module)")
     ap.add_argument("--min-pass", type=int, default=0, help="exit 1 when fewer cases pass")
+    ap.add_argument("--write-state", action="store_true", help="pin the pass/fail states in expected_state.json")
     args = ap.parse_args()
     scores, skipped, seconds = [], 0, []
     for case in cases(args.cases):
@@ -55,6 +58,14 @@ def main() -> int:
         scores.append(s)
         print(f"{s.line()} expected={m['expected_causes']} exit={p.returncode} files={staged}")
     t = totals(scores)
+    if args.write_state:
+        path = args.cases / "expected_state.json"
+        old = json.loads(path.read_text()) if path.exists() else {}
+        new = {s.case: {"state": "pass" if s.passed else "fail"} for s in scores}
+        for case in sorted(new):
+            if old.get(case) != new[case]:
+                print(f"state of {case}: {old.get(case, {}).get('state')} -> {new[case]['state']}")
+        path.write_text(json.dumps(new, indent=1, sort_keys=True) + "\n")
     print(f"\npass {t['pass'][0]}/{t['pass'][1]} ({skipped} unscored); "
           f"top-1 {t['top1'][0]}/{t['top1'][1]}; false alarms {t['false_alarms'][0]}/{t['false_alarms'][1]}; "
           f"median {sorted(seconds)[len(seconds) // 2] * 1000:.0f} ms per case" if seconds else "no scored cases")

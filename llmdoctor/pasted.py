@@ -53,3 +53,190 @@ def normalize_pasted(text: str) -> str:
     if len(kept) == len(lines):
         return "\n".join(lines)
     return "\n".join(kept)
+
+
+# -- paste repair: what copying a log out of a terminal, a container or a ticket does -----------
+#
+# Lines arrive behind a journald prefix in the reader's locale (`5月 21 17:49:23 host ollama[1576]: `),
+# a compose service column (`ollama  | `), kubectl's `--prefix` (`[pod/ollama-0/ollama] `) or a
+# `docker logs -t` / kubectl `--timestamps` stamp; Docker's json-file driver wraps each in JSON;
+# reporters hard-wrap long lines at ~100 columns with indented continuations; tqdm bars glue the
+# next record onto their own line; a zsh prompt leaves `%` after output with no final newline.
+# `repair_log` undoes all of that so the parsers see one record per line; `repair_config` only
+# the parts that can touch a configuration file (prefixes, the `%`).
+
+import json as _json
+from dataclasses import dataclass
+
+# journald: short (any locale: the month is whatever strftime's %b gave), short-precise,
+# short-iso(-precise), short-full and short-unix, then `host ident[pid]: `.
+_JOURNAL = re.compile(
+    r"^(?:\S{1,12} {1,2}\d{1,2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?"
+    r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?"
+    r"|[A-Za-z]{2,4}\.? \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})? \S+"
+    r"|\d{9,11}\.\d{3,6})"
+    r" (\S+) ([^\s:\[]+)(?:\[\d+\])?: ?"
+)
+_KUBECTL = re.compile(r"^\[(?:pod/)?([\w.-]+)/([\w.-]+)\] ")
+_STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2}) ")
+_COMPOSE = re.compile(r"^([A-Za-z0-9][\w.-]*) *\| ?")
+_COMPOSE_STRICT = re.compile(r"^[A-Za-z0-9][\w.-]* +\| ")  # the padded column compose prints
+_DOCKER_JSON = re.compile(r'^\{"log":')
+# Where one log record starts: Go slog, old Go log, gin, vLLM (<0.11 and later), vLLM process
+# tags, llama-server's timestamped lines.
+_RECORD = re.compile(
+    r"^(?:time=\d{4}-\d{2}-\d{2}T|\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2} |\[GIN\] |"
+    r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}|\((?:APIServer|EngineCore\w*|VllmWorker\w*) pid=\d+\) |"
+    r"\d+\.\d{2}\.\d{3}\.\d{3} [IWEDT] |\{\"|(?:INFO|WARN|ERROR|DEBUG) \[)"
+)
+# A record glued behind other text (a tqdm bar, a lost newline): split before it.
+_GLUED = re.compile(
+    r"(?<=[^\s(])(?=(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2} |"
+    r"\((?:APIServer|EngineCore\w*) pid=\d+\) |time=\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}|\[GIN\] \d{4}/)"
+)
+MAX_JOINED = 40  # continuation lines joined onto one record at most
+_PREFIX_SHARE = 0.5  # a column prefix is stripped when at least this share of lines carries it
+
+
+@dataclass(frozen=True)
+class Repaired:
+    text: str
+    prefixes: tuple[str, ...] = ()  # kinds stripped: journald, compose, kubectl, docker-timestamp, docker-json
+    idents: tuple[str, ...] = ()  # journald identifiers, compose services, pod/container names seen
+    joined: int = 0  # wrapped continuation lines joined
+    split: int = 0  # glued records split apart
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.prefixes or self.joined or self.split)
+
+
+def _docker_json(lines: list[str]) -> list[str] | None:
+    """Docker's json-file lines (`{"log":"...\\n","stream":"stderr","time":"..."}`) as the text they carry."""
+    body = [l for l in lines if l.strip()]
+    if not body or sum(1 for l in body if _DOCKER_JSON.match(l)) < _PREFIX_SHARE * len(body):
+        return None
+    out = []
+    for line in lines:
+        if _DOCKER_JSON.match(line):
+            try:
+                record = _json.loads(line)
+            except ValueError:
+                out.append(line)
+                continue
+            if isinstance(record, dict) and isinstance(record.get("log"), str):
+                out.extend(record["log"].rstrip("\n").split("\n"))
+                continue
+        out.append(line)
+    return out
+
+
+def _strip_prefixes(lines: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """Strip the per-line prefixes; (lines, kinds stripped, identifiers seen)."""
+    kinds: dict[str, None] = {}
+    idents: dict[str, None] = {}
+    body = [l for l in lines if l.strip()]
+    compose = bool(body) and sum(1 for l in body if _COMPOSE_STRICT.match(l)) >= _PREFIX_SHARE * len(body)
+    journal_idents = [m.group(2) for m in map(_JOURNAL.match, body[1:]) if m]
+    out = []
+    for i, line in enumerate(lines):
+        for _ in range(3):  # a compose column, then a stamp, then journald, in any nesting
+            m = _KUBECTL.match(line)
+            if m:
+                kinds["kubectl"] = None
+                idents[m.group(2)] = None
+                line = line[m.end():]
+                continue
+            m = _COMPOSE.match(line) if compose else None
+            if m:
+                kinds["compose"] = None
+                idents[m.group(1)] = None
+                line = line[m.end():]
+                continue
+            m = _STAMP.match(line)
+            if m and not _JOURNAL.match(line):
+                kinds["docker-timestamp"] = None
+                line = line[m.end():]
+                continue
+            m = _JOURNAL.match(line)
+            if m:
+                kinds["journald"] = None
+                idents[m.group(2)] = None
+                line = line[m.end():]
+                continue
+            break
+        if i == 0 and journal_idents and not _JOURNAL.match(lines[0]):
+            # a first line cut inside its journald prefix: drop what is left of the prefix
+            cut = re.search(r"\b" + re.escape(journal_idents[0]) + r"(?:\[\d+\])?: ?", line[:120])
+            if cut:
+                line = line[cut.end():]
+        out.append(line)
+    return out, list(kinds), list(idents)
+
+
+def _split_glued(lines: list[str]) -> tuple[list[str], int]:
+    out: list[str] = []
+    split = 0
+    for line in lines:
+        if len(line) > 20 and _GLUED.search(line, 1):
+            parts = _GLUED.split(line)
+            split += len(parts) - 1
+            out.extend(parts)
+        else:
+            out.append(line)
+    return out, split
+
+
+def _join_wrapped(lines: list[str]) -> tuple[list[str], int]:
+    """Join continuation lines onto the log record they belong to: an indented line after a
+    record (the reporter wrapped it at a word, so one space goes back), or any line that
+    continues a record with an open quote (wrapped at a column: nothing goes back)."""
+    out: list[str] = []
+    joined = 0
+    run = 0  # lines joined onto out[-1]
+    record = False  # out[-1] is a log record
+    for line in lines:
+        prev = out[-1] if out else ""
+        stripped = line.strip()
+        starts = bool(_RECORD.match(stripped))
+        if record and stripped and not starts and run < MAX_JOINED and not stripped.startswith('File "'):
+            if prev.count('"') % 2 == 1 and not line[:1].isspace():
+                out[-1] = prev + line
+                joined, run = joined + 1, run + 1
+                continue
+            if line[:1].isspace() and not prev.rstrip().endswith(":"):
+                out[-1] = prev.rstrip() + " " + stripped
+                joined, run = joined + 1, run + 1
+                continue
+        out.append(line)
+        record, run = bool(_RECORD.match(line)), 0
+    return out, joined
+
+
+def _zsh_percent(text: str) -> str:
+    """zsh marks output that lacks a final newline with `%`; pasted after JSON it breaks parsing."""
+    body = text.rstrip()
+    if body.endswith(("}%", "]%")):
+        return body[:-1] + "\n"
+    return text
+
+
+def repair_log(text: str) -> Repaired:
+    """One record per line, without the prefixes copying added (see the section comment)."""
+    text = _zsh_percent(normalize_pasted(text))
+    lines = text.split("\n")
+    prefixes: list[str] = []
+    unwrapped = _docker_json(lines)
+    if unwrapped is not None:
+        lines, prefixes = unwrapped, ["docker-json"]
+    lines, kinds, idents = _strip_prefixes(lines)
+    lines, split = _split_glued(lines)
+    lines, joined = _join_wrapped(lines)
+    return Repaired("\n".join(lines), tuple(prefixes + kinds), tuple(idents), joined, split)
+
+
+def repair_config(text: str) -> Repaired:
+    """A configuration file or command output as pasted: prefixes and zsh's `%` removed, nothing joined."""
+    text = _zsh_percent(normalize_pasted(text))
+    lines, kinds, idents = _strip_prefixes(text.split("\n"))
+    return Repaired("\n".join(lines), tuple(kinds), tuple(idents))

@@ -241,13 +241,6 @@ def model_id(path: str) -> str:
     return f"sha256-{m.group(1)}" if m else base
 
 
-def looks_like_ollama(line: str) -> bool:
-    """Markers of an Ollama server log, for sources whose engine is not known."""
-    return ("[GIN]" in line or "server config" in line or "llama runner" in line
-            or "ollama[" in line or "Listening on" in line or "llama-server started" in line
-            or ("source=" in line and ".go:" in line))
-
-
 class _LoadBuilder:
     def __init__(self, at: datetime | None, idle: float | None) -> None:
         self.d: dict = {"started_at": at, "idle_before_s": idle}

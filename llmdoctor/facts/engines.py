@@ -17,12 +17,6 @@ PROCESS_PATTERNS = (
     (LLAMACPP, re.compile(r"(?:^|/)llama-server\b")),
 )
 PORT_PROBES = ((OLLAMA, "/api/version"), (VLLM, "/v1/models"), (LLAMACPP, "/health"))
-# Lines only one engine writes (Ollama >= 0.30 also prints llama-server lines, so it is tried first).
-SIGNS = {
-    OLLAMA: re.compile(r"ollama\[\d+\]|server config env=|\[GIN\]|msg=\"inference compute\"|ollama runner|maximum pending requests"),
-    VLLM: re.compile(r"vllm:|Engine 0\d\d:|vllm\.entrypoints|vllm serve|is preempted by|GPU KV cache size|# GPU blocks"),
-    LLAMACPP: re.compile(r"llamacpp[:_]|llama-server|n_slots =|print_timing"),
-}
 LOOKED_FOR = (
     "systemd units ollama*, vllm*, llama*; processes `ollama serve`, `vllm serve`, `llama-server`; "
     "ports 11434, 8000, 8080 on 127.0.0.1"
@@ -68,8 +62,48 @@ def port_from_args(args: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def sniff_evidence(host) -> list[EngineInstance]:
-    """Engines an evidence directory speaks of."""
+# Evidence files whose text is searched for an engine's signs, besides the logs.
+CONFIG_FILES = ("cmdline.txt", "env.txt", "client_errors.txt", "metrics.prom", "unit.service", "systemctl_cat.txt",
+                "ollama_ps.txt", "api_ps.json", "api_show.json", "shell_export.txt")
+# The evidence format's log names, as hints for llama.cpp lines that nothing else places.
+NAME_HINTS = {"journal.log": OLLAMA, "server.log": LLAMACPP, "vllm.log": VLLM}
+
+
+def recognize_evidence(host):
+    """knowledge.recognize.Recognition of every text file in an evidence directory."""
+    from ..knowledge.recognize import decide, ident_engines, signs_in
+    from ..logs import engine_from_name
+
+    files = {}
+    strong, weak = {}, {}
+    names = list(host.log_files()) + [n for n in CONFIG_FILES if host.has(n)]
+    names += [f for f in host.files() if f.startswith("dropins/")]
+    for name in dict.fromkeys(names):
+        try:
+            text = host.read(name, 256 * 1024).decode("utf-8", "replace")
+        except (OSError, HostError):
+            continue
+        files[name] = signs_in(text)
+        repaired = host.repair(name) if host.is_log(name) else None
+        if repaired is not None:
+            idents = ident_engines(repaired.idents)
+            (strong if "journald" in repaired.prefixes else weak).update(idents)
+        hint = engine_from_name(name) or NAME_HINTS.get(name)
+        if hint and hint not in weak:
+            weak[hint] = name
+    return decide(files, strong, weak)
+
+
+@provider("evidence_recognition")
+def evidence_recognition(ctx: Context):
+    """Which engine each evidence file speaks of (evidence directories only)."""
+    if ctx.host.kind != "evidence":
+        raise FactUnavailable("not an evidence directory", quiet=True)
+    return recognize_evidence(ctx.host)
+
+
+def sniff_evidence(host, rec=None) -> list[EngineInstance]:
+    """Engines an evidence directory speaks of: meta.json's "engine", else the signs its files carry."""
     named = str(host.meta.get("engine") or "").lower().replace(".", "").replace("-", "")
     aliases = {"ollama": OLLAMA, "vllm": VLLM, "llamacpp": LLAMACPP, "llamaserver": LLAMACPP}
     version = host.meta.get("version")
@@ -77,25 +111,11 @@ def sniff_evidence(host) -> list[EngineInstance]:
     if named in aliases:
         kind = aliases[named]
         return [EngineInstance(kind, unit=unit or evidence_unit(host, kind, 0), version=version, found_by="meta.json")]
-    kinds: list[str] = []
-    if any(host.has(f) for f in ("ollama_ps.txt", "api_ps.json", "api_show.json")):
-        kinds.append(OLLAMA)
-    if host.has("vllm.log"):
-        kinds.append(VLLM)
-    head = b""
-    for name in host.log_files() + ["metrics.prom", "cmdline.txt", "client_errors.txt"]:
-        if host.has(name):
-            head += host.read(name, 256 * 1024) + b"\n"
-    text = head.decode("utf-8", "replace")
-    if OLLAMA not in kinds and SIGNS[OLLAMA].search(text):
-        kinds.append(OLLAMA)
-    if VLLM not in kinds and SIGNS[VLLM].search(text):
-        kinds.append(VLLM)
-    if LLAMACPP not in kinds and OLLAMA not in kinds and SIGNS[LLAMACPP].search(text):
-        kinds.append(LLAMACPP)
+    rec = rec if rec is not None else recognize_evidence(host)
     return [
-        EngineInstance(k, unit=unit or evidence_unit(host, k, i), version=version, found_by="evidence files")
-        for i, k in enumerate(kinds)
+        EngineInstance(k, unit=unit or evidence_unit(host, k, i), version=version,
+                       found_by=f"evidence ({rec.reasons.get(k, 'files')})")
+        for i, k in enumerate(rec.engines)
     ]
 
 
@@ -110,9 +130,17 @@ def evidence_unit(host, kind: str, index: int) -> str | None:
         m = re.search(rb"^# /\S+/([^/\s]+\.service)\s*$", host.read("systemctl_cat.txt", 64 * 1024), re.M)
         if m:
             return m.group(1).decode()
-    if any(host.has(f) for f in ("unit.service", "env.txt")) or host.path_exists("dropins"):
+    if host.has("unit.service") or host.path_exists("dropins") or _systemctl_show(host):
         return DEFAULT_UNITS[kind]
     return None
+
+
+def _systemctl_show(host) -> bool:
+    """env.txt is `systemctl show` output (systemd runs the engine), not a list of variables a user typed."""
+    if not host.has("env.txt"):
+        return False
+    text = host.read("env.txt", 64 * 1024).decode("utf-8", "replace")
+    return bool(re.search(r"^(?:Environment|MainPID|ExecStart|FragmentPath|NeedDaemonReload|User)=", text, re.M))
 
 
 def discover_live(ctx: Context) -> tuple[list[EngineInstance], list[str]]:
@@ -172,14 +200,12 @@ def engines_from_log_files(ctx: Context) -> list[EngineInstance]:
                 head = ctx.host.read(path, 64 * 1024).decode("utf-8", "replace")
             except (OSError, HostError):
                 continue
-            kind = sniff_text(head)
+            from ..knowledge.recognize import engine_of_text
+
+            kind = engine_of_text(head)
         if kind and all(e.kind != kind for e in found):
             found.append(EngineInstance(kind, found_by=f"log file {path}"))
     return found
-
-
-def sniff_text(text: str) -> str | None:
-    return next((kind for kind, sign in SIGNS.items() if sign.search(text)), None)
 
 
 def read_cmdline(ctx: Context, inst: EngineInstance, what: str) -> bytes:
@@ -195,9 +221,9 @@ def read_cmdline(ctx: Context, inst: EngineInstance, what: str) -> bytes:
 
 
 @provider("engines")
-def engines(ctx: Context) -> tuple[EngineInstance, ...]:
+def engines(ctx: Context, evidence_recognition=None) -> tuple[EngineInstance, ...]:
     if ctx.host.kind == "evidence":
-        found = sniff_evidence(ctx.host)
+        found = sniff_evidence(ctx.host, evidence_recognition)
         if not found:
             raise FactUnavailable("no LLM engine in the evidence (add meta.json with an \"engine\" key, or engine logs)")
         return tuple(found)

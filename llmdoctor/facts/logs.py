@@ -9,7 +9,6 @@ from a directory instead of the system journal).
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,22 +20,11 @@ if TYPE_CHECKING:  # llmdoctor.logs is imported where used, once there are logs 
 
 STATE_FILE = "log-state.json"
 
-# Markers that name the writer of a log; looked for in the first 64 KiB only.
-_SNIFF = (
-    (OLLAMA, re.compile(r"ollama\[\d+\]|server config env=|\[GIN\]|msg=\"inference compute\"|ollama runner")),
-    (VLLM, re.compile(r"vllm\.|vllm:|Engine 0\d\d:|is preempted by|GPU KV cache size|# GPU blocks")),
-    (LLAMACPP, re.compile(r"llama-server|n_slots\s*=|srv\s+\w+:|slot\s+\w+: id|main: server is listening")),
-)
-
-
 def sniff_engine(text: str) -> str | None:
-    """The engine whose marker lines appear first in `text` (None when there are none)."""
-    best: tuple[int, str] | None = None
-    for kind, pattern in _SNIFF:
-        m = pattern.search(text)
-        if m and (best is None or m.start() < best[0]):
-            best = (m.start(), kind)
-    return best[1] if best else None
+    """The engine whose signs `text` carries (knowledge.recognize); None when there are none."""
+    from ..knowledge.recognize import engine_of_text
+
+    return engine_of_text(text)
 
 
 class LogSources(tuple):
@@ -81,7 +69,7 @@ def _sniff_file(path: str) -> str | None:
 
 
 @provider("log_sources")
-def log_sources(ctx: Context, engines=()) -> LogSources:
+def log_sources(ctx: Context, engines=(), evidence_recognition=None) -> LogSources:
     host = ctx.host
     engines = tuple(engines or ())
     state = _state(ctx)
@@ -94,9 +82,10 @@ def log_sources(ctx: Context, engines=()) -> LogSources:
         from ..logs import EvidenceFileSource, engine_from_name
 
         only = _single_engine(engines)
+        per_file = evidence_recognition.files if evidence_recognition is not None else {}
         for name in log_files:
             path = str(host.path(name))
-            engine = engine_from_name(name) or only or _sniff_file(path)
+            engine = per_file.get(name) or engine_from_name(name) or only or _sniff_file(path)
             sources.append(EvidenceFileSource(host, name, engine, ctx.since_seconds))
         return LogSources(sources)
 

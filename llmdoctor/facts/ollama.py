@@ -215,14 +215,12 @@ class _EvidenceLog:
 
 
 def _sniff(source) -> bool:
-    from ..engines.ollama_log import looks_like_ollama
+    """Does a source of unknown origin hold Ollama's lines (knowledge.recognize)?"""
+    from itertools import islice
 
-    for i, line in enumerate(source.lines()):
-        if looks_like_ollama(line):
-            return True
-        if i >= SNIFF_LINES:
-            break
-    return False
+    from ..knowledge.recognize import OLLAMA as OLLAMA_SIGNS, signs_in
+
+    return OLLAMA_SIGNS in signs_in("\n".join(islice(source.lines(), SNIFF_LINES)))
 
 
 def scan_sources(sources: Iterable[Any]) -> OllamaLogSummary | None:

@@ -14,7 +14,7 @@ import os
 import re
 from pathlib import Path
 
-from ..pasted import decode_pasted, is_utf16, normalize_pasted
+from ..pasted import Repaired, decode_pasted, is_utf16, repair_config, repair_log
 from .base import DEFAULT_READ_LIMIT, DEFAULT_TIMEOUT, CommandResult, HttpResponse, NotInEvidence
 
 # argv[0] (and argv[1] where it matters) -> evidence file
@@ -48,6 +48,8 @@ KNOWN_FILES = frozenset({
     "meta.json", "unit.service", "expected.json", "README.md", "README.txt",
 })
 UTF16_LIMIT = 256 * 1024 * 1024  # a UTF-16 log is a pasted one; more than this is not read
+REPAIR_LIMIT = 64 * 1024 * 1024  # logs up to this size are paste-repaired (pastes are small; collected logs are not pasted)
+SAMPLE = 256 * 1024  # a log whose first bytes need no repair is read as it is
 
 
 class EvidenceHost:
@@ -60,6 +62,7 @@ class EvidenceHost:
         self.meta = self._meta()
         self.name = str(self.meta.get("host") or self.root.resolve().name)
         self._copies: dict[Path, Path] = {}
+        self._repairs: dict[str, Repaired] = {}
         self._copy_dir: str | None = None
         self._units = self._systemctl_cat_files()
 
@@ -72,8 +75,17 @@ class EvidenceHost:
             return {}
 
     def _text(self, name: str, limit: int = DEFAULT_READ_LIMIT) -> str:
-        with open(self.path(name), "rb") as f:
-            return normalize_pasted(decode_pasted(f.read(limit)))
+        """A non-log evidence file as text, without what pasting added (prompts, prefixes, zsh's %)."""
+        with open(self._checked(name), "rb") as f:
+            return repair_config(decode_pasted(f.read(limit))).text
+
+    def is_log(self, name: str) -> bool:
+        return name in LOG_FILES or (name not in KNOWN_FILES and "/" not in name and name.endswith((".log", ".txt")))
+
+    def repair(self, name: str) -> Repaired | None:
+        """What paste repair did to a log file (None when it was read as it is)."""
+        self.path(name)
+        return self._repairs.get(name)
 
     def has(self, name: str) -> bool:
         return (self.root / name).is_file()
@@ -81,34 +93,48 @@ class EvidenceHost:
     def path_exists(self, name: str) -> bool:
         return (self.root / name).exists()
 
-    def path(self, name: str) -> Path:
-        """Path of an evidence file (for streaming readers of large logs)."""
+    def _checked(self, name: str) -> Path:
         p = (self.root / name).resolve()
         if self.root.resolve() not in p.parents and p != self.root.resolve():
             raise NotInEvidence(f"{name}: outside the evidence directory")
         if not p.is_file():
             raise NotInEvidence(f"{name} not in evidence")
-        return self._utf8_copy(p)
+        return p
 
-    def _utf8_copy(self, p: Path) -> Path:
-        """Streaming log readers read bytes as UTF-8; a UTF-16 file (PowerShell's `>` on
-        Windows) is given to them as a UTF-8 copy, made once per run."""
+    def path(self, name: str) -> Path:
+        """Path of an evidence file for streaming readers: a log as the parsers should see it."""
+        p = self._checked(name)
+        return self._readable_copy(p, name) if self.is_log(name) else p
+
+    def _readable_copy(self, p: Path, name: str) -> Path:
+        """Streaming log readers read UTF-8 bytes, one record per line. A UTF-16 file
+        (PowerShell's `>`) or a pasted log (prefixes, wrapped or glued lines) is given to them
+        as a repaired UTF-8 copy, made once per run; a clean log is read where it lies."""
+        if p in self._copies:
+            return self._copies[p]
         with open(p, "rb") as f:
-            head = f.read(4)
-        if not is_utf16(head):
+            head = f.read(SAMPLE)
+        utf16 = is_utf16(head[:4])
+        size = p.stat().st_size
+        if not utf16 and (size > REPAIR_LIMIT or not repair_log(decode_pasted(head)).changed):
+            self._copies[p] = p
             return p
-        if p not in self._copies:
+        text = decode_pasted(p.read_bytes()[:UTF16_LIMIT if utf16 else REPAIR_LIMIT])
+        if size <= REPAIR_LIMIT:
+            repaired = repair_log(text)
+            self._repairs[name] = repaired
+            text = repaired.text
+        if self._copy_dir is None:
             import atexit
             import shutil
             import tempfile
 
-            if self._copy_dir is None:
-                self._copy_dir = tempfile.mkdtemp(prefix="llmdoctor-evidence-")
-                atexit.register(shutil.rmtree, self._copy_dir, True)
-            out = Path(self._copy_dir) / f"{len(self._copies)}-{p.name}"
-            out.write_text(decode_pasted(p.read_bytes()[:UTF16_LIMIT]), encoding="utf-8")
-            self._copies[p] = out
-        return self._copies[p]
+            self._copy_dir = tempfile.mkdtemp(prefix="llmdoctor-evidence-")
+            atexit.register(shutil.rmtree, self._copy_dir, True)
+        out = Path(self._copy_dir) / f"{len(self._copies)}-{p.name}"
+        out.write_text(text, encoding="utf-8")
+        self._copies[p] = out
+        return out
 
     def _systemctl_cat_files(self) -> dict[str, str]:
         """Split `systemctl cat` output into the files it shows, by their `# /path` headers."""
@@ -142,6 +168,9 @@ class EvidenceHost:
         if path in self._units:
             return self._units[path].encode()[:limit]
         if not path.startswith("/"):
+            if self.is_log(path):
+                with open(self.path(path), "rb") as f:
+                    return f.read(limit)
             return self._text(path, limit).encode()
         m = re.match(r"^/(?:etc|run|usr/lib|lib)/systemd/system/[^/]+\.service\.d/([^/]+)$", path)
         if m and self.has(f"dropins/{m.group(1)}"):

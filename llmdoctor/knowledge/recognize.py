@@ -1,0 +1,186 @@
+"""Which engine wrote a piece of evidence: one table of signs per engine.
+
+A sign is a line (or a word in a configuration) that only that engine's code or
+configuration prints. llama.cpp's own code runs in two engines - Ollama's runner (and,
+from Ollama 0.30, an llama-server child) and the standalone llama-server - so its loader,
+backend, context and slot lines form a fourth table, FAMILY, whose lines belong to Ollama
+when Ollama's own signs are in the same evidence and to llama-server otherwise (either
+way they feed the offload and slot parsers). A file with Ollama's signs is Ollama's even
+where it names llama-server: Ollama >= 0.30 logs "starting llama-server" itself.
+
+Pure: text in, counts out. `decide` turns the counts of every file of an evidence
+directory into the engines it speaks of and the engine of each file.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+OLLAMA, VLLM, LLAMACPP = "ollama", "vllm", "llamacpp"
+FAMILY = "llama.cpp"  # llama.cpp code: Ollama's runner or llama-server, decided by the rest
+ENGINES = (OLLAMA, VLLM, LLAMACPP)
+HEAD = 256 * 1024  # characters of a file that are read for its signs
+MAX_LINES = 4000
+
+
+def _table(*rows: tuple[str, str]) -> tuple[tuple[re.Pattern[str], str], ...]:
+    return tuple((re.compile(p), what) for p, what in rows)
+
+
+SIGNS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
+    OLLAMA: _table(
+        (r"\[GIN\] \d{4}/\d{2}/\d{2}", "gin access log line"),
+        (r'server config"? env=', "server config line"),
+        (r'msg="inference compute"', "GPU inventory line"),
+        (r"\bsource=[\w.-]+\.go:\d+ ", "Go slog line (time= level= source=x.go)"),
+        (r"^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2} [\w.-]+\.go:\d+: ", "old Go log line (date x.go:N:)"),
+        (r"\bOLLAMA_[A-Z][A-Z0-9_]*", "OLLAMA_* variable"),
+        (r"\bollama(?:\.exe)?\s+(?:serve|runner|run|ps|pull|create|show|list|stop)\b", "ollama command"),
+        (r"/api/(?:generate|chat|embed|embeddings|tags|ps|show|pull)\b", "Ollama API path"),
+        (r"\.ollama[/\\]models|/usr/share/ollama|lib[/\\]ollama\b|\\Ollama\\|\bollama/ollama\b", "Ollama path or image"),
+        (r"llama runner (?:started|process)|starting llama server|\bollama runner\b|waiting for llama runner", "Ollama runner line"),
+        (r"maximum pending requests exceeded", "Ollama queue-full text"),
+        (r"^NAME\s+ID\s+SIZE\s+PROCESSOR\b", "`ollama ps` table"),
+        (r'"size_vram"\s*:', "/api/ps response"),
+    ),
+    VLLM: _table(
+        (r"(?i)\bvllm\b|VLLM_[A-Z]", "vllm named"),
+        (r"Avg prompt throughput: [\d.]+ tokens/s", "stats line"),
+        (r"\bEngine \d{3}: ", "V1 engine stats prefix"),
+        (r"# (?:GPU|cuda|CPU|XPU) blocks: \d+", "V0 KV block count"),
+        (r"KV cache size: [\d,]+ tokens|Maximum concurrency for [\d,]+ tokens per request", "KV capacity line"),
+        (r"PreemptionMode\.|is preempted by", "preemption warning"),
+        (r"\((?:APIServer|EngineCore\w*|VllmWorker\w*|Worker\w*) pid=\d+\)", "vLLM process tag"),
+        (r"\b[\w]+\.py:\d+\] ", "vLLM log prefix (file.py:N])"),
+        (r"Input prompt \(\d+ tokens\) is too long and exceeds limit", "V0 prompt-too-long line"),
+        (r"\b(?:max_model_len|max_num_seqs|gpu_memory_utilization|max_num_batched_tokens|max_seq_len)\b"
+         r"|--(?:max-model-len|max-num-seqs|gpu-memory-utilization|tensor-parallel-size|max-num-batched-tokens)\b",
+         "vLLM setting"),
+        (r"\bLLM\(\s*model\s*=", "vLLM LLM(...) call"),
+        (r"Initializing an? (?:V1 )?LLM engine", "engine start-up line"),
+    ),
+    LLAMACPP: _table(
+        (r"\bllama-server\b|\bllama\.cpp/server\b|examples/server", "llama-server named"),
+        (r"^\d+\.\d{2}\.\d{3}\.\d{3} [IWEDT] ", "llama-server timestamped log line"),
+        (r"ghcr\.io/(?:ggerganov|ggml-org)/llama\.cpp", "llama.cpp image"),
+        (r"\bLLAMA_ARG_[A-Z][A-Z0-9_]*", "LLAMA_ARG_* variable"),
+        (r"\bllamacpp[:_][a-z]", "llama-server metric"),
+        (r"(?i)\blemonade\b|--llamacpp", "Lemonade (llama-server front-end)"),
+        (r'"total_slots"\s*:|"default_generation_settings"', "/props response"),
+    ),
+    FAMILY: _table(
+        (r"\b(?:llm_load_tensors|load_tensors|llama_model_loader|llm_load_print_meta|print_info|"
+         r"llama_new_context_with_model|llama_context|llama_kv_cache\w*|load_backend|ggml_cuda_init|"
+         r"ggml_vulkan|ggml_metal_\w+|ggml_backend_\w+|llama_init_from_model|common_init_from_params|"
+         r"llama_model_load\w*|clip_model_load|llama_perf_\w+|llama_print_timings|llm_load_vocab|"
+         r"llama_load_model_from_file|llama_model_load_from_file_impl):", "llama.cpp loader line"),
+        (r"^(?:srv|slot|que|cmn)\s+\w+: |^main: |server is listening on http", "llama-server srv/slot line"),
+        (r"^(?:INFO|WARN|ERROR|VERB|DEBUG) \[\s*\w+\] ", "old llama.cpp server line (INFO [func])"),
+        (r'^\{"(?:function|timestamp|tid|level)":', "old llama.cpp server JSON line"),
+        (r"\bGGML_ASSERT\b|\bggml_\w+: ", "ggml line"),
+        (r"\bn_slots\s*=|\bn_ctx(?:_slot|_seq|_per_seq|_train)?\s*=|\bkv_unified\s*=", "slot/context figure"),
+        (r"slot context shift|input truncated \||print_timing|prompt eval time\s*=", "slot request line"),
+        (r"(?:^|\s)(?:--n-gpu-layers|-ngl|--ctx-size|-np|--parallel|--kv-unified|-kvu|--threads-http|"
+         r"--cont-batching|--mmproj)(?:[ =]|$)", "llama.cpp flag"),
+        (r"\.gguf\b", "GGUF model file"),
+    ),
+}
+# journald identifiers and container names that name an engine: the ident is the binary
+# (strong), a compose service or pod name is the user's choice (a hint when nothing else is).
+IDENT_ENGINE = ((re.compile(r"ollama", re.I), OLLAMA), (re.compile(r"vllm", re.I), VLLM),
+                (re.compile(r"llama[-_.]?(?:server|cpp)", re.I), LLAMACPP))
+
+
+@dataclass(frozen=True)
+class Hit:
+    count: int  # lines with a sign
+    line: str  # the first such line
+    what: str  # the first sign's description
+
+
+def signs_in(text: str) -> dict[str, Hit]:
+    """Per table, how many lines of `text` (its head) carry a sign, and the first one."""
+    found: dict[str, list] = {}
+    for n, line in enumerate(text[:HEAD].split("\n")):
+        if n >= MAX_LINES:
+            break
+        if not line.strip():
+            continue
+        for engine, table in SIGNS.items():
+            for pattern, what in table:
+                if pattern.search(line):
+                    hit = found.get(engine)
+                    if hit is None:
+                        found[engine] = [1, line.strip()[:300], what]
+                    else:
+                        hit[0] += 1
+                    break
+    return {e: Hit(*h) for e, h in found.items()}
+
+
+def ident_engines(idents) -> dict[str, str]:
+    """engine -> the journald ident / container name that names it."""
+    out: dict[str, str] = {}
+    for ident in idents:
+        for pattern, engine in IDENT_ENGINE:
+            if pattern.search(ident):
+                out.setdefault(engine, ident)
+                break
+    return out
+
+
+@dataclass(frozen=True)
+class Recognition:
+    engines: tuple[str, ...]  # in order of evidence weight
+    reasons: dict[str, str] = field(default_factory=dict)  # engine -> why ("journal.log: gin access log line")
+    files: dict[str, str | None] = field(default_factory=dict)  # file -> engine whose lines it holds
+
+
+def _file_engine(hits: dict[str, Hit], family_to: str | None) -> str | None:
+    if OLLAMA in hits:
+        return OLLAMA  # Ollama's log names llama-server and carries llama.cpp lines itself
+    own = [(hits[e].count, e) for e in (VLLM, LLAMACPP) if e in hits]
+    if own:
+        return max(own)[1]
+    return family_to if FAMILY in hits else None
+
+
+def decide(files: dict[str, dict[str, Hit]], strong_idents: dict[str, str] | None = None,
+           weak_idents: dict[str, str] | None = None) -> Recognition:
+    """The engines a set of files speaks of: any engine with a sign of its own (or a journald
+    ident naming it); llama.cpp lines go to Ollama if it is there, else to llama-server; a
+    container or service name decides only when nothing else does."""
+    weight: dict[str, int] = {}
+    reasons: dict[str, str] = {}
+    for name, hits in files.items():
+        for engine in ENGINES:
+            if engine in hits:
+                weight[engine] = weight.get(engine, 0) + hits[engine].count
+                reasons.setdefault(engine, f"{name}: {hits[engine].what}: {hits[engine].line[:160]}")
+    for engine, ident in (strong_idents or {}).items():
+        weight[engine] = weight.get(engine, 0) + 1
+        reasons.setdefault(engine, f"log lines of {ident}")
+    family = [(n, h[FAMILY]) for n, h in files.items() if FAMILY in h]
+    family_to = None
+    if family:
+        family_to = OLLAMA if OLLAMA in weight else LLAMACPP
+        if family_to not in weight:
+            # llama.cpp lines alone: llama-server, unless a name says Ollama's runner printed them
+            hinted = [e for e in (weak_idents or {}) if e in (OLLAMA, LLAMACPP)]
+            family_to = hinted[0] if hinted else LLAMACPP
+        weight[family_to] = weight.get(family_to, 0) + sum(h.count for _, h in family)
+        n, h = family[0]
+        reasons.setdefault(family_to, f"{n}: {h.what}: {h.line[:160]}")
+    if not weight:
+        for engine, ident in (weak_idents or {}).items():
+            weight[engine] = 1
+            reasons[engine] = f"container or service named {ident}"
+    engines = tuple(sorted(weight, key=lambda e: (-weight[e], ENGINES.index(e))))
+    per_file = {n: _file_engine(h, family_to) for n, h in files.items()}
+    return Recognition(engines, reasons, per_file)
+
+
+def engine_of_text(text: str) -> str | None:
+    """The engine one text speaks of (a log given with --log, a source of unknown origin)."""
+    rec = decide({"text": signs_in(text)})
+    return rec.files.get("text") or (rec.engines[0] if rec.engines else None)
