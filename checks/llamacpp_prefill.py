@@ -31,3 +31,43 @@ def prefill(llamacpp_log):
                 ("llama-server -m MODEL -ngl 999 -b 2048 -ub 512",)),
             confidence="medium")
         return
+
+
+MISS_TOKENS = 1024  # re-processing fewer tokens than this is not worth a warning on its own
+
+
+@check(id="llamacpp-prompt-cache-miss", cause=Cause.PREFILL,
+       purpose="llama-server re-processes a prompt it had cached: the client changed its beginning")
+def prompt_cache_miss(llamacpp_log):
+    for scan in llamacpp_log.scans:
+        c = scan.cpp
+        w = c.worst_miss
+        if w is None:
+            continue
+        lost = (w.cached - w.matched) if w.cached is not None else None
+        share = scan.prompt_ms_total / (scan.prompt_ms_total + scan.eval_ms_total) \
+            if scan.prompt_ms_total + scan.eval_ms_total > 0 else None
+        full = "re-processing" in w.text
+        if not full and (lost is None or lost <= 0 or (lost < MISS_TOKENS and not (share and share >= PROMPT_SHARE))):
+            continue
+        ev = [Evidence(scan.source, m.text) for m in c.cache_misses[:3]]
+        if lost:
+            ev.append(Evidence(scan.source, f"the slot held {w.cached:,} tokens; only the first {w.matched:,} still "
+                                            f"matched, so {lost:,} were processed again"))
+        if share is not None and scan.requests_timed:
+            ev.append(Evidence(scan.source, f"prompt evaluation {share:.0%} of request time over "
+                                            f"{scan.requests_timed} request(s)"))
+        yield Finding(
+            Cause.PREFILL, Severity.WARNING,
+            (f"llama-server re-processed {lost:,} cached prompt tokens: the start of the prompt changed"
+             if lost else "llama-server re-processes whole prompts: its prompt cache is not reused"),
+            ev,
+            Fix("The prompt cache only serves an identical prefix. Something before the new message changes on "
+                "every turn - a timestamp or date in the system prompt, reordered or rewritten history, tools "
+                "listed in a different order - so everything after it is computed again. Keep the head of the "
+                "prompt byte-identical across turns; send cache_prompt: true on /completion (old builds default to "
+                "false); pin a conversation to its slot (id_slot). 'forcing full prompt re-processing' on sliding-"
+                "window or hybrid models is a limit of the architecture: --swa-full, or shorter prompts.",
+                ("llama-server -m MODEL --cache-reuse 256",)),
+            confidence="medium")
+        return

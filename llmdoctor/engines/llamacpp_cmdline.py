@@ -21,6 +21,7 @@ class LlamaCmdline:
     metrics: bool = False
     port: int | None = None
     model: str | None = None
+    gpu_layers: int | None = None  # -ngl as given
 
     @property
     def slots(self) -> int:
@@ -83,10 +84,14 @@ def parse_llama_cmdline(text: str | bytes) -> LlamaCmdline:
             vals["port"] = _int(value())
         elif name in ("-m", "--model"):
             vals["model"] = value()
+        elif name in ("-ngl", "--n-gpu-layers", "--gpu-layers"):
+            vals["gpu_layers"] = _int(value())
         i += 1
     return LlamaCmdline(tuple(argv), **vals)
 
 
 def looks_like_llama_cmdline(argv: list[str]) -> bool:
-    return any("llama-server" in a or "llama_server" in a for a in argv[:3]) or \
-        any(a in ("-np", "--parallel", "-ngl", "--n-gpu-layers", "-kvu") for a in argv)
+    """llama-server's, or a front-end's that passes llama-server flags (Lemonade, a llama.cpp image)."""
+    return any("llama-server" in a or "llama_server" in a or "lemonade" in a.lower() or "llama.cpp" in a
+               for a in argv[:8]) or \
+        any(a in ("-np", "--parallel", "-ngl", "--n-gpu-layers", "-kvu", "--ctx-size") for a in argv)

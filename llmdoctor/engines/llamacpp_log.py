@@ -14,6 +14,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Iterable
 
+from ..knowledge.llamacpp_lines import LlamaCppFacts, LlamaCppLines
 from .evidence_line import short_line
 
 _N_SLOTS = re.compile(r"n_slots = (\d+)")
@@ -22,7 +23,7 @@ _KV_UNIFIED = re.compile(r"kv_unified\s*=\s*'?(true|false|1|0)'?")
 _N_CTX = re.compile(r"(?:llama_context|llama_new_context_with_model):\s+n_ctx\s*=\s*(\d+)")
 _N_CTX_SEQ = re.compile(r"(?:llama_context|llama_new_context_with_model):\s+n_ctx_(?:seq|per_seq)\s*=\s*(\d+)")
 _N_SEQ_MAX = re.compile(r"n_seq_max\s*=\s*(\d+)")
-_CTX_WARN = re.compile(r"n_ctx_(?:seq|per_seq) \((\d+)\) < n_ctx_train \((\d+)\)")
+_CTX_WARN = re.compile(r"n_ctx_(?:seq|per_seq) \((\d+)\) ([<>]) n_ctx_train \((\d+)\)")
 _N_CTX_TRAIN = re.compile(r"print_info: n_ctx_train\s*=\s*(\d+)")
 _KV_BUFFER = re.compile(r"(\S+) KV buffer size =\s*(\d+(?:\.\d+)?) MiB")
 _KV_SIZE = re.compile(r"llama_kv_cache: size =\s*(\d+(?:\.\d+)?) MiB \(\s*(\d+) cells,\s*(\d+) layers,\s*(\d+)/\s*(\d+) seqs\)")
@@ -31,8 +32,7 @@ _LAUNCH_CTX = re.compile(r'"n_ctx":(\d+)')
 _TASK = re.compile(r"task (\d+) \|")
 _PROMPT_EVAL = re.compile(r"prompt eval time =\s*(\d+(?:\.\d+)?) ms /\s*(\d+) tokens")
 _EVAL = re.compile(r"(?<!prompt )eval time =\s*(\d+(?:\.\d+)?) ms /\s*(\d+) (?:tokens|runs)")
-_EXCEEDS = re.compile(r"request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)")
-_SKIPPING = re.compile(r"input \((\d+) tokens\) is larger than the max context size \((\d+) tokens\)")
+_JSON_SLOTS = re.compile(r'"n_idle_slots":\s*(\d+),\s*"n_processing_slots":\s*(\d+)')
 
 
 @dataclass(frozen=True)
@@ -77,12 +77,24 @@ class LlamaLogSummary:
     requests_timed: int = 0
     prompt_ms_total: float = 0.0
     eval_ms_total: float = 0.0
-    context_exceeded: int = 0
-    context_exceeded_examples: tuple[ContextExceeded, ...] = ()
+    slot_ctx_lines: int = 0  # `new slot, n_ctx = N` lines of the last start-up (one per slot)
+    cpp: LlamaCppFacts = LlamaCppFacts()  # llama.cpp's own lines: backends, offload, shifts, refusals
+
+    @property
+    def context_exceeded(self) -> int:
+        return self.cpp.exceeded_count
+
+    @property
+    def context_exceeded_examples(self) -> tuple[ContextExceeded, ...]:
+        req, ctx = self.cpp.exceeded_max or (0, 0)
+        return tuple(ContextExceeded(req, ctx, text) for text in self.cpp.exceeded)
 
     @property
     def empty(self) -> bool:
-        return not (self.n_slots or self.slot_n_ctx or self.n_ctx or self.requests_timed or self.context_exceeded)
+        c = self.cpp
+        return not (self.n_slots or self.slot_n_ctx or self.n_ctx or self.requests_timed or c.exceeded_count
+                    or c.backends or c.no_device or c.offloaded or c.shift_count or c.kv_full_count
+                    or c.cache_miss_count)
 
     def summary(self) -> list[tuple[str, str]]:
         out = []
@@ -93,7 +105,7 @@ class LlamaLogSummary:
 
 
 _MARKS = ("n_slots", "n_ctx", "kv_unified", "n_seq_max", "KV buffer", "llama_kv_cache: size", "eval time",
-          "context size", "exceed_context_size", "launching slot")
+          "launching slot", "n_idle_slots")
 
 
 class LlamaLogScanner:
@@ -106,24 +118,22 @@ class LlamaLogScanner:
         self.requests = 0
         self.prompt_ms = 0.0
         self.eval_ms = 0.0
-        self.exceeded = 0
-        self.exceeded_examples: deque[ContextExceeded] = deque(maxlen=3)
         self._max_slot_id = -1
+        self._slot_ctx_lines = 0
+        self.cpp = LlamaCppLines()
 
     def feed_line(self, line: str) -> None:
+        if self.cpp.feed(line):
+            return
         if not any(m in line for m in _MARKS):
             return
         if "eval time" in line:
             self._timing(line)
             return
-        if "context size" in line or "exceed_context_size" in line:
-            m = _EXCEEDS.search(line) or _SKIPPING.search(line)
-            if m:
-                self.exceeded += 1
-                self.exceeded_examples.append(ContextExceeded(int(m.group(1)), int(m.group(2)), short_line(line)))
-            elif "exceed_context_size" in line:
-                self.exceeded += 1
-                self.exceeded_examples.append(ContextExceeded(0, 0, short_line(line)))
+        m = _JSON_SLOTS.search(line) if "n_idle_slots" in line else None
+        if m:
+            self.v.setdefault("n_slots", int(m.group(1)) + int(m.group(2)))
+            self.v.setdefault("slots_line", short_line(line))
             return
         v = self.v
         m = _N_SLOTS.search(line)
@@ -131,6 +141,7 @@ class LlamaLogScanner:
             self.startups += 1
             v.update(n_slots=int(m.group(1)), slot_n_ctx=None, slots_line=short_line(line))
             self._max_slot_id = -1
+            self._slot_ctx_lines = 0
             v["kv_buffers_mib"] = {}
         m = _SLOT_CTX.search(line) or (_LAUNCH_CTX.search(line) if "launching slot" in line else None)
         if m:
@@ -138,7 +149,10 @@ class LlamaLogScanner:
             v.setdefault("slots_line", short_line(line))
             i = _SLOT_ID.search(line)
             if i and "n_slots =" not in line:  # no n_slots line (timestamped builds): count the slots
+                if int(i.group(1)) == 0:
+                    self._slot_ctx_lines = 0  # a new start-up
                 self._max_slot_id = max(self._max_slot_id, int(i.group(1)))
+                self._slot_ctx_lines += 1
         m = _KV_UNIFIED.search(line)
         if m:
             v["kv_unified"] = m.group(1) in ("true", "1")
@@ -148,8 +162,9 @@ class LlamaLogScanner:
                 v[key] = int(m.group(1))
         m = _CTX_WARN.search(line)
         if m:
-            v["ctx_warning"] = short_line(line)
-            v["n_ctx_train"] = int(m.group(2))
+            if m.group(2) == "<":
+                v["ctx_warning"] = short_line(line)
+            v["n_ctx_train"] = int(m.group(3))
             v.setdefault("n_ctx_seq", int(m.group(1)))
         m = _KV_BUFFER.search(line)
         if m:
@@ -188,7 +203,7 @@ class LlamaLogScanner:
         return LlamaLogSummary(
             source=self.source, startups=self.startups, timings=tuple(self.timings),
             requests_timed=self.requests, prompt_ms_total=self.prompt_ms, eval_ms_total=self.eval_ms,
-            context_exceeded=self.exceeded, context_exceeded_examples=tuple(self.exceeded_examples), **v)
+            slot_ctx_lines=self._slot_ctx_lines, cpp=self.cpp.result(), **v)
 
 
 def scan_llama_lines(lines: Iterable[str], source: str = "server.log") -> LlamaLogSummary:

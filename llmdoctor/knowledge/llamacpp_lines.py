@@ -1,0 +1,256 @@
+"""Lines llama.cpp's own code prints, wherever it runs: the standalone llama-server, and
+Ollama's runner (its embedded server before 0.30, an llama-server child from 0.30).
+
+Both scanners feed their lines through `LlamaCppLines`, so a partial offload, a GPU
+backend that found no device, a context shift or a prompt cut to the slot reads the same
+in either log (knowledge/recognize.py decides whose lines they are). Formats, newest
+first, from llama.cpp's sources (tools/server, src/llama-model.cpp, ggml backends) and
+the real reports in tests/fixtures/realcases:
+
+- backends: `load_backend: loaded CUDA backend from /app/libggml-cuda.so`; a GPU backend
+  that finds nothing: `ggml_vulkan: No devices found.`, `ggml_cuda_init: failed to
+  initialize CUDA: ...`, `warning: no usable GPU found, --gpu-layers option will be ignored`;
+- offload: `load_tensors: offloaded 31/33 layers to GPU` (older `llm_load_tensors:`) and the
+  `... model buffer size = X MiB` lines per backend;
+- the slot's context overflowing: `slot context shift, n_keep = .., n_left = .., n_discard = ..`
+  (2024: `slot context shift | n_keep = 1 ... n_ctx=4000 n_past=3999`), `input truncated,
+  n_ctx = ..` (2024 server and Ollama <= 0.2: `INFO [update_slots] input truncated |
+  n_ctx=2048 n_erase=14097 ...`), Ollama's own `context limit hit - shifting`;
+- a request longer than the slot: `request (N tokens) exceeds the available context size
+  (M tokens)`, `the request exceeds the available context size`, `input (N tokens) is larger
+  than the max context size (M tokens). skipping`, `new prompt, n_ctx_slot = M, ...,
+  n_prompt_tokens = N` with N > M, `context shift is disabled`;
+- a shared (unified) KV pool running out: `failed to find free space in the KV cache`,
+  `Context size has been exceeded`, `Input prompt is too big compared to KV size`;
+- the prompt cache missing: `n_past = 3737, slot.prompt.tokens.size() = 38925` (only 3,737 of
+  38,925 cached tokens still match), `kv cache rm [X, end)`, `forcing full prompt
+  re-processing due to lack of cache data`.
+
+2024 builds print some of these as JSON, one object per line (`{"msg":"slot context
+shift","n_ctx":4000,...}`); `fields` reads both shapes.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import deque
+from dataclasses import dataclass
+
+EXAMPLES = 3
+
+_NUM_FIELD = re.compile(r"\b([a-z_]\w*)\s*[=:]\s*\"?(-?\d+)\b")
+BACKEND_LOADED = re.compile(r"load_backend: loaded (\S+) backend from (\S+)")
+NO_DEVICE = re.compile(
+    r"ggml_vulkan: No devices found|ggml_cuda_init: failed to initialize|no usable GPU found|"
+    r"no CUDA-capable device is detected|CUDA driver version is insufficient|ggml_metal_init: error|"
+    r"failed to initialize (?:the )?(?:CUDA|ROCm|HIP|Vulkan|Metal)", re.I)
+DEVICES_FOUND = re.compile(r"ggml_cuda_init: found (\d+) \w+ devices|ggml_vulkan: Found (\d+) Vulkan devices|"
+                           r"using device (?:CUDA|ROCm|Vulkan|MTL|SYCL)\d")
+OFFLOADED = re.compile(r"offloaded\s+(\d+)/(\d+)\s+layers to GPU")
+BUFFER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s+(?:(model|KV|compute|output|RS)\s+)?buffer size\s*=\s*([\d.]+)\s*MiB")
+HOST_BACKEND = re.compile(r"^(?:CPU(?:_\w*)?|BLAS|\w+_Host)$")
+EXCEEDS = re.compile(r"request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)|"
+                     r"input \((\d+) tokens\) is larger than the max context size \((\d+) tokens\)")
+EXCEEDS_PLAIN = ("the request exceeds the available context size", "context shift is disabled",
+                 "exceed_context_size_error")
+NEW_PROMPT = re.compile(r"new prompt, n_ctx_slot = (\d+),.*?n_prompt_tokens = (\d+)")
+KV_FULL = ("failed to find free space in the KV cache", "Context size has been exceeded",
+           "Input prompt is too big compared to KV size", "failed to find a memory slot for batch")
+CACHE_MATCH = re.compile(r"n_past = (\d+), slot\.prompt\.tokens\.size\(\) = (\d+)")
+CACHE_RM = re.compile(r"(?:slot (\d+) : )?kv cache rm (?:- )?\[(\d+), end\)")
+RELEASED = re.compile(r"slot (\d+) released \((\d+) tokens in cache\)")  # 2023 builds
+FULL_REPROCESS = "forcing full prompt re-processing"
+_MARKS = ("load_backend", "devices", "device", "GPU", "layers to GPU", "buffer size", "context shift",
+          "truncated", "shifting", "context size", "KV", "n_past", "kv cache rm", "re-processing",
+          "new prompt", "exceed", "Context size", "released")
+
+
+def fields(line: str) -> dict[str, int]:
+    """Integer fields of a llama.cpp line: `k = v`, `k=v`, `"k":v` (2024 JSON lines)."""
+    if line.lstrip().startswith("{"):
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            return {k: v for k, v in obj.items() if isinstance(v, int) and not isinstance(v, bool)}
+    return {k: int(v) for k, v in _NUM_FIELD.findall(line) if len(v) < 12}
+
+
+@dataclass(frozen=True)
+class Shift:
+    """The slot's context filled: llama.cpp dropped tokens to go on (shift) or cut the prompt."""
+
+    kind: str  # "shift" (generation went past the context) | "truncated" (the prompt was cut)
+    n_ctx: int | None
+    dropped: int | None  # n_discard / n_erase
+    text: str
+
+
+@dataclass(frozen=True)
+class CacheMiss:
+    cached: int | None  # tokens the slot held
+    matched: int  # tokens of the new prompt found in it
+    text: str
+
+
+@dataclass(frozen=True)
+class LlamaCppFacts:
+    backends: tuple[str, ...] = ()  # backends loaded (load_backend), in order
+    no_device: tuple[str, ...] = ()  # lines saying a GPU backend found no usable device
+    devices_found: int = 0  # lines naming a GPU device in use
+    offloaded: tuple[int, int] | None = None  # last "offloaded N/M layers to GPU"
+    offload_line: str | None = None
+    host_buffer_mib: float = 0.0  # model weights in host memory (last load)
+    gpu_buffer_mib: float = 0.0
+    buffer_lines: tuple[str, ...] = ()
+    shifts: tuple[Shift, ...] = ()  # first and last few
+    shift_count: int = 0
+    exceeded: tuple[str, ...] = ()  # requests longer than the slot context (examples)
+    exceeded_count: int = 0
+    exceeded_max: tuple[int, int] | None = None  # (request tokens, context tokens) of the largest
+    kv_full: tuple[str, ...] = ()
+    kv_full_count: int = 0
+    cache_misses: tuple[CacheMiss, ...] = ()
+    cache_miss_count: int = 0
+    worst_miss: CacheMiss | None = None  # the most tokens re-processed
+
+    @property
+    def gpu_backend(self) -> str | None:
+        return next((b for b in self.backends if not HOST_BACKEND.match(b) and b.upper() not in ("RPC",)), None)
+
+
+class _Examples:
+    __slots__ = ("count", "items")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.items: deque = deque(maxlen=EXAMPLES)
+
+    def add(self, item) -> None:
+        self.count += 1
+        if self.count <= EXAMPLES or len(self.items) < EXAMPLES:
+            self.items.append(item)
+        else:
+            self.items[-1] = item  # keep the first ones and the latest
+
+
+class LlamaCppLines:
+    """Feed stripped lines; `feed` says whether the line was one of llama.cpp's."""
+
+    def __init__(self) -> None:
+        self.backends: list[str] = []
+        self.no_device = _Examples()
+        self.devices = 0
+        self.offloaded: tuple[int, int] | None = None
+        self.offload_line: str | None = None
+        self.host_mib = self.gpu_mib = 0.0
+        self.buffer_lines: list[str] = []
+        self.shifts = _Examples()
+        self.exceeded = _Examples()
+        self.exceeded_max: tuple[int, int] | None = None
+        self.kv_full = _Examples()
+        self.misses = _Examples()
+        self.worst: CacheMiss | None = None
+        self._cached: dict[str, int] = {}  # slot -> tokens it held when released (2023 builds)
+
+    def feed(self, line: str) -> bool:
+        if not any(m in line for m in _MARKS):
+            return False
+        text = line.strip()[:400]
+        m = BACKEND_LOADED.search(line)
+        if m:
+            if m.group(1) not in self.backends and len(self.backends) < 16:
+                self.backends.append(m.group(1))
+            return True
+        if NO_DEVICE.search(line):
+            self.no_device.add(text)
+            return True
+        if DEVICES_FOUND.search(line):
+            self.devices += 1
+            return True
+        m = OFFLOADED.search(line)
+        if m:
+            self.offloaded, self.offload_line = (int(m.group(1)), int(m.group(2))), text
+            self.host_mib = self.gpu_mib = 0.0  # a new load: its buffers follow
+            self.buffer_lines = []
+            return True
+        m = BUFFER.search(line) if "buffer size" in line else None
+        if m and m.group(2) in (None, "model"):
+            try:
+                mib = float(m.group(3))
+            except ValueError:
+                return True
+            if HOST_BACKEND.match(m.group(1)):
+                self.host_mib += mib
+            else:
+                self.gpu_mib += mib
+            if len(self.buffer_lines) < 4:
+                self.buffer_lines.append(text)
+            return True
+        if "context shift" in line and "disabled" not in line or "context limit hit - shifting" in line:
+            f = fields(line)
+            self.shifts.add(Shift("shift", f.get("n_ctx") or f.get("limit"), f.get("n_discard") or f.get("discard"), text))
+            return True
+        if "input truncated" in line:
+            f = fields(line)
+            self.shifts.add(Shift("truncated", f.get("n_ctx"), f.get("n_erase") or f.get("n_discard"), text))
+            return True
+        if any(k in line for k in KV_FULL):
+            self.kv_full.add(text)
+            return True
+        m = EXCEEDS.search(line)
+        if m:
+            req, ctx = (int(m.group(1)), int(m.group(2))) if m.group(1) else (int(m.group(3)), int(m.group(4)))
+            self._exceeded(text, req, ctx)
+            return True
+        m = NEW_PROMPT.search(line)
+        if m:
+            ctx, req = int(m.group(1)), int(m.group(2))
+            if req > ctx:
+                self._exceeded(text, req, ctx)
+            return True
+        if any(k in line for k in EXCEEDS_PLAIN):
+            self._exceeded(text, None, None)
+            return True
+        m = CACHE_MATCH.search(line)
+        if m:
+            self._miss(CacheMiss(int(m.group(2)), int(m.group(1)), text))
+            return True
+        m = CACHE_RM.search(line)
+        if m:
+            cached = self._cached.pop(m.group(1), None) if m.group(1) else None
+            if cached is not None:  # a fresh slot prints [0, end) too: a miss only against a known cache
+                self._miss(CacheMiss(cached, int(m.group(2)), text))
+            return True
+        m = RELEASED.search(line)
+        if m:
+            self._cached[m.group(1)] = int(m.group(2))
+            return True
+        if FULL_REPROCESS in line:
+            self._miss(CacheMiss(None, 0, text))
+            return True
+        return False
+
+    def _exceeded(self, text: str, req: int | None, ctx: int | None) -> None:
+        if self.exceeded.items and self.exceeded.items[-1] == text:
+            return  # the same error echoed to the client stream
+        self.exceeded.add(text)
+        if req is not None and ctx is not None and (self.exceeded_max is None or req > self.exceeded_max[0]):
+            self.exceeded_max = (req, ctx)
+
+    def _miss(self, miss: CacheMiss) -> None:
+        self.misses.add(miss)
+        lost = (miss.cached - miss.matched) if miss.cached is not None else None
+        if self.worst is None or (lost or 0) > ((self.worst.cached or 0) - self.worst.matched):
+            self.worst = miss
+
+    def result(self) -> LlamaCppFacts:
+        return LlamaCppFacts(
+            backends=tuple(self.backends), no_device=tuple(self.no_device.items), devices_found=self.devices,
+            offloaded=self.offloaded, offload_line=self.offload_line, host_buffer_mib=round(self.host_mib, 2),
+            gpu_buffer_mib=round(self.gpu_mib, 2), buffer_lines=tuple(self.buffer_lines),
+            shifts=tuple(self.shifts.items), shift_count=self.shifts.count,
+            exceeded=tuple(self.exceeded.items), exceeded_count=self.exceeded.count, exceeded_max=self.exceeded_max,
+            kv_full=tuple(self.kv_full.items), kv_full_count=self.kv_full.count,
+            cache_misses=tuple(self.misses.items), cache_miss_count=self.misses.count, worst_miss=self.worst)
