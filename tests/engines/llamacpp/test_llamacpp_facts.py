@@ -28,7 +28,7 @@ def test_context_split_from_the_command_line(tmp_path, specs):
     s = evidence(tmp_path, cmdline_txt="llama-server -m /models/m.gguf -c 8192 -np 4 --port 8080\n")
     assert s.get("llamacpp_cmdline").per_slot_ctx == 2048
     f = run_check(specs["llamacpp-slot-context"], s).findings
-    assert [x.cause.value for x in f] == ["CONTEXT_TRUNCATION"] and "2,048" in f[0].title
+    assert [x.cause.value for x in f] == ["KV_CAPACITY"] and "2,048" in f[0].title
 
 
 def test_unified_pool_is_not_split(tmp_path, specs):
