@@ -55,3 +55,35 @@ def deep_queue(ollama_config, ollama_log=None):
             f"in front of Ollama. " + UNBOUNDED, dropin_commands(), dropin(OLLAMA_MAX_QUEUE=short)),
         confidence="medium",
     )
+
+
+BURST = 5  # fast 5xx answers within one second that look like a queue turning requests away
+
+
+@check(id="ollama-rejected-burst", cause=Cause.QUEUE_FULL,
+       purpose="A same-second burst of fast HTTP 500s (queue full in Ollama <= 0.1.33), or 'llm busy - no slots available'")
+def rejected_burst(ollama_log):
+    from llmdoctor.engines.ollama_figures import dropin, dropin_commands, evs
+
+    if ollama_log.status_503.count or ollama_log.max_pending.count:
+        return  # ollama-queue-full says it with the server's own words
+    size, busy = ollama_log.fast_error_burst_size, ollama_log.busy
+    if size < BURST and not busy.count:
+        return
+    ev = evs(ollama_log.fast_error_burst[:3]) if size >= BURST else []
+    if size >= BURST:
+        ev.append(Evidence("ollama access log", f"{size} inference requests answered 5xx within the same second, "
+                                                f"each in under a second: turned away before reaching the model"))
+    ev += evs(busy.examples[:2])
+    yield Finding(
+        Cause.QUEUE_FULL, Severity.WARNING,
+        (f"Ollama turned away a burst of {size} requests in one second" if size >= BURST else
+         "Ollama's runner answered 'llm busy - no slots available'"),
+        ev,
+        Fix("More requests arrived at once than Ollama would queue. Before 0.1.34 the queue held 10 and overflow "
+            "was a plain HTTP 500 (ollama/ollama#4124); later versions hold OLLAMA_MAX_QUEUE (512) and answer 503. "
+            "Upgrade, raise OLLAMA_MAX_QUEUE, and cap the client's concurrency with retry and back-off. If the "
+            "burst came while the model was still loading, warm it first. A burst of 500s can also be a model "
+            "that fails to load: check the lines around it for a load error.",
+            ("ollama -v",) + dropin_commands(), dropin(OLLAMA_MAX_QUEUE=512, OLLAMA_NUM_PARALLEL=4)),
+        confidence="medium")

@@ -26,13 +26,20 @@ def one_slot(ollama_config=None, ollama_log=None):
     s = slots(ollama_config, ollama_log)
     if s is None or s.count != 1:
         return
+    # One slot is a setting, not yet a problem: it is one only where requests overlapped.
+    r = ollama_log.requests if ollama_log is not None else None
+    overlapped = r is not None and (r.concurrent_groups > 0 or r.peak_in_flight >= 2)
+    ev = list(s.evidence or (Evidence("ollama_config", s.how),))
+    if overlapped:
+        ev.append(Evidence("ollama access log", f"{r.concurrent_groups} group(s) of requests in flight together "
+                                                f"(up to {max(r.peak_in_flight, 2)} at once)"))
     yield Finding(
-        Cause.QUEUEING, Severity.WARNING,
+        Cause.QUEUEING, Severity.WARNING if overlapped else Severity.INFO,
         f"Ollama serves one request at a time per model ({s.how}); concurrent users wait in line",
-        s.evidence or (Evidence("ollama_config", s.how),),
+        ev,
         Fix("Raise OLLAMA_NUM_PARALLEL in the service (4 is a common start) and restart. " + KV_WARNING,
             dropin_commands(), dropin(OLLAMA_NUM_PARALLEL=4)),
-        confidence="high" if s.from_runner else "medium",
+        confidence="high" if s.from_runner and overlapped else "medium",
     )
 
 

@@ -1,26 +1,41 @@
-"""CONTEXT_TRUNCATION in Ollama: prompts cut to the context window, or rejected as too long."""
+"""CONTEXT_TRUNCATION in Ollama: prompts cut to the context window, shifted, or rejected as too long."""
 from llmdoctor.checks import check
-from llmdoctor.model import Cause, Finding, Fix, Severity
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 
 @check(id="ollama-context-truncation", cause=Cause.CONTEXT_TRUNCATION,
-       purpose="Ollama truncated prompts to the context window or rejected prompts longer than the context")
+       purpose="Ollama truncated prompts to the context window, shifted a full context, or rejected prompts longer than it")
 def context_truncation(ollama_log):
-    t, errors = ollama_log.truncations, ollama_log.context_errors
-    if not (t.count or errors.count):
+    t, errors, cpp = ollama_log.truncations, ollama_log.context_errors, ollama_log.cpp
+    if not (t.count or errors.count or cpp.shift_count or cpp.exceeded_count):
         return
     from llmdoctor.engines.ollama_figures import dropin, dropin_commands, evs
 
-    limits = ", ".join(str(n) for n in ollama_log.truncation_limits) or "?"
-    need = max(ollama_log.truncation_max_prompt, 4096)
+    src = ollama_log.sources[0] if ollama_log.sources else "ollama log"
+    cut = [s for s in cpp.shifts if s.kind == "truncated"]
+    limits = sorted(set(ollama_log.truncation_limits) | {s.n_ctx for s in cpp.shifts if s.n_ctx})
+    biggest = max([ollama_log.truncation_max_prompt]
+                  + [(s.n_ctx or 0) + (s.dropped or 0) for s in cut] + [(cpp.exceeded_max or (0, 0))[0]])
+    need = max(biggest, 4096)
     target = 1 << (need - 1).bit_length()
-    title = (f"{t.count} prompt(s) were silently truncated to the context window (limit {limits} tokens, "
-             f"prompts up to {ollama_log.truncation_max_prompt})" if t.count else
-             f"{errors.count} request(s) were rejected: the prompt is longer than the context length")
+    lim = ", ".join(f"{n:,}" for n in limits) or "?"
+    if t.count or cut:
+        n = t.count + len(cut) if not t.count else t.count
+        title = (f"{n} prompt(s) were silently cut to the {lim}-token context window"
+                 + (f" (the largest had about {biggest:,} tokens)" if biggest else ""))
+    elif cpp.shift_count:
+        title = f"The {lim}-token context filled and the runner dropped older tokens {cpp.shift_count} time(s) (context shift)"
+    else:
+        title = f"{errors.count + cpp.exceeded_count} request(s) were rejected: the prompt is longer than the context length"
+    ev = evs(t.examples[:3]) + [Evidence(src, s.text) for s in cpp.shifts[:3]] + evs(errors.examples[:2]) \
+        + [Evidence(src, x) for x in cpp.exceeded[:2]]
     yield Finding(
-        Cause.CONTEXT_TRUNCATION, Severity.WARNING, title, evs(t.examples[:3]) + evs(errors.examples[:2]),
-        Fix(f"The model only saw the end of these prompts. Raise the context to fit them (about {target} tokens): "
-            f"OLLAMA_CONTEXT_LENGTH on the server or num_ctx per request - KV memory grows with it, so check "
-            f"`ollama ps` still shows 100% GPU - or send shorter prompts.",
+        Cause.CONTEXT_TRUNCATION, Severity.WARNING, title, ev,
+        Fix(f"The model only saw part of these prompts. Raise the context to fit them (about {target:,} tokens, "
+            f"within what the model was trained for): num_ctx in the request's options, PARAMETER num_ctx in a "
+            f"Modelfile, or OLLAMA_CONTEXT_LENGTH in the server's own environment (Ollama >= 0.5.13). `/set "
+            f"parameter num_ctx` in `ollama run` changes only that interactive session, and the OpenAI-compatible "
+            f"endpoints send no num_ctx. KV memory grows with the context, so check `ollama ps` still shows 100% "
+            f"GPU - or send shorter prompts.",
             dropin_commands(), dropin(OLLAMA_CONTEXT_LENGTH=target)),
     )

@@ -3,6 +3,10 @@ from llmdoctor.checks import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 SLOW_LOAD_S = 5.0
+UPGRADE = ("ollama -v", "curl -fsSL https://ollama.com/install.sh | sh  # upgrade in place")
+PIN_OPTIONS = ("journalctl -u ollama | grep -E 'starting (llama server|runner|llama-server)'  # compare the runner flags",
+               "ollama show MODEL --modelfile > Modelfile && echo 'PARAMETER num_ctx 8192' >> Modelfile "
+               "&& ollama create MODEL-8k -f Modelfile")
 
 
 @check(id="ollama-keepalive-unload", cause=Cause.MODEL_UNLOAD,
@@ -63,3 +67,69 @@ def reload_churn(ollama_log):
                 dropin_commands(), dropin(OLLAMA_CONTEXT_LENGTH=max(sizes))),
         )
         return
+
+
+@check(id="ollama-model-evicted", cause=Cause.MODEL_UNLOAD,
+       purpose="Ollama's scheduler unloaded a loaded model to make room for another (or for new load options)")
+def model_evicted(ollama_log, ollama_config=None):
+    from llmdoctor.engines.ollama_figures import dropin, dropin_commands, evs
+    from llmdoctor.memory import human_bytes as human
+
+    e = ollama_log.evictions
+    if not e.count:
+        return
+    ev = evs(e.examples[:3])
+    text = " ".join(x.line for x in e.examples)
+    free = ollama_log.system_free_bytes
+    cpu_only = '"loaded layers"=0' in text or "loaded layers=0" in text
+    if ollama_log.system_memory is not None:
+        ev.append(Evidence(ollama_log.system_memory.source, ollama_log.system_memory.line))
+    reset = "expire immediately" in text
+    if cpu_only and free and free > 32 * 2**30:
+        why = (f"This happened with {human(free)} of RAM free and no layer on a GPU: before Ollama 0.13.1 the scheduler evicted "
+               f"on CPU-only hosts whenever a model could not go to VRAM (ollama/ollama#13227, fixed by #13242). "
+               f"Upgrade Ollama.")
+    elif reset:
+        why = ("A request arrived whose load options differ from the loaded runner's (num_ctx, use_mlock, num_gpu, "
+               "num_thread...), so the model was expired and loaded again. Make every client send the same options "
+               "or none, and pin the context on the server (OLLAMA_CONTEXT_LENGTH or PARAMETER num_ctx).")
+    else:
+        why = ("Another model did not fit next to it, or OLLAMA_MAX_LOADED_MODELS was reached. Use fewer or smaller "
+               "models, lower OLLAMA_NUM_PARALLEL or the context (the KV cache grows with both), or raise "
+               "OLLAMA_MAX_LOADED_MODELS if memory allows.")
+    yield Finding(
+        Cause.MODEL_UNLOAD, Severity.WARNING,
+        f"Ollama unloaded a loaded model to make room {e.count} time(s): the next request for it waits for a reload",
+        ev, Fix(why, *((UPGRADE,) if cpu_only and free and free > 32 * 2**30 else
+                       (PIN_OPTIONS,) if reset else (dropin_commands(), dropin(OLLAMA_MAX_LOADED_MODELS=2)))))
+
+
+@check(id="ollama-reload-while-active", cause=Cause.MODEL_UNLOAD,
+       purpose="Ollama loaded a model again shortly after serving requests, well within the keep-alive")
+def reload_while_active(ollama_log, ollama_config=None):
+    from llmdoctor.engines.ollama_env import format_seconds
+    from llmdoctor.engines.ollama_figures import config_evidence, keep_alive_seconds
+
+    keep = keep_alive_seconds(ollama_config)
+    early = [ld for ld in ollama_log.loads if ld.idle_before_s is not None and ld.idle_before_s < min(keep, 3600)
+             and ld.examples]
+    if not early or ollama_log.evictions.count:
+        return  # (an eviction is reported with its own reason)
+    ld = early[-1]
+    ev = [Evidence(ld.examples[0].source, f"{ld.examples[0].line}  [{format_seconds(ld.idle_before_s)} after the "
+                                          f"last request finished]")]
+    if ollama_config is not None and not ollama_config.is_default("OLLAMA_KEEP_ALIVE"):
+        ev.append(config_evidence(ollama_config, "OLLAMA_KEEP_ALIVE"))
+    forever = keep >= 10**9
+    yield Finding(
+        Cause.MODEL_UNLOAD, Severity.WARNING,
+        f"Ollama loaded a model {format_seconds(ld.idle_before_s)} after serving a request, inside its keep-alive "
+        f"({'forever' if forever else format_seconds(keep)}): not an idle unload",
+        ev,
+        Fix("A load this soon after traffic means a request needed a different runner: either another model "
+            "(the two take turns in memory), or the same model with different load options - num_ctx, use_mlock, "
+            "num_gpu, num_thread - which Ollama can only apply by loading it again. Make every client send the "
+            "same options or none, pin the context on the server (OLLAMA_CONTEXT_LENGTH, or PARAMETER num_ctx in "
+            "a Modelfile), and if two models alternate, keep both loaded (OLLAMA_MAX_LOADED_MODELS) when memory "
+            "allows. The runner command lines in the log show which option changed.", PIN_OPTIONS),
+        confidence="medium")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Iterable
 
+from ..knowledge.llamacpp_lines import LlamaCppFacts, LlamaCppLines
 from ..parsing import ParseError, parse_size, strip_journal_prefix
 from . import ollama_config_line as cfgline
 from .ollama_env import parse_go_duration
@@ -57,6 +58,22 @@ _INVENTORY = re.compile(r'msg="inference compute"')
 _KV = re.compile(r'([A-Za-z_][\w.]*)=("(?:[^"\\]|\\.)*"|\S+)')
 _BACKEND = re.compile(r"load_backend: loaded (\S+) backend from")
 _FORCED_ONE = "model architecture does not currently support parallel requests"
+# The scheduler unloading a loaded model to make room (INFO; DEBUG for the last two), and a
+# keep-alive running out (DEBUG only): server/sched.go, llm/server.go (FACTS.md §4).
+EVICTIONS = ("evicting a model to make space", "predicted to exceed available memory, evicting",
+             "max runners achieved, unloading one to make room", "resetting model to expire immediately to make room",
+             "evicting all other models", "evicting all other loaded models")
+EXPIRIES = ("timer expired, expiring to unload", "runner expired event received", "expiring to unload")
+_SCHED_LOAD = re.compile(r'msg="(?:new model will fit in available (?:VRAM|memory)[^"]*, loading|loading first model|'
+                         r'loading model(?: via llama-server)?)"')
+_MODEL_ARG = re.compile(r'\bmodel(?:Path)?=("?)([^"\s]+)\1')
+_SYS_MEM = re.compile(r'msg="system memory" total="([^"]+)" free="([^"]+)"')
+_SYSTEM_INFO = re.compile(r'msg="?system"? (.*)')
+_RUNNERS = re.compile(r'msg="Dynamic LLM libraries" runners="?\[([^\]]*)\]')
+_COMPATIBLE = re.compile(r'msg="compatible gpu libraries" compatible=\[([^\]]*)\]')
+_DETECTED = re.compile(r'msg="detected GPUs"[^\n]*?count=(\d+)|msg="inference compute"[^\n]*?library=(?!cpu)(\w+)')
+_LIBDIR_MISSING = re.compile(r"lib[/\\]ollama\S*[’'\"]?:? No such file or directory|cannot access\s+\S*lib[/\\]ollama")
+GPU_BACKEND_NAMES = ("CUDA", "ROCm", "HIP", "Vulkan", "Metal", "MTL", "SYCL", "OpenCL", "CANN", "MUSA")
 _VRAM_CTX = re.compile(r'vram-based default context"?\s+total_vram="?([^"]+?)"?\s+default_num_ctx=(\d+)')
 
 
@@ -176,6 +193,21 @@ class OllamaLogSummary:
     requests: RequestTiming = RequestTiming()
     status_counts: dict[int, int] = field(default_factory=dict)
     last_request_at: datetime | None = None
+    cpp: LlamaCppFacts = LlamaCppFacts()  # the runner's llama.cpp lines (shifts, cut prompts, devices)
+    evictions: Signal = Signal()  # a loaded model unloaded to make room for another
+    expiries: Signal = Signal()  # keep-alive ran out (DEBUG lines)
+    system_memory: Example | None = None  # the last `msg="system memory"` line
+    system_free_bytes: int | None = None
+    runner_backends: tuple[str, ...] | None = None  # backends in the runner's `msg=system` line
+    runner_backends_example: Example | None = None
+    runner_libraries: tuple[str, ...] | None = None  # old `Dynamic LLM libraries runners=[...]`
+    runner_libraries_example: Example | None = None
+    gpu_libraries_empty: Signal = Signal()  # `compatible gpu libraries compatible=[]`
+    libdir_missing: Signal = Signal()  # a listing that shows lib/ollama is not there
+    gpu_seen: Example | None = None  # a line that shows a GPU was found or planned for
+    busy: Signal = Signal()  # old runner "llm busy - no slots available"
+    fast_error_burst: tuple[Example, ...] = ()  # the largest same-second burst of fast 5xx answers
+    fast_error_burst_size: int = 0
 
 
 def _number(text: str) -> float | None:
@@ -236,7 +268,8 @@ def key_values(text: str) -> dict[str, str]:
 
 
 def model_id(path: str) -> str:
-    base = path.rstrip("/").rsplit("/", 1)[-1]
+    """`sha256-<12 hex>` of a blob path (POSIX or Windows, `\\`-escaped or not), else the file name."""
+    base = re.split(r"[/\\]+", path.rstrip("/\\"))[-1]
     m = re.match(r"sha256[-:]([0-9a-f]{12})", base)
     return f"sha256-{m.group(1)}" if m else base
 
@@ -244,6 +277,8 @@ def model_id(path: str) -> str:
 class _LoadBuilder:
     def __init__(self, at: datetime | None, idle: float | None) -> None:
         self.d: dict = {"started_at": at, "idle_before_s": idle}
+        self.by_scheduler = False  # begun by the scheduler's "loading" line; the runner command follows
+        self.has_cmd = False
         self.host = 0.0
         self.gpu = 0.0
         self.hw = 0
@@ -257,6 +292,38 @@ class _LoadBuilder:
                     model_buffer_mib=round(self.model_mib, 2),
                     host_weights_bytes=self.hw, gpu_weights_bytes=self.gw,
                     backends=tuple(self.backends), examples=tuple(self.examples[:6]), **self.d)
+
+
+class _Burst:
+    """Same-second bursts of fast 5xx answers: requests turned away before reaching the model
+    (Ollama <= 0.1.33 answered a full 10-request queue with 500, later ones with 503)."""
+
+    FAST_S = 1.0
+
+    def __init__(self) -> None:
+        self.second: datetime | None = None
+        self.group: list[Example] = []
+        self.size = 0
+        self.best: tuple[Example, ...] = ()
+        self.best_size = 0
+
+    def add(self, g: GinLine, ex: Example) -> None:
+        if g.status < 500 or g.seconds >= self.FAST_S:
+            return
+        if g.at != self.second:
+            self._close()
+            self.second, self.group, self.size = g.at, [], 0
+        self.size += 1
+        if len(self.group) < 4:
+            self.group.append(ex)
+
+    def _close(self) -> None:
+        if self.size > self.best_size:
+            self.best, self.best_size = tuple(self.group), self.size
+
+    def frozen(self) -> tuple[tuple[Example, ...], int]:
+        self._close()
+        return self.best, self.best_size
 
 
 class _Requests:
@@ -344,7 +411,8 @@ class OllamaLogScanner:
         self.pending_config: tuple[str, str, int] | None = None  # (text, source, lines joined)
         self.pending_estimator: tuple[str, str, int] | None = None
         self.t = {k: _Tally() for k in ("invalid_env", "load_times", "trunc", "ctx_err", "forced",
-                                         "s503", "pending", "oom", "gpu_init")}
+                                         "s503", "pending", "oom", "gpu_init", "evict", "expire",
+                                         "compat_empty", "libdir", "busy")}
         self.loads: deque[Load] = deque(maxlen=MAX_LOADS)
         self.load_count = 0
         self.current: _LoadBuilder | None = None
@@ -366,6 +434,15 @@ class OllamaLogScanner:
         self.last_request: datetime | None = None
         self.last_time: datetime | None = None
         self.pending_backends: list[str] = []
+        self.cpp = LlamaCppLines()
+        self.sys_mem: Example | None = None
+        self.sys_free: int | None = None
+        self.runner_backends: tuple[str, ...] | None = None
+        self.runner_backends_ex: Example | None = None
+        self.runner_libs: tuple[str, ...] | None = None
+        self.runner_libs_ex: Example | None = None
+        self.gpu_seen: Example | None = None
+        self.burst = _Burst()
 
     # -- feeding ---------------------------------------------------------------------
     def feed_all(self, lines: Iterable[str], source: str) -> "OllamaLogScanner":
@@ -429,16 +506,25 @@ class OllamaLogScanner:
             if len(self.inv_ex) < 8:
                 self.inv_ex.append(Example(source, text[:MAX_LINE]))
             return
-        if "msg=offload " in text or text.rstrip().endswith("msg=offload"):
+        if "msg=offload " in text or text.rstrip().endswith("msg=offload") or 'msg="offload to ' in text:
             self.pending_estimator = (text, source, 1)
             return
+        if "source=" in text or "msg=" in text or "evict" in text or "expir" in text:
+            if self._scheduler(text, source, at):
+                return
         if "cmd=" in text and _START_CMD.search(text):
-            self._start_load(at, source, text)
+            cur = self.current
+            if cur is not None and cur.by_scheduler and not cur.has_cmd:
+                cur.examples.append(Example(source, text[:MAX_LINE]))
+            else:
+                cur = self._start_load(at, source, text)
+            cur.has_cmd = True
             c, p, mo = _CTX.search(text), _PAR.search(text), _MODEL.search(text)
-            d = self.current.d  # type: ignore[union-attr]
+            d = cur.d
+            prior = d.get("model")
             d["ctx_size"] = int(c.group(1)) if c else None
             d["parallel"] = int(p.group(1)) if p else None
-            d["model"] = model_id(mo.group(1)) if mo else None
+            d["model"] = model_id(mo.group(1)) if mo else prior
             self._count_ctx(d["model"], d["ctx_size"])
             return
         m = _LOAD_REQ.search(text) if "load request" in text else None
@@ -526,10 +612,63 @@ class OllamaLogScanner:
         if ("999" in text or "init GPU" in text or "init gpu" in low) and GPU_INIT_FAILURE.search(text):
             self.t["gpu_init"].add(source, text)
             return
+        if "no such file" in low or "cannot access" in low:
+            if _LIBDIR_MISSING.search(text):
+                self.t["libdir"].add(source, text)
+                return
+        if "llm busy - no slots available" in text:
+            self.t["busy"].add(source, text)
+            return
+        if self.cpp.feed(text):
+            return
         if any(s in low for s in OOM_SUBSTRINGS):
             self.t["oom"].add(source, text)
 
     # -- pieces --------------------------------------------------------------------------
+    def _scheduler(self, text: str, source: str, at: datetime | None) -> bool:
+        """Scheduler, discovery and runner-inventory lines; True when the line was one of them."""
+        if any(e in text for e in EVICTIONS):
+            self.t["evict"].add(source, text)
+            return True
+        if any(e in text for e in EXPIRIES):
+            self.t["expire"].add(source, text)
+            return True
+        m = _SCHED_LOAD.search(text) if "msg=" in text else None
+        if m:
+            cur = self._start_load(at, source, text)
+            cur.by_scheduler = True
+            mo = _MODEL_ARG.search(text[m.end():])
+            if mo:
+                cur.d["model"] = model_id(mo.group(2))
+            return True
+        m = _SYS_MEM.search(text) if "system memory" in text else None
+        if m:
+            self.sys_mem = Example(source, text[:MAX_LINE])
+            try:
+                self.sys_free = parse_size(m.group(2))
+            except ParseError:
+                self.sys_free = None
+            return True
+        if "msg=system " in text:
+            names = tuple(dict.fromkeys(re.findall(r"\b([A-Za-z]+)\.\d+\.", text)))
+            self.runner_backends, self.runner_backends_ex = names, Example(source, text[:MAX_LINE])
+            return True
+        m = _RUNNERS.search(text) if "Dynamic LLM libraries" in text else None
+        if m:
+            self.runner_libs = tuple(m.group(1).replace(",", " ").split())
+            self.runner_libs_ex = Example(source, text[:MAX_LINE])
+            return True
+        m = _COMPATIBLE.search(text) if "compatible gpu libraries" in text else None
+        if m:
+            if not m.group(1).strip():
+                self.t["compat_empty"].add(source, text)
+            return True
+        m = _DETECTED.search(text) if "detected GPUs" in text or "inference compute" in text else None
+        if m and self.gpu_seen is None and (m.group(2) or (m.group(1) and int(m.group(1)) > 0)):
+            self.gpu_seen = Example(source, text[:MAX_LINE])
+            return "inference compute" not in text  # the inventory line has its own reader
+        return False
+
     def _gin(self, text: str, source: str) -> None:
         g = parse_gin(text)
         if g is None:
@@ -538,6 +677,8 @@ class OllamaLogScanner:
         inference = g.path.split("?", 1)[0] in INFERENCE_PATHS
         if g.status == 503:
             self.t["s503"].add(source, text)
+        if inference:
+            self.burst.add(g, Example(source, text[:MAX_LINE]))
         if inference and g.status < 400:
             self.req.add(g, Example(source, text[:MAX_LINE]))
         if inference:
@@ -559,6 +700,11 @@ class OllamaLogScanner:
         self.pending_estimator = None
         self.estimator = key_values(body)
         self.estimator_ex = Example(source, body[:MAX_LINE])
+        lib = self.estimator.get("library", "")
+        if self.gpu_seen is None and lib and lib.lower() != "cpu":
+            offload = self.estimator.get("layers.offload", "")
+            if not offload.isdecimal() or int(offload) > 0:
+                self.gpu_seen = self.estimator_ex
 
     def _flush_pending(self) -> None:
         if self.pending_config is not None:
@@ -569,6 +715,7 @@ class OllamaLogScanner:
     def _new_startup(self, at: datetime | None) -> None:
         self._close_startup()
         self.inv_at = at
+        self.last_request = None
 
     def _close_startup(self) -> None:
         if self.inv:
@@ -622,6 +769,7 @@ class OllamaLogScanner:
         if self.first_startup is not None and (not startups or startups[0] is not self.first_startup):
             startups.insert(0, self.first_startup)
         t = {k: v.frozen() for k, v in self.t.items()}
+        burst, burst_size = self.burst.frozen()
         return OllamaLogSummary(
             sources=tuple(self.sources), lines=self.lines, version=self.version,
             version_example=self.version_ex, server_config=self.config,
@@ -636,8 +784,20 @@ class OllamaLogScanner:
             max_pending=t["pending"], oom=t["oom"], gpu_init_failures=t["gpu_init"],
             startups=tuple(startups), estimator=self.estimator, estimator_example=self.estimator_ex,
             vram_default_ctx=self.vram_ctx, requests=self.req.frozen(), status_counts=dict(self.status),
-            last_request_at=self.last_request,
+            last_request_at=self.last_request, cpp=self.cpp.result(), evictions=t["evict"], expiries=t["expire"],
+            system_memory=self.sys_mem, system_free_bytes=self.sys_free, runner_backends=self.runner_backends,
+            runner_backends_example=self.runner_backends_ex, runner_libraries=self.runner_libs,
+            runner_libraries_example=self.runner_libs_ex, gpu_libraries_empty=t["compat_empty"],
+            libdir_missing=t["libdir"], gpu_seen=self.gpu_seen or self._inventory_gpu(startups), busy=t["busy"],
+            fast_error_burst=burst, fast_error_burst_size=burst_size,
         )
+
+    @staticmethod
+    def _inventory_gpu(startups) -> Example | None:
+        for s in startups:
+            if s.has_gpu and s.examples:
+                return next((e for e in s.examples if "library=cpu" not in e.line), s.examples[0])
+        return None
 
 
 def scan(lines: Iterable[str], source: str = "log") -> OllamaLogSummary:

@@ -82,10 +82,14 @@ def log_sources(ctx: Context, engines=(), evidence_recognition=None) -> LogSourc
         from ..logs import EvidenceFileSource, engine_from_name
 
         only = _single_engine(engines)
+        kinds = {e.kind for e in engines}
         per_file = evidence_recognition.files if evidence_recognition is not None else {}
         for name in log_files:
             path = str(host.path(name))
-            engine = per_file.get(name) or engine_from_name(name) or only or _sniff_file(path)
+            engine = per_file.get(name)
+            if engine not in kinds:  # meta.json named the engine: its logs are that engine's
+                engine = None
+            engine = engine or engine_from_name(name) or only or _sniff_file(path)
             sources.append(EvidenceFileSource(host, name, engine, ctx.since_seconds))
         return LogSources(sources)
 

@@ -45,7 +45,7 @@ NO_DEVICE = re.compile(
     r"no CUDA-capable device is detected|CUDA driver version is insufficient|ggml_metal_init: error|"
     r"failed to initialize (?:the )?(?:CUDA|ROCm|HIP|Vulkan|Metal)", re.I)
 DEVICES_FOUND = re.compile(r"ggml_cuda_init: found (\d+) \w+ devices|ggml_vulkan: Found (\d+) Vulkan devices|"
-                           r"using device (?:CUDA|ROCm|Vulkan|MTL|SYCL)\d")
+                           r"using device (?:CUDA|ROCm|Vulkan|MTL|SYCL)\d|since a GPU device is available")
 OFFLOADED = re.compile(r"offloaded\s+(\d+)/(\d+)\s+layers to GPU")
 BUFFER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s+(?:(model|KV|compute|output|RS)\s+)?buffer size\s*=\s*([\d.]+)\s*MiB")
 HOST_BACKEND = re.compile(r"^(?:CPU(?:_\w*)?|BLAS|\w+_Host)$")
@@ -176,6 +176,9 @@ class LlamaCppLines:
             self.buffer_lines = []
             return True
         m = BUFFER.search(line) if "buffer size" in line else None
+        if m and m.group(2) not in (None, "model") and not HOST_BACKEND.match(m.group(1)):
+            self.devices += 1  # a KV or compute buffer on a GPU: there is one, whatever the weights do
+            return False
         if m and m.group(2) in (None, "model"):
             try:
                 mib = float(m.group(3))

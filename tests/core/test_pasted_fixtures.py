@@ -45,7 +45,7 @@ def repaste(path: Path, how: str) -> None:
         path.write_bytes(text.replace("\n", "\r\n").encode())
     elif how == "journald-prefix" and path.name in ("journal.log", "server.log", "vllm.log"):
         # as `journalctl -u UNIT` prints a plain log file's lines (lines that have a prefix keep it)
-        unit = "vllm" if "vllm" in path.parent.name else "ollama"
+        unit = next((u for u in ("vllm", "llama-server") if u.split("-")[0] in path.parent.name), "ollama")
         prefixed = [line if JOURNALD.match(line) or not line else f"Nov 29 10:00:00 gpu-box {unit}[1234]: {line}"
                     for line in text.split("\n")]
         path.write_text("\n".join(prefixed))
