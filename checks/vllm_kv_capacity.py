@@ -1,7 +1,30 @@
 """KV_CAPACITY in vLLM: the KV cache cannot hold the sequences it is asked to carry."""
 from llmdoctor.checks import check
-from llmdoctor.engines.vllm_advice import kv_room_fix
+from llmdoctor.engines.vllm_advice import kv_room_fix, setting
+
+BLOCK_TOKENS = 16  # vLLM's default --block-size
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+
+def _derived(scan, vllm_cmdline, vllm_log):
+    """(max_model_len, tokens the KV cache holds, evidence) when the start-up lines show the
+    cache cannot hold one full-length sequence (vLLM then refuses to start)."""
+    cap = scan.kv_capacity
+    length = setting(vllm_cmdline, vllm_log, "max_model_len")
+    try:
+        length = int(length) if length is not None else None
+    except (TypeError, ValueError):
+        length = None
+    if cap is None or not length:
+        return None
+    block = scan.settings.get("block_size") if isinstance(scan.settings.get("block_size"), int) else BLOCK_TOKENS
+    tokens = cap.kv_tokens or (cap.gpu_blocks * block if cap.gpu_blocks else None)
+    if not tokens or tokens >= length:
+        return None
+    how = (f"# GPU blocks {cap.gpu_blocks} x {block} tokens per block = {tokens:,} tokens"
+           if not cap.kv_tokens else f"KV cache size {tokens:,} tokens")
+    return length, tokens, [Evidence(scan.source, line) for line in cap.lines[-2:]] + [
+        Evidence(scan.source, f"{how} < max_model_len {length:,}")]
 
 
 @check(id="vllm-max-seq-len", cause=Cause.KV_CAPACITY,
@@ -10,6 +33,17 @@ def max_seq_len(vllm_log, vllm_cmdline=None):
     for scan in vllm_log.scans:
         err = scan.max_seq_len_error
         if err is None:
+            derived = _derived(scan, vllm_cmdline, vllm_log)
+            if derived is None:
+                continue
+            length, tokens, ev = derived
+            yield Finding(
+                Cause.KV_CAPACITY, Severity.CRITICAL,
+                f"vLLM's KV cache holds {tokens:,} tokens, less than one {length:,}-token sequence: it refuses to start",
+                ev,
+                Fix(f"Lower --max-model-len to what the cache holds ({tokens}), or give the cache more memory "
+                    f"(--gpu-memory-utilization, --kv-cache-dtype fp8, --tensor-parallel-size 2).",
+                    (f"vllm serve MODEL --max-model-len {tokens}", "vllm serve MODEL --gpu-memory-utilization 0.95")))
             continue
         ev = [Evidence(scan.source, err.text)]
         fits = err.kv_tokens or err.estimated_max_len

@@ -1,6 +1,6 @@
 """PREFILL in vLLM: prompt processing crowds out generation, or shared prompt prefixes are recomputed."""
 from llmdoctor.checks import check
-from llmdoctor.engines.vllm_advice import classify_waiting, serve_flags_text
+from llmdoctor.engines.vllm_advice import classify_waiting, decode_starved, serve_flags_text
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 LOW_HIT_PCT = 10.0
@@ -16,20 +16,31 @@ def prefill_interference(vllm_log=None, vllm_metrics=None, vllm_cmdline=None):
             break
     if not kind:
         kind, ev = classify_waiting(metrics=vllm_metrics)
-    if kind != "prefill":
+    starved = None
+    if kind is None:
+        starved = next((x for x in map(decode_starved, vllm_log.scans if vllm_log is not None else ()) if x), None)
+    if kind != "prefill" and starved is None:
         return
+    if starved is not None:
+        slow, busy = starved
+        src = vllm_log.scans[0].source
+        ev = [Evidence(src, slow.text), Evidence(src, busy.text),
+              Evidence(src, f"{slow.running} requests running, generation {slow.generation_tps:g} tokens/s in all; "
+                            f"next to it {busy.prompt_tps:g} prompt tokens/s: a long prefill took the engine's steps")]
     budget = vllm_cmdline.get("max_num_batched_tokens") if vllm_cmdline is not None else None
     target = max(512, (budget or 8192) // 4)
     yield Finding(
         Cause.PREFILL, Severity.WARNING,
-        "Prefill of long prompts is crowding out generation in vLLM while requests wait",
+        ("Streaming answers stall while vLLM prefills another request's long prompt" if starved is not None else
+         "Prefill of long prompts is crowding out generation in vLLM while requests wait"),
         ev,
         Fix("Long prompts take most of each scheduler step, so waiting requests and running streams both "
             "slow down. Lower the chunked-prefill budget so decode steps interleave with prefill "
             f"(--max-num-batched-tokens {target}), limit concurrent long prefills "
             "(--max-num-partial-prefills, --long-prefill-token-threshold), keep prefix caching on for shared "
             "prompt heads, and shorten prompts where you can.",
-            (serve_flags_text(vllm_cmdline, max_num_batched_tokens=target),)))
+            (serve_flags_text(vllm_cmdline, max_num_batched_tokens=target),)),
+        confidence="medium" if starved is not None else "high")
 
 
 @check(id="vllm-prefix-caching-off", cause=Cause.PREFILL,

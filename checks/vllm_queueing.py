@@ -1,7 +1,7 @@
 """QUEUEING in vLLM: requests wait for a place in the running batch (USERS.md #11 tells it
 apart from prefill interference, which checks/vllm_prefill.py reports)."""
 from llmdoctor.checks import check
-from llmdoctor.engines.vllm_advice import classify_waiting, serve_flags_text
+from llmdoctor.engines.vllm_advice import classify_waiting, serve_flags_text, setting
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 
@@ -21,7 +21,7 @@ def queueing(vllm_log=None, vllm_metrics=None, vllm_cmdline=None):
     kind, ev, sustained = _evidence_sets(vllm_log, vllm_metrics)
     if kind != "queue":
         return
-    seqs = vllm_cmdline.get("max_num_seqs") if vllm_cmdline is not None else None
+    seqs = setting(vllm_cmdline, vllm_log, "max_num_seqs")
     summary = ("Requests queue behind a full batch: more arrive than the server runs at once. Time to first "
                "token grows with the queue while tokens/s of running requests stay flat. Cap concurrency at "
                "the client or load balancer, add a replica (or --data-parallel-size), and raise "

@@ -5,11 +5,32 @@ from __future__ import annotations
 from ..model import Evidence, Fix
 
 MAX_GPU_UTIL = 0.95
+KV_BOUND_PCT = 80.0  # requests that wait while the KV cache is this full wait for KV room, not for a place
+
+
+def setting(cmdline, logs, key):
+    """A vLLM setting from the command line, else from the log's start-up line (non-default args)."""
+    value = cmdline.get(key) if cmdline is not None else None
+    if value is None:
+        for scan in (logs.scans if logs is not None else ()):
+            if scan.settings.get(key) is not None:
+                return scan.settings[key]
+    return value
+
+
+def kv_bound_lines(scan):
+    """Stats lines on which requests waited while the KV cache was at least KV_BOUND_PCT full."""
+    return [s for s in scan.recent_stats if s.waiting > 0 and s.kv_usage_pct >= KV_BOUND_PCT]
 
 
 def serve_flags_text(cmdline, **flags) -> str:
-    """`vllm serve MODEL` with the given flags, keeping the model from the command line when known."""
+    """`vllm serve MODEL` with the given flags, keeping the model from the command line when known;
+    `LLM(..., key=value)` when the engine was started from Python."""
     model = cmdline.get("model") if cmdline is not None else None
+    if cmdline is not None and any(a.startswith(("LLM(", "llm=LLM(")) for a in cmdline.argv[:4]):
+        kwargs = ", ".join(f"{k}={v!r}" if isinstance(v, str) and v else f"{k}={v if v != '' else True}"
+                           for k, v in flags.items())
+        return f"LLM(model={model or 'MODEL'!r}, ..., {kwargs})"
     parts = ["vllm serve", model or "MODEL"]
     parts += [f"--{k.replace('_', '-')}" + (f" {v}" if v != "" else "") for k, v in flags.items()]
     return " ".join(parts)
@@ -68,6 +89,16 @@ def classify_waiting(scan=None, metrics=None, first=None) -> tuple[str | None, l
     queue time), with the figures that decided it; None when nothing waited."""
     ev: list[Evidence] = []
     kind = None
+    bound = kv_bound_lines(scan) if scan is not None else []
+    waiting = [s for s in scan.recent_stats if s.waiting > 0] if scan is not None else []
+    seqs = scan.settings.get("max_num_seqs") if scan is not None else None
+    if bound and len(bound) * 2 >= len(waiting) and not (seqs and all(s.running >= seqs for s in bound)):
+        peak = max(bound, key=lambda s: s.kv_usage_pct)
+        ev += [Evidence(scan.source, s.text) for s in ([bound[0]] if peak is bound[0] else [bound[0], peak])]
+        ev.append(Evidence(scan.source, f"{len(bound)} of {len(waiting)} stats line(s) with waiting requests had the "
+                                        f"KV cache at least {KV_BOUND_PCT:.0f} % full (peak {peak.kv_usage_pct:.1f} %, "
+                                        f"{peak.running} running)"))
+        return "kv", ev
     if scan is not None and _waiting_matters(scan):
         run = scan.longest_waiting_run
         heavy = scan.prompt_heavy_waiting_lines
@@ -84,6 +115,9 @@ def classify_waiting(scan=None, metrics=None, first=None) -> tuple[str | None, l
         if m.waiting and m.waiting > 0 and both:
             q, p = _between(metrics, "queue_time"), _between(metrics, "prefill_time")
             text = f"vllm:num_requests_waiting {m.waiting:g}, vllm:num_requests_running {m.running or 0:g}"
+            if kind is None and m.kv_usage is not None and m.kv_usage * 100 >= KV_BOUND_PCT:
+                ev.append(Evidence(metrics.source, f"{text}, {m.kv_usage_name} {m.kv_usage:.3f}"))
+                return "kv", ev
             if q is not None and p is not None and q.mean is not None and p.mean is not None:
                 text += f"; mean queue time {q.mean:.2f} s vs mean prefill time {p.mean:.2f} s per request"
                 kind = kind or ("prefill" if p.mean > q.mean else "queue")
@@ -94,3 +128,21 @@ def classify_waiting(scan=None, metrics=None, first=None) -> tuple[str | None, l
                 text += f"; mean inter-token latency {itl.mean * 1000:.0f} ms ({m.itl_name})"
             ev.append(Evidence(metrics.source, text))
     return kind, ev
+
+
+PREFILL_TPS = 1000.0  # prompt tokens/s that only a long prompt's prefill produces in one interval
+STARVED_TPS = 2.0  # generated tokens/s per running request below which decoding has stalled
+
+
+def decode_starved(scan):
+    """(starved line, prefill line) when running requests all but stopped generating next to an
+    interval in which the engine prefilled a long prompt: the prefill took the steps."""
+    lines = list(scan.recent_stats)
+    for i, s in enumerate(lines):
+        if s.running < 2 or s.waiting or s.generation_tps is None or s.generation_tps / s.running >= STARVED_TPS:
+            continue
+        for other in lines[max(0, i - 1): i + 2]:
+            p, g = other.prompt_tps or 0.0, other.generation_tps or 0.0
+            if p >= PREFILL_TPS and p >= 10 * max(g, 1.0) and other.running >= 2:
+                return s, other
+    return None

@@ -5,6 +5,7 @@ Only the flags the checks name in their fixes are kept. vLLM accepts `--flag val
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..parsing import split_cmdline
@@ -56,9 +57,34 @@ class VllmCmdline:
             return None
 
 
+# `LLM(model=..., max_model_len=1000, gpu_memory_utilization=0.95)`: the offline Python API takes
+# the same settings as keyword arguments.
+_KWARG = re.compile(r"\b([a-z_]+)\s*=\s*(\"[^\"]*\"|'[^']*'|[^,()\s]+)")
+
+
+def _python_kwargs(text: str) -> dict:
+    settings: dict = {}
+    for key, raw in _KWARG.findall(text[text.index("LLM("):]):
+        flag = "--" + key.replace("_", "-")
+        value = raw.strip("'\"")
+        if key == "model" and value == raw:
+            continue  # a variable (model=args.model_path), not a name
+        if flag in SWITCHES and value in ("True", "False"):
+            k, on = SWITCHES[flag]
+            settings[k] = on if value == "True" else not on
+        elif flag in FLAGS:
+            k, kind = FLAGS[flag]
+            try:
+                settings[k] = kind(value)
+            except ValueError:
+                settings[k] = None
+    return settings
+
+
 def parse_vllm_cmdline(text: str | bytes) -> VllmCmdline:
     argv = split_cmdline(text)
-    settings: dict = {}
+    raw = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    settings: dict = _python_kwargs(raw) if "LLM(" in raw else {}
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -84,4 +110,4 @@ def parse_vllm_cmdline(text: str | bytes) -> VllmCmdline:
 
 
 def looks_like_vllm_cmdline(argv: list[str]) -> bool:
-    return any("vllm" in a for a in argv[:4])
+    return any("vllm" in a for a in argv[:4]) or any(a.startswith(("LLM(", "llm=LLM(")) for a in argv[:4])

@@ -46,6 +46,11 @@ OVERFLOW_MARK = "QueueOverflowError"
 # Access and request lines carry no capital 'V' or 'Q', so nearly every hit is a real one.
 _RARE = (("V", KV_MARK, 1), ("Q", OVERFLOW_MARK, 0), ("#", HASH_MARK, 0))
 _RARE_B = tuple((c.encode(), w.encode(), o) for c, w, o in _RARE)
+# Rare lines found by a plain substring search per chunk (no per-line work): requests refused
+# for max_model_len (V0 scheduler, input processor, OpenAI server wordings) and the start-up
+# line that names the engine's settings (V1 `non-default args: {...}`, V0 `with config: ...`).
+CONTEXT_MARKS = ("exceeds limit of", "maximum model length of", "maximum context length is")
+SETTINGS_MARKS = ("non-default args: {", "engine with config: ", "engine (v")
 PEEK_LINES = 3  # window after a trigger for "Maximum concurrency" / the V0 prefix-cache line
 MAX_LINE = 64 * 1024  # longer lines are cut (bounded memory on a log without newlines)
 
@@ -76,9 +81,41 @@ _AVAILABLE = re.compile(r"Available KV cache memory: (\d+(?:\.\d+)?) ?GiB")
 _MAX_SEQ_V0 = re.compile(
     r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)")
 _MAX_SEQ_V1 = re.compile(
-    r"max seq len \((\d+)\), \((\d+(?:\.\d+)?) GiB KV cache is needed, which is larger than the available KV cache "
+    r"max seq len \((\d+)\),\s*\(?(\d+(?:\.\d+)?) GiB KV cache is needed, which is larger than the available KV cache "
     r"memory \((\d+(?:\.\d+)?) GiB\)")
 _ESTIMATED = re.compile(r"estimated maximum model length is (\d+)")
+_TOO_LONG = (
+    re.compile(r"Input prompt \((\d+) tokens\) is too long and exceeds limit of (\d+)"),
+    re.compile(r"prompt \(length (\d+)\) is longer than the maximum model length of (\d+)"),
+    re.compile(r"maximum context length is (\d+) tokens\. However, you requested (\d+) tokens"),
+    re.compile(r"maximum context length is (\d+) tokens\..*?prompt contains (?:at least )?(\d+) input tokens"),
+)
+# refusals without a prompt token count: a character pre-check, output tokens beyond the limit
+_TOO_LONG_OTHER = re.compile(r"maximum context length is (\d+) tokens\.|max_tokens=\d+ cannot be greater than "
+                             r"max_model_len=(\d+)")
+_CONFIG_PAIR = re.compile(r"\b(max_seq_len|max_model_len|tensor_parallel_size|pipeline_parallel_size|"
+                          r"enable_prefix_caching|block_size|max_num_seqs|max_num_batched_tokens|"
+                          r"gpu_memory_utilization|kv_cache_dtype|enable_chunked_prefill|quantization)=([^,)\s]+)")
+
+
+_SETTING_KEYS = frozenset({"max_model_len", "max_num_seqs", "max_num_batched_tokens", "gpu_memory_utilization",
+                           "tensor_parallel_size", "pipeline_parallel_size", "enable_prefix_caching",
+                           "enable_chunked_prefill", "kv_cache_dtype", "block_size", "kv_cache_memory_bytes",
+                           "swap_space", "preemption_mode", "quantization", "model", "dtype"})
+
+
+def _config_value(v: str):
+    """A value of V0's `with config:` line as Python: ints, floats, booleans, else the text."""
+    v = v.strip("'\"")
+    if v in ("True", "False"):
+        return v == "True"
+    try:
+        return int(v)
+    except ValueError:
+        try:
+            return float(v)
+        except ValueError:
+            return v
 
 
 def _int(text: str | None) -> int | None:
@@ -98,7 +135,11 @@ class VllmLogScanner:
         (looking for the message would cost a slow extra pass over every byte)."""
         self.source = source
         self._busy = client_errors
-        self._marks = (BUSY_MARK,) if client_errors else ()
+        self._marks = ((BUSY_MARK,) if client_errors else ()) + CONTEXT_MARKS + SETTINGS_MARKS
+        self.too_long = 0
+        self.too_long_examples: list[str] = []
+        self.too_long_max: tuple[int, int] | None = None  # (prompt tokens, limit) of the largest
+        self.settings: dict = {}
         self.kv_full_pct = kv_full_pct
         self.preempt_warnings = 0
         self.preempt_modes: dict[str, int] = {}
@@ -144,6 +185,8 @@ class VllmLogScanner:
             self._conc_follow_up(line)
         if KV_MARK in line or HASH_MARK in line or OVERFLOW_MARK in line or (self._busy and BUSY_MARK in line):
             self._handle(line)
+        elif any(m in line for m in self._marks):
+            self._rare(line)
 
     def feed_lines(self, lines: Iterable[str]) -> "VllmLogScanner":
         for line in lines:
@@ -301,6 +344,8 @@ class VllmLogScanner:
             if is_hit and (KV_MARK in line or HASH_MARK in line or OVERFLOW_MARK in line
                            or (self._busy and BUSY_MARK in line)):
                 self._handle(line, stats=False)
+            elif is_hit and any(m in line for m in self._marks):
+                self._rare(line)
 
     @staticmethod
     def _other_kv(buf, q: int, le: int, kv, usage) -> bool:
@@ -345,6 +390,42 @@ class VllmLogScanner:
             self.overflows += 1
             if self.overflow_example is None:
                 self.overflow_example = short_line(line)
+
+    def _rare(self, line: str) -> None:
+        """A request refused for the context length, or the line that lists the engine's settings."""
+        for rx in _TOO_LONG:
+            m = rx.search(line)
+            if m:
+                a, b = int(m.group(1)), int(m.group(2))
+                prompt, limit = (b, a) if "maximum context length is" in rx.pattern else (a, b)
+                self.too_long += 1
+                if len(self.too_long_examples) < 3:
+                    self.too_long_examples.append(short_line(line))
+                if self.too_long_max is None or prompt > self.too_long_max[0]:
+                    self.too_long_max = (prompt, limit)
+                return
+        m = _TOO_LONG_OTHER.search(line)
+        if m:
+            self.too_long += 1
+            if len(self.too_long_examples) < 3:
+                self.too_long_examples.append(short_line(line))
+            return
+        if "non-default args: {" in line:
+            import ast
+
+            body = line[line.index("non-default args: {") + len("non-default args: "):]
+            try:
+                args = ast.literal_eval(body.strip()[:20000])
+            except (ValueError, SyntaxError, MemoryError, RecursionError):
+                return
+            if isinstance(args, dict):
+                self.settings.update({k: v for k, v in args.items() if isinstance(k, str)
+                                      and isinstance(v, (int, float, str, bool)) and k in _SETTING_KEYS})
+            return
+        if "with config:" in line:
+            for k, v in _CONFIG_PAIR.findall(line):
+                if v.strip("'\"") != "None":
+                    self.settings.setdefault("max_model_len" if k == "max_seq_len" else k, _config_value(v))
 
     def _conc_follow_up(self, line: str) -> None:
         if "Maximum concurrency" in line and KV_MARK not in line:  # the one-line form is a trigger itself
@@ -544,6 +625,10 @@ class VllmLogScanner:
             max_seq_len_error=self.max_seq,
             queue_overflows=self.overflows,
             queue_overflow_example=self.overflow_example,
+            prompts_too_long=self.too_long,
+            prompt_too_long_examples=tuple(self.too_long_examples),
+            prompt_too_long_max=self.too_long_max,
+            settings=dict(self.settings),
             engine_version=self._last_version or ("v0" if self._saw_v0 else None),
         )
 

@@ -1,7 +1,7 @@
 """What a vLLM log scan found, as frozen values (produced by llmdoctor.engines.vllm_log)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -87,11 +87,15 @@ class VllmLogSummary:
     queue_overflows: int
     queue_overflow_example: str | None
     engine_version: str | None  # "v0" / "v1" / None when unknown
+    prompts_too_long: int = 0  # requests refused: the prompt exceeds max_model_len
+    prompt_too_long_examples: tuple[str, ...] = ()
+    prompt_too_long_max: tuple[int, int] | None = None  # (prompt tokens, limit)
+    settings: dict = field(default_factory=dict)  # from `non-default args: {...}` / V0 `with config:`
 
     @property
     def empty(self) -> bool:
         return not (self.preemption_warnings or self.stats_lines or self.kv_capacity
-                    or self.max_seq_len_error or self.queue_overflows)
+                    or self.max_seq_len_error or self.queue_overflows or self.prompts_too_long or self.settings)
 
     def summary(self) -> list[tuple[str, str]]:
         out = []

@@ -71,12 +71,15 @@ def test_large_but_flat_counter_is_no_finding(specs):
     assert run_check(specs["vllm-preemption-rate"], s).findings == ()
 
 
-def test_single_scrape_from_evidence_has_no_rate(tmp_path, specs):
+def test_single_scrape_from_evidence_has_no_rate_but_a_lifetime_count(tmp_path, specs):
+    # One scrape gives no rate; its counter still says preemptions happened since the start (a real
+    # vLLM 0.32 preempted 11 times and said so only in /metrics).
     (tmp_path / "meta.json").write_text('{"engine": "vllm"}')
     (tmp_path / "metrics.prom").write_bytes(exposition(5000, 3, 0.99, 0.1, 0.2, 0.03))
     s = FactStore(Context(EvidenceHost(tmp_path)), preset={"engines": (EngineInstance(VLLM, found_by="evidence"),)})
     assert s.get("vllm_metrics").preemption_rate() is None
-    assert run_check(specs["vllm-preemption-rate"], s).findings == ()
+    [f] = run_check(specs["vllm-preemption-rate"], s).findings
+    assert "5000" in f.title and "since it started" in f.title and f.confidence == "medium"
     pinned = run_check(specs["vllm-kv-pinned"], s).findings
     assert pinned and pinned[0].confidence == "medium"
 
