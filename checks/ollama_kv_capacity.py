@@ -5,8 +5,8 @@ from llmdoctor.model import Cause, Finding, Fix, Severity
 
 @check(id="ollama-kv-capacity", cause=Cause.KV_CAPACITY,
        purpose="OLLAMA_NUM_PARALLEL x context x KV bytes per token exceeds the GPU memory left after the weights")
-def kv_capacity(ollama_show, ollama_config, ollama_ps=None, ollama_log=None, gpu=None):
-    from llmdoctor.engines.ollama_figures import dropin, dropin_commands
+def kv_capacity(ollama_show, ollama_config, ollama_ps=None, ollama_log=None, gpu=None, ollama_deployment=None):
+    from llmdoctor.engines.ollama_figures import settings_fix
     from llmdoctor.memory import human_bytes as human
     from llmdoctor.engines.ollama_kv import kv_budget
 
@@ -22,6 +22,6 @@ def kv_capacity(ollama_show, ollama_config, ollama_ps=None, ollama_log=None, gpu
         Fix(f"Match slots and context to the memory: OLLAMA_NUM_PARALLEL={slots} at this context, or a smaller "
             f"context, or OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1 (about half the KV bytes). "
             f"Otherwise Ollama moves layers to the CPU.",
-            dropin_commands(),
-            dropin(OLLAMA_NUM_PARALLEL=slots, OLLAMA_FLASH_ATTENTION=1, OLLAMA_KV_CACHE_TYPE="q8_0")),
+            *settings_fix(ollama_deployment, OLLAMA_NUM_PARALLEL=slots, OLLAMA_FLASH_ATTENTION=1,
+                          OLLAMA_KV_CACHE_TYPE="q8_0")),
     )

@@ -8,11 +8,11 @@ UNBOUNDED = ("Requests for a model that is already loaded skip this queue and wa
 
 @check(id="ollama-queue-full", cause=Cause.QUEUE_FULL,
        purpose='Ollama answered 503 "server busy ... maximum pending requests exceeded"')
-def queue_full(ollama_log):
+def queue_full(ollama_log, ollama_deployment=None):
     n503, text = ollama_log.status_503, ollama_log.max_pending
     if not (n503.count or text.count):
         return
-    from llmdoctor.engines.ollama_figures import dropin, dropin_commands, evs
+    from llmdoctor.engines.ollama_figures import evs, settings_fix
 
     yield Finding(
         Cause.QUEUE_FULL, Severity.CRITICAL,
@@ -22,14 +22,14 @@ def queue_full(ollama_log):
         Fix("More requests waited for a model (re)load than OLLAMA_MAX_QUEUE allows. Keep the model loaded "
             "(OLLAMA_KEEP_ALIVE=-1, one num_ctx for all clients) so requests are not stuck behind loads, add "
             "slots, and make clients back off on 503. " + UNBOUNDED,
-            dropin_commands(), dropin(OLLAMA_KEEP_ALIVE="-1", OLLAMA_NUM_PARALLEL=4)),
+            *settings_fix(ollama_deployment, OLLAMA_KEEP_ALIVE="-1", OLLAMA_NUM_PARALLEL=4)),
     )
 
 
 @check(id="ollama-deep-queue", cause=Cause.QUEUE_FULL,
        purpose="OLLAMA_MAX_QUEUE lets far more requests wait than the slots can drain")
-def deep_queue(ollama_config, ollama_log=None):
-    from llmdoctor.engines.ollama_figures import config_evidence, dropin, dropin_commands, slots
+def deep_queue(ollama_config, ollama_log=None, ollama_deployment=None):
+    from llmdoctor.engines.ollama_figures import config_evidence, settings_fix, slots
 
     s = slots(ollama_config, ollama_log)
     raw = ollama_config.get("OLLAMA_MAX_QUEUE")
@@ -52,7 +52,7 @@ def deep_queue(ollama_config, ollama_log=None):
         evidence,
         Fix(f"Fail fast instead of queueing for minutes: set OLLAMA_MAX_QUEUE to a few requests per slot "
             f"(e.g. {short}), give clients a timeout and retry with back-off, and cap concurrency in the proxy "
-            f"in front of Ollama. " + UNBOUNDED, dropin_commands(), dropin(OLLAMA_MAX_QUEUE=short)),
+            f"in front of Ollama. " + UNBOUNDED, *settings_fix(ollama_deployment, OLLAMA_MAX_QUEUE=short)),
         confidence="medium",
     )
 
@@ -62,8 +62,8 @@ BURST = 5  # fast 5xx answers within one second that look like a queue turning r
 
 @check(id="ollama-rejected-burst", cause=Cause.QUEUE_FULL,
        purpose="A same-second burst of fast HTTP 500s (queue full in Ollama <= 0.1.33), or 'llm busy - no slots available'")
-def rejected_burst(ollama_log):
-    from llmdoctor.engines.ollama_figures import dropin, dropin_commands, evs
+def rejected_burst(ollama_log, ollama_deployment=None):
+    from llmdoctor.engines.ollama_figures import evs, plus_commands, settings_fix
 
     if ollama_log.status_503.count or ollama_log.max_pending.count:
         return  # ollama-queue-full says it with the server's own words
@@ -85,5 +85,5 @@ def rejected_burst(ollama_log):
             "Upgrade, raise OLLAMA_MAX_QUEUE, and cap the client's concurrency with retry and back-off. If the "
             "burst came while the model was still loading, warm it first. A burst of 500s can also be a model "
             "that fails to load: check the lines around it for a load error.",
-            ("ollama -v",) + dropin_commands(), dropin(OLLAMA_MAX_QUEUE=512, OLLAMA_NUM_PARALLEL=4)),
+            *plus_commands(settings_fix(ollama_deployment, OLLAMA_MAX_QUEUE=512, OLLAMA_NUM_PARALLEL=4), ("ollama -v",))),
         confidence="medium")

@@ -9,10 +9,10 @@ KV_WARNING = ("Each slot reserves its own context of KV cache (memory = slots x 
 
 @check(id="ollama-one-slot", cause=Cause.QUEUEING,
        purpose="Ollama runs one slot per model (OLLAMA_NUM_PARALLEL=1 set, by the version's default, or forced by the architecture)")
-def one_slot(ollama_config=None, ollama_log=None):
+def one_slot(ollama_config=None, ollama_log=None, ollama_deployment=None):
     if ollama_config is None and ollama_log is None:
         return  # no Ollama here (and the figures module stays unimported)
-    from llmdoctor.engines.ollama_figures import dropin, dropin_commands, evs, slots
+    from llmdoctor.engines.ollama_figures import evs, settings_fix, slots
 
     if ollama_log is not None and ollama_log.forced_single_slot.count:
         yield Finding(
@@ -38,23 +38,23 @@ def one_slot(ollama_config=None, ollama_log=None):
         f"Ollama serves one request at a time per model ({s.how}); concurrent users wait in line",
         ev,
         Fix("Raise OLLAMA_NUM_PARALLEL in the service (4 is a common start) and restart. " + KV_WARNING,
-            dropin_commands(), dropin(OLLAMA_NUM_PARALLEL=4)),
+            *settings_fix(ollama_deployment, OLLAMA_NUM_PARALLEL=4)),
         confidence="high" if s.from_runner and overlapped else "medium",
     )
 
 
 @check(id="ollama-serialized-requests", cause=Cause.QUEUEING,
        purpose="Access-log requests that were in flight together finished strictly one after another")
-def serialized_requests(ollama_log):
+def serialized_requests(ollama_log, ollama_deployment=None):
     r = ollama_log.requests
     if not r.serial_groups or r.parallel_pairs:
         return
-    from llmdoctor.engines.ollama_figures import dropin, dropin_commands, evs
+    from llmdoctor.engines.ollama_figures import evs, settings_fix
 
     yield Finding(
         Cause.QUEUEING, Severity.WARNING,
         f"Requests that arrived together were answered one at a time ({r.serial_groups} such burst(s) in the access log)",
         [Evidence("ollama access log", r.serial_figures)] + evs(r.serial_example),
         Fix("The model has one slot. Raise OLLAMA_NUM_PARALLEL (the durations grow by one full answer per "
-            "request waiting ahead). " + KV_WARNING, dropin_commands(), dropin(OLLAMA_NUM_PARALLEL=4)),
+            "request waiting ahead). " + KV_WARNING, *settings_fix(ollama_deployment, OLLAMA_NUM_PARALLEL=4)),
     )

@@ -5,11 +5,11 @@ from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 @check(id="ollama-context-truncation", cause=Cause.CONTEXT_TRUNCATION,
        purpose="Ollama truncated prompts to the context window, shifted a full context, or rejected prompts longer than it")
-def context_truncation(ollama_log):
+def context_truncation(ollama_log, ollama_deployment=None):
     t, errors, cpp = ollama_log.truncations, ollama_log.context_errors, ollama_log.cpp
     if not (t.count or errors.count or cpp.shift_count or cpp.exceeded_count):
         return
-    from llmdoctor.engines.ollama_figures import dropin, dropin_commands, evs
+    from llmdoctor.engines.ollama_figures import evs, settings_fix
 
     src = ollama_log.sources[0] if ollama_log.sources else "ollama log"
     cut = [s for s in cpp.shifts if s.kind == "truncated"]
@@ -37,5 +37,5 @@ def context_truncation(ollama_log):
             f"parameter num_ctx` in `ollama run` changes only that interactive session, and the OpenAI-compatible "
             f"endpoints send no num_ctx. KV memory grows with the context, so check `ollama ps` still shows 100% "
             f"GPU - or send shorter prompts.",
-            dropin_commands(), dropin(OLLAMA_CONTEXT_LENGTH=target)),
+            *settings_fix(ollama_deployment, OLLAMA_CONTEXT_LENGTH=target)),
     )

@@ -11,11 +11,11 @@ PIN_OPTIONS = ("journalctl -u ollama | grep -E 'starting (llama server|runner|ll
 
 @check(id="ollama-keepalive-unload", cause=Cause.MODEL_UNLOAD,
        purpose="Models reload after idle gaps longer than the keep-alive, or are being stopped now")
-def keepalive_unload(ollama_config=None, ollama_log=None, ollama_ps=None):
+def keepalive_unload(ollama_config=None, ollama_log=None, ollama_ps=None, ollama_deployment=None):
     if ollama_log is None and not ollama_ps:
         return  # nothing reloaded or stopping to show (and the figures module stays unimported)
     from llmdoctor.engines.ollama_env import format_seconds
-    from llmdoctor.engines.ollama_figures import config_evidence, dropin, dropin_commands, keep_alive_seconds
+    from llmdoctor.engines.ollama_figures import config_evidence, keep_alive_seconds, plus_commands, settings_fix
 
     keep = keep_alive_seconds(ollama_config)
     evidence = []
@@ -41,15 +41,15 @@ def keepalive_unload(ollama_config=None, ollama_log=None, ollama_ps=None):
         Cause.MODEL_UNLOAD, Severity.WARNING, title, evidence,
         Fix("Keep the model in memory longer: set OLLAMA_KEEP_ALIVE (e.g. 24h, or -1 for forever) in the service, "
             "or send keep_alive with requests; warm it after a restart with an empty request.",
-            dropin_commands() + ("curl http://127.0.0.1:11434/api/generate -d '{\"model\":\"MODEL\",\"keep_alive\":-1}'",),
-            dropin(OLLAMA_KEEP_ALIVE="24h")),
+            *plus_commands(settings_fix(ollama_deployment, OLLAMA_KEEP_ALIVE="24h"),
+                           after=("curl http://127.0.0.1:11434/api/generate -d '{\"model\":\"MODEL\",\"keep_alive\":-1}'",))),
     )
 
 
 @check(id="ollama-reload-churn", cause=Cause.MODEL_UNLOAD,
        purpose="One model is loaded again and again with different context sizes (clients sending different num_ctx)")
-def reload_churn(ollama_log):
-    from llmdoctor.engines.ollama_figures import dropin, dropin_commands, evs
+def reload_churn(ollama_log, ollama_deployment=None):
+    from llmdoctor.engines.ollama_figures import evs, settings_fix
 
     for model, sizes in ollama_log.ctx_sizes_by_model.items():
         loads = sum(sizes.values())
@@ -64,15 +64,15 @@ def reload_churn(ollama_log):
             Fix("Clients send different num_ctx (or parallel settings change), and every change reloads the model. "
                 "Pin the context on the server (OLLAMA_CONTEXT_LENGTH, or PARAMETER num_ctx in a Modelfile) and "
                 "make every client send the same num_ctx or none.",
-                dropin_commands(), dropin(OLLAMA_CONTEXT_LENGTH=max(sizes))),
+                *settings_fix(ollama_deployment, OLLAMA_CONTEXT_LENGTH=max(sizes))),
         )
         return
 
 
 @check(id="ollama-model-evicted", cause=Cause.MODEL_UNLOAD,
        purpose="Ollama's scheduler unloaded a loaded model to make room for another (or for new load options)")
-def model_evicted(ollama_log, ollama_config=None):
-    from llmdoctor.engines.ollama_figures import dropin, dropin_commands, evs
+def model_evicted(ollama_log, ollama_config=None, ollama_deployment=None):
+    from llmdoctor.engines.ollama_figures import evs, settings_fix
     from llmdoctor.memory import human_bytes as human
 
     e = ollama_log.evictions
@@ -101,14 +101,14 @@ def model_evicted(ollama_log, ollama_config=None):
         Cause.MODEL_UNLOAD, Severity.WARNING,
         f"Ollama unloaded a loaded model to make room {e.count} time(s): the next request for it waits for a reload",
         ev, Fix(why, *((UPGRADE,) if cpu_only and free and free > 32 * 2**30 else
-                       (PIN_OPTIONS,) if reset else (dropin_commands(), dropin(OLLAMA_MAX_LOADED_MODELS=2)))))
+                       (PIN_OPTIONS,) if reset else settings_fix(ollama_deployment, OLLAMA_MAX_LOADED_MODELS=2))))
 
 
 @check(id="ollama-reload-while-active", cause=Cause.MODEL_UNLOAD,
        purpose="Ollama loaded a model again shortly after serving requests, well within the keep-alive")
 def reload_while_active(ollama_log, ollama_config=None):
     from llmdoctor.engines.ollama_env import format_seconds
-    from llmdoctor.engines.ollama_figures import config_evidence, keep_alive_seconds
+    from llmdoctor.engines.ollama_figures import config_evidence, keep_alive_seconds, settings_fix
 
     keep = keep_alive_seconds(ollama_config)
     early = [ld for ld in ollama_log.loads if ld.idle_before_s is not None and ld.idle_before_s < min(keep, 3600)

@@ -4,6 +4,7 @@ Kept out of the checks so each check stays a few lines of "if signal: finding".
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -120,3 +121,76 @@ def gpu_process_bytes(gpu: GpuFact | None, names: tuple[str, ...] = ("ollama", "
     if not procs:
         return None
     return sum(p.used_bytes for p in procs if p.used_bytes is not None and any(n in p.name for n in names))
+
+
+# -- fixes in the form that applies where the server runs ---------------------------------------
+
+CONTAINER_FORMS = ("docker", "compose", "kubernetes")
+
+
+def deployment(log: OllamaLogSummary | None = None, declared: Any = None, systemd: bool = False) -> str | None:
+    """How this Ollama runs, from what the evidence shows: "systemd", "windows", "macos",
+    "container", "kubernetes", or None when nothing tells."""
+    if systemd:
+        return "systemd"
+    forms = {a.form for a in (declared.assignments if declared is not None else ())}
+    if "kubernetes" in forms:
+        return "kubernetes"
+    if forms & {"docker", "compose"}:
+        return "container"
+    if forms & {"setx", "cmd-set", "powershell"}:
+        return "windows"
+    if "launchctl" in forms:
+        return "macos"
+    lines = [e.line for e in _example_lines(log)]
+    text = "\n".join(lines)
+    if re.search(r"[A-Za-z]:\\|\\AppData\\|\.exe\b", text):
+        return "windows"
+    if re.search(r"/Users/[^/\s]+/\.ollama|\bMTL0\b|\bMetal\b", text):
+        return "macos"
+    if "/usr/share/ollama" in text or "ollama.service" in text:
+        return "systemd"
+    if "/root/.ollama" in text:
+        return "container"
+    return None
+
+
+def _example_lines(log: OllamaLogSummary | None):
+    if log is None:
+        return []
+    out = []
+    for ex in (log.server_config_example, log.estimator_example, log.gpu_seen, log.runner_backends_example):
+        if ex is not None:
+            out.append(ex)
+    for ld in log.loads[-3:]:
+        out += list(ld.examples[:2])
+    for sig in (log.truncations, log.load_times, log.evictions, log.invalid_env, log.gpu_libraries_empty):
+        out += list(sig.examples[:1])
+    return out
+
+
+def plus_commands(fix: tuple[tuple[str, ...], str], before: tuple[str, ...] = (),
+                  after: tuple[str, ...] = ()) -> tuple[tuple[str, ...], str]:
+    """A settings_fix with more commands around its own."""
+    return before + fix[0] + after, fix[1]
+
+
+def settings_fix(where: str | None, **values: Any) -> tuple[tuple[str, ...], str]:
+    """(commands, config) that set Ollama variables where the server runs."""
+    pairs = [(k, str(v)) for k, v in values.items()]
+    if where == "windows":
+        return (tuple(f'setx {k} "{v}"' for k, v in pairs)
+                + ("# then quit Ollama from its tray icon and start it again (a running app keeps its old environment)",), "")
+    if where == "macos":
+        return (tuple(f'launchctl setenv {k} "{v}"' for k, v in pairs)
+                + ("# then quit Ollama from the menu bar and open it again",), "")
+    if where == "container":
+        config = "# docker-compose.yml, under the ollama service\nenvironment:\n" + "".join(
+            f'  - {k}={v}\n' for k, v in pairs)
+        return (("docker compose up -d  # recreates the container with the new environment",
+                 "docker run ... " + " ".join(f"-e {k}={v}" for k, v in pairs) + " ollama/ollama  # without compose"),
+                config)
+    if where == "kubernetes":
+        config = "env:\n" + "".join(f'- name: {k}\n  value: "{v}"\n' for k, v in pairs)
+        return (("kubectl rollout restart deploy/ollama  # after adding the env entries to the container spec",), config)
+    return dropin_commands(), dropin(**values)

@@ -206,6 +206,7 @@ class OllamaLogSummary:
     libdir_missing: Signal = Signal()  # a listing that shows lib/ollama is not there
     gpu_seen: Example | None = None  # a line that shows a GPU was found or planned for
     busy: Signal = Signal()  # old runner "llm busy - no slots available"
+    unit_warnings: Signal = Signal()  # systemd: "Invalid environment assignment, ignoring: ..."
     fast_error_burst: tuple[Example, ...] = ()  # the largest same-second burst of fast 5xx answers
     fast_error_burst_size: int = 0
 
@@ -412,7 +413,7 @@ class OllamaLogScanner:
         self.pending_estimator: tuple[str, str, int] | None = None
         self.t = {k: _Tally() for k in ("invalid_env", "load_times", "trunc", "ctx_err", "forced",
                                          "s503", "pending", "oom", "gpu_init", "evict", "expire",
-                                         "compat_empty", "libdir", "busy")}
+                                         "compat_empty", "libdir", "busy", "unit_warn")}
         self.loads: deque[Load] = deque(maxlen=MAX_LOADS)
         self.load_count = 0
         self.current: _LoadBuilder | None = None
@@ -602,8 +603,11 @@ class OllamaLogScanner:
         if "maximum pending requests exceeded" in low:
             self.t["pending"].add(source, text)
             return
-        if "invalid environment variable" in text:
+        if "invalid environment variable" in text or "invalid port, using default" in text:
             self.t["invalid_env"].add(source, text)
+            return
+        if "Invalid environment assignment" in text or "Ignoring invalid environment assignment" in text:
+            self.t["unit_warn"].add(source, text)  # systemd, in the unit's journal: the line was dropped
             return
         m = _VRAM_CTX.search(text) if "default context" in text else None
         if m:
@@ -788,7 +792,7 @@ class OllamaLogScanner:
             system_memory=self.sys_mem, system_free_bytes=self.sys_free, runner_backends=self.runner_backends,
             runner_backends_example=self.runner_backends_ex, runner_libraries=self.runner_libs,
             runner_libraries_example=self.runner_libs_ex, gpu_libraries_empty=t["compat_empty"],
-            libdir_missing=t["libdir"], gpu_seen=self.gpu_seen or self._inventory_gpu(startups), busy=t["busy"],
+            libdir_missing=t["libdir"], unit_warnings=t["unit_warn"], gpu_seen=self.gpu_seen or self._inventory_gpu(startups), busy=t["busy"],
             fast_error_burst=burst, fast_error_burst_size=burst_size,
         )
 

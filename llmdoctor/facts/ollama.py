@@ -159,13 +159,16 @@ def _unit_for(engine, systemd_units) -> Any:
     return None
 
 
-def effective_config(version: str | None, log: OllamaLogSummary | None, unit: Any) -> OllamaConfig:
+def effective_config(version: str | None, log: OllamaLogSummary | None, unit: Any, declared: Any = None) -> OllamaConfig:
     """Pure: merge the sources into one OllamaConfig."""
     from ..engines import ollama_env as envdef
 
     values: dict[str, str] = {}
     origins: dict[str, str] = {}
     assigned: dict[str, tuple[str, str]] = {}
+    for a in (declared.assignments if declared is not None else ()):
+        if a.name.startswith("OLLAMA_") and declared.reaches_server(a):
+            assigned[a.name] = (a.value, f"{a.source}:{a.lineno} ({a.form})")
     if unit is not None:
         for env, where in ((getattr(unit, "file_env", None), "unit files"),
                            (getattr(unit, "loaded_env", None), "unit environment (systemctl show)"),
@@ -195,10 +198,11 @@ def effective_config(version: str | None, log: OllamaLogSummary | None, unit: An
 
 
 @provider("ollama_config")
-def ollama_config(ctx: Context, engines=None, ollama_version=None, ollama_log=None, systemd_units=None) -> OllamaConfig:
+def ollama_config(ctx: Context, engines=None, ollama_version=None, ollama_log=None, systemd_units=None,
+                  declared_settings=None) -> OllamaConfig:
     engine = ollama_engine(engines)
     version = ollama_version or (ollama_log.version if ollama_log is not None else None)
-    return effective_config(version, ollama_log, _unit_for(engine, systemd_units))
+    return effective_config(version, ollama_log, _unit_for(engine, systemd_units), declared_settings)
 
 
 # -- log scan -------------------------------------------------------------------------------
@@ -256,3 +260,19 @@ def ollama_log(ctx: Context, engines=None, log_sources=None) -> OllamaLogSummary
     if summary is None:
         raise FactUnavailable("none of the logs found looks like Ollama's")
     return summary
+
+
+@provider("ollama_deployment")
+def ollama_deployment(ctx: Context, engines=None, ollama_log=None, declared_settings=None, systemd_units=None) -> str:
+    """How Ollama runs here ("systemd", "windows", "macos", "container", "kubernetes"), so that a
+    fix is given in the form that applies; unavailable when nothing tells."""
+    engine = ollama_engine(engines)
+    from ..engines.ollama_figures import deployment
+
+    unit = _unit_for(engine, systemd_units)
+    where = deployment(ollama_log, declared_settings, systemd=unit is not None)
+    if where is None and ctx.host.kind != "evidence":
+        where = "systemd" if getattr(engine, "unit", None) else None
+    if where is None:
+        raise FactUnavailable("how Ollama runs is not known", quiet=True)
+    return where

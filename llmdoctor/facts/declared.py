@@ -1,0 +1,75 @@
+"""Fact "declared_settings": engine variables as the user wrote them, in whatever form.
+
+An evidence directory built from a ticket holds the line the user believes configures the
+server - a startup script in cmdline.txt, an export in shell_export.txt, a compose file, a
+`setx` in a console transcript, a hand-made env.txt list. knowledge/env_forms.py reads each
+line for its form (does it reach the server at all?) and for lines that assign nothing.
+Unit files and drop-ins are not read here: the systemd collectors compare those with what
+systemd loaded.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..hosts.base import HostError
+from . import Context, FactUnavailable, provider
+
+# Files that can hold such lines, besides any unknown *.txt (a compose file, a console session).
+SOURCES = ("cmdline.txt", "env.txt", "shell_export.txt")
+NOT_SETTINGS = frozenset({"ollama_ps.txt", "vmstat.txt", "meminfo.txt", "nvidia_smi.txt", "systemctl_cat.txt",
+                          "client_errors.txt", "libdir_listing.txt", "bench.txt"})
+
+
+@dataclass(frozen=True)
+class DeclaredSettings:
+    assignments: tuple  # knowledge.env_forms.Assignment
+    launches: dict  # source -> the line in it that starts the server (a script)
+
+    def reaches_server(self, a) -> bool:
+        """The value arrives in the server's environment (as written, at its next start)."""
+        if a.problem is not None or a.value is None:
+            return False
+        if a.form in ("export", "shell"):
+            return a.form == "export" and a.source in self.launches
+        return not a.session_only
+
+    def summary(self) -> list[tuple[str, str]]:
+        shown = ", ".join(f"{a.name} ({a.form}, {a.source})" for a in self.assignments[:6])
+        return [("Settings as given", shown)] if shown else []
+
+
+def _systemctl_show(text: str) -> bool:
+    import re
+
+    return bool(re.search(r"^(?:Environment|MainPID|ExecStart|FragmentPath|NeedDaemonReload|User)=", text, re.M))
+
+
+@provider("declared_settings")
+def declared_settings(ctx: Context) -> DeclaredSettings:
+    host = ctx.host
+    if host.kind != "evidence":
+        raise FactUnavailable("settings as written are read from evidence files", quiet=True)
+    from ..knowledge.env_forms import assignments_in, launches_engine
+
+    names = [n for n in SOURCES if host.has(n)]
+    names += [n for n in host.log_files() if n.endswith(".txt") and n not in NOT_SETTINGS and n not in names]
+    found, launches = [], {}
+    for name in names:
+        try:
+            text = host.read(name, 1024 * 1024).decode("utf-8", "replace")
+        except (OSError, HostError):
+            continue
+        if name == "env.txt" and _systemctl_show(text):
+            continue  # systemd's own view: the systemd collectors read it
+        items = assignments_in(text, name, listing=name == "env.txt")
+        if name == "shell_export.txt":  # "the shell line a user believed configured the server"
+            from dataclasses import replace
+
+            items = [replace(a, form="export") if a.form in ("shell", "listing") else a for a in items]
+        found += items
+        launch = launches_engine(text)
+        if launch:
+            launches[name] = launch
+    if not found:
+        raise FactUnavailable("no settings written by hand in the evidence", quiet=True)
+    return DeclaredSettings(tuple(found), launches)

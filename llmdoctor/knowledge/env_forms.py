@@ -1,0 +1,266 @@
+"""How an engine variable was set, read from the form of the line that sets it.
+
+Users paste the line they believe configures the server. Its form decides whether the
+server ever sees the value:
+
+| form | example | reaches |
+|---|---|---|
+| systemd | `Environment="OLLAMA_NUM_PARALLEL=4"` | the unit, after daemon-reload and restart |
+| env-prefix | `OLLAMA_NUM_PARALLEL=4 ollama serve` | that one process |
+| export | `export OLLAMA_NUM_PARALLEL=4` | programs started later from that shell (or script) |
+| shell | `OLLAMA_NUM_PARALLEL=4` in a shell file | not even those, unless exported |
+| cmd-set | `set OLLAMA_HOST=0.0.0.0` (cmd.exe) | programs started from that console |
+| powershell | `$env:OLLAMA_HOST="0.0.0.0"` | programs started from that PowerShell |
+| setx | `setx OLLAMA_HOST 0.0.0.0`, `[Environment]::SetEnvironmentVariable(...)` | programs started after it, once Ollama (the tray app) is quit and started again |
+| launchctl | `launchctl setenv OLLAMA_HOST 0.0.0.0` | macOS apps started after it (quit and reopen Ollama) |
+| docker | `docker run -e OLLAMA_NUM_PARALLEL=4 ...` | the container (a new one: `docker restart` keeps the old env) |
+| compose | `environment:` list (`- A=B`) or map (`A: B`) | the container, on `docker compose up -d` |
+| kubernetes | `- name: A` / `value: "B"` | the pod, on its next rollout |
+| listing | `NAME=value` lines the user listed (env.txt) | unknown: what the user says the server has |
+
+A line can look like an assignment and assign nothing: bash's `export A:B` and
+`export A = B` set no variable ("not a valid identifier"), cmd's `set A = B` sets a variable
+named `A ` (with the space), systemd drops `Environment=` lines with typographic quotes.
+Those come back with `problem` set. Pure: text in, assignments out.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+from ..systemd.names import is_engine_var
+
+REACHES = {
+    "systemd": "the service, after daemon-reload and restart",
+    "env-prefix": "the process started on that line",
+    "export": "programs started later from that shell or script",
+    "shell": "nothing outside that shell (it is not exported)",
+    "cmd-set": "programs started from that console window",
+    "powershell": "programs started from that PowerShell window",
+    "setx": "programs started after it: quit Ollama (the tray app) and start it again",
+    "launchctl": "macOS apps started after it: quit Ollama and open it again",
+    "docker": "a container created with it (docker restart keeps the old environment)",
+    "compose": "the container, once `docker compose up -d` recreates it",
+    "kubernetes": "the pod, on its next rollout",
+    "listing": "unknown (listed by hand)",
+}
+# Forms whose value the server running as a service (systemd, the Windows/macOS app, a
+# container) never sees unless it was started from that very shell.
+SESSION_ONLY = ("export", "shell", "cmd-set", "powershell")
+DELIVERED = ("systemd", "env-prefix", "docker", "compose", "kubernetes", "listing")
+ENGINE_LAUNCH = re.compile(r"(?:^|[\s/\\])(?:ollama(?:\.exe)?\s+serve|vllm\s+serve|llama-server|"
+                           r"python3?\s+-m\s+vllm\.entrypoints|sglang\.launch_server)\b")
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_EXPORT = re.compile(rf"^(?:export|declare\s+-\w*x\w*|typeset\s+-\w*x\w*)\s+(.*)$")
+_MALFORMED_EXPORT = re.compile(rf"^({_NAME})\s*(:|\s+=|=\s+)\s*(.*)$")
+_CMD_SET = re.compile(r'^set\s+(?:/\w\s+)?"?([^=\s"]+)(\s*)=(\s*)(.*?)"?\s*$', re.I)
+_SETX = re.compile(r"^setx(?:\.exe)?\s+(.+)$", re.I)
+_PWSH = re.compile(rf"^\$env:({_NAME})\s*=\s*(.*)$", re.I)
+_DOTNET = re.compile(rf"SetEnvironmentVariable\(\s*['\"]({_NAME})['\"]\s*,\s*['\"]([^'\"]*)['\"]", re.I)
+_LAUNCHCTL = re.compile(rf"^launchctl\s+setenv\s+({_NAME})\s+(.*)$")
+_SYSTEMD = re.compile(r"^Environment\s*=\s*(.*)$")
+_CURLY = "“”‘’„‟«»"
+_DOCKER_RUN = re.compile(r"\b(?:docker|podman|nerdctl)\s+(?:container\s+)?(?:run|create)\b")
+_COMPOSE_LIST = re.compile(rf"^-\s+['\"]?({_NAME})=(.*?)['\"]?\s*$")
+_COMPOSE_MAP = re.compile(rf"^({_NAME}):\s*(.*?)\s*$")
+_K8S_NAME = re.compile(rf"^-\s+name:\s*['\"]?({_NAME})['\"]?\s*$")
+_K8S_VALUE = re.compile(r"^value:\s*(.*?)\s*$")
+
+
+@dataclass(frozen=True)
+class Assignment:
+    name: str
+    value: str | None  # None when the line assigns nothing
+    form: str  # a key of REACHES
+    line: str
+    lineno: int
+    source: str
+    problem: str | None = None  # why the line does not set what it says
+    intended: str | None = None  # the value the line meant to set, where it sets none
+
+    @property
+    def reaches(self) -> str:
+        return REACHES[self.form]
+
+    @property
+    def session_only(self) -> bool:
+        return self.form in SESSION_ONLY
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def _words(text: str) -> list[str]:
+    try:
+        return shlex.split(text, comments=True)
+    except ValueError:
+        return text.split()
+
+
+def _systemd(rest: str, line: str, n: int, source: str) -> list[Assignment]:
+    if any(c in rest for c in _CURLY):
+        plain = rest.translate({ord(c): " " for c in _CURLY})
+        pairs = re.findall(rf"({_NAME})=(\S*)", plain)
+        return [Assignment(name, None, "systemd", line, n, source,
+                           "typographic quotes (“ ”) are not quotes to systemd: it logs 'Invalid environment "
+                           "assignment, ignoring' and drops the whole line", intended=value)
+                for name, value in pairs if is_engine_var(name)]
+    out = []
+    for word in _words(rest):
+        name, eq, value = word.partition("=")
+        if eq and is_engine_var(name):
+            out.append(Assignment(name, value, "systemd", line, n, source))
+        elif not eq and is_engine_var(name.rstrip(":")):
+            out.append(Assignment(name.rstrip(":"), None, "systemd", line, n, source,
+                                  "no '=' between name and value: systemd ignores the assignment"))
+    return out
+
+
+def _exported(rest: str, line: str, n: int, source: str) -> list[Assignment]:
+    m = _MALFORMED_EXPORT.match(rest.strip())
+    if m and is_engine_var(m.group(1)):
+        how = "a ':' instead of '='" if m.group(2) == ":" else "spaces around '='"
+        return [Assignment(m.group(1), None, "export", line, n, source,
+                           f"{how}: the shell says 'not a valid identifier' and sets nothing, so the server starts "
+                           f"with its default", intended=_unquote(m.group(3)))]
+    out = []
+    for word in _words(rest):
+        name, eq, value = word.partition("=")
+        if eq and is_engine_var(name):
+            out.append(Assignment(name, value, "export", line, n, source))
+    return out
+
+
+def _plain(line: str, n: int, source: str, listing: bool) -> list[Assignment]:
+    """`A=B` alone (a listing or an unexported shell variable), or `A=B cmd` (a prefix)."""
+    words = _words(line)
+    assigns = []
+    for i, word in enumerate(words):
+        name, eq, value = word.partition("=")
+        if not eq or not re.fullmatch(_NAME, name):
+            break
+        assigns.append((i, name, value))
+    if not assigns:
+        return []
+    prefix = len(assigns) < len(words)
+    if prefix and not ENGINE_LAUNCH.search(" " + " ".join(words[len(assigns):])):
+        return []
+    form = "env-prefix" if prefix else ("listing" if listing else "shell")
+    return [Assignment(name, value, form, line, n, source) for _, name, value in assigns if is_engine_var(name)]
+
+
+def _docker(line: str, n: int, source: str) -> list[Assignment]:
+    words = _words(line)
+    out = []
+    for i, word in enumerate(words):
+        value = None
+        if word in ("-e", "--env") and i + 1 < len(words):
+            value = words[i + 1]
+        elif word.startswith("--env="):
+            value = word[len("--env="):]
+        elif word.startswith("-e") and len(word) > 2 and "=" in word:
+            value = word[2:]
+        if value is None:
+            continue
+        name, eq, val = value.partition("=")
+        if is_engine_var(name):
+            out.append(Assignment(name, val if eq else None, "docker", line, n, source,
+                                  None if eq else "-e NAME without '=' passes the variable of the shell that runs "
+                                                  "docker, which may be unset"))
+    return out
+
+
+def assignments_in(text: str, source: str, listing: bool = False) -> list[Assignment]:
+    """Every engine-variable assignment in `text`, with its form. `listing`: bare `NAME=value`
+    lines are the user's list of the server's variables (env.txt), not a shell file's."""
+    out: list[Assignment] = []
+    section = None  # "environment" inside a compose file, "env" inside a Kubernetes container
+    indent = 0
+    k8s_name: tuple[str, str, int] | None = None
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith(("#", ";", "//")):
+            continue
+        lead = len(raw) - len(raw.lstrip())
+        if section is not None and lead <= indent and not line.startswith("-"):
+            section = None
+        if re.match(r"^-?\s*(?:environment|env):\s*$", line):
+            section, indent = ("environment" if "environment" in line else "env"), lead
+            continue
+        if section == "env":
+            m = _K8S_NAME.match(line)
+            if m:
+                k8s_name = (m.group(1), raw, n)
+                continue
+            m = _K8S_VALUE.match(line)
+            if m and k8s_name is not None:
+                if is_engine_var(k8s_name[0]):
+                    out.append(Assignment(k8s_name[0], _unquote(m.group(1)), "kubernetes", k8s_name[1].strip(), n,
+                                          source))
+                k8s_name = None
+                continue
+        if section == "environment":
+            m = _COMPOSE_LIST.match(line) or _COMPOSE_MAP.match(line)
+            if m:
+                if is_engine_var(m.group(1)):
+                    out.append(Assignment(m.group(1), _unquote(m.group(2)), "compose", line, n, source))
+                continue
+        m = _SYSTEMD.match(line)
+        if m:
+            out += _systemd(m.group(1), line, n, source)
+            continue
+        m = _EXPORT.match(line)
+        if m:
+            out += _exported(m.group(1), line, n, source)
+            continue
+        m = _CMD_SET.match(line)
+        if m and is_engine_var(m.group(1).strip()):
+            name, spaced = m.group(1), bool(m.group(2))
+            problem = (f"cmd.exe keeps the spaces: this sets a variable named '{name} ', not {name}"
+                       if spaced else None)
+            out.append(Assignment(name, None if spaced else _unquote(m.group(4)), "cmd-set", line, n, source, problem,
+                                  intended=_unquote(m.group(4)) if spaced else None))
+            continue
+        m = _SETX.match(line)
+        if m:
+            words = [w for w in _words(m.group(1).replace("\\", "\\\\")) if not w.startswith("/")]
+            if words and "=" in words[0] and is_engine_var(words[0].split("=", 1)[0]):
+                out.append(Assignment(words[0].split("=", 1)[0], None, "setx", line, n, source,
+                                      "setx takes the name and the value as two words (setx NAME VALUE), not NAME=VALUE",
+                                      intended=words[0].split("=", 1)[1]))
+            elif len(words) >= 2 and is_engine_var(words[0]):
+                out.append(Assignment(words[0], words[1], "setx", line, n, source))
+            continue
+        m = _PWSH.match(line)
+        if m:
+            if is_engine_var(m.group(1)):
+                out.append(Assignment(m.group(1), _unquote(m.group(2)), "powershell", line, n, source))
+            continue
+        m = _DOTNET.search(line)
+        if m:
+            if is_engine_var(m.group(1)):
+                out.append(Assignment(m.group(1), m.group(2), "setx", line, n, source))
+            continue
+        m = _LAUNCHCTL.match(line)
+        if m:
+            if is_engine_var(m.group(1)):
+                out.append(Assignment(m.group(1), _unquote(m.group(2)), "launchctl", line, n, source))
+            continue
+        if _DOCKER_RUN.search(line) or line.startswith(("-e ", "--env")):
+            out += _docker(line, n, source)
+            continue
+        out += _plain(line, n, source, listing)
+    return out
+
+
+def launches_engine(text: str) -> str | None:
+    """The line of `text` that starts an engine server (a script's `ollama serve`), if any."""
+    for raw in text.splitlines():
+        if ENGINE_LAUNCH.search(" " + raw.strip()) and not raw.strip().startswith("#"):
+            return raw.strip()
+    return None
