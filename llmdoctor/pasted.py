@@ -95,6 +95,9 @@ _GLUED = re.compile(
     r"\((?:APIServer|EngineCore\w*) pid=\d+\) |time=\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}|\[GIN\] \d{4}/)"
 )
 MAX_JOINED = 40  # continuation lines joined onto one record at most
+# A Python exception's message line (vLLM's refusals are raised as ValueError): its wrapped
+# continuation lines belong to it as a record's do.
+_EXCEPTION = re.compile(r"^(?:\[rank\d+\]:\s*)?(?:[\w.]+\.)?\w*(?:Error|Exception):\s")
 _PREFIX_SHARE = 0.5  # a column prefix is stripped when at least this share of lines carries it
 
 
@@ -131,46 +134,58 @@ def _docker_json(lines: list[str]) -> list[str] | None:
     return out
 
 
+def _strip_line(line: str, compose: bool, kinds: dict, idents: dict) -> str:
+    """One line without the prefixes a transport put in front of it, in any nesting."""
+    for _ in range(4):
+        m = _KUBECTL.match(line)
+        if m:
+            kinds["kubectl"] = None
+            idents[m.group(2)] = None
+            line = line[m.end():]
+            continue
+        m = _COMPOSE.match(line.lstrip(" ")) if compose else None
+        if m:
+            kinds["compose"] = None
+            idents[m.group(1)] = None
+            line = line.lstrip(" ")[m.end():]
+            continue
+        m = _STAMP.match(line)
+        if m and not _JOURNAL.match(line):
+            kinds["docker-timestamp"] = None
+            line = line[m.end():]
+            continue
+        m = _JOURNAL.match(line)
+        if m:
+            kinds["journald"] = None
+            idents[m.group(2)] = None
+            line = line[m.end():]
+            continue
+        break
+    return line
+
+
+def _has_compose_column(lines: list[str]) -> bool:
+    body = [l for l in lines if l.strip() and not l.startswith(("  ", "\t"))]  # not wrapped continuations
+    return bool(body) and sum(1 for l in body if _COMPOSE_STRICT.match(l.lstrip(" "))) >= _PREFIX_SHARE * len(body)
+
+
 def _strip_prefixes(lines: list[str]) -> tuple[list[str], list[str], list[str]]:
-    """Strip the per-line prefixes; (lines, kinds stripped, identifiers seen)."""
+    """Strip the per-line prefixes; (lines, kinds stripped, identifiers seen). A compose column
+    is recognised on the whole file (it is the user's own name), so it is looked for again
+    once an outer prefix (journald, kubectl) is gone."""
     kinds: dict[str, None] = {}
     idents: dict[str, None] = {}
     body = [l for l in lines if l.strip()]
-    compose = bool(body) and sum(1 for l in body if _COMPOSE_STRICT.match(l)) >= _PREFIX_SHARE * len(body)
     journal_idents = [m.group(2) for m in map(_JOURNAL.match, body[1:]) if m]
-    out = []
-    for i, line in enumerate(lines):
-        for _ in range(3):  # a compose column, then a stamp, then journald, in any nesting
-            m = _KUBECTL.match(line)
-            if m:
-                kinds["kubectl"] = None
-                idents[m.group(2)] = None
-                line = line[m.end():]
-                continue
-            m = _COMPOSE.match(line) if compose else None
-            if m:
-                kinds["compose"] = None
-                idents[m.group(1)] = None
-                line = line[m.end():]
-                continue
-            m = _STAMP.match(line)
-            if m and not _JOURNAL.match(line):
-                kinds["docker-timestamp"] = None
-                line = line[m.end():]
-                continue
-            m = _JOURNAL.match(line)
-            if m:
-                kinds["journald"] = None
-                idents[m.group(2)] = None
-                line = line[m.end():]
-                continue
-            break
-        if i == 0 and journal_idents and not _JOURNAL.match(lines[0]):
-            # a first line cut inside its journald prefix: drop what is left of the prefix
-            cut = re.search(r"\b" + re.escape(journal_idents[0]) + r"(?:\[\d+\])?: ?", line[:120])
-            if cut:
-                line = line[cut.end():]
-        out.append(line)
+    compose = _has_compose_column(lines)
+    out = [_strip_line(line, compose, kinds, idents) for line in lines]
+    if not compose and _has_compose_column(out):
+        out = [_strip_line(line, True, kinds, idents) for line in out]
+    if journal_idents and out and not _JOURNAL.match(lines[0]):
+        # a first line cut inside its journald prefix: drop what is left of the prefix
+        cut = re.search(r"\b" + re.escape(journal_idents[0]) + r"(?:\[\d+\])?: ?", out[0][:120])
+        if cut:
+            out[0] = out[0][cut.end():]
     return out, list(kinds), list(idents)
 
 
@@ -188,9 +203,11 @@ def _split_glued(lines: list[str]) -> tuple[list[str], int]:
 
 
 def _join_wrapped(lines: list[str]) -> tuple[list[str], int]:
-    """Join continuation lines onto the log record they belong to: an indented line after a
-    record (the reporter wrapped it at a word, so one space goes back), or any line that
-    continues a record with an open quote (wrapped at a column: nothing goes back)."""
+    """Join continuation lines onto the line they continue: an indented line (the reporter
+    wrapped it at a word, so one space goes back), a line after a comma that goes on with the
+    sentence, or any line that continues a record with an open quote (wrapped at a column:
+    nothing goes back). An indented block under a header (`Traceback ...:`, a YAML key) and a
+    traceback's `File "..."` lines stay as they are."""
     out: list[str] = []
     joined = 0
     run = 0  # lines joined onto out[-1]
@@ -198,18 +215,23 @@ def _join_wrapped(lines: list[str]) -> tuple[list[str], int]:
     for line in lines:
         prev = out[-1] if out else ""
         stripped = line.strip()
-        starts = bool(_RECORD.match(stripped))
-        if record and stripped and not starts and run < MAX_JOINED and not stripped.startswith('File "'):
-            if prev.count('"') % 2 == 1 and not line[:1].isspace():
+        if prev.strip() and stripped and run < MAX_JOINED and not _RECORD.match(stripped) \
+                and not stripped.startswith(('File "', "Traceback ")):
+            tail = prev.rstrip()
+            if record and prev.count('"') % 2 == 1 and not line[:1].isspace():
                 out[-1] = prev + line
-                joined, run = joined + 1, run + 1
+            elif line[:1].isspace() and not tail.endswith(":"):
+                out[-1] = tail + " " + stripped
+            elif tail.endswith(",") and (stripped[:1].isdigit() or stripped[:1].islower() or stripped[:1] == "("):
+                out[-1] = tail + " " + stripped  # a sentence wrapped after a comma (an exception message)
+            else:
+                out.append(line)
+                record, run = bool(_RECORD.match(line) or _EXCEPTION.match(line)), 0
                 continue
-            if line[:1].isspace() and not prev.rstrip().endswith(":"):
-                out[-1] = prev.rstrip() + " " + stripped
-                joined, run = joined + 1, run + 1
-                continue
+            joined, run = joined + 1, run + 1
+            continue
         out.append(line)
-        record, run = bool(_RECORD.match(line)), 0
+        record, run = bool(_RECORD.match(line) or _EXCEPTION.match(line)), 0
     return out, joined
 
 

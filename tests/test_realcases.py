@@ -13,10 +13,10 @@ from llmdoctor.diagnose import DiagnoseOptions, diagnose_target
 from llmdoctor.hosts.evidence import EvidenceHost
 from llmdoctor.model import Report
 from llmdoctor.render import render_json
-from tests.support.realcases import ROOT, cases, meta, score, stage
+from tests.support.realcases import CORPORA, cases, meta, score, stage
 
-STATE = json.loads((ROOT / "expected_state.json").read_text())
-SCORED = [c for c in cases() if meta(c).get("scored") is not False]
+STATE = {k: v for root in CORPORA for k, v in json.loads((root / "expected_state.json").read_text()).items()}
+SCORED = [c for root in CORPORA for c in cases(root) if meta(c).get("scored") is not False]
 
 
 @pytest.fixture(scope="module")

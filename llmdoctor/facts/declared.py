@@ -56,7 +56,7 @@ def declared_settings(ctx: Context) -> DeclaredSettings:
     found, launches = [], {}
     for name in names:
         try:
-            text = host.read(name, 1024 * 1024).decode("utf-8", "replace")
+            text = host.config_text(name, 1024 * 1024)
         except (OSError, HostError):
             continue
         if name == "env.txt" and _systemctl_show(text):

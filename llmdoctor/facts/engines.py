@@ -75,7 +75,7 @@ def recognize_evidence(host):
     from ..logs import engine_from_name
 
     files = {}
-    strong, weak = {}, {}
+    strong, file_hints, weak = {}, {}, {}
     names = list(host.log_files()) + [n for n in CONFIG_FILES if host.has(n)]
     names += [f for f in host.files() if f.startswith("dropins/")]
     for name in dict.fromkeys(names):
@@ -89,9 +89,10 @@ def recognize_evidence(host):
             idents = ident_engines(repaired.idents)
             (strong if "journald" in repaired.prefixes else weak).update(idents)
         hint = engine_from_name(name) or NAME_HINTS.get(name)
-        if hint and hint not in weak:
-            weak[hint] = name
-    return decide(files, strong, weak)
+        if hint and hint not in file_hints:
+            file_hints[hint] = name
+    # the evidence format's file names before the user's container names
+    return decide(files, strong, {**file_hints, **{e: i for e, i in weak.items() if e not in file_hints}})
 
 
 @provider("evidence_recognition")

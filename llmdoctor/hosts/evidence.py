@@ -79,6 +79,10 @@ class EvidenceHost:
         with open(self._checked(name), "rb") as f:
             return repair_config(decode_pasted(f.read(limit))).text
 
+    def config_text(self, name: str, limit: int = DEFAULT_READ_LIMIT) -> str:
+        """Any evidence file as a configuration is read: pasting undone, no log lines joined."""
+        return self._text(name, limit)
+
     def is_log(self, name: str) -> bool:
         return name in LOG_FILES or (name not in KNOWN_FILES and "/" not in name and name.endswith((".log", ".txt")))
 

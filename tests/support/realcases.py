@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "realcases"
+EXTRA = ROOT.parent / "realcases_extra"  # collected later, to measure how the diagnosis generalises
+CORPORA = (ROOT, EXTRA)
 
 RENAME = {
     "dropin.conf": "dropins/override.conf",

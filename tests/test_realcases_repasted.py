@@ -1,0 +1,46 @@
+"""The real cases, their logs re-pasted the other ways real reports arrive (a journald prefix
+in another locale, a compose column, kubectl's prefix and stamps, Docker's json-file,
+hard-wrapped lines, a fenced paste with its prompt, CRLF with zsh's %): each case must
+score as it does pasted as it was (expected_state.json)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from llmdoctor.checks import load_checks
+from llmdoctor.diagnose import DiagnoseOptions, diagnose_target
+from llmdoctor.hosts.evidence import EvidenceHost
+from llmdoctor.model import Report
+from llmdoctor.render import render_json
+from tests.support.realcases import CORPORA, cases, meta, score, stage
+from tests.support.repaste import VARIANTS
+
+STATE = {k: v for root in CORPORA for k, v in json.loads((root / "expected_state.json").read_text()).items()}
+SCORED = [c for root in CORPORA for c in cases(root) if meta(c).get("scored") is not False]
+LOGS = ("journal.log", "server.log", "vllm.log")
+IDENT = {"journal.log": "ollama", "server.log": "llama-server", "vllm.log": "vllm"}  # each engine's own journal
+
+
+@pytest.fixture(scope="module")
+def specs():
+    return load_checks(site_dir=None, entry_points=False)[0]
+
+
+@pytest.mark.parametrize("how", sorted(VARIANTS))
+def test_repasted_cases_score_the_same(how, specs, tmp_path):
+    wrong = []
+    for case in SCORED:
+        d = tmp_path / case.name
+        d.mkdir()
+        stage(case, d)
+        m = meta(case)
+        for f in d.iterdir():
+            if f.name in LOGS:
+                text = f.read_text()
+                f.write_text(VARIANTS[how](text, IDENT[f.name]) if how.startswith("journald") else VARIANTS[how](text))
+        report = diagnose_target(EvidenceHost(d), DiagnoseOptions(sample_seconds=0), specs).report
+        s = score(m, json.loads(render_json(Report("t", (report,)))))
+        if ("pass" if s.passed else "fail") != STATE[m["id"]]["state"]:
+            wrong.append(s.line())
+    assert not wrong, "\n".join(wrong)
