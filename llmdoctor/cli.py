@@ -178,10 +178,16 @@ def diagnose(
     connect_timeout: float = typer.Option(10.0, "--connect-timeout", min=1.0, max=120.0, help="SSH connect timeout, seconds."),
 ) -> None:
     """Diagnose this host (default), remote hosts over SSH, or an evidence directory."""
-    from .diagnose import DiagnoseOptions, diagnose as run_diagnosis
+    from .diagnose import DiagnoseOptions, UnknownCheck, diagnose as run_diagnosis
     from .render import RENDERERS
 
     _check_format(fmt)
+    local_logs = evidence is None and not host and inventory is None
+    for p in log:
+        if local_logs and not p.is_file():
+            fail(f"--log {p}: {'not a file' if p.exists() else 'no such file'}")
+        if local_logs and not os.access(p, os.R_OK):
+            fail(f"--log {p}: not readable (try sudo, or add yourself to the group that owns it)")
     options = {"probe": probe, "probe_deadline": probe_deadline, "probe_model": model, "log_files": [str(p) for p in log]}
     if state_dir is not None:
         options["state_dir"] = str(state_dir)
@@ -195,7 +201,10 @@ def diagnose(
     )
     names, targets = build_targets(evidence, host, inventory, sudo, accept_new_host_keys, ssh_config, connect_timeout)
     with _progress(f"diagnosing {len(names)} host(s)" if len(names) > 1 else f"diagnosing {names[0]}"):
-        report, _ = run_diagnosis(targets, opts, forks=forks, names=names)
+        try:
+            report, _ = run_diagnosis(targets, opts, forks=forks, names=names)
+        except UnknownCheck as e:
+            fail(str(e))
     sys.stdout.write(RENDERERS[fmt](report))
     raise typer.Exit(report.exit_code())
 

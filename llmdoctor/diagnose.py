@@ -20,6 +20,31 @@ from .redact import redact_text
 ALWAYS = ("engines", "gpu", "memory")
 
 
+class UnknownCheck(ValueError):
+    """--only names no check id and no cause."""
+
+
+def _lines(n: int) -> str:
+    return f"{n:,} line{'s' if n != 1 else ''}"
+
+
+# What each engine-relevant fact says it read, or None when it read nothing (a log with no
+# line inside --since). A diagnosis is only as good as these: "no problems found" is said
+# about them, and with none of them the answer is "could not diagnose".
+EXAMINED: dict[str, Callable[[Any], str | None]] = {
+    "ollama_log": lambda v: f"Ollama log {', '.join(v.sources)} ({_lines(v.lines)})" if v.lines else None,
+    "ollama_ps": lambda v: f"loaded models ({len(v)}, `ollama ps` / /api/ps)",
+    "vllm_log": lambda v: "; ".join(f"vLLM log {s.source} ({_lines(s.lines)})" for s in v.scans if s.lines) or None,
+    "vllm_metrics": lambda v: f"vLLM metrics ({v.source})",
+    "vllm_cmdline": lambda v: "vLLM command line",
+    "llamacpp_log": lambda v: "; ".join(f"llama-server log {s.source} ({_lines(s.lines)})" for s in v.scans if s.lines) or None,
+    "llamacpp_state": lambda v: "llama-server " + ", ".join(sorted(v.sources) or ["endpoints"]),
+    "llamacpp_cmdline": lambda v: "llama-server command line",
+    "systemd_units": lambda v: "systemd " + ", ".join(u.unit for u in v),
+    "declared_settings": lambda v: "settings as written in " + ", ".join(dict.fromkeys(a.source for a in v.assignments)),
+    "probe": lambda v: "live probe",
+}
+
 @dataclass(frozen=True)
 class DiagnoseOptions:
     units: tuple[str, ...] = ()
@@ -37,11 +62,42 @@ class TargetResult:
 
 
 def select(specs: Iterable[CheckSpec], only: Iterable[str]) -> list[CheckSpec]:
+    """The checks --only names (by id or cause); UnknownCheck for a name that is neither."""
     wanted = {o.lower() for o in only}
     specs = list(specs)
     if not wanted:
         return specs
+    known = {s.id.lower() for s in specs} | {s.cause.value.lower() for s in specs}
+    unknown = sorted(wanted - known)
+    if unknown:
+        raise UnknownCheck(f"--only {', '.join(unknown)}: no check or cause of that name (`llmdoctor checks` lists them)")
     return [s for s in specs if s.id.lower() in wanted or s.cause.value.lower() in wanted]
+
+
+def examined_lines(values: dict[str, Any]) -> tuple[str, ...]:
+    out = []
+    for name, describe in EXAMINED.items():
+        if name in values and values[name] is not None:
+            try:
+                text = describe(values[name])
+            except Exception:  # a description must never end a report
+                text = name
+            if text:
+                out.append(text)
+    return tuple(out)
+
+
+def not_diagnosed_reason(store: FactStore, examined: tuple[str, ...], findings) -> str:
+    """Why nothing could be diagnosed, or "" when something engine-relevant was read (or a
+    problem was found regardless, such as a host that swaps)."""
+    if examined or any(f.severity.rank >= 1 for f in findings):
+        return ""
+    missing = store.missing.get("engines")
+    if missing is not None:
+        return missing.reason
+    kinds = engine_label(store.values)
+    return (f"found {kinds}, but read none of its logs, metrics, endpoints, command line or configuration "
+            f"(see Could not examine)")
 
 
 def engine_label(facts: dict[str, Any]) -> str:
@@ -109,6 +165,7 @@ def diagnose_target(
         shown.add(id(e))
         unavailable.append(Unavailable(name, e.reason))
     findings.sort(key=lambda f: (-f.severity.rank, {"high": 0, "medium": 1, "low": 2}.get(f.confidence, 3), f.check))
+    examined = examined_lines(store.values)
     report = TargetReport(
         target=redact_text(host.name),
         engine=engine_label(store.values),
@@ -116,6 +173,8 @@ def diagnose_target(
         unavailable=tuple(unavailable),
         errors=tuple(errors),
         summary=tuple((k, redact_text(v)) for k, v in _summary(store)),
+        examined=tuple(redact_text(e) for e in examined),
+        not_diagnosed=redact_text(not_diagnosed_reason(store, examined, findings)),
     )
     return TargetResult(report, dict(store.values))
 
@@ -133,6 +192,7 @@ def diagnose(
     """Diagnose every host concurrently. A host may be given as a factory, so that
     connecting (which can fail) happens inside its own worker."""
     specs, load_errors = load_checks(opts.checks_dirs)
+    select(specs, opts.only)  # an unknown --only name is an error before anything runs
     hosts = list(hosts)
     labels = list(names) if names is not None else [getattr(h, "name", str(h)) for h in hosts]
 

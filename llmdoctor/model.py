@@ -97,6 +97,12 @@ class TargetReport:
     unavailable: tuple[Unavailable, ...] = ()
     errors: tuple[str, ...] = ()
     summary: tuple[tuple[str, str], ...] = ()  # (label, value) facts shown above findings
+    examined: tuple[str, ...] = ()  # what was read: "no problems found" is said about these only
+    not_diagnosed: str = ""  # why nothing could be diagnosed (nothing engine-relevant was read)
+
+    @property
+    def diagnosed(self) -> bool:
+        return not self.not_diagnosed and self.engine != "unreachable"
 
     @property
     def worst(self) -> Severity | None:
@@ -114,7 +120,7 @@ class Report:
         worst = [t.worst for t in self.targets]
         if Severity.CRITICAL in worst:
             return ExitCode.CRITICAL
-        if not self.targets or any(t.engine == "unreachable" for t in self.targets):
+        if not self.targets or any(not t.diagnosed for t in self.targets):
             return ExitCode.UNKNOWN
         if Severity.WARNING in worst:
             return ExitCode.WARNING
@@ -141,6 +147,9 @@ def report_to_dict(r: Report) -> dict[str, Any]:
             {
                 "target": t.target,
                 "engine": t.engine,
+                "status": "diagnosed" if t.diagnosed else "could not diagnose",
+                "could_not_diagnose": t.not_diagnosed or (t.errors[0] if not t.diagnosed and t.errors else ""),
+                "examined": list(t.examined),
                 "findings": [finding_to_dict(f) for f in t.findings],
                 "unavailable": [{"fact": u.fact, "reason": u.reason} for u in t.unavailable],
                 "errors": list(t.errors),

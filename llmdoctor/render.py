@@ -38,6 +38,11 @@ def unavailable_line(fact: str, reason: str) -> str:
     return f"{label}: not available ({reason})"
 
 
+def _gaps(t: TargetReport):
+    """What could not be examined, less the reason already given as "could not diagnose"."""
+    return [u for u in t.unavailable if u.reason != t.not_diagnosed]
+
+
 def _md_escape(text: str) -> str:
     return text.replace("|", "\\|")
 
@@ -74,17 +79,22 @@ def render_markdown(report: Report) -> str:
             out.append(f"- **{label}**: {value}")
         if t.summary:
             out.append("")
-        if not t.findings:
-            out += ["No problems found.", ""]
+        if not t.diagnosed and t.not_diagnosed:
+            out += [f"**Could not diagnose**: {_md_escape(t.not_diagnosed)}", ""]
+        elif not t.findings:
+            out += ["No problems found in what was examined.", ""]
+        if t.examined:
+            out += ["Examined: " + "; ".join(_md_code(e) for e in t.examined), ""]
         for sev in Severity:
             group = [f for f in t.findings if f.severity is sev]
             if group:
                 out += [f"### {SEVERITY_HEADING[sev]}", ""]
                 for f in group:
                     out += _md_finding(f)
-        if t.unavailable or t.errors:
+        gaps = _gaps(t)
+        if gaps or t.errors:
             out += ["### Not examined", ""]
-            out += [f"- {unavailable_line(u.fact, u.reason)}" for u in t.unavailable]
+            out += [f"- {unavailable_line(u.fact, u.reason)}" for u in gaps]
             out += [f"- error: {e}" for e in t.errors]
             out.append("")
     return "\n".join(out) + "\n"
@@ -94,7 +104,8 @@ def _md_summary_table(report: Report) -> list[str]:
     out = ["| host | engine | worst | causes |", "|---|---|---|---|"]
     for t in report.targets:
         causes = ", ".join(sorted({f.cause.value for f in t.findings})) or "-"
-        worst = t.worst.value if t.worst else ("error" if t.errors else "ok")
+        worst = t.worst.value if t.worst else ("error" if t.errors and t.engine == "unreachable" else
+                                                 "unknown" if not t.diagnosed else "ok")
         out.append(f"| {_md_escape(t.target)} | {t.engine} | {worst} | {causes} |")
     return out + [""]
 
@@ -115,10 +126,14 @@ def _lines(t: TargetReport) -> list[Line]:
     nothing in a log line can be mistaken for formatting)."""
     out: list[Line] = [((f"{t.target} · engine: {t.engine}", RULE_STYLE),)]
     out += [((f"  {label}: {value}", ""),) for label, value in t.summary]
-    if t.summary:
+    if t.examined:
+        out.append(((f"  Examined: {'; '.join(t.examined)}", "dim"),))
+    if t.summary or t.examined:
         out.append(())
-    if not t.findings:
-        out += [(("  No problems found.", "green") if not t.errors else ("  No findings.", ""),), ()]
+    if not t.diagnosed and t.not_diagnosed:
+        out += [(("  Could not diagnose: ", "bold yellow"), (t.not_diagnosed, "")), ()]
+    elif not t.findings:
+        out += [(("  No problems found in what was examined.", "green") if not t.errors else ("  No findings.", ""),), ()]
     for sev in Severity:
         group = [f for f in t.findings if f.severity is sev]
         if not group:
@@ -133,9 +148,10 @@ def _lines(t: TargetReport) -> list[Line]:
             if f.fix.config:
                 out += [((f"      {line}", ""),) for line in f.fix.config.rstrip().splitlines()]
             out.append(())
-    if t.unavailable or t.errors:
+    gaps = _gaps(t)
+    if gaps or t.errors:
         out.append((("Could not examine", "bold"),))
-        out += [((f"  {unavailable_line(u.fact, u.reason)}", ""),) for u in t.unavailable]
+        out += [((f"  {unavailable_line(u.fact, u.reason)}", ""),) for u in gaps]
         out += [((f"  {e}", "red"),) for e in t.errors]
         out.append(())
     return out
@@ -144,7 +160,8 @@ def _lines(t: TargetReport) -> list[Line]:
 def _summary_rows(report: Report) -> list[tuple[str, str, str, str]]:
     rows = []
     for t in report.targets:
-        worst = t.worst.value if t.worst else ("error" if t.errors and t.engine == "unreachable" else "ok")
+        worst = t.worst.value if t.worst else ("error" if t.errors and t.engine == "unreachable" else
+                                                 "unknown" if not t.diagnosed else "ok")
         causes = ", ".join(sorted({f.cause.value for f in t.findings})) or "-"
         rows.append((t.target, t.engine, worst, causes))
     return rows

@@ -79,6 +79,7 @@ class LlamaLogSummary:
     eval_ms_total: float = 0.0
     slot_ctx_lines: int = 0  # `new slot, n_ctx = N` lines of the last start-up (one per slot)
     cpp: LlamaCppFacts = LlamaCppFacts()  # llama.cpp's own lines: backends, offload, shifts, refusals
+    lines: int = 0  # lines read
 
     @property
     def context_exceeded(self) -> int:
@@ -121,8 +122,10 @@ class LlamaLogScanner:
         self._max_slot_id = -1
         self._slot_ctx_lines = 0
         self.cpp = LlamaCppLines()
+        self.lines = 0
 
     def feed_line(self, line: str) -> None:
+        self.lines += 1
         if self.cpp.feed(line):
             return
         if not any(m in line for m in _MARKS):
@@ -203,7 +206,7 @@ class LlamaLogScanner:
         return LlamaLogSummary(
             source=self.source, startups=self.startups, timings=tuple(self.timings),
             requests_timed=self.requests, prompt_ms_total=self.prompt_ms, eval_ms_total=self.eval_ms,
-            slot_ctx_lines=self._slot_ctx_lines, cpp=self.cpp.result(), **v)
+            slot_ctx_lines=self._slot_ctx_lines, cpp=self.cpp.result(), lines=self.lines, **v)
 
 
 def scan_llama_lines(lines: Iterable[str], source: str = "server.log") -> LlamaLogSummary:

@@ -136,6 +136,7 @@ class VllmLogScanner:
         self.source = source
         self._busy = client_errors
         self._marks = ((BUSY_MARK,) if client_errors else ()) + CONTEXT_MARKS + SETTINGS_MARKS
+        self.lines = 0  # lines read, whatever they held
         self.too_long = 0
         self.too_long_examples: list[str] = []
         self.too_long_max: tuple[int, int] | None = None  # (prompt tokens, limit) of the largest
@@ -176,6 +177,7 @@ class VllmLogScanner:
 
     # -- feeding -------------------------------------------------------------------
     def feed_line(self, line: str) -> None:
+        self.lines += 1
         if len(line) > MAX_LINE:
             line = line[:MAX_LINE]
         if self._prefix_left:  # the V0 prefix-cache line follows its stats line
@@ -268,6 +270,7 @@ class VllmLogScanner:
         is_bytes = isinstance(buf, (bytes, bytearray))
         nl = b"\n" if is_bytes else "\n"
         find, rfind, startswith = buf.find, buf.rfind, buf.startswith
+        self.lines += buf.count(nl, begin, end) + (end > begin and buf[end - 1:end] != nl)
 
         def line_at(pos: int) -> tuple[int, int]:
             ls = max(begin, rfind(nl, begin, pos) + 1)
@@ -629,6 +632,7 @@ class VllmLogScanner:
             prompt_too_long_examples=tuple(self.too_long_examples),
             prompt_too_long_max=self.too_long_max,
             settings=dict(self.settings),
+            lines=self.lines,
             engine_version=self._last_version or ("v0" if self._saw_v0 else None),
         )
 

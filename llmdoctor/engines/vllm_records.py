@@ -91,6 +91,7 @@ class VllmLogSummary:
     prompt_too_long_examples: tuple[str, ...] = ()
     prompt_too_long_max: tuple[int, int] | None = None  # (prompt tokens, limit)
     settings: dict = field(default_factory=dict)  # from `non-default args: {...}` / V0 `with config:`
+    lines: int = field(default=0, compare=False)  # lines read (the feeding paths count a final empty line apart)
 
     @property
     def empty(self) -> bool:

@@ -75,7 +75,7 @@ def recognize_evidence(host):
     from ..logs import engine_from_name
 
     files = {}
-    strong, file_hints, weak = {}, {}, {}
+    strong, file_hints, weak, named = {}, {}, {}, {}
     names = list(host.log_files()) + [n for n in CONFIG_FILES if host.has(n)]
     names += [f for f in host.files() if f.startswith("dropins/")]
     for name in dict.fromkeys(names):
@@ -84,6 +84,9 @@ def recognize_evidence(host):
         except (OSError, HostError):
             continue
         files[name] = signs_in(text)
+        own = engine_from_name(name)
+        if own and own not in named and host.is_log(name) and _log_like(text):
+            named[own] = name
         repaired = host.repair(name) if host.is_log(name) else None
         if repaired is not None:
             idents = ident_engines(repaired.idents)
@@ -92,7 +95,16 @@ def recognize_evidence(host):
         if hint and hint not in file_hints:
             file_hints[hint] = name
     # the evidence format's file names before the user's container names
-    return decide(files, strong, {**file_hints, **{e: i for e, i in weak.items() if e not in file_hints}})
+    return decide(files, strong, {**file_hints, **{e: i for e, i in weak.items() if e not in file_hints}}, named)
+
+
+def _log_like(text: str) -> bool:
+    """Some line of it is a log record or an exception (not random bytes, not an empty paste)."""
+    from ..logs import line_time
+
+    lines = [l for l in text.split("\n")[:200] if l.strip()]
+    return any(line_time(l) is not None or re.match(r"^\s*(?:\[rank\d+\]:\s*)?[\w.]*(?:Error|Exception):", l)
+               for l in lines)
 
 
 @provider("evidence_recognition")
@@ -226,7 +238,13 @@ def engines(ctx: Context, evidence_recognition=None) -> tuple[EngineInstance, ..
     if ctx.host.kind == "evidence":
         found = sniff_evidence(ctx.host, evidence_recognition)
         if not found:
-            raise FactUnavailable("no LLM engine in the evidence (add meta.json with an \"engine\" key, or engine logs)")
+            files = [f for f in ctx.host.files() if f not in ("meta.json", "expected.json")]
+            shown = ", ".join(files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
+            raise FactUnavailable(
+                f"no LLM engine in the evidence: {shown or 'the directory is empty'} "
+                f"{'hold' if len(files) != 1 else 'holds'} no line or setting of Ollama, vLLM or llama-server "
+                "(name the engine in meta.json, or add its logs)" if files else
+                "no LLM engine in the evidence: the directory is empty (add the engine's logs, or meta.json)")
         return tuple(found)
     found, notes = discover_live(ctx)
     if not found:

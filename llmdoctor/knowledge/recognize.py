@@ -53,6 +53,8 @@ SIGNS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
         (r"\((?:APIServer|EngineCore\w*|VllmWorker\w*|Worker\w*) pid=\d+\)", "vLLM process tag"),
         (r"\b[\w]+\.py:\d+\] ", "vLLM log prefix (file.py:N])"),
         (r"Input prompt \(\d+ tokens\) is too long and exceeds limit", "V0 prompt-too-long line"),
+        (r"max seq len \(\d+\)[^\n]*(?:KV cache is needed|stored in KV cache)|KV cache is needed, which is larger than "
+         r"the available KV cache memory", "KV cache too small for max_model_len (start-up refusal)"),
         (r"\b(?:max_model_len|max_num_seqs|gpu_memory_utilization|max_num_batched_tokens|max_seq_len)\b"
          r"|--(?:max-model-len|max-num-seqs|gpu-memory-utilization|tensor-parallel-size|max-num-batched-tokens)\b",
          "vLLM setting"),
@@ -146,10 +148,11 @@ def _file_engine(hits: dict[str, Hit], family_to: str | None) -> str | None:
 
 
 def decide(files: dict[str, dict[str, Hit]], strong_idents: dict[str, str] | None = None,
-           weak_idents: dict[str, str] | None = None) -> Recognition:
+           weak_idents: dict[str, str] | None = None, named: dict[str, str] | None = None) -> Recognition:
     """The engines a set of files speaks of: any engine with a sign of its own (or a journald
-    ident naming it); llama.cpp lines go to Ollama if it is there, else to llama-server; a
-    container or service name decides only when nothing else does."""
+    ident naming it); llama.cpp lines go to Ollama if it is there, else to llama-server, unless
+    a hint (the evidence format's file name, a container's name) says Ollama's runner printed
+    them. A name alone never makes an engine: a file with no sign in it speaks of none."""
     weight: dict[str, int] = {}
     reasons: dict[str, str] = {}
     for name, hits in files.items():
@@ -172,9 +175,11 @@ def decide(files: dict[str, dict[str, Hit]], strong_idents: dict[str, str] | Non
         n, h = family[0]
         reasons.setdefault(family_to, f"{n}: {h.what}: {h.line[:160]}")
     if not weight:
-        for engine, ident in (weak_idents or {}).items():
+        # nothing carries a sign: a log file the user named after its engine (vllm.log) that
+        # holds log lines at all (a bare traceback) is still that engine's
+        for engine, name in (named or {}).items():
             weight[engine] = 1
-            reasons[engine] = f"container or service named {ident}"
+            reasons[engine] = f"{name}: a log named after {engine}"
     engines = tuple(sorted(weight, key=lambda e: (-weight[e], ENGINES.index(e))))
     per_file = {n: _file_engine(h, family_to) for n, h in files.items()}
     return Recognition(engines, reasons, per_file)

@@ -31,9 +31,11 @@ def test_checks_lists_ids_causes_purposes():
 
 
 def test_diagnose_this_machine_without_engine_or_gpu():
-    """This machine has no LLM engine and no GPU: a clear report, exit 0 or 1."""
+    """This machine has no LLM engine and no GPU: "could not diagnose" (exit 3), said once, unless
+    something engine-independent was found (the host swaps: 1 or 2)."""
     p = run("diagnose", "--sample-seconds", "0.5")
-    assert p.returncode in (0, 1), p.stdout + p.stderr
+    assert p.returncode in (1, 2, 3), p.stdout + p.stderr
+    assert p.returncode != 3 or "Could not diagnose: no LLM engine found" in p.stdout
     assert p.stdout.count("no LLM engine found (looked for") == 1  # said once, not per dependent fact
     if not shutil.which("nvidia-smi"):
         assert "GPU: not available (" in p.stdout
