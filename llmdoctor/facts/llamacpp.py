@@ -70,6 +70,8 @@ def llamacpp_log(ctx: Context, engines, log_sources=()) -> LlamaLog:
     if not scans:
         raise FactUnavailable("no llama-server log to read (run it under systemd, or name the file with --log)",
                               quiet=ctx.host.kind == "evidence")
+    if not any(s.lines for s in scans):
+        raise FactUnavailable(f"{', '.join(s.source for s in scans)}: no line inside the log window")
     return LlamaLog(tuple(scans))
 
 

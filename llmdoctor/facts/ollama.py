@@ -259,7 +259,15 @@ def ollama_log(ctx: Context, engines=None, log_sources=None) -> OllamaLogSummary
     summary = scan_sources(sources)
     if summary is None:
         raise FactUnavailable("none of the logs found looks like Ollama's")
+    if not summary.lines:
+        raise FactUnavailable(f"{', '.join(summary.sources)}: no line inside the log window ({_window(ctx)})")
     return summary
+
+
+def _window(ctx: Context) -> str:
+    from ..engines.ollama_env import format_seconds
+
+    return f"--since {format_seconds(ctx.since_seconds)}" if ctx.since_seconds else "the whole log"
 
 
 @provider("ollama_deployment")

@@ -77,6 +77,8 @@ def vllm_log(ctx: Context, engines, log_sources=()) -> VllmLog:
                               quiet=ctx.host.kind == "evidence")
     if not scans:
         raise FactUnavailable("; ".join(problems) or "the logs hold no vLLM lines")
+    if not any(s.lines for s in scans):
+        raise FactUnavailable(f"{', '.join(s.source for s in scans)}: no line inside the log window")
     return VllmLog(tuple(scans))
 
 

@@ -58,6 +58,7 @@ KV_FULL = ("failed to find free space in the KV cache", "Context size has been e
            "Input prompt is too big compared to KV size", "failed to find a memory slot for batch")
 CACHE_MATCH = re.compile(r"n_past = (\d+), slot\.prompt\.tokens\.size\(\) = (\d+)")
 CACHE_RM = re.compile(r"(?:slot (\d+) : )?kv cache rm (?:- )?\[(\d+), end\)")
+_TASK = re.compile(r"task (?:id = )?(\d+)")
 RELEASED = re.compile(r"slot (\d+) released \((\d+) tokens in cache\)")  # 2023 builds
 FULL_REPROCESS = "forcing full prompt re-processing"
 _MARKS = ("load_backend", "devices", "device", "GPU", "layers to GPU", "buffer size", "context shift",
@@ -153,7 +154,7 @@ class LlamaCppLines:
         self.misses = _Examples()
         self.worst: CacheMiss | None = None
         self._cached: dict[str, int] = {}  # slot -> tokens it held when released (2023 builds)
-
+        self._last_task: str | None = None  # of the last request refused
     def feed(self, line: str) -> bool:
         if not any(m in line for m in _MARKS):
             return False
@@ -191,7 +192,8 @@ class LlamaCppLines:
             if len(self.buffer_lines) < 4:
                 self.buffer_lines.append(text)
             return True
-        if "context shift" in line and "disabled" not in line or "context limit hit - shifting" in line:
+        if "context shift" in line and ("n_discard" in line or "n_keep" in line) and "new prompt" not in line \
+                or "context limit hit - shifting" in line:
             f = fields(line)
             self.shifts.add(Shift("shift", f.get("n_ctx") or f.get("limit"), f.get("n_discard") or f.get("discard"), text))
             return True
@@ -238,6 +240,13 @@ class LlamaCppLines:
     def _exceeded(self, text: str, req: int | None, ctx: int | None) -> None:
         if self.exceeded.items and self.exceeded.items[-1] == text:
             return  # the same error echoed to the client stream
+        task = _TASK.search(text)
+        if task is not None:
+            if task.group(1) == self._last_task:
+                if req is not None and ctx is not None and self.exceeded_max is None:
+                    self.exceeded_max = (req, ctx)
+                return  # the same request: its "new prompt" line, then its error
+            self._last_task = task.group(1)
         self.exceeded.add(text)
         if req is not None and ctx is not None and (self.exceeded_max is None or req > self.exceeded_max[0]):
             self.exceeded_max = (req, ctx)

@@ -1,0 +1,54 @@
+"""knowledge/env_forms.py: the form of a line decides whether the server sees the value; some
+lines assign nothing at all (real lines from ollama#5722, #9452, #2940, #7892, #6839)."""
+from __future__ import annotations
+
+from hypothesis import given, settings, strategies as st
+
+from llmdoctor.knowledge.env_forms import assignments_in, launches_engine
+
+
+def one(text: str, **kw):
+    [a] = assignments_in(text, "t", **kw)
+    return a
+
+
+def test_forms():
+    assert one("export OLLAMA_MODELS=/path/to/models/\n").form == "export"
+    assert one("OLLAMA_CONTEXT_LENGTH=32768\n", listing=True).form == "listing"
+    assert one("OLLAMA_CONTEXT_LENGTH=32768\n").form == "shell"
+    assert one("OLLAMA_NUM_PARALLEL=4 ollama serve\n").form == "env-prefix"
+    assert one('Environment="OLLAMA_HOST=0.0.0.0"\n').form == "systemd"
+    assert one("setx OLLAMA_NUM_PARALLEL 4\n").value == "4"
+    assert one('$env:OLLAMA_HOST="0.0.0.0:11434"\n').form == "powershell"
+    assert one('launchctl setenv OLLAMA_HOST "0.0.0.0"\n').value == "0.0.0.0"
+    assert one("docker run -d --gpus=all -e OLLAMA_KEEP_ALIVE=1h ollama/ollama\n").form == "docker"
+    a = one("services:\n  ollama:\n    environment:\n      - OLLAMA_NUM_PARALLEL=4\n    ports:\n      - 11434:11434\n")
+    assert (a.form, a.value) == ("compose", "4")
+    assert one("environment:\n  OLLAMA_HOST: \"0.0.0.0\"\n").value == "0.0.0.0"
+    assert one("env:\n- name: OLLAMA_NUM_PARALLEL\n  value: \"4\"\n").form == "kubernetes"
+    assert assignments_in("export PATH=/usr/bin\nHOME=/root\n", "t") == []  # not engine variables
+
+
+def test_lines_that_assign_nothing():
+    a = one("export OLLAMA_NUM_PARALLEL:10\n")  # ollama#5722
+    assert a.value is None and "not a valid identifier" in a.problem and a.intended == "10"
+    assert one("export OLLAMA_HOST = 0.0.0.0\n").problem
+    a = one("set OLLAMA_HOST = 0.0.0.0\n")
+    assert "'OLLAMA_HOST '" in a.problem and a.intended == "0.0.0.0"
+    a = one("Environment=“OLLAMA_HOST=0.0.0.0:11434”\n")  # ollama#7892
+    assert "typographic" in a.problem and a.intended == "0.0.0.0:11434"
+    assert one("setx OLLAMA_KEEP_ALIVE=-1\n").problem
+
+
+def test_a_script_that_starts_the_server():
+    script = "export OLLAMA_MAX_LOADED_MODELS:2\nexport OLLAMA_KEEP_ALIVE:60m\n\n/bin/ollama serve\n"
+    assert launches_engine(script) == "/bin/ollama serve"
+    assert launches_engine("export OLLAMA_HOST=0.0.0.0\n") is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=400))
+def test_garbage_never_raises(text):
+    assignments_in(text, "g")
+    assignments_in("environment:\n" + text, "g", listing=True)
+    launches_engine(text)

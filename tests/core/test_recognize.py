@@ -1,0 +1,81 @@
+"""Recognition, line by line: each engine's table on real lines (sources in the comments),
+lines no engine prints, and how llama.cpp's shared lines are placed."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from llmdoctor.knowledge.recognize import FAMILY, LLAMACPP, OLLAMA, VLLM, decide, engine_of_text, signs_in
+
+LINES = [
+    # Ollama: samples.md 2a-2i, ollama#4124, #8903, #13227, #7892
+    (OLLAMA, '[GIN] 2025/03/06 - 11:42:21 | 503 |   42.044125ms |       127.0.0.1 | POST     "/api/generate"'),
+    (OLLAMA, '2025/02/18 02:20:54 routes.go:1187: INFO server config env="map[OLLAMA_NUM_PARALLEL:0]"'),
+    (OLLAMA, 'time=2025-02-09T21:59:37.882Z level=INFO source=types.go:130 msg="inference compute" id=GPU-6c0b library=cuda'),
+    (OLLAMA, 'time=2025-11-24T13:55:06.999Z level=INFO source=server.go:974 msg="model requires more memory than is currently available, evicting a model to make space" "loaded layers"=0'),
+    (OLLAMA, "export OLLAMA_NUM_PARALLEL:10"),
+    (OLLAMA, "NAME         \tID          \tSIZE  \tPROCESSOR\tUNTIL"),
+    (OLLAMA, r"time=2024-05-03T13:51:30.057+02:00 level=INFO source=gpu.go:101 msg=\"detected GPUs\" library=C:\Users\M\AppData\Local\Programs\Ollama\cudart64_110.dll count=1"),
+    # vLLM: samples.md 3-5, vllm#5578, #10440, #2418, kaito#2132, the real vLLM 0.32 here
+    (VLLM, "INFO 06-16 21:24:15 metrics.py:341] Avg prompt throughput: 2706.1 tokens/s, Avg generation throughput: 13395.4 tokens/s, Running: 34 reqs"),
+    (VLLM, "(APIServer pid=1) INFO 09-07 06:35:40 [loggers.py:310] Engine 000: Avg prompt throughput: 0.0 tokens/s"),
+    (VLLM, "scheduler.py:648] Input prompt (36893 tokens) is too long and exceeds limit of 1000"),
+    (VLLM, "INFO 01-11 15:51:18 llm_engine.py:275] # GPU blocks: 229, # CPU blocks: 512"),
+    (VLLM, "ValueError: To serve at least one request with the model's max seq len (1048576), 22.5 GiB KV cache is needed, which is larger than the available KV cache memory (17.39 GiB)."),
+    (VLLM, "llm = LLM(model=args.model_path, seed=args.seed, gpu_memory_utilization=0.95, max_model_len=1000)"),
+    (VLLM, "vllm serve cyankiwi/Qwen3.6-35B-A3B-AWQ-4bit --max-model-len 262144"),
+    # llama-server: llama.cpp#23652, the recorded llama-server here, #6722, lemonade#3276
+    (LLAMACPP, "0.02.505.689 I slot   load_model: id  0 | task -1 | new slot, n_ctx = 1024"),
+    (LLAMACPP, "podman run -d ghcr.io/ggerganov/llama.cpp:server-cuda -m /models/uae-large-v1-f32.gguf --parallel 4"),
+    (LLAMACPP, "lemonade run <model> --ctx-size 131072 --llamacpp-device ROCm0"),
+    # llama.cpp code, in either engine: llama.cpp#17761, ollama#8995, #5902, #8498
+    (FAMILY, "ggml_vulkan: No devices found."),
+    (FAMILY, "load_backend: loaded CPU backend from /app/libggml-cpu-haswell.so"),
+    (FAMILY, "llm_load_tensors: offloaded 37/49 layers to GPU"),
+    (FAMILY, "INFO [update_slots] input truncated | n_ctx=2048 n_erase=14097 n_keep=4"),
+    (FAMILY, "slot context shift | .... n_keep = 1 n_left = 3998 n_discard = 1999 n_ctx=4000 n_past=3999"),
+    (FAMILY, "srv load_model: initializing, n_slots = 4, n_ctx_slot = 131072, kv_unified = 'true'"),
+    (FAMILY, 'GGML_ASSERT: llama.cpp:9612: seq_id < n_tokens && "seq_id cannot be larger than n_tokens"'),
+]
+NOBODY = [
+    "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----",
+    "MemTotal:       65768440 kB",
+    "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |",
+    "hello world",
+    "find: ‘/usr/local/lib/ollama’: No such file or directory"[:6],
+]
+
+
+@pytest.mark.parametrize("engine,line", LINES, ids=[f"{e}-{i}" for i, (e, _) in enumerate(LINES)])
+def test_each_table_recognises_its_lines(engine, line):
+    assert engine in signs_in(line), signs_in(line)
+
+
+@pytest.mark.parametrize("line", NOBODY)
+def test_lines_no_engine_prints(line):
+    assert not signs_in(line)
+
+
+def test_llama_cpp_lines_go_to_ollama_only_with_ollama_beside_them():
+    runner = "llm_load_tensors: offloaded 31/33 layers to GPU"
+    assert decide({"server.log": signs_in(runner)}).engines == (LLAMACPP,)
+    both = decide({"journal.log": signs_in(runner + "\n" + LINES[0][1])})
+    assert both.engines == (OLLAMA,) and both.files["journal.log"] == OLLAMA
+    # Ollama >= 0.30 logs "starting llama-server" itself: still Ollama's file
+    assert engine_of_text('time=2026-08-01T07:02:33.347Z level=INFO source=llama_server.go:1274 '
+                          'msg="llama-server started in 6.43 seconds"') == OLLAMA
+    # a hint (the format's file name, a container's name) places llama.cpp lines nothing else places
+    assert decide({"journal.log": signs_in(runner)}, weak_idents={OLLAMA: "journal.log"}).engines == (OLLAMA,)
+
+
+def test_names_alone_make_no_engine_but_a_named_log_does():
+    assert decide({"journal.log": {}}, weak_idents={OLLAMA: "journal.log"}).engines == ()
+    assert decide({"vllm.log": {}}, named={VLLM: "vllm.log"}).engines == (VLLM,)
+    assert decide({"x": {}}, strong_idents={OLLAMA: "ollama"}).engines == (OLLAMA,)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=500))
+def test_garbage_never_raises(text):
+    signs_in(text)
+    engine_of_text(text)
