@@ -49,7 +49,8 @@ _RARE_B = tuple((c.encode(), w.encode(), o) for c, w, o in _RARE)
 # Rare lines found by a plain substring search per chunk (no per-line work): requests refused
 # for max_model_len (V0 scheduler, input processor, OpenAI server wordings) and the start-up
 # line that names the engine's settings (V1 `non-default args: {...}`, V0 `with config: ...`).
-CONTEXT_MARKS = ("exceeds limit of", "maximum model length of", "maximum context length is")
+CONTEXT_MARKS = ("exceeds limit of", "maximum model length of", "maximum context length is",
+                 "cannot be greater than max_model_len")
 SETTINGS_MARKS = ("non-default args: {", "engine with config: ", "engine (v")
 PEEK_LINES = 3  # window after a trigger for "Maximum concurrency" / the V0 prefix-cache line
 MAX_LINE = 64 * 1024  # longer lines are cut (bounded memory on a log without newlines)

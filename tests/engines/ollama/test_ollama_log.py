@@ -200,3 +200,48 @@ def test_listening_line_gives_the_version():
     # format string `Listening on %s (version %s)` (FACTS.md §4)
     s = scan(['time=2025-04-22T11:20:01.000Z level=INFO source=routes.go:1238 msg="Listening on 127.0.0.1:11434 (version 0.6.5)"'], "j")
     assert s.version == "0.6.5" and s.version_example.source == "j"
+
+
+# -- scheduler, inventory and access-log signals (real lines; sources named) ----------------------
+
+def test_scheduler_evictions_loads_and_memory():
+    # ollama#13227 (0.13.0, CPU-only), ollama#8903 (Windows, 0.5.x), ollama#7773 (DEBUG)
+    s = scan([
+        'time=2025-11-24T13:55:06.999Z level=INFO source=sched.go:443 msg="system memory" total="503.6 GiB" free="498.1 GiB" free_swap="8.0 GiB"',
+        'time=2025-11-24T13:55:06.999Z level=INFO source=server.go:974 msg="model requires more memory than is currently available, evicting a model to make space" "loaded layers"=0',
+        '[GIN] 2025/02/07 - 09:16:24 | 200 |    7.5808349s |    192.168.6.29 | POST     "/api/chat"',
+        r'time=2025-02-07T09:17:02.238+08:00 level=INFO source=sched.go:714 msg="new model will fit in available VRAM in single GPU, loading" model=C:\Users\U\.ollama\models\blobs\sha256-6150cb382311b69f09cc0f9a1b69fc029cbd742b66bb8ec531aa5ecf5c613e93 gpu=GPU-4e6d parallel=4',
+        r'time=2024-11-20T21:26:53.535-05:00 level=DEBUG source=sched.go:283 msg="resetting model to expire immediately to make room" modelPath=C:\Users\me\.ollama\models\blobs\sha256-d7e4b00a7d7a refCount=0',
+        'time=2024-11-20T21:30:00.000-05:00 level=DEBUG source=sched.go:100 msg="timer expired, expiring to unload" modelPath=/x',
+    ], "j")
+    assert s.evictions.count == 2 and s.expiries.count == 1
+    assert s.system_free_bytes == round(498.1 * 2**30)
+    (load,) = s.loads
+    assert load.model == "sha256-6150cb382311" and 38 <= load.idle_before_s <= 39
+
+
+def test_runner_inventory_lines():
+    # ollama#10798 (a runner without any backend library), #9842 (no GPU runner libraries)
+    s = scan(["time=2025-05-21T17:49:23.905+08:00 level=INFO source=ggml.go:104 msg=system CPU.0.LLAMAFILE=1 compiler=cgo(gcc)",
+              'time=2025-03-18T11:15:57.784+09:00 level=DEBUG source=server.go:259 msg="compatible gpu libraries" compatible=[]',
+              "find: ‘/usr/local/lib/ollama’: No such file or directory"], "j")
+    assert s.runner_backends == ("CPU",) and s.gpu_libraries_empty.count == 1 and s.libdir_missing.count == 1
+    s = scan(['time=2024-06-01T00:00:00Z level=INFO source=payload.go:44 msg="Dynamic LLM libraries" runners="[cpu cpu_avx cpu_avx2 cuda_v11 rocm_v60102]"'], "j")
+    assert s.runner_libraries == ("cpu", "cpu_avx", "cpu_avx2", "cuda_v11", "rocm_v60102")
+
+
+def test_same_second_burst_of_fast_500s_and_config_warnings():
+    # ollama#4124 (0.1.33: the 10-request queue overflowing as 500s), #6839, #7892
+    burst = ['[GIN] 2024/05/03 - 13:51:30 | 500 |     11.5625ms |       127.0.0.1 | POST     "/api/embeddings"'] * 6
+    slow = ['[GIN] 2025/01/12 - 01:23:05 | 500 |         30m0s |      10.0.0.123 | POST     "/api/chat"']
+    s = scan(burst + slow + [
+        '2024/09/17 21:53:18 config.go:45: WARN invalid port, using default port="\\\\Users\\\\123\\\\ollama app.exe" default=11434',
+        "/etc/systemd/system/ollama.service:12: Invalid environment assignment, ignoring: “OLLAMA_HOST=0.0.0.0:11434”"], "j")
+    assert s.fast_error_burst_size == 6 and len(s.fast_error_burst) == 4
+    assert s.invalid_env.count == 1 and s.unit_warnings.count == 1
+    assert scan(slow * 3, "j").fast_error_burst_size == 0  # a client timeout is not a burst
+
+
+def test_old_runner_truncation_is_a_llama_cpp_line():
+    s = scan(['INFO [update_slots] input truncated | n_ctx=2048 n_erase=14097 n_keep=4 n_left=2044 n_shift=1022 tid="62632" timestamp=1721797206'], "j")
+    assert s.cpp.shift_count == 1 and s.cpp.shifts[0].kind == "truncated"

@@ -257,3 +257,27 @@ def test_journald_prefixes_and_all_three_vllm_prefix_styles():
     r = scan_vllm_lines(lines)
     assert [s.time for s in r.recent_stats] == ["05-09 00:49:33", "07-28 06:40:59", "03-17 15:38:10"]
     assert all((s.running, s.waiting, s.prefix_hit_pct) == (3, 4, 6.0) for s in r.recent_stats)
+
+
+def test_requests_refused_for_max_model_len():
+    # vllm#10440 (V0 scheduler, the line pasted from mid-line), the real vLLM 0.32 here (OpenAI
+    # server wording, client side), vllm's input processor wording
+    s = scan_vllm_lines(["scheduler.py:648] Input prompt (36893 tokens) is too long and exceeds limit of 1000"])
+    assert (s.prompts_too_long, s.prompt_too_long_max) == (1, (36893, 1000))
+    s = scan_vllm_lines(['{"error":{"message":"This model\'s maximum context length is 1024 tokens. However, your prompt '
+                         'contains at least 1025 input tokens, which exceeds this limit even without any output tokens."}}',
+                         "The decoder prompt (length 12324) is longer than the maximum model length of 8192.",
+                         '{"error":{"message":"max_tokens=2000 cannot be greater than max_model_len=1024."}}'],
+                        client_errors=True)
+    assert s.prompts_too_long == 3 and s.prompt_too_long_max == (12324, 8192)
+
+
+def test_settings_from_the_start_up_line():
+    # the real vLLM 0.32 here (non-default args) and vllm#2418 (V0 `with config:`)
+    s = scan_vllm_lines(["(APIServer pid=25400) INFO 12-01 08:07:32 [api_utils.py:286] non-default args: {'model_tag': "
+                         "'/srv/tiny', 'max_model_len': 1024, 'enforce_eager': True, 'max_num_seqs': 16, 'api_key': ['x']}"])
+    assert s.settings == {"max_model_len": 1024, "max_num_seqs": 16}
+    s = scan_vllm_lines(["INFO 01-11 15:51:02 llm_engine.py:70] Initializing an LLM engine with config: model='/m', "
+                         "dtype=torch.float16, max_seq_len=4096, tensor_parallel_size=1, quantization=None, seed=0)"])
+    assert s.settings == {"max_model_len": 4096, "tensor_parallel_size": 1}
+    assert scan_vllm_lines(["non-default args: {broken"]).settings == {}
