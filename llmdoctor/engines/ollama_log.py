@@ -158,6 +158,25 @@ class RequestTiming:
     typical_service_s: float | None = None  # median duration of requests that had the server alone
     serial_example: tuple[Example, ...] = ()
     serial_figures: str = ""
+    cold: tuple["ColdStart", ...] = ()  # first requests after an idle gap, much slower than the next ones
+
+
+@dataclass(frozen=True)
+class ColdStart:
+    """A request after `idle_s` without traffic that took `seconds`, against the `typical_s`
+    median of the requests that came without a pause: a reload, or a prompt not cached."""
+
+    idle_s: float
+    seconds: float
+    typical_s: float
+    example: Example
+    warm: tuple[Example, ...]  # requests that came without a pause, for contrast
+
+
+IDLE_GAP_S = 30.0  # a pause in traffic after which a much slower request is a "cold" one
+COLD_FACTOR = 3.0
+COLD_MARGIN_S = 5.0
+MAX_TIMED = 400  # inference requests kept for the cold-start comparison
 
 
 @dataclass(frozen=True)
@@ -342,6 +361,8 @@ class _Requests:
         self.cluster: list[tuple[float, float, Example]] = []  # (start, end, example)
         self.cluster_end = float("-inf")
         self.best: tuple[int, tuple[Example, ...], str] = (0, (), "")
+        self.last_end: float | None = None
+        self.timed: deque[tuple[float | None, float, Example]] = deque(maxlen=MAX_TIMED)  # (gap before, seconds, line)
 
     def add(self, g: GinLine, ex: Example) -> None:
         try:
@@ -351,6 +372,8 @@ class _Requests:
         self.count += 1
         self.max_dur = max(self.max_dur, g.seconds)
         start = end - g.seconds
+        self.timed.append((None if self.last_end is None else start - self.last_end, g.seconds, ex))
+        self.last_end = end if self.last_end is None else max(self.last_end, end)
         # gin prints whole seconds: count as overlap only what exceeds that resolution
         if self.cluster and start < self.cluster_end - 1.0 and len(self.cluster) < MAX_CLUSTER:
             self.cluster.append((start, end, ex))
@@ -358,6 +381,17 @@ class _Requests:
             self._close()
             self.cluster = [(start, end, ex)]
         self.cluster_end = max(self.cluster_end if len(self.cluster) > 1 else end, end)
+
+    def _cold(self) -> tuple[ColdStart, ...]:
+        """Requests after a pause that took many times what the requests without one took."""
+        warm = [(secs, ex) for gap, secs, ex in self.timed if gap is not None and gap < IDLE_GAP_S]
+        if len(warm) < 2:
+            return ()
+        typical = sorted(secs for secs, _ in warm)[len(warm) // 2]
+        return tuple(ColdStart(round(gap, 1), round(secs, 3), round(typical, 3), ex, tuple(e for _, e in warm[:2]))
+                     for gap, secs, ex in self.timed
+                     if gap is not None and gap >= IDLE_GAP_S and secs >= COLD_FACTOR * max(typical, 0.1)
+                     and secs - typical >= COLD_MARGIN_S)
 
     def _typical(self) -> float | None:
         vals = sorted(self.alone)
@@ -395,7 +429,7 @@ class _Requests:
     def frozen(self) -> RequestTiming:
         self._close()
         return RequestTiming(self.count, self.groups, self.serial, self.parallel_pairs, self.peak,
-                             round(self.max_dur, 3), self._typical(), self.best[1], self.best[2])
+                             round(self.max_dur, 3), self._typical(), self.best[1], self.best[2], self._cold())
 
 
 class OllamaLogScanner:
