@@ -10,13 +10,10 @@ PROMPT_SHARE = 0.5
        purpose="llama-server spends most of each request evaluating the prompt")
 def prefill(llamacpp_log):
     for scan in llamacpp_log.scans:
-        total = scan.prompt_ms_total + scan.eval_ms_total
-        if scan.requests_timed < MIN_REQUESTS or total <= 0:
+        found = scan.cpp.prefill_dominates(MIN_REQUESTS, PROMPT_SHARE)
+        if found is None:
             continue
-        share = scan.prompt_ms_total / total
-        if share < PROMPT_SHARE:
-            continue
-        worst = max(scan.timings, key=lambda t: t.prompt_ms)
+        share, worst = found
         yield Finding(
             Cause.PREFILL, Severity.WARNING,
             f"Prompt evaluation takes {share:.0%} of llama-server's request time ({scan.requests_timed} requests)",

@@ -39,3 +39,26 @@ def context_truncation(ollama_log, ollama_deployment=None):
             f"GPU - or send shorter prompts.",
             *settings_fix(ollama_deployment, OLLAMA_CONTEXT_LENGTH=target)),
     )
+
+
+@check(id="ollama-prefill", cause=Cause.PREFILL,
+       purpose="The runner's timing lines show prompt evaluation taking most of each request")
+def prefill(ollama_log):
+    c = ollama_log.cpp
+    found = c.prefill_dominates()
+    if found is None:
+        return
+    share, worst = found
+    src = ollama_log.sources[0] if ollama_log.sources else "ollama log"
+    yield Finding(
+        Cause.PREFILL, Severity.WARNING,
+        f"Prompt evaluation takes {share:.0%} of the runner's request time ({c.requests_timed} requests)",
+        [Evidence(src, worst.text),
+         Evidence(src, f"prompt eval {c.prompt_ms_total / 1000:.1f} s vs generation {c.eval_ms_total / 1000:.1f} s "
+                       f"over {c.requests_timed} requests")],
+        Fix("Long prompts dominate, so every request waits for its prompt to be computed. Keep the fixed part of "
+            "the prompt (system prompt, tools, documents) first and identical so the slot's cache serves it, give "
+            "each conversation its own slot (OLLAMA_NUM_PARALLEL) so caches are not overwritten, offload all layers "
+            "to the GPU, and trim what is sent. Engine timings are hints: time the client side too.",
+            ("journalctl -u ollama | grep 'prompt eval time'",)),
+        confidence="medium")

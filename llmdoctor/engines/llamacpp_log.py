@@ -10,11 +10,10 @@ journald prefixes or `srv`/`slot` tags, so all patterns match substrings.
 from __future__ import annotations
 
 import re
-from collections import deque
 from dataclasses import dataclass
 from typing import Iterable
 
-from ..knowledge.llamacpp_lines import LlamaCppFacts, LlamaCppLines
+from ..knowledge.llamacpp_lines import LlamaCppFacts, LlamaCppLines, RequestTiming  # noqa: F401 (re-exported)
 from .evidence_line import short_line
 
 _N_SLOTS = re.compile(r"n_slots = (\d+)")
@@ -29,26 +28,7 @@ _KV_BUFFER = re.compile(r"(\S+) KV buffer size =\s*(\d+(?:\.\d+)?) MiB")
 _KV_SIZE = re.compile(r"llama_kv_cache: size =\s*(\d+(?:\.\d+)?) MiB \(\s*(\d+) cells,\s*(\d+) layers,\s*(\d+)/\s*(\d+) seqs\)")
 _SLOT_ID = re.compile(r"id\s+(\d+) \| task -?\d+ \| new slot")
 _LAUNCH_CTX = re.compile(r'"n_ctx":(\d+)')
-_TASK = re.compile(r"task (\d+) \|")
-_PROMPT_EVAL = re.compile(r"prompt eval time =\s*(\d+(?:\.\d+)?) ms /\s*(\d+) tokens")
-_EVAL = re.compile(r"(?<!prompt )eval time =\s*(\d+(?:\.\d+)?) ms /\s*(\d+) (?:tokens|runs)")
 _JSON_SLOTS = re.compile(r'"n_idle_slots":\s*(\d+),\s*"n_processing_slots":\s*(\d+)')
-
-
-@dataclass(frozen=True)
-class RequestTiming:
-    task: str
-    prompt_ms: float
-    prompt_tokens: int
-    eval_ms: float | None = None
-    eval_tokens: int | None = None
-    text: str = ""  # the prompt eval line
-
-    @property
-    def prompt_share(self) -> float | None:
-        if self.eval_ms is None or self.prompt_ms + self.eval_ms <= 0:
-            return None
-        return self.prompt_ms / (self.prompt_ms + self.eval_ms)
 
 
 @dataclass(frozen=True)
@@ -73,13 +53,25 @@ class LlamaLogSummary:
     kv_buffers_mib: tuple[tuple[str, float], ...] = ()
     kv_size_line: str | None = None
     startups: int = 0
-    timings: tuple[RequestTiming, ...] = ()  # the most recent requests
-    requests_timed: int = 0
-    prompt_ms_total: float = 0.0
-    eval_ms_total: float = 0.0
     slot_ctx_lines: int = 0  # `new slot, n_ctx = N` lines of the last start-up (one per slot)
     cpp: LlamaCppFacts = LlamaCppFacts()  # llama.cpp's own lines: backends, offload, shifts, refusals
     lines: int = 0  # lines read
+
+    @property
+    def timings(self) -> tuple[RequestTiming, ...]:
+        return self.cpp.timings
+
+    @property
+    def requests_timed(self) -> int:
+        return self.cpp.requests_timed
+
+    @property
+    def prompt_ms_total(self) -> float:
+        return self.cpp.prompt_ms_total
+
+    @property
+    def eval_ms_total(self) -> float:
+        return self.cpp.eval_ms_total
 
     @property
     def context_exceeded(self) -> int:
@@ -93,7 +85,7 @@ class LlamaLogSummary:
     @property
     def empty(self) -> bool:
         c = self.cpp
-        return not (self.n_slots or self.slot_n_ctx or self.n_ctx or self.requests_timed or c.exceeded_count
+        return not (self.n_slots or self.slot_n_ctx or self.n_ctx or c.requests_timed or c.exceeded_count
                     or c.backends or c.no_device or c.offloaded or c.shift_count or c.kv_full_count
                     or c.cache_miss_count)
 
@@ -105,20 +97,15 @@ class LlamaLogSummary:
         return out
 
 
-_MARKS = ("n_slots", "n_ctx", "kv_unified", "n_seq_max", "KV buffer", "llama_kv_cache: size", "eval time",
+_MARKS = ("n_slots", "n_ctx", "kv_unified", "n_seq_max", "KV buffer", "llama_kv_cache: size",
           "launching slot", "n_idle_slots")
 
 
 class LlamaLogScanner:
-    def __init__(self, source: str = "server.log", keep_timings: int = 200) -> None:
+    def __init__(self, source: str = "server.log") -> None:
         self.source = source
         self.v: dict = {"kv_buffers_mib": {}}
         self.startups = 0
-        self.timings: deque[RequestTiming] = deque(maxlen=keep_timings)
-        self._pending: dict[str, RequestTiming] = {}
-        self.requests = 0
-        self.prompt_ms = 0.0
-        self.eval_ms = 0.0
         self._max_slot_id = -1
         self._slot_ctx_lines = 0
         self.cpp = LlamaCppLines()
@@ -129,9 +116,6 @@ class LlamaLogScanner:
         if self.cpp.feed(line):
             return
         if not any(m in line for m in _MARKS):
-            return
-        if "eval time" in line:
-            self._timing(line)
             return
         m = _JSON_SLOTS.search(line) if "n_idle_slots" in line else None
         if m:
@@ -175,24 +159,6 @@ class LlamaLogScanner:
         if _KV_SIZE.search(line):
             v["kv_size_line"] = short_line(line)
 
-    def _timing(self, line: str) -> None:
-        t = _TASK.search(line)
-        task = t.group(1) if t else "?"
-        m = _PROMPT_EVAL.search(line)
-        if m:
-            if len(self._pending) > 64:
-                self._pending.clear()
-            self._pending[task] = RequestTiming(task, float(m.group(1)), int(m.group(2)), text=short_line(line))
-            return
-        m = _EVAL.search(line)
-        if m and task in self._pending:
-            p = self._pending.pop(task)
-            done = RequestTiming(p.task, p.prompt_ms, p.prompt_tokens, float(m.group(1)), int(m.group(2)), p.text)
-            self.timings.append(done)
-            self.requests += 1
-            self.prompt_ms += done.prompt_ms
-            self.eval_ms += done.eval_ms or 0.0
-
     def feed_lines(self, lines: Iterable[str]) -> "LlamaLogScanner":
         for line in lines:
             self.feed_line(line)
@@ -204,9 +170,7 @@ class LlamaLogScanner:
             v["n_slots"] = self._max_slot_id + 1
         v["kv_buffers_mib"] = tuple(sorted(v["kv_buffers_mib"].items()))
         return LlamaLogSummary(
-            source=self.source, startups=self.startups, timings=tuple(self.timings),
-            requests_timed=self.requests, prompt_ms_total=self.prompt_ms, eval_ms_total=self.eval_ms,
-            slot_ctx_lines=self._slot_ctx_lines, cpp=self.cpp.result(), lines=self.lines, **v)
+            source=self.source, startups=self.startups, slot_ctx_lines=self._slot_ctx_lines, cpp=self.cpp.result(), lines=self.lines, **v)
 
 
 def scan_llama_lines(lines: Iterable[str], source: str = "server.log") -> LlamaLogSummary:

@@ -37,6 +37,7 @@ from collections import deque
 from dataclasses import dataclass
 
 EXAMPLES = 3
+KEEP_TIMINGS = 200  # the most recent timed requests
 
 _NUM_FIELD = re.compile(r"\b([a-z_]\w*)\s*[=:]\s*\"?(-?\d+)\b")
 BACKEND_LOADED = re.compile(r"load_backend: loaded (\S+) backend from (\S+)")
@@ -61,7 +62,10 @@ CACHE_RM = re.compile(r"(?:slot (\d+) : )?kv cache rm (?:- )?\[(\d+), end\)")
 _TASK = re.compile(r"task (?:id = )?(\d+)")
 RELEASED = re.compile(r"slot (\d+) released \((\d+) tokens in cache\)")  # 2023 builds
 FULL_REPROCESS = "forcing full prompt re-processing"
-_MARKS = ("load_backend", "devices", "device", "GPU", "layers to GPU", "buffer size", "context shift",
+_TASK_BAR = re.compile(r"task (\d+) \||id_task=(\d+)")
+PROMPT_EVAL = re.compile(r"prompt eval time\s*=\s*(\d+(?:\.\d+)?) ms /\s*(\d+) tokens")
+EVAL = re.compile(r"(?<!prompt )eval time\s*=\s*(\d+(?:\.\d+)?) ms /\s*(\d+) (?:tokens|runs)")
+_MARKS = ("eval time", "load_backend", "devices", "device", "GPU", "layers to GPU", "buffer size", "context shift",
           "truncated", "shifting", "context size", "KV", "n_past", "kv cache rm", "re-processing",
           "new prompt", "exceed", "Context size", "released")
 
@@ -76,6 +80,24 @@ def fields(line: str) -> dict[str, int]:
         if isinstance(obj, dict):
             return {k: v for k, v in obj.items() if isinstance(v, int) and not isinstance(v, bool)}
     return {k: int(v) for k, v in _NUM_FIELD.findall(line) if len(v) < 12}
+
+
+@dataclass(frozen=True)
+class RequestTiming:
+    """One request's `print_timing(s)` lines: prompt evaluation (prefill) against generation."""
+
+    task: str
+    prompt_ms: float
+    prompt_tokens: int
+    eval_ms: float | None = None
+    eval_tokens: int | None = None
+    text: str = ""  # the prompt eval line
+
+    @property
+    def prompt_share(self) -> float | None:
+        if self.eval_ms is None or self.prompt_ms + self.eval_ms <= 0:
+            return None
+        return self.prompt_ms / (self.prompt_ms + self.eval_ms)
 
 
 @dataclass(frozen=True)
@@ -115,6 +137,18 @@ class LlamaCppFacts:
     cache_misses: tuple[CacheMiss, ...] = ()
     cache_miss_count: int = 0
     worst_miss: CacheMiss | None = None  # the most tokens re-processed
+    timings: tuple[RequestTiming, ...] = ()  # the most recent timed requests
+    requests_timed: int = 0
+    prompt_ms_total: float = 0.0
+    eval_ms_total: float = 0.0
+
+    def prefill_dominates(self, min_requests: int = 3, share: float = 0.5) -> tuple[float, RequestTiming] | None:
+        """(share of request time spent evaluating prompts, the slowest prompt) when prompt
+        evaluation took at least `share` of it over at least `min_requests` timed requests."""
+        total = self.prompt_ms_total + self.eval_ms_total
+        if self.requests_timed < min_requests or total <= 0 or self.prompt_ms_total / total < share:
+            return None
+        return self.prompt_ms_total / total, max(self.timings, key=lambda t: t.prompt_ms)
 
     @property
     def gpu_backend(self) -> str | None:
@@ -155,10 +189,17 @@ class LlamaCppLines:
         self.worst: CacheMiss | None = None
         self._cached: dict[str, int] = {}  # slot -> tokens it held when released (2023 builds)
         self._last_task: str | None = None  # of the last request refused
+        self.timings: deque[RequestTiming] = deque(maxlen=KEEP_TIMINGS)
+        self._pending: dict[str, RequestTiming] = {}
+        self.requests = 0
+        self.prompt_ms = self.eval_ms = 0.0
     def feed(self, line: str) -> bool:
         if not any(m in line for m in _MARKS):
             return False
         text = line.strip()[:400]
+        if "eval time" in line:
+            self._timing(line, text)
+            return True
         m = BACKEND_LOADED.search(line)
         if m:
             if m.group(1) not in self.backends and len(self.backends) < 16:
@@ -237,6 +278,25 @@ class LlamaCppLines:
             return True
         return False
 
+    def _timing(self, line: str, text: str) -> None:
+        """Pair a request's `prompt eval time` line with its `eval time` line (by task)."""
+        t = _TASK_BAR.search(line)
+        task = (t.group(1) or t.group(2)) if t else "?"
+        m = PROMPT_EVAL.search(line)
+        if m:
+            if len(self._pending) > 64:
+                self._pending.clear()
+            self._pending[task] = RequestTiming(task, float(m.group(1)), int(m.group(2)), text=text)
+            return
+        m = EVAL.search(line)
+        if m and task in self._pending:
+            p = self._pending.pop(task)
+            done = RequestTiming(p.task, p.prompt_ms, p.prompt_tokens, float(m.group(1)), int(m.group(2)), p.text)
+            self.timings.append(done)
+            self.requests += 1
+            self.prompt_ms += done.prompt_ms
+            self.eval_ms += done.eval_ms or 0.0
+
     def _exceeded(self, text: str, req: int | None, ctx: int | None) -> None:
         if self.exceeded.items and self.exceeded.items[-1] == text:
             return  # the same error echoed to the client stream
@@ -265,4 +325,6 @@ class LlamaCppLines:
             shifts=tuple(self.shifts.items), shift_count=self.shifts.count,
             exceeded=tuple(self.exceeded.items), exceeded_count=self.exceeded.count, exceeded_max=self.exceeded_max,
             kv_full=tuple(self.kv_full.items), kv_full_count=self.kv_full.count,
-            cache_misses=tuple(self.misses.items), cache_miss_count=self.misses.count, worst_miss=self.worst)
+            cache_misses=tuple(self.misses.items), cache_miss_count=self.misses.count, worst_miss=self.worst,
+            timings=tuple(self.timings), requests_timed=self.requests, prompt_ms_total=self.prompt_ms,
+            eval_ms_total=self.eval_ms)

@@ -157,6 +157,8 @@ def decide(files: dict[str, dict[str, Hit]], strong_idents: dict[str, str] | Non
     reasons: dict[str, str] = {}
     for name, hits in files.items():
         for engine in ENGINES:
+            if engine == LLAMACPP and OLLAMA in hits:
+                continue  # llama-server named in Ollama's own log is Ollama's runner
             if engine in hits:
                 weight[engine] = weight.get(engine, 0) + hits[engine].count
                 reasons.setdefault(engine, f"{name}: {hits[engine].what}: {hits[engine].line[:160]}")

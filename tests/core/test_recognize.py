@@ -61,7 +61,9 @@ def test_llama_cpp_lines_go_to_ollama_only_with_ollama_beside_them():
     assert decide({"server.log": signs_in(runner)}).engines == (LLAMACPP,)
     both = decide({"journal.log": signs_in(runner + "\n" + LINES[0][1])})
     assert both.engines == (OLLAMA,) and both.files["journal.log"] == OLLAMA
-    # Ollama >= 0.30 logs "starting llama-server" itself: still Ollama's file
+    # Ollama >= 0.30 logs "starting llama-server" itself: still Ollama's file, and no llama-server
+    v030 = 'time=2026-08-01T07:02:33.347Z level=INFO source=llama_server.go:1274 msg="llama-server started in 6.43 seconds"'
+    assert decide({"journal.log": signs_in(v030 + "\nsrv  llama_server: model loaded")}).engines == (OLLAMA,)
     assert engine_of_text('time=2026-08-01T07:02:33.347Z level=INFO source=llama_server.go:1274 '
                           'msg="llama-server started in 6.43 seconds"') == OLLAMA
     # a hint (the format's file name, a container's name) places llama.cpp lines nothing else places
