@@ -26,6 +26,14 @@ def queueing(llamacpp_state=None, llamacpp_log=None, llamacpp_cmdline=None):
         ev.append(Evidence(llamacpp_state.sources.get("metrics", "/metrics"),
                            f"{m.prefix}requests_deferred {m.requests_deferred:g}, "
                            f"{m.prefix}requests_processing {m.requests_processing or 0:g}"))
+    waited = next((sc for sc in (llamacpp_log.scans if llamacpp_log is not None else ()) if sc.queued_launches >= 2), None)
+    if waited is not None:
+        from llmdoctor.engines.llamacpp_log import BACK_TO_BACK_S
+
+        ev += [Evidence(waited.source, line) for line in waited.queued_examples[:2]]
+        ev.append(Evidence(waited.source, f"{waited.queued_launches} times a request took a slot within "
+                                          f"{int(BACK_TO_BACK_S * 1000)} ms of it being freed, every other slot busy: "
+                                          f"it was waiting (or its client sends the next request the moment one ends)"))
     busy = llamacpp_state.busy_slots if llamacpp_state is not None else None
     if busy and llamacpp_state.slots and busy == len(llamacpp_state.slots):
         ev.append(Evidence(llamacpp_state.sources.get("slots", "/slots"),
@@ -40,7 +48,8 @@ def queueing(llamacpp_state=None, llamacpp_log=None, llamacpp_cmdline=None):
         if slot_ev is not None:
             ev.append(slot_ev)
         yield Finding(Cause.QUEUEING, Severity.WARNING,
-                      f"llama-server requests are queueing: all {n or '?'} slot(s) busy", ev, fix)
+                      f"llama-server requests are queueing: all {n or '?'} slot(s) busy", ev, fix,
+                      confidence="high" if len(ev) > (3 if waited else 0) or waited is None else "medium")
     elif n == 1 and slot_ev is not None:
         yield Finding(Cause.QUEUEING, Severity.INFO,
                       "llama-server has a single slot: concurrent requests run one after another", [slot_ev], fix,

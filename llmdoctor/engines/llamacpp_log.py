@@ -28,6 +28,10 @@ _KV_BUFFER = re.compile(r"(\S+) KV buffer size =\s*(\d+(?:\.\d+)?) MiB")
 _KV_SIZE = re.compile(r"llama_kv_cache: size =\s*(\d+(?:\.\d+)?) MiB \(\s*(\d+) cells,\s*(\d+) layers,\s*(\d+)/\s*(\d+) seqs\)")
 _SLOT_ID = re.compile(r"id\s+(\d+) \| task -?\d+ \| new slot")
 _LAUNCH_CTX = re.compile(r'"n_ctx":(\d+)')
+_STAMP = re.compile(r"^(\d+)\.(\d{2})\.(\d{3})\.(\d{3}) [IWEDT] ")  # minutes.seconds.ms.us since start
+_LAUNCH = re.compile(r"slot launch_slot_: id\s+(\d+) \| task (\d+)")
+_RELEASE = re.compile(r"slot\s+release: id\s+(\d+) \| task (\d+)")
+BACK_TO_BACK_S = 0.05  # a slot taken this soon after it was freed: the request was already waiting
 _JSON_SLOTS = re.compile(r'"n_idle_slots":\s*(\d+),\s*"n_processing_slots":\s*(\d+)')
 
 
@@ -56,6 +60,8 @@ class LlamaLogSummary:
     slot_ctx_lines: int = 0  # `new slot, n_ctx = N` lines of the last start-up (one per slot)
     cpp: LlamaCppFacts = LlamaCppFacts()  # llama.cpp's own lines: backends, offload, shifts, refusals
     lines: int = 0  # lines read
+    queued_launches: int = 0  # requests started the moment a slot freed, with every other slot busy
+    queued_examples: tuple[str, ...] = ()
 
     @property
     def timings(self) -> tuple[RequestTiming, ...]:
@@ -97,7 +103,7 @@ class LlamaLogSummary:
         return out
 
 
-_MARKS = ("n_slots", "n_ctx", "kv_unified", "n_seq_max", "KV buffer", "llama_kv_cache: size",
+_MARKS = ("n_slots", "n_ctx", "kv_unified", "n_seq_max", "KV buffer", "llama_kv_cache: size", "launch_slot_", "release:",
           "launching slot", "n_idle_slots")
 
 
@@ -110,6 +116,10 @@ class LlamaLogScanner:
         self._slot_ctx_lines = 0
         self.cpp = LlamaCppLines()
         self.lines = 0
+        self._busy: set[str] = set()
+        self._freed: dict[str, tuple[float, str]] = {}  # slot -> (when, the release line)
+        self.queued = 0
+        self.queued_examples: list[str] = []
 
     def feed_line(self, line: str) -> None:
         self.lines += 1
@@ -117,6 +127,10 @@ class LlamaLogScanner:
             return
         if not any(m in line for m in _MARKS):
             return
+        if "launch_slot_" in line or "release:" in line:
+            self._slot_event(line)
+            if "launching slot" not in line:  # (2024: that line also names the slot's n_ctx)
+                return
         m = _JSON_SLOTS.search(line) if "n_idle_slots" in line else None
         if m:
             self.v.setdefault("n_slots", int(m.group(1)) + int(m.group(2)))
@@ -159,6 +173,29 @@ class LlamaLogScanner:
         if _KV_SIZE.search(line):
             v["kv_size_line"] = short_line(line)
 
+    def _slot_event(self, line: str) -> None:
+        """A slot taken within BACK_TO_BACK_S of being freed while every other slot was busy."""
+        t = _STAMP.match(line)
+        if t is None:
+            return  # without time stamps (Ollama's child, --no-log-timestamps) nothing can be said
+        at = int(t.group(1)) * 60 + int(t.group(2)) + int(t.group(3)) / 1e3 + int(t.group(4)) / 1e6
+        m = _RELEASE.search(line)
+        if m:
+            self._busy.discard(m.group(1))
+            self._freed[m.group(1)] = (at, short_line(line))
+            return
+        m = _LAUNCH.search(line)
+        if not m:
+            return
+        slot = m.group(1)
+        freed = self._freed.pop(slot, None)
+        slots = self.v.get("n_slots")
+        if freed is not None and 0 <= at - freed[0] <= BACK_TO_BACK_S and slots and len(self._busy) >= slots - 1:
+            self.queued += 1
+            if len(self.queued_examples) < 4:
+                self.queued_examples += [freed[1], short_line(line)]
+        self._busy.add(slot)
+
     def feed_lines(self, lines: Iterable[str]) -> "LlamaLogScanner":
         for line in lines:
             self.feed_line(line)
@@ -170,7 +207,8 @@ class LlamaLogScanner:
             v["n_slots"] = self._max_slot_id + 1
         v["kv_buffers_mib"] = tuple(sorted(v["kv_buffers_mib"].items()))
         return LlamaLogSummary(
-            source=self.source, startups=self.startups, slot_ctx_lines=self._slot_ctx_lines, cpp=self.cpp.result(), lines=self.lines, **v)
+            source=self.source, startups=self.startups, slot_ctx_lines=self._slot_ctx_lines, cpp=self.cpp.result(),
+            lines=self.lines, queued_launches=self.queued, queued_examples=tuple(self.queued_examples), **v)
 
 
 def scan_llama_lines(lines: Iterable[str], source: str = "server.log") -> LlamaLogSummary:
