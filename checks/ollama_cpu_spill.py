@@ -35,7 +35,8 @@ def cpu_spill(ollama_ps=None, ollama_log=None, gpu=None):
         if load.offloaded[0] > 0 or gpu_expected(ollama_log, gpu) is not None:
             on, total = load.offloaded
             worst = max(worst, round(100 * (total - on) / total))
-            evidence += evs([e for e in load.examples if "offloaded" in e.line or "buffer size" in e.line][:3])
+            evidence += evs([e for e in load.examples if "offloaded" in e.line or "buffer size" in e.line
+                             or "output layer" in e.line][:4])
     est = ollama_log.estimator if ollama_log is not None and load is None else None
     if est and est.get("layers.offload", "").isdecimal() and est.get("layers.model", "").isdecimal():
         on, total = int(est["layers.offload"]), int(est["layers.model"])

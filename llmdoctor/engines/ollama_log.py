@@ -127,6 +127,7 @@ class Load:
     host_weights_bytes: int = 0  # `model weights device=CPU` (Go engine)
     gpu_weights_bytes: int = 0
     backends: tuple[str, ...] = ()  # load_backend: loaded X backend
+    output_on_cpu: bool = False  # `offloading output layer to CPU` (Ollama engine)
     idle_before_s: float | None = None  # seconds since the previous request finished
     examples: tuple[Example, ...] = ()  # start cmd, offloaded, started-in lines
 
@@ -575,6 +576,11 @@ class OllamaLogScanner:
             target = self.current.backends if self.current else self.pending_backends
             if m.group(1) not in target and len(target) < 16:
                 target.append(m.group(1))
+            return
+        if "offloading output layer to CPU" in text:
+            cur = self._ensure_load(at, source, text, new_if=lambda b: b.d.get("offloaded") is not None)
+            cur.d["output_on_cpu"] = True
+            cur.examples.append(Example(source, text[:MAX_LINE]))
             return
         m = _OFFLOADED.search(text) if "offloaded" in text else None
         if m:
