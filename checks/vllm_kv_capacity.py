@@ -1,9 +1,9 @@
 """KV_CAPACITY in vLLM: the KV cache cannot hold the sequences it is asked to carry."""
 from llmdoctor.checks import check
-from llmdoctor.engines.vllm_advice import kv_room_fix, setting
+from llmdoctor.engines.vllm_advice import kv_room_fix, serve_flags_text, setting
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 BLOCK_TOKENS = 16  # vLLM's default --block-size
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 
 def _derived(scan, vllm_cmdline, vllm_log):
@@ -27,41 +27,33 @@ def _derived(scan, vllm_cmdline, vllm_log):
         Evidence(scan.source, f"{how} < max_model_len {length:,}")]
 
 
+def _cannot_start(length: int, fits: int | None, ev, vllm_cmdline) -> Finding:
+    cmds = ([serve_flags_text(vllm_cmdline, max_model_len=fits)] if fits else []) + \
+        [serve_flags_text(vllm_cmdline, gpu_memory_utilization=0.95)]
+    return Finding(
+        Cause.KV_CAPACITY, Severity.CRITICAL,
+        f"vLLM cannot start: a {length:,}-token sequence does not fit in its KV cache"
+        + (f" ({fits:,} tokens fit)" if fits else ""),
+        ev,
+        Fix("Lower --max-model-len to what the cache holds" + (f" ({fits})" if fits else "") + ", or give the cache "
+            "more memory (--gpu-memory-utilization, --kv-cache-dtype fp8, --tensor-parallel-size 2).", tuple(cmds)))
+
+
 @check(id="vllm-max-seq-len", cause=Cause.KV_CAPACITY,
        purpose="vLLM refused to start: max seq len larger than the KV cache can hold")
 def max_seq_len(vllm_log, vllm_cmdline=None):
     for scan in vllm_log.scans:
         err = scan.max_seq_len_error
-        if err is None:
-            derived = _derived(scan, vllm_cmdline, vllm_log)
-            if derived is None:
-                continue
-            length, tokens, ev = derived
-            yield Finding(
-                Cause.KV_CAPACITY, Severity.CRITICAL,
-                f"vLLM's KV cache holds {tokens:,} tokens, less than one {length:,}-token sequence: it refuses to start",
-                ev,
-                Fix(f"Lower --max-model-len to what the cache holds ({tokens}), or give the cache more memory "
-                    f"(--gpu-memory-utilization, --kv-cache-dtype fp8, --tensor-parallel-size 2).",
-                    (f"vllm serve MODEL --max-model-len {tokens}", "vllm serve MODEL --gpu-memory-utilization 0.95")))
+        if err is not None:
+            ev = [Evidence(scan.source, err.text)]
+            if scan.kv_capacity:
+                ev += [Evidence(scan.source, line) for line in scan.kv_capacity.lines[-2:]]
+            yield _cannot_start(err.max_seq_len, err.kv_tokens or err.estimated_max_len, ev, vllm_cmdline)
             continue
-        ev = [Evidence(scan.source, err.text)]
-        fits = err.kv_tokens or err.estimated_max_len
-        if scan.kv_capacity:
-            ev += [Evidence(scan.source, line) for line in scan.kv_capacity.lines[-2:]]
-        cmds = []
-        if fits:
-            cmds.append(f"vllm serve {(vllm_cmdline.get('model') if vllm_cmdline else None) or 'MODEL'} "
-                        f"--max-model-len {fits}")
-        cmds.append("vllm serve MODEL --gpu-memory-utilization 0.95")
-        yield Finding(
-            Cause.KV_CAPACITY, Severity.CRITICAL,
-            f"vLLM cannot start: a {err.max_seq_len:,}-token sequence does not fit in its KV cache"
-            + (f" ({fits:,} tokens fit)" if fits else ""),
-            ev,
-            Fix("Lower --max-model-len to what the cache holds"
-                + (f" ({fits})" if fits else "") + ", or give the cache more memory "
-                "(--gpu-memory-utilization, --kv-cache-dtype fp8, --tensor-parallel-size 2).", tuple(cmds)))
+        derived = _derived(scan, vllm_cmdline, vllm_log)
+        if derived is not None:
+            length, tokens, ev = derived
+            yield _cannot_start(length, tokens, ev, vllm_cmdline)
 
 
 @check(id="vllm-kv-concurrency", cause=Cause.KV_CAPACITY,

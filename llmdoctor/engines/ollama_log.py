@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Iterable
 
-from ..knowledge.llamacpp_lines import LlamaCppFacts, LlamaCppLines
+from ..knowledge.llamacpp_lines import BACKEND_LOADED as _BACKEND, BUFFER as _BUFFER, HOST_BACKEND as HOST_BACKENDS
+from ..knowledge.llamacpp_lines import OFFLOADED as _OFFLOADED, LlamaCppFacts, LlamaCppLines
 from ..parsing import ParseError, parse_size, strip_journal_prefix
 from . import ollama_config_line as cfgline
 from .ollama_env import parse_go_duration
@@ -36,15 +37,12 @@ OOM_SUBSTRINGS = ("out of memory", "out of device memory", "cudamalloc failed", 
 # CUDA error 999 (cudaErrorUnknown) at start-up is the suspend/resume signature (ollama#5464, #6647)
 GPU_INIT_FAILURE = re.compile(r"(?:cudaSetDevice err|cudart init failure|cuda driver library init failure|cuInit err)\W+999"
                               r"|unable to init gpu", re.I)
-HOST_BACKENDS = re.compile(r"^(?:CPU(?:_.*)?|BLAS|.*_Host)$")
 
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _TIME = re.compile(r"\btime=(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?)")
 _OLD_TIME = re.compile(r"(?:^|\s)(\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}) \S+\.go:\d+: ")
 _GIN = re.compile(r"\[\s*GIN\s*\]\s*(\d{4}/\d{2}/\d{2}) - (\d{2}:\d{2}:\d{2})\s*\|\s*(\d{3})\s*\|"
                   r"\s*([0-9][0-9.hmsuµμn]*)\s*\|\s*(\S*)\s*\|\s*([A-Z]+)\s*\"([^\"]*)\"")
-_OFFLOADED = re.compile(r"offloaded\s+(\d+)/(\d+)\s+layers to GPU")
-_BUFFER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s+(?:(model|KV|compute|output|RS)\s+)?buffer size\s*=\s*([\d.]+)\s*MiB")
 _DEVICE_MEM = re.compile(r'msg="(model weights|kv cache|compute graph)" device=(\S+) size="([^"]+)"')
 _STARTED = re.compile(r"(llama runner|llama-server) started in ([\d.]+) seconds")
 _START_CMD = re.compile(r'msg="starting (?:llama server|runner|llama-server)"\s+cmd=')
@@ -56,7 +54,6 @@ _TRUNC = re.compile(r'truncating input prompt"?\s+limit=(\d+)\s+prompt=(\d+)(?:\
 _LISTEN = re.compile(r"Listening on (\S+) \(version ([^)\s]+)\)")
 _INVENTORY = re.compile(r'msg="inference compute"')
 _KV = re.compile(r'([A-Za-z_][\w.]*)=("(?:[^"\\]|\\.)*"|\S+)')
-_BACKEND = re.compile(r"load_backend: loaded (\S+) backend from")
 _FORCED_ONE = "model architecture does not currently support parallel requests"
 # The scheduler unloading a loaded model to make room (INFO; DEBUG for the last two), and a
 # keep-alive running out (DEBUG only): server/sched.go, llm/server.go (FACTS.md §4).
@@ -68,7 +65,6 @@ _SCHED_LOAD = re.compile(r'msg="(?:new model will fit in available (?:VRAM|memor
                          r'loading model(?: via llama-server)?)"')
 _MODEL_ARG = re.compile(r'\bmodel(?:Path)?=("?)([^"\s]+)\1')
 _SYS_MEM = re.compile(r'msg="system memory" total="([^"]+)" free="([^"]+)"')
-_SYSTEM_INFO = re.compile(r'msg="?system"? (.*)')
 _RUNNERS = re.compile(r'msg="Dynamic LLM libraries" runners="?\[([^\]]*)\]')
 _COMPATIBLE = re.compile(r'msg="compatible gpu libraries" compatible=\[([^\]]*)\]')
 _DETECTED = re.compile(r'msg="detected GPUs"[^\n]*?count=(\d+)|msg="inference compute"[^\n]*?library=(?!cpu)(\w+)')
