@@ -60,7 +60,7 @@ def assignment_ignored(declared_settings=None, ollama_log=None, ollama_config=No
                                       "quotes, a missing '=', an unbalanced quote)")
     fixed = [_corrected(a) for a in bad[:MAX_EVIDENCE] if a.form != "systemd"]
     unit_lines = [_corrected(a) for a in bad[:MAX_EVIDENCE] if a.form == "systemd"]
-    config = ("# the drop-in (systemctl edit ollama), with plain ASCII quotes\n[Service]\n" + "\n".join(unit_lines) + "\n"
+    config = ("# the drop-in (systemctl edit ollama)\n[Service]\n" + "\n".join(unit_lines) + "\n"
               if unit_lines else "")
     yield Finding(
         Cause.CONFIG_NOT_APPLIED, Severity.WARNING,

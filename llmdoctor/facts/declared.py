@@ -49,11 +49,18 @@ def declared_settings(ctx: Context) -> DeclaredSettings:
     host = ctx.host
     if host.kind != "evidence":
         raise FactUnavailable("settings as written are read from evidence files", quiet=True)
-    from ..knowledge.env_forms import assignments_in, launches_engine
+    from ..knowledge.env_forms import assignments_in, launches_engine, unit_file_assignments
 
+    found, launches = [], {}
+    if not any(host.has(n) for n in ("unit.service", "systemctl_cat.txt")) and not host.path_exists("files"):
+        # drop-ins with no unit to compare them with (the systemd collectors need one): read alone
+        for name in [f for f in host.files() if f.startswith("dropins/")]:
+            try:
+                found += unit_file_assignments(host.config_text(name, 1024 * 1024), name)
+            except (OSError, HostError):
+                continue
     names = [n for n in SOURCES if host.has(n)]
     names += [n for n in host.log_files() if n.endswith(".txt") and n not in NOT_SETTINGS and n not in names]
-    found, launches = [], {}
     for name in names:
         try:
             text = host.config_text(name, 1024 * 1024)

@@ -175,6 +175,29 @@ def _docker(line: str, n: int, source: str) -> list[Assignment]:
     return out
 
 
+def unit_file_assignments(text: str, source: str) -> list[Assignment]:
+    """Environment= lines of a drop-in or unit file, with what systemd does to those outside
+    [Service]: it ignores them (a drop-in without its header is the classic way to lose them)."""
+    out: list[Assignment] = []
+    section = None
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if line.startswith("[") and line.endswith("]"):
+            section = line
+            continue
+        m = _SYSTEMD.match(line)
+        if not m:
+            continue
+        for a in _systemd(m.group(1), line, n, source):
+            if section != "[Service]" and a.problem is None:
+                where = "before any section header" if section is None else f"in {section}"
+                a = Assignment(a.name, None, "systemd", a.line, a.lineno, a.source,
+                               f"Environment= {where}: systemd reads it only under [Service] and ignores this line",
+                               intended=a.value)
+            out.append(a)
+    return out
+
+
 def assignments_in(text: str, source: str, listing: bool = False) -> list[Assignment]:
     """Every engine-variable assignment in `text`, with its form. `listing`: bare `NAME=value`
     lines are the user's list of the server's variables (env.txt), not a shell file's."""

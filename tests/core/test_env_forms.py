@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from llmdoctor.knowledge.env_forms import assignments_in, launches_engine
+from llmdoctor.knowledge.env_forms import assignments_in, launches_engine, unit_file_assignments
 
 
 def one(text: str, **kw):
@@ -52,3 +52,12 @@ def test_garbage_never_raises(text):
     assignments_in(text, "g")
     assignments_in("environment:\n" + text, "g", listing=True)
     launches_engine(text)
+
+
+def test_a_drop_in_read_alone():
+    [a] = unit_file_assignments('Environment="OLLAMA_NUM_PARALLEL=4"\n', "dropins/override.conf")
+    assert a.value is None and "before any section header" in a.problem and a.intended == "4"
+    [a] = unit_file_assignments('[Unit]\nEnvironment="OLLAMA_NUM_PARALLEL=4"\n', "d")
+    assert "in [Unit]" in a.problem
+    [a] = unit_file_assignments('[Service]\nEnvironment="OLLAMA_NUM_PARALLEL=4"\n', "d")
+    assert (a.value, a.problem) == ("4", None)
