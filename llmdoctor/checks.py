@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from .facts import FactStore, FactUnavailable
-from .model import Cause, Finding
+from llmdoctor.facts import FactStore, FactUnavailable
+from llmdoctor.model import Cause, Finding
 
 SITE_CHECKS_DIR = "/etc/llmdoctor/checks.d"
 ENTRY_POINT_GROUP = "llmdoctor.checks"

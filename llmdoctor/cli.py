@@ -14,8 +14,8 @@ from typing import List, Optional
 
 import typer
 
-from . import __version__
-from .model import ExitCode
+from llmdoctor import __version__
+from llmdoctor.model import ExitCode
 
 app = typer.Typer(
     add_completion=False,
@@ -54,7 +54,7 @@ def _check_format(fmt: str) -> str:
 
 
 def _seconds(text: str, option: str) -> float:
-    from .parsing import ParseError, parse_duration
+    from llmdoctor.parsing import ParseError, parse_duration
 
     try:
         value = parse_duration(text)
@@ -72,8 +72,8 @@ def ticket_directory(path: Path) -> Path:
     import shutil
     import tempfile
 
-    from .pasted import decode_pasted
-    from .ticket import split_ticket
+    from llmdoctor.pasted import decode_pasted
+    from llmdoctor.ticket import split_ticket
 
     try:
         text = decode_pasted(path.read_bytes())
@@ -102,7 +102,7 @@ def build_targets(
     if evidence is not None:
         if hosts or inventory:
             fail("--evidence cannot be combined with --host/--inventory")
-        from .hosts.evidence import EvidenceHost
+        from llmdoctor.hosts.evidence import EvidenceHost
 
         if evidence.is_file():
             evidence = ticket_directory(evidence)
@@ -113,7 +113,7 @@ def build_targets(
         return [host.name], [host]
     names = list(hosts)
     if inventory is not None:
-        from .inventory import parse_inventory
+        from llmdoctor.inventory import parse_inventory
 
         try:
             names += parse_inventory(inventory.read_text())
@@ -124,11 +124,11 @@ def build_targets(
         if not names:
             fail(f"--inventory {inventory}: no hosts in it")
     if not names:
-        from .hosts.local import LocalHost
+        from llmdoctor.hosts.local import LocalHost
 
         host = LocalHost()
         return [host.name], [host]
-    from .inventory import parse_target
+    from llmdoctor.inventory import parse_target
 
     for n in names:
         try:
@@ -138,7 +138,7 @@ def build_targets(
 
     def factory(target: str):
         def connect():
-            from .hosts.ssh import SSHHost
+            from llmdoctor.hosts.ssh import SSHHost
 
             h = SSHHost(
                 target,
@@ -178,8 +178,8 @@ def diagnose(
     connect_timeout: float = typer.Option(10.0, "--connect-timeout", min=1.0, max=120.0, help="SSH connect timeout, seconds."),
 ) -> None:
     """Diagnose this host (default), remote hosts over SSH, or an evidence directory."""
-    from .diagnose import DiagnoseOptions, UnknownCheck, diagnose as run_diagnosis
-    from .render import RENDERERS
+    from llmdoctor.diagnose import DiagnoseOptions, UnknownCheck, diagnose as run_diagnosis
+    from llmdoctor.render import RENDERERS
 
     _check_format(fmt)
     local_logs = evidence is None and not host and inventory is None
@@ -241,7 +241,7 @@ def collect(
     probe: bool = typer.Option(False, "--probe", help="Also run the light live probe and keep its timings as probe.json."),
 ) -> None:
     """Write an evidence directory (secrets redacted) for offline diagnosis or a support ticket."""
-    from .collect import collect_evidence
+    from llmdoctor.collect import collect_evidence
 
     if output.exists() and (not output.is_dir() or any(output.iterdir())):
         fail(f"{output} exists and is not an empty directory; refusing to overwrite")
@@ -267,7 +267,7 @@ def list_checks(
     """List the checks: id, cause and purpose."""
     import json
 
-    from .checks import load_checks
+    from llmdoctor.checks import load_checks
 
     specs, errors = load_checks([str(d) for d in checks_dir])
     specs.sort(key=lambda s: (s.cause.value, s.id))
@@ -283,7 +283,7 @@ def list_checks(
 
 
 def _register_commands() -> None:
-    from . import commands
+    from llmdoctor import commands
 
     for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
         try:

@@ -12,12 +12,12 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from . import __version__
-from .engines import DEFAULT_PORTS, LLAMACPP, OLLAMA, VLLM, EngineInstance
-from .facts import Context, FactStore
-from .hosts.base import Host, HostError
-from .redact import redact_text
-from .systemd.show import PROPERTIES as SHOW_PROPERTIES
+from llmdoctor import __version__
+from llmdoctor.engines import DEFAULT_PORTS, LLAMACPP, OLLAMA, VLLM, EngineInstance
+from llmdoctor.facts import Context, FactStore
+from llmdoctor.hosts.base import Host, HostError
+from llmdoctor.redact import redact_text
+from llmdoctor.systemd.show import PROPERTIES as SHOW_PROPERTIES
 
 LOG_LIMIT = 32 * 1024 * 1024  # newest part of the journal kept, per unit
 
@@ -72,7 +72,7 @@ def collect_evidence(
         if e.kind == VLLM:
             attempt("GET /metrics", lambda: _http_to(host, "GET", port, "/metrics", put, "metrics.prom"))
         if e.kind == LLAMACPP:
-            from .engines.llamacpp import EVIDENCE_FILES
+            from llmdoctor.engines.llamacpp import EVIDENCE_FILES
 
             for path, name in EVIDENCE_FILES.items():
                 # /health answers 503 "Loading model" while loading: that is evidence too
@@ -124,7 +124,7 @@ def collect_evidence(
 def _unit_files(host: Host, store: FactStore, put) -> None:
     """Copies of the unit files, drop-ins and environments under files/<path>: only the files
     on disk show a forgotten daemon-reload (systemctl cat shows what systemd loaded)."""
-    from .systemd.evidence import evidence_files
+    from llmdoctor.systemd.evidence import evidence_files
 
     states = store.optional("systemd_units", ()) or ()
     if not states:

@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
-from . import __version__
-from .checks import CheckSpec, load_checks, run_check
-from .facts import Context, FactStore, FactUnavailable
-from .hosts.base import Host, HostError
-from .model import Evidence, Finding, Fix, Report, TargetReport, Unavailable
-from .redact import redact_text
+from llmdoctor import __version__
+from llmdoctor.checks import CheckSpec, load_checks, run_check
+from llmdoctor.facts import Context, FactStore, FactUnavailable
+from llmdoctor.hosts.base import Host, HostError
+from llmdoctor.model import Evidence, Finding, Fix, Report, TargetReport, Unavailable
+from llmdoctor.redact import redact_text
 
 # Facts every report summarises, whether or not a check needed them.
 ALWAYS = ("engines", "gpu", "memory")

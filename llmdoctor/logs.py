@@ -30,10 +30,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Protocol
 
-from .atomic import write_atomic
+from llmdoctor.atomic import write_atomic
 
-from .engines import LLAMACPP, OLLAMA, VLLM
-from .hosts.base import CommandNotFound, HostError
+from llmdoctor.engines import LLAMACPP, OLLAMA, VLLM
+from llmdoctor.hosts.base import CommandNotFound, HostError
 
 DAY = 24 * 3600.0
 CHUNK = 1024 * 1024  # bytes read from a file at a time

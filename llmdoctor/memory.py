@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .parsing import ParseError
+from llmdoctor.parsing import ParseError
 
 KIB = 1024
 MIB = 1024 * 1024

@@ -13,8 +13,8 @@ import io
 import re
 from dataclasses import dataclass, field
 
-from .memory import human_bytes
-from .parsing import ParseError
+from llmdoctor.memory import human_bytes
+from llmdoctor.parsing import ParseError
 
 MIB = 1024 * 1024
 

@@ -13,7 +13,7 @@ import re
 import sys
 from typing import Callable
 
-from .model import Finding, Report, Severity, TargetReport, report_to_dict
+from llmdoctor.model import Finding, Report, Severity, TargetReport, report_to_dict
 
 FACT_LABELS = {
     "engines": "LLM engine",

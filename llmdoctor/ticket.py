@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .pasted import ANSI, PROMPT
+from llmdoctor.pasted import ANSI, PROMPT
 
 # (command regex on the text after the prompt, evidence file name); first match wins
 COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(

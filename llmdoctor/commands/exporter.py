@@ -41,7 +41,7 @@ def register(app: typer.Typer) -> None:
         import tempfile
         import threading
 
-        from ..exporter import service
+        from llmdoctor.exporter import service
 
         logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, stream=sys.stderr,
                             format="llmdoctor exporter: %(message)s")
@@ -54,7 +54,7 @@ def register(app: typer.Typer) -> None:
                 raise ValueError("--once needs --textfile")
             hosts = list(host)
             if inventory:
-                from ..inventory import parse_inventory
+                from llmdoctor.inventory import parse_inventory
 
                 with open(inventory, encoding="utf-8") as f:
                     hosts += parse_inventory(f.read())
@@ -65,7 +65,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"llmdoctor exporter: {e}", err=True)
             raise typer.Exit(3)
 
-        from ..diagnose import DiagnoseOptions
+        from llmdoctor.diagnose import DiagnoseOptions
 
         temporary = None
         state_root = state_dir or os.environ.get("STATE_DIRECTORY", "").split(":")[0] or None

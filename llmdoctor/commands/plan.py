@@ -21,7 +21,7 @@ class BadInput(Exception):
 def parse_memory(text: str | None, option: str) -> int | None:
     if text is None:
         return None
-    from ..parsing import ParseError, parse_size
+    from llmdoctor.parsing import ParseError, parse_size
 
     try:
         value = parse_size(text)
@@ -36,7 +36,7 @@ MAX_USERS = 1_000_000  # sizing is per slot; a larger number is a typo, and woul
 
 
 def workload_from_flags(users, turn_seconds, think_seconds, between, concurrent):
-    from ..tune.plan import Workload
+    from llmdoctor.tune.plan import Workload
 
     if concurrent is not None and users is not None:
         raise BadInput("give either --concurrent or --users (with --turn-seconds), not both")
@@ -61,7 +61,7 @@ def workload_from_flags(users, turn_seconds, think_seconds, between, concurrent)
 
 def memory_bar(plan, width: int = BAR_WIDTH) -> list[str]:
     """weights | KV | headroom, to scale of the GPU's memory."""
-    from ..tune.plan import gb
+    from llmdoctor.tune.plan import gb
 
     m = plan.memory
     kv = plan.kv_bytes_recommended
@@ -82,8 +82,8 @@ def memory_bar(plan, width: int = BAR_WIDTH) -> list[str]:
 
 
 def render_plan_text(plan, model_label: str) -> str:
-    from ..capacity import format_bytes
-    from ..tune.plan import gb
+    from llmdoctor.capacity import format_bytes
+    from llmdoctor.tune.plan import gb
 
     s = plan.shape
     r = plan.recommended
@@ -118,10 +118,10 @@ def render_plan_text(plan, model_label: str) -> str:
 
 def _ollama_model(name: str, port: int):
     """(shape, weights bytes or None, label) from the local Ollama."""
-    from ..engines.ollama_api import OllamaApiError, get_ps_raw, get_show, get_tags
-    from ..engines.ollama_ps import parse_api_ps
-    from ..hosts.local import LocalHost
-    from ..tune.model_source import SourceError, from_model_info
+    from llmdoctor.engines.ollama_api import OllamaApiError, get_ps_raw, get_show, get_tags
+    from llmdoctor.engines.ollama_ps import parse_api_ps
+    from llmdoctor.hosts.local import LocalHost
+    from llmdoctor.tune.model_source import SourceError, from_model_info
 
     host = LocalHost()
     try:
@@ -146,9 +146,9 @@ def _ollama_model(name: str, port: int):
 
 
 def _gpu_memory_from_nvml() -> tuple[int | None, str]:
-    from ..facts import Context, FactStore
-    from ..hosts.local import LocalHost
-    from ..tune.hostfacts import gpu_total
+    from llmdoctor.facts import Context, FactStore
+    from llmdoctor.hosts.local import LocalHost
+    from llmdoctor.tune.hostfacts import gpu_total
 
     store = FactStore(Context(LocalHost()))
     try:
@@ -162,9 +162,9 @@ def _gpu_memory_from_nvml() -> tuple[int | None, str]:
 def run_plan(model, hf_config, gguf_file, layers, kv_heads, head_dim, trained_context, cache_type, gpu_memory,
              weights, headroom, users, turn_seconds, think_seconds, between, concurrent, context, max_parallel,
              port) -> tuple[object, str]:
-    from ..capacity import ShapeError, normalise_cache_type, uniform_shape
-    from ..tune.model_source import SourceError, from_gguf, from_hf_config
-    from ..tune.plan import DEFAULT_HEADROOM, Memory, PlanError, make_plan
+    from llmdoctor.capacity import ShapeError, normalise_cache_type, uniform_shape
+    from llmdoctor.tune.model_source import SourceError, from_gguf, from_hf_config
+    from llmdoctor.tune.plan import DEFAULT_HEADROOM, Memory, PlanError, make_plan
 
     sources = [x for x in (model, hf_config, gguf_file) if x] + (["--layers"] if layers else [])
     if len(sources) != 1:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 if TYPE_CHECKING:
-    from ..model import Report
+    from llmdoctor.model import Report
 
 FORMATS = ("text", "json", "markdown")
 
@@ -31,8 +31,8 @@ def _progress_printer():
 
 def _default_urls() -> list[str]:
     """The engines discovered on this host (as `diagnose` finds them)."""
-    from ..facts import Context, FactStore, FactUnavailable
-    from ..hosts.local import LocalHost
+    from llmdoctor.facts import Context, FactStore, FactUnavailable
+    from llmdoctor.hosts.local import LocalHost
 
     host = LocalHost()
     try:
@@ -44,12 +44,12 @@ def _default_urls() -> list[str]:
 
 def judge(runs) -> "Report":
     """Run the built-in probe_* checks on a ProbeRuns; one TargetReport per URL."""
-    from .. import __version__
-    from ..checks import load_checks, run_check
-    from ..facts import Context, FactStore
-    from ..model import Report, TargetReport
-    from ..probe.result import ProbeRuns
-    from ..probe.verdicts import summary_lines
+    from llmdoctor import __version__
+    from llmdoctor.checks import load_checks, run_check
+    from llmdoctor.facts import Context, FactStore
+    from llmdoctor.model import Report, TargetReport
+    from llmdoctor.probe.result import ProbeRuns
+    from llmdoctor.probe.verdicts import summary_lines
 
     specs, load_errors = load_checks(site_dir=None, entry_points=False)
     specs = [s for s in specs if s.id.startswith("probe-")]
@@ -70,14 +70,14 @@ def judge(runs) -> "Report":
 
 
 def render(report, runs, fmt: str) -> str:
-    from ..model import report_to_dict
+    from llmdoctor.model import report_to_dict
 
     if fmt == "json":
         doc = report_to_dict(report)
         doc["probe"] = runs.to_dict()
         return json.dumps(doc, indent=2) + "\n"
     try:
-        from ..render import RENDERERS
+        from llmdoctor.render import RENDERERS
     except ImportError:  # renderer not available: plain JSON rather than nothing
         return json.dumps(report_to_dict(report), indent=2) + "\n"
     return RENDERERS[fmt](report)
@@ -102,12 +102,12 @@ def register(app: typer.Typer) -> None:
         URL is the server, e.g. http://127.0.0.1:11434 (default: the engines found on this host).
         The light probe sends 5 requests, at most 2 at once, <= 64 tokens each; --mode load is opt-in.
         """
-        from ..model import ExitCode, Report
-        from ..probe import Interrupt, ProbeError
-        from ..redact import redact_text
-        from ..probe.detect import detect
-        from ..probe.result import ProbeRuns
-        from ..probe.scenarios import ProbeRunner, describe_load
+        from llmdoctor.model import ExitCode, Report
+        from llmdoctor.probe import Interrupt, ProbeError
+        from llmdoctor.redact import redact_text
+        from llmdoctor.probe.detect import detect
+        from llmdoctor.probe.result import ProbeRuns
+        from llmdoctor.probe.scenarios import ProbeRunner, describe_load
 
         if fmt not in FORMATS:
             typer.echo(f"llmdoctor: unknown --format {fmt!r}; choose one of {', '.join(FORMATS)}", err=True)
@@ -143,7 +143,7 @@ def register(app: typer.Typer) -> None:
         runs = ProbeRuns(tuple(results))
         report = judge(runs)
         if failures:
-            from ..model import TargetReport
+            from llmdoctor.model import TargetReport
 
             report = Report(report.version, report.targets + tuple(
                 TargetReport(target=f.split(": ", 1)[0], engine="unreachable", errors=(f,)) for f in failures))

@@ -15,7 +15,7 @@ from typing import Optional
 
 import typer
 
-from .plan import BadInput, parse_memory, workload_from_flags
+from llmdoctor.commands.plan import BadInput, parse_memory, workload_from_flags
 
 
 def _interactive() -> bool:
@@ -51,11 +51,11 @@ def register(app: typer.Typer) -> None:
         fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
     ) -> None:
         """Size OLLAMA_NUM_PARALLEL, CONTEXT_LENGTH, MAX_QUEUE (and KV cache type, KEEP_ALIVE when needed) from memory and workload."""
-        from ..hosts.local import LocalHost
-        from ..tune import session
-        from ..tune.apply import ApplyError
-        from ..tune.plan import DEFAULT_HEADROOM
-        from ..tune.proposal import ProposalError
+        from llmdoctor.hosts.local import LocalHost
+        from llmdoctor.tune import session
+        from llmdoctor.tune.apply import ApplyError
+        from llmdoctor.tune.plan import DEFAULT_HEADROOM
+        from llmdoctor.tune.proposal import ProposalError
 
         def fail(msg: str, code: int = 3) -> None:
             typer.echo(f"llmdoctor: {msg}", err=True)
@@ -66,7 +66,7 @@ def register(app: typer.Typer) -> None:
         live = Path(root).resolve() == Path("/")
         host = LocalHost()
         if evidence is not None:
-            from ..hosts.evidence import EvidenceHost
+            from llmdoctor.hosts.evidence import EvidenceHost
 
             if do_apply or rollback:
                 fail("--evidence proposes only (a dry run); apply on the host itself")
@@ -98,7 +98,7 @@ def register(app: typer.Typer) -> None:
             fail(str(e))
         store = session._store(host, opts)
         if not workload.given and _interactive() and fmt == "text":
-            from ..tune.guided import ask_workload
+            from llmdoctor.tune.guided import ask_workload
 
             log = store.optional("ollama_log")
             typical = getattr(getattr(log, "requests", None), "typical_service_s", None)
@@ -129,7 +129,7 @@ def register(app: typer.Typer) -> None:
         check = None
         slots = int(prepared.values.get("OLLAMA_NUM_PARALLEL", "1") or 1)
         if live and slots >= 2 and prepared.proposal.model:
-            from ..tune.concurrency import two_requests_start_together
+            from llmdoctor.tune.concurrency import two_requests_start_together
 
             base, model_name = f"http://127.0.0.1:{prepared.port}", prepared.proposal.model
             check = lambda: two_requests_start_together(base, model_name)  # noqa: E731

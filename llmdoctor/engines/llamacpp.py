@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..hosts.base import HostError
-from ..parsing import ParseError
+from llmdoctor.hosts.base import HostError
+from llmdoctor.parsing import ParseError
 
 TIMEOUT = 5.0
 # Evidence directories hold these bodies as files (the EvidenceHost maps only /metrics).

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..parsing import split_cmdline
+from llmdoctor.parsing import split_cmdline
 
 AUTO_SLOTS = 4
 

@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from ..knowledge.llamacpp_lines import LlamaCppFacts, LlamaCppLines, RequestTiming  # noqa: F401 (re-exported)
-from .evidence_line import short_line
+from llmdoctor.knowledge.llamacpp_lines import LlamaCppFacts, LlamaCppLines, RequestTiming  # noqa: F401 (re-exported)
+from llmdoctor.engines.evidence_line import short_line
 
 _N_SLOTS = re.compile(r"n_slots = (\d+)")
 _SLOT_CTX = re.compile(r"(?:n_ctx_slot = |new slot,? n_ctx(?:_slot)? = )(\d+)")

@@ -7,8 +7,8 @@ import json
 import math
 from typing import Any
 
-from ..hosts.base import HostError, NotInEvidence
-from ..parsing import ParseError
+from llmdoctor.hosts.base import HostError, NotInEvidence
+from llmdoctor.parsing import ParseError
 
 API_TIMEOUT = 5.0
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..parsing import ParseError
+from llmdoctor.parsing import ParseError
 
 START = re.compile(r'server config"?\s+env="?map\[')
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*:")

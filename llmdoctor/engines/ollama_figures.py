@@ -8,12 +8,12 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..model import Evidence
-from . import ollama_env as envdef
+from llmdoctor.model import Evidence
+from llmdoctor.engines import ollama_env as envdef
 
 if TYPE_CHECKING:  # annotations only: the log parser is imported by whoever has a log (start-up time)
-    from ..nvidia import GpuFact
-    from .ollama_log import Example, Load, OllamaLogSummary
+    from llmdoctor.nvidia import GpuFact
+    from llmdoctor.engines.ollama_log import Example, Load, OllamaLogSummary
 
 RESTART = "systemctl daemon-reload && systemctl restart ollama"
 DROPIN_PATH = "/etc/systemd/system/ollama.service.d/override.conf"

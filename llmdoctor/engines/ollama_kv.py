@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..memory import human_bytes as human
-from ..model import Evidence
-from .ollama_figures import gpu_total_bytes, last_load_with, slots
+from llmdoctor.memory import human_bytes as human
+from llmdoctor.model import Evidence
+from llmdoctor.engines.ollama_figures import gpu_total_bytes, last_load_with, slots
 
 MIB = 2**20
 
@@ -32,7 +32,7 @@ class KVBudget:
 
 def kv_budget(show: dict, config, ps=None, log=None, gpu: Any = None) -> KVBudget | None:
     """None when any input is missing (the check then says nothing)."""
-    from .. import capacity
+    from llmdoctor import capacity
 
     info = (show or {}).get("model_info")
     if not isinstance(info, dict):

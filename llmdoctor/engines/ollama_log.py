@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Iterable
 
-from ..knowledge.llamacpp_lines import BACKEND_LOADED as _BACKEND, BUFFER as _BUFFER, HOST_BACKEND as HOST_BACKENDS
-from ..knowledge.llamacpp_lines import OFFLOADED as _OFFLOADED, LlamaCppFacts, LlamaCppLines
-from ..parsing import ParseError, parse_size, strip_journal_prefix
-from . import ollama_config_line as cfgline
-from .ollama_env import parse_go_duration
+from llmdoctor.knowledge.llamacpp_lines import BACKEND_LOADED as _BACKEND, BUFFER as _BUFFER, HOST_BACKEND as HOST_BACKENDS
+from llmdoctor.knowledge.llamacpp_lines import OFFLOADED as _OFFLOADED, LlamaCppFacts, LlamaCppLines
+from llmdoctor.parsing import ParseError, parse_size, strip_journal_prefix
+from llmdoctor.engines import ollama_config_line as cfgline
+from llmdoctor.engines.ollama_env import parse_go_duration
 
 MAX_LINE = 2000  # example lines are cut to this many characters
 FIRST, LAST = 3, 2  # example lines kept per signal

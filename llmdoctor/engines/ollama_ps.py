@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from ..parsing import ParseError, parse_size
+from llmdoctor.parsing import ParseError, parse_size
 
 
 @dataclass(frozen=True)

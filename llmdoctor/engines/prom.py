@@ -11,7 +11,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from ..parsing import ParseError
+from llmdoctor.parsing import ParseError
 
 
 @dataclass(frozen=True)

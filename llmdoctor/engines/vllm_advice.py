@@ -2,7 +2,7 @@
 telling pure queueing from prefill interference (USERS.md #10-#12)."""
 from __future__ import annotations
 
-from ..model import Evidence, Fix
+from llmdoctor.model import Evidence, Fix
 
 MAX_GPU_UTIL = 0.95
 KV_BOUND_PCT = 80.0  # requests that wait while the KV cache is this full wait for KV room, not for a place

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..parsing import split_cmdline
+from llmdoctor.parsing import split_cmdline
 
 # flag -> (key, kind)
 FLAGS = {

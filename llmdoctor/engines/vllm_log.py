@@ -29,8 +29,8 @@ import re
 from collections import deque
 from typing import BinaryIO, Iterable
 
-from .evidence_line import short_line
-from .vllm_records import (  # noqa: F401  (re-exported: the scan's result types)
+from llmdoctor.engines.evidence_line import short_line
+from llmdoctor.engines.vllm_records import (  # noqa: F401  (re-exported: the scan's result types)
     KvCapacity,
     MaxSeqLenError,
     Run,

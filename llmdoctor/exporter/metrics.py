@@ -14,9 +14,9 @@ from typing import Any
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
-from ..model import Cause, Severity
-from .counters import MonotonicTotals
-from .readings import Sample, gauge_samples, label_value
+from llmdoctor.model import Cause, Severity
+from llmdoctor.exporter.counters import MonotonicTotals
+from llmdoctor.exporter.readings import Sample, gauge_samples, label_value
 
 GAUGE, COUNTER = "gauge", "counter"
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .counters import CounterReading
+from llmdoctor.exporter.counters import CounterReading
 
 Sample = tuple[str, tuple[tuple[str, str], ...], float]  # (name, labels, value)
 MAX_MODELS = 16  # bound on the `model` label: a host loads a handful of models at most
@@ -263,7 +263,7 @@ def _ollama_kv(facts: Mapping[str, Any]) -> tuple[float | None, float | None]:
     """Ollama: slots x context (demand) vs tokens that fit next to the weights (capacity)."""
     if facts.get("ollama_show") is None or facts.get("ollama_config") is None:
         return None, None
-    from ..engines.ollama_kv import kv_budget
+    from llmdoctor.engines.ollama_kv import kv_budget
 
     b = kv_budget(facts.get("ollama_show"), facts.get("ollama_config"), facts.get("ollama_ps"),
                   facts.get("ollama_log"), facts.get("gpu"))

@@ -17,9 +17,9 @@ from typing import Any
 
 from prometheus_client.core import Metric
 
-from .counters import MonotonicTotals
-from .metrics import RunOutcome, families
-from .readings import safe_counter_readings
+from llmdoctor.exporter.counters import MonotonicTotals
+from llmdoctor.exporter.metrics import RunOutcome, families
+from llmdoctor.exporter.readings import safe_counter_readings
 
 log = logging.getLogger(__name__)
 

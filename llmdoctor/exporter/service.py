@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .collector import dedicated_registry, exposition
-from .scheduler import DiagnoseFn, Scheduler
-from .state import load_state, restore_state, save_state
-from ..atomic import write_atomic
+from llmdoctor.exporter.collector import dedicated_registry, exposition
+from llmdoctor.exporter.scheduler import DiagnoseFn, Scheduler
+from llmdoctor.exporter.state import load_state, restore_state, save_state
+from llmdoctor.atomic import write_atomic
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ def target_names(hosts: Sequence[str], evidence: Sequence[str]) -> list[tuple[st
     for kind, specs in (("evidence", evidence), ("host", hosts)):
         for spec in specs:
             if kind == "evidence":
-                from ..hosts.evidence import EvidenceHost
+                from llmdoctor.hosts.evidence import EvidenceHost
 
                 label = EvidenceHost(spec).name
             elif spec in LOCAL_SPECS:
@@ -84,7 +84,7 @@ def target_names(hosts: Sequence[str], evidence: Sequence[str]) -> list[tuple[st
 
                 label = socket.gethostname() or "local"
             else:
-                from ..inventory import parse_target
+                from llmdoctor.inventory import parse_target
 
                 try:
                     parse_target(spec)
@@ -99,14 +99,14 @@ def target_names(hosts: Sequence[str], evidence: Sequence[str]) -> list[tuple[st
 
 def open_host(kind: str, spec: str, ssh: SSHOptions | None = None) -> Any:
     if kind == "evidence":
-        from ..hosts.evidence import EvidenceHost
+        from llmdoctor.hosts.evidence import EvidenceHost
 
         return EvidenceHost(spec)
     if spec in LOCAL_SPECS:
-        from ..hosts.local import LocalHost
+        from llmdoctor.hosts.local import LocalHost
 
         return LocalHost()
-    from ..hosts.ssh import SSHHost
+    from llmdoctor.hosts.ssh import SSHHost
 
     ssh = ssh or SSHOptions()
     return SSHHost(spec, sudo=ssh.sudo, accept_new_host_keys=ssh.accept_new_host_keys,
@@ -127,9 +127,9 @@ def diagnosis_runner(
 
     Live targets get a state directory under `state_root`, so each run's log scan
     resumes where the previous one stopped (log counts become new events)."""
-    from ..checks import load_checks
-    from ..diagnose import DiagnoseOptions, diagnose_target, unreachable
-    from ..hosts.base import HostError
+    from llmdoctor.checks import load_checks
+    from llmdoctor.diagnose import DiagnoseOptions, diagnose_target, unreachable
+    from llmdoctor.hosts.base import HostError
 
     opts = opts or DiagnoseOptions()
     specs, load_errors = load_checks(opts.checks_dirs)

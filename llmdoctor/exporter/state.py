@@ -10,9 +10,9 @@ import os
 from types import SimpleNamespace
 from typing import Any
 
-from .counters import MonotonicTotals
-from .scheduler import Scheduler
-from ..atomic import write_atomic
+from llmdoctor.exporter.counters import MonotonicTotals
+from llmdoctor.exporter.scheduler import Scheduler
+from llmdoctor.atomic import write_atomic
 
 STATE_FILE = "exporter-state.json"
 
@@ -53,7 +53,7 @@ def restore_state(scheduler: Scheduler, state: dict[str, Any]) -> None:
     scheduler.totals = MonotonicTotals.from_json(state.get("counters"))
     probes = state.get("probes")
     if isinstance(probes, dict):
-        from ..facts.probe import runs_from_json
+        from llmdoctor.facts.probe import runs_from_json
 
         for target, doc in probes.items():
             if target in scheduler.targets:

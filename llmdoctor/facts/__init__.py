@@ -22,7 +22,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..hosts.base import Host, HostError
+from llmdoctor.hosts.base import Host, HostError
 
 CTX = "ctx"
 

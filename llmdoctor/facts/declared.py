@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..hosts.base import HostError
-from . import Context, FactUnavailable, provider
+from llmdoctor.hosts.base import HostError
+from llmdoctor.facts import Context, FactUnavailable, provider
 
 # Files that can hold such lines, besides any unknown *.txt (a compose file, a console session).
 SOURCES = ("cmdline.txt", "env.txt", "shell_export.txt")
@@ -49,7 +49,7 @@ def declared_settings(ctx: Context) -> DeclaredSettings:
     host = ctx.host
     if host.kind != "evidence":
         raise FactUnavailable("settings as written are read from evidence files", quiet=True)
-    from ..knowledge.env_forms import assignments_in, launches_engine, unit_file_assignments
+    from llmdoctor.knowledge.env_forms import assignments_in, launches_engine, unit_file_assignments
 
     found, launches = [], {}
     if not any(host.has(n) for n in ("unit.service", "systemctl_cat.txt")) and not host.path_exists("files"):

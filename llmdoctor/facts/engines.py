@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import re
 
-from ..engines import DEFAULT_PORTS, LLAMACPP, OLLAMA, VLLM, EngineInstance
-from ..hosts.base import HostError
-from . import Context, FactUnavailable, provider
+from llmdoctor.engines import DEFAULT_PORTS, LLAMACPP, OLLAMA, VLLM, EngineInstance
+from llmdoctor.hosts.base import HostError
+from llmdoctor.facts import Context, FactUnavailable, provider
 
 UNIT_PATTERNS = ((OLLAMA, re.compile(r"^ollama")), (VLLM, re.compile(r"^vllm")), (LLAMACPP, re.compile(r"^llama")))
 PROCESS_PATTERNS = (
@@ -71,8 +71,8 @@ NAME_HINTS = {"journal.log": OLLAMA, "server.log": LLAMACPP, "vllm.log": VLLM}
 
 def recognize_evidence(host):
     """knowledge.recognize.Recognition of every text file in an evidence directory."""
-    from ..knowledge.recognize import decide, ident_engines, signs_in
-    from ..logs import engine_from_name
+    from llmdoctor.knowledge.recognize import decide, ident_engines, signs_in
+    from llmdoctor.logs import engine_from_name
 
     files = {}
     strong, file_hints, weak, named = {}, {}, {}, {}
@@ -100,7 +100,7 @@ def recognize_evidence(host):
 
 def _log_like(text: str) -> bool:
     """Some line of it is a log record or an exception (not random bytes, not an empty paste)."""
-    from ..logs import line_time
+    from llmdoctor.logs import line_time
 
     lines = [l for l in text.split("\n")[:200] if l.strip()]
     return any(line_time(l) is not None or re.match(r"^\s*(?:\[rank\d+\]:\s*)?[\w.]*(?:Error|Exception):", l)
@@ -213,7 +213,7 @@ def engines_from_log_files(ctx: Context) -> list[EngineInstance]:
                 head = ctx.host.read(path, 64 * 1024).decode("utf-8", "replace")
             except (OSError, HostError):
                 continue
-            from ..knowledge.recognize import engine_of_text
+            from llmdoctor.knowledge.recognize import engine_of_text
 
             kind = engine_of_text(head)
         if kind and all(e.kind != kind for e in found):

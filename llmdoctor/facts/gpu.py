@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..hosts.base import CommandNotFound, HostError
-from ..parsing import ParseError
-from . import Context, FactUnavailable, provider
+from llmdoctor.hosts.base import CommandNotFound, HostError
+from llmdoctor.parsing import ParseError
+from llmdoctor.facts import Context, FactUnavailable, provider
 
 if TYPE_CHECKING:  # llmdoctor.nvidia is imported where used, once a GPU is to be read (start-up time)
-    from ..nvidia import GpuFact
+    from llmdoctor.nvidia import GpuFact
 
 
 def _process_names(ctx: Context, fact: GpuFact) -> GpuFact:
@@ -32,7 +32,7 @@ def _process_names(ctx: Context, fact: GpuFact) -> GpuFact:
 
 
 def _remote(ctx: Context) -> GpuFact:
-    from ..nvidia import QUERY_APPS_FIELDS, QUERY_GPU_FIELDS, GpuFact, parse_compute_apps_csv, parse_query_gpu_csv
+    from llmdoctor.nvidia import QUERY_APPS_FIELDS, QUERY_GPU_FIELDS, GpuFact, parse_compute_apps_csv, parse_query_gpu_csv
 
     try:
         res = ctx.host.run(
@@ -70,14 +70,14 @@ def gpu(ctx: Context) -> GpuFact:
     if host.kind == "evidence":
         if not host.has("nvidia_smi.txt"):
             raise FactUnavailable("not in the evidence (no nvidia_smi.txt)", quiet=True)
-        from ..nvidia import parse_nvidia_smi
+        from llmdoctor.nvidia import parse_nvidia_smi
 
         try:
             return replace(parse_nvidia_smi(host.read("nvidia_smi.txt").decode("utf-8", "replace")), source="nvidia_smi.txt")
         except ParseError as e:
             raise FactUnavailable(f"unparseable nvidia_smi.txt: {e}") from None
     if host.kind == "local":
-        from ..nvidia import GpuUnavailable, read_nvml
+        from llmdoctor.nvidia import GpuUnavailable, read_nvml
 
         try:
             return _process_names(ctx, read_nvml())

@@ -12,17 +12,17 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..engines import LLAMACPP, OLLAMA, VLLM, EngineInstance
-from . import Context, FactUnavailable, provider
+from llmdoctor.engines import LLAMACPP, OLLAMA, VLLM, EngineInstance
+from llmdoctor.facts import Context, FactUnavailable, provider
 
 if TYPE_CHECKING:  # llmdoctor.logs is imported where used, once there are logs to read (start-up time)
-    from ..logs import ResumeState
+    from llmdoctor.logs import ResumeState
 
 STATE_FILE = "log-state.json"
 
 def sniff_engine(text: str) -> str | None:
     """The engine whose signs `text` carries (knowledge.recognize); None when there are none."""
-    from ..knowledge.recognize import engine_of_text
+    from llmdoctor.knowledge.recognize import engine_of_text
 
     return engine_of_text(text)
 
@@ -50,7 +50,7 @@ def _state(ctx: Context) -> ResumeState | None:
     directory = ctx.options.get("state_dir")
     if not directory:
         return None
-    from ..logs import ResumeState
+    from llmdoctor.logs import ResumeState
 
     return ResumeState(Path(directory) / STATE_FILE)
 
@@ -79,7 +79,7 @@ def log_sources(ctx: Context, engines=(), evidence_recognition=None) -> LogSourc
         log_files = host.log_files()
         if not log_files:
             raise FactUnavailable("no log files in the evidence (journal.log, server.log, vllm.log, *.log)", quiet=True)
-        from ..logs import EvidenceFileSource, engine_from_name
+        from llmdoctor.logs import EvidenceFileSource, engine_from_name
 
         only = _single_engine(engines)
         kinds = {e.kind for e in engines}
@@ -93,7 +93,7 @@ def log_sources(ctx: Context, engines=(), evidence_recognition=None) -> LogSourc
             sources.append(EvidenceFileSource(host, name, engine, ctx.since_seconds))
         return LogSources(sources)
 
-    from ..logs import FileSource, JournalSource, RemoteFileSource, engine_from_name
+    from llmdoctor.logs import FileSource, JournalSource, RemoteFileSource, engine_from_name
 
     units = dict.fromkeys(e.unit for e in engines if e.unit)
     kinds = {e.unit: e.kind for e in engines if e.unit}

@@ -12,12 +12,12 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..hosts.base import HostError
-from ..parsing import ParseError
-from . import Context, FactUnavailable, provider
+from llmdoctor.hosts.base import HostError
+from llmdoctor.parsing import ParseError
+from llmdoctor.facts import Context, FactUnavailable, provider
 
 if TYPE_CHECKING:  # llmdoctor.memory is imported where used, once there is memory to read (start-up time)
-    from ..memory import MemInfo, SwapInterval, VmstatTable
+    from llmdoctor.memory import MemInfo, SwapInterval, VmstatTable
 
 MAX_INTERVALS = 10
 
@@ -42,7 +42,7 @@ class MemoryFact:
         return _mean([i.swap_out_bps for i in self.intervals])
 
     def summary(self) -> list[tuple[str, str]]:
-        from ..memory import assess_swap, human_bytes
+        from llmdoctor.memory import assess_swap, human_bytes
 
         lines: list[tuple[str, str]] = []
         m = self.meminfo
@@ -73,7 +73,7 @@ def _mean(values: list[float]) -> float | None:
 
 
 def _page_size(ctx: Context) -> int:
-    from ..memory import DEFAULT_PAGE_SIZE
+    from llmdoctor.memory import DEFAULT_PAGE_SIZE
 
     try:
         res = ctx.host.run(["getconf", "PAGESIZE"], timeout=5)
@@ -88,7 +88,7 @@ def sample_proc_vmstat(ctx: Context) -> tuple[SwapInterval, ...]:
     """Read /proc/vmstat every second for ctx.sample_seconds (at least two intervals)."""
     if ctx.sample_seconds <= 0:
         return ()
-    from ..memory import interval_from_counters, parse_proc_vmstat
+    from llmdoctor.memory import interval_from_counters, parse_proc_vmstat
 
     count = min(max(int(round(ctx.sample_seconds)), 2), MAX_INTERVALS)
     step = ctx.sample_seconds / count
@@ -108,7 +108,7 @@ def sample_proc_vmstat(ctx: Context) -> tuple[SwapInterval, ...]:
 
 
 def _live(ctx: Context) -> MemoryFact:
-    from ..memory import parse_meminfo
+    from llmdoctor.memory import parse_meminfo
 
     notes: list[str] = []
     meminfo = None
@@ -133,7 +133,7 @@ def _evidence(ctx: Context) -> MemoryFact:
     has_meminfo, has_vmstat = host.has("meminfo.txt"), host.has("vmstat.txt")
     if not has_meminfo and not has_vmstat:
         raise FactUnavailable("no meminfo.txt or vmstat.txt in the evidence", quiet=True)
-    from ..memory import parse_meminfo, parse_vmstat
+    from llmdoctor.memory import parse_meminfo, parse_vmstat
 
     problems: list[str] = []
     meminfo = table = None

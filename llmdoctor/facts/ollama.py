@@ -9,14 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
-from ..engines import DEFAULT_PORTS, OLLAMA
-from ..hosts.base import HostError, NotInEvidence
-from ..parsing import ParseError
-from . import Context, FactUnavailable, provider
+from llmdoctor.engines import DEFAULT_PORTS, OLLAMA
+from llmdoctor.hosts.base import HostError, NotInEvidence
+from llmdoctor.parsing import ParseError
+from llmdoctor.facts import Context, FactUnavailable, provider
 
 if TYPE_CHECKING:  # the parsers are imported where used: only when Ollama is here (start-up time)
-    from ..engines.ollama_log import Example, OllamaLogSummary
-    from ..engines.ollama_ps import LoadedModel
+    from llmdoctor.engines.ollama_log import Example, OllamaLogSummary
+    from llmdoctor.engines.ollama_ps import LoadedModel
 
 SNIFF_LINES = 2000
 
@@ -39,7 +39,7 @@ def _src(ctx: Context, evidence_name: str, live_name: str) -> str:
 @provider("ollama_version")
 def ollama_version(ctx: Context, engines=None, ollama_log=None) -> str:
     engine = ollama_engine(engines)
-    from ..engines.ollama_api import OllamaApiError, get_version
+    from llmdoctor.engines.ollama_api import OllamaApiError, get_version
 
     try:
         return get_version(ctx.host, _port(engine))
@@ -56,8 +56,8 @@ def ollama_version(ctx: Context, engines=None, ollama_log=None) -> str:
 def ollama_ps(ctx: Context, engines=None) -> tuple[LoadedModel, ...]:
     """Loaded models: /api/ps for exact sizes, `ollama ps` for UNTIL (`Stopping...`)."""
     engine = ollama_engine(engines)
-    from ..engines.ollama_api import OllamaApiError, get_ps_raw
-    from ..engines.ollama_ps import merge, parse_api_ps, parse_ps_text
+    from llmdoctor.engines.ollama_api import OllamaApiError, get_ps_raw
+    from llmdoctor.engines.ollama_ps import merge, parse_api_ps, parse_ps_text
 
     api: tuple[LoadedModel, ...] | None = None
     text: tuple[LoadedModel, ...] | None = None
@@ -95,7 +95,7 @@ def ollama_show(ctx: Context, engines=None, ollama_ps=None) -> dict:
     name = ollama_ps[0].name if ollama_ps else ""
     if not name and ctx.host.kind != "evidence":
         raise FactUnavailable("no model loaded, so none to show")
-    from ..engines.ollama_api import OllamaApiError, get_show
+    from llmdoctor.engines.ollama_api import OllamaApiError, get_show
 
     try:
         show = get_show(ctx.host, _port(engine), name)
@@ -107,7 +107,7 @@ def ollama_show(ctx: Context, engines=None, ollama_ps=None) -> dict:
 @provider("ollama_tags")
 def ollama_tags(ctx: Context, engines=None) -> tuple[dict, ...]:
     engine = ollama_engine(engines)
-    from ..engines.ollama_api import OllamaApiError, get_tags
+    from llmdoctor.engines.ollama_api import OllamaApiError, get_tags
 
     try:
         return get_tags(ctx.host, _port(engine))
@@ -161,7 +161,7 @@ def _unit_for(engine, systemd_units) -> Any:
 
 def effective_config(version: str | None, log: OllamaLogSummary | None, unit: Any, declared: Any = None) -> OllamaConfig:
     """Pure: merge the sources into one OllamaConfig."""
-    from ..engines import ollama_env as envdef
+    from llmdoctor.engines import ollama_env as envdef
 
     values: dict[str, str] = {}
     origins: dict[str, str] = {}
@@ -222,14 +222,14 @@ def _sniff(source) -> bool:
     """Does a source of unknown origin hold Ollama's lines (knowledge.recognize)?"""
     from itertools import islice
 
-    from ..knowledge.recognize import OLLAMA as OLLAMA_SIGNS, signs_in
+    from llmdoctor.knowledge.recognize import OLLAMA as OLLAMA_SIGNS, signs_in
 
     return OLLAMA_SIGNS in signs_in("\n".join(islice(source.lines(), SNIFF_LINES)))
 
 
 def scan_sources(sources: Iterable[Any]) -> OllamaLogSummary | None:
     """Scan the sources that are Ollama's (named so, or sniffed when unknown)."""
-    from ..engines.ollama_log import OllamaLogScanner
+    from llmdoctor.engines.ollama_log import OllamaLogScanner
 
     scanner = OllamaLogScanner()
     used = 0
@@ -265,7 +265,7 @@ def ollama_log(ctx: Context, engines=None, log_sources=None) -> OllamaLogSummary
 
 
 def _window(ctx: Context) -> str:
-    from ..engines.ollama_env import format_seconds
+    from llmdoctor.engines.ollama_env import format_seconds
 
     return f"--since {format_seconds(ctx.since_seconds)}" if ctx.since_seconds else "the whole log"
 
@@ -275,7 +275,7 @@ def ollama_deployment(ctx: Context, engines=None, ollama_log=None, declared_sett
     """How Ollama runs here ("systemd", "windows", "macos", "container", "kubernetes"), so that a
     fix is given in the form that applies; unavailable when nothing tells."""
     engine = ollama_engine(engines)
-    from ..engines.ollama_figures import deployment
+    from llmdoctor.engines.ollama_figures import deployment
 
     unit = _unit_for(engine, systemd_units)
     where = deployment(ollama_log, declared_settings, systemd=unit is not None)

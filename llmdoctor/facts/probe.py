@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import Context, FactUnavailable, provider
+from llmdoctor.facts import Context, FactUnavailable, provider
 
 
 def _parallel(ollama_config: Any) -> int | None:
@@ -28,7 +28,7 @@ def _parallel(ollama_config: Any) -> int | None:
 def runs_from_json(data: bytes) -> Any:
     """probe.json -> ProbeRuns; accepts one result object, a list of them, or the
     `llmdoctor probe --format json` document (its "probe" key)."""
-    from ..probe.result import ProbeResult, ProbeRuns
+    from llmdoctor.probe.result import ProbeResult, ProbeRuns
 
     doc = json.loads(data)
     if isinstance(doc, dict) and "probe" in doc:
@@ -50,8 +50,8 @@ def probe(ctx: Context, engines=(), ollama_config=None):
             raise FactUnavailable(f"unparseable probe.json: {e}") from None
     if not ctx.options.get("probe"):
         raise FactUnavailable("live probe not requested (diagnose --probe)", quiet=True)
-    from ..probe import ProbeError, run_probe
-    from ..probe.result import ProbeRuns
+    from llmdoctor.probe import ProbeError, run_probe
+    from llmdoctor.probe.result import ProbeRuns
 
     targets = [e for e in engines or () if e.port]
     if not targets:

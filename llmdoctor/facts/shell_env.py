@@ -7,7 +7,7 @@ VLLM_*, LLAMA_ARG_*, *_VISIBLE_DEVICES): the fact is about settings that never a
 """
 from __future__ import annotations
 
-from . import Context, FactUnavailable, provider
+from llmdoctor.facts import Context, FactUnavailable, provider
 
 # Evidence files a shell start-up file can be read from (hosts/evidence.py, systemd/collect.py).
 EVIDENCE_SOURCES = ("files", "systemctl_cat.txt", "unit.service")
@@ -23,7 +23,7 @@ def shell_exports(ctx: Context, systemd_units=()):
         # the `systemctl cat` text: with neither, collect_shell_settings would read nothing
         # and say so. Said here so the collector stays unimported (start-up time).
         raise FactUnavailable("no shell start-up files in the evidence", quiet=True)
-    from ..systemd.collect import collect_shell_settings
+    from llmdoctor.systemd.collect import collect_shell_settings
 
     found = collect_shell_settings(ctx.host, systemd_units)
     if found is None:

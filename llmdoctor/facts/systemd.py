@@ -4,7 +4,7 @@ The work is in llmdoctor.systemd.collect, imported only when there is a unit to 
 """
 from __future__ import annotations
 
-from . import Context, FactUnavailable, provider
+from llmdoctor.facts import Context, FactUnavailable, provider
 
 
 @provider("systemd_units")
@@ -13,7 +13,7 @@ def systemd_units(ctx: Context, engines=()):
     if not ctx.units and not any(getattr(e, "unit", None) for e in engines or ()):
         # what engine_units() would find; said here so the collector stays unimported (start-up time)
         raise FactUnavailable("no engine runs as a systemd unit", quiet=True)
-    from ..systemd.collect import collect_unit, engine_units, read_passwd
+    from llmdoctor.systemd.collect import collect_unit, engine_units, read_passwd
 
     units = engine_units(engines, ctx.units)
     if not units:

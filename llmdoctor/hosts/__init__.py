@@ -1,5 +1,5 @@
 """Hosts: LocalHost, SSHHost, EvidenceHost behind the `Host` protocol."""
-from .base import (  # noqa: F401
+from llmdoctor.hosts.base import (  # noqa: F401
     CommandNotFound,
     CommandResult,
     CommandTimeout,

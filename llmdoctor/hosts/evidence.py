@@ -14,8 +14,8 @@ import os
 import re
 from pathlib import Path
 
-from ..pasted import Repaired, decode_pasted, is_utf16, repair_config, repair_log
-from .base import DEFAULT_READ_LIMIT, DEFAULT_TIMEOUT, CommandResult, HttpResponse, NotInEvidence
+from llmdoctor.pasted import Repaired, decode_pasted, is_utf16, repair_config, repair_log
+from llmdoctor.hosts.base import DEFAULT_READ_LIMIT, DEFAULT_TIMEOUT, CommandResult, HttpResponse, NotInEvidence
 
 # argv[0] (and argv[1] where it matters) -> evidence file
 COMMANDS: dict[tuple[str, ...], str] = {

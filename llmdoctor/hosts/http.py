@@ -4,7 +4,7 @@ from __future__ import annotations
 import http.client
 import socket
 
-from .base import HostError, HostUnreachable, HttpResponse, DEFAULT_TIMEOUT
+from llmdoctor.hosts.base import HostError, HostUnreachable, HttpResponse, DEFAULT_TIMEOUT
 
 MAX_BODY = 16 * 1024 * 1024
 

@@ -5,7 +5,7 @@ import os
 import socket
 import subprocess
 
-from .base import (
+from llmdoctor.hosts.base import (
     DEFAULT_READ_LIMIT,
     DEFAULT_TIMEOUT,
     CommandNotFound,
@@ -14,7 +14,7 @@ from .base import (
     HostError,
     HttpResponse,
 )
-from .http import http_request
+from llmdoctor.hosts.http import http_request
 
 
 class LocalHost:

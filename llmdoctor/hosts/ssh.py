@@ -28,8 +28,8 @@ import threading
 import time
 import weakref
 
-from ..inventory import parse_target
-from .base import (
+from llmdoctor.inventory import parse_target
+from llmdoctor.hosts.base import (
     DEFAULT_READ_LIMIT,
     DEFAULT_TIMEOUT,
     CommandNotFound,
@@ -39,7 +39,7 @@ from .base import (
     HostUnreachable,
     HttpResponse,
 )
-from .http import http_request
+from llmdoctor.hosts.http import http_request
 
 SSH = "ssh"
 CONTROL_PERSIST_S = 300

@@ -8,8 +8,8 @@ every threshold in `thresholds`.
 """
 from __future__ import annotations
 
-from .client import Interrupt, ProbeError
-from .result import ProbeResult, StreamSample
+from llmdoctor.probe.client import Interrupt, ProbeError
+from llmdoctor.probe.result import ProbeResult, StreamSample
 
 __all__ = ["Interrupt", "ProbeError", "ProbeResult", "StreamSample", "run_probe"]
 
@@ -19,9 +19,9 @@ def run_probe(url: str, model: str | None = None, mode: str = "light", concurren
               stop: Interrupt | None = None) -> ProbeResult:
     """Detect the engine at `url` and run the light probe (or load mode).
     Raises ProbeError when nothing usable answers there."""
-    from .detect import detect
-    from .scenarios import ProbeRunner
-    from .thresholds import DEFAULT_DEADLINE_S
+    from llmdoctor.probe.detect import detect
+    from llmdoctor.probe.scenarios import ProbeRunner
+    from llmdoctor.probe.thresholds import DEFAULT_DEADLINE_S
 
     if mode not in ("light", "load"):
         raise ProbeError(f"unknown probe mode {mode!r}; choose light or load")

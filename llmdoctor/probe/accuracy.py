@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from .result import StreamSample
-from .stats import p50
+from llmdoctor.probe.result import StreamSample
+from llmdoctor.probe.stats import p50
 
 
 @dataclass(frozen=True)

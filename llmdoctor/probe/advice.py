@@ -5,8 +5,8 @@ Kept apart from the verdicts (which only measure and compare) so a check reads a
 """
 from __future__ import annotations
 
-from ..engines import LLAMACPP, OLLAMA, VLLM
-from ..model import Fix
+from llmdoctor.engines import LLAMACPP, OLLAMA, VLLM
+from llmdoctor.model import Fix
 
 OLLAMA_DROPIN = ("sudo systemctl edit ollama.service   # opens a drop-in; add the lines below",
                  "sudo systemctl restart ollama.service")

@@ -17,10 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-from .. import __version__
-from .result import CONNECT_ERROR, HTTP_ERROR, INTERRUPTED, OK, STALLED, TIMEOUT, StreamSample
-from .streams import StreamAccumulator, error_message
-from .thresholds import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, REQUEST_TIMEOUT_S
+from llmdoctor import __version__
+from llmdoctor.probe.result import CONNECT_ERROR, HTTP_ERROR, INTERRUPTED, OK, STALLED, TIMEOUT, StreamSample
+from llmdoctor.probe.streams import StreamAccumulator, error_message
+from llmdoctor.probe.thresholds import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, REQUEST_TIMEOUT_S
 
 USER_AGENT = f"llmdoctor-probe/{__version__}"
 MAX_LINE = 1 << 20

@@ -11,9 +11,9 @@ import http.client
 from dataclasses import dataclass
 from typing import Any
 
-from ..engines import LLAMACPP, OLLAMA, VLLM
-from .client import GetResult, ProbeError, get
-from .thresholds import DETECT_TIMEOUT_S
+from llmdoctor.engines import LLAMACPP, OLLAMA, VLLM
+from llmdoctor.probe.client import GetResult, ProbeError, get
+from llmdoctor.probe.thresholds import DETECT_TIMEOUT_S
 
 OPENAI = "openai"  # an OpenAI-compatible server we could not name
 

@@ -10,7 +10,7 @@ import itertools
 import os
 from typing import Any
 
-from ..engines import LLAMACPP, OLLAMA
+from llmdoctor.engines import LLAMACPP, OLLAMA
 
 SHORT = "Name the colours of the rainbow, one per line."
 

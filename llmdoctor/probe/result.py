@@ -11,7 +11,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from .stats import gaps
+from llmdoctor.probe.stats import gaps
 
 OK = "ok"
 HTTP_ERROR = "http_error"        # a non-200 answer before streaming
@@ -173,7 +173,7 @@ class ProbeRuns:
     results: tuple[ProbeResult, ...]
 
     def summary(self) -> list[tuple[str, str]]:
-        from .verdicts import summary_lines
+        from llmdoctor.probe.verdicts import summary_lines
 
         return [line for r in self.results for line in summary_lines(r)]
 

@@ -14,11 +14,11 @@ import time
 from datetime import datetime, timezone
 from typing import Callable
 
-from . import prompts
-from .client import Interrupt, StreamRequest, stream
-from .detect import Target
-from .result import CONNECT_ERROR, HTTP_ERROR, INTERRUPTED, STALLED, TIMEOUT, ProbeResult, StreamSample
-from .thresholds import (
+from llmdoctor.probe import prompts
+from llmdoctor.probe.client import Interrupt, StreamRequest, stream
+from llmdoctor.probe.detect import Target
+from llmdoctor.probe.result import CONNECT_ERROR, HTTP_ERROR, INTERRUPTED, STALLED, TIMEOUT, ProbeResult, StreamSample
+from llmdoctor.probe.thresholds import (
     DEFAULT_DEADLINE_S, LIGHT_MAX_IN_FLIGHT, LOAD_LONG_PROMPT_TOKENS, LOAD_MAX_STREAMS,
     LONG_PROMPT_MAX_CONTEXT_SHARE, LONG_PROMPT_OUTPUT_TOKENS, LONG_PROMPT_TOKENS, MAX_OUTPUT_TOKENS,
     READ_TIMEOUT_S, REQUEST_TIMEOUT_S, WARMUP_OUTPUT_TOKENS, WARMUP_TIMEOUT_S,

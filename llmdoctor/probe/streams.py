@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .result import OK, STREAM_ERROR, StreamSample
+from llmdoctor.probe.result import OK, STREAM_ERROR, StreamSample
 
 OLLAMA = "ollama"   # NDJSON
 OPENAI = "openai"   # SSE

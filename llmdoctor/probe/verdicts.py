@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engines import OLLAMA
-from . import thresholds as T
-from .result import HTTP_ERROR, ProbeResult, StreamSample
-from .stats import max_concurrency, overlap, p50, p95
+from llmdoctor.engines import OLLAMA
+from llmdoctor.probe import thresholds as T
+from llmdoctor.probe.result import HTTP_ERROR, ProbeResult, StreamSample
+from llmdoctor.probe.stats import max_concurrency, overlap, p50, p95
 
 PROBLEM, HEALTHY, INCONCLUSIVE = "problem", "healthy", "inconclusive"
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import posixpath
 import re
 
-from ..hosts.base import HostError, NotInEvidence
-from ..parsing import ParseError
-from .environ import (
+from llmdoctor.hosts.base import HostError, NotInEvidence
+from llmdoctor.parsing import ParseError
+from llmdoctor.systemd.environ import (
     HOME_SHELL_FILES,
     SYSTEM_SHELL_FILES,
     ShellSetting,
@@ -21,8 +21,8 @@ from .environ import (
     parse_proc_environ,
     parse_shell_settings,
 )
-from .show import PROPERTIES, ShowResult, parse_show
-from .units import (
+from llmdoctor.systemd.show import PROPERTIES, ShowResult, parse_show
+from llmdoctor.systemd.units import (
     SYSTEM_UNIT_PATHS,
     UnitFile,
     UnitFileProblem,
@@ -307,7 +307,7 @@ def collect_unit(host, unit: str, engine: str | None, passwd: str | None = None)
 
 def engine_units(engines, requested) -> dict[str, str | None]:
     """unit -> engine kind, from the engines found and the --unit names."""
-    from ..facts.engines import engine_of_unit
+    from llmdoctor.facts.engines import engine_of_unit
 
     units: dict[str, str | None] = {}
     for e in engines or ():

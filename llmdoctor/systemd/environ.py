@@ -11,7 +11,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from .units import ENV_NAME, EnvSetting, split_words
+from llmdoctor.systemd.units import ENV_NAME, EnvSetting, split_words
 
 # Shell files read at login or by interactive shells, relative to a home directory.
 HOME_SHELL_FILES = (".bashrc", ".profile", ".bash_profile", ".bash_login", ".zshrc", ".zshenv", ".zprofile")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..redact import redact_env, redact_text
+from llmdoctor.redact import redact_env, redact_text
 
 ENVIRON_LIMIT = 1024 * 1024
 
@@ -26,8 +26,8 @@ def _mirror(path: str) -> str:
 def evidence_files(host, states: Iterable, shell_settings: Iterable = ()) -> dict[str, str]:
     """Evidence file name -> redacted text, for the units' files, drop-ins, environments
     and the shell files that set engine variables. Unreadable files are left out."""
-    from .collect import read_bytes, read_text
-    from .environ import parse_proc_environ
+    from llmdoctor.systemd.collect import read_bytes, read_text
+    from llmdoctor.systemd.environ import parse_proc_environ
 
     out: dict[str, str] = {}
     paths: list[str] = []

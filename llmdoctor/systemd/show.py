@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..parsing import ParseError
-from .units import ENV_NAME, split_words
+from llmdoctor.parsing import ParseError
+from llmdoctor.systemd.units import ENV_NAME, split_words
 
 PROPERTIES = ("Environment", "EnvironmentFiles", "FragmentPath", "DropInPaths", "NeedDaemonReload",
               "MainPID", "ActiveEnterTimestamp", "LoadState", "User")

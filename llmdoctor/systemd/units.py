@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
-from .names import (  # noqa: F401  (re-exported: the vocabulary of this module)
+from llmdoctor.systemd.names import (  # noqa: F401  (re-exported: the vocabulary of this module)
     ENGINE_VAR,
     ENV_NAME,
     SYSTEM_UNIT_PATHS,

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..atomic import write_atomic
-from ..hosts.base import CommandResult, HostError
-from ..systemd.environ import parse_proc_environ
-from ..systemd.show import parse_environment_property
-from . import dropin
+from llmdoctor.atomic import write_atomic
+from llmdoctor.hosts.base import CommandResult, HostError
+from llmdoctor.systemd.environ import parse_proc_environ
+from llmdoctor.systemd.show import parse_environment_property
+from llmdoctor.tune import dropin
 
 BACKUP_DIR = "var/lib/llmdoctor/tune/backups"
 KEEP_BACKUPS = 10

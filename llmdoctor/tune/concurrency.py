@@ -15,9 +15,9 @@ TIMEOUT_S = 180.0  # after a restart the first request also loads the model
 
 
 def two_requests_start_together(base_url: str, model: str, timeout_s: float = TIMEOUT_S) -> tuple[bool, str]:
-    from ..engines import OLLAMA
-    from ..probe import prompts, streams
-    from ..probe.client import Interrupt, StreamRequest, stream
+    from llmdoctor.engines import OLLAMA
+    from llmdoctor.probe import prompts, streams
+    from llmdoctor.probe.client import Interrupt, StreamRequest, stream
 
     stop = Interrupt()
     barrier = threading.Barrier(2)

@@ -17,8 +17,8 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..systemd.environ import parse_env_file
-from ..systemd.units import split_words
+from llmdoctor.systemd.environ import parse_env_file
+from llmdoctor.systemd.units import split_words
 
 DROPIN_NAME = "zz-llmdoctor.conf"
 MARKER = "# Managed by llmdoctor"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .plan import COVERAGE, Workload
+from llmdoctor.tune.plan import COVERAGE, Workload
 
 Prompt = Callable[[str, str], str]  # (question, default) -> answer
 Echo = Callable[[str], None]

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..facts import FactStore
-from . import dropin
-from .proposal import TUNED, Current, HostFacts, LoadedModel
+from llmdoctor.facts import FactStore
+from llmdoctor.tune import dropin
+from llmdoctor.tune.proposal import TUNED, Current, HostFacts, LoadedModel
 
 UNLOAD_IDLE_SECONDS = 60.0  # a load after this long without requests is an unload-then-reload
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..capacity import KVShape, ShapeError, kv_shape_from_gguf, kv_shape_from_hf_config
+from llmdoctor.capacity import KVShape, ShapeError, kv_shape_from_gguf, kv_shape_from_hf_config
 
 # Metadata arrays longer than this (token lists) are skipped: the KV keys are short.
 MAX_ARRAY = 4096

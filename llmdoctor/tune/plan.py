@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..capacity import (
+from llmdoctor.capacity import (
     KVShape,
     conversations_fit,
     format_bytes,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..capacity import KVShape, ShapeError, kv_bytes_per_token, kv_shape_from_gguf, normalise_cache_type
-from ..engines import ollama_env
-from .plan import (
+from llmdoctor.capacity import KVShape, ShapeError, kv_bytes_per_token, kv_shape_from_gguf, normalise_cache_type
+from llmdoctor.engines import ollama_env
+from llmdoctor.tune.plan import (
     DEFAULT_HEADROOM,
     DEFAULT_MAX_PARALLEL,
     Memory,

@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from ..engines import OLLAMA, EngineInstance
-from ..facts import Context, FactStore
-from . import dropin
-from .apply import ApplyError, Outcome, Transaction
-from .plan import DEFAULT_HEADROOM, DEFAULT_MAX_PARALLEL, Workload
-from .proposal import Proposal, ProposalError, make_proposal
-from . import hostfacts
+from llmdoctor.engines import OLLAMA, EngineInstance
+from llmdoctor.facts import Context, FactStore
+from llmdoctor.tune import dropin
+from llmdoctor.tune.apply import ApplyError, Outcome, Transaction
+from llmdoctor.tune.plan import DEFAULT_HEADROOM, DEFAULT_MAX_PARALLEL, Workload
+from llmdoctor.tune.proposal import Proposal, ProposalError, make_proposal
+from llmdoctor.tune import hostfacts
 
 
 @dataclass
@@ -87,7 +87,7 @@ def prepare(host: Any, opts: TuneOptions, store: FactStore | None = None) -> Pre
     port = ollama_port(store, opts)
 
     def show_for(name: str) -> dict:
-        from ..engines.ollama_api import get_show
+        from llmdoctor.engines.ollama_api import get_show
 
         return get_show(host, port, name)
 
