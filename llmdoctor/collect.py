@@ -72,9 +72,9 @@ def collect_evidence(
         if e.kind == VLLM:
             attempt("GET /metrics", lambda: _http_to(host, "GET", port, "/metrics", put, "metrics.prom"))
         if e.kind == LLAMACPP:
-            from llmdoctor.engines.llamacpp import EVIDENCE_FILES
+            from llmdoctor.hosts.evidence import LLAMACPP_ENDPOINTS
 
-            for path, name in EVIDENCE_FILES.items():
+            for path, name in LLAMACPP_ENDPOINTS.items():
                 # /health answers 503 "Loading model" while loading: that is evidence too
                 ok = (200, 503) if path == "/health" else (200,)
                 attempt(f"GET {path}", lambda: _http_to(host, "GET", port, path, put, name, ok=ok))

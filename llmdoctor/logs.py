@@ -32,8 +32,8 @@ from typing import Any, Iterable, Iterator, Protocol
 
 from llmdoctor.atomic import write_atomic
 
-from llmdoctor.engines import LLAMACPP, OLLAMA, VLLM
-from llmdoctor.hosts.base import CommandNotFound, HostError
+from llmdoctor.hosts.base import CommandNotFound, HostError, Unanswerable
+from llmdoctor.knowledge.recognize import engine_from_name
 
 DAY = 24 * 3600.0
 CHUNK = 1024 * 1024  # bytes read from a file at a time
@@ -53,16 +53,6 @@ class LogSource(Protocol):
         ...
 
 
-def engine_from_name(name: str) -> str | None:
-    """Engine hint from a unit or file name: ollama* -> OLLAMA, vllm* -> VLLM, llama* -> LLAMACPP."""
-    base = os.path.basename(name).lower()
-    if "ollama" in base:
-        return OLLAMA
-    if "vllm" in base:
-        return VLLM
-    if "llama" in base:
-        return LLAMACPP
-    return None
 
 
 # -- time stamps in lines ---------------------------------------------------------------
@@ -383,7 +373,7 @@ class EvidenceFileSource(FileSource):
     describes the past."""
 
     def __init__(self, host, name: str, engine: str | None = None, since_seconds: float | None = DAY) -> None:
-        collected = _meta_time(getattr(host, "meta", {}) or {})
+        collected = _meta_time(host.meta or {})
         super().__init__(
             host.path(name),
             name=name,
@@ -391,6 +381,10 @@ class EvidenceFileSource(FileSource):
             since_seconds=since_seconds if collected is not None else None,
             now=collected,
         )
+        repaired = host.repair(name)
+        # what paste repair took off its lines: journald identifiers, compose services, pods
+        self.idents: tuple[str, ...] = repaired.idents if repaired is not None else ()
+        self.prefixes: tuple[str, ...] = repaired.prefixes if repaired is not None else ()
 
 
 def _meta_time(meta: dict) -> float | None:
@@ -566,14 +560,9 @@ class JournalSource:
         self.state = state
         self.directory = directory
         self.deadline = deadline
-        self.state_key = f"{getattr(host, 'name', 'local')}|journal:{directory or ''}:{self.unit}"
+        self.state_key = f"{host.name}|journal:{directory or ''}:{self.unit}"
         self.error: str | None = None
-        if backend is None:
-            if getattr(host, "kind", "") == "local":
-                backend = "reader" if systemd_reader_available() else "journalctl"
-            else:
-                backend = "host"
-        self.backend = backend
+        self.backend = backend or "host"  # the host chooses (Host.journal): reader/journalctl only here
         saved = state.get(self.state_key) if state else None
         cursor = saved.get("cursor") if saved else None
         self._cursor: str | None = cursor if isinstance(cursor, str) and cursor else None  # else damaged: the window
@@ -688,9 +677,15 @@ class JournalSource:
                     self.error = self.error or f"{self.name}: stopped after {self.deadline:g} s"
 
     def _host_entries(self) -> Iterator[dict[str, Any]]:
-        stream = getattr(self.host, "stream", None)
-        if callable(stream):  # SSH: line by line, bounded memory, no entry cap needed
-            yield from self._streamed_entries(stream)
+        try:
+            lines = self.host.stream(self._argv([]), timeout=self.deadline)  # line by line, bounded memory
+        except Unanswerable:
+            lines = None  # only run(): the whole output at once, so the newest REMOTE_MAX_ENTRIES
+        except HostError as e:
+            self.error = f"journalctl: {e}"
+            return
+        if lines is not None:
+            yield from self._streamed_entries(lines)
             return
         try:
             res = self.host.run(self._argv(["-n", str(REMOTE_MAX_ENTRIES)]), timeout=self.deadline)
@@ -702,10 +697,8 @@ class JournalSource:
             self.error = problem or f"journalctl: {res.stderr.strip()[:200]}"
         yield from _json_entries(res.stdout.splitlines())
 
-    def _streamed_entries(self, stream) -> Iterator[dict[str, Any]]:
-        lines = None
+    def _streamed_entries(self, lines) -> Iterator[dict[str, Any]]:
         try:
-            lines = stream(self._argv([]), timeout=self.deadline)  # connects: may be unreachable
             yield from _json_entries(lines)
         except HostError as e:
             self.error = f"journalctl: {e}"

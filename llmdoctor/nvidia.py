@@ -18,9 +18,6 @@ from llmdoctor.parsing import ParseError
 
 MIB = 1024 * 1024
 
-QUERY_GPU_FIELDS = ("index", "name", "memory.total", "memory.used", "memory.free", "driver_version", "uuid")
-QUERY_APPS_FIELDS = ("gpu_uuid", "pid", "process_name", "used_memory")
-
 
 class GpuUnavailable(Exception):
     """No GPU information here; str() is the line for the report."""

@@ -18,8 +18,6 @@ from llmdoctor.hosts.base import HostError
 from llmdoctor.parsing import ParseError
 
 TIMEOUT = 5.0
-# Evidence directories hold these bodies as files (the EvidenceHost maps only /metrics).
-EVIDENCE_FILES = {"/health": "health.json", "/props": "props.json", "/slots": "slots.json", "/metrics": "metrics.prom"}
 
 
 @dataclass(frozen=True)
@@ -192,18 +190,9 @@ def parse_llama_metrics(text: str) -> LlamaMetrics:
 
 
 def _get(host, port: int, path: str, timeout: float) -> tuple[int, bytes, str]:
-    """(status, body, source). Evidence directories answer from a file of that name."""
-    try:
-        r = host.http("GET", port, path, timeout=timeout)
-        return r.status, r.body, f"GET :{port}{path}"
-    except HostError:
-        if getattr(host, "kind", "") == "evidence" and path in EVIDENCE_FILES:
-            name = EVIDENCE_FILES[path]
-            try:
-                return 200, host.read(name), name
-            except (OSError, HostError) as e:
-                raise HostError(f"{path}: {name} not in evidence") from e
-        raise
+    """(status, body, source): the host says where its answer came from."""
+    r = host.http("GET", port, path, timeout=timeout)
+    return r.status, r.body, r.source or f"GET :{port}{path}"
 
 
 def read_state(host, port: int, timeout: float = TIMEOUT) -> LlamaState:

@@ -20,6 +20,12 @@ class OllamaApiError(Exception):
 
 
 def _call(host, port: int, method: str, path: str, body: dict | None = None, timeout: float = API_TIMEOUT) -> Any:
+    return _call_with_source(host, port, method, path, body, timeout)[0]
+
+
+def _call_with_source(host, port: int, method: str, path: str, body: dict | None = None,
+                      timeout: float = API_TIMEOUT) -> tuple[Any, str]:
+    """(JSON value, where the host says it came from)."""
     data = json.dumps(body).encode() if body is not None else None
     headers = {"Content-Type": "application/json"} if data else None
     try:
@@ -29,7 +35,7 @@ def _call(host, port: int, method: str, path: str, body: dict | None = None, tim
     if resp.status != 200:
         raise OllamaApiError(f"{method} {path}: HTTP {resp.status}: {resp.text[:200]}")
     try:
-        return json.loads(resp.body)
+        return json.loads(resp.body), resp.source or f"{method} {path}"
     except ValueError as e:
         raise OllamaApiError(f"{method} {path}: unparseable JSON: {e}") from None
 
@@ -79,9 +85,18 @@ def get_ps_raw(host, port: int) -> Any:
     return _call(host, port, "GET", "/api/ps")
 
 
+def get_ps_with_source(host, port: int) -> tuple[Any, str]:
+    return _call_with_source(host, port, "GET", "/api/ps")
+
+
 def get_show(host, port: int, model: str) -> dict:
+    return get_show_with_source(host, port, model)[0]
+
+
+def get_show_with_source(host, port: int, model: str) -> tuple[dict, str]:
+    data, source = _call_with_source(host, port, "POST", "/api/show", {"model": model, "verbose": False})
     try:
-        return parse_show(_call(host, port, "POST", "/api/show", {"model": model, "verbose": False}))
+        return parse_show(data), source
     except ParseError as e:
         raise OllamaApiError(f"POST /api/show: {e}") from None
 

@@ -47,24 +47,28 @@ def _systemctl_show(text: str) -> bool:
 @provider("declared_settings")
 def declared_settings(ctx: Context) -> DeclaredSettings:
     host = ctx.host
-    if host.kind != "evidence":
-        raise FactUnavailable("settings as written are read from evidence files", quiet=True)
+    if not host.recorded:
+        raise FactUnavailable("settings as written are read from recorded evidence files", quiet=True)
     from llmdoctor.knowledge.env_forms import assignments_in, launches_engine, unit_file_assignments
 
+    def text_of(name: str) -> str | None:
+        try:
+            return host.read(name, 1024 * 1024).decode("utf-8", "replace")
+        except (OSError, HostError):
+            return None
+
     found, launches = [], {}
-    if not any(host.has(n) for n in ("unit.service", "systemctl_cat.txt")) and not host.path_exists("files"):
+    if not any(host.exists(n) for n in ("unit.service", "systemctl_cat.txt", "files")):
         # drop-ins with no unit to compare them with (the systemd collectors need one): read alone
         for name in [f for f in host.files() if f.startswith("dropins/")]:
-            try:
-                found += unit_file_assignments(host.config_text(name, 1024 * 1024), name)
-            except (OSError, HostError):
-                continue
-    names = [n for n in SOURCES if host.has(n)]
-    names += [n for n in host.log_files() if n.endswith(".txt") and n not in NOT_SETTINGS and n not in names]
+            text = text_of(name)
+            if text is not None:
+                found += unit_file_assignments(text, name)
+    names = [n for n in SOURCES if host.exists(n)]
+    names += [n for n in host.recorded_logs() if n.endswith(".txt") and n not in NOT_SETTINGS and n not in names]
     for name in names:
-        try:
-            text = host.config_text(name, 1024 * 1024)
-        except (OSError, HostError):
+        text = text_of(name)
+        if text is None:
             continue
         if name == "env.txt" and _systemctl_show(text):
             continue  # systemd's own view: the systemd collectors read it

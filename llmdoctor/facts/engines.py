@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from llmdoctor.engines import DEFAULT_PORTS, LLAMACPP, OLLAMA, VLLM, EngineInstance
-from llmdoctor.hosts.base import HostError
+from llmdoctor.hosts.base import HostError, Unanswerable
 from llmdoctor.facts import Context, FactUnavailable, provider
 
 UNIT_PATTERNS = ((OLLAMA, re.compile(r"^ollama")), (VLLM, re.compile(r"^vllm")), (LLAMACPP, re.compile(r"^llama")))
@@ -69,28 +69,44 @@ CONFIG_FILES = ("cmdline.txt", "env.txt", "client_errors.txt", "metrics.prom", "
 NAME_HINTS = {"journal.log": OLLAMA, "server.log": LLAMACPP, "vllm.log": VLLM}
 
 
+def _head(source, limit: int = 256 * 1024) -> str:
+    """The first lines of a log source, up to about `limit` characters."""
+    out, size = [], 0
+    for line in source.lines():
+        out.append(line)
+        size += len(line) + 1
+        if size >= limit:
+            break
+    return "\n".join(out)
+
+
 def recognize_evidence(host):
-    """knowledge.recognize.Recognition of every text file in an evidence directory."""
-    from llmdoctor.knowledge.recognize import decide, ident_engines, signs_in
-    from llmdoctor.logs import engine_from_name
+    """knowledge.recognize.Recognition of every file a recording holds: its logs (as the
+    log sources read them, paste repaired, with the identifiers the repair took off) and its
+    configuration files."""
+    from llmdoctor.knowledge.recognize import decide, engine_from_name, ident_engines, signs_in
 
     files = {}
     strong, file_hints, weak, named = {}, {}, {}, {}
-    names = list(host.log_files()) + [n for n in CONFIG_FILES if host.has(n)]
-    names += [f for f in host.files() if f.startswith("dropins/")]
-    for name in dict.fromkeys(names):
+    texts: dict[str, str] = {}
+    for name in host.recorded_logs():
         try:
-            text = host.read(name, 256 * 1024).decode("utf-8", "replace")
+            source = host.log_file(name, None, None)
+            texts[name] = _head(source)
         except (OSError, HostError):
             continue
-        files[name] = signs_in(text)
+        idents = ident_engines(getattr(source, "idents", ()))
+        (strong if "journald" in getattr(source, "prefixes", ()) else weak).update(idents)
         own = engine_from_name(name)
-        if own and own not in named and host.is_log(name) and _log_like(text):
+        if own and own not in named and _log_like(texts[name]):
             named[own] = name
-        repaired = host.repair(name) if host.is_log(name) else None
-        if repaired is not None:
-            idents = ident_engines(repaired.idents)
-            (strong if "journald" in repaired.prefixes else weak).update(idents)
+    for name in [n for n in CONFIG_FILES if n not in texts] + [f for f in host.files() if f.startswith("dropins/")]:
+        try:
+            texts[name] = host.read(name, 256 * 1024).decode("utf-8", "replace")
+        except (OSError, HostError):
+            continue
+    for name, text in texts.items():
+        files[name] = signs_in(text)
         hint = engine_from_name(name) or NAME_HINTS.get(name)
         if hint and hint not in file_hints:
             file_hints[hint] = name
@@ -109,9 +125,9 @@ def _log_like(text: str) -> bool:
 
 @provider("evidence_recognition")
 def evidence_recognition(ctx: Context):
-    """Which engine each evidence file speaks of (evidence directories only)."""
-    if ctx.host.kind != "evidence":
-        raise FactUnavailable("not an evidence directory", quiet=True)
+    """Which engine each recorded file speaks of (a host holding recorded files only)."""
+    if not ctx.host.recorded:
+        raise FactUnavailable("a live host: its engines are found running, not recognised in files", quiet=True)
     return recognize_evidence(ctx.host)
 
 
@@ -139,18 +155,18 @@ def evidence_unit(host, kind: str, index: int) -> str | None:
     """The unit an evidence directory's unit files belong to (first engine only)."""
     if index:
         return None
-    if host.has("systemctl_cat.txt"):
+    if host.exists("systemctl_cat.txt"):
         m = re.search(rb"^# /\S+/([^/\s]+\.service)\s*$", host.read("systemctl_cat.txt", 64 * 1024), re.M)
         if m:
             return m.group(1).decode()
-    if host.has("unit.service") or host.path_exists("dropins") or _systemctl_show(host):
+    if host.exists("unit.service") or host.exists("dropins") or _systemctl_show(host):
         return DEFAULT_UNITS[kind]
     return None
 
 
 def _systemctl_show(host) -> bool:
     """env.txt is `systemctl show` output (systemd runs the engine), not a list of variables a user typed."""
-    if not host.has("env.txt"):
+    if not host.exists("env.txt"):
         return False
     text = host.read("env.txt", 64 * 1024).decode("utf-8", "replace")
     return bool(re.search(r"^(?:Environment|MainPID|ExecStart|FragmentPath|NeedDaemonReload|User)=", text, re.M))
@@ -222,20 +238,24 @@ def engines_from_log_files(ctx: Context) -> list[EngineInstance]:
 
 
 def read_cmdline(ctx: Context, inst: EngineInstance, what: str) -> bytes:
-    """The engine process's command line: /proc/PID/cmdline live, cmdline.txt in evidence."""
+    """The engine process's command line: /proc/PID/cmdline of its process, else the recorded
+    cmdline.txt (a recording knows no PID; a live host has no recorded files)."""
     host = ctx.host
-    path = "cmdline.txt" if host.kind == "evidence" else (f"/proc/{inst.pid}/cmdline" if inst.pid else None)
-    if path is None:
-        raise FactUnavailable(f"{what} process id unknown: command line not read")
-    try:
-        return host.read(path, 256 * 1024)
-    except (OSError, HostError) as e:
-        raise FactUnavailable(f"{what} command line: {e}", quiet=host.kind == "evidence") from None
+    paths = ([f"/proc/{inst.pid}/cmdline"] if inst.pid else []) + ["cmdline.txt"]
+    reason = f"{what} process id unknown: command line not read"
+    for path in paths:
+        try:
+            return host.read(path, 256 * 1024)
+        except Unanswerable:
+            continue
+        except (OSError, HostError) as e:
+            reason = f"{what} command line: {e}"
+    raise FactUnavailable(reason, quiet=host.recorded)
 
 
 @provider("engines")
 def engines(ctx: Context, evidence_recognition=None) -> tuple[EngineInstance, ...]:
-    if ctx.host.kind == "evidence":
+    if ctx.host.recorded:
         found = sniff_evidence(ctx.host, evidence_recognition)
         if not found:
             files = [f for f in ctx.host.files() if f not in ("meta.json", "expected.json")]

@@ -9,12 +9,16 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from llmdoctor.hosts.base import CommandNotFound, HostError
+from llmdoctor.hosts.base import CommandNotFound, HostError, NotInEvidence, Unanswerable
 from llmdoctor.parsing import ParseError
 from llmdoctor.facts import Context, FactUnavailable, provider
 
 if TYPE_CHECKING:  # llmdoctor.nvidia is imported where used, once a GPU is to be read (start-up time)
     from llmdoctor.nvidia import GpuFact
+
+# What nvidia-smi is asked for, in this order (the CSV parsers are given the same tuples).
+QUERY_GPU_FIELDS = ("index", "name", "memory.total", "memory.used", "memory.free", "driver_version", "uuid")
+QUERY_APPS_FIELDS = ("gpu_uuid", "pid", "process_name", "used_memory")
 
 
 def _process_names(ctx: Context, fact: GpuFact) -> GpuFact:
@@ -32,14 +36,21 @@ def _process_names(ctx: Context, fact: GpuFact) -> GpuFact:
 
 
 def _remote(ctx: Context) -> GpuFact:
-    from llmdoctor.nvidia import QUERY_APPS_FIELDS, QUERY_GPU_FIELDS, GpuFact, parse_compute_apps_csv, parse_query_gpu_csv
-
     try:
         res = ctx.host.run(
             ["nvidia-smi", f"--query-gpu={','.join(QUERY_GPU_FIELDS)}", "--format=csv,noheader,nounits"], timeout=15
         )
     except CommandNotFound:
         raise FactUnavailable("nvidia-smi not found: no NVIDIA driver") from None
+    except NotInEvidence:
+        raise FactUnavailable("not in the evidence (no nvidia_smi.txt)", quiet=True) from None
+    from llmdoctor.nvidia import GpuFact, parse_compute_apps_csv, parse_nvidia_smi, parse_query_gpu_csv
+
+    if res.source:  # a recorded output, in whatever form it was saved: the table or CSV with headers
+        try:
+            return replace(parse_nvidia_smi(res.stdout), source=res.source)
+        except ParseError as e:
+            raise FactUnavailable(f"unparseable {res.source}: {e}") from None
     if not res.ok:
         first = (res.stdout.strip() or res.stderr.strip() or f"exit status {res.returncode}").splitlines()[0]
         raise FactUnavailable(f"nvidia-smi: {first[:160]}")
@@ -66,21 +77,13 @@ def _remote(ctx: Context) -> GpuFact:
 
 @provider("gpu")
 def gpu(ctx: Context) -> GpuFact:
+    """NVML where the host can reach it, else nvidia-smi through the host (a recording answers
+    with its nvidia_smi.txt, table or CSV)."""
     host = ctx.host
-    if host.kind == "evidence":
-        if not host.has("nvidia_smi.txt"):
-            raise FactUnavailable("not in the evidence (no nvidia_smi.txt)", quiet=True)
-        from llmdoctor.nvidia import parse_nvidia_smi
-
-        try:
-            return replace(parse_nvidia_smi(host.read("nvidia_smi.txt").decode("utf-8", "replace")), source="nvidia_smi.txt")
-        except ParseError as e:
-            raise FactUnavailable(f"unparseable nvidia_smi.txt: {e}") from None
-    if host.kind == "local":
-        from llmdoctor.nvidia import GpuUnavailable, read_nvml
-
-        try:
-            return _process_names(ctx, read_nvml())
-        except GpuUnavailable as e:
-            raise FactUnavailable(str(e)) from None
+    try:
+        return _process_names(ctx, host.nvml())
+    except Unanswerable:
+        pass
+    except HostError as e:  # NVML there, but no GPU or driver to read
+        raise FactUnavailable(str(e)) from None
     return _process_names(ctx, _remote(ctx))

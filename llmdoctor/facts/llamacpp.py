@@ -13,8 +13,6 @@ CLIENT_ERRORS = "client_errors.txt"
 
 def client_errors_lines(host) -> list[str] | None:
     """Error texts clients received (evidence file `client_errors.txt`), or None."""
-    if getattr(host, "kind", "") != "evidence" or not host.has(CLIENT_ERRORS):
-        return None
     try:
         return host.read(CLIENT_ERRORS, 4 * 1024 * 1024).decode("utf-8", "replace").splitlines()
     except (OSError, HostError):
@@ -36,7 +34,7 @@ def llamacpp_state(ctx: Context, engines):
 
     state = read_state(ctx.host, inst.port or DEFAULT_PORTS[LLAMACPP])
     if state.health is None and state.props is None and state.slots is None and state.metrics is None:
-        raise FactUnavailable("llama-server endpoints: " + "; ".join(state.errors), quiet=ctx.host.kind == "evidence")
+        raise FactUnavailable("llama-server endpoints: " + "; ".join(state.errors), quiet=ctx.host.recorded)
     return state
 
 
@@ -69,7 +67,7 @@ def llamacpp_log(ctx: Context, engines, log_sources=()) -> LlamaLog:
             scans.append(result)
     if not scans:
         raise FactUnavailable("no llama-server log to read (run it under systemd, or name the file with --log)",
-                              quiet=ctx.host.kind == "evidence")
+                              quiet=ctx.host.recorded)
     if not any(s.lines for s in scans):
         raise FactUnavailable(f"{', '.join(s.source for s in scans)}: no line inside the log window")
     return LlamaLog(tuple(scans))

@@ -2,9 +2,9 @@
 
 Live hosts (local or SSH): /proc/meminfo once, /proc/vmstat read several times
 across ctx.sample_seconds (one interval per second, at least two) through
-host.read, so it needs nothing but /proc on the far side. Evidence directories:
-meminfo.txt and vmstat.txt (`vmstat 1 N`, whose first row is the since-boot
-average and is left out of the activity).
+host.read, so it needs nothing but /proc on the far side. A recording cannot be
+sampled again: it answers /proc/meminfo from meminfo.txt and `vmstat` from vmstat.txt
+(`vmstat 1 N`, whose first row is the since-boot average and is left out of the activity).
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from llmdoctor.hosts.base import HostError
+from llmdoctor.hosts.base import HostError, Unanswerable
 from llmdoctor.parsing import ParseError
 from llmdoctor.facts import Context, FactUnavailable, provider
 
@@ -107,15 +107,58 @@ def sample_proc_vmstat(ctx: Context) -> tuple[SwapInterval, ...]:
     return tuple(intervals)
 
 
-def _live(ctx: Context) -> MemoryFact:
+def _meminfo(host, notes: list[str]) -> tuple[MemInfo | None, str]:
+    """/proc/meminfo (a recording answers it from meminfo.txt) and where it came from."""
     from llmdoctor.memory import parse_meminfo
 
-    notes: list[str] = []
-    meminfo = None
     try:
-        meminfo = parse_meminfo(ctx.host.read("/proc/meminfo", 64 * 1024).decode("ascii", "replace"))
-    except (OSError, HostError, ParseError) as e:
+        data = host.read("/proc/meminfo", 64 * 1024)
+    except (FileNotFoundError, Unanswerable):
+        if not host.recorded:
+            notes.append("/proc/meminfo: not found")
+        return None, ""
+    except (OSError, HostError) as e:
         notes.append(f"/proc/meminfo: {e}")
+        return None, ""
+    source = host.where("/proc/meminfo") or "/proc/meminfo"
+    try:
+        return parse_meminfo(data.decode("utf-8", "replace")), source
+    except ParseError as e:
+        notes.append(f"unparseable {source}: {e}" if host.recorded else f"/proc/meminfo: {e}")
+        return None, ""
+
+
+def _recorded_vmstat(host, notes: list[str]) -> tuple[VmstatTable | None, str]:
+    """The `vmstat 1 N` a recording holds: its rows are the activity when it was recorded."""
+    from llmdoctor.memory import parse_vmstat
+
+    try:
+        res = host.run(["vmstat", "1", "5"], timeout=10)
+    except HostError:
+        return None, ""
+    try:
+        table = parse_vmstat(res.stdout)
+    except ParseError as e:
+        notes.append(f"unparseable {res.origin}: {e}")
+        return None, ""
+    if not table.live_rows:
+        notes.append(f"{res.origin} has only the since-boot row: record `vmstat 1 5` to see activity now")
+    return table, res.origin
+
+
+@provider("memory")
+def memory(ctx: Context) -> MemoryFact:
+    host = ctx.host
+    notes: list[str] = []
+    meminfo, meminfo_source = _meminfo(host, notes)
+    if host.recorded:  # a recording cannot be sampled twice: its own vmstat rows say what was moving
+        table, table_source = _recorded_vmstat(host, notes)
+        if meminfo is None and table is None:
+            if not notes:
+                raise FactUnavailable("no meminfo.txt or vmstat.txt in the evidence", quiet=True)
+            raise FactUnavailable("; ".join(notes))
+        intervals = table.intervals() if table is not None else ()
+        return MemoryFact(meminfo, meminfo_source, intervals, table_source if intervals else "", table, tuple(notes))
     intervals: tuple[SwapInterval, ...] = ()
     try:
         intervals = sample_proc_vmstat(ctx)
@@ -125,40 +168,4 @@ def _live(ctx: Context) -> MemoryFact:
         raise FactUnavailable("cannot read /proc/meminfo or /proc/vmstat (" + "; ".join(notes) + ")")
     if meminfo is None and ctx.sample_seconds <= 0:
         raise FactUnavailable("cannot read /proc/meminfo (" + "; ".join(notes) + ")")
-    return MemoryFact(meminfo, "/proc/meminfo" if meminfo else "", intervals, "/proc/vmstat" if intervals else "", None, tuple(notes))
-
-
-def _evidence(ctx: Context) -> MemoryFact:
-    host = ctx.host
-    has_meminfo, has_vmstat = host.has("meminfo.txt"), host.has("vmstat.txt")
-    if not has_meminfo and not has_vmstat:
-        raise FactUnavailable("no meminfo.txt or vmstat.txt in the evidence", quiet=True)
-    from llmdoctor.memory import parse_meminfo, parse_vmstat
-
-    problems: list[str] = []
-    meminfo = table = None
-    if has_meminfo:
-        try:
-            meminfo = parse_meminfo(host.read("meminfo.txt").decode("utf-8", "replace"))
-        except ParseError as e:
-            problems.append(f"unparseable meminfo.txt: {e}")
-    if has_vmstat:
-        try:
-            table = parse_vmstat(host.read("vmstat.txt").decode("utf-8", "replace"))
-        except ParseError as e:
-            problems.append(f"unparseable vmstat.txt: {e}")
-    if meminfo is None and table is None:
-        raise FactUnavailable("; ".join(problems))
-    if table is not None and not table.live_rows:
-        problems.append("vmstat.txt has only the since-boot row: record `vmstat 1 5` to see activity now")
-    intervals = table.intervals() if table is not None else ()
-    return MemoryFact(
-        meminfo, "meminfo.txt" if meminfo else "", intervals, "vmstat.txt" if intervals else "", table, tuple(problems)
-    )
-
-
-@provider("memory")
-def memory(ctx: Context) -> MemoryFact:
-    if ctx.host.kind == "evidence":
-        return _evidence(ctx)
-    return _live(ctx)
+    return MemoryFact(meminfo, meminfo_source, intervals, "/proc/vmstat" if intervals else "", None, tuple(notes))

@@ -7,7 +7,7 @@ log files (hosts/evidence.py).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable
 
 from llmdoctor.engines import DEFAULT_PORTS, OLLAMA
 from llmdoctor.hosts.base import HostError, NotInEvidence
@@ -32,10 +32,6 @@ def _port(engine) -> int:
     return getattr(engine, "port", None) or DEFAULT_PORTS[OLLAMA]
 
 
-def _src(ctx: Context, evidence_name: str, live_name: str) -> str:
-    return evidence_name if ctx.host.kind == "evidence" else live_name
-
-
 @provider("ollama_version")
 def ollama_version(ctx: Context, engines=None, ollama_log=None) -> str:
     engine = ollama_engine(engines)
@@ -56,24 +52,26 @@ def ollama_version(ctx: Context, engines=None, ollama_log=None) -> str:
 def ollama_ps(ctx: Context, engines=None) -> tuple[LoadedModel, ...]:
     """Loaded models: /api/ps for exact sizes, `ollama ps` for UNTIL (`Stopping...`)."""
     engine = ollama_engine(engines)
-    from llmdoctor.engines.ollama_api import OllamaApiError, get_ps_raw
+    from llmdoctor.engines.ollama_api import OllamaApiError, get_ps_with_source
     from llmdoctor.engines.ollama_ps import merge, parse_api_ps, parse_ps_text
 
     api: tuple[LoadedModel, ...] | None = None
     text: tuple[LoadedModel, ...] | None = None
     reasons = []
     missing = 0
-    api_src = _src(ctx, "api_ps.json", "GET /api/ps")
+    api_src = "/api/ps"
     try:
-        api = parse_api_ps(get_ps_raw(ctx.host, _port(engine)), api_src)
+        data, api_src = get_ps_with_source(ctx.host, _port(engine))
+        api = parse_api_ps(data, api_src)
     except OllamaApiError as e:
         reasons.append(str(e))
         missing += e.missing
     except ParseError as e:
         reasons.append(f"unparseable {api_src}: {e}")
-    text_src = _src(ctx, "ollama_ps.txt", "ollama ps")
+    text_src = "ollama ps"
     try:
         res = ctx.host.run(["ollama", "ps"], timeout=10)
+        text_src = res.source or text_src
         if res.ok:
             text = parse_ps_text(res.stdout, text_src)
         else:
@@ -93,15 +91,15 @@ def ollama_show(ctx: Context, engines=None, ollama_ps=None) -> dict:
     """/api/show of the first loaded model (the evidence file answers for any model)."""
     engine = ollama_engine(engines)
     name = ollama_ps[0].name if ollama_ps else ""
-    if not name and ctx.host.kind != "evidence":
+    if not name and not ctx.host.recorded:  # (a recording answers for whatever model it showed)
         raise FactUnavailable("no model loaded, so none to show")
-    from llmdoctor.engines.ollama_api import OllamaApiError, get_show
+    from llmdoctor.engines.ollama_api import OllamaApiError, get_show_with_source
 
     try:
-        show = get_show(ctx.host, _port(engine), name)
+        show, source = get_show_with_source(ctx.host, _port(engine), name)
     except OllamaApiError as e:
         raise FactUnavailable(str(e), quiet=e.missing) from None
-    return {**show, "_model": name, "_source": _src(ctx, "api_show.json", "POST /api/show")}
+    return {**show, "_model": name, "_source": source}
 
 
 @provider("ollama_tags")
@@ -207,17 +205,6 @@ def ollama_config(ctx: Context, engines=None, ollama_version=None, ollama_log=No
 
 # -- log scan -------------------------------------------------------------------------------
 
-class _EvidenceLog:
-    """Stand-in for a LogSource when the "log_sources" fact is missing: an evidence file."""
-
-    def __init__(self, host, name: str, engine: str | None = None) -> None:
-        self.host, self.name, self.engine = host, name, engine
-
-    def lines(self) -> Iterator[str]:
-        with open(self.host.path(self.name), encoding="utf-8", errors="replace") as f:
-            yield from f
-
-
 def _sniff(source) -> bool:
     """Does a source of unknown origin hold Ollama's lines (knowledge.recognize)?"""
     from itertools import islice
@@ -249,13 +236,11 @@ def ollama_log(ctx: Context, engines=None, log_sources=None) -> OllamaLogSummary
     ollama_engine(engines)
     sources = list(log_sources or ())
     host = ctx.host
-    if host.kind == "evidence":
-        names = {str(getattr(s, "name", "")) for s in sources}
-        wanted = ["client_errors.txt"] + (["journal.log", "server.log"] if log_sources is None else [])
-        sources += [_EvidenceLog(host, n, OLLAMA if n == "client_errors.txt" else None)
-                    for n in wanted if host.has(n) and n not in names]
+    names = {str(getattr(s, "name", "")) for s in sources}
+    if "client_errors.txt" not in names and host.exists("client_errors.txt"):  # what clients received
+        sources.append(host.log_file("client_errors.txt", OLLAMA, None))
     if not sources:
-        raise FactUnavailable("no Ollama log to read (journal or server.log)", quiet=host.kind == "evidence")
+        raise FactUnavailable("no Ollama log to read (journal or server.log)", quiet=host.recorded)
     summary = scan_sources(sources)
     if summary is None:
         raise FactUnavailable("none of the logs found looks like Ollama's")
@@ -279,7 +264,7 @@ def ollama_deployment(ctx: Context, engines=None, ollama_log=None, declared_sett
 
     unit = _unit_for(engine, systemd_units)
     where = deployment(ollama_log, declared_settings, systemd=unit is not None)
-    if where is None and ctx.host.kind != "evidence":
+    if where is None and not ctx.host.recorded:
         where = "systemd" if getattr(engine, "unit", None) else None
     if where is None:
         raise FactUnavailable("how Ollama runs is not known", quiet=True)

@@ -1,6 +1,6 @@
 """Fact "probe": the live probe's measurements (llmdoctor.probe), as a ProbeRuns.
 
-- evidence directory: read `probe.json` (written by `llmdoctor probe --format json`
+- a recording (an evidence directory): read `probe.json` (written by `llmdoctor probe --format json`
   or `collect`); quietly absent when the file is not there;
 - live host: only when asked (`diagnose --probe` -> ctx.options["probe"]), the light
   probe against each engine found, through `host.base_url(port)` (a tunnel over SSH).
@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from llmdoctor.facts import Context, FactUnavailable, provider
+from llmdoctor.hosts.base import HostError
 
 
 def _parallel(ollama_config: Any) -> int | None:
@@ -40,12 +41,13 @@ def runs_from_json(data: bytes) -> Any:
 @provider("probe")
 def probe(ctx: Context, engines=(), ollama_config=None):
     host = ctx.host
-    if getattr(host, "kind", "") == "evidence":
-        has = getattr(host, "has", None)
-        if not (callable(has) and has("probe.json")):
-            raise FactUnavailable("no probe.json in the evidence", quiet=True)
+    if host.recorded:  # a recording holds the probe it ran, or none; it sends no requests
         try:
-            return runs_from_json(host.read("probe.json"))
+            data = host.read("probe.json")
+        except (OSError, HostError):
+            raise FactUnavailable("no probe.json in the evidence", quiet=True) from None
+        try:
+            return runs_from_json(data)
         except (ValueError, RecursionError) as e:
             raise FactUnavailable(f"unparseable probe.json: {e}") from None
     if not ctx.options.get("probe"):

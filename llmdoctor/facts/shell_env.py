@@ -17,11 +17,10 @@ EVIDENCE_SOURCES = ("files", "systemctl_cat.txt", "unit.service")
 def shell_exports(ctx: Context, systemd_units=()):
     """tuple[ShellSetting, ...] (llmdoctor.systemd.environ)."""
     host = ctx.host
-    exists = getattr(host, "path_exists", None) if getattr(host, "kind", "") == "evidence" else None
-    if callable(exists) and not any(exists(n) for n in EVIDENCE_SOURCES):
-        # An evidence directory answers for a host file only from its files/ copies or from
-        # the `systemctl cat` text: with neither, collect_shell_settings would read nothing
-        # and say so. Said here so the collector stays unimported (start-up time).
+    if host.recorded and not any(host.exists(n) for n in EVIDENCE_SOURCES):
+        # A recording answers for a host file only from its files/ copies or from the
+        # `systemctl cat` text: with neither, collect_shell_settings would read nothing and
+        # say so. Said here so the collector stays unimported (start-up time).
         raise FactUnavailable("no shell start-up files in the evidence", quiet=True)
     from llmdoctor.systemd.collect import collect_shell_settings
 

@@ -74,7 +74,7 @@ def vllm_log(ctx: Context, engines, log_sources=()) -> VllmLog:
             scans.append(result)
     if not scans and not sources:
         raise FactUnavailable("no vLLM log to read (run vLLM under systemd, or name the file with --log)",
-                              quiet=ctx.host.kind == "evidence")
+                              quiet=ctx.host.recorded)
     if not scans:
         raise FactUnavailable("; ".join(problems) or "the logs hold no vLLM lines")
     if not any(s.lines for s in scans):
@@ -113,18 +113,20 @@ class VllmMetricsSample:
 
 
 def _scrape(host, port: int, timeout: float):
+    """One scrape of /metrics and where it came from."""
     from llmdoctor.engines.vllm_metrics import is_vllm_exposition, parse_vllm_metrics
 
     r = host.http("GET", port, "/metrics", timeout=timeout)
+    source = r.source or f"GET :{port}/metrics"
     if r.status != 200:
-        raise FactUnavailable(f"GET :{port}/metrics answered HTTP {r.status}")
+        raise FactUnavailable(f"{source} answered HTTP {r.status}")
     text = r.text
     if not is_vllm_exposition(text):
-        raise FactUnavailable(f"GET :{port}/metrics holds no vllm: metrics")
+        raise FactUnavailable(f"{source} holds no vllm: metrics")
     try:
-        return parse_vllm_metrics(text)
+        return parse_vllm_metrics(text), source
     except ParseError as e:
-        raise FactUnavailable(f"unparseable {'metrics.prom' if host.kind == 'evidence' else '/metrics'}: {e}")
+        raise FactUnavailable(f"unparseable {source}: {e}")
 
 
 @provider("vllm_metrics")
@@ -133,13 +135,13 @@ def vllm_metrics(ctx: Context, engines) -> VllmMetricsSample:
     port = inst.port or DEFAULT_PORTS[VLLM]
     host = ctx.host
     try:
-        first = _scrape(host, port, 5.0)
-        if host.kind == "evidence":
-            return VllmMetricsSample(first, None, 0.0, "metrics.prom")
+        first, source = _scrape(host, port, 5.0)
+        if host.recorded:  # one scrape is all a recording holds: no rates
+            return VllmMetricsSample(first, None, 0.0, source)
         start = time.monotonic()
         time.sleep(max(0.0, ctx.sample_seconds))
-        second = _scrape(host, port, 5.0)
-        return VllmMetricsSample(first, second, time.monotonic() - start, f"GET :{port}/metrics")
+        second, source = _scrape(host, port, 5.0)
+        return VllmMetricsSample(first, second, time.monotonic() - start, source)
     except NotInEvidence as e:
         raise FactUnavailable(f"vLLM /metrics: {e}", quiet=True)
     except HostError as e:
@@ -154,7 +156,7 @@ def vllm_cmdline(ctx: Context, engines):
     host = ctx.host
     raw = read_cmdline(ctx, inst, "vLLM")
     parsed = parse_vllm_cmdline(raw)
-    if not parsed.argv or (host.kind == "evidence" and not looks_like_vllm_cmdline(list(parsed.argv))
+    if not parsed.argv or (host.recorded and not looks_like_vllm_cmdline(list(parsed.argv))
                            and not parsed.settings):
         raise FactUnavailable("cmdline.txt is not a vLLM command line", quiet=True)
     return parsed

@@ -1,8 +1,14 @@
 """The one thing that touches the outside world.
 
 Collectors are written once against `Host` and work on the local machine, over SSH
-and on an evidence directory. Every call carries a timeout; failures are raised as
-`HostError` subclasses so a collector can turn them into an `Unavailable` line.
+and on an evidence directory, without asking which one they have: a host answers every
+question it can and raises `Unanswerable` for the others (an evidence directory cannot
+run a command it holds no output of; a remote host has no NVML). Every call carries a
+timeout; failures are raised as `HostError` subclasses so a collector can turn them into
+an `Unavailable` line. Two plain attributes say what kind of answers to expect, not what
+kind of host it is: `recorded` (answers come from a recording: nothing changes between two
+questions, and what was not recorded is simply absent) and `complete_listings` (a
+directory listing shows every entry).
 """
 from __future__ import annotations
 
@@ -29,7 +35,11 @@ class HostUnreachable(HostError):
     pass
 
 
-class NotInEvidence(HostError):
+class Unanswerable(HostError):
+    """This host cannot answer this kind of question (not an error of the host)."""
+
+
+class NotInEvidence(Unanswerable):
     """An evidence directory does not hold the answer to this question."""
 
 
@@ -39,6 +49,11 @@ class CommandResult:
     returncode: int
     stdout: str
     stderr: str = ""
+    source: str = ""  # where the output came from, for evidence lines ("nvidia-smi", "nvidia_smi.txt")
+
+    @property
+    def origin(self) -> str:
+        return self.source or " ".join(self.argv[:3])
 
     @property
     def ok(self) -> bool:
@@ -50,6 +65,7 @@ class HttpResponse:
     status: int
     body: bytes
     headers: dict[str, str] = field(default_factory=dict)
+    source: str = ""  # where the body came from ("GET :11434/api/ps", "api_ps.json")
 
     @property
     def text(self) -> str:
@@ -64,7 +80,10 @@ class HttpResponse:
 @runtime_checkable
 class Host(Protocol):
     name: str
-    kind: str  # "local" | "ssh" | "evidence"
+    kind: str  # "local" | "ssh" | "evidence": for display; collectors never branch on it
+    recorded: bool
+    complete_listings: bool
+    meta: dict
 
     def run(self, argv: list[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
         """Run argv (never a shell string). Raises CommandNotFound, CommandTimeout."""
@@ -74,6 +93,35 @@ class Host(Protocol):
 
     def listdir(self, path: str) -> list[str]:
         """Names in a directory. Raises FileNotFoundError, PermissionError."""
+
+    def exists(self, path: str) -> bool:
+        """Whether the file or directory is there (False where it cannot be known)."""
+
+    def where(self, path: str) -> str:
+        """What a read of `path` is answered from, for evidence lines (the path itself on a
+        live host, the recorded file in a recording; "" when nothing answers it)."""
+
+    def stream(self, argv: list[str], timeout: float = DEFAULT_TIMEOUT) -> Iterator[str]:
+        """A command's stdout line by line as it arrives (bounded memory, for big outputs such
+        as `journalctl -o json`); raises Unanswerable where only run() is possible."""
+
+    def journal(self, unit: str, engine: str | None, since_seconds: float | None, state=None,
+                directory: str | None = None):
+        """The journal of a systemd unit as a log source (llmdoctor.logs), read the best way
+        this host allows; Unanswerable where there is no journal to ask."""
+
+    def log_file(self, path: str, engine: str | None, since_seconds: float | None, state=None):
+        """A log file on this host as a log source (llmdoctor.logs)."""
+
+    def recorded_logs(self) -> list[str]:
+        """Names of the logs this host holds as recorded files (an evidence directory's)."""
+
+    def files(self) -> list[str]:
+        """Every file this host holds as recorded evidence, by its name there ([] when live)."""
+
+    def nvml(self):
+        """GPUs and their processes through NVML (llmdoctor.nvidia.GpuFact); Unanswerable
+        where the library cannot be reached (any host but this machine)."""
 
     def http(
         self,
@@ -92,6 +140,55 @@ class Host(Protocol):
 
     def close(self) -> None:
         ...
+
+
+class BaseHost:
+    """Defaults for a live host that runs commands: the recording-only and local-only
+    questions are Unanswerable, the journal and log files are read through run()/stream()."""
+
+    kind = "live"
+    recorded = False
+    complete_listings = True
+    meta: dict = {}
+
+    def exists(self, path: str) -> bool:
+        if not path.startswith("/"):
+            return False  # a recorded file's name: only an evidence directory holds those
+        try:
+            return self.run(["test", "-e", path], timeout=DEFAULT_TIMEOUT).ok  # type: ignore[attr-defined]
+        except HostError:
+            return False
+
+    def where(self, path: str) -> str:
+        return path if path.startswith("/") else ""
+
+    def stream(self, argv: list[str], timeout: float = DEFAULT_TIMEOUT):
+        raise Unanswerable(f"{getattr(self, 'name', 'host')}: no streaming of command output")
+
+    def journal(self, unit, engine, since_seconds, state=None, directory=None):
+        from llmdoctor.logs import JournalSource
+
+        return JournalSource(self, unit, engine, since_seconds, state, directory, backend="host")
+
+    def log_file(self, path, engine, since_seconds, state=None):
+        from llmdoctor.logs import RemoteFileSource
+
+        return RemoteFileSource(self, path, engine, since_seconds, state)
+
+    def recorded_logs(self) -> list[str]:
+        return []
+
+    def files(self) -> list[str]:
+        return []
+
+    def nvml(self):
+        raise Unanswerable(f"NVML is read on the machine llmdoctor runs on, not on {getattr(self, 'name', 'this host')}")
+
+    def base_url(self, port: int) -> str:
+        raise Unanswerable(f"{getattr(self, 'name', 'this host')}: no way to reach port {port} from here")
+
+    def close(self) -> None:
+        pass
 
 
 def iter_lines(data: bytes) -> Iterator[str]:

@@ -17,7 +17,8 @@ from pathlib import Path
 from llmdoctor.pasted import Repaired, decode_pasted, is_utf16, repair_config, repair_log
 from llmdoctor.hosts.base import DEFAULT_READ_LIMIT, DEFAULT_TIMEOUT, CommandResult, HttpResponse, NotInEvidence
 
-# argv[0] (and argv[1] where it matters) -> evidence file
+# argv[0] (and argv[1] where it matters) -> evidence file. `nvidia-smi --query-gpu=...` is
+# answered with nvidia_smi.txt whatever its form (table or CSV): the parser reads both.
 COMMANDS: dict[tuple[str, ...], str] = {
     ("ollama", "ps"): "ollama_ps.txt",
     ("systemctl", "show"): "env.txt",
@@ -25,6 +26,7 @@ COMMANDS: dict[tuple[str, ...], str] = {
     ("vmstat",): "vmstat.txt",
     ("nvidia-smi",): "nvidia_smi.txt",
 }
+NOT_RECORDED = (("nvidia-smi", "--query-compute-apps"),)  # the processes: never part of nvidia_smi.txt
 
 # absolute path -> evidence file
 PATHS: list[tuple[re.Pattern[str], str]] = [
@@ -34,10 +36,12 @@ PATHS: list[tuple[re.Pattern[str], str]] = [
 ]
 
 # (method, path) -> evidence file; matched on the path without query string
+LLAMACPP_ENDPOINTS = {"/health": "health.json", "/props": "props.json", "/slots": "slots.json",
+                      "/metrics": "metrics.prom"}
 HTTP: dict[tuple[str, str], str] = {
     ("GET", "/api/ps"): "api_ps.json",
     ("POST", "/api/show"): "api_show.json",
-    ("GET", "/metrics"): "metrics.prom",
+    **{("GET", path): name for path, name in LLAMACPP_ENDPOINTS.items()},
 }
 
 LOG_FILES = ("journal.log", "server.log", "vllm.log")
@@ -45,7 +49,8 @@ LOG_FILES = ("journal.log", "server.log", "vllm.log")
 KNOWN_FILES = frozenset({
     "ollama_ps.txt", "env.txt", "cmdline.txt", "client_errors.txt", "vmstat.txt", "meminfo.txt",
     "nvidia_smi.txt", "systemctl_cat.txt", "api_ps.json", "api_show.json", "metrics.prom", "probe.json",
-    "meta.json", "unit.service", "expected.json", "README.md", "README.txt",
+    "meta.json", "unit.service", "expected.json", "README.md", "README.txt", "health.json", "props.json",
+    "slots.json",
 })
 UTF16_LIMIT = 256 * 1024 * 1024  # a UTF-16 log is a pasted one; more than this is not read
 REPAIR_LIMIT = 64 * 1024 * 1024  # logs up to this size are paste-repaired (pastes are small; collected logs are not pasted)
@@ -53,7 +58,14 @@ SAMPLE = 256 * 1024  # a log whose first bytes need no repair is read as it is
 
 
 class EvidenceHost:
+    """Answers from an evidence directory. A recording: nothing changes between questions,
+    and a question whose answer was not recorded raises NotInEvidence (or FileNotFoundError
+    for a file). Directory listings are partial (only what was kept), so collectors probe
+    for the paths they want instead of trusting a listing."""
+
     kind = "evidence"
+    recorded = True
+    complete_listings = False
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.root = Path(directory)
@@ -78,10 +90,6 @@ class EvidenceHost:
         """A non-log evidence file as text, without what pasting added (prompts, prefixes, zsh's %)."""
         with open(self._checked(name), "rb") as f:
             return repair_config(decode_pasted(f.read(limit))).text
-
-    def config_text(self, name: str, limit: int = DEFAULT_READ_LIMIT) -> str:
-        """Any evidence file as a configuration is read: pasting undone, no log lines joined."""
-        return self._text(name, limit)
 
     def is_log(self, name: str) -> bool:
         return name in LOG_FILES or (name not in KNOWN_FILES and "/" not in name and name.endswith((".log", ".txt")))
@@ -163,49 +171,103 @@ class EvidenceHost:
     # -- Host protocol ----------------------------------------------------------
     def run(self, argv: list[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
         name = os.path.basename(argv[0]) if argv else ""
+        if any((name,) + tuple(a.split("=", 1)[0] for a in argv[1:2]) == k for k in NOT_RECORDED):
+            raise NotInEvidence(f"`{' '.join(argv[:2])}` output not in evidence")
         for key, fname in COMMANDS.items():
             if (name,) + tuple(argv[1 : len(key)]) == key and self.has(fname):
-                return CommandResult(tuple(argv), 0, self._text(fname))
+                return CommandResult(tuple(argv), 0, self._text(fname), source=fname)
         raise NotInEvidence(f"`{' '.join(argv[:2])}` output not in evidence")
 
-    def read(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> bytes:
+    def _mirror(self, path: str) -> str | None:
+        """files/<absolute path>: a copy of a host file as it was on disk (`llmdoctor collect`);
+        it wins over `systemctl cat`, which shows what systemd had loaded."""
+        name = f"files{path}"
+        return name if path.startswith("/") and self.has(name) else None
+
+    def where(self, path: str) -> str:
+        """The evidence file that answers a read of `path` ("" when none does)."""
+        mirror = self._mirror(path)
+        if mirror is not None:
+            return mirror
         if path in self._units:
-            return self._units[path].encode()[:limit]
+            return "systemctl_cat.txt" if self.has("systemctl_cat.txt") else "unit.service"
         if not path.startswith("/"):
-            if self.is_log(path):
-                with open(self.path(path), "rb") as f:
-                    return f.read(limit)
-            return self._text(path, limit).encode()
+            return path if self.has(path) else ""
         m = re.match(r"^/(?:etc|run|usr/lib|lib)/systemd/system/[^/]+\.service\.d/([^/]+)$", path)
         if m and self.has(f"dropins/{m.group(1)}"):
-            return self._text(f"dropins/{m.group(1)}", limit).encode()
+            return f"dropins/{m.group(1)}"
         for pattern, fname in PATHS:
             if pattern.match(path) and self.has(fname):
-                if fname == "cmdline.txt":
-                    return (self.root / fname).read_bytes()[:limit]
-                return self._text(fname, limit).encode()
-        raise FileNotFoundError(f"{path}: not in evidence")
+                return fname
+        return ""
+
+    def read(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> bytes:
+        name = self.where(path)
+        if not name:
+            raise FileNotFoundError(f"{path}: not in evidence")
+        if name == "cmdline.txt" and path.startswith("/"):  # NUL-separated bytes, as /proc has them
+            with open(self._checked(name), "rb") as f:
+                return f.read(limit)
+        if path in self._units:
+            return self._units[path].encode()[:limit]
+        # an evidence file as a configuration is read (pasting undone, no log lines joined);
+        # logs are read as logs through log_file()
+        return self._text(name, limit).encode()
+
+    def exists(self, path: str) -> bool:
+        if not path.startswith("/"):
+            return self.path_exists(path)
+        try:
+            self.read(path, 1)
+            return True
+        except (OSError, NotInEvidence):
+            return self.path_exists(f"files{path.rstrip('/')}")
 
     def listdir(self, path: str) -> list[str]:
+        """What the evidence shows of a directory: the `systemctl cat` files in it, dropins/,
+        and its files/ mirror (a partial listing: complete_listings is False)."""
         prefix = path.rstrip("/") + "/"
-        from_cat = sorted({k[len(prefix):] for k in self._units if k.startswith(prefix) and "/" not in k[len(prefix):]})
-        if from_cat:
-            return from_cat
-        if re.match(r"^/etc/systemd/system/[^/]+\.service\.d/?$", path) and (self.root / "dropins").is_dir():
-            return sorted(os.listdir(self.root / "dropins"))
-        raise FileNotFoundError(f"{path}: not in evidence")
+        names = {k[len(prefix):] for k in self._units if k.startswith(prefix) and "/" not in k[len(prefix):]}
+        if not names and re.match(r"^/etc/systemd/system/[^/]+\.service\.d/?$", path) and (self.root / "dropins").is_dir():
+            names = set(os.listdir(self.root / "dropins"))
+        if self.path_exists(f"files{path.rstrip('/')}"):
+            mprefix = f"files{path.rstrip('/')}/"
+            names |= {f[len(mprefix):].split("/", 1)[0] for f in self.files() if f.startswith(mprefix)}
+        if not names:
+            raise FileNotFoundError(f"{path}: not in evidence")
+        return sorted(names)
 
     def http(self, method, port, path, body=None, timeout=DEFAULT_TIMEOUT, headers=None) -> HttpResponse:
         key = (method.upper(), path.split("?", 1)[0])
         fname = HTTP.get(key)
         if key == ("GET", "/api/version") and self.meta.get("version"):
-            return HttpResponse(200, json.dumps({"version": self.meta["version"]}).encode())
+            return HttpResponse(200, json.dumps({"version": self.meta["version"]}).encode(), source="meta.json")
         if fname and self.has(fname):
-            return HttpResponse(200, self._text(fname, 16 * 1024 * 1024).encode())
+            return HttpResponse(200, self._text(fname, 16 * 1024 * 1024).encode(), source=fname)
         raise NotInEvidence(f"{method} {path} not in evidence")
+
+    def stream(self, argv: list[str], timeout: float = DEFAULT_TIMEOUT):
+        raise NotInEvidence("an evidence directory runs no commands")
 
     def base_url(self, port: int) -> str:
         raise NotInEvidence("an evidence directory cannot be probed live")
+
+    def journal(self, unit, engine, since_seconds, state=None, directory=None):
+        raise NotInEvidence(f"an evidence directory holds no journal of {unit} (its logs are files: recorded_logs())")
+
+    def log_file(self, path, engine, since_seconds, state=None):
+        """A log file of the evidence, by name; its time window ends at the collection time."""
+        if path.startswith("/"):
+            raise NotInEvidence(f"{path}: an evidence directory holds no host log files, only its own")
+        from llmdoctor.logs import EvidenceFileSource
+
+        return EvidenceFileSource(self, path, engine, since_seconds)
+
+    def recorded_logs(self) -> list[str]:
+        return self.log_files()
+
+    def nvml(self):
+        raise NotInEvidence("an evidence directory has no NVML: its GPUs are in nvidia_smi.txt")
 
     def close(self) -> None:
         pass

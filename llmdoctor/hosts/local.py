@@ -8,16 +8,18 @@ import subprocess
 from llmdoctor.hosts.base import (
     DEFAULT_READ_LIMIT,
     DEFAULT_TIMEOUT,
+    BaseHost,
     CommandNotFound,
     CommandResult,
     CommandTimeout,
     HostError,
     HttpResponse,
+    Unanswerable,
 )
 from llmdoctor.hosts.http import http_request
 
 
-class LocalHost:
+class LocalHost(BaseHost):
     kind = "local"
 
     def __init__(self, name: str | None = None) -> None:
@@ -40,17 +42,43 @@ class LocalHost:
         )
 
     def read(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> bytes:
+        if not path.startswith("/"):
+            raise Unanswerable(f"{path}: a recorded evidence file, and this is a live host")
         with open(path, "rb") as f:
             return f.read(limit)
+
+    def exists(self, path: str) -> bool:
+        return path.startswith("/") and os.path.exists(path)
 
     def listdir(self, path: str) -> list[str]:
         return sorted(os.listdir(path))
 
     def http(self, method, port, path, body=None, timeout=DEFAULT_TIMEOUT, headers=None) -> HttpResponse:
-        return http_request("127.0.0.1", port, method, path, body, timeout, headers)
+        r = http_request("127.0.0.1", port, method, path, body, timeout, headers)
+        return HttpResponse(r.status, r.body, r.headers, f"{method.upper()} :{port}{path.split('?', 1)[0]}")
 
     def base_url(self, port: int) -> str:
         return f"http://127.0.0.1:{port}"
 
-    def close(self) -> None:
-        pass
+    def journal(self, unit, engine, since_seconds, state=None, directory=None):
+        """python-systemd's Reader when installed, else `journalctl -o json` streamed."""
+        from llmdoctor.logs import JournalSource, systemd_reader_available
+
+        backend = "reader" if systemd_reader_available() else "journalctl"
+        return JournalSource(self, unit, engine, since_seconds, state, directory, backend=backend)
+
+    def log_file(self, path, engine, since_seconds, state=None):
+        from llmdoctor.logs import FileSource
+
+        if not os.access(path, os.R_OK):
+            raise HostError("not readable" if os.path.exists(path) else "no such file")
+        return FileSource(path, engine=engine, since_seconds=since_seconds, state=state,
+                          state_key=f"{self.name}|file:{os.path.abspath(path)}")
+
+    def nvml(self):
+        from llmdoctor.nvidia import GpuUnavailable, read_nvml
+
+        try:
+            return read_nvml()
+        except GpuUnavailable as e:
+            raise HostError(str(e)) from None

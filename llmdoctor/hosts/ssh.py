@@ -32,12 +32,14 @@ from llmdoctor.inventory import parse_target
 from llmdoctor.hosts.base import (
     DEFAULT_READ_LIMIT,
     DEFAULT_TIMEOUT,
+    BaseHost,
     CommandNotFound,
     CommandResult,
     CommandTimeout,
     HostError,
     HostUnreachable,
     HttpResponse,
+    Unanswerable,
 )
 from llmdoctor.hosts.http import http_request
 
@@ -117,7 +119,7 @@ def _file_error(stderr: str, path: str) -> OSError:
 _SUDO_REFUSED = re.compile(r"^sudo: .*(password is required|terminal is required|not in the sudoers|not allowed)", re.M)
 
 
-class SSHHost:
+class SSHHost(BaseHost):
     kind = "ssh"
 
     def __init__(
@@ -289,6 +291,8 @@ class SSHHost:
         return CommandResult(tuple(argv), rc, out.decode("utf-8", "replace"), err)
 
     def read(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> bytes:
+        if not path.startswith("/"):
+            raise Unanswerable(f"{path}: a recorded evidence file, and this is a live host")
         rc, out, err = self._exec(["head", "-c", str(int(limit)), "--", path], DEFAULT_TIMEOUT)
         if rc != 0:
             raise _file_error(err, path)
@@ -303,8 +307,7 @@ class SSHHost:
 
     def stream(self, argv: list[str], timeout: float = DEFAULT_TIMEOUT) -> "RemoteStream":
         """A remote command's stdout line by line as it arrives (bounded memory), for big
-        outputs such as `journalctl -o json`. Not part of the Host protocol: callers use
-        it when present (`getattr(host, "stream", None)`) and fall back to run()."""
+        outputs such as `journalctl -o json`."""
         if not argv:
             raise ValueError("empty argv")
         self.connect()
@@ -349,7 +352,8 @@ class SSHHost:
         with self._lock:
             self.commands += 1
         try:
-            return http_request("127.0.0.1", local, method, path, body, timeout, headers)
+            r = http_request("127.0.0.1", local, method, path, body, timeout, headers)
+            return HttpResponse(r.status, r.body, r.headers, f"{method.upper()} {self.name}:{port}{path.split('?', 1)[0]}")
         except HostError as e:
             cause = e.__cause__
             if isinstance(cause, (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,

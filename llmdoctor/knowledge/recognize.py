@@ -187,6 +187,18 @@ def decide(files: dict[str, dict[str, Hit]], strong_idents: dict[str, str] | Non
     return Recognition(engines, reasons, per_file)
 
 
+def engine_from_name(name: str) -> str | None:
+    """Engine hint from a unit or file name: ollama* -> OLLAMA, vllm* -> VLLM, llama* -> LLAMACPP."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if "ollama" in base:
+        return OLLAMA
+    if "vllm" in base:
+        return VLLM
+    if "llama" in base:
+        return LLAMACPP
+    return None
+
+
 def engine_of_text(text: str) -> str | None:
     """The engine one text speaks of (a log given with --log, a source of unknown origin)."""
     rec = decide({"text": signs_in(text)})

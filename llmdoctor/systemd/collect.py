@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from llmdoctor.hosts.base import HostError, NotInEvidence
+from llmdoctor.hosts.base import HostError, Unanswerable
 from llmdoctor.parsing import ParseError
 from llmdoctor.systemd.environ import (
     HOME_SHELL_FILES,
@@ -43,21 +43,13 @@ BACKUP_SUFFIXES = ("~", ".bak", ".orig", ".old", ".save", ".swp", ".dpkg-old", "
                    ".ucf-old", ".ucf-dist", ".rpmsave", ".rpmnew", ".disabled")
 
 
-# -- host access that also understands an evidence directory's files/ mirror -----------------
-
-def _evidence_copy(host, path: str) -> bool:
-    return getattr(host, "kind", "") == "evidence" and path.startswith("/") and host.has(f"files{path}")
-
+# -- host access -----------------------------------------------------------------------
 
 def read_bytes(host, path: str, limit: int = UNIT_FILE_LIMIT) -> bytes:
-    """Bytes of `path` on the host. An evidence directory may hold a copy of any host file
-    under `files/<absolute path>` (llmdoctor.systemd.evidence); that copy is the file as it
-    was on disk and wins over `systemctl cat`, which shows what systemd had loaded."""
-    if _evidence_copy(host, path):
-        return host.read(f"files{path}", limit)
+    """Bytes of `path` on the host; a file the host cannot answer for reads as absent."""
     try:
         return host.read(path, limit)
-    except (FileNotFoundError, NotInEvidence) as e:
+    except (FileNotFoundError, Unanswerable) as e:
         raise FileNotFoundError(str(e)) from e
 
 
@@ -67,18 +59,10 @@ def read_text(host, path: str, limit: int = UNIT_FILE_LIMIT) -> str:
 
 def list_dir(host, path: str) -> list[str] | None:
     """Names in a directory, or None when it does not exist / cannot be listed."""
-    names: set[str] | None = None
     try:
-        names = set(host.listdir(path))
+        return sorted(host.listdir(path))
     except (OSError, HostError):
-        pass
-    if getattr(host, "kind", "") == "evidence" and host.path_exists(f"files{path.rstrip('/')}"):
-        # (no such directory under files/: nothing mirrored, and no walk of the evidence tree)
-        prefix = f"files{path.rstrip('/')}/"
-        mirrored = {f[len(prefix):].split("/", 1)[0] for f in host.files() if f.startswith(prefix)}
-        if mirrored:
-            names = (names or set()) | mirrored
-    return sorted(names) if names is not None else None
+        return None
 
 
 def _sets_engine_value_not_in(line: str, env: dict[str, str]) -> bool:
@@ -106,7 +90,7 @@ def _unit_dirs(host, unit: str) -> tuple[str | None, dict[str, list[str]], list[
     listed again. An evidence directory cannot list most paths, so there each candidate
     is probed directly instead.
     """
-    evidence = getattr(host, "kind", "") == "evidence"
+    partial = not host.complete_listings
     dnames = dropin_dir_names(unit)
     fragment: str | None = None
     listing: dict[str, list[str]] = {}
@@ -115,9 +99,9 @@ def _unit_dirs(host, unit: str) -> tuple[str | None, dict[str, list[str]], list[
         names = list_dir(host, base)
         if base == "/etc/systemd/system":
             etc_names = names
-        if names is None and not evidence:
+        if names is None and not partial:
             continue
-        probe = evidence  # an evidence listing is partial: ask for each candidate
+        probe = partial  # a partial listing may leave a candidate out: ask for each one
         if fragment is None and (_readable(host, posixpath.join(base, unit)) if probe else unit in names):
             fragment = posixpath.join(base, unit)
         for dname in dnames:
@@ -153,7 +137,7 @@ def _wrong_dirs(host, unit: str, user_homes: list[str], etc_names: list[str] | N
             if inner is not None:
                 found.append((d, inner, f"systemd looks for drop-ins of {unit} in {unit}.d/, not {name}/"))
     user_dirs = ["/etc/systemd/user"]
-    probe = getattr(host, "kind", "") == "evidence"
+    probe = not host.complete_listings
     for home in user_homes:
         names = None if probe else list_dir(host, home)
         if names is None and not probe:
@@ -184,8 +168,7 @@ def _show(host, unit: str) -> tuple[ShowResult | None, str | None]:
     try:
         return parse_show(res.stdout), None
     except ParseError as e:
-        source = "env.txt" if getattr(host, "kind", "") == "evidence" else f"systemctl show {unit}"
-        return None, f"unparseable {source}: {e}"
+        return None, f"unparseable {res.source or f'systemctl show {unit}'}: {e}"
 
 
 def read_passwd(host) -> str:
@@ -344,7 +327,7 @@ def candidate_homes(passwd: str, service_users: list[str]) -> list[str]:
 def candidate_files(host, passwd: str, service_users: list[str], unit_stems: list[str]) -> list[str]:
     """Files to read: one listing per home keeps remote hosts to a few calls."""
     files = list(SYSTEM_SHELL_FILES)
-    probe = getattr(host, "kind", "") == "evidence"
+    probe = not host.complete_listings
     for home in candidate_homes(passwd, service_users):
         names = None if probe else list_dir(host, home)
         if names is None and not probe:
@@ -364,7 +347,7 @@ def settings_in(path: str, text: str) -> list[ShellSetting]:
 
 
 def collect_shell_settings(host, systemd_units) -> tuple[ShellSetting, ...] | None:
-    """Engine variables in shell start-up files; None when an evidence directory has none of them."""
+    """Engine variables in shell start-up files; None when a recording holds none of them."""
     passwd = read_passwd(host)
     users = [s.user for s in systemd_units or () if s.user]
     stems = [s.unit.rsplit(".", 1)[0] for s in systemd_units or ()]
@@ -383,6 +366,6 @@ def collect_shell_settings(host, systemd_units) -> tuple[ShellSetting, ...] | No
             continue
         read_any = True
         found.extend(settings_in(path, text))
-    if not read_any and getattr(host, "kind", "") == "evidence":
+    if not read_any and host.recorded:
         return None
     return tuple(found)

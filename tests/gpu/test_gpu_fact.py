@@ -1,6 +1,7 @@
 """Fact "gpu" on this machine, on an evidence directory, and over a remote host's nvidia-smi."""
 from __future__ import annotations
 
+from llmdoctor.hosts.base import BaseHost
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,8 @@ from llmdoctor.facts.gpu import gpu
 from llmdoctor.hosts.base import CommandNotFound, CommandResult
 from llmdoctor.hosts.evidence import EvidenceHost
 from llmdoctor.hosts.local import LocalHost
-from llmdoctor.nvidia import MIB, QUERY_APPS_FIELDS, QUERY_GPU_FIELDS
+from llmdoctor.facts.gpu import QUERY_APPS_FIELDS, QUERY_GPU_FIELDS
+from llmdoctor.nvidia import MIB
 
 from .test_nvidia import fixture, noheader_nounits
 
@@ -45,7 +47,7 @@ def test_evidence_garbage_is_named(tmp_path):
     assert e.value.reason.startswith("unparseable nvidia_smi.txt:")
 
 
-class RemoteHost:
+class RemoteHost(BaseHost):
     """A remote host's nvidia-smi, answering with the recorded capture in the
     `noheader,nounits` form the collector asks for."""
 

@@ -3,6 +3,7 @@
 lines, honours the time window, and resumes after its cursor."""
 from __future__ import annotations
 
+from llmdoctor.hosts.base import BaseHost
 import time
 
 import pytest
@@ -95,7 +96,7 @@ def test_two_scanners_in_one_run_see_the_same_lines(journal_dir, tmp_path):
     assert list(src.lines()) == list(src.lines()) and len(list(src.lines())) == 4
 
 
-class FakeHost:
+class FakeHost(BaseHost):
     """Only for what this machine cannot show: a journalctl refused for lack of permission.
     The stderr text is journalctl's own hint (systemd src/journal/journalctl.c)."""
 

@@ -68,7 +68,7 @@ def test_log_files_option_and_state_dir(tmp_path):
     assert len(list(src.lines())) == 1
     assert (tmp_path / "state" / "log-state.json").is_file()
     assert list(log_sources(Context(host=LocalHost(), since_seconds=0, options=opts))[0].lines()) == []
-    assert sources.problems == (f"{tmp_path / 'missing.log'}: not readable",)
+    assert sources.problems == (f"{tmp_path / 'missing.log'}: no such file",)
 
 
 def test_no_unit_no_files_is_quiet():

@@ -23,6 +23,7 @@ See TESTBED.md ("A real systemd (PID 1) ...") for the recipe this follows.
 """
 from __future__ import annotations
 
+from llmdoctor.hosts.base import BaseHost
 import contextlib
 import itertools
 import os
@@ -434,7 +435,7 @@ def _tail(path: Path, n: int = 15) -> str:
 
 # -- a Host for collectors ------------------------------------------------------------
 
-class ContainerHost:
+class ContainerHost(BaseHost):
     """llmdoctor's Host protocol for a booted container: commands through nsenter,
     files read under the container's root (so /proc/PID/environ is the container's)."""
 

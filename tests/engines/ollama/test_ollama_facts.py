@@ -83,7 +83,7 @@ def test_live_api_facts(server):
     s = store(server)
     assert s.get("ollama_version") == "0.11.6"
     (m,) = s.get("ollama_ps")
-    assert (m.name, m.size_vram, m.processor, m.source) == ("mistral:7b", 7206864896, "13%/87% CPU/GPU", "GET /api/ps")
+    assert (m.name, m.size_vram, m.processor, m.source) == ("mistral:7b", 7206864896, "13%/87% CPU/GPU", f"GET :{server}/api/ps")
     show = s.get("ollama_show")
     assert FakeOllama.last_body == {"model": "mistral:7b", "verbose": False}
     assert architecture(show) == "qwen3" and model_info_int(show, "block_count") == 36

@@ -2,6 +2,7 @@
 prometheus_client, as vLLM produces them) give a rate; one scrape (evidence) gives none."""
 from __future__ import annotations
 
+from llmdoctor.hosts.base import BaseHost
 from pathlib import Path
 
 import pytest
@@ -30,7 +31,7 @@ def exposition(preemptions: float, waiting: float, kv: float, queue_s: float, pr
     return generate_latest(reg)
 
 
-class ScrapeHost:
+class ScrapeHost(BaseHost):
     """Answers GET /metrics with the next of the given bodies (a vLLM we cannot run here)."""
 
     kind = "local"
