@@ -56,12 +56,13 @@ def prompt_cache_miss(llamacpp_log):
                                             f"{scan.requests_timed} request(s)"))
         yield Finding(
             Cause.PREFILL, Severity.WARNING,
-            (f"llama-server re-processed {lost:,} cached prompt tokens: the start of the prompt changed"
-             if lost else "llama-server re-processes whole prompts: its prompt cache is not reused"),
+            (f"llama-server re-processed {lost:,} cached prompt tokens: the prompt stopped matching its cache "
+             f"after token {w.matched:,}" if lost else "llama-server re-processes whole prompts: its prompt cache is not reused"),
             ev,
             Fix("The prompt cache only serves an identical prefix. Something before the new message changes on "
                 "every turn - a timestamp or date in the system prompt, reordered or rewritten history, tools "
-                "listed in a different order - so everything after it is computed again. Keep the head of the "
+                "listed in a different order, a chat template that drops the reasoning of earlier turns - so "
+                "everything after it is computed again. Keep the head of the "
                 "prompt byte-identical across turns; send cache_prompt: true on /completion (old builds default to "
                 "false); pin a conversation to its slot (id_slot). 'forcing full prompt re-processing' on sliding-"
                 "window or hybrid models is a limit of the architecture: --swa-full, or shorter prompts.",

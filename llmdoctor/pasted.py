@@ -20,6 +20,12 @@ PROMPT = re.compile(
 )
 
 
+# What a quoted paste starts every line with: e-mail and Markdown `>`, and the bars chat and
+# issue front-ends draw (U+258E and its neighbours, box-drawing verticals). A `|` is left
+# alone: it starts Markdown table rows and compose's service column ends with one.
+QUOTE_MARKS = frozenset(">\u258e\u258f\u258d\u258c\u2502\u2503\u2551")
+
+
 def is_utf16(head: bytes) -> bool:
     """A UTF-16 byte-order mark, or ASCII text as UTF-16-LE without one (NUL every other byte)."""
     return head.startswith((b"\xff\xfe", b"\xfe\xff")) or (
@@ -46,9 +52,10 @@ def normalize_pasted(text: str) -> str:
     if "\x1b" in text:
         text = ANSI.sub("", text)
     lines = text.split("\n")
-    quoted = [l for l in lines if l.strip()]
-    if quoted and all(l.lstrip().startswith(">") for l in quoted):
-        lines = [re.sub(r"^\s*> ?", "", l) for l in lines]
+    quoted = [l.lstrip() for l in lines if l.strip()]
+    mark = quoted[0][0] if quoted else ""
+    if mark in QUOTE_MARKS and all(l.startswith(mark) for l in quoted):
+        lines = [re.sub(rf"^\s*{re.escape(mark)} ?", "", l) for l in lines]
     kept = [l for l in lines if not FENCE.match(l) and not PROMPT.match(l)]
     if len(kept) == len(lines):
         return "\n".join(lines)
@@ -108,10 +115,11 @@ class Repaired:
     idents: tuple[str, ...] = ()  # journald identifiers, compose services, pod/container names seen
     joined: int = 0  # wrapped continuation lines joined
     split: int = 0  # glued records split apart
+    cleaned: bool = False  # line endings, colour codes, quote marks, fences or prompts removed
 
     @property
     def changed(self) -> bool:
-        return bool(self.prefixes or self.joined or self.split)
+        return bool(self.prefixes or self.joined or self.split or self.cleaned)
 
 
 def _docker_json(lines: list[str]) -> list[str] | None:
@@ -245,7 +253,7 @@ def _zsh_percent(text: str) -> str:
 
 def repair_log(text: str) -> Repaired:
     """One record per line, without the prefixes copying added (see the section comment)."""
-    text = _zsh_percent(normalize_pasted(text))
+    pasted, text = text, _zsh_percent(normalize_pasted(text))
     lines = text.split("\n")
     prefixes: list[str] = []
     unwrapped = _docker_json(lines)
@@ -254,7 +262,7 @@ def repair_log(text: str) -> Repaired:
     lines, kinds, idents = _strip_prefixes(lines)
     lines, split = _split_glued(lines)
     lines, joined = _join_wrapped(lines)
-    return Repaired("\n".join(lines), tuple(prefixes + kinds), tuple(idents), joined, split)
+    return Repaired("\n".join(lines), tuple(prefixes + kinds), tuple(idents), joined, split, text != pasted)
 
 
 def repair_config(text: str) -> Repaired:

@@ -12,6 +12,7 @@ from llmdoctor.checks import load_checks
 from llmdoctor.diagnose import DiagnoseOptions, diagnose_target
 from llmdoctor.hosts.evidence import EvidenceHost
 from llmdoctor.model import Report
+from llmdoctor.pasted import normalize_pasted
 from llmdoctor.render import render_json
 from tests.support.realcases import CORPORA, cases, meta, score, stage
 from tests.support.repaste import VARIANTS
@@ -37,7 +38,7 @@ def test_repasted_cases_score_the_same(how, specs, tmp_path):
         m = meta(case)
         for f in d.iterdir():
             if f.name in LOGS:
-                text = f.read_text()
+                text = normalize_pasted(f.read_text())  # the log's own text, without the debris of its first paste
                 f.write_text(VARIANTS[how](text, IDENT[f.name]) if how.startswith("journald") else VARIANTS[how](text))
         report = diagnose_target(EvidenceHost(d), DiagnoseOptions(sample_seconds=0), specs).report
         s = score(m, json.loads(render_json(Report("t", (report,)))))

@@ -24,7 +24,8 @@ the real reports in tests/fixtures/realcases:
   `Context size has been exceeded`, `Input prompt is too big compared to KV size`;
 - the prompt cache missing: `n_past = 3737, slot.prompt.tokens.size() = 38925` (only 3,737 of
   38,925 cached tokens still match), `kv cache rm [X, end)`, `forcing full prompt
-  re-processing due to lack of cache data`.
+  re-processing due to lack of cache data`, `erased invalidated context checkpoint (...,
+  n_tokens = 12662, ..., pos_next = 10668, ...)` (checkpoints cached beyond the match).
 
 2024 builds print some of these as JSON, one object per line (`{"msg":"slot context
 shift","n_ctx":4000,...}`); `fields` reads both shapes.
@@ -62,12 +63,16 @@ CACHE_RM = re.compile(r"(?:slot (\d+) : )?kv cache rm (?:- )?\[(\d+), end\)")
 _TASK = re.compile(r"task (?:id = )?(\d+)")
 RELEASED = re.compile(r"slot (\d+) released \((\d+) tokens in cache\)")  # 2023 builds
 FULL_REPROCESS = "forcing full prompt re-processing"
+# Builds with context checkpoints (2025-): a checkpoint past the point where the new prompt
+# stops matching is dropped, one line per checkpoint; its n_tokens is what had been cached
+# up to it, pos_next where processing starts again.
+ERASED_CHECKPOINT = "erased invalidated context checkpoint"
 _TASK_BAR = re.compile(r"task (\d+) \||id_task=(\d+)")
 PROMPT_EVAL = re.compile(r"prompt eval time\s*=\s*(\d+(?:\.\d+)?) ms /\s*(\d+) tokens")
 EVAL = re.compile(r"(?<!prompt )eval time\s*=\s*(\d+(?:\.\d+)?) ms /\s*(\d+) (?:tokens|runs)")
 _MARKS = ("eval time", "load_backend", "devices", "device", "GPU", "layers to GPU", "buffer size", "context shift",
           "truncated", "shifting", "context size", "KV", "n_past", "kv cache rm", "re-processing",
-          "new prompt", "exceed", "Context size", "released")
+          "new prompt", "exceed", "Context size", "released", "checkpoint")
 
 
 def fields(line: str) -> dict[str, int]:
@@ -188,6 +193,7 @@ class LlamaCppLines:
         self.misses = _Examples()
         self.worst: CacheMiss | None = None
         self._cached: dict[str, int] = {}  # slot -> tokens it held when released (2023 builds)
+        self._erased: dict[str, CacheMiss] = {}  # task -> its furthest checkpoint dropped
         self._last_task: str | None = None  # of the last request refused
         self.timings: deque[RequestTiming] = deque(maxlen=KEEP_TIMINGS)
         self._pending: dict[str, RequestTiming] = {}
@@ -276,7 +282,30 @@ class LlamaCppLines:
         if FULL_REPROCESS in line:
             self._miss(CacheMiss(None, 0, text))
             return True
+        if ERASED_CHECKPOINT in line:
+            self._erased_checkpoint(line, text)
+            return True
         return False
+
+    def _erased_checkpoint(self, line: str, text: str) -> None:
+        """One miss per request, however many checkpoints it dropped: the furthest one says
+        how much of the cached prompt had to be computed again (at least)."""
+        f = fields(line)
+        if "n_tokens" not in f or "pos_next" not in f:
+            return  # older wording without the restart position: no figure to read
+        t = _TASK_BAR.search(line)
+        task = (t.group(1) or t.group(2)) if t else "?"
+        miss = CacheMiss(f["n_tokens"], f["pos_next"], text)
+        held = self._erased.get(task)
+        if held is None or (miss.cached or 0) > (held.cached or 0):
+            if len(self._erased) > 64 and held is None:
+                self._flush_erased()
+            self._erased[task] = miss
+
+    def _flush_erased(self) -> None:
+        for miss in self._erased.values():
+            self._miss(miss)
+        self._erased.clear()
 
     def _timing(self, line: str, text: str) -> None:
         """Pair a request's `prompt eval time` line with its `eval time` line (by task)."""
@@ -318,6 +347,7 @@ class LlamaCppLines:
             self.worst = miss
 
     def result(self) -> LlamaCppFacts:
+        self._flush_erased()
         return LlamaCppFacts(
             backends=tuple(self.backends), no_device=tuple(self.no_device.items), devices_found=self.devices,
             offloaded=self.offloaded, offload_line=self.offload_line, host_buffer_mib=round(self.host_mib, 2),

@@ -46,6 +46,13 @@ def test_exception_wrapped_after_a_comma_is_joined():
     assert "max seq len (1048576), 22.5 GiB KV cache is needed" in r.text
 
 
+def test_quote_bars_are_stripped_like_markdown_quotes():
+    r = repair_log(text("x302", "vllm.log"))  # spark-vllm-docker#396: every line behind a U+258E bar
+    assert r.changed and "\u258e" not in r.text
+    assert "max seq len (196608), 23.25 GiB KV cache is needed" in r.text
+    assert repair_log("| a | b |\n| 1 | 2 |\n").text == "| a | b |\n| 1 | 2 |\n"  # a table keeps its bars
+
+
 def test_zsh_percent_after_json():
     body = repair_config(text("case125", "http_response.txt")).text  # modal-examples#843
     assert json.loads(body)["data"][0]["max_model_len"] == 8096

@@ -54,6 +54,17 @@ def test_prompt_cache_misses():
     assert facts("slot 0 : kv cache rm - [0, end)\n").cache_miss_count == 0  # a fresh slot: nothing was cached
 
 
+def test_erased_checkpoints_are_one_miss_per_request():
+    # llama.cpp#22746: one line per checkpoint dropped; the furthest says what was cached
+    line = ("4.02.{} W slot update_slots: id  2 | task 1268 | erased invalidated context checkpoint (pos_min = {}, "
+            "pos_max = {}, n_tokens = {}, n_swa = 0, pos_next = 10668, size = 149.626 MiB)\n")
+    f = facts("".join(line.format(i, n - 1, n - 1, n) for i, n in enumerate((10987, 12662, 11319))))
+    assert f.cache_miss_count == 1 and (f.worst_miss.cached, f.worst_miss.matched) == (12662, 10668)
+    # the wording of builds without pos_next gives no figure, and is not counted
+    assert facts("slot update_slots: erased invalidated context checkpoint (n_tokens = 16052, size = 75.376 MiB)\n"
+                 ).cache_miss_count == 0
+
+
 def test_fields():
     assert fields("n_keep = 1 n_left = 3998 n_ctx=4000") == {"n_keep": 1, "n_left": 3998, "n_ctx": 4000}
     assert fields('{"n_ctx": 2048, "x": true}') == {"n_ctx": 2048}

@@ -18,7 +18,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "realcases"
 EXTRA = ROOT.parent / "realcases_extra"  # collected later, to measure how the diagnosis generalises
-CORPORA = (ROOT, EXTRA)
+EXTRA3 = ROOT.parent / "realcases_extra3"  # a third set, run once unseen (7/10 held out), then fixed
+CORPORA = (ROOT, EXTRA, EXTRA3)
 
 RENAME = {
     "dropin.conf": "dropins/override.conf",
