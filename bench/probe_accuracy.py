@@ -5,7 +5,7 @@ Starts the real llama.cpp server (xllamacpp) with the tiny medium test model and
   - accuracy: N single streams, one at a time, each with a ~300-token prompt and 64
     output tokens; per request, the relative error of the probe's TTFT (minus the
     round trip) against `prompt_ms` and of its ITL against `predicted_per_token_ms`
-    (llmdoctor/probe/accuracy.py); prints the medians (target: <= 10 %);
+    (llmdoctor/knowledge/probe/accuracy.py); prints the medians (target: <= 10 %);
   - cost: the light probe R times on a 1-slot and a 4-slot server: requests sent,
     tokens generated, wall time (median), and the verdict it reached.
 Usage: bench/probe_accuracy.py [--requests N] [--runs R]
@@ -21,11 +21,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from llmdoctor.probe import prompts  # noqa: E402
-from llmdoctor.probe.accuracy import agreement, relative_errors  # noqa: E402
-from llmdoctor.probe.detect import detect  # noqa: E402
-from llmdoctor.probe.scenarios import ProbeRunner  # noqa: E402
-from llmdoctor.probe.verdicts import queueing  # noqa: E402
+from llmdoctor.facts.live_probe import prompts  # noqa: E402
+from llmdoctor.knowledge.probe.accuracy import agreement, relative_errors  # noqa: E402
+from llmdoctor.facts.live_probe.detect import detect  # noqa: E402
+from llmdoctor.facts.live_probe.scenarios import ProbeRunner  # noqa: E402
+from llmdoctor.judge.probe.verdicts import queueing  # noqa: E402
 from tests.support.llamaserver import running_llama_server  # noqa: E402
 from tests.support.tinymodel import tiny_gguf  # noqa: E402
 

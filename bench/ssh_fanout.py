@@ -22,7 +22,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from llmdoctor.diagnose import DiagnoseOptions, diagnose  # noqa: E402
+from llmdoctor.app.diagnose import DiagnoseOptions, diagnose  # noqa: E402
 from llmdoctor.hosts.ssh import SSHHost  # noqa: E402
 from tests.support import sshd as sshd_support  # noqa: E402
 

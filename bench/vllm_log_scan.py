@@ -9,7 +9,7 @@ about 0.1 % V0 preemption warnings. Then, in the same run:
 2. the full scan (preemptions, stats lines, KV lines) in a child process (twice, the faster
    counts) straight from the file (VllmLogScanner.scan_stream: one reused 8 MiB buffer);
    peak RSS from the rusage of that child (os.wait4, the per-child form of getrusage),
-3. the same scan the way the `vllm_log` fact runs it today, through llmdoctor.logs.FileSource
+3. the same scan the way the `vllm_log` fact runs it today, through llmdoctor.hosts.logs.FileSource
    (its decoded text blocks, or raw_blocks() once logs.py offers them), recording its position
    in a ResumeState,
 4. append ~1 % more log and scan again with the same ResumeState: it must read only the
@@ -107,8 +107,8 @@ def generate(path: Path, size: int, seed: int = 7) -> dict:
 
 def child_scan(path: str, state: str, mode: str) -> None:
     """Runs in a child process so that its peak RSS is its own."""
-    from llmdoctor.engines.vllm_log import VllmLogScanner
-    from llmdoctor.logs import FileSource, ResumeState
+    from llmdoctor.knowledge.vllm.log import VllmLogScanner
+    from llmdoctor.hosts.logs import FileSource, ResumeState
 
     from llmdoctor.facts.vllm import scan_source
 

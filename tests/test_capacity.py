@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llmdoctor.capacity import (
+from llmdoctor.knowledge.capacity import (
     CACHE_BYTES_PER_VALUE,
     KVShape,
     ShapeError,

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from llmdoctor.checks import load_checks
-from llmdoctor.diagnose import DiagnoseOptions, diagnose_target
+from llmdoctor.plugins import load_checks
+from llmdoctor.app.diagnose import DiagnoseOptions, diagnose_target
 from llmdoctor.hosts.evidence import EvidenceHost
 from llmdoctor.model import Report
 from llmdoctor.render import render_json

@@ -8,11 +8,11 @@ import json
 
 import pytest
 
-from llmdoctor.checks import load_checks
-from llmdoctor.diagnose import DiagnoseOptions, diagnose_target
+from llmdoctor.plugins import load_checks
+from llmdoctor.app.diagnose import DiagnoseOptions, diagnose_target
 from llmdoctor.hosts.evidence import EvidenceHost
 from llmdoctor.model import Report
-from llmdoctor.pasted import normalize_pasted
+from llmdoctor.knowledge.pasted import normalize_pasted
 from llmdoctor.render import render_json
 from tests.support.realcases import CORPORA, cases, meta, score, stage
 from tests.support.repaste import VARIANTS

@@ -10,14 +10,13 @@ means "does not apply here" (e.g. vLLM facts on an Ollama host) and is not shown
 as a gap in the report. Any other exception is caught and becomes an unavailable
 fact with the error as its reason, so one broken collector never ends a run.
 
-Every module in this package is imported on first use, so adding a collector is
-adding a module; nothing central needs editing.
+The provider modules named in facts/catalogue.py are imported on first use; adding a
+fact is a provider and its line in the catalogue (name, type, purpose).
 """
 from __future__ import annotations
 
 import importlib
 import inspect
-import pkgutil
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -76,8 +75,10 @@ def load_providers() -> dict[str, Provider]:
     global _loaded
     with _load_lock:
         if not _loaded:
-            for info in pkgutil.iter_modules(__path__):
-                importlib.import_module(f"{__name__}.{info.name}")
+            from llmdoctor.facts.catalogue import MODULES
+
+            for module in MODULES:
+                importlib.import_module(f"{__name__}.{module}")
             _loaded = True
     return PROVIDERS
 

@@ -13,8 +13,8 @@ from llmdoctor.hosts.base import CommandNotFound, HostError, NotInEvidence, Unan
 from llmdoctor.parsing import ParseError
 from llmdoctor.facts import Context, FactUnavailable, provider
 
-if TYPE_CHECKING:  # llmdoctor.nvidia is imported where used, once a GPU is to be read (start-up time)
-    from llmdoctor.nvidia import GpuFact
+if TYPE_CHECKING:  # llmdoctor.knowledge.nvidia is imported where used, once a GPU is to be read (start-up time)
+    from llmdoctor.knowledge.nvidia import GpuFact
 
 # What nvidia-smi is asked for, in this order (the CSV parsers are given the same tuples).
 QUERY_GPU_FIELDS = ("index", "name", "memory.total", "memory.used", "memory.free", "driver_version", "uuid")
@@ -44,7 +44,7 @@ def _remote(ctx: Context) -> GpuFact:
         raise FactUnavailable("nvidia-smi not found: no NVIDIA driver") from None
     except NotInEvidence:
         raise FactUnavailable("not in the evidence (no nvidia_smi.txt)", quiet=True) from None
-    from llmdoctor.nvidia import GpuFact, parse_compute_apps_csv, parse_nvidia_smi, parse_query_gpu_csv
+    from llmdoctor.knowledge.nvidia import GpuFact, parse_compute_apps_csv, parse_nvidia_smi, parse_query_gpu_csv
 
     if res.source:  # a recorded output, in whatever form it was saved: the table or CSV with headers
         try:

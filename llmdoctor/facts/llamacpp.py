@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llmdoctor.engines import DEFAULT_PORTS, LLAMACPP, EngineInstance
+from llmdoctor.knowledge.engines import DEFAULT_PORTS, LLAMACPP, EngineInstance
 from llmdoctor.hosts.base import HostError
 from llmdoctor.facts import Context, FactUnavailable, provider
 from llmdoctor.facts.engines import read_cmdline
@@ -30,7 +30,7 @@ def llama_instance(engines) -> EngineInstance:
 @provider("llamacpp_state")
 def llamacpp_state(ctx: Context, engines):
     inst = llama_instance(engines)
-    from llmdoctor.engines.llamacpp import read_state
+    from llmdoctor.knowledge.llamacpp.endpoints import read_state
 
     state = read_state(ctx.host, inst.port or DEFAULT_PORTS[LLAMACPP])
     if state.health is None and state.props is None and state.slots is None and state.metrics is None:
@@ -52,7 +52,7 @@ class LlamaLog:
 @provider("llamacpp_log")
 def llamacpp_log(ctx: Context, engines, log_sources=()) -> LlamaLog:
     llama_instance(engines)
-    from llmdoctor.engines.llamacpp_log import LlamaLogScanner
+    from llmdoctor.knowledge.llamacpp.log import LlamaLogScanner
 
     sources = [s for s in (log_sources or ()) if s.engine in (LLAMACPP, None)]
     scans = []
@@ -76,7 +76,7 @@ def llamacpp_log(ctx: Context, engines, log_sources=()) -> LlamaLog:
 @provider("llamacpp_cmdline")
 def llamacpp_cmdline(ctx: Context, engines):
     inst = llama_instance(engines)
-    from llmdoctor.engines.llamacpp_cmdline import looks_like_llama_cmdline, parse_llama_cmdline
+    from llmdoctor.knowledge.llamacpp.cmdline import looks_like_llama_cmdline, parse_llama_cmdline
 
     raw = read_cmdline(ctx, inst, "llama-server")
     parsed = parse_llama_cmdline(raw)

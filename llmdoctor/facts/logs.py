@@ -11,11 +11,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from llmdoctor.engines import EngineInstance
+from llmdoctor.knowledge.engines import EngineInstance
 from llmdoctor.facts import Context, FactUnavailable, provider
 
-if TYPE_CHECKING:  # llmdoctor.logs is imported where used, once there are logs to read (start-up time)
-    from llmdoctor.logs import ResumeState
+if TYPE_CHECKING:  # llmdoctor.hosts.logs is imported where used, once there are logs to read (start-up time)
+    from llmdoctor.hosts.logs import ResumeState
 
 STATE_FILE = "log-state.json"
 
@@ -50,7 +50,7 @@ def _state(ctx: Context) -> ResumeState | None:
     directory = ctx.options.get("state_dir")
     if not directory:
         return None
-    from llmdoctor.logs import ResumeState
+    from llmdoctor.hosts.logs import ResumeState
 
     return ResumeState(Path(directory) / STATE_FILE)
 

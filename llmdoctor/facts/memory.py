@@ -16,8 +16,8 @@ from llmdoctor.hosts.base import HostError, Unanswerable
 from llmdoctor.parsing import ParseError
 from llmdoctor.facts import Context, FactUnavailable, provider
 
-if TYPE_CHECKING:  # llmdoctor.memory is imported where used, once there is memory to read (start-up time)
-    from llmdoctor.memory import MemInfo, SwapInterval, VmstatTable
+if TYPE_CHECKING:  # llmdoctor.knowledge.memory is imported where used, once there is memory to read (start-up time)
+    from llmdoctor.knowledge.memory import MemInfo, SwapInterval, VmstatTable
 
 MAX_INTERVALS = 10
 
@@ -42,7 +42,7 @@ class MemoryFact:
         return _mean([i.swap_out_bps for i in self.intervals])
 
     def summary(self) -> list[tuple[str, str]]:
-        from llmdoctor.memory import assess_swap, human_bytes
+        from llmdoctor.knowledge.memory import assess_swap, human_bytes
 
         lines: list[tuple[str, str]] = []
         m = self.meminfo
@@ -73,7 +73,7 @@ def _mean(values: list[float]) -> float | None:
 
 
 def _page_size(ctx: Context) -> int:
-    from llmdoctor.memory import DEFAULT_PAGE_SIZE
+    from llmdoctor.knowledge.memory import DEFAULT_PAGE_SIZE
 
     try:
         res = ctx.host.run(["getconf", "PAGESIZE"], timeout=5)
@@ -88,7 +88,7 @@ def sample_proc_vmstat(ctx: Context) -> tuple[SwapInterval, ...]:
     """Read /proc/vmstat every second for ctx.sample_seconds (at least two intervals)."""
     if ctx.sample_seconds <= 0:
         return ()
-    from llmdoctor.memory import interval_from_counters, parse_proc_vmstat
+    from llmdoctor.knowledge.memory import interval_from_counters, parse_proc_vmstat
 
     count = min(max(int(round(ctx.sample_seconds)), 2), MAX_INTERVALS)
     step = ctx.sample_seconds / count
@@ -109,7 +109,7 @@ def sample_proc_vmstat(ctx: Context) -> tuple[SwapInterval, ...]:
 
 def _meminfo(host, notes: list[str]) -> tuple[MemInfo | None, str]:
     """/proc/meminfo (a recording answers it from meminfo.txt) and where it came from."""
-    from llmdoctor.memory import parse_meminfo
+    from llmdoctor.knowledge.memory import parse_meminfo
 
     try:
         data = host.read("/proc/meminfo", 64 * 1024)
@@ -130,7 +130,7 @@ def _meminfo(host, notes: list[str]) -> tuple[MemInfo | None, str]:
 
 def _recorded_vmstat(host, notes: list[str]) -> tuple[VmstatTable | None, str]:
     """The `vmstat 1 N` a recording holds: its rows are the activity when it was recorded."""
-    from llmdoctor.memory import parse_vmstat
+    from llmdoctor.knowledge.memory import parse_vmstat
 
     try:
         res = host.run(["vmstat", "1", "5"], timeout=10)

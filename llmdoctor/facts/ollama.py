@@ -9,14 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
-from llmdoctor.engines import DEFAULT_PORTS, OLLAMA
+from llmdoctor.knowledge.engines import DEFAULT_PORTS, OLLAMA
 from llmdoctor.hosts.base import HostError, NotInEvidence
 from llmdoctor.parsing import ParseError
 from llmdoctor.facts import Context, FactUnavailable, provider
 
 if TYPE_CHECKING:  # the parsers are imported where used: only when Ollama is here (start-up time)
-    from llmdoctor.engines.ollama_log import Example, OllamaLogSummary
-    from llmdoctor.engines.ollama_ps import LoadedModel
+    from llmdoctor.knowledge.ollama.log import Example, OllamaLogSummary
+    from llmdoctor.knowledge.ollama.ps import LoadedModel
 
 SNIFF_LINES = 2000
 
@@ -35,7 +35,7 @@ def _port(engine) -> int:
 @provider("ollama_version")
 def ollama_version(ctx: Context, engines=None, ollama_log=None) -> str:
     engine = ollama_engine(engines)
-    from llmdoctor.engines.ollama_api import OllamaApiError, get_version
+    from llmdoctor.facts.ollama_api import OllamaApiError, get_version
 
     try:
         return get_version(ctx.host, _port(engine))
@@ -52,8 +52,8 @@ def ollama_version(ctx: Context, engines=None, ollama_log=None) -> str:
 def ollama_ps(ctx: Context, engines=None) -> tuple[LoadedModel, ...]:
     """Loaded models: /api/ps for exact sizes, `ollama ps` for UNTIL (`Stopping...`)."""
     engine = ollama_engine(engines)
-    from llmdoctor.engines.ollama_api import OllamaApiError, get_ps_with_source
-    from llmdoctor.engines.ollama_ps import merge, parse_api_ps, parse_ps_text
+    from llmdoctor.facts.ollama_api import OllamaApiError, get_ps_with_source
+    from llmdoctor.knowledge.ollama.ps import merge, parse_api_ps, parse_ps_text
 
     api: tuple[LoadedModel, ...] | None = None
     text: tuple[LoadedModel, ...] | None = None
@@ -93,7 +93,7 @@ def ollama_show(ctx: Context, engines=None, ollama_ps=None) -> dict:
     name = ollama_ps[0].name if ollama_ps else ""
     if not name and not ctx.host.recorded:  # (a recording answers for whatever model it showed)
         raise FactUnavailable("no model loaded, so none to show")
-    from llmdoctor.engines.ollama_api import OllamaApiError, get_show_with_source
+    from llmdoctor.facts.ollama_api import OllamaApiError, get_show_with_source
 
     try:
         show, source = get_show_with_source(ctx.host, _port(engine), name)
@@ -105,7 +105,7 @@ def ollama_show(ctx: Context, engines=None, ollama_ps=None) -> dict:
 @provider("ollama_tags")
 def ollama_tags(ctx: Context, engines=None) -> tuple[dict, ...]:
     engine = ollama_engine(engines)
-    from llmdoctor.engines.ollama_api import OllamaApiError, get_tags
+    from llmdoctor.facts.ollama_api import OllamaApiError, get_tags
 
     try:
         return get_tags(ctx.host, _port(engine))
@@ -159,8 +159,7 @@ def _unit_for(engine, systemd_units) -> Any:
 
 def effective_config(version: str | None, log: OllamaLogSummary | None, unit: Any, declared: Any = None) -> OllamaConfig:
     """Pure: merge the sources into one OllamaConfig."""
-    from llmdoctor.engines import ollama_env as envdef
-
+    from llmdoctor.knowledge.ollama import env as envdef
     values: dict[str, str] = {}
     origins: dict[str, str] = {}
     assigned: dict[str, tuple[str, str]] = {}
@@ -216,7 +215,7 @@ def _sniff(source) -> bool:
 
 def scan_sources(sources: Iterable[Any]) -> OllamaLogSummary | None:
     """Scan the sources that are Ollama's (named so, or sniffed when unknown)."""
-    from llmdoctor.engines.ollama_log import OllamaLogScanner
+    from llmdoctor.knowledge.ollama.log import OllamaLogScanner
 
     scanner = OllamaLogScanner()
     used = 0
@@ -250,7 +249,7 @@ def ollama_log(ctx: Context, engines=None, log_sources=None) -> OllamaLogSummary
 
 
 def _window(ctx: Context) -> str:
-    from llmdoctor.engines.ollama_env import format_seconds
+    from llmdoctor.knowledge.ollama.env import format_seconds
 
     return f"--since {format_seconds(ctx.since_seconds)}" if ctx.since_seconds else "the whole log"
 
@@ -260,7 +259,7 @@ def ollama_deployment(ctx: Context, engines=None, ollama_log=None, declared_sett
     """How Ollama runs here ("systemd", "windows", "macos", "container", "kubernetes"), so that a
     fix is given in the form that applies; unavailable when nothing tells."""
     engine = ollama_engine(engines)
-    from llmdoctor.engines.ollama_figures import deployment
+    from llmdoctor.judge.ollama import deployment
 
     unit = _unit_for(engine, systemd_units)
     where = deployment(ollama_log, declared_settings, systemd=unit is not None)

@@ -1,4 +1,4 @@
-"""Fact "probe": the live probe's measurements (llmdoctor.probe), as a ProbeRuns.
+"""Fact "probe": the live probe's measurements (llmdoctor.facts.live_probe), as a ProbeRuns.
 
 - a recording (an evidence directory): read `probe.json` (written by `llmdoctor probe --format json`
   or `collect`); quietly absent when the file is not there;
@@ -29,7 +29,7 @@ def _parallel(ollama_config: Any) -> int | None:
 def runs_from_json(data: bytes) -> Any:
     """probe.json -> ProbeRuns; accepts one result object, a list of them, or the
     `llmdoctor probe --format json` document (its "probe" key)."""
-    from llmdoctor.probe.result import ProbeResult, ProbeRuns
+    from llmdoctor.knowledge.probe.result import ProbeResult, ProbeRuns
 
     doc = json.loads(data)
     if isinstance(doc, dict) and "probe" in doc:
@@ -52,8 +52,8 @@ def probe(ctx: Context, engines=(), ollama_config=None):
             raise FactUnavailable(f"unparseable probe.json: {e}") from None
     if not ctx.options.get("probe"):
         raise FactUnavailable("live probe not requested (diagnose --probe)", quiet=True)
-    from llmdoctor.probe import ProbeError, run_probe
-    from llmdoctor.probe.result import ProbeRuns
+    from llmdoctor.facts.live_probe import ProbeError, run_probe
+    from llmdoctor.knowledge.probe.result import ProbeRuns
 
     targets = [e for e in engines or () if e.port]
     if not targets:

@@ -15,14 +15,14 @@ EVIDENCE_SOURCES = ("files", "systemctl_cat.txt", "unit.service")
 
 @provider("shell_exports")
 def shell_exports(ctx: Context, systemd_units=()):
-    """tuple[ShellSetting, ...] (llmdoctor.systemd.environ)."""
+    """tuple[ShellSetting, ...] (llmdoctor.knowledge.systemd.environ)."""
     host = ctx.host
     if host.recorded and not any(host.exists(n) for n in EVIDENCE_SOURCES):
         # A recording answers for a host file only from its files/ copies or from the
         # `systemctl cat` text: with neither, collect_shell_settings would read nothing and
         # say so. Said here so the collector stays unimported (start-up time).
         raise FactUnavailable("no shell start-up files in the evidence", quiet=True)
-    from llmdoctor.systemd.collect import collect_shell_settings
+    from llmdoctor.facts.systemd_files import collect_shell_settings
 
     found = collect_shell_settings(ctx.host, systemd_units)
     if found is None:

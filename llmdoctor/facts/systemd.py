@@ -1,6 +1,6 @@
 """Fact "systemd_units": per engine unit, what the files say, what systemd loaded, what the process got.
 
-The work is in llmdoctor.systemd.collect, imported only when there is a unit to examine.
+The work is in llmdoctor.facts.systemd_files, imported only when there is a unit to examine.
 """
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from llmdoctor.facts import Context, FactUnavailable, provider
 
 @provider("systemd_units")
 def systemd_units(ctx: Context, engines=()):
-    """tuple[UnitState, ...] (llmdoctor.systemd.units), one per engine unit."""
+    """tuple[UnitState, ...] (llmdoctor.knowledge.systemd.units), one per engine unit."""
     if not ctx.units and not any(getattr(e, "unit", None) for e in engines or ()):
         # what engine_units() would find; said here so the collector stays unimported (start-up time)
         raise FactUnavailable("no engine runs as a systemd unit", quiet=True)
-    from llmdoctor.systemd.collect import collect_unit, engine_units, read_passwd
+    from llmdoctor.facts.systemd_files import collect_unit, engine_units, read_passwd
 
     units = engine_units(engines, ctx.units)
     if not units:

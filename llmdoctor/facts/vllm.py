@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from llmdoctor.engines import DEFAULT_PORTS, VLLM, EngineInstance
+from llmdoctor.knowledge.engines import DEFAULT_PORTS, VLLM, EngineInstance
 from llmdoctor.hosts.base import HostError, NotInEvidence
 from llmdoctor.parsing import ParseError
 from llmdoctor.facts import Context, FactUnavailable, provider
@@ -32,7 +32,7 @@ class VllmLog:
 
 def scan_source(source):
     """Scan one LogSource, through its block reader when it has one (much faster)."""
-    from llmdoctor.engines.vllm_log import VllmLogScanner
+    from llmdoctor.knowledge.vllm.log import VllmLogScanner
 
     scanner = VllmLogScanner(source.name)
     raw_regions = getattr(source, "raw_regions", None)  # whole lines in a reused buffer: no copy, no decoding
@@ -55,7 +55,7 @@ def scan_source(source):
 @provider("vllm_log")
 def vllm_log(ctx: Context, engines, log_sources=()) -> VllmLog:
     vllm_instance(engines)
-    from llmdoctor.engines.vllm_log import scan_vllm_lines
+    from llmdoctor.knowledge.vllm.log import scan_vllm_lines
     from llmdoctor.facts.llamacpp import CLIENT_ERRORS, client_errors_lines
 
     sources = [s for s in (log_sources or ()) if s.engine in (VLLM, None)]
@@ -94,7 +94,7 @@ class VllmMetricsSample:
         return self.second if self.second is not None else self.first
 
     def preemption_rate(self):
-        from llmdoctor.engines.vllm_metrics import preemption_rate
+        from llmdoctor.knowledge.vllm.metrics import preemption_rate
 
         if self.second is None:
             return None
@@ -114,7 +114,7 @@ class VllmMetricsSample:
 
 def _scrape(host, port: int, timeout: float):
     """One scrape of /metrics and where it came from."""
-    from llmdoctor.engines.vllm_metrics import is_vllm_exposition, parse_vllm_metrics
+    from llmdoctor.knowledge.vllm.metrics import is_vllm_exposition, parse_vllm_metrics
 
     r = host.http("GET", port, "/metrics", timeout=timeout)
     source = r.source or f"GET :{port}/metrics"
@@ -151,7 +151,7 @@ def vllm_metrics(ctx: Context, engines) -> VllmMetricsSample:
 @provider("vllm_cmdline")
 def vllm_cmdline(ctx: Context, engines):
     inst = vllm_instance(engines)
-    from llmdoctor.engines.vllm_cmdline import looks_like_vllm_cmdline, parse_vllm_cmdline
+    from llmdoctor.knowledge.vllm.cmdline import looks_like_vllm_cmdline, parse_vllm_cmdline
 
     host = ctx.host
     raw = read_cmdline(ctx, inst, "vLLM")

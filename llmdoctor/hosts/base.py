@@ -107,11 +107,11 @@ class Host(Protocol):
 
     def journal(self, unit: str, engine: str | None, since_seconds: float | None, state=None,
                 directory: str | None = None):
-        """The journal of a systemd unit as a log source (llmdoctor.logs), read the best way
+        """The journal of a systemd unit as a log source (llmdoctor.hosts.logs), read the best way
         this host allows; Unanswerable where there is no journal to ask."""
 
     def log_file(self, path: str, engine: str | None, since_seconds: float | None, state=None):
-        """A log file on this host as a log source (llmdoctor.logs)."""
+        """A log file on this host as a log source (llmdoctor.hosts.logs)."""
 
     def recorded_logs(self) -> list[str]:
         """Names of the logs this host holds as recorded files (an evidence directory's)."""
@@ -120,7 +120,7 @@ class Host(Protocol):
         """Every file this host holds as recorded evidence, by its name there ([] when live)."""
 
     def nvml(self):
-        """GPUs and their processes through NVML (llmdoctor.nvidia.GpuFact); Unanswerable
+        """GPUs and their processes through NVML (llmdoctor.knowledge.nvidia.GpuFact); Unanswerable
         where the library cannot be reached (any host but this machine)."""
 
     def http(
@@ -166,12 +166,12 @@ class BaseHost:
         raise Unanswerable(f"{getattr(self, 'name', 'host')}: no streaming of command output")
 
     def journal(self, unit, engine, since_seconds, state=None, directory=None):
-        from llmdoctor.logs import JournalSource
+        from llmdoctor.hosts.logs import JournalSource
 
         return JournalSource(self, unit, engine, since_seconds, state, directory, backend="host")
 
     def log_file(self, path, engine, since_seconds, state=None):
-        from llmdoctor.logs import RemoteFileSource
+        from llmdoctor.hosts.logs import RemoteFileSource
 
         return RemoteFileSource(self, path, engine, since_seconds, state)
 

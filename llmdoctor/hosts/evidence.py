@@ -14,7 +14,7 @@ import os
 import re
 from pathlib import Path
 
-from llmdoctor.pasted import Repaired, decode_pasted, is_utf16, repair_config, repair_log
+from llmdoctor.knowledge.pasted import Repaired, decode_pasted, is_utf16, repair_config, repair_log
 from llmdoctor.hosts.base import DEFAULT_READ_LIMIT, DEFAULT_TIMEOUT, CommandResult, HttpResponse, NotInEvidence
 
 # argv[0] (and argv[1] where it matters) -> evidence file. `nvidia-smi --query-gpu=...` is
@@ -259,7 +259,7 @@ class EvidenceHost:
         """A log file of the evidence, by name; its time window ends at the collection time."""
         if path.startswith("/"):
             raise NotInEvidence(f"{path}: an evidence directory holds no host log files, only its own")
-        from llmdoctor.logs import EvidenceFileSource
+        from llmdoctor.hosts.logs import EvidenceFileSource
 
         return EvidenceFileSource(self, path, engine, since_seconds)
 

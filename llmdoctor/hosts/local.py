@@ -62,13 +62,13 @@ class LocalHost(BaseHost):
 
     def journal(self, unit, engine, since_seconds, state=None, directory=None):
         """python-systemd's Reader when installed, else `journalctl -o json` streamed."""
-        from llmdoctor.logs import JournalSource, systemd_reader_available
+        from llmdoctor.hosts.logs import JournalSource, systemd_reader_available
 
         backend = "reader" if systemd_reader_available() else "journalctl"
         return JournalSource(self, unit, engine, since_seconds, state, directory, backend=backend)
 
     def log_file(self, path, engine, since_seconds, state=None):
-        from llmdoctor.logs import FileSource
+        from llmdoctor.hosts.logs import FileSource
 
         if not os.access(path, os.R_OK):
             raise HostError("not readable" if os.path.exists(path) else "no such file")
@@ -76,7 +76,7 @@ class LocalHost(BaseHost):
                           state_key=f"{self.name}|file:{os.path.abspath(path)}")
 
     def nvml(self):
-        from llmdoctor.nvidia import GpuUnavailable, read_nvml
+        from llmdoctor.knowledge.nvidia import GpuUnavailable, read_nvml
 
         try:
             return read_nvml()

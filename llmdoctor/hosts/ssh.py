@@ -28,7 +28,7 @@ import threading
 import time
 import weakref
 
-from llmdoctor.inventory import parse_target
+from llmdoctor.knowledge.inventory import parse_target
 from llmdoctor.hosts.base import (
     DEFAULT_READ_LIMIT,
     DEFAULT_TIMEOUT,

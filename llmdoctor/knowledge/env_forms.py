@@ -29,7 +29,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from llmdoctor.systemd.names import is_engine_var
+from llmdoctor.knowledge.systemd.names import is_engine_var
 
 REACHES = {
     "systemd": "the service, after daemon-reload and restart",

@@ -3,15 +3,15 @@ from __future__ import annotations
 
 import textwrap
 
-from llmdoctor.checks import builtin_checks_dir, load_checks, run_check
-from llmdoctor.diagnose import DiagnoseOptions, diagnose_target
+from llmdoctor.plugins import builtin_checks_dir, load_checks, run_check
+from llmdoctor.app.diagnose import DiagnoseOptions, diagnose_target
 from llmdoctor.facts import Context, FactStore, FactUnavailable, provider
 from llmdoctor.hosts.evidence import EvidenceHost
 from llmdoctor.model import Cause
 
 SITE_CHECK = textwrap.dedent(
     '''
-    from llmdoctor.checks import check
+    from llmdoctor.plugins import check
     from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
     @check(id="site-always", cause=Cause.QUEUEING)

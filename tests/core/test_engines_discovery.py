@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from llmdoctor.engines import LLAMACPP, OLLAMA, VLLM
+from llmdoctor.knowledge.engines import LLAMACPP, OLLAMA, VLLM
 from llmdoctor.facts import Context, FactStore
 from llmdoctor.facts.engines import parse_process_list, parse_unit_list, sniff_evidence
 from llmdoctor.hosts.evidence import EvidenceHost
@@ -65,7 +65,7 @@ def test_engine_implied_by_log_file(tmp_path):
 def test_hand_named_log_files_are_read(tmp_path):
     """A hand-built directory with `docker-logs.txt` instead of vllm.log is still read:
     the engine is sniffed from its lines (samples.md §3, vllm#5578 and GAIR-NLP/LIMO#29)."""
-    from llmdoctor.diagnose import DiagnoseOptions, diagnose_target
+    from llmdoctor.app.diagnose import DiagnoseOptions, diagnose_target
 
     src = Path(__file__).resolve().parent.parent / "fixtures" / "evidence" / "vllm-preempt-v0" / "vllm.log"
     (tmp_path / "docker-logs.txt").write_bytes(src.read_bytes())

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from llmdoctor.checks import load_checks
-from llmdoctor.diagnose import DiagnoseOptions, diagnose_target
+from llmdoctor.plugins import load_checks
+from llmdoctor.app.diagnose import DiagnoseOptions, diagnose_target
 from llmdoctor.hosts.evidence import EvidenceHost
 from llmdoctor.render import render_json, render_markdown, render_text
 from llmdoctor.model import Report

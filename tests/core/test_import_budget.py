@@ -20,16 +20,16 @@ ROOT = Path(__file__).resolve().parents[2]
 EVIDENCE = ROOT / "tests" / "fixtures" / "evidence"
 
 # Never imported by merely loading the providers and checks. The probe modules
-# (llmdoctor.probe.*) are left out for now: checks/probe_*.py and facts/probe.py are
-# being changed by the probe work; add "llmdoctor.probe" here once they import it lazily.
+# (llmdoctor.facts.live_probe.*) are left out for now: checks/probe_*.py and facts/probe.py are
+# being changed by the probe work; add "llmdoctor.facts.live_probe" here once they import it lazily.
 HEAVY = (
-    "llmdoctor.engines.ollama_log", "llmdoctor.engines.ollama_figures", "llmdoctor.engines.ollama_kv",
-    "llmdoctor.engines.ollama_api", "llmdoctor.engines.ollama_ps", "llmdoctor.engines.ollama_env",
-    "llmdoctor.engines.vllm_log", "llmdoctor.engines.vllm_metrics", "llmdoctor.engines.vllm_cmdline",
-    "llmdoctor.engines.llamacpp", "llmdoctor.engines.llamacpp_log", "llmdoctor.engines.llamacpp_cmdline",
-    "llmdoctor.engines.prom", "llmdoctor.systemd.units", "llmdoctor.systemd.collect", "llmdoctor.systemd.environ",
-    "llmdoctor.systemd.show", "llmdoctor.logs", "llmdoctor.memory", "llmdoctor.nvidia", "llmdoctor.capacity",
-    "llmdoctor.tune", "llmdoctor.exporter", "prometheus_client", "pynvml", "requests", "numpy", "psutil",
+    "llmdoctor.knowledge.ollama.log", "llmdoctor.judge.ollama", "llmdoctor.judge.ollama_kv",
+    "llmdoctor.facts.ollama_api", "llmdoctor.knowledge.ollama.ps", "llmdoctor.knowledge.ollama.env",
+    "llmdoctor.knowledge.vllm.log", "llmdoctor.knowledge.vllm.metrics", "llmdoctor.knowledge.vllm.cmdline",
+    "llmdoctor.knowledge.llamacpp.endpoints", "llmdoctor.knowledge.llamacpp.log", "llmdoctor.knowledge.llamacpp.cmdline",
+    "llmdoctor.knowledge.prom", "llmdoctor.knowledge.systemd.units", "llmdoctor.facts.systemd_files", "llmdoctor.knowledge.systemd.environ",
+    "llmdoctor.knowledge.systemd.show", "llmdoctor.hosts.logs", "llmdoctor.knowledge.memory", "llmdoctor.knowledge.nvidia", "llmdoctor.knowledge.capacity",
+    "llmdoctor.app.tune", "llmdoctor.app.exporter", "prometheus_client", "pynvml", "requests", "numpy", "psutil",
     "rich.console", "concurrent.futures",
 )
 
@@ -49,7 +49,7 @@ def heavy_in(modules: set[str], names=HEAVY) -> list[str]:
 def test_loading_providers_and_checks_imports_only_the_core():
     mods = imported_after(
         "from llmdoctor.facts import load_providers\nload_providers()\n"
-        "from llmdoctor.checks import load_checks\nspecs, errors = load_checks()\nassert specs and not errors, errors\n"
+        "from llmdoctor.plugins import load_checks\nspecs, errors = load_checks()\nassert specs and not errors, errors\n"
     )
     assert heavy_in(mods) == []
 
@@ -67,15 +67,15 @@ def diagnose_modules(evidence: str) -> set[str]:
     )
 
 
-OLLAMA_ONLY = ("llmdoctor.engines.ollama_log", "llmdoctor.engines.ollama_figures", "llmdoctor.engines.ollama_api")
-VLLM_ONLY = ("llmdoctor.engines.vllm_log", "llmdoctor.engines.vllm_cmdline")
-LLAMACPP_ONLY = ("llmdoctor.engines.llamacpp", "llmdoctor.engines.llamacpp_log")
-ALWAYS_HEAVY = ("prometheus_client", "pynvml", "requests", "numpy", "rich.console", "llmdoctor.tune", "llmdoctor.exporter")
+OLLAMA_ONLY = ("llmdoctor.knowledge.ollama.log", "llmdoctor.judge.ollama", "llmdoctor.facts.ollama_api")
+VLLM_ONLY = ("llmdoctor.knowledge.vllm.log", "llmdoctor.knowledge.vllm.cmdline")
+LLAMACPP_ONLY = ("llmdoctor.knowledge.llamacpp.endpoints", "llmdoctor.knowledge.llamacpp.log")
+ALWAYS_HEAVY = ("prometheus_client", "pynvml", "requests", "numpy", "rich.console", "llmdoctor.app.tune", "llmdoctor.app.exporter")
 
 
 @pytest.mark.parametrize("evidence,absent", [
-    ("vllm-preempt-v1", OLLAMA_ONLY + LLAMACPP_ONLY + ("llmdoctor.systemd.collect", "llmdoctor.nvidia")),
-    ("ollama-cpu-spill", VLLM_ONLY + LLAMACPP_ONLY + ("llmdoctor.systemd.collect",)),
+    ("vllm-preempt-v1", OLLAMA_ONLY + LLAMACPP_ONLY + ("llmdoctor.facts.systemd_files", "llmdoctor.knowledge.nvidia")),
+    ("ollama-cpu-spill", VLLM_ONLY + LLAMACPP_ONLY + ("llmdoctor.facts.systemd_files",)),
     ("llamacpp-prefill", OLLAMA_ONLY + VLLM_ONLY),
     ("config-no-reload", VLLM_ONLY + LLAMACPP_ONLY),
 ])

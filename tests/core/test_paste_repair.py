@@ -6,7 +6,7 @@ import json
 
 from hypothesis import given, settings, strategies as st
 
-from llmdoctor.pasted import repair_config, repair_log
+from llmdoctor.knowledge.pasted import repair_config, repair_log
 from tests.support.realcases import CORPORA
 
 CASES = {d.name[:4] if d.name.startswith("x") else d.name[:7]: d for root in CORPORA for d in root.iterdir() if d.is_dir()}

@@ -4,7 +4,7 @@ from __future__ import annotations
 from hypothesis import given, strategies as st
 
 from llmdoctor.hosts.evidence import EvidenceHost
-from llmdoctor.pasted import normalize_pasted
+from llmdoctor.knowledge.pasted import normalize_pasted
 
 # samples.md 1b (attogram/ollama-bash-lib demo), as a user would paste it into a ticket
 OLLAMA_PS = (

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from llmdoctor.checks import load_checks
-from llmdoctor.diagnose import DiagnoseOptions, diagnose_target
+from llmdoctor.plugins import load_checks
+from llmdoctor.app.diagnose import DiagnoseOptions, diagnose_target
 from llmdoctor.hosts.evidence import EvidenceHost
 
 ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "evidence"

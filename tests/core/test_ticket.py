@@ -8,8 +8,8 @@ import sys
 
 from hypothesis import given, strategies as st
 
-from llmdoctor.pasted import decode_pasted
-from llmdoctor.ticket import split_ticket
+from llmdoctor.knowledge.pasted import decode_pasted
+from llmdoctor.knowledge.ticket import split_ticket
 
 # Pieces are verbatim samples: ollama ps (samples.md 1b, attogram/ollama-bash-lib), journal lines
 # (samples.md 2h, karakeep-app/karakeep#1593), vmstat header as Debian's procps prints it.

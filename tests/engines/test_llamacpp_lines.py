@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from llmdoctor.knowledge.llamacpp_lines import LlamaCppLines, fields
+from llmdoctor.knowledge.llamacpp.lines import LlamaCppLines, fields
 
 
 def facts(text: str):

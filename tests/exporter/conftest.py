@@ -13,7 +13,7 @@ from typing import Iterator
 
 import pytest
 
-from llmdoctor.engines import EngineInstance
+from llmdoctor.knowledge.engines import EngineInstance
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity, TargetReport
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,17 +24,17 @@ EVIDENCE = FIXTURES / "evidence-vllm"
 def full_facts() -> dict:
     """Facts as the collectors deliver them (their real types), one of every kind the
     exporter maps. Built from the real classes so a renamed field fails here, loudly."""
-    from llmdoctor.engines.llamacpp import LlamaMetrics, LlamaState
-    from llmdoctor.engines.ollama_log import OllamaLogSummary
-    from llmdoctor.engines.ollama_ps import LoadedModel
-    from llmdoctor.engines.vllm_log import KvCapacity
-    from llmdoctor.engines.vllm_metrics import VllmMetrics
+    from llmdoctor.knowledge.llamacpp.endpoints import LlamaMetrics, LlamaState
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
+    from llmdoctor.knowledge.ollama.ps import LoadedModel
+    from llmdoctor.knowledge.vllm.log import KvCapacity
+    from llmdoctor.knowledge.vllm.metrics import VllmMetrics
     from llmdoctor.facts.memory import MemoryFact
     from llmdoctor.facts.ollama import OllamaConfig
     from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
-    from llmdoctor.memory import SwapInterval
-    from llmdoctor.nvidia import GpuDevice, GpuFact
-    from llmdoctor.probe.result import ProbeResult, ProbeRuns, StreamSample
+    from llmdoctor.knowledge.memory import SwapInterval
+    from llmdoctor.knowledge.nvidia import GpuDevice, GpuFact
+    from llmdoctor.knowledge.probe.result import ProbeResult, ProbeRuns, StreamSample
 
     streams = tuple(
         StreamSample(id=f"s{i}", scenario="concurrent", ttft_s=ttft, chunk_s=(ttft, ttft + 0.03, ttft + 0.06, ttft + 0.14))

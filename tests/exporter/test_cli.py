@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from llmdoctor.exporter.service import parse_duration, parse_listen, target_names
+from llmdoctor.app.exporter.service import parse_duration, parse_listen, target_names
 from tests.exporter.conftest import EVIDENCE, exporter_process
 
 

@@ -7,9 +7,9 @@ import urllib.request
 
 import pytest
 
-from llmdoctor.exporter.collector import dedicated_registry, exposition
-from llmdoctor.exporter.scheduler import Scheduler
-from llmdoctor.exporter.service import serve_http
+from llmdoctor.app.exporter.collector import dedicated_registry, exposition
+from llmdoctor.app.exporter.scheduler import Scheduler
+from llmdoctor.app.exporter.service import serve_http
 from tests.exporter.conftest import finding, full_facts, result
 from tests.support import prometheus as prom_support
 

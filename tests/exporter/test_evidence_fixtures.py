@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from llmdoctor.exporter import readings as r
-from llmdoctor.exporter.collector import dedicated_registry, exposition
-from llmdoctor.exporter.scheduler import Scheduler
-from llmdoctor.exporter.service import diagnosis_runner, target_names
+from llmdoctor.app.exporter import readings as r
+from llmdoctor.app.exporter.collector import dedicated_registry, exposition
+from llmdoctor.app.exporter.scheduler import Scheduler
+from llmdoctor.app.exporter.service import diagnosis_runner, target_names
 from tests.support import prometheus as prom_support
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,10 +7,10 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llmdoctor.exporter import counters as c
-from llmdoctor.exporter import metrics as m
-from llmdoctor.exporter import readings as r
-from llmdoctor.exporter.collector import dedicated_registry, exposition
+from llmdoctor.app.exporter import counters as c
+from llmdoctor.app.exporter import metrics as m
+from llmdoctor.app.exporter import readings as r
+from llmdoctor.app.exporter.collector import dedicated_registry, exposition
 from tests.exporter.conftest import finding, full_facts, result
 
 
@@ -198,8 +198,8 @@ def test_garbage_settings_are_skipped_not_fatal(config):
 
 
 def test_engine_version_from_the_engines_own_facts():
-    from llmdoctor.engines import EngineInstance
-    from llmdoctor.engines.llamacpp import LlamaProps, LlamaState
+    from llmdoctor.knowledge.engines import EngineInstance
+    from llmdoctor.knowledge.llamacpp.endpoints import LlamaProps, LlamaState
 
     facts = {"engines": (EngineInstance("ollama", unit="ollama.service"), EngineInstance("llamacpp", port=8080)),
              "ollama_version": "0.32.15",

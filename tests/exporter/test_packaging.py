@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from llmdoctor.exporter.metrics import exported_names
+from llmdoctor.app.exporter.metrics import exported_names
 from tests.exporter.promql_names import metric_names
 from tests.support import prometheus as prom_support
 

@@ -76,8 +76,8 @@ def test_cli_once_writes_textfile_from_evidence(tmp_path):
 def test_once_keeps_counters_and_probe_between_runs(tmp_path):
     """Under a timer every run is a new process: counters continue from the state
     directory, log counts of a resumed scan add up, and the probe runs only when due."""
-    from llmdoctor.engines.ollama_log import OllamaLogSummary
-    from llmdoctor.exporter.service import write_textfile
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
+    from llmdoctor.app.exporter.service import write_textfile
     from tests.exporter.conftest import full_facts, result
 
     calls = []
@@ -119,7 +119,7 @@ def test_cli_once_on_this_machine(tmp_path):
 
 
 def test_damaged_state_means_starting_afresh(tmp_path):
-    from llmdoctor.exporter.service import write_textfile
+    from llmdoctor.app.exporter.service import write_textfile
     from tests.exporter.conftest import full_facts, result
 
     state = tmp_path / "state"

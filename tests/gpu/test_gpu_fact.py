@@ -12,7 +12,7 @@ from llmdoctor.hosts.base import CommandNotFound, CommandResult
 from llmdoctor.hosts.evidence import EvidenceHost
 from llmdoctor.hosts.local import LocalHost
 from llmdoctor.facts.gpu import QUERY_APPS_FIELDS, QUERY_GPU_FIELDS
-from llmdoctor.nvidia import MIB
+from llmdoctor.knowledge.nvidia import MIB
 
 from .test_nvidia import fixture, noheader_nounits
 

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from llmdoctor.nvidia import (
+from llmdoctor.knowledge.nvidia import (
     MIB,
     GpuDevice,
     GpuFact,

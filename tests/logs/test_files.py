@@ -11,8 +11,8 @@ from datetime import datetime, timezone
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from llmdoctor.engines import LLAMACPP, OLLAMA, VLLM
-from llmdoctor.logs import (
+from llmdoctor.knowledge.engines import LLAMACPP, OLLAMA, VLLM
+from llmdoctor.hosts.logs import (
     BISECT_ABOVE,
     MAX_LINE,
     FileSource,
@@ -204,7 +204,7 @@ def test_state_file_shared_by_parallel_writers_keeps_every_key(tmp_path):
 def test_remote_file_source_resumes_with_stat_and_dd(tmp_path):
     """RemoteFileSource only needs `stat` and `dd` on the far side; run them here for real."""
     from llmdoctor.hosts.local import LocalHost
-    from llmdoctor.logs import RemoteFileSource
+    from llmdoctor.hosts.logs import RemoteFileSource
 
     log, state = tmp_path / "vllm.log", ResumeState(tmp_path / "state.json")
     write_log(log, NOW - 600, 3)

@@ -9,10 +9,10 @@ import time
 import pytest
 from hypothesis import example, given, strategies as st
 
-from llmdoctor.engines import OLLAMA
+from llmdoctor.knowledge.engines import OLLAMA
 from llmdoctor.hosts.base import CommandResult, HostUnreachable
 from llmdoctor.hosts.local import LocalHost
-from llmdoctor.logs import NOT_PERMITTED, JournalSource, ResumeState, format_entry, systemd_reader_available
+from llmdoctor.hosts.logs import NOT_PERMITTED, JournalSource, ResumeState, format_entry, systemd_reader_available
 from llmdoctor.parsing import strip_journal_prefix
 
 from . import journalfile

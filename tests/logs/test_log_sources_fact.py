@@ -6,12 +6,12 @@ import time
 
 import pytest
 
-from llmdoctor.engines import LLAMACPP, OLLAMA, VLLM, EngineInstance
+from llmdoctor.knowledge.engines import LLAMACPP, OLLAMA, VLLM, EngineInstance
 from llmdoctor.facts import Context, FactStore, FactUnavailable
 from llmdoctor.facts.logs import log_sources, sniff_engine
 from llmdoctor.hosts.evidence import EvidenceHost
 from llmdoctor.hosts.local import LocalHost
-from llmdoctor.logs import EvidenceFileSource, FileSource, JournalSource
+from llmdoctor.hosts.logs import EvidenceFileSource, FileSource, JournalSource
 from llmdoctor.parsing import strip_journal_prefix
 
 from . import journalfile

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from llmdoctor.memory import (
+from llmdoctor.knowledge.memory import (
     ACTIVE_BYTES_PER_S,
     MIB,
     SwapInterval,

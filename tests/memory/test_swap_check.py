@@ -12,9 +12,9 @@ from llmdoctor.facts import Context, FactUnavailable
 from llmdoctor.facts.memory import MemoryFact, memory
 from llmdoctor.hosts.evidence import EvidenceHost
 from llmdoctor.hosts.local import LocalHost
-from llmdoctor.memory import SwapInterval, parse_meminfo
+from llmdoctor.knowledge.memory import SwapInterval, parse_meminfo
 from llmdoctor.model import Cause, Severity
-from llmdoctor.checks import load_checks
+from llmdoctor.plugins import load_checks
 
 from . import realswap
 

@@ -1,5 +1,5 @@
 """Hand-made probe results for verdict and check tests (figures shaped like real runs)."""
-from llmdoctor.probe.result import ProbeResult, StreamSample
+from llmdoctor.knowledge.probe.result import ProbeResult, StreamSample
 
 
 def sample(id, scenario, sent=0.0, ttft=0.05, n=64, itl=0.005, decode=None, prefill=None,

@@ -13,10 +13,10 @@ import json
 import sys
 from pathlib import Path
 
-from llmdoctor.commands.probe import judge
-from llmdoctor.probe.detect import detect
-from llmdoctor.probe.result import ProbeRuns
-from llmdoctor.probe.scenarios import ProbeRunner
+from llmdoctor.cli.probe import judge
+from llmdoctor.facts.live_probe.detect import detect
+from llmdoctor.knowledge.probe.result import ProbeRuns
+from llmdoctor.facts.live_probe.scenarios import ProbeRunner
 from tests.support.llamaserver import running_llama_server
 from tests.support.ollama_replay import ollama_replay
 from tests.support.tinymodel import tiny_gguf

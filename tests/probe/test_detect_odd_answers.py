@@ -7,8 +7,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from llmdoctor.probe.client import ProbeError
-from llmdoctor.probe.detect import detect
+from llmdoctor.hosts.stream_client import ProbeError
+from llmdoctor.facts.live_probe.detect import detect
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from llmdoctor.checks import load_checks, run_check
-from llmdoctor.engines import EngineInstance
+from llmdoctor.plugins import load_checks, run_check
+from llmdoctor.knowledge.engines import EngineInstance
 from llmdoctor.facts import Context, FactStore, FactUnavailable
 from llmdoctor.hosts.evidence import EvidenceHost
 from llmdoctor.hosts.local import LocalHost

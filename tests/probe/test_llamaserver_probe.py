@@ -5,11 +5,11 @@ twice when the machine's noise blurs it. Each server starts once for this module
 """
 import pytest
 
-from llmdoctor.probe import prompts
-from llmdoctor.probe.accuracy import agreement
-from llmdoctor.probe.detect import detect
-from llmdoctor.probe.scenarios import ProbeRunner
-from llmdoctor.probe.verdicts import PROBLEM, queueing
+from llmdoctor.knowledge.probe import prompts
+from llmdoctor.knowledge.probe.accuracy import agreement
+from llmdoctor.facts.live_probe.detect import detect
+from llmdoctor.facts.live_probe.scenarios import ProbeRunner
+from llmdoctor.judge.probe.verdicts import PROBLEM, queueing
 from tests.support.llamaserver import running_llama_server
 from tests.support.tinymodel import tiny_gguf
 
@@ -35,8 +35,8 @@ def four_slots(model):
 
 
 def findings(result):
-    from llmdoctor.commands.probe import judge
-    from llmdoctor.probe.result import ProbeRuns
+    from llmdoctor.cli.probe import judge
+    from llmdoctor.knowledge.probe.result import ProbeRuns
 
     return judge(ProbeRuns((result,))).targets[0].findings
 
@@ -82,7 +82,7 @@ def test_four_slots_are_not_queueing(four_slots):
 
 def test_probe_medians_agree_with_server_timings_within_10_percent(four_slots):
     """TTFT (minus the round trip) vs prompt_ms; ITL vs predicted_per_token_ms
-    (llmdoctor/probe/accuracy.py says how each side is measured); medians over requests."""
+    (llmdoctor/knowledge/probe/accuracy.py says how each side is measured); medians over requests."""
     target = detect(four_slots)
     for _ in range(TRIES):
         runner = ProbeRunner(target)
@@ -97,7 +97,7 @@ def test_probe_medians_agree_with_server_timings_within_10_percent(four_slots):
 
 
 def test_load_mode_names_what_it_sends_and_measures(four_slots):
-    from llmdoctor.probe.scenarios import describe_load
+    from llmdoctor.facts.live_probe.scenarios import describe_load
 
     target = detect(four_slots)
     text = describe_load(target, None)

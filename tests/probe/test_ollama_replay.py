@@ -6,12 +6,12 @@ import time
 
 import pytest
 
-from llmdoctor.probe import ProbeError, run_probe
-from llmdoctor.probe.client import Interrupt
-from llmdoctor.probe.detect import detect
-from llmdoctor.probe.result import INTERRUPTED, STALLED, STREAM_ERROR, TIMEOUT
-from llmdoctor.probe.scenarios import ProbeRunner
-from llmdoctor.probe.verdicts import HEALTHY, PROBLEM, batching, model_unload, prefill, queue_full, queueing
+from llmdoctor.facts.live_probe import ProbeError, run_probe
+from llmdoctor.hosts.stream_client import Interrupt
+from llmdoctor.facts.live_probe.detect import detect
+from llmdoctor.knowledge.probe.result import INTERRUPTED, STALLED, STREAM_ERROR, TIMEOUT
+from llmdoctor.facts.live_probe.scenarios import ProbeRunner
+from llmdoctor.judge.probe.verdicts import HEALTHY, PROBLEM, batching, model_unload, prefill, queue_full, queueing
 from tests.support.ollama_replay import QUEUE_FULL_BODY, ollama_replay
 
 pytestmark = pytest.mark.timeout(60)
@@ -136,7 +136,7 @@ def test_interrupt_stops_cleanly_and_keeps_what_was_measured():
 
 
 def test_chat_route_is_parsed_too():
-    from llmdoctor.probe.client import StreamRequest, stream
+    from llmdoctor.hosts.stream_client import StreamRequest, stream
 
     with ollama_replay(slots=1) as srv:
         req = StreamRequest("c", "single", srv.url, "/api/chat",

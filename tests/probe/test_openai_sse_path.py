@@ -9,9 +9,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from llmdoctor.probe.detect import detect
-from llmdoctor.probe.scenarios import ProbeRunner
-from llmdoctor.probe.verdicts import HEALTHY, PROBLEM, queueing
+from llmdoctor.facts.live_probe.detect import detect
+from llmdoctor.facts.live_probe.scenarios import ProbeRunner
+from llmdoctor.judge.probe.verdicts import HEALTHY, PROBLEM, queueing
 
 pytestmark = pytest.mark.timeout(60)
 MODEL = "Qwen/Qwen2.5-Coder-32B-Instruct"

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llmdoctor.probe.stats import gaps, max_concurrency, overlap, p50, p95, percentile
+from llmdoctor.knowledge.probe.stats import gaps, max_concurrency, overlap, p50, p95, percentile
 
 
 def test_percentiles_match_linear_interpolation():

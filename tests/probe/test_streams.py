@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from llmdoctor.probe.result import OK, STREAM_ERROR
-from llmdoctor.probe.streams import OLLAMA, OPENAI, StreamAccumulator, error_message
+from llmdoctor.knowledge.probe.result import OK, STREAM_ERROR
+from llmdoctor.knowledge.probe.streams import OLLAMA, OPENAI, StreamAccumulator, error_message
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "probe"
 

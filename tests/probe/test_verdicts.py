@@ -1,5 +1,5 @@
-from llmdoctor.probe import thresholds as T
-from llmdoctor.probe.verdicts import (HEALTHY, INCONCLUSIVE, PROBLEM, batching, load_concurrency, model_unload,
+from llmdoctor.judge.probe import thresholds as T
+from llmdoctor.judge.probe.verdicts import (HEALTHY, INCONCLUSIVE, PROBLEM, batching, load_concurrency, model_unload,
                                       prefill, prefill_stall, queue_full, queueing)
 
 from .factories import light, parallel_pair, queued_pair, result, sample
@@ -90,8 +90,8 @@ def test_load_concurrency():
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from llmdoctor.probe.result import ProbeResult, StreamSample  # noqa: E402
-from llmdoctor.probe.verdicts import assess, summary_lines  # noqa: E402
+from llmdoctor.knowledge.probe.result import ProbeResult, StreamSample  # noqa: E402
+from llmdoctor.judge.probe.verdicts import assess, summary_lines  # noqa: E402
 
 times = st.floats(min_value=-1.0, max_value=100.0, allow_nan=False)
 maybe = lambda s: st.none() | s  # noqa: E731

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llmdoctor.inventory import Target, parse_inventory, parse_target
+from llmdoctor.knowledge.inventory import Target, parse_inventory, parse_target
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from llmdoctor.hosts.local import LocalHost
-from llmdoctor.logs import JournalSource
+from llmdoctor.hosts.logs import JournalSource
 from tests.logs import journalfile
 
 pytestmark = pytest.mark.real

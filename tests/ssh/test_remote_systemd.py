@@ -93,7 +93,7 @@ def test_same_findings_locally_and_over_ssh(tmp_path):
     reason = sshd_support.skip_reason(netns=True) or nspawn.skip_reason()
     if reason:
         pytest.skip(reason)
-    from llmdoctor.diagnose import DiagnoseOptions, diagnose_target
+    from llmdoctor.app.diagnose import DiagnoseOptions, diagnose_target
 
     host_pub = sshd_support.keygen(tmp_path / "host_ed25519")
     client_pub = sshd_support.keygen(tmp_path / "client_ed25519")

@@ -51,7 +51,7 @@ _WORDS = (
     "model token server slot queue cache memory speed fast slow stream quick brown fox jumps lazy dog "
     "red green blue yellow black white stone paper wood glass iron silver gold cloud rain snow wind sun "
     "moon star tree leaf flower grass field hill valley road bridge tower garden market window door "
-    # the words of the probe's own prompts (llmdoctor/probe/prompts.py), so a long
+    # the words of the probe's own prompts (llmdoctor/knowledge/probe/prompts.py), so a long
     # prompt costs about one token per word, as with a real tokenizer
     "river runs past old near light moves walk bread flowers clock rings hour summarise text above "
     "sentence name colours rainbow per line llmdoctor probe"

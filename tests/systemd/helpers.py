@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from llmdoctor.checks import load_checks, run_check
+from llmdoctor.plugins import load_checks, run_check
 
 IDS = ("systemd-reload-pending", "systemd-restart-pending", "systemd-env-outside-unit",
        "systemd-dropin-ignored", "systemd-env-conflict", "systemd-env-in-unit-file")
@@ -11,7 +11,7 @@ IDS = ("systemd-reload-pending", "systemd-restart-pending", "systemd-env-outside
 
 @lru_cache(maxsize=1)
 def config_checks():
-    """The built-in CONFIG_NOT_APPLIED checks of llmdoctor.systemd, loaded the way the tool loads them."""
+    """The built-in CONFIG_NOT_APPLIED checks of llmdoctor.knowledge.systemd, loaded the way the tool loads them."""
     specs, errors = load_checks(site_dir=None, entry_points=False)
     mine = tuple(s for s in specs if s.id in IDS)
     assert len(mine) == len(IDS), (errors, [s.id for s in specs])

@@ -16,7 +16,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from llmdoctor.systemd.show import PROPERTIES
+from llmdoctor.knowledge.systemd.show import PROPERTIES
 from tests.support.nspawn import booted_container, skip_reason
 
 HERE = Path(__file__).resolve().parent

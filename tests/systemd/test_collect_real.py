@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from llmdoctor.collect import collect_evidence
-from llmdoctor.diagnose import DiagnoseOptions, diagnose_target
+from llmdoctor.app.collect import collect_evidence
+from llmdoctor.app.diagnose import DiagnoseOptions, diagnose_target
 from llmdoctor.hosts.evidence import EvidenceHost
 from tests.support.nspawn import ContainerHost, booted_container, skip_reason
 from tests.systemd.test_systemd_real import DROPIN, GROUP_LINE, INSTALL_SH_UNIT, PASSWD_LINE, UNIT

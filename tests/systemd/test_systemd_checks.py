@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from llmdoctor.engines import OLLAMA, EngineInstance
+from llmdoctor.knowledge.engines import OLLAMA, EngineInstance
 from llmdoctor.facts import Context, FactStore, FactUnavailable
 from llmdoctor.hosts.evidence import EvidenceHost
 from llmdoctor.model import Cause
@@ -225,7 +225,7 @@ def test_start_up_line_older_than_the_process_is_not_used():
     from datetime import datetime, timezone
 
     checks = {s.id: s.func for s in config_checks()}
-    from llmdoctor.systemd.units import UnitState
+    from llmdoctor.knowledge.systemd.units import UnitState
 
     u = UnitState("ollama.service", engine="ollama", fragment_path="/etc/systemd/system/ollama.service",
                   loaded_env={"OLLAMA_NUM_PARALLEL": "8"}, active_since="Sun 2026-11-29 11:22:26 UTC")

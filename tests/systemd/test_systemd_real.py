@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from llmdoctor.engines import OLLAMA, EngineInstance
+from llmdoctor.knowledge.engines import OLLAMA, EngineInstance
 from llmdoctor.facts import Context, FactStore
 from tests.support.nspawn import ContainerHost, booted_container, skip_reason
 from tests.systemd.helpers import config_checks, findings_by_check
@@ -294,8 +294,8 @@ def _collect(c, out) -> None:
     import json
 
     from llmdoctor.redact import redact_text
-    from llmdoctor.systemd.evidence import evidence_files
-    from llmdoctor.systemd.show import PROPERTIES
+    from llmdoctor.app.collect_systemd import evidence_files
+    from llmdoctor.knowledge.systemd.show import PROPERTIES
 
     host = ContainerHost(c)
     store = FactStore(Context(host), preset={"engines": (EngineInstance(OLLAMA, unit=UNIT, found_by="systemd unit"),)})

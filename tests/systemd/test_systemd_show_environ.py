@@ -8,13 +8,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llmdoctor.parsing import ParseError
-from llmdoctor.systemd.environ import (
+from llmdoctor.knowledge.systemd.environ import (
     parse_env_file,
     parse_etc_environment,
     parse_proc_environ,
     parse_shell_settings,
 )
-from llmdoctor.systemd.show import parse_show
+from llmdoctor.knowledge.systemd.show import parse_show
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "systemd"
 EVIDENCE = Path(__file__).resolve().parent.parent / "fixtures" / "evidence"

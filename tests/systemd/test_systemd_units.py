@@ -6,7 +6,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llmdoctor.systemd.units import (
+from llmdoctor.knowledge.systemd.units import (
     dropin_dir_names,
     expand_specifiers,
     file_environment,
@@ -44,7 +44,7 @@ def test_systemd_exec_manual_example():
 
 def test_quoting_unit_matches_what_real_systemd_loaded():
     """quoting.service was loaded by systemd 252; show_quoting.txt is what it made of it."""
-    from llmdoctor.systemd.show import parse_show
+    from llmdoctor.knowledge.systemd.show import parse_show
 
     env = env_of("quoting.service", (f"{ETC}/quoting.service", (FIX / "quoting.service").read_text()))
     loaded = parse_show((FIX / "show_quoting.txt").read_text()).env

@@ -19,8 +19,8 @@ FIX = REPO / "tests/fixtures/tune"
 @pytest.fixture(scope="session")
 def cli():
     """Invoke `llmdoctor plan|tune ...` in-process; returns (exit code, stdout, stderr)."""
-    from llmdoctor.commands import plan, tune
-
+    from llmdoctor.cli import plan
+    from llmdoctor.cli import tune
     app = typer.Typer()
 
     @app.callback()

@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 
 from llmdoctor.hosts.local import LocalHost
-from llmdoctor.tune import dropin, session
-from llmdoctor.systemd.environ import parse_proc_environ
-from llmdoctor.tune.apply import parse_show_environment
-from llmdoctor.tune.concurrency import two_requests_start_together
-from llmdoctor.tune.plan import Workload
+from llmdoctor.judge import dropin
+from llmdoctor.app.tune import session
+from llmdoctor.knowledge.systemd.environ import parse_proc_environ
+from llmdoctor.app.tune.apply import parse_show_environment
+from llmdoctor.app.tune.concurrency import two_requests_start_together
+from llmdoctor.judge.sizing import Workload
 from tests.support.nspawn import ContainerHost, booted_container, skip_reason
 
 pytestmark = [pytest.mark.real, pytest.mark.root]

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from llmdoctor.hosts.base import CommandResult
-from llmdoctor.tune import dropin
-from llmdoctor.systemd.environ import parse_proc_environ
-from llmdoctor.tune.apply import KEEP_BACKUPS, ApplyError, Transaction, parse_show_environment
+from llmdoctor.judge import dropin
+from llmdoctor.knowledge.systemd.environ import parse_proc_environ
+from llmdoctor.app.tune.apply import KEEP_BACKUPS, ApplyError, Transaction, parse_show_environment
 
 VALUES = {"OLLAMA_NUM_PARALLEL": "4", "OLLAMA_MAX_QUEUE": "16"}
 CONTENT = dropin.render(VALUES)
@@ -153,8 +153,7 @@ def test_rollback_takes_the_backup_of_its_own_unit(tmp_path):
 
 
 def test_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch):
-    from llmdoctor.tune import apply as apply_module
-
+    from llmdoctor.app.tune import apply as apply_module
     def refuse(src, dst):
         raise OSError(28, "No space left on device")
 

@@ -6,9 +6,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from llmdoctor.systemd.environ import parse_env_file
-from llmdoctor.tune import dropin
-
+from llmdoctor.knowledge.systemd.environ import parse_env_file
+from llmdoctor.judge import dropin
 # Ollama's install script unit (FACTS.md §1, scripts/install.sh configure_systemd()).
 UNIT = """[Unit]
 Description=Ollama Service

@@ -1,7 +1,7 @@
 """Guided questions: defaults, chat vs agents, explanations, bad answers."""
 from __future__ import annotations
 
-from llmdoctor.tune.guided import ask_workload
+from llmdoctor.cli.guided import ask_workload
 
 
 def scripted(*answers):

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from llmdoctor.engines.ollama_log import OllamaLogScanner
-from llmdoctor.engines.ollama_ps import parse_api_ps
+from llmdoctor.knowledge.ollama.log import OllamaLogScanner
+from llmdoctor.knowledge.ollama.ps import parse_api_ps
 from llmdoctor.facts import Context, FactStore
 from llmdoctor.facts.ollama import effective_config
 from llmdoctor.hosts.local import LocalHost
-from llmdoctor.nvidia import GpuDevice, GpuFact
-from llmdoctor.tune import dropin, hostfacts
-
+from llmdoctor.knowledge.nvidia import GpuDevice, GpuFact
+from llmdoctor.judge import dropin
+from llmdoctor.app.tune import hostfacts
 from .conftest import load_json
 
 # samples.md §2a (server config, v0.5.x) and §2h (truncation), verbatim lines.
@@ -74,7 +74,7 @@ def test_gpu_falls_back_to_ollamas_inventory_line():
 
 
 def test_unload_then_reload_from_the_log_scan(tmp_path: Path):
-    from llmdoctor.engines.ollama_log import Example, Load, OllamaLogSummary
+    from llmdoctor.knowledge.ollama.log import Example, Load, OllamaLogSummary
 
     line = 'time=2025-04-22T11:21:46.411Z level=INFO source=server.go:619 msg="llama runner started in 41.25 seconds"'
     log = OllamaLogSummary(loads=(Load(model="llama3:8b", idle_before_s=1800.0, load_seconds=41.25,
@@ -97,8 +97,8 @@ def test_file_size_of_a_named_model_from_tags(tmp_path: Path):
 def test_a_proposal_from_an_evidence_directory(tmp_path: Path):
     """No /api/ps in the evidence: weights and context come from the last load in the journal."""
     from llmdoctor.hosts.evidence import EvidenceHost
-    from llmdoctor.tune import session
-    from llmdoctor.tune.plan import Workload
+    from llmdoctor.app.tune import session
+    from llmdoctor.judge.sizing import Workload
 
     host = EvidenceHost(Path(__file__).parents[1] / "fixtures/evidence/ollama-kv-capacity")
     p = session.prepare(host, session.TuneOptions(root=tmp_path, workload=Workload(concurrent=4)))

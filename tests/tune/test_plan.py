@@ -5,9 +5,9 @@ import json
 
 import pytest
 
-from llmdoctor.capacity import uniform_shape
+from llmdoctor.knowledge.capacity import uniform_shape
 from llmdoctor.parsing import parse_size
-from llmdoctor.tune.plan import DEFAULT_HEADROOM, Memory, PlanError, Workload, make_plan
+from llmdoctor.judge.sizing import DEFAULT_HEADROOM, Memory, PlanError, Workload, make_plan
 
 from .conftest import FIX
 
@@ -165,7 +165,7 @@ def test_default_headroom_is_documented_value():
 
 
 def test_plan_without_gpu_or_gpu_memory_exits_3(cli, monkeypatch):
-    import llmdoctor.commands.plan as plan_cmd
+    import llmdoctor.cli.plan as plan_cmd
 
     monkeypatch.setattr(plan_cmd, "_gpu_memory_from_nvml", lambda: (None, "NVML Shared Library Not Found"))
     code, out, err = cli("plan", "--layers", "36", "--kv-heads", "8", "--head-dim", "128", "--weights", "16GB")
@@ -181,7 +181,7 @@ from hypothesis import strategies as st
        users=st.integers(1, 500), turn=st.floats(0.1, 600), think=st.floats(0, 3600),
        context=st.sampled_from([512, 2048, 4096, 8192, 32768]), max_parallel=st.integers(1, 64))
 def test_the_recommendation_always_fits_or_says_so(total, weights, users, turn, think, context, max_parallel):
-    from llmdoctor.capacity import kv_bytes_per_token
+    from llmdoctor.knowledge.capacity import kv_bytes_per_token
 
     workload = Workload(users=users, turn_seconds=turn, think_seconds=think) if users % 5 else Workload()
     p = make_plan(QWEN, Memory(total, weights), workload, context, max_parallel=max_parallel)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from llmdoctor.tune.plan import Workload
-from llmdoctor.tune.proposal import Current, HostFacts, LoadedModel, ProposalError, make_proposal
+from llmdoctor.judge.sizing import Workload
+from llmdoctor.judge.proposal import Current, HostFacts, LoadedModel, ProposalError, make_proposal
 
 from .conftest import load_json
 

@@ -6,8 +6,7 @@ import json
 
 import pytest
 
-from llmdoctor.tune import dropin
-
+from llmdoctor.judge import dropin
 SEED = ("--users", "20", "--turn-seconds", "12", "--seconds-between-turns", "90", "--gpu-memory", "24GB")
 
 
@@ -67,7 +66,7 @@ def test_without_workload_flags_and_no_terminal_it_sizes_from_memory(cli, fake_o
     ((*SEED, "--weights", "lots"), "not a size"),
 ])
 def test_bad_input_exits_3_and_writes_nothing(cli, fake_ollama, tmp_path, monkeypatch, args, message):
-    import llmdoctor.tune.hostfacts as hf
+    import llmdoctor.app.tune.hostfacts as hf
 
     monkeypatch.setattr(hf, "gpu_total", lambda gpu: None)  # as on a machine without a GPU
     code, out, err = tune(cli, fake_ollama, tmp_path, *args, "--apply", "--yes")
@@ -99,7 +98,7 @@ def test_override_conf_is_named_and_kept(cli, fake_ollama, tmp_path):
 
 
 def test_guided_in_a_terminal_asks_explains_and_confirms(cli, fake_ollama, tmp_path, monkeypatch):
-    import llmdoctor.commands.tune as tune_cmd
+    import llmdoctor.cli.tune as tune_cmd
 
     monkeypatch.setattr(tune_cmd, "_interactive", lambda: True)
     code, out, err = cli("tune", "ollama", "--port", str(fake_ollama), "--root", str(tmp_path), "--gpu-memory",
@@ -113,7 +112,7 @@ def test_guided_in_a_terminal_asks_explains_and_confirms(cli, fake_ollama, tmp_p
 
 
 def test_declining_the_confirmation_writes_nothing(cli, fake_ollama, tmp_path, monkeypatch):
-    import llmdoctor.commands.tune as tune_cmd
+    import llmdoctor.cli.tune as tune_cmd
 
     monkeypatch.setattr(tune_cmd, "_interactive", lambda: True)
     code, out, err = tune(cli, fake_ollama, tmp_path, *SEED, "--apply", input="n\n")

@@ -5,8 +5,8 @@ import json
 
 import pytest
 
-from llmdoctor.checks import load_checks, run_check
-from llmdoctor.engines import LLAMACPP, EngineInstance
+from llmdoctor.plugins import load_checks, run_check
+from llmdoctor.knowledge.engines import LLAMACPP, EngineInstance
 from llmdoctor.facts import Context, FactStore
 from llmdoctor.hosts.evidence import EvidenceHost
 

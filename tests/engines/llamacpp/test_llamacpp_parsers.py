@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from llmdoctor.engines.llamacpp import parse_health, parse_llama_metrics, parse_props, parse_slots
-from llmdoctor.engines.llamacpp_cmdline import parse_llama_cmdline
-from llmdoctor.engines.llamacpp_log import scan_llama_lines
+from llmdoctor.knowledge.llamacpp.endpoints import parse_health, parse_llama_metrics, parse_props, parse_slots
+from llmdoctor.knowledge.llamacpp.cmdline import parse_llama_cmdline
+from llmdoctor.knowledge.llamacpp.log import scan_llama_lines
 from llmdoctor.parsing import ParseError
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "llamacpp"

@@ -9,11 +9,11 @@ import urllib.request
 
 import pytest
 
-from llmdoctor.checks import load_checks
-from llmdoctor.engines import LLAMACPP, EngineInstance
-from llmdoctor.engines.llamacpp import read_state
+from llmdoctor.plugins import load_checks
+from llmdoctor.knowledge.engines import LLAMACPP, EngineInstance
+from llmdoctor.knowledge.llamacpp.endpoints import read_state
 from llmdoctor.facts import Context, FactStore
-from llmdoctor.checks import run_check
+from llmdoctor.plugins import run_check
 from llmdoctor.hosts.local import LocalHost
 from tests.support.llamaserver import running_llama_server, skip_reason
 
@@ -102,7 +102,7 @@ def test_nothing_listening_is_a_line_not_a_traceback():
 def test_collect_then_diagnose_offline(model, tmp_path):
     """collect writes /health, /props, /slots and /metrics of a real server; the offline
     diagnosis reads them back as the live one does."""
-    from llmdoctor.collect import collect_evidence
+    from llmdoctor.app.collect import collect_evidence
     from llmdoctor.hosts.evidence import EvidenceHost
 
     with running_llama_server(model, n_parallel=2, n_ctx=4096, metrics=True) as url:
@@ -119,8 +119,8 @@ def test_collect_then_diagnose_offline(model, tmp_path):
 def test_collect_with_probe_keeps_the_timings(model, tmp_path):
     """collect --probe runs the light probe and writes probe.json, which the offline
     diagnosis reads back: one slot is found queueing without the server."""
-    from llmdoctor.collect import collect_evidence
-    from llmdoctor.diagnose import DiagnoseOptions, diagnose_target
+    from llmdoctor.app.collect import collect_evidence
+    from llmdoctor.app.diagnose import DiagnoseOptions, diagnose_target
     from llmdoctor.hosts.evidence import EvidenceHost
 
     with running_llama_server(model, n_parallel=1, n_ctx=2048, metrics=True) as url:

@@ -10,10 +10,10 @@ from types import SimpleNamespace
 
 import pytest
 
-from llmdoctor.checks import load_checks, run_check
-from llmdoctor.engines import OLLAMA, EngineInstance
-from llmdoctor.engines.ollama_log import scan
-from llmdoctor.engines.ollama_ps import parse_ps_text
+from llmdoctor.plugins import load_checks, run_check
+from llmdoctor.knowledge.engines import OLLAMA, EngineInstance
+from llmdoctor.knowledge.ollama.log import scan
+from llmdoctor.knowledge.ollama.ps import parse_ps_text
 from llmdoctor.facts import Context, FactStore
 from llmdoctor.facts.ollama import effective_config
 from llmdoctor.hosts.evidence import EvidenceHost
@@ -139,7 +139,7 @@ def test_cpu_only_host_is_not_a_spill(specs, sample):
 
 
 def test_gpu_not_used_from_nvml_process_memory(specs):
-    from llmdoctor.nvidia import GpuDevice, GpuFact, GpuProcess
+    from llmdoctor.knowledge.nvidia import GpuDevice, GpuFact, GpuProcess
 
     gpu = GpuFact("NVML", (GpuDevice(0, "RTX", 24 * 2**30, 2**30, 23 * 2**30),), (GpuProcess(4242, "ollama", 300 * 2**20, 0),))
     ps = parse_ps_text("NAME    ID              SIZE    PROCESSOR    UNTIL\nx:1     0123456789ab    9.6 GB  100% GPU     4 minutes from now\n")

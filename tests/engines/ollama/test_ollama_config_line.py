@@ -2,8 +2,8 @@
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from llmdoctor.engines.ollama_config_line import is_complete, join_wrapped, parse_server_config
-from llmdoctor.engines.ollama_log import scan
+from llmdoctor.knowledge.ollama.config_line import is_complete, join_wrapped, parse_server_config
+from llmdoctor.knowledge.ollama.log import scan
 from llmdoctor.parsing import ParseError
 
 

@@ -2,9 +2,7 @@
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from llmdoctor.engines import ollama_env as e
-
-
+from llmdoctor.knowledge.ollama import env as e
 @pytest.mark.parametrize("version, expected", [
     ("0.1.33", "1"), ("0.2.0", "0"), ("0.5.7", "0"), ("0.9.6", "0"), ("0.10.0", "1"), ("v0.33.0-rc2", "1"), (None, "1"),
 ])

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from llmdoctor.engines import OLLAMA, VLLM, EngineInstance
-from llmdoctor.engines.ollama_api import OllamaApiError, get_version, model_info_int, architecture
+from llmdoctor.knowledge.engines import OLLAMA, VLLM, EngineInstance
+from llmdoctor.facts.ollama_api import OllamaApiError, get_version, model_info_int, architecture
 from llmdoctor.facts import Context, FactStore, FactUnavailable
 from llmdoctor.facts.ollama import scan_sources
 from llmdoctor.hosts.base import CommandNotFound, CommandResult

@@ -4,7 +4,7 @@ import itertools
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from llmdoctor.engines.ollama_log import MAX_LOADS, OllamaLogScanner, parse_gin, scan
+from llmdoctor.knowledge.ollama.log import MAX_LOADS, OllamaLogScanner, parse_gin, scan
 
 
 def lines(sample, name):
@@ -186,7 +186,7 @@ def test_v030_llama_server_cmd():
 
 def test_generate_final_object(sample):
     import json
-    from llmdoctor.engines.ollama_api import response_timings
+    from llmdoctor.facts.ollama_api import response_timings
     from llmdoctor.parsing import ParseError
 
     t = response_timings(json.loads(sample("generate_final.json")))

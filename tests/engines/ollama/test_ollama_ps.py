@@ -4,7 +4,7 @@ import json
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from llmdoctor.engines.ollama_ps import cpu_percent_of, merge, parse_api_ps, parse_ps_text, processor_label
+from llmdoctor.knowledge.ollama.ps import cpu_percent_of, merge, parse_api_ps, parse_ps_text, processor_label
 from llmdoctor.parsing import ParseError
 
 

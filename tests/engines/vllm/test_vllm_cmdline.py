@@ -1,7 +1,7 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from llmdoctor.engines.vllm_cmdline import parse_vllm_cmdline
+from llmdoctor.knowledge.vllm.cmdline import parse_vllm_cmdline
 
 
 def test_serve_with_every_flag_spelling():
@@ -31,7 +31,7 @@ def test_max_model_len_that_is_no_length(value):
 
 
 def test_the_fix_for_a_command_line_with_odd_values_does_not_crash():
-    from llmdoctor.engines.vllm_advice import kv_room_fix
+    from llmdoctor.judge.vllm import kv_room_fix
 
     fix = kv_room_fix(parse_vllm_cmdline("vllm serve m --max-num-seqs lots --gpu-memory-utilization high"), "x")
     assert "--gpu-memory-utilization 0.95" in fix.commands[0]

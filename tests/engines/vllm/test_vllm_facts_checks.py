@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from llmdoctor.checks import load_checks, run_check
-from llmdoctor.engines import OLLAMA, VLLM, EngineInstance
+from llmdoctor.plugins import load_checks, run_check
+from llmdoctor.knowledge.engines import OLLAMA, VLLM, EngineInstance
 from llmdoctor.facts import Context, FactStore, FactUnavailable
 from llmdoctor.hosts.base import HostUnreachable, HttpResponse
 from llmdoctor.hosts.evidence import EvidenceHost

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from llmdoctor.engines.vllm_log import VllmLogScanner, scan_vllm_lines, scan_vllm_stream
+from llmdoctor.knowledge.vllm.log import VllmLogScanner, scan_vllm_lines, scan_vllm_stream
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "vllm"
 

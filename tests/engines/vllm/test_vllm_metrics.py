@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from llmdoctor.engines.prom import parse_exposition
-from llmdoctor.engines.vllm_metrics import parse_vllm_metrics, preemption_rate, prefix_hit_rate_between
+from llmdoctor.knowledge.prom import parse_exposition
+from llmdoctor.knowledge.vllm.metrics import parse_vllm_metrics, preemption_rate, prefix_hit_rate_between
 from llmdoctor.parsing import ParseError
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "vllm"

@@ -1,1 +1,0 @@
-"""Built-in checks: one small module per cause family. Loaded by file, see llmdoctor.checks."""

@@ -1,0 +1,180 @@
+"""`llmdoctor collect`: write what a diagnosis would look at as an evidence directory.
+
+The file names are those of DESIGN.md, so `diagnose --evidence` reads them back and
+a person can compare them with what they would paste into a ticket. Everything
+written passes through the secret redactor.
+"""
+from __future__ import annotations
+
+import json
+import socket
+import time
+from pathlib import Path
+from typing import Callable
+
+from llmdoctor import __version__
+from llmdoctor.knowledge.engines import DEFAULT_PORTS, LLAMACPP, OLLAMA, VLLM, EngineInstance
+from llmdoctor.facts import Context, FactStore
+from llmdoctor.hosts.base import Host, HostError
+from llmdoctor.redact import redact_text
+from llmdoctor.knowledge.systemd.show import PROPERTIES as SHOW_PROPERTIES
+
+LOG_LIMIT = 32 * 1024 * 1024  # newest part of the journal kept, per unit
+
+
+def _shorten_head(data: str, limit: int) -> str:
+    """Keep the newest `limit` bytes of a log, at a line boundary."""
+    if len(data) <= limit:
+        return data
+    cut = data[-limit:]
+    return cut[cut.find("\n") + 1 :]
+
+
+def collect_evidence(
+    host: Host,
+    out: Path,
+    units: tuple[str, ...] = (),
+    since_seconds: float = 86400.0,
+    engines: tuple[EngineInstance, ...] | None = None,
+    probe: bool = False,
+) -> tuple[list[str], list[str]]:
+    """Write evidence files; return (files written, notes on what could not be collected)."""
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[str] = []
+    notes: list[str] = []
+
+    def put(name: str, text: str) -> None:
+        path = out / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(redact_text(text))
+        written.append(name)
+
+    def attempt(what: str, fn: Callable[[], None]) -> None:
+        try:
+            fn()
+        except (HostError, OSError, ValueError) as e:
+            notes.append(str(e) if str(e).startswith(what.split()[0]) else f"{what}: {e}")
+
+    store = FactStore(
+        Context(host=host, units=units, since_seconds=since_seconds, options={"probe": probe}),
+        preset={"engines": engines} if engines else None,
+    )
+    engines = store.optional("engines", ()) or ()
+    primary = engines[0] if engines else None
+    engines_meta: dict = {}
+
+    for e in engines:
+        port = e.port or DEFAULT_PORTS[e.kind]
+        if e.kind == OLLAMA:
+            attempt("ollama ps", lambda: _run_to(host, ["ollama", "ps"], put, "ollama_ps.txt"))
+            attempt("GET /api/ps", lambda: _http_to(host, "GET", port, "/api/ps", put, "api_ps.json"))
+            attempt("POST /api/show", lambda: _api_show(host, port, put))
+        if e.kind == VLLM:
+            attempt("GET /metrics", lambda: _http_to(host, "GET", port, "/metrics", put, "metrics.prom"))
+        if e.kind == LLAMACPP:
+            from llmdoctor.hosts.evidence import LLAMACPP_ENDPOINTS
+
+            for path, name in LLAMACPP_ENDPOINTS.items():
+                # /health answers 503 "Loading model" while loading: that is evidence too
+                ok = (200, 503) if path == "/health" else (200,)
+                attempt(f"GET {path}", lambda: _http_to(host, "GET", port, path, put, name, ok=ok))
+        if e.pid:
+            attempt("cmdline", lambda: put("cmdline.txt", host.read(f"/proc/{e.pid}/cmdline").replace(b"\0", b" ").decode("utf-8", "replace").strip() + "\n"))
+
+    for e in engines:
+        if e.kind == OLLAMA:
+            attempt("GET /api/version", lambda: _version(host, e.port or DEFAULT_PORTS[OLLAMA], engines_meta))
+    unit_names = [e.unit for e in engines if e.unit] + [u if u.endswith(".service") else f"{u}.service" for u in units]
+    for unit in dict.fromkeys(unit_names):
+        attempt(
+            f"systemctl show {unit}",
+            lambda: _run_to(
+                host,
+                ["systemctl", "show", unit, "-p", ",".join(SHOW_PROPERTIES)],
+                put,
+                "env.txt",
+            ),
+        )
+        attempt(f"systemctl cat {unit}", lambda: _run_to(host, ["systemctl", "cat", unit], put, "systemctl_cat.txt"))
+        attempt(
+            f"journal of {unit}",
+            lambda: _journal(host, unit, since_seconds, put, "vllm.log" if unit.startswith("vllm") else "journal.log"),
+        )
+        break  # one engine unit per evidence directory: the file names are singular
+    attempt("unit files on disk", lambda: _unit_files(host, store, put))
+    if probe:
+        attempt("live probe", lambda: _probe(store, put))
+    attempt("vmstat", lambda: _run_to(host, ["vmstat", "1", "3"], put, "vmstat.txt", timeout=10))
+    attempt("/proc/meminfo", lambda: put("meminfo.txt", host.read("/proc/meminfo").decode()))
+    attempt("nvidia-smi", lambda: _run_to(host, ["nvidia-smi"], put, "nvidia_smi.txt"))
+    meta = {
+        "host": getattr(host, "name", socket.gethostname()),
+        "engine": primary.kind if primary else None,
+        "unit": primary.unit if primary else None,
+        "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "collected_by": f"llmdoctor {__version__}",
+        **engines_meta,
+    }
+    if notes:
+        meta["notes"] = notes
+    put("meta.json", json.dumps(meta, indent=2) + "\n")
+    return written, notes
+
+
+def _unit_files(host: Host, store: FactStore, put) -> None:
+    """Copies of the unit files, drop-ins and environments under files/<path>: only the files
+    on disk show a forgotten daemon-reload (systemctl cat shows what systemd loaded)."""
+    from llmdoctor.app.collect_systemd import evidence_files
+
+    states = store.optional("systemd_units", ()) or ()
+    if not states:
+        reason = store.missing.get("systemd_units")
+        raise HostError(reason.reason if reason else "no engine unit")
+    for name, text in evidence_files(host, states, store.optional("shell_exports", ()) or ()).items():
+        put(name, text)
+
+
+def _probe(store: FactStore, put) -> None:
+    runs = store.optional("probe")
+    if runs is None:
+        missing = store.missing.get("probe")
+        raise HostError(missing.reason if missing else "no result")
+    put("probe.json", json.dumps(runs.to_dict(), indent=2) + "\n")
+
+
+def _run_to(host: Host, argv: list[str], put, name: str, timeout: float = 15.0) -> None:
+    res = host.run(argv, timeout=timeout)
+    if not res.ok:
+        raise HostError(f"exit {res.returncode}: {(res.stderr or res.stdout).strip()[:200]}")
+    put(name, res.stdout)
+
+
+def _http_to(host: Host, method: str, port: int, path: str, put, name: str, body: bytes | None = None,
+             ok: tuple[int, ...] = (200,)) -> None:
+    resp = host.http(method, port, path, body=body, timeout=10)
+    if resp.status not in ok:
+        raise HostError(f"HTTP {resp.status}")
+    put(name, resp.text)
+
+
+def _api_show(host: Host, port: int, put) -> None:
+    resp = host.http("GET", port, "/api/ps", timeout=10)
+    models = (resp.json() or {}).get("models") or []
+    if not models:
+        raise HostError("no model loaded, nothing to show")
+    body = json.dumps({"model": models[0].get("name") or models[0].get("model")}).encode()
+    _http_to(host, "POST", port, "/api/show", put, "api_show.json", body=body)
+
+
+def _version(host: Host, port: int, meta: dict) -> None:
+    resp = host.http("GET", port, "/api/version", timeout=5)
+    meta["version"] = (resp.json() or {}).get("version")
+
+
+def _journal(host: Host, unit: str, since_seconds: float, put, name: str) -> None:
+    res = host.run(
+        ["journalctl", "-u", unit, "--no-pager", "-o", "short-iso", f"--since=-{int(since_seconds)}s"], timeout=60
+    )
+    if not res.ok and not res.stdout:
+        raise HostError(res.stderr.strip()[:200] or f"journalctl exit {res.returncode}")
+    put(name, _shorten_head(res.stdout, LOG_LIMIT))

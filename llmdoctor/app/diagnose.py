@@ -1,0 +1,223 @@
+"""Orchestration: run the checks against one host or many, and build the report.
+
+Facts are collected lazily: only what an enabled check asks for, once per run.
+Hosts are diagnosed in a thread pool so one slow or unreachable box never
+stalls the others; each host's failure is a line in its own section.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable
+
+from llmdoctor import __version__
+from llmdoctor.plugins import CheckSpec, load_checks, run_check
+from llmdoctor.facts import Context, FactStore, FactUnavailable
+from llmdoctor.hosts.base import Host, HostError
+from llmdoctor.model import Evidence, Finding, Fix, Report, TargetReport, Unavailable
+from llmdoctor.redact import redact_text
+
+# Facts every report summarises, whether or not a check needed them.
+ALWAYS = ("engines", "gpu", "memory")
+
+
+class UnknownCheck(ValueError):
+    """--only names no check id and no cause."""
+
+
+def _lines(n: int) -> str:
+    return f"{n:,} line{'s' if n != 1 else ''}"
+
+
+# What each engine-relevant fact says it read, or None when it read nothing (a log with no
+# line inside --since). A diagnosis is only as good as these: "no problems found" is said
+# about them, and with none of them the answer is "could not diagnose".
+EXAMINED: dict[str, Callable[[Any], str | None]] = {
+    "ollama_log": lambda v: f"Ollama log {', '.join(v.sources)} ({_lines(v.lines)})" if v.lines else None,
+    "ollama_ps": lambda v: f"loaded models ({len(v)}, `ollama ps` / /api/ps)",
+    "vllm_log": lambda v: "; ".join(f"vLLM log {s.source} ({_lines(s.lines)})" for s in v.scans if s.lines) or None,
+    "vllm_metrics": lambda v: f"vLLM metrics ({v.source})",
+    "vllm_cmdline": lambda v: "vLLM command line",
+    "llamacpp_log": lambda v: "; ".join(f"llama-server log {s.source} ({_lines(s.lines)})" for s in v.scans if s.lines) or None,
+    "llamacpp_state": lambda v: "llama-server " + ", ".join(sorted(v.sources) or ["endpoints"]),
+    "llamacpp_cmdline": lambda v: "llama-server command line",
+    "systemd_units": lambda v: "systemd " + ", ".join(u.unit for u in v),
+    "declared_settings": lambda v: "settings as written in " + ", ".join(dict.fromkeys(a.source for a in v.assignments)),
+    "probe": lambda v: "live probe",
+}
+
+@dataclass(frozen=True)
+class DiagnoseOptions:
+    units: tuple[str, ...] = ()
+    since_seconds: float = 24 * 3600.0
+    sample_seconds: float = 2.0
+    only: tuple[str, ...] = ()  # check ids (or causes) to run; empty = all
+    checks_dirs: tuple[str, ...] = ()
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TargetResult:
+    report: TargetReport
+    facts: dict[str, Any]
+
+
+def select(specs: Iterable[CheckSpec], only: Iterable[str]) -> list[CheckSpec]:
+    """The checks --only names (by id or cause); UnknownCheck for a name that is neither."""
+    wanted = {o.lower() for o in only}
+    specs = list(specs)
+    if not wanted:
+        return specs
+    known = {s.id.lower() for s in specs} | {s.cause.value.lower() for s in specs}
+    unknown = sorted(wanted - known)
+    if unknown:
+        raise UnknownCheck(f"--only {', '.join(unknown)}: no check or cause of that name (`llmdoctor checks` lists them)")
+    return [s for s in specs if s.id.lower() in wanted or s.cause.value.lower() in wanted]
+
+
+def examined_lines(values: dict[str, Any]) -> tuple[str, ...]:
+    out = []
+    for name, describe in EXAMINED.items():
+        if name in values and values[name] is not None:
+            try:
+                text = describe(values[name])
+            except Exception:  # a description must never end a report
+                text = name
+            if text:
+                out.append(text)
+    return tuple(out)
+
+
+def not_diagnosed_reason(store: FactStore, examined: tuple[str, ...], findings) -> str:
+    """Why nothing could be diagnosed, or "" when something engine-relevant was read (or a
+    problem was found regardless, such as a host that swaps)."""
+    if examined or any(f.severity.rank >= 1 for f in findings):
+        return ""
+    missing = store.missing.get("engines")
+    if missing is not None:
+        return missing.reason
+    kinds = engine_label(store.values)
+    return (f"found {kinds}, but read none of its logs, metrics, endpoints, command line or configuration "
+            f"(see Could not examine)")
+
+
+def engine_label(facts: dict[str, Any]) -> str:
+    engines = facts.get("engines") or ()
+    kinds = sorted({e.kind for e in engines})
+    return ",".join(kinds) if kinds else "none"
+
+
+def _summary(store: FactStore) -> tuple[tuple[str, str], ...]:
+    lines: list[tuple[str, str]] = []
+    for name, value in store.values.items():
+        summarize = getattr(value, "summary", None)
+        if callable(summarize):
+            try:
+                lines.extend((str(k), str(v)) for k, v in summarize())
+            except Exception as e:  # a summary must never end a report
+                lines.append((name, f"summary failed: {e}"))
+    return tuple(lines)
+
+
+def redact_finding(f: Finding) -> Finding:
+    """Secrets never leave the host, whatever a check put into its evidence or fix."""
+    return replace(
+        f,
+        evidence=tuple(Evidence(e.source, redact_text(e.text)) for e in f.evidence),
+        fix=Fix(redact_text(f.fix.summary), tuple(redact_text(c) for c in f.fix.commands), redact_text(f.fix.config)),
+    )
+
+
+def diagnose_target(
+    host: Host,
+    opts: DiagnoseOptions,
+    specs: list[CheckSpec] | None = None,
+    load_errors: Iterable[str] = (),
+) -> TargetResult:
+    if specs is None:
+        specs, errs = load_checks(opts.checks_dirs)
+        load_errors = list(load_errors) + errs
+    specs = select(specs, opts.only)
+    ctx = Context(
+        host=host,
+        units=opts.units,
+        since_seconds=opts.since_seconds,
+        sample_seconds=opts.sample_seconds,
+        options=dict(opts.options),
+    )
+    store = FactStore(ctx)
+    errors: list[str] = list(load_errors)
+    findings = []
+    wanted: set[str] = set(ALWAYS)
+    for name in ALWAYS:
+        store.optional(name)
+    for spec in specs:
+        wanted.update(p for p in spec.params if store.known(p))
+        outcome = run_check(spec, store)
+        findings.extend(redact_finding(f) for f in outcome.findings)
+        if outcome.crash:
+            errors.append(outcome.crash)
+    unavailable = []
+    shown: set[int] = set()  # a fact missing because another is missing shares its exception: say it once
+    for name in list(ALWAYS) + sorted(store.missing):
+        e = store.missing.get(name)
+        if e is None or e.quiet or name not in wanted or id(e) in shown:
+            continue
+        shown.add(id(e))
+        unavailable.append(Unavailable(name, e.reason))
+    findings.sort(key=lambda f: (-f.severity.rank, {"high": 0, "medium": 1, "low": 2}.get(f.confidence, 3), f.check))
+    examined = examined_lines(store.values)
+    report = TargetReport(
+        target=redact_text(host.name),
+        engine=engine_label(store.values),
+        findings=tuple(findings),
+        unavailable=tuple(unavailable),
+        errors=tuple(errors),
+        summary=tuple((k, redact_text(v)) for k, v in _summary(store)),
+        examined=tuple(redact_text(e) for e in examined),
+        not_diagnosed=redact_text(not_diagnosed_reason(store, examined, findings)),
+    )
+    return TargetResult(report, dict(store.values))
+
+
+def unreachable(target: str, reason: str) -> TargetResult:
+    return TargetResult(TargetReport(target=redact_text(target), engine="unreachable", errors=(redact_text(reason),)), {})
+
+
+def diagnose(
+    hosts: Iterable[Host | Callable[[], Host]],
+    opts: DiagnoseOptions,
+    forks: int = 10,
+    names: Iterable[str] | None = None,
+) -> tuple[Report, list[TargetResult]]:
+    """Diagnose every host concurrently. A host may be given as a factory, so that
+    connecting (which can fail) happens inside its own worker."""
+    specs, load_errors = load_checks(opts.checks_dirs)
+    select(specs, opts.only)  # an unknown --only name is an error before anything runs
+    hosts = list(hosts)
+    labels = list(names) if names is not None else [getattr(h, "name", str(h)) for h in hosts]
+
+    def one(item: tuple[str, Host | Callable[[], Host]]) -> TargetResult:
+        label, h = item
+        host = None
+        try:
+            host = h() if callable(h) and not hasattr(h, "run") else h
+            return diagnose_target(host, opts, specs, load_errors)
+        except (HostError, OSError) as e:
+            return unreachable(label, str(e) or type(e).__name__)
+        except FactUnavailable as e:
+            return unreachable(label, e.reason)
+        finally:
+            if host is not None:
+                try:
+                    host.close()
+                except Exception:
+                    pass
+
+    if len(hosts) <= 1:  # one target (the common case): no worker thread, no concurrent.futures import
+        results = [one(item) for item in zip(labels, hosts)]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=max(1, min(forks, len(hosts)))) as pool:
+            results = list(pool.map(one, zip(labels, hosts)))
+    return Report(__version__, tuple(r.report for r in results)), results

@@ -1,0 +1,434 @@
+"""Readings from the facts of a diagnosis run: gauge samples and counter readings. Pure.
+
+Facts are written by other modules and may be missing, partial or reshaped over
+time, so every reader looks fields up leniently (attribute or mapping key, several
+spellings) and one unreadable fact drops only its own series, never a scrape.
+The shapes read here are the collectors' own: GpuFact, MemoryFact, OllamaConfig,
+LoadedModel, OllamaLogSummary, VllmMetricsSample, VllmLog, LlamaState, ProbeRuns.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from llmdoctor.app.exporter.counters import CounterReading
+
+Sample = tuple[str, tuple[tuple[str, str], ...], float]  # (name, labels, value)
+MAX_MODELS = 16  # bound on the `model` label: a host loads a handful of models at most
+MAX_GPUS = 64
+_LABEL_SAFE = re.compile(r"[^A-Za-z0-9._:/@+-]")
+
+
+def label_value(value: Any, limit: int = 64) -> str:
+    """A bounded, printable label value: no spaces, quotes or control characters."""
+    return _LABEL_SAFE.sub("_", str(value if value is not None else ""))[:limit]
+
+
+# -- defensive field access ------------------------------------------------------------
+
+_MISSING = object()
+
+
+def pick(obj: Any, *names: str, default: Any = None) -> Any:
+    """The first present, non-None field among `names`, from a mapping or an object."""
+    if obj is None:
+        return default
+    for name in names:
+        if isinstance(obj, Mapping):
+            value = obj.get(name, _MISSING)
+        else:
+            value = getattr(obj, name, _MISSING)
+        if value is not _MISSING and value is not None:
+            return value
+    return default
+
+
+def number(value: Any) -> float | None:
+    """A finite-or-infinite float from an int, float or numeric string; None otherwise."""
+    if isinstance(value, bool) or value is None:
+        return None
+    value = pick(value, "value") if not isinstance(value, (int, float, str)) else value
+    if isinstance(value, (int, float)):
+        try:
+            result = float(value)
+        except OverflowError:  # an int beyond any float
+            result = math.inf if value > 0 else -math.inf
+    elif isinstance(value, str):
+        try:
+            result = float(value.strip().strip("\"'"))
+        except ValueError:
+            return None
+    else:
+        return None
+    return None if math.isnan(result) else result
+
+
+def items(value: Any) -> list[Any]:
+    """A fact that is a sequence of records, or a record wrapping one (`.models`, `.gpus`...)."""
+    if value is None:
+        return []
+    if isinstance(value, Mapping):
+        inner = pick(value, "models", "gpus", "devices", "items")
+        return list(inner) if isinstance(inner, (list, tuple)) else [value]
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    inner = pick(value, "models", "gpus", "devices", "items")
+    return list(inner) if isinstance(inner, (list, tuple)) else []
+
+
+_GO_DURATION = re.compile(r"(-?\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
+_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def keep_alive_seconds(value: Any) -> float | None:
+    """OLLAMA_KEEP_ALIVE as seconds: a Go duration ("5m", "1h30m", "-1m") or integer
+    seconds ("3600"); negative means never unload (FACTS.md §1), exported as +Inf."""
+    if not isinstance(value, (str, int, float)):
+        value = pick(value, "value")
+    n = number(value)
+    if n is None:
+        if not isinstance(value, str):
+            return None
+        text = value.strip().strip("\"'")
+        negative = text.startswith("-")
+        body = text.lstrip("+-")
+        parts = _GO_DURATION.findall(body)
+        if not parts or "".join(a + u for a, u in parts) != body:
+            return None
+        n = sum(float(a) * _UNIT_SECONDS[u] for a, u in parts)
+        n = -n if negative else n
+    return math.inf if n < 0 else n
+
+
+def _engines(facts: Mapping[str, Any]) -> list[Any]:
+    return items(facts.get("engines"))
+
+
+def _engine_version(e: Any, facts: Mapping[str, Any]) -> Any:
+    """The engine's version: discovery's, else what its own facts say (live discovery
+    by unit or port does not know it; /api/version and /props do)."""
+    version = pick(e, "version")
+    if version:
+        return version
+    kind = pick(e, "kind")
+    if kind == "ollama" and isinstance(facts.get("ollama_version"), str):
+        return facts["ollama_version"]
+    if kind == "llamacpp":
+        return pick(pick(facts.get("llamacpp_state"), "props"), "build_info", default="")
+    return ""
+
+
+def engine_samples(facts: Mapping[str, Any]) -> list[Sample]:
+    seen = set()
+    out: list[Sample] = []
+    for e in _engines(facts):
+        version = _engine_version(e, facts)
+        labels = (("engine", label_value(pick(e, "kind"), 16)), ("version", label_value(version, 32)))
+        if labels not in seen:
+            seen.add(labels)
+            out.append(("llmdoctor_engine_info", labels, 1.0))
+    return out
+
+
+def _setting(config: Any, name: str) -> Any:
+    """A value from the effective Ollama configuration, however it is wrapped."""
+    for holder in (config, pick(config, "values", "effective", "env", "settings")):
+        if holder is None:
+            continue
+        value = pick(holder, name, name.lower(), name.removeprefix("OLLAMA_").lower())
+        if value is not None:
+            return pick(value, "value", default=value) if not isinstance(value, (str, int, float)) else value
+    return None
+
+
+def ollama_config_samples(facts: Mapping[str, Any]) -> list[Sample]:
+    config = facts.get("ollama_config")
+    if config is None:
+        return []
+    out: list[Sample] = []
+    for var, name in (
+        ("OLLAMA_NUM_PARALLEL", "llmdoctor_ollama_num_parallel"),
+        ("OLLAMA_MAX_QUEUE", "llmdoctor_ollama_max_queue"),
+        ("OLLAMA_CONTEXT_LENGTH", "llmdoctor_ollama_context_length_tokens"),
+    ):
+        value = number(_setting(config, var))
+        if value is not None and value >= 0:
+            out.append((name, (), value))
+    keep = _setting(config, "OLLAMA_KEEP_ALIVE")
+    seconds = keep_alive_seconds(keep) if keep is not None else None
+    if seconds is not None:
+        out.append(("llmdoctor_ollama_keep_alive_seconds", (), seconds))
+    return out
+
+
+def model_memory_samples(facts: Mapping[str, Any]) -> list[Sample]:
+    """Per loaded model: bytes on GPU (size_vram) and on CPU (size - size_vram)."""
+    out: list[Sample] = []
+    for m in items(facts.get("ollama_ps"))[:MAX_MODELS]:
+        name = label_value(pick(m, "name", "model"), 128)
+        size = number(pick(m, "size", "size_bytes"))
+        vram = number(pick(m, "size_vram", "vram_bytes", "gpu_bytes"))
+        if not name:
+            continue
+        if vram is not None:
+            out.append(("llmdoctor_model_memory_bytes", (("model", name), ("device", "gpu")), vram))
+        if size is not None:
+            out.append(("llmdoctor_model_memory_bytes", (("model", name), ("device", "cpu")), max(size - (vram or 0.0), 0.0)))
+    return out
+
+
+def swap_samples(facts: Mapping[str, Any]) -> list[Sample]:
+    """Mean swap traffic over the run's sample window (MemoryFact.swap_in_bps/swap_out_bps)."""
+    mem = facts.get("memory")
+    if mem is None:
+        return []
+    out: list[Sample] = []
+    page = number(pick(mem, "page_size", "page_bytes")) or 4096.0
+    for direction, name in (("in", "llmdoctor_swap_in_bytes_per_second"), ("out", "llmdoctor_swap_out_bytes_per_second")):
+        rate = number(pick(mem, f"swap_{direction}_bps", f"swap_{direction}_bytes_per_second"))
+        if rate is None:
+            pages = number(pick(mem, f"swap_{direction}_pages_per_second", f"pswp{direction}_per_second"))
+            rate = pages * page if pages is not None else None
+        if rate is not None and rate >= 0:
+            out.append((name, (), rate))
+    return out
+
+
+def gpu_samples(facts: Mapping[str, Any]) -> list[Sample]:
+    """GpuFact.gpus: GpuDevice(index, used_bytes, total_bytes)."""
+    out: list[Sample] = []
+    for i, g in enumerate(items(facts.get("gpu"))[:MAX_GPUS]):
+        idx = label_value(pick(g, "index", "id", "minor", default=i), 8)
+        for field_names, name in (
+            (("used_bytes", "memory_used_bytes", "memory_used"), "llmdoctor_gpu_memory_used_bytes"),
+            (("total_bytes", "memory_total_bytes", "memory_total"), "llmdoctor_gpu_memory_total_bytes"),
+        ):
+            value = number(pick(g, *field_names))
+            if value is not None and value >= 0:
+                out.append((name, (("gpu", idx),), value))
+    return out
+
+
+def _vllm_now(facts: Mapping[str, Any]) -> tuple[float | None, float | None, float | None]:
+    """(running, waiting, KV usage 0-1) now: /metrics first, else the log's last stats line."""
+    vm = facts.get("vllm_metrics")
+    latest = pick(vm, "latest", default=vm)
+    running = number(pick(latest, "running", "num_requests_running"))
+    waiting = number(pick(latest, "waiting", "num_requests_waiting"))
+    usage = number(pick(latest, "kv_usage", "kv_cache_usage_perc", "gpu_cache_usage_perc"))
+    if running is None and waiting is None:
+        last = None
+        for scan in items(pick(facts.get("vllm_log"), "scans")):
+            stats = pick(scan, "recent_stats")
+            if isinstance(stats, (list, tuple)) and stats:
+                last = stats[-1]
+        if last is not None:
+            running = number(pick(last, "running"))
+            waiting = number(pick(last, "waiting"))
+            pct = number(pick(last, "kv_usage_pct"))
+            usage = pct / 100.0 if pct is not None else usage
+    return running, waiting, usage
+
+
+def queue_samples(facts: Mapping[str, Any]) -> list[Sample]:
+    out: list[Sample] = []
+    running, waiting, usage = _vllm_now(facts)
+    if waiting is not None and waiting >= 0:
+        out.append(("llmdoctor_queue_depth_requests", (("engine", "vllm"),), waiting))
+    if running is not None and running >= 0:
+        out.append(("llmdoctor_requests_running", (("engine", "vllm"),), running))
+    if usage is not None and 0 <= usage <= 1:
+        out.append(("llmdoctor_kv_usage_ratio", (("engine", "vllm"),), usage))
+    state = facts.get("llamacpp_state")
+    lm = pick(state, "metrics")
+    deferred = number(pick(lm, "requests_deferred"))
+    if deferred is None:
+        deferred = number(pick(state, "requests_deferred"))
+    if deferred is not None and deferred >= 0:
+        out.append(("llmdoctor_queue_depth_requests", (("engine", "llamacpp"),), deferred))
+    processing = number(pick(lm, "requests_processing"))
+    if processing is None:
+        processing = number(pick(state, "busy_slots", "requests_processing"))
+    if processing is not None and processing >= 0:
+        out.append(("llmdoctor_requests_running", (("engine", "llamacpp"),), processing))
+    usage = number(pick(lm, "kv_cache_usage_ratio"))
+    if usage is not None and 0 <= usage <= 1:
+        out.append(("llmdoctor_kv_usage_ratio", (("engine", "llamacpp"),), usage))
+    return out
+
+
+def _ollama_kv(facts: Mapping[str, Any]) -> tuple[float | None, float | None]:
+    """Ollama: slots x context (demand) vs tokens that fit next to the weights (capacity)."""
+    if facts.get("ollama_show") is None or facts.get("ollama_config") is None:
+        return None, None
+    from llmdoctor.judge.ollama_kv import kv_budget
+
+    b = kv_budget(facts.get("ollama_show"), facts.get("ollama_config"), facts.get("ollama_ps"),
+                  facts.get("ollama_log"), facts.get("gpu"))
+    if b is None or not b.bytes_per_token:
+        return None, None
+    return float(b.slots * b.context), float(max(b.free, 0) // b.bytes_per_token)
+
+
+def _vllm_kv(facts: Mapping[str, Any]) -> tuple[float | None, float | None]:
+    """vLLM: full-length sequences asked for now x tokens per request (demand) vs the
+    KV cache size its start-up log printed (capacity)."""
+    cap = None
+    for scan in items(pick(facts.get("vllm_log"), "scans")):
+        cap = pick(scan, "kv_capacity", default=cap)
+    if cap is None:
+        return None, None
+    per_request = number(pick(cap, "tokens_per_request"))
+    capacity = number(pick(cap, "kv_tokens"))
+    concurrency = number(pick(cap, "max_concurrency"))
+    if capacity is None and concurrency is not None and per_request:
+        capacity = concurrency * per_request
+    running, waiting, _ = _vllm_now(facts)
+    demand = None
+    if per_request and (running is not None or waiting is not None):
+        demand = ((running or 0.0) + (waiting or 0.0)) * per_request
+    return demand, capacity
+
+
+def kv_samples(facts: Mapping[str, Any]) -> list[Sample]:
+    """KV-cache demand vs capacity in tokens (Ollama's budget, or vLLM's start-up line)."""
+    demand = capacity = None
+    for reader in (_ollama_kv, _vllm_kv):
+        try:
+            d, c = reader(facts)
+        except Exception:
+            continue
+        demand = d if demand is None else demand
+        capacity = c if capacity is None else capacity
+    out: list[Sample] = []
+    if demand is not None and demand >= 0:
+        out.append(("llmdoctor_kv_demand_tokens", (), demand))
+    if capacity is not None and capacity >= 0:
+        out.append(("llmdoctor_kv_capacity_tokens", (), capacity))
+    return out
+
+
+def _percentile(values: list[float], q: float) -> float | None:
+    """Nearest-rank percentile (the probe's own statistics use the same idea)."""
+    values = sorted(v for v in values if v is not None and math.isfinite(v) and v >= 0)
+    if not values:
+        return None
+    rank = max(1, math.ceil(q / 100.0 * len(values)))
+    return values[rank - 1]
+
+
+def _unix_time(value: Any) -> float | None:
+    n = number(value)
+    if n is not None:
+        return n
+    if isinstance(value, str) and value:
+        from datetime import datetime
+
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return None
+    return None
+
+
+def probe_samples(facts: Mapping[str, Any]) -> list[Sample]:
+    """TTFT and inter-token latency percentiles over the last probe's streams, per engine
+    (ProbeRuns.results -> ProbeResult.samples -> StreamSample.ttft_s / .itl)."""
+    runs = facts.get("probe")
+    if runs is None:
+        return []
+    out: list[Sample] = []
+    latest = None
+    results = pick(runs, "results", default=runs if isinstance(runs, (list, tuple)) else ())
+    for result in list(results)[:8]:
+        engine = label_value(pick(result, "engine", default="unknown"), 16)
+        ttfts: list[float] = []
+        itls: list[float] = []
+        for sample in pick(result, "samples", default=()) or ():
+            if pick(sample, "status", default="ok") != "ok":
+                continue
+            ttft = number(pick(sample, "ttft_s"))
+            if ttft is not None:
+                ttfts.append(ttft)
+            gaps = pick(sample, "itl", default=())
+            if isinstance(gaps, (list, tuple)):
+                itls.extend(g for g in (number(x) for x in gaps) if g is not None)
+        for metric, values in (("llmdoctor_probe_ttft_seconds", ttfts), ("llmdoctor_probe_itl_seconds", itls)):
+            # `quantile` is reserved for summaries (promtool check metrics), hence `percentile`.
+            for q in (50, 95):
+                value = _percentile(values, q)
+                if value is not None:
+                    out.append((metric, (("engine", engine), ("percentile", str(q))), value))
+        started = _unix_time(pick(result, "started_at"))
+        if started is not None and started > 0:
+            latest = started if latest is None else max(latest, started)
+    if latest is not None:
+        out.append(("llmdoctor_probe_last_timestamp_seconds", (), latest))
+    return out
+
+
+def counter_readings(facts: Mapping[str, Any], log_mode: str = "total") -> list[CounterReading]:
+    """Preemptions (vLLM's own counter first, else its log) and model loads (Ollama's log).
+
+    `log_mode` says what a log count means: "total" when every run reads the whole
+    window again (an evidence directory), "delta" when the scan resumes where the
+    previous run stopped (a live host with a state directory)."""
+    out: list[CounterReading] = []
+    engine = (("engine", "vllm"),)
+    vm = facts.get("vllm_metrics")
+    total = number(pick(pick(vm, "latest", default=vm), "preemptions_total", "num_preemptions_total"))
+    if total is not None:
+        out.append(CounterReading("llmdoctor_preemptions", engine, total, "total", "vllm_metrics"))
+    else:
+        scans = items(pick(facts.get("vllm_log"), "scans"))
+        # V0 logs the engine's own cumulative count (every 50th preemption): a total
+        # that resets only when vLLM restarts, whatever part of the log was read.
+        cumulative = [c for c in (number(pick(s, "last_cumulative")) for s in scans) if c is not None]
+        if cumulative:
+            out.append(CounterReading("llmdoctor_preemptions", engine, max(cumulative), "total", "vllm_log:cumulative"))
+        elif scans:
+            # V1 >= 0.12: `Preemptions: N` per stats interval, summed over the lines read.
+            seen = sum((number(pick(s, "v1_preemptions")) or 0.0) + (number(pick(s, "preemptions_at_least")) or 0.0)
+                       for s in scans)
+            if seen > 0 or log_mode == "total":
+                out.append(CounterReading("llmdoctor_preemptions", engine, seen, log_mode, "vllm_log"))
+    olog = facts.get("ollama_log")
+    loads = number(pick(olog, "load_count"))
+    if loads is None and isinstance(pick(olog, "loads"), (list, tuple)):
+        loads = float(len(pick(olog, "loads")))
+    if loads is not None:
+        out.append(CounterReading("llmdoctor_model_loads", (("engine", "ollama"),), loads, log_mode, "ollama_log"))
+    return out
+
+
+GAUGE_READERS = (
+    engine_samples,
+    ollama_config_samples,
+    model_memory_samples,
+    swap_samples,
+    gpu_samples,
+    queue_samples,
+    kv_samples,
+    probe_samples,
+)
+
+
+def gauge_samples(facts: Mapping[str, Any]) -> tuple[list[Sample], list[str]]:
+    """All gauge samples a run's facts yield, and which readers failed (and why)."""
+    out: list[Sample] = []
+    failed: list[str] = []
+    for reader in GAUGE_READERS:
+        try:
+            out.extend(reader(facts))
+        except Exception as e:  # a reshaped fact must never break a scrape
+            failed.append(f"{reader.__name__}: {type(e).__name__}")
+    return out, failed
+
+
+def safe_counter_readings(facts: Mapping[str, Any], log_mode: str = "total") -> list[CounterReading]:
+    try:
+        return counter_readings(facts, log_mode)
+    except Exception:
+        return []

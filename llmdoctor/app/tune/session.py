@@ -1,0 +1,189 @@
+"""One `llmdoctor tune ollama` run: facts -> proposal -> drop-in and diff -> (apply).
+
+Kept apart from the CLI so tests drive it with a host of their choosing (a container,
+a fake) and so the CLI stays thin.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from llmdoctor.knowledge.engines import OLLAMA, EngineInstance
+from llmdoctor.facts import Context, FactStore
+from llmdoctor.judge import dropin
+from llmdoctor.app.tune.apply import ApplyError, Outcome, Transaction
+from llmdoctor.judge.sizing import DEFAULT_HEADROOM, DEFAULT_MAX_PARALLEL, Workload
+from llmdoctor.judge.proposal import Proposal, ProposalError, make_proposal
+from llmdoctor.app.tune import hostfacts
+@dataclass
+class TuneOptions:
+    unit: str = "ollama.service"
+    root: Path = Path("/")
+    port: int | None = None
+    model: str | None = None
+    workload: Workload = field(default_factory=Workload)
+    context: int | None = None
+    max_parallel: int = DEFAULT_MAX_PARALLEL
+    weights: int | None = None
+    gpu_memory: int | None = None
+    headroom: int = DEFAULT_HEADROOM
+    ready_timeout: float = 30.0
+    restart_timeout: float = 90.0
+    since_seconds: float = 24 * 3600.0
+
+
+@dataclass
+class Prepared:
+    proposal: Proposal
+    values: dict[str, str]  # what the drop-in will hold
+    old: str | None  # llmdoctor's drop-in now (None = absent)
+    new: str
+    diff: str
+    path: str  # the drop-in as the system names it
+    wins_over: tuple[str, ...]
+    conflicts: tuple[str, ...]
+    gaps: list[str]
+    version: str | None
+    port: int
+
+    @property
+    def nothing_to_change(self) -> bool:
+        return self.old == self.new
+
+    def commands(self, unit: str) -> list[str]:
+        return [
+            f"install -m 0644 /dev/stdin {self.path}   # written atomically: temporary file, fsync, rename",
+            f"systemd-analyze verify {unit}",
+            "systemctl daemon-reload",
+            f"systemctl restart {unit}",
+            f"systemctl show -p Environment {unit}",
+            f"cat /proc/$(systemctl show -p MainPID --value {unit})/environ | tr '\\0' '\\n' | grep ^OLLAMA_",
+            f"curl -fsS --max-time 5 http://127.0.0.1:{self.port}/api/version",
+        ]
+
+
+def _store(host: Any, opts: TuneOptions) -> FactStore:
+    preset: dict[str, Any] = {}
+    if opts.port is not None:
+        preset["engines"] = (EngineInstance(OLLAMA, unit=opts.unit, port=opts.port, found_by="--port"),)
+    return FactStore(Context(host, units=(opts.unit,), since_seconds=opts.since_seconds), preset)
+
+
+def ollama_port(store: FactStore, opts: TuneOptions) -> int:
+    if opts.port is not None:
+        return opts.port
+    for e in store.optional("engines") or ():
+        if getattr(e, "kind", None) == OLLAMA and getattr(e, "port", None):
+            return int(e.port)
+    return 11434
+
+
+def prepare(host: Any, opts: TuneOptions, store: FactStore | None = None) -> Prepared:
+    """Everything a dry run shows. Raises ProposalError / ApplyError on bad input."""
+    store = store or _store(host, opts)
+    port = ollama_port(store, opts)
+
+    def show_for(name: str) -> dict:
+        from llmdoctor.facts.ollama_api import get_show
+
+        return get_show(host, port, name)
+
+    facts, gaps = hostfacts.collect(store, opts.root, opts.unit, opts.model, show_for)
+    if facts.version is None and not facts.loaded and not facts.model_info:
+        why = next((g for g in gaps if g.startswith(("ollama_version", "ollama_ps", "engines"))), "no answer")
+        raise ProposalError(f"Ollama does not answer on port {port} ({why}); start it, or give --port "
+                            f"if it listens elsewhere")
+    if opts.model and not facts.model_info:
+        raise ProposalError(f"Ollama does not know model {opts.model!r}: " + ("; ".join(g for g in gaps if "/api/show" in g) or "no /api/show answer"))
+    proposal = make_proposal(facts, opts.workload, context=opts.context, max_parallel=opts.max_parallel,
+                             weights=opts.weights, gpu_memory=opts.gpu_memory, headroom=opts.headroom)
+    path = dropin.dropin_path(opts.root, opts.unit)
+    try:
+        old = path.read_text()
+    except FileNotFoundError:
+        old = None
+    if old is not None and not dropin.is_ours(old):
+        raise ApplyError(f"{dropin.inside(opts.root, path)} exists and was not written by llmdoctor; not touching it")
+    own = {line.name: line.value for line in dropin.parse_env_lines(old or "") if line.kind == "set"}
+    values = {c.name: c.proposed for c in proposal.changes
+              if c.proposed is not None and (c.changed or c.name in own)}
+    new = dropin.render(values)
+    if not values and old is None:
+        new = None  # type: ignore[assignment]
+    prec = dropin.check_precedence(opts.root, opts.unit, set(values))
+    shown = dropin.inside(opts.root, path)
+    diff = dropin.unified_diff(old, new, shown) if new is not None else ""
+    return Prepared(proposal, values, old, new if new is not None else old, diff, shown, prec.wins_over,
+                    prec.conflicts, gaps, facts.version, port)
+
+
+def transaction(host: Any, opts: TuneOptions, port: int, http_host: Any = None,
+                concurrency_check: Callable[[], tuple[bool, str]] | None = None, live: bool = True) -> Transaction:
+    web = http_host or host
+
+    def http_get(path: str, timeout: float):
+        return web.http("GET", port, path, None, timeout)
+
+    return Transaction(opts.unit, opts.root, host, http_get if live else None, live=live,
+                       restart_timeout=opts.restart_timeout, ready_timeout=opts.ready_timeout,
+                       concurrency_check=concurrency_check)
+
+
+def apply(prepared: Prepared, txn: Transaction) -> Outcome:
+    if prepared.conflicts:
+        raise ApplyError("another file would override llmdoctor's values: " + "; ".join(prepared.conflicts))
+    if not prepared.values and prepared.old is None:
+        return Outcome(True, False, "nothing to change: the running configuration already matches the proposal")
+    return txn.apply(prepared.new, prepared.values)
+
+
+# -- text -------------------------------------------------------------------------------
+
+def render_text(p: Prepared, unit: str, applying: bool) -> str:
+    prop = p.proposal
+    plan = prop.plan
+    out = [f"Tuning {unit}: {prop.model}" + (f" on Ollama {p.version}" if p.version else ""), ""]
+    out.append("Sizing:")
+    out += [f"  {i}. {s}" for i, s in enumerate(plan.steps, 1)]
+    out += ["", "Proposal (current → proposed):"]
+    width = max((len(c.name) for c in prop.changes), default=20)
+    for c in prop.changes:
+        cur = c.current_shown
+        new = c.proposed if c.proposed is not None else "(not set by llmdoctor)"
+        mark = "→" if c.changed else "="
+        out.append(f"  {c.name:<{width}}  {cur} {mark} {new}" + ("" if c.changed else "  (no change)"))
+        out.append(f"  {'':<{width}}  now: {c.current_source}")
+        out.append(f"  {'':<{width}}  why: {c.reason}")
+        if c.arithmetic:
+            out.append(f"  {'':<{width}}  math: {c.arithmetic}")
+    if prop.notes:
+        out += ["", "Notes:"] + [f"  ! {n}" for n in prop.notes]
+    if p.gaps:
+        out += ["", "Not available (the proposal used defaults or flags instead):"] + [f"  - {g}" for g in p.gaps]
+    if p.wins_over:
+        out += ["", "Precedence:"] + [f"  {w}" for w in p.wins_over]
+    if p.conflicts:
+        out += ["", "Conflicts (apply refuses until they are resolved):"] + [f"  ✗ {c}" for c in p.conflicts]
+    if p.nothing_to_change:
+        out += ["", f"Nothing to change: {p.path} already holds these values."]
+        return "\n".join(out) + "\n"
+    out += ["", f"Drop-in {p.path}:", ""]
+    out += ["    " + line for line in (p.new or "").splitlines()]
+    out += ["", "Diff:", ""] + ["    " + line for line in p.diff.splitlines()]
+    out += ["", "Commands --apply runs (as root), then verifies each value in the new process:"]
+    out += [f"    {c}" for c in p.commands(unit)]
+    if not applying:
+        out += ["", "Dry run: nothing was changed. Add --apply to write, restart and verify "
+                    "(any failure restores the previous state)."]
+    return "\n".join(out) + "\n"
+
+
+def render_outcome(o: Outcome) -> str:
+    out = [""]
+    for s in o.steps:
+        out.append(f"  {'ok ' if s.ok else 'FAIL'} {s.name}" + (f": {s.detail}" if s.detail else ""))
+    out.append(("✓ " if o.ok else "✗ ") + o.message)
+    return "\n".join(out) + "\n"
+
+

@@ -1,0 +1,51 @@
+"""CONTEXT_TRUNCATION in llama-server: prompts refused for the slot's context, and contexts shifted or cut."""
+from llmdoctor.plugins import check
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+def _errors(log):
+    for scan in (log.scans if log is not None else ()):
+        if scan.context_exceeded:
+            return scan
+    return None
+
+
+@check(id="llamacpp-context-exceeded", cause=Cause.CONTEXT_TRUNCATION,
+       purpose="llama-server rejected or skipped prompts longer than the slot's context")
+def context_exceeded(llamacpp_log):
+    scan = _errors(llamacpp_log)
+    if scan is None:
+        return
+    ex = scan.context_exceeded_examples
+    biggest, ctx = scan.cpp.exceeded_max or (0, 0)
+    yield Finding(
+        Cause.CONTEXT_TRUNCATION, Severity.WARNING,
+        f"llama-server refused {scan.context_exceeded} prompt(s) longer than its context"
+        + (f" ({biggest:,} tokens > {ctx:,})" if biggest and ctx else ""),
+        [Evidence(scan.source, e.text) for e in ex],
+        Fix("The prompt does not fit the slot's context. Raise -c (with an explicit -np it is split between slots: "
+            "-c = slots x context), or use --kv-unified, or send shorter prompts.",
+            (f"llama-server -m MODEL -c {max(8192, (biggest or 4096) * 2)}",)))
+
+
+@check(id="llamacpp-context-shift", cause=Cause.CONTEXT_TRUNCATION,
+       purpose="llama-server shifted a full slot context or cut a prompt to fit it: the model lost tokens")
+def context_shift(llamacpp_log):
+    scan = next((s for s in llamacpp_log.scans if s.cpp.shift_count), None)
+    if scan is None:
+        return
+    c = scan.cpp
+    cut = [s for s in c.shifts if s.kind == "truncated"]
+    ctx = next((s.n_ctx for s in c.shifts if s.n_ctx), None)
+    dropped = max((s.dropped or 0 for s in c.shifts), default=0)
+    what = ("prompt(s) were cut to fit" if cut else "time(s) the context filled and llama-server threw half of it away")
+    yield Finding(
+        Cause.CONTEXT_TRUNCATION, Severity.WARNING,
+        f"{c.shift_count} {what} the slot's {ctx:,}-token context" if ctx else f"{c.shift_count} {what} the slot's context"
+        + (f" (up to {dropped:,} tokens dropped)" if dropped else ""),
+        [Evidence(scan.source, s.text) for s in c.shifts],
+        Fix("The conversation outgrew the slot: older tokens were discarded (a context shift) or the prompt was cut, "
+            "so the model no longer sees the start. Give each slot more context (-c is split between explicit -np "
+            "slots: raise -c or lower -np), cap the answer length (n_predict / max_tokens), and start with "
+            "--no-context-shift if a refused request is better than a silently shortened one. Models with MLA "
+            "attention (DeepSeek V2/V3) cannot be shifted at all and produce garbage after a shift.",
+            (f"llama-server -m MODEL -np 1 -c {max(8192, (ctx or 4096) * 2)} --no-context-shift",)))

@@ -1,0 +1,71 @@
+"""PREFILL in llama-server: prompt evaluation takes most of each request (print_timing lines)."""
+from llmdoctor.plugins import check
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+MIN_REQUESTS = 3
+PROMPT_SHARE = 0.5
+
+
+@check(id="llamacpp-prefill", cause=Cause.PREFILL,
+       purpose="llama-server spends most of each request evaluating the prompt")
+def prefill(llamacpp_log):
+    for scan in llamacpp_log.scans:
+        found = scan.cpp.prefill_dominates(MIN_REQUESTS, PROMPT_SHARE)
+        if found is None:
+            continue
+        share, worst = found
+        yield Finding(
+            Cause.PREFILL, Severity.WARNING,
+            f"Prompt evaluation takes {share:.0%} of llama-server's request time ({scan.requests_timed} requests)",
+            [Evidence(scan.source, worst.text),
+             Evidence(scan.source, f"prompt eval {scan.prompt_ms_total / 1000:.1f} s vs generation "
+                                   f"{scan.eval_ms_total / 1000:.1f} s over {scan.requests_timed} requests")],
+            Fix("Long prompts dominate. Reuse what is cached: keep the fixed part of the prompt first and identical "
+                "so the slot's prompt cache serves it (cache_prompt is on by default; pin a client to a slot with "
+                "id_slot), raise the batch sizes for prompt processing (-b 2048 -ub 512, or higher on GPU), "
+                "offload all layers to the GPU (-ngl 999), and trim prompts. Engine timings are hints: time the "
+                "client side too (USERS.md #15).",
+                ("llama-server -m MODEL -ngl 999 -b 2048 -ub 512",)),
+            confidence="medium")
+        return
+
+
+MISS_TOKENS = 1024  # re-processing fewer tokens than this is not worth a warning on its own
+
+
+@check(id="llamacpp-prompt-cache-miss", cause=Cause.PREFILL,
+       purpose="llama-server re-processes a prompt it had cached: the client changed its beginning")
+def prompt_cache_miss(llamacpp_log):
+    for scan in llamacpp_log.scans:
+        c = scan.cpp
+        w = c.worst_miss
+        if w is None:
+            continue
+        lost = (w.cached - w.matched) if w.cached is not None else None
+        share = scan.prompt_ms_total / (scan.prompt_ms_total + scan.eval_ms_total) \
+            if scan.prompt_ms_total + scan.eval_ms_total > 0 else None
+        full = "re-processing" in w.text
+        if not full and (lost is None or lost <= 0 or (lost < MISS_TOKENS and not (share and share >= PROMPT_SHARE))):
+            continue
+        ev = [Evidence(scan.source, m.text) for m in c.cache_misses[:3]]
+        if lost:
+            ev.append(Evidence(scan.source, f"the slot held {w.cached:,} tokens; only the first {w.matched:,} still "
+                                            f"matched, so {lost:,} were processed again"))
+        if share is not None and scan.requests_timed:
+            ev.append(Evidence(scan.source, f"prompt evaluation {share:.0%} of request time over "
+                                            f"{scan.requests_timed} request(s)"))
+        yield Finding(
+            Cause.PREFILL, Severity.WARNING,
+            (f"llama-server re-processed {lost:,} cached prompt tokens: the prompt stopped matching its cache "
+             f"after token {w.matched:,}" if lost else "llama-server re-processes whole prompts: its prompt cache is not reused"),
+            ev,
+            Fix("The prompt cache only serves an identical prefix. Something before the new message changes on "
+                "every turn - a timestamp or date in the system prompt, reordered or rewritten history, tools "
+                "listed in a different order, a chat template that drops the reasoning of earlier turns - so "
+                "everything after it is computed again. Keep the head of the "
+                "prompt byte-identical across turns; send cache_prompt: true on /completion (old builds default to "
+                "false); pin a conversation to its slot (id_slot). 'forcing full prompt re-processing' on sliding-"
+                "window or hybrid models is a limit of the architecture: --swa-full, or shorter prompts.",
+                ("llama-server -m MODEL --cache-reuse 256",)),
+            confidence="medium")
+        return

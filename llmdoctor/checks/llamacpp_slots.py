@@ -1,0 +1,56 @@
+"""QUEUEING in llama-server: every slot busy, requests deferred, or a single slot."""
+from llmdoctor.plugins import check
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+
+def _slots(state, log, cmdline):
+    """(slot count, evidence) from /props, /slots, the start-up log or the command line."""
+    if state is not None and state.slot_count:
+        src = state.sources.get("props") or state.sources.get("slots") or "llama-server"
+        return state.slot_count, Evidence(src, f"total_slots {state.slot_count}")
+    for scan in (log.scans if log is not None else ()):
+        if scan.n_slots:
+            return scan.n_slots, Evidence(scan.source, scan.slots_line or f"n_slots = {scan.n_slots}")
+    if cmdline is not None and cmdline.n_parallel:
+        return cmdline.slots, Evidence("command line", f"-np {cmdline.n_parallel}")
+    return None, None
+
+
+@check(id="llamacpp-queueing", cause=Cause.QUEUEING,
+       purpose="llama-server requests wait: requests_deferred > 0, all slots busy, or a single slot")
+def queueing(llamacpp_state=None, llamacpp_log=None, llamacpp_cmdline=None):
+    n, slot_ev = _slots(llamacpp_state, llamacpp_log, llamacpp_cmdline)
+    ev = []
+    m = llamacpp_state.metrics if llamacpp_state is not None else None
+    if m is not None and (m.requests_deferred or 0) > 0:
+        ev.append(Evidence(llamacpp_state.sources.get("metrics", "/metrics"),
+                           f"{m.prefix}requests_deferred {m.requests_deferred:g}, "
+                           f"{m.prefix}requests_processing {m.requests_processing or 0:g}"))
+    waited = next((sc for sc in (llamacpp_log.scans if llamacpp_log is not None else ()) if sc.queued_launches >= 2), None)
+    if waited is not None:
+        from llmdoctor.knowledge.llamacpp.log import BACK_TO_BACK_S
+
+        ev += [Evidence(waited.source, line) for line in waited.queued_examples[:2]]
+        ev.append(Evidence(waited.source, f"{waited.queued_launches} times a request took a slot within "
+                                          f"{int(BACK_TO_BACK_S * 1000)} ms of it being freed, every other slot busy: "
+                                          f"it was waiting (or its client sends the next request the moment one ends)"))
+    busy = llamacpp_state.busy_slots if llamacpp_state is not None else None
+    if busy and llamacpp_state.slots and busy == len(llamacpp_state.slots):
+        ev.append(Evidence(llamacpp_state.sources.get("slots", "/slots"),
+                           f"{busy} of {len(llamacpp_state.slots)} slots is_processing"))
+    more = max(4, (n or 1) * 2)
+    fix = Fix(f"Each slot serves one request at a time; the rest wait. Start llama-server with more slots "
+              f"(-np {more}); with an explicit -np the context -c is split between slots, so raise -c by the same "
+              f"factor or add --kv-unified to share one pool. Each slot's KV cache costs memory: check it still "
+              f"fits on the GPU.",
+              (f"llama-server -m MODEL -np {more} -c {more * 8192} --kv-unified --metrics",))
+    if ev:
+        if slot_ev is not None:
+            ev.append(slot_ev)
+        yield Finding(Cause.QUEUEING, Severity.WARNING,
+                      f"llama-server requests are queueing: all {n or '?'} slot(s) busy", ev, fix,
+                      confidence="high" if len(ev) > (3 if waited else 0) or waited is None else "medium")
+    elif n == 1 and slot_ev is not None:
+        yield Finding(Cause.QUEUEING, Severity.INFO,
+                      "llama-server has a single slot: concurrent requests run one after another", [slot_ev], fix,
+                      confidence="medium")

@@ -1,0 +1,32 @@
+"""CONFIG_NOT_APPLIED in Ollama: values Ollama cannot parse, and OLLAMA_HOST with a scheme but no port."""
+from llmdoctor.plugins import check
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+
+@check(id="ollama-unparseable-value", cause=Cause.CONFIG_NOT_APPLIED,
+       purpose="An OLLAMA_* value Ollama cannot read (it uses the default, reads true, or binds another port)")
+def unparseable_value(ollama_config, ollama_log=None):
+    from llmdoctor.knowledge.ollama.env import parse_problem
+    from llmdoctor.judge.ollama import RESTART, evs
+
+    problems = []
+    for name, (value, where) in sorted(ollama_config.assigned.items()):
+        why = parse_problem(name, value, ollama_config.version)
+        if why:
+            problems.append((name, value, where, why))
+    warned = ollama_log.invalid_env if ollama_log is not None else None
+    if not problems and not (warned and warned.count):
+        return
+    evidence = [Evidence(where, f"{name}={value}: {why}") for name, value, where, why in problems]
+    if warned is not None:
+        evidence += evs(warned.examples[:3])
+    names = ", ".join(p[0] for p in problems) or "see the WARN line"
+    yield Finding(
+        Cause.CONFIG_NOT_APPLIED, Severity.WARNING,
+        f"Ollama does not read {names} the way it is written",
+        evidence,
+        Fix("Write numbers as plain digits, booleans as 1/0 or true/false, durations as Go durations (10m, 24h, -1) "
+            "or seconds, and OLLAMA_HOST as host:port (0.0.0.0:11434, no http://). Then restart and compare the "
+            "`server config` line in the log.",
+            ("systemctl edit ollama", RESTART, "journalctl -u ollama -b | grep 'server config'")),
+    )

@@ -1,0 +1,27 @@
+"""KV_CAPACITY in Ollama: the KV cache the slots need does not fit next to the weights."""
+from llmdoctor.plugins import check
+from llmdoctor.model import Cause, Finding, Fix, Severity
+
+
+@check(id="ollama-kv-capacity", cause=Cause.KV_CAPACITY,
+       purpose="OLLAMA_NUM_PARALLEL x context x KV bytes per token exceeds the GPU memory left after the weights")
+def kv_capacity(ollama_show, ollama_config, ollama_ps=None, ollama_log=None, gpu=None, ollama_deployment=None):
+    from llmdoctor.judge.ollama import settings_fix
+    from llmdoctor.knowledge.memory import human_bytes as human
+    from llmdoctor.judge.ollama_kv import kv_budget
+
+    b = kv_budget(ollama_show, ollama_config, ollama_ps, ollama_log, gpu)
+    if b is None or b.free <= 0 or b.need <= b.free:
+        return
+    slots = max(b.fits, 1)
+    yield Finding(
+        Cause.KV_CAPACITY, Severity.WARNING,
+        f"{b.slots} slot(s) x {b.context} tokens need {human(b.need)} of KV cache, but only {human(b.free)} "
+        f"is left after the weights: {b.fits} such conversation(s) fit on the GPU",
+        b.evidence,
+        Fix(f"Match slots and context to the memory: OLLAMA_NUM_PARALLEL={slots} at this context, or a smaller "
+            f"context, or OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1 (about half the KV bytes). "
+            f"Otherwise Ollama moves layers to the CPU.",
+            *settings_fix(ollama_deployment, OLLAMA_NUM_PARALLEL=slots, OLLAMA_FLASH_ATTENTION=1,
+                          OLLAMA_KV_CACHE_TYPE="q8_0")),
+    )

@@ -1,0 +1,29 @@
+"""CONTEXT_TRUNCATION in vLLM: requests refused because the prompt is longer than max_model_len."""
+from llmdoctor.plugins import check
+from llmdoctor.judge.vllm import serve_flags_text, setting
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+
+@check(id="vllm-prompt-too-long", cause=Cause.CONTEXT_TRUNCATION,
+       purpose="vLLM refused prompts longer than its max_model_len (no answer, or finish_reason 'length')")
+def prompt_too_long(vllm_log, vllm_cmdline=None):
+    scan = next((s for s in vllm_log.scans if s.prompts_too_long), None)
+    if scan is None:
+        return
+    prompt, limit = scan.prompt_too_long_max or (0, 0)
+    ev = [Evidence(scan.source, line) for line in scan.prompt_too_long_examples]
+    configured = setting(vllm_cmdline, vllm_log, "max_model_len")
+    if configured:
+        ev.append(Evidence("cmdline.txt" if vllm_cmdline is not None and vllm_cmdline.get("max_model_len")
+                           else scan.source, f"max_model_len {configured}"))
+    want = 1 << max(prompt + 1024, 4096).bit_length() if prompt else None
+    yield Finding(
+        Cause.CONTEXT_TRUNCATION, Severity.WARNING,
+        f"vLLM refused {scan.prompts_too_long} request(s) whose prompt is longer than max_model_len"
+        + (f" ({prompt:,} tokens > {limit:,})" if prompt else ""),
+        ev,
+        Fix("The limit is the engine's max_model_len (--max-model-len, or max_model_len= in LLM(...)); there is "
+            "no separate prompt limit to raise. Raise it to what the prompts need - within the model's trained "
+            "context (max_position_embeddings) and what the KV cache holds (the start-up 'Maximum concurrency' "
+            "line) - or shorten the prompts. A model trained for less than the prompt needs a long-context model.",
+            (serve_flags_text(vllm_cmdline, max_model_len=want) if want else "vllm serve MODEL --max-model-len 32768",)))

@@ -1,0 +1,95 @@
+"""KV_CAPACITY in vLLM: the KV cache cannot hold the sequences it is asked to carry."""
+from llmdoctor.plugins import check
+from llmdoctor.judge.vllm import kv_room_fix, serve_flags_text, setting
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+BLOCK_TOKENS = 16  # vLLM's default --block-size
+
+
+def _derived(scan, vllm_cmdline, vllm_log):
+    """(max_model_len, tokens the KV cache holds, evidence) when the start-up lines show the
+    cache cannot hold one full-length sequence (vLLM then refuses to start)."""
+    cap = scan.kv_capacity
+    length = setting(vllm_cmdline, vllm_log, "max_model_len")
+    try:
+        length = int(length) if length is not None else None
+    except (TypeError, ValueError):
+        length = None
+    if cap is None or not length:
+        return None
+    block = scan.settings.get("block_size") if isinstance(scan.settings.get("block_size"), int) else BLOCK_TOKENS
+    tokens = cap.kv_tokens or (cap.gpu_blocks * block if cap.gpu_blocks else None)
+    if not tokens or tokens >= length:
+        return None
+    how = (f"# GPU blocks {cap.gpu_blocks} x {block} tokens per block = {tokens:,} tokens"
+           if not cap.kv_tokens else f"KV cache size {tokens:,} tokens")
+    return length, tokens, [Evidence(scan.source, line) for line in cap.lines[-2:]] + [
+        Evidence(scan.source, f"{how} < max_model_len {length:,}")]
+
+
+def _cannot_start(length: int, fits: int | None, ev, vllm_cmdline) -> Finding:
+    cmds = ([serve_flags_text(vllm_cmdline, max_model_len=fits)] if fits else []) + \
+        [serve_flags_text(vllm_cmdline, gpu_memory_utilization=0.95)]
+    return Finding(
+        Cause.KV_CAPACITY, Severity.CRITICAL,
+        f"vLLM cannot start: a {length:,}-token sequence does not fit in its KV cache"
+        + (f" ({fits:,} tokens fit)" if fits else ""),
+        ev,
+        Fix("Lower --max-model-len to what the cache holds" + (f" ({fits})" if fits else "") + ", or give the cache "
+            "more memory (--gpu-memory-utilization, --kv-cache-dtype fp8, --tensor-parallel-size 2).", tuple(cmds)))
+
+
+@check(id="vllm-max-seq-len", cause=Cause.KV_CAPACITY,
+       purpose="vLLM refused to start: max seq len larger than the KV cache can hold")
+def max_seq_len(vllm_log, vllm_cmdline=None):
+    for scan in vllm_log.scans:
+        err = scan.max_seq_len_error
+        if err is not None:
+            ev = [Evidence(scan.source, err.text)]
+            if scan.kv_capacity:
+                ev += [Evidence(scan.source, line) for line in scan.kv_capacity.lines[-2:]]
+            yield _cannot_start(err.max_seq_len, err.kv_tokens or err.estimated_max_len, ev, vllm_cmdline)
+            continue
+        derived = _derived(scan, vllm_cmdline, vllm_log)
+        if derived is not None:
+            length, tokens, ev = derived
+            yield _cannot_start(length, tokens, ev, vllm_cmdline)
+
+
+@check(id="vllm-kv-concurrency", cause=Cause.KV_CAPACITY,
+       purpose="vLLM's 'Maximum concurrency ... x' is below the concurrency it is asked to carry")
+def kv_concurrency(vllm_log, vllm_cmdline=None, vllm_metrics=None):
+    scan = next((s for s in vllm_log.scans if s.kv_capacity and s.kv_capacity.max_concurrency is not None), None)
+    if scan is None:
+        return
+    cap = scan.kv_capacity
+    demand, ev = 0.0, []
+    if scan.max_in_flight:
+        demand = float(scan.max_in_flight)
+        ev.append(Evidence(scan.source, f"up to {scan.max_in_flight} requests running or waiting at once "
+                                        f"(Running {scan.max_running} max, Waiting {scan.max_waiting} max)"))
+    if vllm_metrics is not None:
+        m = vllm_metrics.latest
+        seen = (m.running or 0) + (m.waiting or 0)
+        if seen > demand:
+            demand = seen
+            ev.append(Evidence(vllm_metrics.source, f"vllm:num_requests_running {m.running or 0:g} + "
+                                                    f"vllm:num_requests_waiting {m.waiting or 0:g}"))
+    seqs = vllm_cmdline.get("max_num_seqs") if vllm_cmdline is not None else None
+    asked = "observed"
+    if seqs and seqs > demand:
+        demand, asked = float(seqs), "configured"
+        ev.append(Evidence("cmdline.txt", f"--max-num-seqs {seqs}"))
+    if cap.max_concurrency >= 1.0 and demand <= cap.max_concurrency:
+        return
+    ev = [Evidence(scan.source, line) for line in cap.lines if "concurrency" in line][:1] + ev
+    short = cap.max_concurrency < 1.0
+    yield Finding(
+        Cause.KV_CAPACITY, Severity.CRITICAL if short else Severity.WARNING,
+        (f"vLLM's KV cache holds {cap.max_concurrency:.2f} full-length request(s)"
+         + ("" if short else f", but {demand:g} are {asked}")),
+        ev,
+        kv_room_fix(vllm_cmdline, f"At {cap.tokens_per_request or 'max-model-len'} tokens per request only "
+                                  f"{cap.max_concurrency:.2f} requests fit; longer conversations beyond that "
+                                  f"are preempted or wait.", cap),
+        confidence="high" if asked == "observed" or short else "medium")

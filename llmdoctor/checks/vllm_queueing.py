@@ -1,0 +1,53 @@
+"""QUEUEING in vLLM: requests wait for a place in the running batch (USERS.md #11 tells it
+apart from prefill interference, which llmdoctor/checks/vllm_prefill.py reports)."""
+from llmdoctor.plugins import check
+from llmdoctor.judge.vllm import classify_waiting, serve_flags_text, setting
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+
+def _evidence_sets(vllm_log, vllm_metrics):
+    scans = vllm_log.scans if vllm_log is not None else ()
+    for scan in scans:
+        kind, ev = classify_waiting(scan=scan)
+        if kind:  # one pasted stats line proves less than a run of them
+            return kind, ev, scan.longest_waiting_run.length >= 2
+    kind, ev = classify_waiting(metrics=vllm_metrics)
+    return kind, ev, vllm_metrics is not None and vllm_metrics.second is not None
+
+
+@check(id="vllm-queueing", cause=Cause.QUEUEING,
+       purpose="vLLM requests wait (Waiting > 0 across stats lines, vllm:num_requests_waiting) for a free place")
+def queueing(vllm_log=None, vllm_metrics=None, vllm_cmdline=None):
+    kind, ev, sustained = _evidence_sets(vllm_log, vllm_metrics)
+    if kind != "queue":
+        return
+    seqs = setting(vllm_cmdline, vllm_log, "max_num_seqs")
+    summary = ("Requests queue behind a full batch: more arrive than the server runs at once. Time to first "
+               "token grows with the queue while tokens/s of running requests stay flat. Cap concurrency at "
+               "the client or load balancer, add a replica (or --data-parallel-size), and raise "
+               "--max-num-seqs only if the KV cache has room (start-up 'Maximum concurrency' line).")
+    running = max((s.max_running for s in vllm_log.scans), default=0) if vllm_log is not None else 0
+    if vllm_metrics is not None:
+        running = max(running, int(vllm_metrics.latest.running or 0))
+    if seqs and running >= seqs:  # the batch is capped by --max-num-seqs, not by the KV cache
+        summary += f" Running reached --max-num-seqs ({seqs})."
+        cmd = serve_flags_text(vllm_cmdline, max_num_seqs=seqs * 2)
+    else:
+        cmd = serve_flags_text(vllm_cmdline, data_parallel_size=2)
+    yield Finding(Cause.QUEUEING, Severity.WARNING, "vLLM requests are waiting for a place in the batch", ev,
+                  Fix(summary, (cmd,)),
+                  confidence="high" if sustained else "medium")
+
+
+@check(id="vllm-queue-overflow", cause=Cause.QUEUE_FULL,
+       purpose="vLLM rejected requests with 503 (queue limits --max-num-queued-reqs/--max-num-queued-tokens)")
+def queue_overflow(vllm_log):
+    for scan in vllm_log.scans:
+        if scan.queue_overflows:
+            yield Finding(
+                Cause.QUEUE_FULL, Severity.CRITICAL,
+                f"vLLM turned away {scan.queue_overflows} request(s): its queue limit was reached",
+                [Evidence(scan.source, scan.queue_overflow_example)],
+                Fix("The queue limit set with --max-num-queued-reqs / --max-num-queued-tokens was reached, so "
+                    "vLLM answered 503. Raise the limit if clients can wait, add replicas, or make clients "
+                    "retry with back-off.", ("vllm serve MODEL --max-num-queued-reqs 512",)))

@@ -1,0 +1,316 @@
+"""The `llmdoctor` command line. Thin: options -> use case -> renderer.
+
+Every command is listed here: diagnose, collect and checks are defined in this
+module; the others (COMMANDS) in a module of this package each, imported only when the
+command line names one of them or asks for help (start-up time).
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from llmdoctor import __version__
+from llmdoctor.model import ExitCode
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Find why a self-hosted LLM server (Ollama, vLLM, llama.cpp) gets slow under concurrent use: "
+    "the cause, the evidence line that proves it, and the fix.",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    pretty_exceptions_enable=False,
+)
+
+FORMATS = ("text", "json", "markdown")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"llmdoctor {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
+) -> None:
+    """llmdoctor: diagnose self-hosted LLM servers."""
+
+
+def fail(message: str, code: int = ExitCode.UNKNOWN) -> None:
+    typer.echo(f"llmdoctor: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        fail(f"unknown --format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    return fmt
+
+
+def _seconds(text: str, option: str) -> float:
+    from llmdoctor.parsing import ParseError, parse_duration
+
+    try:
+        value = parse_duration(text)
+    except ParseError as e:
+        fail(f"{option}: {e}")
+    if value < 0:
+        fail(f"{option}: must not be negative")
+    return value
+
+
+def ticket_directory(path: Path) -> Path:
+    """A pasted ticket (one file of several command outputs) as an evidence directory."""
+    import atexit
+    import json
+    import shutil
+    import tempfile
+
+    from llmdoctor.knowledge.pasted import decode_pasted
+    from llmdoctor.knowledge.ticket import split_ticket
+
+    try:
+        text = decode_pasted(path.read_bytes())
+    except OSError as e:
+        fail(f"--evidence {path}: {e.strerror or e}")
+    out = Path(tempfile.mkdtemp(prefix="llmdoctor-ticket-"))
+    atexit.register(shutil.rmtree, out, True)
+    for name, body in split_ticket(text).items():
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(body)
+    if not (out / "meta.json").exists():
+        (out / "meta.json").write_text(json.dumps({"host": path.name}))
+    return out
+
+
+def build_targets(
+    evidence: Optional[Path],
+    hosts: List[str],
+    inventory: Optional[Path],
+    sudo: bool,
+    accept_new_host_keys: bool,
+    ssh_config: Optional[str],
+    connect_timeout: float,
+):
+    """(labels, host factories); a bad target is rejected before anything runs."""
+    if evidence is not None:
+        if hosts or inventory:
+            fail("--evidence cannot be combined with --host/--inventory")
+        from llmdoctor.hosts.evidence import EvidenceHost
+
+        if evidence.is_file():
+            evidence = ticket_directory(evidence)
+        try:
+            host = EvidenceHost(evidence)
+        except NotADirectoryError as e:
+            fail(str(e))
+        return [host.name], [host]
+    names = list(hosts)
+    if inventory is not None:
+        from llmdoctor.knowledge.inventory import parse_inventory
+
+        try:
+            names += parse_inventory(inventory.read_text())
+        except OSError as e:
+            fail(f"--inventory {inventory}: {e.strerror or e}")
+        except ValueError as e:
+            fail(f"--inventory {inventory}: {e}")
+        if not names:
+            fail(f"--inventory {inventory}: no hosts in it")
+    if not names:
+        from llmdoctor.hosts.local import LocalHost
+
+        host = LocalHost()
+        return [host.name], [host]
+    from llmdoctor.knowledge.inventory import parse_target
+
+    for n in names:
+        try:
+            parse_target(n)
+        except ValueError as e:
+            fail(str(e) if "invalid host" in str(e) else f"invalid host {n!r}: {e}")
+
+    def factory(target: str):
+        def connect():
+            from llmdoctor.hosts.ssh import SSHHost
+
+            h = SSHHost(
+                target,
+                sudo=sudo,
+                accept_new_host_keys=accept_new_host_keys,
+                connect_timeout=connect_timeout,
+                ssh_config=ssh_config,
+            )
+            h.connect()
+            return h
+
+        return connect
+
+    return names, [factory(n) for n in names]
+
+
+@app.command()
+def diagnose(
+    evidence: Optional[Path] = typer.Option(None, "--evidence", "-e", help="Diagnose an evidence directory (or one file of pasted command outputs) instead of a live host."),
+    host: List[str] = typer.Option([], "--host", "-H", help="[user@]host[:port] to diagnose over SSH (repeatable)."),
+    inventory: Optional[Path] = typer.Option(None, "--inventory", "-i", help="File with one host per line (Ansible INI accepted)."),
+    forks: int = typer.Option(10, "--forks", min=1, max=256, help="Hosts diagnosed at once."),
+    unit: List[str] = typer.Option([], "--unit", "-u", help="systemd unit of the engine, if not ollama/vllm*/llama* (repeatable)."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
+    only: List[str] = typer.Option([], "--only", help="Run only these checks (id or cause; repeatable)."),
+    checks_dir: List[Path] = typer.Option([], "--checks-dir", help="Extra directory of site checks (repeatable)."),
+    sample_seconds: float = typer.Option(2.0, "--sample-seconds", min=0.0, max=300.0, help="Window for swap and metric rate samples."),
+    since: str = typer.Option("24h", "--since", help="How far back to read logs (e.g. 30m, 24h, 7d)."),
+    log: List[Path] = typer.Option([], "--log", help="Extra engine log file to read (repeatable)."),
+    probe: bool = typer.Option(False, "--probe", help="Also run the light live probe (<= 3 requests in flight, <= 64 tokens each)."),
+    probe_deadline: float = typer.Option(60.0, "--probe-deadline", min=5.0, max=600.0, help="With --probe: overall time limit per engine, seconds."),
+    model: Optional[str] = typer.Option(None, "--model", help="With --probe: the model to probe (default: the loaded one)."),
+    state_dir: Optional[Path] = typer.Option(None, "--state-dir", help="Remember log positions here so the next run reads only new lines."),
+    sudo: bool = typer.Option(False, "--sudo", help="Over SSH, run commands with sudo -n (never prompts)."),
+    accept_new_host_keys: bool = typer.Option(False, "--accept-new-host-keys", help="Over SSH, accept keys of hosts not yet known (never changed ones)."),
+    ssh_config: Optional[str] = typer.Option(None, "--ssh-config", help="ssh_config file to use (default: the user's)."),
+    connect_timeout: float = typer.Option(10.0, "--connect-timeout", min=1.0, max=120.0, help="SSH connect timeout, seconds."),
+) -> None:
+    """Diagnose this host (default), remote hosts over SSH, or an evidence directory."""
+    from llmdoctor.app.diagnose import DiagnoseOptions, UnknownCheck, diagnose as run_diagnosis
+    from llmdoctor.render import RENDERERS
+
+    _check_format(fmt)
+    local_logs = evidence is None and not host and inventory is None
+    for p in log:
+        if local_logs and not p.is_file():
+            fail(f"--log {p}: {'not a file' if p.exists() else 'no such file'}")
+        if local_logs and not os.access(p, os.R_OK):
+            fail(f"--log {p}: not readable (try sudo, or add yourself to the group that owns it)")
+    options = {"probe": probe, "probe_deadline": probe_deadline, "probe_model": model, "log_files": [str(p) for p in log]}
+    if state_dir is not None:
+        options["state_dir"] = str(state_dir)
+    opts = DiagnoseOptions(
+        units=tuple(unit),
+        since_seconds=_seconds(since, "--since"),
+        sample_seconds=sample_seconds,
+        only=tuple(only),
+        checks_dirs=tuple(str(d) for d in checks_dir),
+        options=options,
+    )
+    names, targets = build_targets(evidence, host, inventory, sudo, accept_new_host_keys, ssh_config, connect_timeout)
+    with _progress(f"diagnosing {len(names)} host(s)" if len(names) > 1 else f"diagnosing {names[0]}"):
+        try:
+            report, _ = run_diagnosis(targets, opts, forks=forks, names=names)
+        except UnknownCheck as e:
+            fail(str(e))
+    sys.stdout.write(RENDERERS[fmt](report))
+    raise typer.Exit(report.exit_code())
+
+
+class _progress:
+    """A spinner on stderr while something slow runs; silent when stderr is not a terminal."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        self.status = None
+
+    def __enter__(self):
+        if sys.stderr.isatty() and not os.environ.get("LLMDOCTOR_QUIET"):
+            from rich.console import Console
+
+            self.status = Console(stderr=True).status(self.message)
+            self.status.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self.status is not None:
+            self.status.__exit__(*exc)
+        return False
+
+
+@app.command()
+def collect(
+    output: Path = typer.Option(..., "--output", "-o", help="Directory to write the evidence to (created; must be empty)."),
+    host: Optional[str] = typer.Option(None, "--host", "-H", help="[user@]host[:port] to collect from over SSH."),
+    unit: List[str] = typer.Option([], "--unit", "-u", help="systemd unit of the engine (repeatable)."),
+    since: str = typer.Option("24h", "--since", help="How far back to copy logs."),
+    sudo: bool = typer.Option(False, "--sudo", help="Over SSH, run commands with sudo -n."),
+    ssh_config: Optional[str] = typer.Option(None, "--ssh-config", help="ssh_config file to use."),
+    probe: bool = typer.Option(False, "--probe", help="Also run the light live probe and keep its timings as probe.json."),
+) -> None:
+    """Write an evidence directory (secrets redacted) for offline diagnosis or a support ticket."""
+    from llmdoctor.app.collect import collect_evidence
+
+    if output.exists() and (not output.is_dir() or any(output.iterdir())):
+        fail(f"{output} exists and is not an empty directory; refusing to overwrite")
+    names, targets = build_targets(None, [host] if host else [], None, sudo, False, ssh_config, 10.0)
+    target = targets[0]
+    try:
+        h = target() if callable(target) and not hasattr(target, "run") else target
+    except Exception as e:
+        fail(f"{names[0]}: {e}")
+    with _progress(f"collecting from {names[0]}"):
+        written, notes = collect_evidence(h, output, units=tuple(unit), since_seconds=_seconds(since, "--since"), probe=probe)
+    h.close()
+    typer.echo(f"wrote {len(written)} files to {output}")
+    for n in notes:
+        typer.echo(f"  not collected: {n}")
+
+
+@app.command("checks")
+def list_checks(
+    checks_dir: List[Path] = typer.Option([], "--checks-dir", help="Extra directory of site checks (repeatable)."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+) -> None:
+    """List the checks: id, cause and purpose."""
+    import json
+
+    from llmdoctor.plugins import load_checks
+
+    specs, errors = load_checks([str(d) for d in checks_dir])
+    specs.sort(key=lambda s: (s.cause.value, s.id))
+    if fmt == "json":
+        typer.echo(json.dumps([{"id": s.id, "cause": s.cause.value, "purpose": s.purpose, "origin": s.origin} for s in specs], indent=2))
+    else:
+        width = max((len(s.id) for s in specs), default=10)
+        for s in specs:
+            origin = "" if s.origin == "built-in" else f"  [{s.origin}]"
+            typer.echo(f"{s.id:<{width}}  {s.cause.value:<18}  {s.purpose}{origin}")
+    for e in errors:
+        typer.echo(f"warning: {e}", err=True)
+
+
+# command -> the module of this package that defines it (its `register(app)`)
+COMMANDS = {"exporter": "exporter", "plan": "plan", "probe": "probe", "tune": "tune"}
+
+
+def _register_commands() -> None:
+    for name in dict.fromkeys(COMMANDS.values()):
+        try:
+            module = importlib.import_module(f"{__name__}.{name}")
+        except Exception as e:  # a broken command module must not take the CLI down
+            print(f"llmdoctor: command module {name} failed to load: {e}", file=sys.stderr)
+            continue
+        module.register(app)
+
+
+def _names_builtin_command(argv: list[str]) -> bool:
+    """True when argv[1] is a command defined in this module: then the add-on commands
+    need not be imported and built (typer builds every registered command on each run,
+    which costs start-up time; `llmdoctor --help` and unknown names still see them all)."""
+    if len(argv) < 2:
+        return False
+    names = {c.name or c.callback.__name__.lower().replace("_", "-") for c in app.registered_commands if c.callback}
+    return argv[1] in names
+
+
+def main() -> None:
+    if not _names_builtin_command(sys.argv):
+        _register_commands()
+    app()
+
+
+if __name__ == "__main__":
+    main()

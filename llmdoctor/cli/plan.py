@@ -1,0 +1,251 @@
+"""`llmdoctor plan`: what-if sizing of slots, context, KV cache type and queue. Touches nothing.
+
+Heavy imports (gguf, NVML, the fact collectors) happen inside the command.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+BAR_WIDTH = 60
+
+
+class BadInput(Exception):
+    """Shown as `llmdoctor: <message>`, exit code 3."""
+
+
+def parse_memory(text: str | None, option: str) -> int | None:
+    if text is None:
+        return None
+    from llmdoctor.parsing import ParseError, parse_size
+
+    try:
+        value = parse_size(text)
+    except ParseError:
+        raise BadInput(f"{option} {text!r}: not a size (e.g. 24GB, 24GiB, 22.5 GiB)") from None
+    if value <= 0:
+        raise BadInput(f"{option} must be more than zero")
+    return value
+
+
+MAX_USERS = 1_000_000  # sizing is per slot; a larger number is a typo, and would take minutes
+
+
+def workload_from_flags(users, turn_seconds, think_seconds, between, concurrent):
+    from llmdoctor.judge.sizing import Workload
+
+    if concurrent is not None and users is not None:
+        raise BadInput("give either --concurrent or --users (with --turn-seconds), not both")
+    if think_seconds is not None and between is not None:
+        raise BadInput("give either --think-seconds or --seconds-between-turns, not both")
+    if users is not None and turn_seconds is None:
+        raise BadInput("--users needs --turn-seconds (how long one answer takes to generate)")
+    if turn_seconds is not None and users is None:
+        raise BadInput("--turn-seconds needs --users")
+    for name, v in (("--turn-seconds", turn_seconds), ("--think-seconds", think_seconds),
+                    ("--seconds-between-turns", between)):
+        if v is not None and v < 0:
+            raise BadInput(f"{name} must not be negative")
+    if turn_seconds is not None and turn_seconds <= 0:
+        raise BadInput("--turn-seconds must be more than zero")
+    for name, v in (("--users", users), ("--concurrent", concurrent)):
+        if v is not None and not 1 <= v <= MAX_USERS:
+            raise BadInput(f"{name} must be between 1 and {MAX_USERS:,}")
+    return Workload(users=users, turn_seconds=turn_seconds, think_seconds=think_seconds,
+                    seconds_between_turns=between, concurrent=concurrent)
+
+
+def memory_bar(plan, width: int = BAR_WIDTH) -> list[str]:
+    """weights | KV | headroom, to scale of the GPU's memory."""
+    from llmdoctor.judge.sizing import gb
+
+    m = plan.memory
+    kv = plan.kv_bytes_recommended
+    total = max(m.total, m.weights + kv + m.headroom)
+    def cells(n: int) -> int:
+        return max(0, round(n / total * width))
+    w = min(width, cells(m.weights))
+    k = min(width - w, cells(kv))
+    rest = width - w - k
+    over = m.weights + kv + m.headroom > m.total
+    bar = "█" * w + "▓" * k + "░" * rest
+    left = m.total - m.weights - kv
+    return [
+        f"[{bar}]",
+        f" █ weights {gb(m.weights)} | ▓ KV {plan.recommended.parallel} × {gb(kv // max(1, plan.recommended.parallel))}"
+        f" = {gb(kv)} | ░ left {gb(left)} (headroom {gb(m.headroom)})" + ("  ← over the GPU's memory" if over else ""),
+    ]
+
+
+def render_plan_text(plan, model_label: str) -> str:
+    from llmdoctor.knowledge.capacity import format_bytes
+    from llmdoctor.judge.sizing import gb
+
+    s = plan.shape
+    r = plan.recommended
+    trained = f", trained context {s.context_length:,}" if s.context_length else ""
+    window = f", sliding window {s.sliding_window:,} (sized as full attention)" if s.sliding_window else ""
+    out = [f"Model: {model_label} ({s.layers} KV layers{trained}{window})", ""]
+    out += [
+        f"  KV per token         {plan.kv_bytes_per_token:,} B ({format_bytes(plan.kv_bytes_per_token)}, {plan.cache_type})",
+        f"  KV per conversation  {plan.kv_bytes_per_conversation:,} B ({gb(plan.kv_bytes_per_conversation)}) at {plan.context:,} tokens",
+        f"  KV budget            {gb(plan.memory.kv_budget)} ({gb(plan.memory.total)} GPU − {gb(plan.memory.weights)} weights − {gb(plan.memory.headroom)} headroom)",
+        f"  Conversations fit    {plan.conversations_fit}",
+        f"  In flight            " + (f"{plan.in_flight:.1f}" if plan.in_flight is not None else "(no workload given)"),
+        "",
+        "How:",
+    ]
+    out += [f"  {i}. {step}" for i, step in enumerate(plan.steps, 1)]
+    out += ["", "Recommended:",
+            f"  parallel slots       {r.parallel}",
+            f"  context length       {r.context_length:,}",
+            f"  KV cache type        {r.kv_cache_type}" + (" (with flash attention on)" if r.flash_attention else ""),
+            f"  max queue            {r.max_queue}",
+            "", "Memory:"]
+    out += [f"  {line}" for line in memory_bar(plan)]
+    if plan.warnings:
+        out += ["", "Warnings:"] + [f"  ! {w}" for w in plan.warnings]
+    out += ["", "For Ollama: OLLAMA_NUM_PARALLEL=%d OLLAMA_CONTEXT_LENGTH=%d OLLAMA_MAX_QUEUE=%d%s" % (
+        r.parallel, r.context_length, r.max_queue,
+        f" OLLAMA_KV_CACHE_TYPE={r.kv_cache_type} OLLAMA_FLASH_ATTENTION=1" if r.kv_cache_type != "f16" else ""),
+        "  (llmdoctor tune ollama writes these to a systemd drop-in and verifies them)"]
+    return "\n".join(out) + "\n"
+
+
+def _ollama_model(name: str, port: int):
+    """(shape, weights bytes or None, label) from the local Ollama."""
+    from llmdoctor.facts.ollama_api import OllamaApiError, get_ps_raw, get_show, get_tags
+    from llmdoctor.knowledge.ollama.ps import parse_api_ps
+    from llmdoctor.hosts.local import LocalHost
+    from llmdoctor.app.tune.model_source import SourceError, from_model_info
+
+    host = LocalHost()
+    try:
+        show = get_show(host, port, name)
+    except OllamaApiError as e:
+        raise BadInput(f"Ollama does not know model {name!r} ({e})") from None
+    try:
+        shape = from_model_info(show.get("model_info"), name)
+    except SourceError as e:
+        raise BadInput(str(e)) from None
+    weights = None
+    try:
+        for m in parse_api_ps(get_ps_raw(host, port)):
+            if m.name == name and m.size:
+                weights = None  # loaded: its size includes the KV cache; the file size is the weights
+        for t in get_tags(host, port):
+            if t.get("name") in (name, f"{name}:latest") and isinstance(t.get("size"), int):
+                weights = t["size"]
+    except Exception:  # sizes are optional: --weights answers when they are missing
+        pass
+    return shape, weights, f"{name} (Ollama)"
+
+
+def _gpu_memory_from_nvml() -> tuple[int | None, str]:
+    from llmdoctor.facts import Context, FactStore
+    from llmdoctor.hosts.local import LocalHost
+    from llmdoctor.app.tune.hostfacts import gpu_total
+
+    store = FactStore(Context(LocalHost()))
+    try:
+        gpu = store.get("gpu")
+    except Exception as e:
+        return None, getattr(e, "reason", str(e))
+    total = gpu_total(gpu)
+    return total, "" if total else "NVML reported no GPU memory"
+
+
+def run_plan(model, hf_config, gguf_file, layers, kv_heads, head_dim, trained_context, cache_type, gpu_memory,
+             weights, headroom, users, turn_seconds, think_seconds, between, concurrent, context, max_parallel,
+             port) -> tuple[object, str]:
+    from llmdoctor.knowledge.capacity import ShapeError, normalise_cache_type, uniform_shape
+    from llmdoctor.app.tune.model_source import SourceError, from_gguf, from_hf_config
+    from llmdoctor.judge.sizing import DEFAULT_HEADROOM, Memory, PlanError, make_plan
+
+    sources = [x for x in (model, hf_config, gguf_file) if x] + (["--layers"] if layers else [])
+    if len(sources) != 1:
+        raise BadInput("name the model once: --model NAME (Ollama), --hf-config FILE, --gguf FILE, "
+                       "or --layers/--kv-heads/--head-dim")
+    weights_b = parse_memory(weights, "--weights")
+    default_weights = None
+    try:
+        if model:
+            shape, default_weights, label = _ollama_model(model, port)
+        elif hf_config:
+            shape, label = from_hf_config(Path(hf_config)), str(hf_config)
+        elif gguf_file:
+            shape, default_weights = from_gguf(Path(gguf_file))
+            label = Path(gguf_file).name
+        else:
+            if not kv_heads or not head_dim:
+                raise BadInput("--layers needs --kv-heads and --head-dim")
+            shape = uniform_shape(layers, kv_heads, head_dim, context_length=trained_context)
+            label = f"{layers} layers × {kv_heads} KV heads × {head_dim} head_dim"
+    except (SourceError, ShapeError) as e:
+        raise BadInput(str(e)) from None
+    if weights_b is None:
+        weights_b = default_weights
+    if weights_b is None:
+        raise BadInput("how much memory do the weights take? give --weights (e.g. 16GB)")
+    total = parse_memory(gpu_memory, "--gpu-memory")
+    source = "--gpu-memory"
+    if total is None:
+        total, why = _gpu_memory_from_nvml()
+        source = "NVML"
+        if total is None:
+            raise BadInput(f"no GPU found ({why}) and no --gpu-memory; give it, e.g. --gpu-memory 24GB")
+    room = parse_memory(headroom, "--headroom") if headroom else DEFAULT_HEADROOM
+    workload = workload_from_flags(users, turn_seconds, think_seconds, between, concurrent)
+    try:
+        ct = normalise_cache_type(cache_type or "f16")
+        plan = make_plan(shape, Memory(total, weights_b, room, source), workload, context, ct,
+                         cache_type_fixed=cache_type is not None, max_parallel=max_parallel)
+    except (PlanError, ShapeError) as e:
+        raise BadInput(str(e)) from None
+    return plan, label
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("plan")
+    def plan_command(
+        model: Optional[str] = typer.Option(None, "--model", "-m", help="Ollama model name (asks the local Ollama's /api/show)."),
+        hf_config: Optional[Path] = typer.Option(None, "--hf-config", help="A Hugging Face config.json."),
+        gguf_file: Optional[Path] = typer.Option(None, "--gguf", help="A GGUF model file (its metadata; its size stands in for --weights)."),
+        layers: Optional[int] = typer.Option(None, "--layers", min=1, help="Layers (with --kv-heads and --head-dim)."),
+        kv_heads: Optional[int] = typer.Option(None, "--kv-heads", min=1, help="KV heads per layer."),
+        head_dim: Optional[int] = typer.Option(None, "--head-dim", min=1, help="Head dimension."),
+        trained_context: Optional[int] = typer.Option(None, "--trained-context", min=1, help="The model's trained context (with --layers)."),
+        cache_type: Optional[str] = typer.Option(None, "--cache-type", help="KV cache type: f16 (default), bf16, q8_0, q4_0, fp8, ..."),
+        gpu_memory: Optional[str] = typer.Option(None, "--gpu-memory", help="GPU memory (24GB, 24GiB); default: NVML."),
+        weights: Optional[str] = typer.Option(None, "--weights", help="Memory the weights take (16GB)."),
+        headroom: Optional[str] = typer.Option(None, "--headroom", help="Memory kept free for CUDA context and compute buffers (default 1.5GiB)."),
+        users: Optional[int] = typer.Option(None, "--users", min=1, help="People or agents using the model."),
+        turn_seconds: Optional[float] = typer.Option(None, "--turn-seconds", help="Seconds one answer takes to generate."),
+        think_seconds: Optional[float] = typer.Option(None, "--think-seconds", help="Seconds a user reads/types before the next request (0 for agents)."),
+        between: Optional[float] = typer.Option(None, "--seconds-between-turns", help="Seconds from one turn's start to the same user's next (instead of --think-seconds)."),
+        concurrent: Optional[int] = typer.Option(None, "--concurrent", min=1, help="Requests in flight at once (instead of --users)."),
+        context: Optional[int] = typer.Option(None, "--context", min=1, help="Context per conversation, tokens (default 8192)."),
+        max_parallel: int = typer.Option(16, "--max-parallel", min=1, help="Upper bound for the slots."),
+        port: int = typer.Option(11434, "--port", help="Ollama's port (for --model)."),
+        fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+    ) -> None:
+        """What-if sizing: KV per token and conversation, conversations that fit, slots, context, cache type, queue."""
+        if fmt not in ("text", "json"):
+            typer.echo(f"llmdoctor: unknown --format {fmt!r}; choose text or json", err=True)
+            raise typer.Exit(3)
+        try:
+            plan, label = run_plan(model, hf_config, gguf_file, layers, kv_heads, head_dim, trained_context, cache_type,
+                                   gpu_memory, weights, headroom, users, turn_seconds, think_seconds, between,
+                                   concurrent, context, max_parallel, port)
+        except BadInput as e:
+            typer.echo(f"llmdoctor: {e}", err=True)
+            raise typer.Exit(3)
+        if fmt == "json":
+            sys.stdout.write(json.dumps({"model": label, **plan.to_dict()}, indent=2) + "\n")
+        else:
+            sys.stdout.write(render_plan_text(plan, label))
+        raise typer.Exit(0 if plan.fits_wanted else 1)

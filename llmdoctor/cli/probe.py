@@ -1,0 +1,154 @@
+"""`llmdoctor probe [URL]`: stream a few requests at a server and say why it is slow.
+
+Thin: detect + run the probe (llmdoctor.facts.live_probe), judge it with the same probe_*
+checks `diagnose --probe` uses, render. Progress goes to stderr; the JSON output
+carries the raw per-request timings under "probe".
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Optional
+
+import typer
+
+if TYPE_CHECKING:
+    from llmdoctor.model import Report
+
+FORMATS = ("text", "json", "markdown")
+
+
+def _progress_printer():
+    if os.environ.get("LLMDOCTOR_QUIET"):
+        return lambda _msg: None
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(stderr=True, highlight=False)
+    return lambda msg: console.print(f"[dim]probe:[/] {escape(msg)}")
+
+
+def _default_urls() -> list[str]:
+    """The engines discovered on this host (as `diagnose` finds them)."""
+    from llmdoctor.facts import Context, FactStore, FactUnavailable
+    from llmdoctor.hosts.local import LocalHost
+
+    host = LocalHost()
+    try:
+        engines = FactStore(Context(host=host)).get("engines")
+    except FactUnavailable:
+        engines = ()
+    return [host.base_url(e.port) for e in engines if e.port]
+
+
+def judge(runs) -> "Report":
+    """Run the built-in probe_* checks on a ProbeRuns; one TargetReport per URL."""
+    from llmdoctor import __version__
+    from llmdoctor.plugins import load_checks, run_check
+    from llmdoctor.facts import Context, FactStore
+    from llmdoctor.model import Report, TargetReport
+    from llmdoctor.knowledge.probe.result import ProbeRuns
+    from llmdoctor.judge.probe.verdicts import summary_lines
+
+    specs, load_errors = load_checks(site_dir=None, entry_points=False)
+    specs = [s for s in specs if s.id.startswith("probe-")]
+    targets = []
+    for r in runs.results:
+        store = FactStore(Context(host=None), preset={"probe": ProbeRuns((r,))})  # type: ignore[arg-type]
+        findings, errors = [], list(load_errors)
+        for spec in specs:
+            outcome = run_check(spec, store)
+            findings.extend(outcome.findings)
+            if outcome.crash:
+                errors.append(outcome.crash)
+        findings.sort(key=lambda f: (-f.severity.rank, f.check))
+        targets.append(TargetReport(target=r.url, engine=r.engine, findings=tuple(findings),
+                                    errors=tuple(errors) + r.errors,
+                                    summary=tuple(summary_lines(r)) + tuple(("probe note", n) for n in r.notes)))
+    return Report(__version__, tuple(targets))
+
+
+def render(report, runs, fmt: str) -> str:
+    from llmdoctor.model import report_to_dict
+
+    if fmt == "json":
+        doc = report_to_dict(report)
+        doc["probe"] = runs.to_dict()
+        return json.dumps(doc, indent=2) + "\n"
+    try:
+        from llmdoctor.render import RENDERERS
+    except ImportError:  # renderer not available: plain JSON rather than nothing
+        return json.dumps(report_to_dict(report), indent=2) + "\n"
+    return RENDERERS[fmt](report)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("probe")
+    def probe(
+        url: Optional[str] = typer.Argument(None, help="Server URL, e.g. http://127.0.0.1:11434 "
+                                            "(default: the engines found on this host)."),
+        model: Optional[str] = typer.Option(None, "--model", "-m", help="Model to probe (default: the loaded one)."),
+        mode: str = typer.Option("light", "--mode", help="light (safe default) or load (opt-in: slots+1 streams "
+                                 "and a long prompt)."),
+        concurrency: Optional[int] = typer.Option(None, "--concurrency", "-n", min=1, max=32,
+                                                  help="Load mode: streams at once (default: slots + 1)."),
+        deadline: float = typer.Option(60.0, "--deadline", min=5.0, max=600.0, help="Stop the whole probe after "
+                                       "this many seconds."),
+        fmt: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
+    ) -> None:
+        """Measure TTFT and inter-token latency live; tell queueing from sharing, prefill and unload.
+
+        URL is the server, e.g. http://127.0.0.1:11434 (default: the engines found on this host).
+        The light probe sends 5 requests, at most 2 at once, <= 64 tokens each; --mode load is opt-in.
+        """
+        from llmdoctor.model import ExitCode, Report
+        from llmdoctor.facts.live_probe import Interrupt, ProbeError
+        from llmdoctor.redact import redact_text
+        from llmdoctor.facts.live_probe.detect import detect
+        from llmdoctor.knowledge.probe.result import ProbeRuns
+        from llmdoctor.facts.live_probe.scenarios import ProbeRunner, describe_load
+
+        if fmt not in FORMATS:
+            typer.echo(f"llmdoctor: unknown --format {fmt!r}; choose one of {', '.join(FORMATS)}", err=True)
+            raise typer.Exit(ExitCode.UNKNOWN)
+        if mode not in ("light", "load"):
+            typer.echo(f"llmdoctor: unknown --mode {mode!r}; choose light or load", err=True)
+            raise typer.Exit(ExitCode.UNKNOWN)
+        progress = _progress_printer()
+        urls = [url] if url else _default_urls()
+        if not urls:
+            typer.echo("llmdoctor: no engine found on this host; give the server URL", err=True)
+            raise typer.Exit(ExitCode.UNKNOWN)
+        stop = Interrupt()
+        results, failures = [], []
+        try:
+            for u in urls:
+                try:
+                    target = detect(u, model=model)
+                except ProbeError as e:
+                    failures.append(redact_text(f"{u}: {e}"))
+                    continue
+                runner = ProbeRunner(target, deadline_s=deadline, progress=progress, stop=stop)
+                if mode == "load":
+                    typer.echo(f"llmdoctor: {describe_load(target, concurrency)}", err=True)
+                    results.append(runner.load(concurrency))
+                else:
+                    results.append(runner.light())
+                if runner.interrupted:
+                    break
+        except KeyboardInterrupt:
+            stop.set()
+            failures.append("interrupted")
+        runs = ProbeRuns(tuple(results))
+        report = judge(runs)
+        if failures:
+            from llmdoctor.model import TargetReport
+
+            report = Report(report.version, report.targets + tuple(
+                TargetReport(target=f.split(": ", 1)[0], engine="unreachable", errors=(f,)) for f in failures))
+        sys.stdout.write(redact_text(render(report, runs, fmt)))  # a URL may carry user:password
+        code = report.exit_code()
+        if not results or (code == ExitCode.OK and any(r.interrupted for r in results)):
+            code = ExitCode.UNKNOWN  # nothing measured, or stopped before it could say "healthy"
+        raise typer.Exit(code)

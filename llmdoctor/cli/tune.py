@@ -1,0 +1,170 @@
+"""`llmdoctor tune ollama`: a bounded, verified, reversible Ollama configuration.
+
+Dry run by default (the drop-in, a unified diff, the exact commands); `--apply` needs
+root and a confirmation (or `--yes`); `--rollback` restores the state before the last
+tune. Exit codes: 0 done / dry run / nothing to change, 2 apply failed (and was rolled
+back), 3 bad input (nothing written).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from llmdoctor.cli.plan import BadInput, parse_memory, workload_from_flags
+
+
+def _interactive() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def register(app: typer.Typer) -> None:
+    tune_app = typer.Typer(help="Apply a tuned, bounded configuration to an engine's service (dry run by default).",
+                           no_args_is_help=True)
+    app.add_typer(tune_app, name="tune")
+
+    @tune_app.command("ollama")
+    def tune_ollama(
+        users: Optional[int] = typer.Option(None, "--users", min=1, help="People or agents using the model."),
+        turn_seconds: Optional[float] = typer.Option(None, "--turn-seconds", help="Seconds one answer takes to generate."),
+        think_seconds: Optional[float] = typer.Option(None, "--think-seconds", help="Seconds a user reads/types before the next request (0 for agents)."),
+        between: Optional[float] = typer.Option(None, "--seconds-between-turns", help="Seconds from one turn's start to the same user's next."),
+        concurrent: Optional[int] = typer.Option(None, "--concurrent", min=1, help="Requests in flight at once (instead of --users)."),
+        model: Optional[str] = typer.Option(None, "--model", "-m", help="Model to size (default: the loaded one)."),
+        context: Optional[int] = typer.Option(None, "--context", min=1, help="Context per request, tokens (default: keep the current one)."),
+        max_parallel: int = typer.Option(16, "--max-parallel", min=1, help="Upper bound for OLLAMA_NUM_PARALLEL."),
+        gpu_memory: Optional[str] = typer.Option(None, "--gpu-memory", help="GPU memory (24GB, 24GiB); default: NVML / Ollama's log."),
+        weights: Optional[str] = typer.Option(None, "--weights", help="Memory the weights take; default: from /api/ps."),
+        headroom: Optional[str] = typer.Option(None, "--headroom", help="Memory kept free besides weights and KV (default 1.5GiB)."),
+        unit: str = typer.Option("ollama.service", "--unit", "-u", help="The Ollama systemd unit."),
+        port: Optional[int] = typer.Option(None, "--port", help="Ollama's port (default: discovered, else 11434)."),
+        root: Path = typer.Option(Path("/"), "--root", help="System root to write under (packaging, tests); not / = files only, no restart."),
+        do_apply: bool = typer.Option(False, "--apply", help="Write the drop-in, restart, verify; restore on any failure."),
+        yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
+        rollback: bool = typer.Option(False, "--rollback", help="Restore the state before the last tune."),
+        evidence: Optional[Path] = typer.Option(None, "--evidence", "-e", help="Propose from an evidence directory (dry run only)."),
+        ready_timeout: float = typer.Option(30.0, "--ready-timeout", min=1.0, max=600.0, help="Seconds to wait for Ollama after the restart."),
+        fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+    ) -> None:
+        """Size OLLAMA_NUM_PARALLEL, CONTEXT_LENGTH, MAX_QUEUE (and KV cache type, KEEP_ALIVE when needed) from memory and workload."""
+        from llmdoctor.hosts.local import LocalHost
+        from llmdoctor.app.tune import session
+        from llmdoctor.app.tune.apply import ApplyError
+        from llmdoctor.judge.sizing import DEFAULT_HEADROOM
+        from llmdoctor.judge.proposal import ProposalError
+
+        def fail(msg: str, code: int = 3) -> None:
+            typer.echo(f"llmdoctor: {msg}", err=True)
+            raise typer.Exit(code)
+
+        if fmt not in ("text", "json"):
+            fail(f"unknown --format {fmt!r}; choose text or json")
+        live = Path(root).resolve() == Path("/")
+        host = LocalHost()
+        if evidence is not None:
+            from llmdoctor.hosts.evidence import EvidenceHost
+
+            if do_apply or rollback:
+                fail("--evidence proposes only (a dry run); apply on the host itself")
+            try:
+                host = EvidenceHost(evidence)
+            except NotADirectoryError as e:
+                fail(str(e))
+            mirror = Path(evidence) / "files"  # copies of host files under their absolute paths
+            root = mirror if mirror.is_dir() else Path(evidence) / "files-absent"
+        if rollback:
+            if live and os.geteuid() != 0:
+                fail("--rollback needs root (it restarts the service)")
+            opts = session.TuneOptions(unit=unit, root=root, port=port, ready_timeout=ready_timeout)
+            txn = session.transaction(host, opts, port or 11434, live=live)
+            try:
+                outcome = txn.rollback()
+            except ApplyError as e:
+                fail(str(e))
+            _emit(fmt, outcome.to_dict(), session.render_outcome(outcome))
+            raise typer.Exit(0 if outcome.ok else 2)
+        try:
+            workload = workload_from_flags(users, turn_seconds, think_seconds, between, concurrent)
+            opts = session.TuneOptions(
+                unit=unit, root=root, port=port, model=model, workload=workload, context=context,
+                max_parallel=max_parallel, weights=parse_memory(weights, "--weights"),
+                gpu_memory=parse_memory(gpu_memory, "--gpu-memory"),
+                headroom=parse_memory(headroom, "--headroom") or DEFAULT_HEADROOM, ready_timeout=ready_timeout)
+        except BadInput as e:
+            fail(str(e))
+        store = session._store(host, opts)
+        if not workload.given and _interactive() and fmt == "text":
+            from llmdoctor.cli.guided import ask_workload
+
+            log = store.optional("ollama_log")
+            typical = getattr(getattr(log, "requests", None), "typical_service_s", None)
+            opts.workload = ask_workload(lambda q, d: typer.prompt(q, default=d), typer.echo, typical)
+        try:
+            prepared = session.prepare(host, opts, store)
+        except (ProposalError, ApplyError) as e:
+            fail(str(e))
+        if not do_apply:
+            _emit(fmt, _dry_dict(prepared), session.render_text(prepared, unit, applying=False))
+            raise typer.Exit(0)
+        if live and os.geteuid() != 0:
+            fail("--apply needs root (it writes /etc/systemd/system and restarts the service); "
+                 "run it with sudo, or without --apply for a dry run")
+        if prepared.conflicts:
+            fail("another file would override llmdoctor's values: " + "; ".join(prepared.conflicts))
+        if fmt == "text":
+            sys.stdout.write(session.render_text(prepared, unit, applying=True))
+        if prepared.nothing_to_change and not live:
+            _emit_json_only(fmt, {**_dry_dict(prepared), "outcome": {"ok": True, "changed": False,
+                                                                      "message": "nothing to change"}})
+            raise typer.Exit(0)
+        if not yes and not prepared.nothing_to_change:
+            if not _interactive():
+                fail("--apply without a terminal needs --yes")
+            if not typer.confirm(f"Write {prepared.path} and restart {unit}?", default=False):
+                fail("not applied", 3)
+        check = None
+        slots = int(prepared.values.get("OLLAMA_NUM_PARALLEL", "1") or 1)
+        if live and slots >= 2 and prepared.proposal.model:
+            from llmdoctor.app.tune.concurrency import two_requests_start_together
+
+            base, model_name = f"http://127.0.0.1:{prepared.port}", prepared.proposal.model
+            check = lambda: two_requests_start_together(base, model_name)  # noqa: E731
+        txn = session.transaction(host, opts, prepared.port, live=live, concurrency_check=check)
+        try:
+            outcome = session.apply(prepared, txn)
+        except ApplyError as e:
+            fail(str(e))
+        if fmt == "json":
+            sys.stdout.write(json.dumps({**_dry_dict(prepared), "outcome": outcome.to_dict()}, indent=2) + "\n")
+        else:
+            sys.stdout.write(session.render_outcome(outcome))
+        raise typer.Exit(0 if outcome.ok else 2)
+
+
+def _dry_dict(prepared) -> dict:
+    return {
+        "model": prepared.proposal.model,
+        "version": prepared.version,
+        "proposal": prepared.proposal.to_dict(),
+        "dropin": {"path": prepared.path, "content": prepared.new, "diff": prepared.diff,
+                   "nothing_to_change": prepared.nothing_to_change},
+        "wins_over": list(prepared.wins_over),
+        "conflicts": list(prepared.conflicts),
+        "unavailable": prepared.gaps,
+    }
+
+
+def _emit(fmt: str, data: dict, text: str) -> None:
+    if fmt == "json":
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    else:
+        sys.stdout.write(text)
+
+
+def _emit_json_only(fmt: str, data: dict) -> None:
+    if fmt == "json":
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")

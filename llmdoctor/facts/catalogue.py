@@ -1,0 +1,68 @@
+"""Every fact a check can ask for: its name, the type of its value, one line of purpose,
+and the module whose `@provider` collects it.
+
+A check names facts as parameters, so this table is the contract between the two sides:
+`llmdoctor facts` prints it, tests assert that each provider is registered under a name
+listed here and returns the type written here, and only the modules listed here are
+imported to collect facts (start-up time: nothing else in this package is loaded until a
+provider needs it).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FactSpec:
+    name: str
+    type: str  # the value's type, as a dotted path (typing forms allowed: tuple[X, ...])
+    purpose: str
+    module: str  # the provider's module, under llmdoctor.facts
+
+
+K = "llmdoctor.knowledge."
+F = "llmdoctor.facts."
+
+CATALOGUE: tuple[FactSpec, ...] = (
+    FactSpec("evidence_recognition", K + "recognize.Recognition",
+             "which engine each recorded file speaks of (recordings only)", "engines"),
+    FactSpec("engines", f"tuple[{K}engines.EngineInstance, ...]",
+             "the LLM servers on the host: kind, port, unit, process", "engines"),
+    FactSpec("log_sources", F + "logs.LogSources",
+             "where engine log lines can be read: journals, --log files, recorded logs", "logs"),
+    FactSpec("systemd_units", f"tuple[{K}systemd.units.UnitState, ...]",
+             "each engine unit: its files, drop-ins, what systemd loaded, the process environment", "systemd"),
+    FactSpec("shell_exports", f"tuple[{K}systemd.environ.ShellSetting, ...]",
+             "engine variables set in shell start-up files a service never reads", "shell_env"),
+    FactSpec("declared_settings", F + "declared.DeclaredSettings",
+             "engine variables as the user wrote them, in any form (recordings only)", "declared"),
+    FactSpec("memory", F + "memory.MemoryFact", "RAM and swap totals, and swap traffic now", "memory"),
+    FactSpec("gpu", K + "nvidia.GpuFact", "NVIDIA GPUs, their memory and the processes holding it", "gpu"),
+    FactSpec("ollama_version", "str", "the Ollama server's version", "ollama"),
+    FactSpec("ollama_ps", f"tuple[{K}ollama.ps.LoadedModel, ...]",
+             "models Ollama has loaded: size, CPU/GPU split, context, expiry", "ollama"),
+    FactSpec("ollama_show", "dict", "/api/show of the first loaded model (architecture, parameters)", "ollama"),
+    FactSpec("ollama_tags", "tuple[dict, ...]", "models Ollama has on disk", "ollama"),
+    FactSpec("ollama_config", F + "ollama.OllamaConfig",
+             "Ollama's effective settings: what the server reported, else what its service sets", "ollama"),
+    FactSpec("ollama_log", K + "ollama.log.OllamaLogSummary",
+             "what Ollama's log shows: loads, offload, evictions, queue, requests, errors", "ollama"),
+    FactSpec("ollama_deployment", "str",
+             "how Ollama runs (systemd, windows, macos, container, kubernetes), for the form of a fix", "ollama"),
+    FactSpec("vllm_log", F + "vllm.VllmLog", "what vLLM's log shows: KV capacity, stats lines, preemptions, refusals",
+             "vllm"),
+    FactSpec("vllm_metrics", F + "vllm.VllmMetricsSample", "two scrapes of vLLM's /metrics and the rates between",
+             "vllm"),
+    FactSpec("vllm_cmdline", K + "vllm.cmdline.VllmCmdline", "the settings vLLM was started with", "vllm"),
+    FactSpec("llamacpp_state", K + "llamacpp.endpoints.LlamaState",
+             "llama-server's /health, /props, /slots and /metrics", "llamacpp"),
+    FactSpec("llamacpp_log", F + "llamacpp.LlamaLog",
+             "what llama-server's log shows: slots, offload, context shifts, timings", "llamacpp"),
+    FactSpec("llamacpp_cmdline", K + "llamacpp.cmdline.LlamaCmdline", "the settings llama-server was started with",
+             "llamacpp"),
+    FactSpec("probe", K + "probe.result.ProbeRuns",
+             "the live probe's measurements (diagnose --probe), or the recorded probe.json", "probe"),
+)
+
+BY_NAME = {f.name: f for f in CATALOGUE}
+MODULES = tuple(dict.fromkeys(f.module for f in CATALOGUE))

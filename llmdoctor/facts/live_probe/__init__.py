@@ -1,0 +1,30 @@
+"""The live probe: stream a few requests at an LLM server and time every chunk.
+
+It tells apart the causes users feel as "slow": requests queueing behind one slot
+(QUEUEING), streams sharing the hardware (BANDWIDTH_LIMIT), long prompts (PREFILL)
+and a model reloaded on the first request (MODEL_UNLOAD). Measuring lives here
+(`detect`, `client`, `streams`, `scenarios`); judging lives in `verdicts`, with
+every threshold in `thresholds`.
+"""
+from __future__ import annotations
+
+from llmdoctor.hosts.stream_client import Interrupt, ProbeError
+from llmdoctor.knowledge.probe.result import ProbeResult, StreamSample
+
+__all__ = ["Interrupt", "ProbeError", "ProbeResult", "StreamSample", "run_probe"]
+
+
+def run_probe(url: str, model: str | None = None, mode: str = "light", concurrency: int | None = None,
+              deadline_s: float | None = None, slots: int | None = None, progress=None,
+              stop: Interrupt | None = None) -> ProbeResult:
+    """Detect the engine at `url` and run the light probe (or load mode).
+    Raises ProbeError when nothing usable answers there."""
+    from llmdoctor.facts.live_probe.detect import detect
+    from llmdoctor.facts.live_probe.scenarios import ProbeRunner
+    from llmdoctor.judge.probe.thresholds import DEFAULT_DEADLINE_S
+
+    if mode not in ("light", "load"):
+        raise ProbeError(f"unknown probe mode {mode!r}; choose light or load")
+    target = detect(url, model=model, slots=slots)
+    runner = ProbeRunner(target, deadline_s=deadline_s or DEFAULT_DEADLINE_S, progress=progress, stop=stop)
+    return runner.load(concurrency) if mode == "load" else runner.light()

@@ -1,0 +1,195 @@
+"""Pure helpers that turn Ollama facts into the figures and fixes the checks print.
+
+Kept out of the checks so each check stays a few lines of "if signal: finding".
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from llmdoctor.model import Evidence
+from llmdoctor.knowledge.ollama import env as envdef
+if TYPE_CHECKING:  # annotations only: the log parser is imported by whoever has a log (start-up time)
+    from llmdoctor.knowledge.nvidia import GpuFact
+    from llmdoctor.knowledge.ollama.log import Example, Load, OllamaLogSummary
+
+RESTART = "systemctl daemon-reload && systemctl restart ollama"
+DROPIN_PATH = "/etc/systemd/system/ollama.service.d/override.conf"
+
+
+def dropin(**values: Any) -> str:
+    """A systemd drop-in that sets Ollama variables (`systemctl edit ollama` writes the same)."""
+    lines = [f"# {DROPIN_PATH}", "[Service]"]
+    lines += [f'Environment="{k}={v}"' for k, v in values.items()]
+    return "\n".join(lines) + "\n"
+
+
+def dropin_commands() -> tuple[str, ...]:
+    return (f"mkdir -p {DROPIN_PATH.rsplit('/', 1)[0]}  # then write the drop-in below to {DROPIN_PATH}",
+            RESTART)
+
+
+def ev(example: Example | None, fallback_source: str = "") -> Evidence | None:
+    if example is None:
+        return None
+    return Evidence(example.source or fallback_source, example.line)
+
+
+def evs(examples) -> list[Evidence]:
+    return [Evidence(e.source, e.line) for e in examples]
+
+
+def config_evidence(config, name: str) -> Evidence:
+    value = config.get(name)
+    origin = config.origin(name)
+    if origin == "server config log line" and config.server_config_line is not None:
+        return Evidence(config.server_config_line.source, f"{name}:{value} (server config log line)")
+    return Evidence(origin, f"{name}={value}")
+
+
+@dataclass(frozen=True)
+class Slots:
+    count: int | None  # None = auto, decided per load
+    how: str
+    evidence: tuple[Evidence, ...]
+    from_runner: bool = False
+
+
+def last_load_with(log: OllamaLogSummary | None, attr: str) -> Load | None:
+    if log is None:
+        return None
+    for load in reversed(log.loads):
+        if getattr(load, attr) is not None:
+            return load
+    return None
+
+
+def slots(config, log: OllamaLogSummary | None) -> Slots | None:
+    """Slots per loaded model: the runner's --parallel at the last load (what really ran,
+    unless the server restarted since), else the effective OLLAMA_NUM_PARALLEL."""
+    load = last_load_with(log, "parallel")
+    stale = (load is not None and log is not None and log.server_config_at is not None
+             and load.started_at is not None and log.server_config_at > load.started_at)
+    if load is not None and not stale:
+        line = next((e for e in load.examples if "parallel" in e.line.lower()), None)
+        evid = (Evidence(line.source, line.line),) if line else ()
+        return Slots(load.parallel, "runner started with --parallel " + str(load.parallel), evid, True)
+    if config is None:
+        return None
+    raw = config.get("OLLAMA_NUM_PARALLEL")
+    if config.is_default("OLLAMA_NUM_PARALLEL") and config.version is None:
+        return None  # never assume a version's default
+    value = None if config.is_default("OLLAMA_NUM_PARALLEL") else raw
+    n, how = envdef.effective_parallel(value, config.version)
+    if not config.is_default("OLLAMA_NUM_PARALLEL"):
+        how = f"OLLAMA_NUM_PARALLEL={raw} ({config.origin('OLLAMA_NUM_PARALLEL')})"
+        if n is not None and raw == "0":
+            how += f", which means 1 in Ollama {config.version}"
+    return Slots(n, how, (config_evidence(config, "OLLAMA_NUM_PARALLEL"),))
+
+
+def keep_alive_seconds(config) -> float:
+    if config is None:
+        return 300.0
+    s = envdef.keep_alive_seconds(config.get("OLLAMA_KEEP_ALIVE") or "")
+    return 300.0 if s is None else s
+
+
+def gpu_expected(log: OllamaLogSummary | None, gpu: GpuFact | None = None) -> Evidence | None:
+    """Evidence that this host has (or had) a GPU Ollama could use."""
+    if log is not None:
+        for s in log.startups:
+            if s.has_gpu and s.examples:
+                ex = next((e for e in s.examples if "library=cpu" not in e.line), s.examples[0])
+                return Evidence(ex.source, ex.line)
+    total = gpu_total_bytes(gpu)
+    if total:
+        return Evidence("gpu", f"GPU memory total {total / 2**30:.1f} GiB")
+    return None
+
+
+def gpu_total_bytes(gpu: GpuFact | None) -> int | None:
+    """Summed total memory of the "gpu" fact's devices, None when unknown."""
+    return gpu.total_bytes if gpu is not None else None
+
+
+def gpu_process_bytes(gpu: GpuFact | None, names: tuple[str, ...] = ("ollama", "llama-server")) -> int | None:
+    """GPU memory held by Ollama's processes (server, runners); None when no process list is known."""
+    procs = gpu.processes if gpu is not None else ()
+    if not procs:
+        return None
+    return sum(p.used_bytes for p in procs if p.used_bytes is not None and any(n in p.name for n in names))
+
+
+# -- fixes in the form that applies where the server runs ---------------------------------------
+
+CONTAINER_FORMS = ("docker", "compose", "kubernetes")
+
+
+def deployment(log: OllamaLogSummary | None = None, declared: Any = None, systemd: bool = False) -> str | None:
+    """How this Ollama runs, from what the evidence shows: "systemd", "windows", "macos",
+    "container", "kubernetes", or None when nothing tells."""
+    if systemd:
+        return "systemd"
+    forms = {a.form for a in (declared.assignments if declared is not None else ())}
+    if "kubernetes" in forms:
+        return "kubernetes"
+    if forms & {"docker", "compose"}:
+        return "container"
+    if forms & {"setx", "cmd-set", "powershell"}:
+        return "windows"
+    if "launchctl" in forms:
+        return "macos"
+    lines = [e.line for e in _example_lines(log)]
+    text = "\n".join(lines)
+    if re.search(r"[A-Za-z]:\\|\\AppData\\|\.exe\b", text):
+        return "windows"
+    if re.search(r"/Users/[^/\s]+/\.ollama|\bMTL0\b|\bMetal\b", text):
+        return "macos"
+    if "/usr/share/ollama" in text or "ollama.service" in text:
+        return "systemd"
+    if "/root/.ollama" in text:
+        return "container"
+    return None
+
+
+def _example_lines(log: OllamaLogSummary | None):
+    if log is None:
+        return []
+    out = []
+    for ex in (log.server_config_example, log.estimator_example, log.gpu_seen, log.runner_backends_example):
+        if ex is not None:
+            out.append(ex)
+    for ld in log.loads[-3:]:
+        out += list(ld.examples[:2])
+    for sig in (log.truncations, log.load_times, log.evictions, log.invalid_env, log.gpu_libraries_empty):
+        out += list(sig.examples[:1])
+    return out
+
+
+def plus_commands(fix: tuple[tuple[str, ...], str], before: tuple[str, ...] = (),
+                  after: tuple[str, ...] = ()) -> tuple[tuple[str, ...], str]:
+    """A settings_fix with more commands around its own."""
+    return before + fix[0] + after, fix[1]
+
+
+def settings_fix(where: str | None, **values: Any) -> tuple[tuple[str, ...], str]:
+    """(commands, config) that set Ollama variables where the server runs."""
+    pairs = [(k, str(v)) for k, v in values.items()]
+    if where == "windows":
+        return (tuple(f'setx {k} "{v}"' for k, v in pairs)
+                + ("# then quit Ollama from its tray icon and start it again (a running app keeps its old environment)",), "")
+    if where == "macos":
+        return (tuple(f'launchctl setenv {k} "{v}"' for k, v in pairs)
+                + ("# then quit Ollama from the menu bar and open it again",), "")
+    if where == "container":
+        config = "# docker-compose.yml, under the ollama service\nenvironment:\n" + "".join(
+            f'  - {k}={v}\n' for k, v in pairs)
+        return (("docker compose up -d  # recreates the container with the new environment",
+                 "docker run ... " + " ".join(f"-e {k}={v}" for k, v in pairs) + " ollama/ollama  # without compose"),
+                config)
+    if where == "kubernetes":
+        config = "env:\n" + "".join(f'- name: {k}\n  value: "{v}"\n' for k, v in pairs)
+        return (("kubectl rollout restart deploy/ollama  # after adding the env entries to the container spec",), config)
+    return dropin_commands(), dropin(**values)

@@ -1,0 +1,92 @@
+"""The fix for each probe verdict, per engine: the setting, the command, the snippet.
+
+Kept apart from the verdicts (which only measure and compare) so a check reads as
+"this verdict -> this advice".
+"""
+from __future__ import annotations
+
+from llmdoctor.knowledge.engines import LLAMACPP, OLLAMA, VLLM
+from llmdoctor.model import Fix
+
+OLLAMA_DROPIN = ("sudo systemctl edit ollama.service   # opens a drop-in; add the lines below",
+                 "sudo systemctl restart ollama.service")
+
+
+def source(url: str) -> str:
+    return f"probe {url}"
+
+
+def parallel_fix(engine: str, slots: int | None, context: int | None) -> Fix:
+    want = 4 if not slots or slots < 2 else slots * 2
+    if engine == OLLAMA:
+        return Fix(f"Let Ollama serve {want} requests of a model at once (OLLAMA_NUM_PARALLEL). Each slot "
+                   "reserves its own KV cache of num_ctx tokens: check `ollama ps` stays 100% GPU after the restart.",
+                   OLLAMA_DROPIN, f'[Service]\nEnvironment="OLLAMA_NUM_PARALLEL={want}"')
+    if engine == LLAMACPP:
+        ctx = f" -c {context * want}" if context else " -c <slots x per-request context>"
+        return Fix(f"Start llama-server with {want} slots. An explicit -np splits -c across the slots, so "
+                   f"multiply -c to keep each request's context (or leave -np out: recent builds then use 4 "
+                   "slots sharing one unified KV cache).",
+                   (f"llama-server ... -np {want}{ctx}",))
+    if engine == VLLM:
+        return Fix("vLLM ran one sequence at a time: raise --max-num-seqs (default 256, or 1024 on some GPUs).",
+                   ("vllm serve MODEL ... --max-num-seqs 64",))
+    return Fix("Raise the server's setting for parallel requests (slots, workers or max sequences).")
+
+
+def bandwidth_fix(engine: str) -> Fix:
+    return Fix("Nothing to tune in the server: concurrent streams already share the hardware (decoding is "
+               "limited by memory bandwidth, or by compute on a CPU). A smaller or more quantized model, the "
+               "whole model on the GPU, or more hardware makes each stream faster; fewer slots only trade "
+               "speed per stream for queueing.")
+
+
+def prefill_fix(engine: str) -> Fix:
+    if engine == OLLAMA:
+        return Fix("Shorten prompts or keep their beginning stable: Ollama reuses the cached prefix of the "
+                   "previous prompt in a slot. Prefill is far faster with every layer on the GPU "
+                   "(`ollama ps` should say 100% GPU); a larger num_batch helps on a GPU.",
+                   ("ollama ps",))
+    if engine == LLAMACPP:
+        return Fix("Keep the start of prompts stable so llama-server's prompt cache (cache_prompt, on by "
+                   "default) skips it, add --cache-reuse 256 for shifted prefixes, offload every layer to "
+                   "the GPU (-ngl 99) and use a larger batch (-b 2048 -ub 512) on a GPU.",
+                   ("llama-server ... --cache-reuse 256 -ngl 99",))
+    if engine == VLLM:
+        return Fix("Enable prefix caching (default in the V1 engine) and keep shared prompt prefixes "
+                   "(system prompt, documents) identical at the start of each request.",
+                   ("vllm serve MODEL ... --enable-prefix-caching",))
+    return Fix("Shorten prompts, or reuse a stable prompt prefix where the server caches prefixes.")
+
+
+def stall_fix(engine: str) -> Fix:
+    if engine == VLLM:
+        return Fix("Chunked prefill trades prompt speed for smooth streams: a smaller "
+                   "--max-num-batched-tokens budget keeps each step short while a long prompt is processed.",
+                   ("vllm serve MODEL ... --enable-chunked-prefill --max-num-batched-tokens 2048",))
+    if engine == LLAMACPP:
+        return Fix("A smaller batch makes llama-server process a long prompt in shorter pieces between "
+                   "decode steps, at some cost in prefill speed.", ("llama-server ... -b 512 -ub 256",))
+    if engine == OLLAMA:
+        return Fix("A smaller num_batch (model parameter, default 512) processes long prompts in shorter "
+                   "pieces between decode steps, at some cost in prefill speed.",
+                   config='PARAMETER num_batch 256   # in a Modelfile; then `ollama create`')
+    return Fix("Process long prompts in smaller chunks (the server's batch or chunked-prefill setting).")
+
+
+def unload_fix(engine: str) -> Fix:
+    if engine == OLLAMA:
+        return Fix("Keep the model in memory between requests: OLLAMA_KEEP_ALIVE (default 5m) decides when "
+                   "an idle model is unloaded; -1 keeps it loaded (or send \"keep_alive\": -1 with requests).",
+                   OLLAMA_DROPIN, '[Service]\nEnvironment="OLLAMA_KEEP_ALIVE=-1"')
+    return Fix("The first request paid for a cold start (model load or warm-up): keep the server and its "
+               "model loaded, and warm it up after each restart with one short request.")
+
+
+def queue_full_fix(engine: str) -> Fix:
+    if engine == OLLAMA:
+        return Fix("Ollama refuses requests once OLLAMA_MAX_QUEUE (default 512) are waiting: serve more at "
+                   "once (OLLAMA_NUM_PARALLEL) and raise the queue if bursts are expected.",
+                   OLLAMA_DROPIN, '[Service]\nEnvironment="OLLAMA_NUM_PARALLEL=4"\nEnvironment="OLLAMA_MAX_QUEUE=1024"')
+    return Fix("The server refuses requests when its queue or slots are full: add slots or queue capacity, "
+               "or spread the load.")

@@ -1,0 +1,215 @@
+"""Parsers for llama-server start-up and request log lines (FACTS.md §6.2, §6.3).
+
+Start-up tells how the context is shared between slots: `n_slots`, each slot's context
+(`n_ctx_slot = `, `new slot, n_ctx = `, `new slot n_ctx_slot = `), `n_ctx_seq` (older:
+`n_ctx_per_seq`), `kv_unified`, and the warning `n_ctx_seq (X) < n_ctx_train (Y)`.
+Requests leave `print_timing` lines (prompt eval time vs eval time) and, when a prompt
+does not fit, a context-exceeded error. Lines may carry `50.10.605.986 I` timestamps,
+journald prefixes or `srv`/`slot` tags, so all patterns match substrings.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+from llmdoctor.knowledge.llamacpp.lines import LlamaCppFacts, LlamaCppLines, RequestTiming  # noqa: F401 (re-exported)
+from llmdoctor.knowledge.evidence_line import short_line
+
+_N_SLOTS = re.compile(r"n_slots = (\d+)")
+_SLOT_CTX = re.compile(r"(?:n_ctx_slot = |new slot,? n_ctx(?:_slot)? = )(\d+)")
+_KV_UNIFIED = re.compile(r"kv_unified\s*=\s*'?(true|false|1|0)'?")
+_N_CTX = re.compile(r"(?:llama_context|llama_new_context_with_model):\s+n_ctx\s*=\s*(\d+)")
+_N_CTX_SEQ = re.compile(r"(?:llama_context|llama_new_context_with_model):\s+n_ctx_(?:seq|per_seq)\s*=\s*(\d+)")
+_N_SEQ_MAX = re.compile(r"n_seq_max\s*=\s*(\d+)")
+_CTX_WARN = re.compile(r"n_ctx_(?:seq|per_seq) \((\d+)\) ([<>]) n_ctx_train \((\d+)\)")
+_N_CTX_TRAIN = re.compile(r"print_info: n_ctx_train\s*=\s*(\d+)")
+_KV_BUFFER = re.compile(r"(\S+) KV buffer size =\s*(\d+(?:\.\d+)?) MiB")
+_KV_SIZE = re.compile(r"llama_kv_cache: size =\s*(\d+(?:\.\d+)?) MiB \(\s*(\d+) cells,\s*(\d+) layers,\s*(\d+)/\s*(\d+) seqs\)")
+_SLOT_ID = re.compile(r"id\s+(\d+) \| task -?\d+ \| new slot")
+_LAUNCH_CTX = re.compile(r'"n_ctx":(\d+)')
+_STAMP = re.compile(r"^(\d+)\.(\d{2})\.(\d{3})\.(\d{3}) [IWEDT] ")  # minutes.seconds.ms.us since start
+_LAUNCH = re.compile(r"slot launch_slot_: id\s+(\d+) \| task (\d+)")
+_RELEASE = re.compile(r"slot\s+release: id\s+(\d+) \| task (\d+)")
+BACK_TO_BACK_S = 0.05  # a slot taken this soon after it was freed: the request was already waiting
+_JSON_SLOTS = re.compile(r'"n_idle_slots":\s*(\d+),\s*"n_processing_slots":\s*(\d+)')
+
+
+@dataclass(frozen=True)
+class ContextExceeded:
+    request_tokens: int
+    context_tokens: int
+    text: str
+
+
+@dataclass(frozen=True)
+class LlamaLogSummary:
+    source: str
+    n_slots: int | None = None
+    slot_n_ctx: int | None = None  # per-slot context of the last start-up
+    slots_line: str | None = None
+    n_ctx: int | None = None
+    n_ctx_seq: int | None = None
+    n_seq_max: int | None = None
+    kv_unified: bool | None = None
+    n_ctx_train: int | None = None
+    ctx_warning: str | None = None
+    kv_buffers_mib: tuple[tuple[str, float], ...] = ()
+    kv_size_line: str | None = None
+    startups: int = 0
+    slot_ctx_lines: int = 0  # `new slot, n_ctx = N` lines of the last start-up (one per slot)
+    cpp: LlamaCppFacts = LlamaCppFacts()  # llama.cpp's own lines: backends, offload, shifts, refusals
+    lines: int = 0  # lines read
+    queued_launches: int = 0  # requests started the moment a slot freed, with every other slot busy
+    queued_examples: tuple[str, ...] = ()
+
+    @property
+    def timings(self) -> tuple[RequestTiming, ...]:
+        return self.cpp.timings
+
+    @property
+    def requests_timed(self) -> int:
+        return self.cpp.requests_timed
+
+    @property
+    def prompt_ms_total(self) -> float:
+        return self.cpp.prompt_ms_total
+
+    @property
+    def eval_ms_total(self) -> float:
+        return self.cpp.eval_ms_total
+
+    @property
+    def context_exceeded(self) -> int:
+        return self.cpp.exceeded_count
+
+    @property
+    def context_exceeded_examples(self) -> tuple[ContextExceeded, ...]:
+        req, ctx = self.cpp.exceeded_max or (0, 0)
+        return tuple(ContextExceeded(req, ctx, text) for text in self.cpp.exceeded)
+
+    @property
+    def empty(self) -> bool:
+        c = self.cpp
+        return not (self.n_slots or self.slot_n_ctx or self.n_ctx or c.requests_timed or c.exceeded_count
+                    or c.backends or c.no_device or c.offloaded or c.shift_count or c.kv_full_count
+                    or c.cache_miss_count)
+
+    def summary(self) -> list[tuple[str, str]]:
+        out = []
+        if self.n_slots:
+            out.append(("llama-server slots", f"{self.n_slots} × {self.slot_n_ctx or '?'} tokens"
+                                              + (f", kv_unified={str(self.kv_unified).lower()}" if self.kv_unified is not None else "")))
+        return out
+
+
+_MARKS = ("n_slots", "n_ctx", "kv_unified", "n_seq_max", "KV buffer", "llama_kv_cache: size", "launch_slot_", "release:",
+          "launching slot", "n_idle_slots")
+
+
+class LlamaLogScanner:
+    def __init__(self, source: str = "server.log") -> None:
+        self.source = source
+        self.v: dict = {"kv_buffers_mib": {}}
+        self.startups = 0
+        self._max_slot_id = -1
+        self._slot_ctx_lines = 0
+        self.cpp = LlamaCppLines()
+        self.lines = 0
+        self._busy: set[str] = set()
+        self._freed: dict[str, tuple[float, str]] = {}  # slot -> (when, the release line)
+        self.queued = 0
+        self.queued_examples: list[str] = []
+
+    def feed_line(self, line: str) -> None:
+        self.lines += 1
+        if self.cpp.feed(line):
+            return
+        if not any(m in line for m in _MARKS):
+            return
+        if "launch_slot_" in line or "release:" in line:
+            self._slot_event(line)
+            if "launching slot" not in line:  # (2024: that line also names the slot's n_ctx)
+                return
+        m = _JSON_SLOTS.search(line) if "n_idle_slots" in line else None
+        if m:
+            self.v.setdefault("n_slots", int(m.group(1)) + int(m.group(2)))
+            self.v.setdefault("slots_line", short_line(line))
+            return
+        v = self.v
+        m = _N_SLOTS.search(line)
+        if m:
+            self.startups += 1
+            v.update(n_slots=int(m.group(1)), slot_n_ctx=None, slots_line=short_line(line))
+            self._max_slot_id = -1
+            self._slot_ctx_lines = 0
+            v["kv_buffers_mib"] = {}
+        m = _SLOT_CTX.search(line) or (_LAUNCH_CTX.search(line) if "launching slot" in line else None)
+        if m:
+            v["slot_n_ctx"] = int(m.group(1))
+            v.setdefault("slots_line", short_line(line))
+            i = _SLOT_ID.search(line)
+            if i and "n_slots =" not in line:  # no n_slots line (timestamped builds): count the slots
+                if int(i.group(1)) == 0:
+                    self._slot_ctx_lines = 0  # a new start-up
+                self._max_slot_id = max(self._max_slot_id, int(i.group(1)))
+                self._slot_ctx_lines += 1
+        m = _KV_UNIFIED.search(line)
+        if m:
+            v["kv_unified"] = m.group(1) in ("true", "1")
+        for rx, key in ((_N_CTX, "n_ctx"), (_N_CTX_SEQ, "n_ctx_seq"), (_N_SEQ_MAX, "n_seq_max"), (_N_CTX_TRAIN, "n_ctx_train")):
+            m = rx.search(line)
+            if m:
+                v[key] = int(m.group(1))
+        m = _CTX_WARN.search(line)
+        if m:
+            if m.group(2) == "<":
+                v["ctx_warning"] = short_line(line)
+            v["n_ctx_train"] = int(m.group(3))
+            v.setdefault("n_ctx_seq", int(m.group(1)))
+        m = _KV_BUFFER.search(line)
+        if m:
+            v["kv_buffers_mib"][m.group(1)] = float(m.group(2))
+        if _KV_SIZE.search(line):
+            v["kv_size_line"] = short_line(line)
+
+    def _slot_event(self, line: str) -> None:
+        """A slot taken within BACK_TO_BACK_S of being freed while every other slot was busy."""
+        t = _STAMP.match(line)
+        if t is None:
+            return  # without time stamps (Ollama's child, --no-log-timestamps) nothing can be said
+        at = int(t.group(1)) * 60 + int(t.group(2)) + int(t.group(3)) / 1e3 + int(t.group(4)) / 1e6
+        m = _RELEASE.search(line)
+        if m:
+            self._busy.discard(m.group(1))
+            self._freed[m.group(1)] = (at, short_line(line))
+            return
+        m = _LAUNCH.search(line)
+        if not m:
+            return
+        slot = m.group(1)
+        freed = self._freed.pop(slot, None)
+        slots = self.v.get("n_slots")
+        if freed is not None and 0 <= at - freed[0] <= BACK_TO_BACK_S and slots and len(self._busy) >= slots - 1:
+            self.queued += 1
+            if len(self.queued_examples) < 4:
+                self.queued_examples += [freed[1], short_line(line)]
+        self._busy.add(slot)
+
+    def feed_lines(self, lines: Iterable[str]) -> "LlamaLogScanner":
+        for line in lines:
+            self.feed_line(line)
+        return self
+
+    def result(self) -> LlamaLogSummary:
+        v = dict(self.v)
+        if "n_slots" not in v and self._max_slot_id >= 0:
+            v["n_slots"] = self._max_slot_id + 1
+        v["kv_buffers_mib"] = tuple(sorted(v["kv_buffers_mib"].items()))
+        return LlamaLogSummary(
+            source=self.source, startups=self.startups, slot_ctx_lines=self._slot_ctx_lines, cpp=self.cpp.result(),
+            lines=self.lines, queued_launches=self.queued, queued_examples=tuple(self.queued_examples), **v)
+
+
+def scan_llama_lines(lines: Iterable[str], source: str = "server.log") -> LlamaLogSummary:
+    return LlamaLogScanner(source).feed_lines(lines).result()

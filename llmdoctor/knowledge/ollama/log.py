@@ -1,0 +1,845 @@
+"""A single streaming pass over Ollama server logs (FACTS.md §4).
+
+`OllamaLogScanner.feed(line, source)` takes raw lines (journald prefixes, pasted
+prompts, llama.cpp output interleaved) and keeps only counters, a few example lines
+per signal and the last loads, so memory stays bounded however long the log is.
+`summary()` returns a frozen `OllamaLogSummary` for the checks.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Iterable
+
+from llmdoctor.knowledge.llamacpp.lines import BACKEND_LOADED as _BACKEND, BUFFER as _BUFFER, HOST_BACKEND as HOST_BACKENDS
+from llmdoctor.knowledge.llamacpp.lines import OFFLOADED as _OFFLOADED, LlamaCppFacts, LlamaCppLines
+from llmdoctor.parsing import ParseError, parse_size, strip_journal_prefix
+from llmdoctor.knowledge.ollama import config_line as cfgline
+from llmdoctor.knowledge.ollama.env import parse_go_duration
+
+MAX_LINE = 2000  # example lines are cut to this many characters
+FIRST, LAST = 3, 2  # example lines kept per signal
+MAX_LOADS = 40
+MAX_MODELS = 64
+MAX_CTX_PER_MODEL = 32
+MAX_CLUSTER = 64
+MAX_WRAP_LINES = 40
+
+INFERENCE_PATHS = ("/api/generate", "/api/chat", "/v1/chat/completions", "/v1/completions",
+                   "/v1/responses", "/api/embed", "/api/embeddings", "/v1/embeddings", "/v1/messages")
+
+OOM_SUBSTRINGS = ("out of memory", "out of device memory", "cudamalloc failed", "hipmalloc failed",
+                  "failed to allocate", "allocation failed", "not enough memory", "insufficient memory",
+                  "vk_error_out_of_device_memory", "erroroutofmemory")
+# CUDA error 999 (cudaErrorUnknown) at start-up is the suspend/resume signature (ollama#5464, #6647)
+GPU_INIT_FAILURE = re.compile(r"(?:cudaSetDevice err|cudart init failure|cuda driver library init failure|cuInit err)\W+999"
+                              r"|unable to init gpu", re.I)
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_TIME = re.compile(r"\btime=(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?)")
+_OLD_TIME = re.compile(r"(?:^|\s)(\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}) \S+\.go:\d+: ")
+_GIN = re.compile(r"\[\s*GIN\s*\]\s*(\d{4}/\d{2}/\d{2}) - (\d{2}:\d{2}:\d{2})\s*\|\s*(\d{3})\s*\|"
+                  r"\s*([0-9][0-9.hmsuµμn]*)\s*\|\s*(\S*)\s*\|\s*([A-Z]+)\s*\"([^\"]*)\"")
+_DEVICE_MEM = re.compile(r'msg="(model weights|kv cache|compute graph)" device=(\S+) size="([^"]+)"')
+_STARTED = re.compile(r"(llama runner|llama-server) started in ([\d.]+) seconds")
+_START_CMD = re.compile(r'msg="starting (?:llama server|runner|llama-server)"\s+cmd=')
+_CTX = re.compile(r"(?:--ctx-size|(?<!\S)-c)[ =](\d+)")
+_PAR = re.compile(r"(?:--parallel|(?<!\S)-np)[ =](\d+)")
+_MODEL = re.compile(r"(?:--model|(?<!\S)-m)[ =](\S+)")
+_LOAD_REQ = re.compile(r"msg=load request=\"\{[^}]*?Parallel:(\d+)[^}]*?KvSize:(\d+)")
+_TRUNC = re.compile(r'truncating input prompt"?\s+limit=(\d+)\s+prompt=(\d+)(?:\s+keep=(\d+))?(?:\s+new=(\d+))?')
+_LISTEN = re.compile(r"Listening on (\S+) \(version ([^)\s]+)\)")
+_INVENTORY = re.compile(r'msg="inference compute"')
+_KV = re.compile(r'([A-Za-z_][\w.]*)=("(?:[^"\\]|\\.)*"|\S+)')
+_FORCED_ONE = "model architecture does not currently support parallel requests"
+# The scheduler unloading a loaded model to make room (INFO; DEBUG for the last two), and a
+# keep-alive running out (DEBUG only): server/sched.go, llm/server.go (FACTS.md §4).
+EVICTIONS = ("evicting a model to make space", "predicted to exceed available memory, evicting",
+             "max runners achieved, unloading one to make room", "resetting model to expire immediately to make room",
+             "evicting all other models", "evicting all other loaded models")
+EXPIRIES = ("timer expired, expiring to unload", "runner expired event received", "expiring to unload")
+_SCHED_LOAD = re.compile(r'msg="(?:new model will fit in available (?:VRAM|memory)[^"]*, loading|loading first model|'
+                         r'loading model(?: via llama-server)?)"')
+_MODEL_ARG = re.compile(r'\bmodel(?:Path)?=("?)([^"\s]+)\1')
+_SYS_MEM = re.compile(r'msg="system memory" total="([^"]+)" free="([^"]+)"')
+_RUNNERS = re.compile(r'msg="Dynamic LLM libraries" runners="?\[([^\]]*)\]')
+_COMPATIBLE = re.compile(r'msg="compatible gpu libraries" compatible=\[([^\]]*)\]')
+_DETECTED = re.compile(r'msg="detected GPUs"[^\n]*?count=(\d+)|msg="inference compute"[^\n]*?library=(?!cpu)(\w+)')
+_LIBDIR_MISSING = re.compile(r"lib[/\\]ollama\S*[’'\"]?:? No such file or directory|cannot access\s+\S*lib[/\\]ollama")
+GPU_BACKEND_NAMES = ("CUDA", "ROCm", "HIP", "Vulkan", "Metal", "MTL", "SYCL", "OpenCL", "CANN", "MUSA")
+_VRAM_CTX = re.compile(r'vram-based default context"?\s+total_vram="?([^"]+?)"?\s+default_num_ctx=(\d+)')
+
+
+@dataclass(frozen=True)
+class Example:
+    source: str
+    line: str
+
+
+@dataclass(frozen=True)
+class Signal:
+    """How often a log signal occurred, with its first and last lines."""
+
+    count: int = 0
+    examples: tuple[Example, ...] = ()
+
+
+class _Tally:
+    __slots__ = ("count", "first", "last")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first: list[Example] = []
+        self.last: deque[Example] = deque(maxlen=LAST)
+
+    def add(self, source: str, line: str) -> None:
+        self.count += 1
+        ex = Example(source, line[:MAX_LINE])
+        if len(self.first) < FIRST:
+            self.first.append(ex)
+        else:
+            self.last.append(ex)
+
+    def frozen(self) -> Signal:
+        return Signal(self.count, tuple(self.first) + tuple(self.last))
+
+
+@dataclass(frozen=True)
+class Load:
+    """One model load (runner start) and what the log said about it."""
+
+    model: str | None = None
+    ctx_size: int | None = None  # runner --ctx-size/-c (pre-0.30: num_ctx x parallel)
+    parallel: int | None = None
+    started_at: datetime | None = None
+    load_seconds: float | None = None
+    offloaded: tuple[int, int] | None = None  # (layers on GPU, layers)
+    host_buffer_mib: float = 0.0  # every llama.cpp buffer (model, KV, compute...) in host memory
+    gpu_buffer_mib: float = 0.0
+    model_buffer_mib: float = 0.0  # weights only, wherever they are
+    host_weights_bytes: int = 0  # `model weights device=CPU` (Go engine)
+    gpu_weights_bytes: int = 0
+    backends: tuple[str, ...] = ()  # load_backend: loaded X backend
+    output_on_cpu: bool = False  # `offloading output layer to CPU` (Ollama engine)
+    idle_before_s: float | None = None  # seconds since the previous request finished
+    examples: tuple[Example, ...] = ()  # start cmd, offloaded, started-in lines
+
+
+@dataclass(frozen=True)
+class Startup:
+    """One server start: its inventory of compute devices."""
+
+    at: datetime | None
+    libraries: tuple[str, ...]  # "cuda", "rocm", "cpu", ...
+    examples: tuple[Example, ...]
+    gpu_total_bytes: int = 0  # summed `total=` of the non-CPU devices
+
+    @property
+    def has_gpu(self) -> bool:
+        return any(lib not in ("cpu", "?") for lib in self.libraries)
+
+
+@dataclass(frozen=True)
+class RequestTiming:
+    """Access-log concurrency, from gin lines (end time + duration)."""
+
+    requests: int = 0
+    concurrent_groups: int = 0  # groups of requests in flight together
+    serial_groups: int = 0  # ... that completed strictly one after another
+    parallel_pairs: int = 0  # two long requests finishing within a second of each other
+    peak_in_flight: int = 0
+    max_duration_s: float = 0.0
+    typical_service_s: float | None = None  # median duration of requests that had the server alone
+    serial_example: tuple[Example, ...] = ()
+    serial_figures: str = ""
+    cold: tuple["ColdStart", ...] = ()  # first requests after an idle gap, much slower than the next ones
+
+
+@dataclass(frozen=True)
+class ColdStart:
+    """A request after `idle_s` without traffic that took `seconds`, against the `typical_s`
+    median of the requests that came without a pause: a reload, or a prompt not cached."""
+
+    idle_s: float
+    seconds: float
+    typical_s: float
+    example: Example
+    warm: tuple[Example, ...]  # requests that came without a pause, for contrast
+
+
+IDLE_GAP_S = 30.0  # a pause in traffic after which a much slower request is a "cold" one
+COLD_FACTOR = 3.0
+COLD_MARGIN_S = 5.0
+MAX_TIMED = 400  # inference requests kept for the cold-start comparison
+
+
+@dataclass(frozen=True)
+class OllamaLogSummary:
+    sources: tuple[str, ...] = ()
+    lines: int = 0
+    version: str | None = None
+    version_example: Example | None = None
+    server_config: dict[str, str] | None = None
+    server_config_example: Example | None = None
+    server_config_count: int = 0
+    server_config_at: datetime | None = None
+    server_config_errors: tuple[str, ...] = ()
+    invalid_env: Signal = Signal()
+    loads: tuple[Load, ...] = ()  # the last MAX_LOADS
+    load_count: int = 0
+    ctx_sizes_by_model: dict[str, dict[int, int]] = field(default_factory=dict)
+    load_times: Signal = Signal()
+    max_load_seconds: float = 0.0
+    truncations: Signal = Signal()
+    truncation_max_prompt: int = 0
+    truncation_limits: tuple[int, ...] = ()
+    context_errors: Signal = Signal()
+    forced_single_slot: Signal = Signal()
+    status_503: Signal = Signal()
+    max_pending: Signal = Signal()
+    oom: Signal = Signal()
+    gpu_init_failures: Signal = Signal()
+    startups: tuple[Startup, ...] = ()
+    estimator: dict[str, str] | None = None  # last `msg=offload` key/values
+    estimator_example: Example | None = None
+    vram_default_ctx: int | None = None
+    requests: RequestTiming = RequestTiming()
+    status_counts: dict[int, int] = field(default_factory=dict)
+    last_request_at: datetime | None = None
+    cpp: LlamaCppFacts = LlamaCppFacts()  # the runner's llama.cpp lines (shifts, cut prompts, devices)
+    evictions: Signal = Signal()  # a loaded model unloaded to make room for another
+    expiries: Signal = Signal()  # keep-alive ran out (DEBUG lines)
+    system_memory: Example | None = None  # the last `msg="system memory"` line
+    system_free_bytes: int | None = None
+    runner_backends: tuple[str, ...] | None = None  # backends in the runner's `msg=system` line
+    runner_backends_example: Example | None = None
+    runner_libraries: tuple[str, ...] | None = None  # old `Dynamic LLM libraries runners=[...]`
+    runner_libraries_example: Example | None = None
+    gpu_libraries_empty: Signal = Signal()  # `compatible gpu libraries compatible=[]`
+    libdir_missing: Signal = Signal()  # a listing that shows lib/ollama is not there
+    gpu_seen: Example | None = None  # a line that shows a GPU was found or planned for
+    busy: Signal = Signal()  # old runner "llm busy - no slots available"
+    unit_warnings: Signal = Signal()  # systemd: "Invalid environment assignment, ignoring: ..."
+    fast_error_burst: tuple[Example, ...] = ()  # the largest same-second burst of fast 5xx answers
+    fast_error_burst_size: int = 0
+
+
+def _number(text: str) -> float | None:
+    """A `[\\d.]+` match as a float; None for what only looks like one ("1.2.3", "..", or
+    hundreds of digits, which float() makes inf and int() later refuses)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def line_time(text: str) -> datetime | None:
+    m = _TIME.search(text) if "time=" in text else None
+    if m:
+        try:
+            return datetime.fromisoformat(m.group(1))
+        except ValueError:
+            return None
+    m = _OLD_TIME.search(text) if ".go:" in text else None
+    if m:
+        try:
+            return datetime.strptime(m.group(1), "%Y/%m/%d %H:%M:%S")
+        except ValueError:
+            return None
+    return None
+
+
+@dataclass(frozen=True)
+class GinLine:
+    at: datetime
+    status: int
+    seconds: float
+    client: str
+    method: str
+    path: str
+
+
+def parse_gin(line: str) -> GinLine | None:
+    """`[GIN] 2025/03/06 - 11:42:21 | 503 |   42.044125ms |  127.0.0.1 | POST "/api/generate"`."""
+    if "GIN" not in line:
+        return None
+    m = _GIN.search(_ANSI.sub("", line))
+    if not m:
+        return None
+    try:
+        d, t = m.group(1), m.group(2)
+        at = datetime(int(d[:4]), int(d[5:7]), int(d[8:10]), int(t[:2]), int(t[3:5]), int(t[6:8]))
+        secs = parse_go_duration(m.group(4)) / 1e9
+    except ValueError:
+        return None
+    return GinLine(at, int(m.group(3)), secs, m.group(5), m.group(6), m.group(7))
+
+
+def key_values(text: str) -> dict[str, str]:
+    """slog `k=v k="v w"` pairs."""
+    return {k: v[1:-1].replace('\\"', '"') if v.startswith('"') else v for k, v in _KV.findall(text)}
+
+
+def model_id(path: str) -> str:
+    """`sha256-<12 hex>` of a blob path (POSIX or Windows, `\\`-escaped or not), else the file name."""
+    base = re.split(r"[/\\]+", path.rstrip("/\\"))[-1]
+    m = re.match(r"sha256[-:]([0-9a-f]{12})", base)
+    return f"sha256-{m.group(1)}" if m else base
+
+
+class _LoadBuilder:
+    def __init__(self, at: datetime | None, idle: float | None) -> None:
+        self.d: dict = {"started_at": at, "idle_before_s": idle}
+        self.by_scheduler = False  # begun by the scheduler's "loading" line; the runner command follows
+        self.has_cmd = False
+        self.host = 0.0
+        self.gpu = 0.0
+        self.hw = 0
+        self.gw = 0
+        self.model_mib = 0.0
+        self.backends: list[str] = []
+        self.examples: list[Example] = []
+
+    def freeze(self) -> Load:
+        return Load(host_buffer_mib=round(self.host, 2), gpu_buffer_mib=round(self.gpu, 2),
+                    model_buffer_mib=round(self.model_mib, 2),
+                    host_weights_bytes=self.hw, gpu_weights_bytes=self.gw,
+                    backends=tuple(self.backends), examples=tuple(self.examples[:6]), **self.d)
+
+
+class _Burst:
+    """Same-second bursts of fast 5xx answers: requests turned away before reaching the model
+    (Ollama <= 0.1.33 answered a full 10-request queue with 500, later ones with 503)."""
+
+    FAST_S = 1.0
+
+    def __init__(self) -> None:
+        self.second: datetime | None = None
+        self.group: list[Example] = []
+        self.size = 0
+        self.best: tuple[Example, ...] = ()
+        self.best_size = 0
+
+    def add(self, g: GinLine, ex: Example) -> None:
+        if g.status < 500 or g.seconds >= self.FAST_S:
+            return
+        if g.at != self.second:
+            self._close()
+            self.second, self.group, self.size = g.at, [], 0
+        self.size += 1
+        if len(self.group) < 4:
+            self.group.append(ex)
+
+    def _close(self) -> None:
+        if self.size > self.best_size:
+            self.best, self.best_size = tuple(self.group), self.size
+
+    def frozen(self) -> tuple[tuple[Example, ...], int]:
+        self._close()
+        return self.best, self.best_size
+
+
+class _Requests:
+    """Groups gin requests whose [end - duration, end] intervals overlap, and asks of each
+    group: did they complete one at a time (one slot) or together (several)?"""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.groups = 0
+        self.serial = 0
+        self.parallel_pairs = 0
+        self.peak = 0
+        self.max_dur = 0.0
+        self.alone: deque[float] = deque(maxlen=101)
+        self.cluster: list[tuple[float, float, Example]] = []  # (start, end, example)
+        self.cluster_end = float("-inf")
+        self.best: tuple[int, tuple[Example, ...], str] = (0, (), "")
+        self.last_end: float | None = None
+        self.timed: deque[tuple[float | None, float, Example]] = deque(maxlen=MAX_TIMED)  # (gap before, seconds, line)
+
+    def add(self, g: GinLine, ex: Example) -> None:
+        try:
+            end = g.at.timestamp()
+        except (ValueError, OverflowError, OSError):  # 0001/01/01 is before local time's range
+            return
+        self.count += 1
+        self.max_dur = max(self.max_dur, g.seconds)
+        start = end - g.seconds
+        self.timed.append((None if self.last_end is None else start - self.last_end, g.seconds, ex))
+        self.last_end = end if self.last_end is None else max(self.last_end, end)
+        # gin prints whole seconds: count as overlap only what exceeds that resolution
+        if self.cluster and start < self.cluster_end - 1.0 and len(self.cluster) < MAX_CLUSTER:
+            self.cluster.append((start, end, ex))
+        else:
+            self._close()
+            self.cluster = [(start, end, ex)]
+        self.cluster_end = max(self.cluster_end if len(self.cluster) > 1 else end, end)
+
+    def _cold(self) -> tuple[ColdStart, ...]:
+        """Requests after a pause that took many times what the requests without one took."""
+        warm = [(secs, ex) for gap, secs, ex in self.timed if gap is not None and gap < IDLE_GAP_S]
+        if len(warm) < 2:
+            return ()
+        typical = sorted(secs for secs, _ in warm)[len(warm) // 2]
+        return tuple(ColdStart(round(gap, 1), round(secs, 3), round(typical, 3), ex, tuple(e for _, e in warm[:2]))
+                     for gap, secs, ex in self.timed
+                     if gap is not None and gap >= IDLE_GAP_S and secs >= COLD_FACTOR * max(typical, 0.1)
+                     and secs - typical >= COLD_MARGIN_S)
+
+    def _typical(self) -> float | None:
+        vals = sorted(self.alone)
+        return vals[len(vals) // 2] if vals else None
+
+    def _close(self) -> None:
+        c = sorted(self.cluster, key=lambda r: r[1])
+        self.cluster = []
+        if len(c) == 1:
+            self.alone.append(c[0][1] - c[0][0])
+            return
+        if not c:
+            return
+        self.groups += 1
+        events = sorted(ev for s, e, _ in c if e - s > 1.0 for ev in ((s + 1.0, 1), (e, -1)))
+        peak, cur = 1, 0
+        for _, step in events:
+            cur += step
+            peak = max(peak, cur)
+        self.peak = max(self.peak, peak)
+        gaps = [c[i][1] - c[i - 1][1] for i in range(1, len(c))]
+        services = [c[0][1] - c[0][0]] + [c[i][1] - max(c[i][0], c[i - 1][1]) for i in range(1, len(c))]
+        typical = self._typical() or sorted(services)[len(services) // 2]
+        if typical >= 3.0:
+            self.parallel_pairs += sum(1 for i, gap in enumerate(gaps, 1)
+                                       if gap <= 1.0 and c[i][0] < c[i - 1][1] - 1.0)
+        if len(c) >= 3 and peak >= 3 and all(g >= max(1.5, 0.25 * typical) for g in gaps):
+            self.serial += 1
+            if peak > self.best[0]:
+                durs = ", ".join(f"{e - s:.1f}" for s, e, _ in c[:6])
+                figures = (f"{len(c)} requests in flight together (up to {peak} at once) finished one after "
+                           f"another, {min(gaps):.1f}-{max(gaps):.1f} s apart; durations {durs} s")
+                self.best = (peak, tuple(ex for _, _, ex in c[:5]), figures)
+
+    def frozen(self) -> RequestTiming:
+        self._close()
+        return RequestTiming(self.count, self.groups, self.serial, self.parallel_pairs, self.peak,
+                             round(self.max_dur, 3), self._typical(), self.best[1], self.best[2], self._cold())
+
+
+class OllamaLogScanner:
+    def __init__(self) -> None:
+        self.lines = 0
+        self.sources: list[str] = []
+        self.version: str | None = None
+        self.version_ex: Example | None = None
+        self.config: dict[str, str] | None = None
+        self.config_ex: Example | None = None
+        self.config_count = 0
+        self.config_at: datetime | None = None
+        self.config_errors: list[str] = []
+        self.pending_config: tuple[str, str, int] | None = None  # (text, source, lines joined)
+        self.pending_estimator: tuple[str, str, int] | None = None
+        self.t = {k: _Tally() for k in ("invalid_env", "load_times", "trunc", "ctx_err", "forced",
+                                         "s503", "pending", "oom", "gpu_init", "evict", "expire",
+                                         "compat_empty", "libdir", "busy", "unit_warn")}
+        self.loads: deque[Load] = deque(maxlen=MAX_LOADS)
+        self.load_count = 0
+        self.current: _LoadBuilder | None = None
+        self.ctx_by_model: dict[str, dict[int, int]] = {}
+        self.max_load = 0.0
+        self.trunc_max = 0
+        self.trunc_limits: set[int] = set()
+        self.startups: deque[Startup] = deque(maxlen=10)
+        self.first_startup: Startup | None = None
+        self.inv: list[str] = []
+        self.inv_ex: list[Example] = []
+        self.inv_at: datetime | None = None
+        self.inv_total = 0
+        self.estimator: dict[str, str] | None = None
+        self.estimator_ex: Example | None = None
+        self.vram_ctx: int | None = None
+        self.req = _Requests()
+        self.status: dict[int, int] = {}
+        self.last_request: datetime | None = None
+        self.last_time: datetime | None = None
+        self.pending_backends: list[str] = []
+        self.cpp = LlamaCppLines()
+        self.sys_mem: Example | None = None
+        self.sys_free: int | None = None
+        self.runner_backends: tuple[str, ...] | None = None
+        self.runner_backends_ex: Example | None = None
+        self.runner_libs: tuple[str, ...] | None = None
+        self.runner_libs_ex: Example | None = None
+        self.gpu_seen: Example | None = None
+        self.burst = _Burst()
+
+    # -- feeding ---------------------------------------------------------------------
+    def feed_all(self, lines: Iterable[str], source: str) -> "OllamaLogScanner":
+        if source not in self.sources:
+            self.sources.append(source)
+        for line in lines:
+            self.feed(line, source)
+        self._flush_pending()
+        return self
+
+    def feed(self, raw: str, source: str) -> None:
+        self.lines += 1
+        raw = raw.rstrip("\r\n")
+        text = strip_journal_prefix(raw)
+        if self.pending_config is not None:
+            body, src, n = self.pending_config
+            if cfgline.is_start(text) or n >= MAX_WRAP_LINES:
+                self._finish_config(body, src)
+            else:
+                body = cfgline.join_wrapped(body, text)
+                if cfgline.is_complete(body):
+                    self._finish_config(body, src)
+                else:
+                    self.pending_config = (body, src, n + 1)
+                return
+        if self.pending_estimator is not None:
+            body, src, n = self.pending_estimator
+            if text[:1].isspace() and "=" in text and "msg=" not in text and n < MAX_WRAP_LINES:
+                self.pending_estimator = (body.rstrip() + " " + text.strip(), src, n + 1)
+                return
+            self._finish_estimator(body, src)
+        at = line_time(text)
+        if at is not None:
+            self.last_time = at
+        if "[GIN]" in text or "GIN]" in text:
+            self._gin(text, source)
+            return
+        low = text.lower()
+        if cfgline.is_start(text):
+            if cfgline.is_complete(text):
+                self._finish_config(text, source)
+            else:
+                self.pending_config = (text, source, 1)
+            self._new_startup(at)
+            return
+        m = _LISTEN.search(text) if "Listening on" in text else None
+        if m:
+            self.version, self.version_ex = m.group(2), Example(source, text[:MAX_LINE])
+            return
+        if "inference compute" in text and _INVENTORY.search(text):
+            kv = key_values(text)
+            lib = kv.get("library", "").lower() or ("cpu" if kv.get("id") == "cpu" else "?")
+            if not self.inv and self.inv_at is None:
+                self.inv_at = at
+            self.inv.append(lib)
+            if lib not in ("cpu", "?") and kv.get("total"):
+                try:
+                    self.inv_total += parse_size(kv["total"])
+                except ParseError:
+                    pass
+            if len(self.inv_ex) < 8:
+                self.inv_ex.append(Example(source, text[:MAX_LINE]))
+            return
+        if "msg=offload " in text or text.rstrip().endswith("msg=offload") or 'msg="offload to ' in text:
+            self.pending_estimator = (text, source, 1)
+            return
+        if "source=" in text or "msg=" in text or "evict" in text or "expir" in text:
+            if self._scheduler(text, source, at):
+                return
+        if "cmd=" in text and _START_CMD.search(text):
+            cur = self.current
+            if cur is not None and cur.by_scheduler and not cur.has_cmd:
+                cur.examples.append(Example(source, text[:MAX_LINE]))
+            else:
+                cur = self._start_load(at, source, text)
+            cur.has_cmd = True
+            c, p, mo = _CTX.search(text), _PAR.search(text), _MODEL.search(text)
+            d = cur.d
+            prior = d.get("model")
+            d["ctx_size"] = int(c.group(1)) if c else None
+            d["parallel"] = int(p.group(1)) if p else None
+            d["model"] = model_id(mo.group(1)) if mo else prior
+            self._count_ctx(d["model"], d["ctx_size"])
+            return
+        m = _LOAD_REQ.search(text) if "load request" in text else None
+        if m:
+            cur = self._ensure_load(at, source, text)
+            cur.d["parallel"] = int(m.group(1))
+            if cur.d.get("ctx_size") is None:
+                cur.d["ctx_size"] = int(m.group(2))
+                self._count_ctx(cur.d.get("model"), cur.d["ctx_size"])
+            return
+        m = _BACKEND.search(text) if "load_backend" in text else None
+        if m:
+            target = self.current.backends if self.current else self.pending_backends
+            if m.group(1) not in target and len(target) < 16:
+                target.append(m.group(1))
+            return
+        if "offloading output layer to CPU" in text:
+            cur = self._ensure_load(at, source, text, new_if=lambda b: b.d.get("offloaded") is not None)
+            cur.d["output_on_cpu"] = True
+            cur.examples.append(Example(source, text[:MAX_LINE]))
+            return
+        m = _OFFLOADED.search(text) if "offloaded" in text else None
+        if m:
+            cur = self._ensure_load(at, source, text, new_if=lambda b: b.d.get("offloaded") is not None)
+            cur.d["offloaded"] = (int(m.group(1)), int(m.group(2)))
+            cur.examples.append(Example(source, text[:MAX_LINE]))
+            return
+        if "buffer size" in text:
+            m = _BUFFER.search(text)
+            mib = _number(m.group(3)) if m else None
+            if m and mib is not None:
+                cur = self._ensure_load(at, source, text)
+                if m.group(2) in (None, "model"):
+                    cur.model_mib += mib
+                if HOST_BACKENDS.match(m.group(1)):
+                    cur.host += mib
+                else:
+                    cur.gpu += mib
+                if len(cur.examples) < 6:
+                    cur.examples.append(Example(source, text[:MAX_LINE]))
+                return
+        m = _DEVICE_MEM.search(text) if "device=" in text else None
+        if m:
+            cur = self._ensure_load(at, source, text)
+            try:
+                size = parse_size(m.group(3))
+            except ParseError:
+                size = 0
+            if m.group(1) == "model weights":
+                if m.group(2).upper().startswith("CPU"):
+                    cur.hw += size
+                else:
+                    cur.gw += size
+                cur.examples.append(Example(source, text[:MAX_LINE]))
+            return
+        m = _STARTED.search(text) if "started in" in text else None
+        secs = _number(m.group(2)) if m else None
+        if secs is not None:
+            self.t["load_times"].add(source, text)
+            self.max_load = max(self.max_load, secs)
+            cur = self.current
+            if cur is None or cur.d.get("load_seconds") is not None:
+                cur = self._start_load(at, source, None)
+            cur.d["load_seconds"] = secs
+            cur.examples.append(Example(source, text[:MAX_LINE]))
+            return
+        m = _TRUNC.search(text) if "truncating input prompt" in text else None
+        if m:
+            self.t["trunc"].add(source, text)
+            self.trunc_max = max(self.trunc_max, int(m.group(2)))
+            if len(self.trunc_limits) < 16:
+                self.trunc_limits.add(int(m.group(1)))
+            return
+        if "prompt is longer than the context length" in low or "input length exceeds the context length" in low:
+            self.t["ctx_err"].add(source, text)
+            return
+        if _FORCED_ONE in text:
+            self.t["forced"].add(source, text)
+            return
+        if "maximum pending requests exceeded" in low:
+            self.t["pending"].add(source, text)
+            return
+        if "invalid environment variable" in text or "invalid port, using default" in text:
+            self.t["invalid_env"].add(source, text)
+            return
+        if "Invalid environment assignment" in text or "Ignoring invalid environment assignment" in text:
+            self.t["unit_warn"].add(source, text)  # systemd, in the unit's journal: the line was dropped
+            return
+        m = _VRAM_CTX.search(text) if "default context" in text else None
+        if m:
+            self.vram_ctx = int(m.group(2))
+            return
+        if ("999" in text or "init GPU" in text or "init gpu" in low) and GPU_INIT_FAILURE.search(text):
+            self.t["gpu_init"].add(source, text)
+            return
+        if "no such file" in low or "cannot access" in low:
+            if _LIBDIR_MISSING.search(text):
+                self.t["libdir"].add(source, text)
+                return
+        if "llm busy - no slots available" in text:
+            self.t["busy"].add(source, text)
+            return
+        if self.cpp.feed(text):
+            return
+        if any(s in low for s in OOM_SUBSTRINGS):
+            self.t["oom"].add(source, text)
+
+    # -- pieces --------------------------------------------------------------------------
+    def _scheduler(self, text: str, source: str, at: datetime | None) -> bool:
+        """Scheduler, discovery and runner-inventory lines; True when the line was one of them."""
+        if any(e in text for e in EVICTIONS):
+            self.t["evict"].add(source, text)
+            return True
+        if any(e in text for e in EXPIRIES):
+            self.t["expire"].add(source, text)
+            return True
+        m = _SCHED_LOAD.search(text) if "msg=" in text else None
+        if m:
+            cur = self._start_load(at, source, text)
+            cur.by_scheduler = True
+            mo = _MODEL_ARG.search(text[m.end():])
+            if mo:
+                cur.d["model"] = model_id(mo.group(2))
+            return True
+        m = _SYS_MEM.search(text) if "system memory" in text else None
+        if m:
+            self.sys_mem = Example(source, text[:MAX_LINE])
+            try:
+                self.sys_free = parse_size(m.group(2))
+            except ParseError:
+                self.sys_free = None
+            return True
+        if "msg=system " in text:
+            names = tuple(dict.fromkeys(re.findall(r"\b([A-Za-z]+)\.\d+\.", text)))
+            self.runner_backends, self.runner_backends_ex = names, Example(source, text[:MAX_LINE])
+            return True
+        m = _RUNNERS.search(text) if "Dynamic LLM libraries" in text else None
+        if m:
+            self.runner_libs = tuple(m.group(1).replace(",", " ").split())
+            self.runner_libs_ex = Example(source, text[:MAX_LINE])
+            return True
+        m = _COMPATIBLE.search(text) if "compatible gpu libraries" in text else None
+        if m:
+            if not m.group(1).strip():
+                self.t["compat_empty"].add(source, text)
+            return True
+        m = _DETECTED.search(text) if "detected GPUs" in text or "inference compute" in text else None
+        if m and self.gpu_seen is None and (m.group(2) or (m.group(1) and int(m.group(1)) > 0)):
+            self.gpu_seen = Example(source, text[:MAX_LINE])
+            return "inference compute" not in text  # the inventory line has its own reader
+        return False
+
+    def _gin(self, text: str, source: str) -> None:
+        g = parse_gin(text)
+        if g is None:
+            return
+        self.status[g.status] = self.status.get(g.status, 0) + 1
+        inference = g.path.split("?", 1)[0] in INFERENCE_PATHS
+        if g.status == 503:
+            self.t["s503"].add(source, text)
+        if inference:
+            self.burst.add(g, Example(source, text[:MAX_LINE]))
+        if inference and g.status < 400:
+            self.req.add(g, Example(source, text[:MAX_LINE]))
+        if inference:
+            self.last_request = g.at
+        self.last_time = g.at
+
+    def _finish_config(self, body: str, source: str) -> None:
+        self.pending_config = None
+        try:
+            self.config = cfgline.parse_server_config(body)
+            self.config_ex = Example(source, body[:8000])
+            self.config_count += 1
+            self.config_at = line_time(body) or self.last_time
+        except ParseError as e:
+            if len(self.config_errors) < 3:
+                self.config_errors.append(f"unparseable server config line in {source}: {e}")
+
+    def _finish_estimator(self, body: str, source: str) -> None:
+        self.pending_estimator = None
+        self.estimator = key_values(body)
+        self.estimator_ex = Example(source, body[:MAX_LINE])
+        lib = self.estimator.get("library", "")
+        if self.gpu_seen is None and lib and lib.lower() != "cpu":
+            offload = self.estimator.get("layers.offload", "")
+            if not offload.isdecimal() or int(offload) > 0:
+                self.gpu_seen = self.estimator_ex
+
+    def _flush_pending(self) -> None:
+        if self.pending_config is not None:
+            self._finish_config(*self.pending_config[:2])
+        if self.pending_estimator is not None:
+            self._finish_estimator(*self.pending_estimator[:2])
+
+    def _new_startup(self, at: datetime | None) -> None:
+        self._close_startup()
+        self.inv_at = at
+        self.last_request = None
+
+    def _close_startup(self) -> None:
+        if self.inv:
+            s = Startup(self.inv_at, tuple(dict.fromkeys(self.inv)), tuple(self.inv_ex), self.inv_total)
+            if self.first_startup is None:
+                self.first_startup = s
+            self.startups.append(s)
+        self.inv, self.inv_ex, self.inv_at, self.inv_total = [], [], None, 0
+
+    def _count_ctx(self, model: str | None, ctx: int | None) -> None:
+        if ctx is None:
+            return
+        key = model or "?"
+        if key not in self.ctx_by_model and len(self.ctx_by_model) >= MAX_MODELS:
+            return
+        per = self.ctx_by_model.setdefault(key, {})
+        if ctx in per or len(per) < MAX_CTX_PER_MODEL:
+            per[ctx] = per.get(ctx, 0) + 1
+
+    def _start_load(self, at: datetime | None, source: str, text: str | None) -> _LoadBuilder:
+        self._close_load()
+        at = at or self.last_time
+        idle = None
+        if at is not None and self.last_request is not None:
+            idle = max(0.0, (at - self.last_request).total_seconds())
+        self.current = _LoadBuilder(at, idle)
+        self.current.backends.extend(self.pending_backends)
+        self.pending_backends = []
+        if text is not None:
+            self.current.examples.append(Example(source, text[:MAX_LINE]))
+        self.load_count += 1
+        return self.current
+
+    def _ensure_load(self, at, source, text, new_if=None) -> _LoadBuilder:
+        cur = self.current
+        if cur is None or (new_if is not None and new_if(cur)):
+            return self._start_load(at, source, None)
+        return cur
+
+    def _close_load(self) -> None:
+        if self.current is not None:
+            self.loads.append(self.current.freeze())
+            self.current = None
+
+    # -- result ----------------------------------------------------------------------------
+    def summary(self) -> OllamaLogSummary:
+        self._flush_pending()
+        self._close_load()
+        self._close_startup()
+        startups = list(self.startups)
+        if self.first_startup is not None and (not startups or startups[0] is not self.first_startup):
+            startups.insert(0, self.first_startup)
+        t = {k: v.frozen() for k, v in self.t.items()}
+        burst, burst_size = self.burst.frozen()
+        return OllamaLogSummary(
+            sources=tuple(self.sources), lines=self.lines, version=self.version,
+            version_example=self.version_ex, server_config=self.config,
+            server_config_example=self.config_ex, server_config_count=self.config_count,
+            server_config_at=self.config_at,
+            server_config_errors=tuple(self.config_errors), invalid_env=t["invalid_env"],
+            loads=tuple(self.loads), load_count=self.load_count,
+            ctx_sizes_by_model={k: dict(v) for k, v in self.ctx_by_model.items()},
+            load_times=t["load_times"], max_load_seconds=self.max_load, truncations=t["trunc"],
+            truncation_max_prompt=self.trunc_max, truncation_limits=tuple(sorted(self.trunc_limits)),
+            context_errors=t["ctx_err"], forced_single_slot=t["forced"], status_503=t["s503"],
+            max_pending=t["pending"], oom=t["oom"], gpu_init_failures=t["gpu_init"],
+            startups=tuple(startups), estimator=self.estimator, estimator_example=self.estimator_ex,
+            vram_default_ctx=self.vram_ctx, requests=self.req.frozen(), status_counts=dict(self.status),
+            last_request_at=self.last_request, cpp=self.cpp.result(), evictions=t["evict"], expiries=t["expire"],
+            system_memory=self.sys_mem, system_free_bytes=self.sys_free, runner_backends=self.runner_backends,
+            runner_backends_example=self.runner_backends_ex, runner_libraries=self.runner_libs,
+            runner_libraries_example=self.runner_libs_ex, gpu_libraries_empty=t["compat_empty"],
+            libdir_missing=t["libdir"], unit_warnings=t["unit_warn"], gpu_seen=self.gpu_seen or self._inventory_gpu(startups), busy=t["busy"],
+            fast_error_burst=burst, fast_error_burst_size=burst_size,
+        )
+
+    @staticmethod
+    def _inventory_gpu(startups) -> Example | None:
+        for s in startups:
+            if s.has_gpu and s.examples:
+                return next((e for e in s.examples if "library=cpu" not in e.line), s.examples[0])
+        return None
+
+
+def scan(lines: Iterable[str], source: str = "log") -> OllamaLogSummary:
+    """Scan one stream of lines (pure; bounded memory)."""
+    return OllamaLogScanner().feed_all(lines, source).summary()
