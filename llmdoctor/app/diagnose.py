@@ -107,14 +107,14 @@ def engine_label(facts: dict[str, Any]) -> str:
 
 
 def _summary(store: FactStore) -> tuple[tuple[str, str], ...]:
+    from llmdoctor.judge.summaries import summary_of
+
     lines: list[tuple[str, str]] = []
     for name, value in store.values.items():
-        summarize = getattr(value, "summary", None)
-        if callable(summarize):
-            try:
-                lines.extend((str(k), str(v)) for k, v in summarize())
-            except Exception as e:  # a summary must never end a report
-                lines.append((name, f"summary failed: {e}"))
+        try:
+            lines.extend((str(k), str(v)) for k, v in summary_of(name, value))
+        except Exception as e:  # a summary must never end a report
+            lines.append((name, f"summary failed: {e}"))
     return tuple(lines)
 
 

@@ -116,7 +116,7 @@ def recognize_evidence(host):
 
 def _log_like(text: str) -> bool:
     """Some line of it is a log record or an exception (not random bytes, not an empty paste)."""
-    from llmdoctor.hosts.logs import line_time
+    from llmdoctor.knowledge.logtime import line_time
 
     lines = [l for l in text.split("\n")[:200] if l.strip()]
     return any(line_time(l) is not None or re.match(r"^\s*(?:\[rank\d+\]:\s*)?[\w.]*(?:Error|Exception):", l)

@@ -30,7 +30,7 @@ def llama_instance(engines) -> EngineInstance:
 @provider("llamacpp_state")
 def llamacpp_state(ctx: Context, engines):
     inst = llama_instance(engines)
-    from llmdoctor.knowledge.llamacpp.endpoints import read_state
+    from llmdoctor.facts.llamacpp_endpoints import read_state
 
     state = read_state(ctx.host, inst.port or DEFAULT_PORTS[LLAMACPP])
     if state.health is None and state.props is None and state.slots is None and state.metrics is None:

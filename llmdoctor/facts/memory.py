@@ -41,32 +41,6 @@ class MemoryFact:
     def swap_out_bps(self) -> float | None:
         return _mean([i.swap_out_bps for i in self.intervals])
 
-    def summary(self) -> list[tuple[str, str]]:
-        from llmdoctor.knowledge.memory import assess_swap, human_bytes
-
-        lines: list[tuple[str, str]] = []
-        m = self.meminfo
-        if m is not None:
-            lines.append(("RAM", f"{human_bytes(m.mem_total)} total, {human_bytes(m.mem_available)} available"))
-            if m.swap_total:
-                lines.append(("Swap", f"{human_bytes(m.swap_total)} total, {human_bytes(m.swap_used)} used"))
-            elif m.swap_total == 0:
-                lines.append(("Swap", "none configured"))
-        if self.vmstat is not None and not self.vmstat.live_rows:
-            lines.append(("Swap activity", "unknown: vmstat.txt holds only the since-boot average (record `vmstat 1 5`)"))
-        if self.intervals:
-            a = assess_swap(self.intervals)
-            if all(i.seconds for i in self.intervals):
-                window = f"mean over {sum(i.seconds or 0 for i in self.intervals):.1f} s"
-            else:
-                window = f"mean of {len(self.intervals)} rows"
-            lines.append((
-                "Swap activity",
-                f"in {human_bytes(self.swap_in_bps)}/s, out {human_bytes(self.swap_out_bps)}/s "
-                f"({window} of {self.intervals_source}; {len(a.active)} of {len(a.intervals)} active)",
-            ))
-        return lines
-
 
 def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None

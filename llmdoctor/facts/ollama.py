@@ -259,7 +259,7 @@ def ollama_deployment(ctx: Context, engines=None, ollama_log=None, declared_sett
     """How Ollama runs here ("systemd", "windows", "macos", "container", "kubernetes"), so that a
     fix is given in the form that applies; unavailable when nothing tells."""
     engine = ollama_engine(engines)
-    from llmdoctor.judge.ollama import deployment
+    from llmdoctor.knowledge.ollama.deployment import deployment
 
     unit = _unit_for(engine, systemd_units)
     where = deployment(ollama_log, declared_settings, systemd=unit is not None)

@@ -142,55 +142,6 @@ class Host(Protocol):
         ...
 
 
-class BaseHost:
-    """Defaults for a live host that runs commands: the recording-only and local-only
-    questions are Unanswerable, the journal and log files are read through run()/stream()."""
-
-    kind = "live"
-    recorded = False
-    complete_listings = True
-    meta: dict = {}
-
-    def exists(self, path: str) -> bool:
-        if not path.startswith("/"):
-            return False  # a recorded file's name: only an evidence directory holds those
-        try:
-            return self.run(["test", "-e", path], timeout=DEFAULT_TIMEOUT).ok  # type: ignore[attr-defined]
-        except HostError:
-            return False
-
-    def where(self, path: str) -> str:
-        return path if path.startswith("/") else ""
-
-    def stream(self, argv: list[str], timeout: float = DEFAULT_TIMEOUT):
-        raise Unanswerable(f"{getattr(self, 'name', 'host')}: no streaming of command output")
-
-    def journal(self, unit, engine, since_seconds, state=None, directory=None):
-        from llmdoctor.hosts.logs import JournalSource
-
-        return JournalSource(self, unit, engine, since_seconds, state, directory, backend="host")
-
-    def log_file(self, path, engine, since_seconds, state=None):
-        from llmdoctor.hosts.logs import RemoteFileSource
-
-        return RemoteFileSource(self, path, engine, since_seconds, state)
-
-    def recorded_logs(self) -> list[str]:
-        return []
-
-    def files(self) -> list[str]:
-        return []
-
-    def nvml(self):
-        raise Unanswerable(f"NVML is read on the machine llmdoctor runs on, not on {getattr(self, 'name', 'this host')}")
-
-    def base_url(self, port: int) -> str:
-        raise Unanswerable(f"{getattr(self, 'name', 'this host')}: no way to reach port {port} from here")
-
-    def close(self) -> None:
-        pass
-
-
 def iter_lines(data: bytes) -> Iterator[str]:
     for line in data.decode("utf-8", "replace").splitlines():
         yield line

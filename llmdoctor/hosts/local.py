@@ -8,7 +8,6 @@ import subprocess
 from llmdoctor.hosts.base import (
     DEFAULT_READ_LIMIT,
     DEFAULT_TIMEOUT,
-    BaseHost,
     CommandNotFound,
     CommandResult,
     CommandTimeout,
@@ -17,6 +16,7 @@ from llmdoctor.hosts.base import (
     Unanswerable,
 )
 from llmdoctor.hosts.http import http_request
+from llmdoctor.hosts.live import BaseHost
 
 
 class LocalHost(BaseHost):
@@ -76,7 +76,8 @@ class LocalHost(BaseHost):
                           state_key=f"{self.name}|file:{os.path.abspath(path)}")
 
     def nvml(self):
-        from llmdoctor.knowledge.nvidia import GpuUnavailable, read_nvml
+        from llmdoctor.hosts.nvml import read_nvml
+        from llmdoctor.knowledge.nvidia import GpuUnavailable
 
         try:
             return read_nvml()

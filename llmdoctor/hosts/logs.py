@@ -20,10 +20,8 @@ instead of raising into the scanner that iterates it.
 """
 from __future__ import annotations
 
-import calendar
 import json
 import os
-import re
 import threading
 import time
 from datetime import datetime, timezone
@@ -31,11 +29,10 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Protocol
 
 from llmdoctor.atomic import write_atomic
-
 from llmdoctor.hosts.base import CommandNotFound, HostError, Unanswerable
+from llmdoctor.knowledge.logtime import DAY, SCAN, line_time
 from llmdoctor.knowledge.recognize import engine_from_name
 
-DAY = 24 * 3600.0
 CHUNK = 1024 * 1024  # bytes read from a file at a time
 MAX_LINE = 1024 * 1024  # longer lines are cut (a runaway line never grows memory)
 BISECT_ABOVE = 4 * CHUNK  # files this large are bisected to the window's start
@@ -53,65 +50,6 @@ class LogSource(Protocol):
         ...
 
 
-
-
-# -- time stamps in lines ---------------------------------------------------------------
-
-_MONTHS = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
-# 2026-08-01T07:02:33.347Z (slog, short-iso), 2025/03/06 - 11:42:21 (gin), 2024/10/30 09:20:45 (old Ollama)
-_ISO = re.compile(
-    r"(\d{4})[-/](\d{2})[-/](\d{2})(?:[T ]| - )(\d{2}):(\d{2}):(\d{2})(?:[.,]\d+)?\s?(Z|[+-]\d{2}:?\d{2}(?!\d))?"
-)
-# Aug 08 23:02:37 (journalctl short, no year)
-_SYSLOG = re.compile(r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) (\d{2}):(\d{2}):(\d{2})\b")
-# INFO 08-01 07:02:33 [loggers.py:123] (vLLM, no year)
-_VLLM = re.compile(r"\b(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})\b")
-_SCAN = 200  # time stamps are looked for in the first characters of a line only
-
-
-def _epoch(year: int, month: int, day: int, hh: int, mm: int, ss: int, tz: str | None) -> float | None:
-    try:
-        if tz is None:  # a time without zone is the host's local time
-            return time.mktime((year, month, day, hh, mm, ss, 0, 0, -1))
-        seconds = calendar.timegm((year, month, day, hh, mm, ss, 0, 0, 0))
-    except (ValueError, OverflowError):
-        return None
-    if tz != "Z":
-        sign = -1 if tz[0] == "+" else 1
-        digits = tz[1:].replace(":", "")
-        seconds += sign * (int(digits[:2]) * 3600 + int(digits[2:4]) * 60)
-    return float(seconds)
-
-
-def _without_year(month: int, day: int, hh: int, mm: int, ss: int, now: float) -> float | None:
-    """A year-less stamp is the latest such moment not more than a day after `now`."""
-    year = time.localtime(now).tm_year
-    for y in (year, year - 1):
-        if not (1 <= month <= 12 and 1 <= day <= 31):
-            return None
-        t = _epoch(y, month, day, hh, mm, ss, None)
-        if t is not None and t <= now + DAY:
-            return t
-    return None
-
-
-def line_time(line: str, now: float | None = None) -> float | None:
-    """The moment a log line was written (epoch seconds), from the first stamp it carries."""
-    head = line[:_SCAN]
-    m = _ISO.search(head)
-    if m:
-        y, mo, d, hh, mi, ss = (int(g) for g in m.groups()[:6])
-        if 1 <= mo <= 12 and 1 <= d <= 31 and hh < 24 and mi < 60 and ss < 62:
-            return _epoch(y, mo, d, hh, mi, ss, m.group(7))
-        return None
-    now = time.time() if now is None else now
-    m = _SYSLOG.search(head)
-    if m:
-        return _without_year(_MONTHS[m.group(1)], int(m.group(2)), *(int(g) for g in m.groups()[2:]), now)
-    m = _VLLM.search(head)
-    if m:
-        return _without_year(*(int(g) for g in m.groups()), now)
-    return None
 
 
 # -- resume state --------------------------------------------------------------------------
@@ -173,7 +111,7 @@ def _first_time_after(f, offset: int, now: float) -> float | None:
     if offset:
         data = data[data.find(b"\n") + 1 :]
     for raw in data.split(b"\n")[:-1] or [data]:
-        t = line_time(raw[:_SCAN].decode("utf-8", "replace"), now)
+        t = line_time(raw[:SCAN].decode("utf-8", "replace"), now)
         if t is not None:
             return t
     return None

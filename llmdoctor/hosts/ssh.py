@@ -32,7 +32,6 @@ from llmdoctor.knowledge.inventory import parse_target
 from llmdoctor.hosts.base import (
     DEFAULT_READ_LIMIT,
     DEFAULT_TIMEOUT,
-    BaseHost,
     CommandNotFound,
     CommandResult,
     CommandTimeout,
@@ -42,6 +41,7 @@ from llmdoctor.hosts.base import (
     Unanswerable,
 )
 from llmdoctor.hosts.http import http_request
+from llmdoctor.hosts.live import BaseHost
 
 SSH = "ssh"
 CONTROL_PERSIST_S = 300

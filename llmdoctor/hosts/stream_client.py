@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from llmdoctor import __version__
 from llmdoctor.knowledge.probe.result import CONNECT_ERROR, HTTP_ERROR, INTERRUPTED, OK, STALLED, TIMEOUT, StreamSample
 from llmdoctor.knowledge.probe.streams import StreamAccumulator, error_message
-from llmdoctor.judge.probe.thresholds import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, REQUEST_TIMEOUT_S
+from llmdoctor.knowledge.probe.limits import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, REQUEST_TIMEOUT_S
 
 USER_AGENT = f"llmdoctor-probe/{__version__}"
 MAX_LINE = 1 << 20

@@ -17,13 +17,6 @@ KIB = 1024
 MIB = 1024 * 1024
 GIB = 1024 * 1024 * 1024
 
-# Thresholds, in one place. Below ACTIVE_BYTES_PER_S (swap-in + swap-out) an
-# interval is background noise (a few pages of an idle daemon); at or above it
-# the interval counts as swap activity. Activity in at least SUSTAINED_INTERVALS
-# intervals that make up at least half of the window is "sustained".
-ACTIVE_BYTES_PER_S = 256 * KIB
-SUSTAINED_INTERVALS = 2
-
 # `vmstat -S` unit letters -> bytes (procps: k=1000, K=1024, m=1000000, M=1048576).
 VMSTAT_UNITS = {"k": 1000, "K": 1024, "m": 1000 * 1000, "M": 1024 * 1024}
 DEFAULT_PAGE_SIZE = 4096
@@ -98,10 +91,6 @@ class SwapInterval:
     seconds: float | None = None
     major_faults_per_s: float | None = None
     text: str = ""
-
-    @property
-    def active(self) -> bool:
-        return self.swap_in_bps + self.swap_out_bps >= ACTIVE_BYTES_PER_S
 
 
 def interval_from_counters(
@@ -245,39 +234,3 @@ def parse_vmstat(text: str) -> VmstatTable:
     if header_tokens is None:
         raise ParseError("no vmstat header line (`r  b   swpd ... si   so ...`)")
     return VmstatTable(tuple(rows), unit_bytes, header_line, skipped, tuple(dict.fromkeys(notes)))
-
-
-# -- assessment ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SwapAssessment:
-    intervals: tuple[SwapInterval, ...]
-    active: tuple[SwapInterval, ...]
-
-    @property
-    def any_active(self) -> bool:
-        return bool(self.active)
-
-    @property
-    def sustained(self) -> bool:
-        """Activity in at least two intervals that make up at least half of the window."""
-        return len(self.active) >= SUSTAINED_INTERVALS and 2 * len(self.active) >= len(self.intervals)
-
-    @property
-    def reads_back(self) -> bool:
-        """Pages come back in from swap: the working set itself does not fit (thrashing)."""
-        return any(i.swap_in_bps >= ACTIVE_BYTES_PER_S / 2 for i in self.active)
-
-    @property
-    def peak_in_bps(self) -> float:
-        return max((i.swap_in_bps for i in self.intervals), default=0.0)
-
-    @property
-    def peak_out_bps(self) -> float:
-        return max((i.swap_out_bps for i in self.intervals), default=0.0)
-
-
-def assess_swap(intervals: tuple[SwapInterval, ...] | list[SwapInterval]) -> SwapAssessment:
-    intervals = tuple(intervals)
-    return SwapAssessment(intervals, tuple(i for i in intervals if i.active))

@@ -1,7 +1,7 @@
 """Fact "gpu" on this machine, on an evidence directory, and over a remote host's nvidia-smi."""
 from __future__ import annotations
 
-from llmdoctor.hosts.base import BaseHost
+from llmdoctor.hosts.live import BaseHost
 from pathlib import Path
 
 import pytest

@@ -20,8 +20,8 @@ from llmdoctor.knowledge.nvidia import (
     parse_nvidia_smi,
     parse_query_gpu_csv,
     parse_smi_table,
-    read_nvml,
 )
+from llmdoctor.hosts.nvml import read_nvml
 from llmdoctor.parsing import ParseError
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures" / "nvidia_smi"

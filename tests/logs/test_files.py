@@ -17,11 +17,11 @@ from llmdoctor.hosts.logs import (
     MAX_LINE,
     FileSource,
     ResumeState,
-    engine_from_name,
-    line_time,
     message_lines,
     window_start,
 )
+from llmdoctor.knowledge.logtime import line_time
+from llmdoctor.knowledge.recognize import engine_from_name
 
 NOW = datetime(2026, 8, 2, 12, 0, 0, tzinfo=timezone.utc).timestamp()
 

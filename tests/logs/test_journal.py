@@ -3,7 +3,7 @@
 lines, honours the time window, and resumes after its cursor."""
 from __future__ import annotations
 
-from llmdoctor.hosts.base import BaseHost
+from llmdoctor.hosts.live import BaseHost
 import time
 
 import pytest

@@ -6,11 +6,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from llmdoctor.judge.swap import ACTIVE_BYTES_PER_S, assess_swap, is_active
 from llmdoctor.knowledge.memory import (
-    ACTIVE_BYTES_PER_S,
     MIB,
     SwapInterval,
-    assess_swap,
     human_bytes,
     interval_from_counters,
     parse_meminfo,
@@ -91,7 +90,7 @@ def test_proc_vmstat_delta():
     during = parse_proc_vmstat((FIX / "vmstat" / "proc-vmstat-during-swap.txt").read_text())
     i = interval_from_counters(before, during, 2.0)
     assert i.swap_in_bps == (during["pswpin"] - before["pswpin"]) * 4096 / 2.0
-    assert i.active and "pswpin +" in i.text
+    assert is_active(i) and "pswpin +" in i.text
     # counters going backwards (reboot between reads) are no traffic, not negative traffic
     assert interval_from_counters(during, before, 1.0).swap_in_bps == 0
 
@@ -99,7 +98,7 @@ def test_proc_vmstat_delta():
 def test_thresholds():
     quiet = SwapInterval(ACTIVE_BYTES_PER_S / 4, 0)
     busy = SwapInterval(ACTIVE_BYTES_PER_S, ACTIVE_BYTES_PER_S)
-    assert not quiet.active and busy.active
+    assert not is_active(quiet) and is_active(busy)
     assert not assess_swap([busy, quiet, quiet, quiet]).sustained
     assert assess_swap([busy, busy, quiet]).sustained
 

@@ -12,6 +12,7 @@ from llmdoctor.facts import Context, FactUnavailable
 from llmdoctor.facts.memory import MemoryFact, memory
 from llmdoctor.hosts.evidence import EvidenceHost
 from llmdoctor.hosts.local import LocalHost
+from llmdoctor.judge.summaries import summary_of
 from llmdoctor.knowledge.memory import SwapInterval, parse_meminfo
 from llmdoctor.model import Cause, Severity
 from llmdoctor.plugins import load_checks
@@ -51,7 +52,7 @@ def test_healthy_evidence_yields_nothing(swap_check):
     fact = evidence_fact("swap-healthy")
     assert fact.vmstat is not None and fact.vmstat.rows[0].values["si"] > 0  # only the since-boot row
     assert list(swap_check(fact)) == []
-    assert ("Swap", "none configured") in fact.summary()
+    assert ("Swap", "none configured") in summary_of("memory", fact)
 
 
 def test_single_active_interval_is_a_warning(swap_check):
@@ -83,7 +84,7 @@ def test_live_sample_on_this_machine():
     assert time.monotonic() - start < 5
     assert fact.meminfo is not None and fact.meminfo.mem_total > 0
     assert len(fact.intervals) == 2 and all(i.seconds and i.seconds > 0.2 for i in fact.intervals)
-    labels = [k for k, _ in fact.summary()]
+    labels = [k for k, _ in summary_of("memory", fact)]
     assert labels[:1] == ["RAM"] and "Swap activity" in labels
 
 

@@ -10,6 +10,7 @@ from llmdoctor.knowledge.engines import EngineInstance
 from llmdoctor.facts import Context, FactStore, FactUnavailable
 from llmdoctor.hosts.evidence import EvidenceHost
 from llmdoctor.hosts.local import LocalHost
+from llmdoctor.judge.summaries import summary_of
 from tests.support.ollama_replay import ollama_replay
 
 EVIDENCE = Path(__file__).resolve().parent.parent / "fixtures" / "evidence"
@@ -43,7 +44,7 @@ def test_probe_checks_on_recorded_evidence(directory):
         assert f.evidence and all(e.source.startswith("probe http://127.0.0.1:") for e in f.evidence)
         assert any(ch.isdigit() for e in f.evidence for ch in e.text)  # the measured figures
         assert f.fix.summary
-    assert store.get("probe").summary()  # figures for the report header
+    assert summary_of("probe", store.get("probe"))  # figures for the report header
 
 
 def test_no_probe_json_is_quiet(tmp_path):

@@ -23,7 +23,7 @@ See TESTBED.md ("A real systemd (PID 1) ...") for the recipe this follows.
 """
 from __future__ import annotations
 
-from llmdoctor.hosts.base import BaseHost
+from llmdoctor.hosts.live import BaseHost
 import contextlib
 import itertools
 import os

@@ -21,7 +21,7 @@ def run_probe(url: str, model: str | None = None, mode: str = "light", concurren
     Raises ProbeError when nothing usable answers there."""
     from llmdoctor.facts.live_probe.detect import detect
     from llmdoctor.facts.live_probe.scenarios import ProbeRunner
-    from llmdoctor.judge.probe.thresholds import DEFAULT_DEADLINE_S
+    from llmdoctor.knowledge.probe.limits import DEFAULT_DEADLINE_S
 
     if mode not in ("light", "load"):
         raise ProbeError(f"unknown probe mode {mode!r}; choose light or load")

@@ -13,7 +13,7 @@ from typing import Any
 
 from llmdoctor.knowledge.engines import LLAMACPP, OLLAMA, VLLM
 from llmdoctor.hosts.stream_client import GetResult, ProbeError, get
-from llmdoctor.judge.probe.thresholds import DETECT_TIMEOUT_S
+from llmdoctor.knowledge.probe.limits import DETECT_TIMEOUT_S
 
 OPENAI = "openai"  # an OpenAI-compatible server we could not name
 

@@ -18,7 +18,7 @@ from llmdoctor.knowledge.probe import prompts
 from llmdoctor.hosts.stream_client import Interrupt, StreamRequest, stream
 from llmdoctor.facts.live_probe.detect import Target
 from llmdoctor.knowledge.probe.result import CONNECT_ERROR, HTTP_ERROR, INTERRUPTED, STALLED, TIMEOUT, ProbeResult, StreamSample
-from llmdoctor.judge.probe.thresholds import (
+from llmdoctor.knowledge.probe.limits import (
     DEFAULT_DEADLINE_S, LIGHT_MAX_IN_FLIGHT, LOAD_LONG_PROMPT_TOKENS, LOAD_MAX_STREAMS,
     LONG_PROMPT_MAX_CONTEXT_SHARE, LONG_PROMPT_OUTPUT_TOKENS, LONG_PROMPT_TOKENS, MAX_OUTPUT_TOKENS,
     READ_TIMEOUT_S, REQUEST_TIMEOUT_S, WARMUP_OUTPUT_TOKENS, WARMUP_TIMEOUT_S,

@@ -1,7 +1,7 @@
-"""Client for llama-server's own endpoints: /health, /props, /slots, /metrics (FACTS.md §6.3).
+"""llama-server's own endpoints, parsed: /health, /props, /slots, /metrics.
 
-Pure parsers (`parse_*`) turn bodies into values; `read_state` asks a Host, with a
-timeout per call, and records what could not be read instead of raising. Shapes differ
+Pure parsers (`parse_*`) turn bodies into values (facts/llamacpp_endpoints.py asks the
+host for them). Shapes differ
 by build: `/slots` entries carry `is_processing` (older: `state`, 0 = idle) and
 `next_token` as a one-element array or an object; `/metrics` (only with `--metrics`)
 uses the `llamacpp:` prefix (very old builds: `llamacpp_`).
@@ -14,11 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from llmdoctor.hosts.base import HostError
 from llmdoctor.parsing import ParseError
-
-TIMEOUT = 5.0
-
 
 @dataclass(frozen=True)
 class LlamaHealth:
@@ -187,38 +183,3 @@ def parse_llama_metrics(text: str) -> LlamaMetrics:
         kv_cache_usage_ratio=v("kv_cache_usage_ratio"),
         prefix=prefix,
     )
-
-
-def _get(host, port: int, path: str, timeout: float) -> tuple[int, bytes, str]:
-    """(status, body, source): the host says where its answer came from."""
-    r = host.http("GET", port, path, timeout=timeout)
-    return r.status, r.body, r.source or f"GET :{port}{path}"
-
-
-def read_state(host, port: int, timeout: float = TIMEOUT) -> LlamaState:
-    """Ask all four endpoints; each failure becomes one line in `errors`."""
-    vals: dict[str, Any] = {}
-    errors: list[str] = []
-    sources: dict[str, str] = {}
-    for path, parse in (("/health", None), ("/props", parse_props), ("/slots", parse_slots),
-                        ("/metrics", parse_llama_metrics)):
-        key = path.strip("/")
-        try:
-            status, body, src = _get(host, port, path, timeout)
-            sources[key] = src
-            if path == "/health":
-                vals[key] = parse_health(status, body)
-                continue
-            if status == 501 and path == "/metrics":
-                errors.append("/metrics: not enabled (start llama-server with --metrics)")
-                continue
-            if status != 200:
-                errors.append(f"{path}: HTTP {status}")
-                continue
-            vals[key] = parse(body.decode("utf-8", "replace") if path == "/metrics" else body)  # type: ignore[misc]
-        except (HostError, OSError) as e:
-            errors.append(f"{path}: {e}")
-        except ParseError as e:
-            errors.append(f"unparseable {path}: {e}")
-    return LlamaState(port, health=vals.get("health"), props=vals.get("props"), slots=vals.get("slots"),
-                      metrics=vals.get("metrics"), errors=tuple(errors), sources=sources)

@@ -172,10 +172,5 @@ class ProbeRuns:
 
     results: tuple[ProbeResult, ...]
 
-    def summary(self) -> list[tuple[str, str]]:
-        from llmdoctor.judge.probe.verdicts import summary_lines
-
-        return [line for r in self.results for line in summary_lines(r)]
-
     def to_dict(self) -> list[dict[str, Any]]:
         return [r.to_dict() for r in self.results]

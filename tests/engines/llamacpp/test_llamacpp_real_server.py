@@ -11,7 +11,7 @@ import pytest
 
 from llmdoctor.plugins import load_checks
 from llmdoctor.knowledge.engines import LLAMACPP, EngineInstance
-from llmdoctor.knowledge.llamacpp.endpoints import read_state
+from llmdoctor.facts.llamacpp_endpoints import read_state
 from llmdoctor.facts import Context, FactStore
 from llmdoctor.plugins import run_check
 from llmdoctor.hosts.local import LocalHost

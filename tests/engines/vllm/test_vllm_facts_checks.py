@@ -2,7 +2,7 @@
 prometheus_client, as vLLM produces them) give a rate; one scrape (evidence) gives none."""
 from __future__ import annotations
 
-from llmdoctor.hosts.base import BaseHost
+from llmdoctor.hosts.live import BaseHost
 from pathlib import Path
 
 import pytest
