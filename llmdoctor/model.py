@@ -6,7 +6,7 @@ closed set of causes change only with a version bump.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from enum import Enum
+from enum import Enum, IntEnum
 from typing import Any
 
 
@@ -37,7 +37,7 @@ class Severity(str, Enum):
         return {"critical": 2, "warning": 1, "info": 0}[self.value]
 
 
-class ExitCode:
+class ExitCode(IntEnum):
     """Exit codes as monitoring plugins use them (Nagios convention)."""
 
     OK = 0

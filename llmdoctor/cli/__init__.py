@@ -32,7 +32,7 @@ FORMATS = ("text", "json", "markdown")
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"llmdoctor {__version__}")
-        raise typer.Exit(0)
+        raise typer.Exit(ExitCode.OK)
 
 
 @app.callback()

@@ -11,6 +11,8 @@ from typing import List, Optional
 
 import typer
 
+from llmdoctor.model import ExitCode
+
 
 def register(app: typer.Typer) -> None:
     @app.command("exporter")
@@ -62,7 +64,7 @@ def register(app: typer.Typer) -> None:
             targets = service.target_names(hosts or ([] if evidence else ["local"]), evidence)
         except (ValueError, OSError) as e:
             typer.echo(f"llmdoctor exporter: {e}", err=True)
-            raise typer.Exit(3)
+            raise typer.Exit(ExitCode.UNKNOWN)
 
         from llmdoctor.app.diagnose import DiagnoseOptions
 
@@ -94,7 +96,7 @@ def register(app: typer.Typer) -> None:
                 )
         except OSError as e:
             typer.echo(f"llmdoctor exporter: {e}", err=True)
-            raise typer.Exit(3)
+            raise typer.Exit(ExitCode.UNKNOWN)
         finally:
             if temporary:
                 shutil.rmtree(temporary, ignore_errors=True)

@@ -11,6 +11,8 @@ from typing import Optional
 
 import typer
 
+from llmdoctor.model import ExitCode
+
 BAR_WIDTH = 60
 
 
@@ -236,16 +238,16 @@ def register(app: typer.Typer) -> None:
         """What-if sizing: KV per token and conversation, conversations that fit, slots, context, cache type, queue."""
         if fmt not in ("text", "json"):
             typer.echo(f"llmdoctor: unknown --format {fmt!r}; choose text or json", err=True)
-            raise typer.Exit(3)
+            raise typer.Exit(ExitCode.UNKNOWN)
         try:
             plan, label = run_plan(model, hf_config, gguf_file, layers, kv_heads, head_dim, trained_context, cache_type,
                                    gpu_memory, weights, headroom, users, turn_seconds, think_seconds, between,
                                    concurrent, context, max_parallel, port)
         except BadInput as e:
             typer.echo(f"llmdoctor: {e}", err=True)
-            raise typer.Exit(3)
+            raise typer.Exit(ExitCode.UNKNOWN)
         if fmt == "json":
             sys.stdout.write(json.dumps({"model": label, **plan.to_dict()}, indent=2) + "\n")
         else:
             sys.stdout.write(render_plan_text(plan, label))
-        raise typer.Exit(0 if plan.fits_wanted else 1)
+        raise typer.Exit(ExitCode.OK if plan.fits_wanted else ExitCode.WARNING)

@@ -15,6 +15,7 @@ from typing import Optional
 
 import typer
 
+from llmdoctor.model import ExitCode
 from llmdoctor.cli.plan import BadInput, parse_memory, workload_from_flags
 
 
@@ -57,7 +58,7 @@ def register(app: typer.Typer) -> None:
         from llmdoctor.judge.sizing import DEFAULT_HEADROOM
         from llmdoctor.judge.proposal import ProposalError
 
-        def fail(msg: str, code: int = 3) -> None:
+        def fail(msg: str, code: int = ExitCode.UNKNOWN) -> None:
             typer.echo(f"llmdoctor: {msg}", err=True)
             raise typer.Exit(code)
 
@@ -86,7 +87,7 @@ def register(app: typer.Typer) -> None:
             except ApplyError as e:
                 fail(str(e))
             _emit(fmt, outcome.to_dict(), session.render_outcome(outcome))
-            raise typer.Exit(0 if outcome.ok else 2)
+            raise typer.Exit(ExitCode.OK if outcome.ok else ExitCode.CRITICAL)
         try:
             workload = workload_from_flags(users, turn_seconds, think_seconds, between, concurrent)
             opts = session.TuneOptions(
@@ -109,7 +110,7 @@ def register(app: typer.Typer) -> None:
             fail(str(e))
         if not do_apply:
             _emit(fmt, _dry_dict(prepared), session.render_text(prepared, unit, applying=False))
-            raise typer.Exit(0)
+            raise typer.Exit(ExitCode.OK)
         if live and os.geteuid() != 0:
             fail("--apply needs root (it writes /etc/systemd/system and restarts the service); "
                  "run it with sudo, or without --apply for a dry run")
@@ -120,7 +121,7 @@ def register(app: typer.Typer) -> None:
         if prepared.nothing_to_change and not live:
             _emit_json_only(fmt, {**_dry_dict(prepared), "outcome": {"ok": True, "changed": False,
                                                                       "message": "nothing to change"}})
-            raise typer.Exit(0)
+            raise typer.Exit(ExitCode.OK)
         if not yes and not prepared.nothing_to_change:
             if not _interactive():
                 fail("--apply without a terminal needs --yes")
@@ -142,7 +143,7 @@ def register(app: typer.Typer) -> None:
             sys.stdout.write(json.dumps({**_dry_dict(prepared), "outcome": outcome.to_dict()}, indent=2) + "\n")
         else:
             sys.stdout.write(session.render_outcome(outcome))
-        raise typer.Exit(0 if outcome.ok else 2)
+        raise typer.Exit(ExitCode.OK if outcome.ok else ExitCode.CRITICAL)
 
 
 def _dry_dict(prepared) -> dict:

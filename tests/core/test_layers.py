@@ -6,7 +6,7 @@ import made for start-up time counts like any other:
     cli -> app -> render -> plugins, checks -> judge -> facts -> hosts -> knowledge -> base
 
 A module may import its own layer and any layer below. Collectors never ask which kind
-of host they have: only hosts/ may look at `host.kind`.
+of host they have: only hosts/ may look at `host.kind`. Exit codes are ExitCode names.
 """
 from __future__ import annotations
 
@@ -118,4 +118,11 @@ def test_only_hosts_ask_which_kind_of_host_they_have():
     asks = re.compile(r"\bhost\.kind\b|getattr\(\s*[\w.]*host\s*,\s*[\"']kind[\"']")
     found = [f"{p.relative_to(PACKAGE.parent)}:{n}" for m, p in MODULES.items() if not m.startswith("llmdoctor.hosts")
              for n, line in enumerate(p.read_text().splitlines(), 1) if asks.search(line)]
+    assert found == []
+
+
+def test_exit_codes_are_named():
+    bare = re.compile(r"\b(?:Exit|SystemExit|sys\.exit)\(\s*(?:\d|\w+ if .* else \d)")
+    found = [f"{p.relative_to(PACKAGE.parent)}:{n}" for p in MODULES.values()
+             for n, line in enumerate(p.read_text().splitlines(), 1) if bare.search(line)]
     assert found == []

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from llmdoctor.model import ExitCode
 from llmdoctor.app.exporter.collector import dedicated_registry, exposition
 from llmdoctor.app.exporter.scheduler import DiagnoseFn, Scheduler
 from llmdoctor.app.exporter.state import load_state, restore_state, save_state
@@ -208,7 +209,7 @@ def serve_http(
         httpd.shutdown()
         httpd.server_close()
         thread.join(5)
-    return 0
+    return ExitCode.OK
 
 
 def write_textfile(
@@ -245,6 +246,6 @@ def write_textfile(
         probe = bool(probe_interval) and (last_probe is None or now - last_probe >= float(probe_interval or 0))
         scheduler.run_cycle(probe=probe)
         save_state(state_root, scheduler, now if probe else last_probe)
-        return 0
+        return ExitCode.OK
     _run_until_stopped(scheduler, stop)
-    return 0
+    return ExitCode.OK
