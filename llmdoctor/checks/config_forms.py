@@ -3,6 +3,7 @@
 The lines come from the evidence as the user wrote them (fact "declared_settings"): a
 startup script, a shell export, a compose file, a Windows console, a hand-made list.
 """
+from llmdoctor.judge.fixes import OLLAMA_UNIT, edit, reload_and_restart
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
@@ -60,7 +61,7 @@ def assignment_ignored(declared_settings=None, ollama_log=None, ollama_config=No
                                       "quotes, a missing '=', an unbalanced quote)")
     fixed = [_corrected(a) for a in bad[:MAX_EVIDENCE] if a.form != "systemd"]
     unit_lines = [_corrected(a) for a in bad[:MAX_EVIDENCE] if a.form == "systemd"]
-    config = ("# the drop-in (systemctl edit ollama)\n[Service]\n" + "\n".join(unit_lines) + "\n"
+    config = (f"# the drop-in ({edit(OLLAMA_UNIT)})\n[Service]\n" + "\n".join(unit_lines) + "\n"
               if unit_lines else "")
     yield Finding(
         Cause.CONFIG_NOT_APPLIED, Severity.WARNING,
@@ -69,7 +70,7 @@ def assignment_ignored(declared_settings=None, ollama_log=None, ollama_config=No
         ev,
         Fix(f"{why[0].upper() + why[1:]}. Write each as below, restart the server, and check the value in its "
             f"start-up log (Ollama: the `server config` line).",
-            tuple(fixed) or ("systemctl edit ollama", "systemctl daemon-reload && systemctl restart ollama"), config))
+            tuple(fixed) or (edit(OLLAMA_UNIT), reload_and_restart(OLLAMA_UNIT)), config))
 
 
 def _contradiction(a, ollama_config, ollama_log):
@@ -98,7 +99,7 @@ def _contradiction(a, ollama_config, ollama_log):
 def set_outside_server(declared_settings=None, ollama_config=None, ollama_log=None, ollama_deployment=None):
     if declared_settings is None:
         return
-    from llmdoctor.judge.ollama import settings_fix
+    from llmdoctor.judge.fixes import settings_fix
 
     loose = [a for a in declared_settings.assignments if a.problem is None and a.value is not None
              and a.session_only and not declared_settings.reaches_server(a)]

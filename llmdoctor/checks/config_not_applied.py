@@ -8,6 +8,7 @@ Settings in shell start-up files, and drop-ins systemd ignores, never arrive at 
 """
 from __future__ import annotations
 
+from llmdoctor.judge.fixes import dropin, edit, reload_and_restart, restart
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 from llmdoctor.redact import REDACTED, is_secret_name, redact_text
@@ -36,16 +37,7 @@ def _setting_evidence(s) -> Evidence:
 
 
 def _dropin_snippet(unit: str, env: dict[str, str]) -> str:
-    lines = [f"# /etc/systemd/system/{unit}.d/override.conf", "[Service]"]
-    for name, value in env.items():
-        v = (_value(name, value).replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
-             .replace("\n", "\\n").replace("\r", "\\r"))
-        lines.append(f'Environment="{name}={v}"')
-    return "\n".join(lines) + "\n"
-
-
-def _restart(unit: str) -> str:
-    return f"systemctl daemon-reload && systemctl restart {unit}"
+    return dropin(unit, {name: _value(name, value) for name, value in env.items()})
 
 
 # -- files on disk vs the loaded unit ---------------------------------------------------
@@ -104,7 +96,7 @@ def reload_pending(systemd_units):
         yield Finding(
             cause=Cause.CONFIG_NOT_APPLIED, severity=Severity.WARNING, title=title, evidence=evidence,
             fix=Fix(f"Make systemd re-read {u.unit}, then restart it so the engine gets the new settings.",
-                    commands=(_restart(u.unit),)),
+                    commands=(reload_and_restart(u.unit),)),
         )
 
 
@@ -196,7 +188,7 @@ def restart_pending(systemd_units, ollama_log=None):
             title=f"{u.unit}: the running process has an old environment ({names}); it was not restarted",
             evidence=evidence,
             fix=Fix(f"Restart {u.unit} so the process starts with the environment systemd has now.",
-                    commands=(f"systemctl restart {u.unit}",)),
+                    commands=(restart(u.unit),)),
         )
 
 
@@ -229,7 +221,7 @@ def _restart_from_log(u, diffs, example) -> Finding:
         title=f"{u.unit}: Ollama last started with other settings than systemd has now ({names}); not restarted",
         evidence=evidence,
         fix=Fix(f"Restart {u.unit} so Ollama starts with the environment systemd has now.",
-                commands=(f"systemctl restart {u.unit}",)),
+                commands=(restart(u.unit),)),
     )
 
 
@@ -288,7 +280,7 @@ def env_outside_unit(systemd_units, shell_exports):
                   "which a systemd service never reads",
             evidence=evidence[: 2 * MAX_EVIDENCE],
             fix=Fix(f"Put the variables in a drop-in for {u.unit} (`systemctl edit {u.unit}`), then reload and restart.",
-                    commands=(f"systemctl edit {u.unit}", _restart(u.unit)),
+                    commands=(edit(u.unit), reload_and_restart(u.unit)),
                     config=_dropin_snippet(u.unit, missing)),
         )
 
@@ -299,25 +291,25 @@ def _fix_for(kind: str, path: str, unit: str, lines: list[str]) -> Fix:
     name = path.rsplit("/", 1)[-1]
     if kind == "outside-section":
         return Fix(f"Add a [Service] line at the top of {path}; without it systemd ignores every assignment.",
-                   commands=(f"sed -i '1i [Service]' {path}", _restart(unit)),
+                   commands=(f"sed -i '1i [Service]' {path}", reload_and_restart(unit)),
                    config="[Service]\n" + "\n".join(lines) + "\n")
     if kind == "wrong-section":
-        return Fix(f"Move these lines under [Service] in {path}.", commands=(_restart(unit),),
+        return Fix(f"Move these lines under [Service] in {path}.", commands=(reload_and_restart(unit),),
                    config="[Service]\n" + "\n".join(lines) + "\n")
     if kind == "not-conf":
         target = path[: path.index(".conf") + 5] if ".conf" in name else f"{path}.conf"
         return Fix("systemd reads only drop-ins ending in .conf; rename the file.",
-                   commands=(f"mv {path} {target}", _restart(unit)))
+                   commands=(f"mv {path} {target}", reload_and_restart(unit)))
     if kind == "wrong-dir":
         stem = name if name.endswith(".conf") else f"{name}.conf"
         target = f"/etc/systemd/system/{unit}.d/{stem}"
         return Fix(f"Move the file to /etc/systemd/system/{unit}.d/, where systemd looks for drop-ins.",
-                   commands=(f"mkdir -p /etc/systemd/system/{unit}.d && mv {path} {target}", _restart(unit)))
+                   commands=(f"mkdir -p /etc/systemd/system/{unit}.d && mv {path} {target}", reload_and_restart(unit)))
     if kind == "masked":
         return Fix("A drop-in of the same name in a higher-priority directory hides this one; merge the settings "
-                   "into that file or give this one a different name.", commands=(_restart(unit),))
+                   "into that file or give this one a different name.", commands=(reload_and_restart(unit),))
     return Fix("Fix the assignment: a variable name is letters, digits and '_' (not starting with a digit); "
-               "quote values with spaces as Environment=\"NAME=value with spaces\".", commands=(_restart(unit),))
+               "quote values with spaces as Environment=\"NAME=value with spaces\".", commands=(reload_and_restart(unit),))
 
 
 _TITLES = {
@@ -377,7 +369,7 @@ def env_conflict(systemd_units):
                       f"{winner.path} wins with {_pair(name, winner.value)}",
                 evidence=evidence,
                 fix=Fix(f"Keep {name} in one file; remove it from {', '.join(losers)} so the next edit does what it says.",
-                        commands=(_restart(u.unit),)),
+                        commands=(reload_and_restart(u.unit),)),
             )
 
 
@@ -405,6 +397,6 @@ def env_in_unit_file(systemd_units):
                   "overwrites it",
             evidence=evidence,
             fix=Fix(f"Move the settings to a drop-in (it survives upgrades) and delete them from {INSTALL_SH_UNIT}.",
-                    commands=(f"systemctl edit {u.unit}", _restart(u.unit)),
+                    commands=(edit(u.unit), reload_and_restart(u.unit)),
                     config=_dropin_snippet(u.unit, {k: s.value for k, s in mine.items()})),
         )

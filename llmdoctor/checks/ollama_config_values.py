@@ -7,7 +7,8 @@ from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
        purpose="An OLLAMA_* value Ollama cannot read (it uses the default, reads true, or binds another port)")
 def unparseable_value(ollama_config, ollama_log=None):
     from llmdoctor.knowledge.ollama.env import parse_problem
-    from llmdoctor.judge.ollama import RESTART, evs
+    from llmdoctor.judge.ollama import evs
+    from llmdoctor.judge.fixes import OLLAMA_UNIT, edit, reload_and_restart
 
     problems = []
     for name, (value, where) in sorted(ollama_config.assigned.items()):
@@ -28,5 +29,5 @@ def unparseable_value(ollama_config, ollama_log=None):
         Fix("Write numbers as plain digits, booleans as 1/0 or true/false, durations as Go durations (10m, 24h, -1) "
             "or seconds, and OLLAMA_HOST as host:port (0.0.0.0:11434, no http://). Then restart and compare the "
             "`server config` line in the log.",
-            ("systemctl edit ollama", RESTART, "journalctl -u ollama -b | grep 'server config'")),
+            (edit(OLLAMA_UNIT), reload_and_restart(OLLAMA_UNIT), "journalctl -u ollama -b | grep 'server config'")),
     )

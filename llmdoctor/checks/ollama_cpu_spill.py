@@ -1,4 +1,5 @@
 """CPU_SPILL in Ollama: part of the model in system memory, or a GPU that is claimed but not used."""
+from llmdoctor.judge.fixes import OLLAMA_UNIT, dropin, reload_and_restart
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
@@ -6,9 +7,8 @@ LEVERS = ("Make weights plus KV cache fit in GPU memory: fewer slots (OLLAMA_NUM
           "context (OLLAMA_CONTEXT_LENGTH / num_ctx) - KV memory is slots x context; a quantised KV cache "
           "(OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1 halves it); or a smaller quantisation of "
           "the model (e.g. Q4_K_M instead of Q8_0).")
-FIX_CONFIG = ('# /etc/systemd/system/ollama.service.d/override.conf\n[Service]\n'
-              'Environment="OLLAMA_FLASH_ATTENTION=1"\nEnvironment="OLLAMA_KV_CACHE_TYPE=q8_0"\n')
-COMMANDS = ("systemctl daemon-reload && systemctl restart ollama", "ollama ps  # PROCESSOR should read 100% GPU")
+FIX_CONFIG = dropin(OLLAMA_UNIT, {"OLLAMA_FLASH_ATTENTION": 1, "OLLAMA_KV_CACHE_TYPE": "q8_0"})
+COMMANDS = (reload_and_restart(OLLAMA_UNIT), "ollama ps  # PROCESSOR should read 100% GPU")
 
 
 @check(id="ollama-cpu-spill", cause=Cause.CPU_SPILL,

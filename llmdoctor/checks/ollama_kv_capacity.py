@@ -6,7 +6,7 @@ from llmdoctor.model import Cause, Finding, Fix, Severity
 @check(id="ollama-kv-capacity", cause=Cause.KV_CAPACITY,
        purpose="OLLAMA_NUM_PARALLEL x context x KV bytes per token exceeds the GPU memory left after the weights")
 def kv_capacity(ollama_show, ollama_config, ollama_ps=None, ollama_log=None, gpu=None, ollama_deployment=None):
-    from llmdoctor.judge.ollama import settings_fix
+    from llmdoctor.judge.fixes import settings_fix
     from llmdoctor.knowledge.memory import human_bytes as human
     from llmdoctor.judge.ollama_kv import kv_budget
 

@@ -12,7 +12,8 @@ def queue_full(ollama_log, ollama_deployment=None):
     n503, text = ollama_log.status_503, ollama_log.max_pending
     if not (n503.count or text.count):
         return
-    from llmdoctor.judge.ollama import evs, settings_fix
+    from llmdoctor.judge.ollama import evs
+    from llmdoctor.judge.fixes import settings_fix
 
     yield Finding(
         Cause.QUEUE_FULL, Severity.CRITICAL,
@@ -29,7 +30,8 @@ def queue_full(ollama_log, ollama_deployment=None):
 @check(id="ollama-deep-queue", cause=Cause.QUEUE_FULL,
        purpose="OLLAMA_MAX_QUEUE lets far more requests wait than the slots can drain")
 def deep_queue(ollama_config, ollama_log=None, ollama_deployment=None):
-    from llmdoctor.judge.ollama import config_evidence, settings_fix, slots
+    from llmdoctor.judge.ollama import config_evidence, slots
+    from llmdoctor.judge.fixes import settings_fix
 
     s = slots(ollama_config, ollama_log)
     raw = ollama_config.get("OLLAMA_MAX_QUEUE")
@@ -63,7 +65,8 @@ BURST = 5  # fast 5xx answers within one second that look like a queue turning r
 @check(id="ollama-rejected-burst", cause=Cause.QUEUE_FULL,
        purpose="A same-second burst of fast HTTP 500s (queue full in Ollama <= 0.1.33), or 'llm busy - no slots available'")
 def rejected_burst(ollama_log, ollama_deployment=None):
-    from llmdoctor.judge.ollama import evs, plus_commands, settings_fix
+    from llmdoctor.judge.ollama import evs
+    from llmdoctor.judge.fixes import plus_commands, settings_fix
 
     if ollama_log.status_503.count or ollama_log.max_pending.count:
         return  # ollama-queue-full says it with the server's own words

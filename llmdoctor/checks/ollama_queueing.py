@@ -12,7 +12,8 @@ KV_WARNING = ("Each slot reserves its own context of KV cache (memory = slots x 
 def one_slot(ollama_config=None, ollama_log=None, ollama_deployment=None):
     if ollama_config is None and ollama_log is None:
         return  # no Ollama here (and the figures module stays unimported)
-    from llmdoctor.judge.ollama import evs, settings_fix, slots
+    from llmdoctor.judge.ollama import evs, slots
+    from llmdoctor.judge.fixes import settings_fix
 
     if ollama_log is not None and ollama_log.forced_single_slot.count:
         yield Finding(
@@ -49,7 +50,8 @@ def serialized_requests(ollama_log, ollama_deployment=None):
     r = ollama_log.requests
     if not r.serial_groups or r.parallel_pairs:
         return
-    from llmdoctor.judge.ollama import evs, settings_fix
+    from llmdoctor.judge.ollama import evs
+    from llmdoctor.judge.fixes import settings_fix
 
     yield Finding(
         Cause.QUEUEING, Severity.WARNING,

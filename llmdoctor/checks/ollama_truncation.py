@@ -9,7 +9,8 @@ def context_truncation(ollama_log, ollama_deployment=None):
     t, errors, cpp = ollama_log.truncations, ollama_log.context_errors, ollama_log.cpp
     if not (t.count or errors.count or cpp.shift_count or cpp.exceeded_count):
         return
-    from llmdoctor.judge.ollama import evs, settings_fix
+    from llmdoctor.judge.ollama import evs
+    from llmdoctor.judge.fixes import settings_fix
 
     src = ollama_log.sources[0] if ollama_log.sources else "ollama log"
     cut = [s for s in cpp.shifts if s.kind == "truncated"]

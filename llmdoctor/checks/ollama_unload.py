@@ -15,7 +15,8 @@ def keepalive_unload(ollama_config=None, ollama_log=None, ollama_ps=None, ollama
     if ollama_log is None and not ollama_ps:
         return  # nothing reloaded or stopping to show (and the figures module stays unimported)
     from llmdoctor.knowledge.ollama.env import format_seconds
-    from llmdoctor.judge.ollama import config_evidence, keep_alive_seconds, plus_commands, settings_fix
+    from llmdoctor.judge.ollama import config_evidence, keep_alive_seconds
+    from llmdoctor.judge.fixes import plus_commands, settings_fix
 
     keep = keep_alive_seconds(ollama_config)
     evidence = []
@@ -49,7 +50,8 @@ def keepalive_unload(ollama_config=None, ollama_log=None, ollama_ps=None, ollama
 @check(id="ollama-reload-churn", cause=Cause.MODEL_UNLOAD,
        purpose="One model is loaded again and again with different context sizes (clients sending different num_ctx)")
 def reload_churn(ollama_log, ollama_deployment=None):
-    from llmdoctor.judge.ollama import evs, settings_fix
+    from llmdoctor.judge.ollama import evs
+    from llmdoctor.judge.fixes import settings_fix
 
     for model, sizes in ollama_log.ctx_sizes_by_model.items():
         loads = sum(sizes.values())
@@ -72,7 +74,8 @@ def reload_churn(ollama_log, ollama_deployment=None):
 @check(id="ollama-model-evicted", cause=Cause.MODEL_UNLOAD,
        purpose="Ollama's scheduler unloaded a loaded model to make room for another (or for new load options)")
 def model_evicted(ollama_log, ollama_config=None, ollama_deployment=None):
-    from llmdoctor.judge.ollama import evs, settings_fix
+    from llmdoctor.judge.ollama import evs
+    from llmdoctor.judge.fixes import settings_fix
     from llmdoctor.knowledge.memory import human_bytes as human
 
     e = ollama_log.evictions
@@ -108,7 +111,7 @@ def model_evicted(ollama_log, ollama_config=None, ollama_deployment=None):
        purpose="Ollama loaded a model again shortly after serving requests, well within the keep-alive")
 def reload_while_active(ollama_log, ollama_config=None):
     from llmdoctor.knowledge.ollama.env import format_seconds
-    from llmdoctor.judge.ollama import config_evidence, keep_alive_seconds, settings_fix
+    from llmdoctor.judge.ollama import config_evidence, keep_alive_seconds
 
     keep = keep_alive_seconds(ollama_config)
     early = [ld for ld in ollama_log.loads if ld.idle_before_s is not None and ld.idle_before_s < min(keep, 3600)
@@ -139,7 +142,8 @@ def reload_while_active(ollama_log, ollama_config=None):
        purpose="The first request after an idle gap took many times longer than the ones after it (a reload, or an uncached prompt)")
 def slow_after_idle(ollama_log, ollama_config=None, ollama_deployment=None):
     from llmdoctor.knowledge.ollama.env import format_seconds
-    from llmdoctor.judge.ollama import config_evidence, keep_alive_seconds, plus_commands, settings_fix
+    from llmdoctor.judge.ollama import config_evidence, keep_alive_seconds
+    from llmdoctor.judge.fixes import plus_commands, settings_fix
 
     cold = ollama_log.requests.cold
     if not cold:

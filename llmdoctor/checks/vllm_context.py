@@ -1,6 +1,7 @@
 """CONTEXT_TRUNCATION in vLLM: requests refused because the prompt is longer than max_model_len."""
 from llmdoctor.plugins import check
-from llmdoctor.judge.vllm import serve_flags_text, setting
+from llmdoctor.judge.vllm import setting
+from llmdoctor.judge.fixes import serve_flags_text
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 

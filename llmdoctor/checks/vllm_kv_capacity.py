@@ -1,6 +1,7 @@
 """KV_CAPACITY in vLLM: the KV cache cannot hold the sequences it is asked to carry."""
 from llmdoctor.plugins import check
-from llmdoctor.judge.vllm import kv_room_fix, serve_flags_text, setting
+from llmdoctor.judge.vllm import kv_room_fix, setting
+from llmdoctor.judge.fixes import serve_flags_text
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 BLOCK_TOKENS = 16  # vLLM's default --block-size

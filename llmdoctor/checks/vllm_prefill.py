@@ -1,6 +1,7 @@
 """PREFILL in vLLM: prompt processing crowds out generation, or shared prompt prefixes are recomputed."""
 from llmdoctor.plugins import check
-from llmdoctor.judge.vllm import classify_waiting, decode_starved, serve_flags_text
+from llmdoctor.judge.vllm import classify_waiting, decode_starved
+from llmdoctor.judge.fixes import serve_flags_text
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 LOW_HIT_PCT = 10.0

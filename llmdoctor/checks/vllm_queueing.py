@@ -1,7 +1,8 @@
 """QUEUEING in vLLM: requests wait for a place in the running batch (USERS.md #11 tells it
 apart from prefill interference, which llmdoctor/checks/vllm_prefill.py reports)."""
 from llmdoctor.plugins import check
-from llmdoctor.judge.vllm import classify_waiting, serve_flags_text, setting
+from llmdoctor.judge.vllm import classify_waiting, setting
+from llmdoctor.judge.fixes import serve_flags_text
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 

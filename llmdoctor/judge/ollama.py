@@ -5,29 +5,13 @@ Kept out of the checks so each check stays a few lines of "if signal: finding".
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from llmdoctor.model import Evidence
 from llmdoctor.knowledge.ollama import env as envdef
 if TYPE_CHECKING:  # annotations only: the log parser is imported by whoever has a log (start-up time)
     from llmdoctor.knowledge.nvidia import GpuFact
     from llmdoctor.knowledge.ollama.log import Example, Load, OllamaLogSummary
-
-RESTART = "systemctl daemon-reload && systemctl restart ollama"
-DROPIN_PATH = "/etc/systemd/system/ollama.service.d/override.conf"
-
-
-def dropin(**values: Any) -> str:
-    """A systemd drop-in that sets Ollama variables (`systemctl edit ollama` writes the same)."""
-    lines = [f"# {DROPIN_PATH}", "[Service]"]
-    lines += [f'Environment="{k}={v}"' for k, v in values.items()]
-    return "\n".join(lines) + "\n"
-
-
-def dropin_commands() -> tuple[str, ...]:
-    return (f"mkdir -p {DROPIN_PATH.rsplit('/', 1)[0]}  # then write the drop-in below to {DROPIN_PATH}",
-            RESTART)
-
 
 def ev(example: Example | None, fallback_source: str = "") -> Evidence | None:
     if example is None:
@@ -119,32 +103,3 @@ def gpu_process_bytes(gpu: GpuFact | None, names: tuple[str, ...] = ("ollama", "
     if not procs:
         return None
     return sum(p.used_bytes for p in procs if p.used_bytes is not None and any(n in p.name for n in names))
-
-
-# -- fixes in the form that applies where the server runs ---------------------------------------
-
-def plus_commands(fix: tuple[tuple[str, ...], str], before: tuple[str, ...] = (),
-                  after: tuple[str, ...] = ()) -> tuple[tuple[str, ...], str]:
-    """A settings_fix with more commands around its own."""
-    return before + fix[0] + after, fix[1]
-
-
-def settings_fix(where: str | None, **values: Any) -> tuple[tuple[str, ...], str]:
-    """(commands, config) that set Ollama variables where the server runs."""
-    pairs = [(k, str(v)) for k, v in values.items()]
-    if where == "windows":
-        return (tuple(f'setx {k} "{v}"' for k, v in pairs)
-                + ("# then quit Ollama from its tray icon and start it again (a running app keeps its old environment)",), "")
-    if where == "macos":
-        return (tuple(f'launchctl setenv {k} "{v}"' for k, v in pairs)
-                + ("# then quit Ollama from the menu bar and open it again",), "")
-    if where == "container":
-        config = "# docker-compose.yml, under the ollama service\nenvironment:\n" + "".join(
-            f'  - {k}={v}\n' for k, v in pairs)
-        return (("docker compose up -d  # recreates the container with the new environment",
-                 "docker run ... " + " ".join(f"-e {k}={v}" for k, v in pairs) + " ollama/ollama  # without compose"),
-                config)
-    if where == "kubernetes":
-        config = "env:\n" + "".join(f'- name: {k}\n  value: "{v}"\n' for k, v in pairs)
-        return (("kubectl rollout restart deploy/ollama  # after adding the env entries to the container spec",), config)
-    return dropin_commands(), dropin(**values)

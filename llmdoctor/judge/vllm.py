@@ -2,6 +2,7 @@
 telling pure queueing from prefill interference (USERS.md #10-#12)."""
 from __future__ import annotations
 
+from llmdoctor.judge.fixes import serve_flags_text
 from llmdoctor.model import Evidence, Fix
 
 MAX_GPU_UTIL = 0.95
@@ -21,19 +22,6 @@ def setting(cmdline, logs, key):
 def kv_bound_lines(scan):
     """Stats lines on which requests waited while the KV cache was at least KV_BOUND_PCT full."""
     return [s for s in scan.recent_stats if s.waiting > 0 and s.kv_usage_pct >= KV_BOUND_PCT]
-
-
-def serve_flags_text(cmdline, **flags) -> str:
-    """`vllm serve MODEL` with the given flags, keeping the model from the command line when known;
-    `LLM(..., key=value)` when the engine was started from Python."""
-    model = cmdline.get("model") if cmdline is not None else None
-    if cmdline is not None and any(a.startswith(("LLM(", "llm=LLM(")) for a in cmdline.argv[:4]):
-        kwargs = ", ".join(f"{k}={v!r}" if isinstance(v, str) and v else f"{k}={v if v != '' else True}"
-                           for k, v in flags.items())
-        return f"LLM(model={model or 'MODEL'!r}, ..., {kwargs})"
-    parts = ["vllm serve", model or "MODEL"]
-    parts += [f"--{k.replace('_', '-')}" + (f" {v}" if v != "" else "") for k, v in flags.items()]
-    return " ".join(parts)
 
 
 def kv_room_fix(cmdline, summary: str, capacity=None) -> Fix:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from llmdoctor.hosts.local import LocalHost
-from llmdoctor.judge import dropin
+from llmdoctor.app.tune import dropin
 from llmdoctor.app.tune import session
 from llmdoctor.knowledge.systemd.environ import parse_proc_environ
 from llmdoctor.app.tune.apply import parse_show_environment

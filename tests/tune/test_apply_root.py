@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from llmdoctor.hosts.base import CommandResult
-from llmdoctor.judge import dropin
+from llmdoctor.app.tune import dropin
 from llmdoctor.knowledge.systemd.environ import parse_proc_environ
 from llmdoctor.app.tune.apply import KEEP_BACKUPS, ApplyError, Transaction, parse_show_environment
 
@@ -153,11 +153,14 @@ def test_rollback_takes_the_backup_of_its_own_unit(tmp_path):
 
 
 def test_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch):
+    import os
+
     from llmdoctor.app.tune import apply as apply_module
+
     def refuse(src, dst):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(apply_module.os, "replace", refuse)
+    monkeypatch.setattr(os, "replace", refuse)
     path = dropin.dropin_path(tmp_path, "ollama.service")
     with pytest.raises(OSError):
         apply_module.write_atomic(path, CONTENT.encode())

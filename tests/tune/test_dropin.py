@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from llmdoctor.knowledge.systemd.environ import parse_env_file
-from llmdoctor.judge import dropin
+from llmdoctor.app.tune import dropin
 # Ollama's install script unit (FACTS.md §1, scripts/install.sh configure_systemd()).
 UNIT = """[Unit]
 Description=Ollama Service

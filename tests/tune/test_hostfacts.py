@@ -9,7 +9,7 @@ from llmdoctor.facts import Context, FactStore
 from llmdoctor.facts.ollama import effective_config
 from llmdoctor.hosts.local import LocalHost
 from llmdoctor.knowledge.nvidia import GpuDevice, GpuFact
-from llmdoctor.judge import dropin
+from llmdoctor.app.tune import dropin
 from llmdoctor.app.tune import hostfacts
 from .conftest import load_json
 

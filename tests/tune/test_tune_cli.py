@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from llmdoctor.judge import dropin
+from llmdoctor.app.tune import dropin
 SEED = ("--users", "20", "--turn-seconds", "12", "--seconds-between-turns", "90", "--gpu-memory", "24GB")
 
 

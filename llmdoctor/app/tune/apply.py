@@ -15,7 +15,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,7 @@ from llmdoctor.atomic import write_atomic
 from llmdoctor.hosts.base import CommandResult, HostError
 from llmdoctor.knowledge.systemd.environ import parse_proc_environ
 from llmdoctor.knowledge.systemd.show import parse_environment_property
-from llmdoctor.judge import dropin
+from llmdoctor.app.tune import dropin
 BACKUP_DIR = "var/lib/llmdoctor/tune/backups"
 KEEP_BACKUPS = 10
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from llmdoctor.facts import FactStore
-from llmdoctor.judge import dropin
+from llmdoctor.app.tune import dropin
 from llmdoctor.judge.proposal import TUNED, Current, HostFacts, LoadedModel
 
 UNLOAD_IDLE_SECONDS = 60.0  # a load after this long without requests is an unload-then-reload

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from llmdoctor.knowledge.engines import OLLAMA, EngineInstance
 from llmdoctor.facts import Context, FactStore
-from llmdoctor.judge import dropin
+from llmdoctor.app.tune import dropin
 from llmdoctor.app.tune.apply import ApplyError, Outcome, Transaction
 from llmdoctor.judge.sizing import DEFAULT_HEADROOM, DEFAULT_MAX_PARALLEL, Workload
 from llmdoctor.judge.proposal import Proposal, ProposalError, make_proposal

@@ -6,10 +6,16 @@ Kept apart from the verdicts (which only measure and compare) so a check reads a
 from __future__ import annotations
 
 from llmdoctor.knowledge.engines import LLAMACPP, OLLAMA, VLLM
+from llmdoctor.judge.fixes import OLLAMA_UNIT, dropin, edit, restart, unit_file_name
 from llmdoctor.model import Fix
 
-OLLAMA_DROPIN = ("sudo systemctl edit ollama.service   # opens a drop-in; add the lines below",
-                 "sudo systemctl restart ollama.service")
+OLLAMA_SERVICE = unit_file_name(OLLAMA_UNIT)
+OLLAMA_DROPIN = (f"sudo {edit(OLLAMA_SERVICE)}   # opens a drop-in; add the lines below",
+                 f"sudo {restart(OLLAMA_SERVICE)}")
+
+
+def _settings(**values) -> str:
+    return dropin(OLLAMA_SERVICE, values, path_comment=False)
 
 
 def source(url: str) -> str:
@@ -21,7 +27,7 @@ def parallel_fix(engine: str, slots: int | None, context: int | None) -> Fix:
     if engine == OLLAMA:
         return Fix(f"Let Ollama serve {want} requests of a model at once (OLLAMA_NUM_PARALLEL). Each slot "
                    "reserves its own KV cache of num_ctx tokens: check `ollama ps` stays 100% GPU after the restart.",
-                   OLLAMA_DROPIN, f'[Service]\nEnvironment="OLLAMA_NUM_PARALLEL={want}"')
+                   OLLAMA_DROPIN, _settings(OLLAMA_NUM_PARALLEL=want))
     if engine == LLAMACPP:
         ctx = f" -c {context * want}" if context else " -c <slots x per-request context>"
         return Fix(f"Start llama-server with {want} slots. An explicit -np splits -c across the slots, so "
@@ -78,7 +84,7 @@ def unload_fix(engine: str) -> Fix:
     if engine == OLLAMA:
         return Fix("Keep the model in memory between requests: OLLAMA_KEEP_ALIVE (default 5m) decides when "
                    "an idle model is unloaded; -1 keeps it loaded (or send \"keep_alive\": -1 with requests).",
-                   OLLAMA_DROPIN, '[Service]\nEnvironment="OLLAMA_KEEP_ALIVE=-1"')
+                   OLLAMA_DROPIN, _settings(OLLAMA_KEEP_ALIVE=-1))
     return Fix("The first request paid for a cold start (model load or warm-up): keep the server and its "
                "model loaded, and warm it up after each restart with one short request.")
 
@@ -87,6 +93,6 @@ def queue_full_fix(engine: str) -> Fix:
     if engine == OLLAMA:
         return Fix("Ollama refuses requests once OLLAMA_MAX_QUEUE (default 512) are waiting: serve more at "
                    "once (OLLAMA_NUM_PARALLEL) and raise the queue if bursts are expected.",
-                   OLLAMA_DROPIN, '[Service]\nEnvironment="OLLAMA_NUM_PARALLEL=4"\nEnvironment="OLLAMA_MAX_QUEUE=1024"')
+                   OLLAMA_DROPIN, _settings(OLLAMA_NUM_PARALLEL=4, OLLAMA_MAX_QUEUE=1024))
     return Fix("The server refuses requests when its queue or slots are full: add slots or queue capacity, "
                "or spread the load.")

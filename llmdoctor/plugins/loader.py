@@ -1,11 +1,4 @@
-"""Check registry and discovery.
-
-A check is a function decorated with `@check(...)`; its parameters name the facts
-it needs (see `llmdoctor.facts`). It returns or yields `Finding`s and never does
-I/O. A parameter with a default is optional: it receives the default when the fact
-is unavailable; a check whose required fact is unavailable is skipped.
-
-One loader serves three sources: the built-in checks (the `llmdoctor.checks` package,
+"""Finding the checks. One loader serves three sources: the built-in checks (the `llmdoctor.checks` package,
 one module per cause), extra directories (`--checks-dir`,
 `/etc/llmdoctor/checks.d`), and the `llmdoctor.checks` entry-point group (each entry
 point names a module or a check function).
@@ -14,65 +7,25 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import inspect
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
-from llmdoctor.facts import FactStore, FactUnavailable
-from llmdoctor.model import Cause, Finding
+from llmdoctor.plugins.check import MARK, CheckSpec
 
 SITE_CHECKS_DIR = "/etc/llmdoctor/checks.d"
 ENTRY_POINT_GROUP = "llmdoctor.checks"
-_MARK = "__llmdoctor_check__"
-
-
-@dataclass(frozen=True)
-class CheckSpec:
-    id: str
-    cause: Cause
-    purpose: str
-    func: Callable[..., Any]
-    params: tuple[str, ...]
-    optional: frozenset[str]
-    origin: str = "built-in"
-
-
-def check(id: str, cause: Cause, purpose: str = "") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Mark a function as a check. `purpose` defaults to the docstring's first line."""
-
-    def mark(func: Callable[..., Any]) -> Callable[..., Any]:
-        sig = inspect.signature(func)
-        doc = (func.__doc__ or "").strip().splitlines()
-        setattr(
-            func,
-            _MARK,
-            CheckSpec(
-                id=id,
-                cause=cause,
-                purpose=purpose or (doc[0] if doc else ""),
-                func=func,
-                params=tuple(sig.parameters),
-                optional=frozenset(
-                    p for p, v in sig.parameters.items() if v.default is not inspect.Parameter.empty
-                ),
-            ),
-        )
-        return func
-
-    return mark
 
 
 def builtin_checks_dir() -> Path:
     """The directory of the built-in checks (llmdoctor/checks/)."""
-    return Path(__file__).resolve().parent / "checks"
+    return Path(__file__).resolve().parent.parent / "checks"
 
 
 def _specs_in(module: Any, origin: str) -> list[CheckSpec]:
     found = []
     for value in vars(module).values():
-        spec = getattr(value, _MARK, None)
+        spec = getattr(value, MARK, None)
         if isinstance(spec, CheckSpec) and spec.func is value:
             found.append(CheckSpec(**{**spec.__dict__, "origin": origin}))
     return found
@@ -152,7 +105,7 @@ def load_checks(extra_dirs: Iterable[str | Path] = (), site_dir: str | None = SI
         for name, target in check_entry_points():
             try:
                 obj = _load_target(target)
-                spec = getattr(obj, _MARK, None)
+                spec = getattr(obj, MARK, None)
                 specs.extend([CheckSpec(**{**spec.__dict__, "origin": name})] if spec else _specs_in(obj, name))
             except Exception as e:
                 errors.append(f"check entry point {name} failed to load: {type(e).__name__}: {e}")
@@ -163,29 +116,3 @@ def load_checks(extra_dirs: Iterable[str | Path] = (), site_dir: str | None = SI
             continue
         seen[s.id] = s
     return list(seen.values()), errors
-
-
-@dataclass(frozen=True)
-class CheckOutcome:
-    findings: tuple[Finding, ...] = ()
-    skipped_for: str = ""  # the missing fact, when the check could not run
-    crash: str = ""
-
-
-def run_check(spec: CheckSpec, store: FactStore) -> CheckOutcome:
-    """Run one check with its facts injected; a crash becomes a line, not an exception."""
-    try:
-        kwargs = store.resolve(spec.params, spec.optional)
-    except FactUnavailable as e:
-        return CheckOutcome(skipped_for=e.reason)
-    try:
-        result = spec.func(**kwargs)
-        items = [] if result is None else ([result] if isinstance(result, Finding) else list(result))
-        findings = []
-        for f in items:
-            if not isinstance(f, Finding):
-                raise TypeError(f"yielded {type(f).__name__}, not Finding")
-            findings.append(f.with_check(spec.id))
-        return CheckOutcome(findings=tuple(findings))
-    except Exception as e:
-        return CheckOutcome(crash=f"check crashed: {spec.id}: {type(e).__name__}: {e}")

@@ -17,6 +17,7 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
+from llmdoctor.judge.fixes import environment_line
 from llmdoctor.knowledge.systemd.environ import parse_env_file
 from llmdoctor.knowledge.systemd.units import split_words
 
@@ -47,7 +48,7 @@ def render(values: dict[str, str]) -> str:
     """The drop-in for `values` (sorted, so the same values give the same bytes)."""
     lines = [HEADER, "[Service]\n"]
     for name in sorted(values):
-        lines.append(f'Environment="{name}={values[name]}"\n')
+        lines.append(environment_line(name, values[name]) + "\n")
     return "".join(lines)
 
 
