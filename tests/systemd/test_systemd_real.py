@@ -260,10 +260,11 @@ def test_environment_file_edit_needs_only_a_restart(container):
 
 
 def test_fix_snippet_quoting_round_trips_through_real_systemd(container):
-    """The drop-in llmdoctor prints as a fix gives the service exactly the value the operator meant."""
+    """The drop-in llmdoctor prints as a fix (every fix renders through judge/fixes.py) gives the
+    service exactly the value the operator meant."""
     import random
 
-    snippet = next(s for s in config_checks() if s.id == "systemd-env-outside-unit").func.__globals__["_dropin_snippet"]
+    from llmdoctor.judge.fixes import dropin as snippet
     nasty = ['0.0.0.0:11434', 'a b  c', 'x"y', "it's", "back\\slash", "tail\\", "100%", "%h%n", "$HOME ${X}",
              "semi;colon # hash", "é ü 中", "new\nline", "tab\there", "", " lead", "trail ", '"quoted"', "=eq=",
              "\\x41 not an escape"]

@@ -1,0 +1,35 @@
+"""Ollama settings edited into the unit file that install.sh rewrites on every upgrade."""
+from __future__ import annotations
+
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.plugins import check
+from llmdoctor.judge.fixes import edit, reload_and_restart
+from llmdoctor.judge.systemd import MAX_EVIDENCE, dropin_snippet, setting_evidence
+from llmdoctor.knowledge.systemd.names import is_engine_var
+
+
+INSTALL_SH_UNIT = "/etc/systemd/system/ollama.service"
+
+
+@check(id="systemd-env-in-unit-file", cause=Cause.CONFIG_NOT_APPLIED,
+       purpose="Ollama settings edited into the unit file that install.sh rewrites on every upgrade")
+def env_in_unit_file(systemd_units):
+    for u in systemd_units:
+        if u.engine != "ollama" or u.fragment_path != INSTALL_SH_UNIT:
+            continue
+        mine = {name: s[-1] for name, s in u.file_env_settings.items()
+                if is_engine_var(name) and s and s[-1].path == INSTALL_SH_UNIT and u.file_env.get(name) == s[-1].value}
+        if not mine:
+            continue
+        evidence = [setting_evidence(s) for s in list(mine.values())[:MAX_EVIDENCE]]
+        evidence.append(Evidence(INSTALL_SH_UNIT, "Ollama's install.sh writes this file anew on every install "
+                                                  "or upgrade; drop-ins in ollama.service.d/ are kept"))
+        yield Finding(
+            cause=Cause.CONFIG_NOT_APPLIED, severity=Severity.INFO, confidence="medium",
+            title=f"{u.unit}: {', '.join(list(mine)[:4])} set in the unit file itself; the next Ollama upgrade "
+                  "overwrites it",
+            evidence=evidence,
+            fix=Fix(f"Move the settings to a drop-in (it survives upgrades) and delete them from {INSTALL_SH_UNIT}.",
+                    commands=(edit(u.unit), reload_and_restart(u.unit)),
+                    config=dropin_snippet(u.unit, {k: s.value for k, s in mine.items()})),
+        )

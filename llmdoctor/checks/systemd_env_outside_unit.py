@@ -1,0 +1,42 @@
+"""Engine variables set in ~/.bashrc, ~/.profile or /etc/environment, which a service never reads."""
+from __future__ import annotations
+
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.plugins import check
+from llmdoctor.judge.fixes import edit, reload_and_restart
+from llmdoctor.judge.systemd import (MAX_EVIDENCE, client_only, dropin_snippet, engines_for, pair, service_env,
+                                     setting_evidence, show_source)
+
+
+@check(id="systemd-env-outside-unit", cause=Cause.CONFIG_NOT_APPLIED,
+       purpose="engine variables set in ~/.bashrc, ~/.profile or /etc/environment, which a service never reads")
+def env_outside_unit(systemd_units, shell_exports):
+    for u in systemd_units:
+        env = service_env(u)
+        missing: dict[str, str] = {}
+        evidence: list[Evidence] = []
+        paths: list[str] = []
+        for s in shell_exports:
+            engines = engines_for(s.name)
+            if engines is not None and u.engine not in engines:
+                continue
+            if client_only(s.name, s.value) or env.get(s.name) == s.value:
+                continue
+            missing[s.name] = s.value
+            evidence.append(setting_evidence(s))
+            paths.append(s.path)
+        if not missing:
+            continue
+        where = "running process" if u.process_env is not None else "unit"
+        for name in list(missing)[:MAX_EVIDENCE]:
+            source = f"/proc/{u.main_pid}/environ" if u.process_env is not None else show_source(u)
+            evidence.append(Evidence(source, f"{where} has {pair(name, env.get(name))}"))
+        yield Finding(
+            cause=Cause.CONFIG_NOT_APPLIED, severity=Severity.WARNING,
+            title=f"{u.unit}: {', '.join(list(missing)[:4])} set only in {', '.join(list(dict.fromkeys(paths))[:3])}, "
+                  "which a systemd service never reads",
+            evidence=evidence[: 2 * MAX_EVIDENCE],
+            fix=Fix(f"Put the variables in a drop-in for {u.unit} (`systemctl edit {u.unit}`), then reload and restart.",
+                    commands=(edit(u.unit), reload_and_restart(u.unit)),
+                    config=dropin_snippet(u.unit, missing)),
+        )
