@@ -92,3 +92,9 @@ def serve_flags_text(cmdline: Any, **flags: Any) -> str:
     parts = ["vllm serve", model or "MODEL"]
     parts += [f"--{k.replace('_', '-')}" + (f" {v}" if v != "" else "") for k, v in flags.items()]
     return " ".join(parts)
+
+
+# Fixes for Ollama that are commands to run, not settings.
+PIN_OLLAMA_OPTIONS = ("journalctl -u ollama | grep -E 'starting (llama server|runner|llama-server)'  # compare the runner flags",
+                      "ollama show MODEL --modelfile > Modelfile && echo 'PARAMETER num_ctx 8192' >> Modelfile "
+                      "&& ollama create MODEL-8k -f Modelfile")

@@ -134,3 +134,7 @@ def decode_starved(scan):
             if p >= PREFILL_TPS and p >= 10 * max(g, 1.0) and other.running >= 2:
                 return s, other
     return None
+
+
+def _capacity(vllm_log):
+    return next((s.kv_capacity for s in vllm_log.scans if s.kv_capacity), None)

@@ -1,0 +1,69 @@
+"""A line meant to set an engine variable assigns nothing (export A:B, set A = B, curly quotes, setx A=B)."""
+from __future__ import annotations
+
+from llmdoctor.judge.fixes import OLLAMA_UNIT, edit, reload_and_restart
+from llmdoctor.plugins import check
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+MAX_EVIDENCE = 6
+
+
+def _corrected(a) -> str:
+    """The same setting, written so that it assigns."""
+    value = a.value if a.value is not None else (a.intended or "VALUE")
+    if a.form == "export":
+        return f"export {a.name}={value}"
+    if a.form == "cmd-set":
+        return f"set {a.name}={value.strip()}"
+    if a.form == "setx":
+        return f'setx {a.name} "{value}"'
+    if a.form == "systemd":
+        return f'Environment="{a.name}={value}"'
+    if a.form == "docker":
+        return f"-e {a.name}={value}"
+    return f"{a.name}={value}"
+
+
+def _dropped_by_systemd(warned) -> list:
+    """Assignments named in systemd's "Invalid environment assignment, ignoring: ..." lines."""
+    from llmdoctor.knowledge.env_forms import assignments_in
+
+    out = []
+    for e in warned.examples if warned is not None else ():
+        body = e.line.split("ignoring:", 1)[-1]
+        out += [a for a in assignments_in("Environment=" + body.strip(), e.source) if a.problem or a.value]
+    return out
+
+
+@check(id="config-assignment-ignored", cause=Cause.CONFIG_NOT_APPLIED,
+       purpose="A line meant to set an engine variable assigns nothing (export A:B, set A = B, curly quotes, setx A=B)")
+def assignment_ignored(declared_settings=None, ollama_log=None, ollama_config=None):
+    bad = [a for a in (declared_settings.assignments if declared_settings is not None else ()) if a.problem]
+    warned = ollama_log.unit_warnings if ollama_log is not None else None
+    if not bad and not (warned and warned.count):
+        return
+    ev = [Evidence(f"{a.source}:{a.lineno}", a.line) for a in bad[:MAX_EVIDENCE]]
+    if warned is not None:
+        ev += [Evidence(e.source, e.line) for e in warned.examples[:2]]
+    dropped = _dropped_by_systemd(warned)
+    for a in dropped:
+        if ollama_config is not None and ollama_config.origin(a.name) == "server config log line":
+            line = ollama_config.server_config_line
+            ev.append(Evidence(line.source if line else "server config",
+                               f"{a.name}:{ollama_config.get(a.name)} in the server config line"))
+    bad += dropped
+    names = ", ".join(dict.fromkeys(a.name for a in bad)) or "an Environment= line"
+    why = bad[0].problem if bad else ("systemd dropped an Environment= line it could not parse (typographic "
+                                      "quotes, a missing '=', an unbalanced quote)")
+    fixed = [_corrected(a) for a in bad[:MAX_EVIDENCE] if a.form != "systemd"]
+    unit_lines = [_corrected(a) for a in bad[:MAX_EVIDENCE] if a.form == "systemd"]
+    config = (f"# the drop-in ({edit(OLLAMA_UNIT)})\n[Service]\n" + "\n".join(unit_lines) + "\n"
+              if unit_lines else "")
+    yield Finding(
+        Cause.CONFIG_NOT_APPLIED, Severity.WARNING,
+        f"{names} {'is' if len(bad) <= 1 else 'are'} never set: the line assigns nothing, so the server runs with "
+        f"its default",
+        ev,
+        Fix(f"{why[0].upper() + why[1:]}. Write each as below, restart the server, and check the value in its "
+            f"start-up log (Ollama: the `server config` line).",
+            tuple(fixed) or (edit(OLLAMA_UNIT), reload_and_restart(OLLAMA_UNIT)), config))

@@ -1,0 +1,46 @@
+"""Models reload after idle gaps longer than the keep-alive, or are being stopped now."""
+from __future__ import annotations
+
+from llmdoctor.plugins import check
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+
+SLOW_LOAD_S = 5.0
+
+
+@check(id="ollama-keepalive-unload", cause=Cause.MODEL_UNLOAD,
+       purpose="Models reload after idle gaps longer than the keep-alive, or are being stopped now")
+def keepalive_unload(ollama_config=None, ollama_log=None, ollama_ps=None, ollama_deployment=None):
+    if ollama_log is None and not ollama_ps:
+        return  # nothing reloaded or stopping to show (and the figures module stays unimported)
+    from llmdoctor.knowledge.ollama.env import format_seconds
+    from llmdoctor.judge.ollama import config_evidence, keep_alive_seconds
+    from llmdoctor.judge.fixes import plus_commands, settings_fix
+
+    keep = keep_alive_seconds(ollama_config)
+    evidence = []
+    reloads = []
+    if ollama_log is not None:
+        reloads = [ld for ld in ollama_log.loads if ld.idle_before_s is not None and ld.idle_before_s >= max(keep, 60)
+                   and (ld.load_seconds or 0) >= SLOW_LOAD_S]
+        for ld in reloads[-3:]:
+            line = next((e for e in ld.examples if "started in" in e.line), ld.examples[-1] if ld.examples else None)
+            if line is not None:
+                evidence.append(Evidence(line.source, f"{line.line}  [after {format_seconds(ld.idle_before_s)} idle]"))
+    stopping = [m for m in ollama_ps or () if m.stopping]
+    evidence += [Evidence(m.source, m.line) for m in stopping]
+    if not evidence:
+        return
+    if ollama_config is not None:
+        evidence.append(config_evidence(ollama_config, "OLLAMA_KEEP_ALIVE"))
+    worst = max((ld.load_seconds or 0 for ld in reloads), default=0)
+    title = (f"The model was unloaded after {format_seconds(keep)} idle and reloaded {len(reloads)} time(s), "
+             f"up to {worst:.1f} s each, before answering" if reloads else
+             "A model is being unloaded right now (`Stopping...`); the next request reloads it")
+    yield Finding(
+        Cause.MODEL_UNLOAD, Severity.WARNING, title, evidence,
+        Fix("Keep the model in memory longer: set OLLAMA_KEEP_ALIVE (e.g. 24h, or -1 for forever) in the service, "
+            "or send keep_alive with requests; warm it after a restart with an empty request.",
+            *plus_commands(settings_fix(ollama_deployment, OLLAMA_KEEP_ALIVE="24h"),
+                           after=("curl http://127.0.0.1:11434/api/generate -d '{\"model\":\"MODEL\",\"keep_alive\":-1}'",))),
+    )

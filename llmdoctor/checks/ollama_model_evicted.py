@@ -1,0 +1,45 @@
+"""Ollama's scheduler unloaded a loaded model to make room for another (or for new load options)."""
+from __future__ import annotations
+
+from llmdoctor.plugins import check
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.fixes import PIN_OLLAMA_OPTIONS
+
+
+UPGRADE = ("ollama -v", "curl -fsSL https://ollama.com/install.sh | sh  # upgrade in place")
+
+
+@check(id="ollama-model-evicted", cause=Cause.MODEL_UNLOAD,
+       purpose="Ollama's scheduler unloaded a loaded model to make room for another (or for new load options)")
+def model_evicted(ollama_log, ollama_config=None, ollama_deployment=None):
+    from llmdoctor.judge.ollama import evs
+    from llmdoctor.judge.fixes import settings_fix
+    from llmdoctor.knowledge.memory import human_bytes as human
+
+    e = ollama_log.evictions
+    if not e.count:
+        return
+    ev = evs(e.examples[:3])
+    text = " ".join(x.line for x in e.examples)
+    free = ollama_log.system_free_bytes
+    cpu_only = '"loaded layers"=0' in text or "loaded layers=0" in text
+    if ollama_log.system_memory is not None:
+        ev.append(Evidence(ollama_log.system_memory.source, ollama_log.system_memory.line))
+    reset = "expire immediately" in text
+    if cpu_only and free and free > 32 * 2**30:
+        why = (f"This happened with {human(free)} of RAM free and no layer on a GPU: before Ollama 0.13.1 the scheduler evicted "
+               f"on CPU-only hosts whenever a model could not go to VRAM (ollama/ollama#13227, fixed by #13242). "
+               f"Upgrade Ollama.")
+    elif reset:
+        why = ("A request arrived whose load options differ from the loaded runner's (num_ctx, use_mlock, num_gpu, "
+               "num_thread...), so the model was expired and loaded again. Make every client send the same options "
+               "or none, and pin the context on the server (OLLAMA_CONTEXT_LENGTH or PARAMETER num_ctx).")
+    else:
+        why = ("Another model did not fit next to it, or OLLAMA_MAX_LOADED_MODELS was reached. Use fewer or smaller "
+               "models, lower OLLAMA_NUM_PARALLEL or the context (the KV cache grows with both), or raise "
+               "OLLAMA_MAX_LOADED_MODELS if memory allows.")
+    yield Finding(
+        Cause.MODEL_UNLOAD, Severity.WARNING,
+        f"Ollama unloaded a loaded model to make room {e.count} time(s): the next request for it waits for a reload",
+        ev, Fix(why, *((UPGRADE,) if cpu_only and free and free > 32 * 2**30 else
+                       (PIN_OLLAMA_OPTIONS,) if reset else settings_fix(ollama_deployment, OLLAMA_MAX_LOADED_MODELS=2))))

@@ -1,0 +1,37 @@
+"""Ollama loaded a model again shortly after serving requests, well within the keep-alive."""
+from __future__ import annotations
+
+from llmdoctor.plugins import check
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.fixes import PIN_OLLAMA_OPTIONS
+
+
+@check(id="ollama-reload-while-active", cause=Cause.MODEL_UNLOAD,
+       purpose="Ollama loaded a model again shortly after serving requests, well within the keep-alive")
+def reload_while_active(ollama_log, ollama_config=None):
+    from llmdoctor.knowledge.ollama.env import format_seconds
+    from llmdoctor.judge.ollama import config_evidence, keep_alive_seconds
+
+    keep = keep_alive_seconds(ollama_config)
+    early = [ld for ld in ollama_log.loads if ld.idle_before_s is not None and ld.idle_before_s < min(keep, 3600)
+             and ld.examples]
+    if not early or ollama_log.evictions.count:
+        return  # (an eviction is reported with its own reason)
+    ld = early[-1]
+    ev = [Evidence(ld.examples[0].source, f"{ld.examples[0].line}  [{format_seconds(ld.idle_before_s)} after the "
+                                          f"last request finished]")]
+    if ollama_config is not None and not ollama_config.is_default("OLLAMA_KEEP_ALIVE"):
+        ev.append(config_evidence(ollama_config, "OLLAMA_KEEP_ALIVE"))
+    forever = keep >= 10**9
+    yield Finding(
+        Cause.MODEL_UNLOAD, Severity.WARNING,
+        f"Ollama loaded a model {format_seconds(ld.idle_before_s)} after serving a request, inside its keep-alive "
+        f"({'forever' if forever else format_seconds(keep)}): not an idle unload",
+        ev,
+        Fix("A load this soon after traffic means a request needed a different runner: either another model "
+            "(the two take turns in memory), or the same model with different load options - num_ctx, use_mlock, "
+            "num_gpu, num_thread - which Ollama can only apply by loading it again. Make every client send the "
+            "same options or none, pin the context on the server (OLLAMA_CONTEXT_LENGTH, or PARAMETER num_ctx in "
+            "a Modelfile), and if two models alternate, keep both loaded (OLLAMA_MAX_LOADED_MODELS) when memory "
+            "allows. The runner command lines in the log show which option changed.", PIN_OLLAMA_OPTIONS),
+        confidence="medium")

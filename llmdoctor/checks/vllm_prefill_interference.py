@@ -1,0 +1,44 @@
+"""Long prompts stall vLLM: waiting requests while prefill dwarfs generation."""
+from __future__ import annotations
+
+from llmdoctor.plugins import check
+from llmdoctor.judge.vllm import classify_waiting, decode_starved
+from llmdoctor.judge.fixes import serve_flags_text
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+
+@check(id="vllm-prefill-interference", cause=Cause.PREFILL,
+       purpose="Long prompts stall vLLM: waiting requests while prefill dwarfs generation")
+def prefill_interference(vllm_log=None, vllm_metrics=None, vllm_cmdline=None):
+    kind, ev = None, []
+    for scan in (vllm_log.scans if vllm_log is not None else ()):
+        kind, ev = classify_waiting(scan=scan)
+        if kind:
+            break
+    if not kind:
+        kind, ev = classify_waiting(metrics=vllm_metrics)
+    starved = None
+    if kind is None:
+        starved = next((x for x in map(decode_starved, vllm_log.scans if vllm_log is not None else ()) if x), None)
+    if kind != "prefill" and starved is None:
+        return
+    if starved is not None:
+        slow, busy = starved
+        src = vllm_log.scans[0].source
+        ev = [Evidence(src, slow.text), Evidence(src, busy.text),
+              Evidence(src, f"{slow.running} requests running, generation {slow.generation_tps:g} tokens/s in all; "
+                            f"next to it {busy.prompt_tps:g} prompt tokens/s: a long prefill took the engine's steps")]
+    budget = vllm_cmdline.get("max_num_batched_tokens") if vllm_cmdline is not None else None
+    target = max(512, (budget or 8192) // 4)
+    yield Finding(
+        Cause.PREFILL, Severity.WARNING,
+        ("Streaming answers stall while vLLM prefills another request's long prompt" if starved is not None else
+         "Prefill of long prompts is crowding out generation in vLLM while requests wait"),
+        ev,
+        Fix("Long prompts take most of each scheduler step, so waiting requests and running streams both "
+            "slow down. Lower the chunked-prefill budget so decode steps interleave with prefill "
+            f"(--max-num-batched-tokens {target}), limit concurrent long prefills "
+            "(--max-num-partial-prefills, --long-prefill-token-threshold), keep prefix caching on for shared "
+            "prompt heads, and shorten prompts where you can.",
+            (serve_flags_text(vllm_cmdline, max_num_batched_tokens=target),)),
+        confidence="medium" if starved is not None else "high")

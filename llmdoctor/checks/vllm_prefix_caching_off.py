@@ -1,0 +1,32 @@
+"""VLLM runs with prefix caching off (cache_config_info, command line, or V0 default)."""
+from __future__ import annotations
+
+from llmdoctor.plugins import check
+from llmdoctor.judge.fixes import serve_flags_text
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+
+@check(id="vllm-prefix-caching-off", cause=Cause.PREFILL,
+       purpose="vLLM runs with prefix caching off (cache_config_info, command line, or V0 default)")
+def prefix_caching_off(vllm_metrics=None, vllm_cmdline=None, vllm_log=None):
+    ev = []
+    if vllm_metrics is not None and vllm_metrics.latest.prefix_caching_enabled is False:
+        ev.append(Evidence(vllm_metrics.source, 'vllm:cache_config_info{enable_prefix_caching="False"}'))
+    if vllm_cmdline is not None and vllm_cmdline.get("enable_prefix_caching") is False:
+        ev.append(Evidence("command line", "--no-enable-prefix-caching"))
+    for scan in (vllm_log.scans if vllm_log is not None else ()):
+        v0 = [s for s in scan.recent_stats if s.engine_version == "v0"]
+        if len(v0) >= 3 and all(s.prefix_hit_pct is None for s in v0):
+            ev.append(Evidence(scan.source, v0[-1].text))
+            ev.append(Evidence(scan.source, "V0 stats lines without a 'Prefix cache hit rate' line: prefix "
+                                            "caching is off (the V0 default)"))
+            break
+    if not ev:
+        return
+    yield Finding(
+        Cause.PREFILL, Severity.INFO,
+        "vLLM prefix caching is off: a shared system prompt is recomputed for every request",
+        ev,
+        Fix("Turn prefix caching on (the V1 default) so requests that share a prompt head skip its prefill.",
+            (serve_flags_text(vllm_cmdline, enable_prefix_caching=""),)),
+        confidence="medium")
