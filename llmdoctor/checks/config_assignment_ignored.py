@@ -1,9 +1,16 @@
 """A line meant to set an engine variable assigns nothing (export A:B, set A = B, curly quotes, setx A=B)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.judge.fixes import OLLAMA_UNIT, edit, reload_and_restart
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.declared import DeclaredSettings
+    from llmdoctor.facts.ollama import OllamaConfig
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
 
 MAX_EVIDENCE = 6
 
@@ -36,8 +43,13 @@ def _dropped_by_systemd(warned) -> list:
 
 
 @check(id="config-assignment-ignored", cause=Cause.CONFIG_NOT_APPLIED,
-       purpose="A line meant to set an engine variable assigns nothing (export A:B, set A = B, curly quotes, setx A=B)")
-def assignment_ignored(declared_settings=None, ollama_log=None, ollama_config=None):
+       purpose="A line meant to set an engine variable assigns nothing (export A:B, set A = B, curly quotes, setx A=B)",
+       needs=("declared_settings", "ollama_log"))
+def assignment_ignored(
+    declared_settings: DeclaredSettings | None = None,
+    ollama_log: OllamaLogSummary | None = None,
+    ollama_config: OllamaConfig | None = None,
+):
     bad = [a for a in (declared_settings.assignments if declared_settings is not None else ()) if a.problem]
     warned = ollama_log.unit_warnings if ollama_log is not None else None
     if not bad and not (warned and warned.count):

@@ -1,8 +1,15 @@
 """An engine variable set only in a shell or console session, which a server running as a service or app never reads."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.declared import DeclaredSettings
+    from llmdoctor.facts.ollama import OllamaConfig
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
 
 MAX_EVIDENCE = 6
 SESSION = {"export": "a shell (export)", "shell": "a shell, not even exported", "cmd-set": "a cmd.exe console (set)",
@@ -31,8 +38,14 @@ def _contradiction(a, ollama_config, ollama_log):
 
 
 @check(id="config-set-outside-server", cause=Cause.CONFIG_NOT_APPLIED,
-       purpose="An engine variable set only in a shell or console session, which a server running as a service or app never reads")
-def set_outside_server(declared_settings=None, ollama_config=None, ollama_log=None, ollama_deployment=None):
+       purpose="An engine variable set only in a shell or console session, which a server running as a service or app never reads",
+       needs=("declared_settings",))
+def set_outside_server(
+    declared_settings: DeclaredSettings | None = None,
+    ollama_config: OllamaConfig | None = None,
+    ollama_log: OllamaLogSummary | None = None,
+    ollama_deployment: str | None = None,
+):
     if declared_settings is None:
         return
     from llmdoctor.judge.fixes import settings_fix

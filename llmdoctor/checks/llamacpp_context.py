@@ -1,6 +1,13 @@
 """CONTEXT_TRUNCATION in llama-server: prompts refused for the slot's context, and contexts shifted or cut."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.llamacpp import LlamaLog
 
 def _errors(log):
     for scan in (log.scans if log is not None else ()):
@@ -10,8 +17,9 @@ def _errors(log):
 
 
 @check(id="llamacpp-context-exceeded", cause=Cause.CONTEXT_TRUNCATION,
-       purpose="llama-server rejected or skipped prompts longer than the slot's context")
-def context_exceeded(llamacpp_log):
+       purpose="llama-server rejected or skipped prompts longer than the slot's context",
+       engines=("llamacpp",))
+def context_exceeded(llamacpp_log: LlamaLog):
     scan = _errors(llamacpp_log)
     if scan is None:
         return
@@ -28,8 +36,9 @@ def context_exceeded(llamacpp_log):
 
 
 @check(id="llamacpp-context-shift", cause=Cause.CONTEXT_TRUNCATION,
-       purpose="llama-server shifted a full slot context or cut a prompt to fit it: the model lost tokens")
-def context_shift(llamacpp_log):
+       purpose="llama-server shifted a full slot context or cut a prompt to fit it: the model lost tokens",
+       engines=("llamacpp",))
+def context_shift(llamacpp_log: LlamaLog):
     scan = next((s for s in llamacpp_log.scans if s.cpp.shift_count), None)
     if scan is None:
         return

@@ -1,9 +1,15 @@
 """llama-server's slots share one unified KV pool smaller than the context each slot is promised."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 from llmdoctor.judge.llamacpp import slot_scan, kv_unified
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.llamacpp import LlamaLog
+    from llmdoctor.knowledge.llamacpp.cmdline import LlamaCmdline
 
 
 def _exhausted(log):
@@ -31,8 +37,9 @@ def _pool(scan, cmdline):
 
 
 @check(id="llamacpp-kv-overcommit", cause=Cause.KV_CAPACITY,
-       purpose="llama-server's slots share one unified KV pool smaller than the context each slot is promised")
-def kv_overcommit(llamacpp_log=None, llamacpp_cmdline=None):
+       purpose="llama-server's slots share one unified KV pool smaller than the context each slot is promised",
+       engines=("llamacpp",), needs=("llamacpp_log", "llamacpp_cmdline"))
+def kv_overcommit(llamacpp_log: LlamaLog | None = None, llamacpp_cmdline: LlamaCmdline | None = None):
     scan = slot_scan(llamacpp_log)
     full_scan, full_ev = _exhausted(llamacpp_log)
     n = scan.n_slots if scan is not None else None

@@ -1,6 +1,15 @@
 """CPU_SPILL in llama-server: a GPU backend that found no device, or layers left on the CPU."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.llamacpp import LlamaLog
+    from llmdoctor.knowledge.llamacpp.cmdline import LlamaCmdline
+    from llmdoctor.knowledge.nvidia import GpuFact
 
 
 def _gpu_asked(cmdline) -> bool:
@@ -8,8 +17,9 @@ def _gpu_asked(cmdline) -> bool:
 
 
 @check(id="llamacpp-cpu-fallback", cause=Cause.CPU_SPILL,
-       purpose="llama-server computes on the CPU: its GPU backend found no device, or layers stayed on the CPU")
-def cpu_fallback(llamacpp_log, llamacpp_cmdline=None, gpu=None):
+       purpose="llama-server computes on the CPU: its GPU backend found no device, or layers stayed on the CPU",
+       engines=("llamacpp",))
+def cpu_fallback(llamacpp_log: LlamaLog, llamacpp_cmdline: LlamaCmdline | None = None, gpu: GpuFact | None = None):
     for scan in llamacpp_log.scans:
         c = scan.cpp
         if c.no_device and (c.gpu_backend or _gpu_asked(llamacpp_cmdline) or "--gpu-layers" in c.no_device[0]

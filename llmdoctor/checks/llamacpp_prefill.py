@@ -1,14 +1,22 @@
 """PREFILL in llama-server: prompt evaluation takes most of each request (print_timing lines)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.llamacpp import LlamaLog
 
 MIN_REQUESTS = 3
 PROMPT_SHARE = 0.5
 
 
 @check(id="llamacpp-prefill", cause=Cause.PREFILL,
-       purpose="llama-server spends most of each request evaluating the prompt")
-def prefill(llamacpp_log):
+       purpose="llama-server spends most of each request evaluating the prompt",
+       engines=("llamacpp",))
+def prefill(llamacpp_log: LlamaLog):
     for scan in llamacpp_log.scans:
         found = scan.cpp.prefill_dominates(MIN_REQUESTS, PROMPT_SHARE)
         if found is None:
@@ -34,8 +42,9 @@ MISS_TOKENS = 1024  # re-processing fewer tokens than this is not worth a warnin
 
 
 @check(id="llamacpp-prompt-cache-miss", cause=Cause.PREFILL,
-       purpose="llama-server re-processes a prompt it had cached: the client changed its beginning")
-def prompt_cache_miss(llamacpp_log):
+       purpose="llama-server re-processes a prompt it had cached: the client changed its beginning",
+       engines=("llamacpp",))
+def prompt_cache_miss(llamacpp_log: LlamaLog):
     for scan in llamacpp_log.scans:
         c = scan.cpp
         w = c.worst_miss

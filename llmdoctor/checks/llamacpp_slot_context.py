@@ -1,9 +1,16 @@
 """llama-server splits -c across explicit -np slots, leaving each conversation a small KV cache."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 from llmdoctor.judge.llamacpp import slot_scan, kv_unified
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.llamacpp import LlamaLog
+    from llmdoctor.knowledge.llamacpp.cmdline import LlamaCmdline
+    from llmdoctor.knowledge.llamacpp.endpoints import LlamaState
 
 
 SMALL_SLOT = 8192
@@ -29,8 +36,13 @@ def _split(log, cmdline, state):
 
 
 @check(id="llamacpp-slot-context", cause=Cause.KV_CAPACITY,
-       purpose="llama-server splits -c across explicit -np slots, leaving each conversation a small KV cache")
-def slot_context(llamacpp_log=None, llamacpp_cmdline=None, llamacpp_state=None):
+       purpose="llama-server splits -c across explicit -np slots, leaving each conversation a small KV cache",
+       engines=("llamacpp",), needs=("llamacpp_log", "llamacpp_cmdline", "llamacpp_state"))
+def slot_context(
+    llamacpp_log: LlamaLog | None = None,
+    llamacpp_cmdline: LlamaCmdline | None = None,
+    llamacpp_state: LlamaState | None = None,
+):
     n, per_slot, unified, ev, train = _split(llamacpp_log, llamacpp_cmdline, llamacpp_state)
     if not n or n < 2 or not per_slot or unified:
         return

@@ -1,6 +1,15 @@
 """QUEUEING in llama-server: every slot busy, requests deferred, or a single slot."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.llamacpp import LlamaLog
+    from llmdoctor.knowledge.llamacpp.cmdline import LlamaCmdline
+    from llmdoctor.knowledge.llamacpp.endpoints import LlamaState
 
 
 def _slots(state, log, cmdline):
@@ -17,8 +26,13 @@ def _slots(state, log, cmdline):
 
 
 @check(id="llamacpp-queueing", cause=Cause.QUEUEING,
-       purpose="llama-server requests wait: requests_deferred > 0, all slots busy, or a single slot")
-def queueing(llamacpp_state=None, llamacpp_log=None, llamacpp_cmdline=None):
+       purpose="llama-server requests wait: requests_deferred > 0, all slots busy, or a single slot",
+       engines=("llamacpp",), needs=("llamacpp_state", "llamacpp_log", "llamacpp_cmdline"))
+def queueing(
+    llamacpp_state: LlamaState | None = None,
+    llamacpp_log: LlamaLog | None = None,
+    llamacpp_cmdline: LlamaCmdline | None = None,
+):
     n, slot_ev = _slots(llamacpp_state, llamacpp_log, llamacpp_cmdline)
     ev = []
     m = llamacpp_state.metrics if llamacpp_state is not None else None

@@ -1,11 +1,20 @@
 """CONFIG_NOT_APPLIED in Ollama: values Ollama cannot parse, and OLLAMA_HOST with a scheme but no port."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.ollama import OllamaConfig
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
+
 
 @check(id="ollama-unparseable-value", cause=Cause.CONFIG_NOT_APPLIED,
-       purpose="An OLLAMA_* value Ollama cannot read (it uses the default, reads true, or binds another port)")
-def unparseable_value(ollama_config, ollama_log=None):
+       purpose="An OLLAMA_* value Ollama cannot read (it uses the default, reads true, or binds another port)",
+       engines=("ollama",))
+def unparseable_value(ollama_config: OllamaConfig, ollama_log: OllamaLogSummary | None = None):
     from llmdoctor.knowledge.ollama.env import parse_problem
     from llmdoctor.judge.ollama import evs
     from llmdoctor.judge.fixes import OLLAMA_UNIT, edit, reload_and_restart

@@ -1,9 +1,16 @@
 """Part (or all) of a loaded model sits in system memory: ollama ps split, offloaded N/M < M."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.judge.fixes import OLLAMA_UNIT, dropin, reload_and_restart
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.knowledge.nvidia import GpuFact
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
+    from llmdoctor.knowledge.ollama.ps import LoadedModel
 
 
 LEVERS = ("Make weights plus KV cache fit in GPU memory: fewer slots (OLLAMA_NUM_PARALLEL) or a smaller "
@@ -19,8 +26,13 @@ COMMANDS = (reload_and_restart(OLLAMA_UNIT), "ollama ps  # PROCESSOR should read
 
 
 @check(id="ollama-cpu-spill", cause=Cause.CPU_SPILL,
-       purpose="Part (or all) of a loaded model sits in system memory: ollama ps split, offloaded N/M < M")
-def cpu_spill(ollama_ps=None, ollama_log=None, gpu=None):
+       purpose="Part (or all) of a loaded model sits in system memory: ollama ps split, offloaded N/M < M",
+       engines=("ollama",), needs=("ollama_ps", "ollama_log"))
+def cpu_spill(
+    ollama_ps: tuple[LoadedModel, ...] | None = None,
+    ollama_log: OllamaLogSummary | None = None,
+    gpu: GpuFact | None = None,
+):
     if not ollama_ps and ollama_log is None:
         return  # nothing of Ollama's to look at (and the figures module stays unimported)
     from llmdoctor.judge.ollama import evs, gpu_expected, last_load_with

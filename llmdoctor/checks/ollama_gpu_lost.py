@@ -1,13 +1,19 @@
 """The GPU vanished from Ollama (CUDA init error 999, or a later start found only the CPU) - typical after suspend."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Finding, Fix, Severity
 
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
+
 
 @check(id="ollama-gpu-lost", cause=Cause.CPU_SPILL,
-       purpose="The GPU vanished from Ollama (CUDA init error 999, or a later start found only the CPU) - typical after suspend")
-def gpu_lost(ollama_log):
+       purpose="The GPU vanished from Ollama (CUDA init error 999, or a later start found only the CPU) - typical after suspend",
+       engines=("ollama",))
+def gpu_lost(ollama_log: OllamaLogSummary):
     from llmdoctor.judge.ollama import evs
 
     evidence = evs(ollama_log.gpu_init_failures.examples[:3])

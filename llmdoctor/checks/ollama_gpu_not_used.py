@@ -1,13 +1,24 @@
 """Ollama reports "100% GPU" in ollama ps while the runner loaded only a CPU backend or holds no GPU memory."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.knowledge.nvidia import GpuFact
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
+    from llmdoctor.knowledge.ollama.ps import LoadedModel
+
 
 @check(id="ollama-gpu-not-used", cause=Cause.CPU_SPILL,
-       purpose='"100% GPU" in ollama ps while the runner loaded only a CPU backend or holds no GPU memory')
-def gpu_not_used(ollama_ps, ollama_log=None, gpu=None):
+       purpose='"100% GPU" in ollama ps while the runner loaded only a CPU backend or holds no GPU memory', engines=("ollama",))
+def gpu_not_used(
+    ollama_ps: tuple[LoadedModel, ...],
+    ollama_log: OllamaLogSummary | None = None,
+    gpu: GpuFact | None = None,
+):
     from llmdoctor.judge.ollama import evs, gpu_process_bytes
     from llmdoctor.knowledge.memory import human_bytes as human
 

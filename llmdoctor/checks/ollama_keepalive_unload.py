@@ -1,16 +1,29 @@
 """Models reload after idle gaps longer than the keep-alive, or are being stopped now."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.ollama import OllamaConfig
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
+    from llmdoctor.knowledge.ollama.ps import LoadedModel
 
 
 SLOW_LOAD_S = 5.0
 
 
 @check(id="ollama-keepalive-unload", cause=Cause.MODEL_UNLOAD,
-       purpose="Models reload after idle gaps longer than the keep-alive, or are being stopped now")
-def keepalive_unload(ollama_config=None, ollama_log=None, ollama_ps=None, ollama_deployment=None):
+       purpose="Models reload after idle gaps longer than the keep-alive, or are being stopped now",
+       engines=("ollama",), needs=("ollama_config", "ollama_log", "ollama_ps"))
+def keepalive_unload(
+    ollama_config: OllamaConfig | None = None,
+    ollama_log: OllamaLogSummary | None = None,
+    ollama_ps: tuple[LoadedModel, ...] | None = None,
+    ollama_deployment: str | None = None,
+):
     if ollama_log is None and not ollama_ps:
         return  # nothing reloaded or stopping to show (and the figures module stays unimported)
     from llmdoctor.knowledge.ollama.env import format_seconds

@@ -1,11 +1,29 @@
 """KV_CAPACITY in Ollama: the KV cache the slots need does not fit next to the weights."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Finding, Fix, Severity
 
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.ollama import OllamaConfig
+    from llmdoctor.knowledge.nvidia import GpuFact
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
+    from llmdoctor.knowledge.ollama.ps import LoadedModel
+
 
 @check(id="ollama-kv-capacity", cause=Cause.KV_CAPACITY,
-       purpose="OLLAMA_NUM_PARALLEL x context x KV bytes per token exceeds the GPU memory left after the weights")
-def kv_capacity(ollama_show, ollama_config, ollama_ps=None, ollama_log=None, gpu=None, ollama_deployment=None):
+       purpose="OLLAMA_NUM_PARALLEL x context x KV bytes per token exceeds the GPU memory left after the weights",
+       engines=("ollama",))
+def kv_capacity(
+    ollama_show: dict,
+    ollama_config: OllamaConfig,
+    ollama_ps: tuple[LoadedModel, ...] | None = None,
+    ollama_log: OllamaLogSummary | None = None,
+    gpu: GpuFact | None = None,
+    ollama_deployment: str | None = None,
+):
     from llmdoctor.judge.fixes import settings_fix
     from llmdoctor.knowledge.memory import human_bytes as human
     from llmdoctor.judge.ollama_kv import kv_budget

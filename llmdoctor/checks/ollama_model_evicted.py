@@ -1,17 +1,28 @@
 """Ollama's scheduler unloaded a loaded model to make room for another (or for new load options)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 from llmdoctor.judge.fixes import PIN_OLLAMA_OPTIONS
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.ollama import OllamaConfig
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
 
 
 UPGRADE = ("ollama -v", "curl -fsSL https://ollama.com/install.sh | sh  # upgrade in place")
 
 
 @check(id="ollama-model-evicted", cause=Cause.MODEL_UNLOAD,
-       purpose="Ollama's scheduler unloaded a loaded model to make room for another (or for new load options)")
-def model_evicted(ollama_log, ollama_config=None, ollama_deployment=None):
+       purpose="Ollama's scheduler unloaded a loaded model to make room for another (or for new load options)",
+       engines=("ollama",))
+def model_evicted(
+    ollama_log: OllamaLogSummary,
+    ollama_config: OllamaConfig | None = None,
+    ollama_deployment: str | None = None,
+):
     from llmdoctor.judge.ollama import evs
     from llmdoctor.judge.fixes import settings_fix
     from llmdoctor.knowledge.memory import human_bytes as human

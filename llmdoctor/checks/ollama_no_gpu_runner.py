@@ -1,8 +1,14 @@
 """Ollama's runner has no GPU backend (libraries missing, none compatible, or the device not found): it computes on the CPU."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.knowledge.nvidia import GpuFact
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
 
 
 GPU_NAMES = ("cuda", "rocm", "hip", "vulkan", "metal", "mtl", "sycl", "oneapi", "cann", "musa")
@@ -13,10 +19,11 @@ def _is_gpu_backend(name: str) -> bool:
 
 
 @check(id="ollama-no-gpu-runner", cause=Cause.CPU_SPILL,
-       purpose="Ollama's runner has no GPU backend (libraries missing, none compatible, or the device not found): it computes on the CPU")
+       purpose="Ollama's runner has no GPU backend (libraries missing, none compatible, or the device not found): it computes on the CPU",
+       engines=("ollama",))
 # A CPU-only runner inventory is a finding only where a GPU was found or planned for; missing
 # libraries and a GPU backend without a device are one wherever they occur.
-def no_gpu_runner(ollama_log, gpu=None):
+def no_gpu_runner(ollama_log: OllamaLogSummary, gpu: GpuFact | None = None):
     from llmdoctor.judge.ollama import evs, gpu_expected
 
     log = ollama_log

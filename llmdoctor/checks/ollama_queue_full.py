@@ -1,14 +1,22 @@
 """QUEUE_FULL in Ollama: 503 "maximum pending requests exceeded", and a queue far deeper than the slots drain."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.ollama import OllamaConfig
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
 
 UNBOUNDED = ("Requests for a model that is already loaded skip this queue and wait without any bound "
              "(ollama/ollama#7758), so a 503 means requests piled up behind a model load.")
 
 
 @check(id="ollama-queue-full", cause=Cause.QUEUE_FULL,
-       purpose='Ollama answered 503 "server busy ... maximum pending requests exceeded"')
-def queue_full(ollama_log, ollama_deployment=None):
+       purpose='Ollama answered 503 "server busy ... maximum pending requests exceeded"', engines=("ollama",))
+def queue_full(ollama_log: OllamaLogSummary, ollama_deployment: str | None = None):
     n503, text = ollama_log.status_503, ollama_log.max_pending
     if not (n503.count or text.count):
         return
@@ -28,8 +36,13 @@ def queue_full(ollama_log, ollama_deployment=None):
 
 
 @check(id="ollama-deep-queue", cause=Cause.QUEUE_FULL,
-       purpose="OLLAMA_MAX_QUEUE lets far more requests wait than the slots can drain")
-def deep_queue(ollama_config, ollama_log=None, ollama_deployment=None):
+       purpose="OLLAMA_MAX_QUEUE lets far more requests wait than the slots can drain",
+       engines=("ollama",))
+def deep_queue(
+    ollama_config: OllamaConfig,
+    ollama_log: OllamaLogSummary | None = None,
+    ollama_deployment: str | None = None,
+):
     from llmdoctor.judge.ollama import config_evidence, slots
     from llmdoctor.judge.fixes import settings_fix
 
@@ -63,8 +76,9 @@ BURST = 5  # fast 5xx answers within one second that look like a queue turning r
 
 
 @check(id="ollama-rejected-burst", cause=Cause.QUEUE_FULL,
-       purpose="A same-second burst of fast HTTP 500s (queue full in Ollama <= 0.1.33), or 'llm busy - no slots available'")
-def rejected_burst(ollama_log, ollama_deployment=None):
+       purpose="A same-second burst of fast HTTP 500s (queue full in Ollama <= 0.1.33), or 'llm busy - no slots available'",
+       engines=("ollama",))
+def rejected_burst(ollama_log: OllamaLogSummary, ollama_deployment: str | None = None):
     from llmdoctor.judge.ollama import evs
     from llmdoctor.judge.fixes import plus_commands, settings_fix
 

@@ -1,6 +1,14 @@
 """QUEUEING in Ollama: one slot per model, and access logs that show requests served one at a time."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.ollama import OllamaConfig
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
 
 KV_WARNING = ("Each slot reserves its own context of KV cache (memory = slots x num_ctx x bytes per token), "
               "so more slots can push layers to the CPU: check `ollama ps` afterwards, and lower "
@@ -8,8 +16,13 @@ KV_WARNING = ("Each slot reserves its own context of KV cache (memory = slots x 
 
 
 @check(id="ollama-one-slot", cause=Cause.QUEUEING,
-       purpose="Ollama runs one slot per model (OLLAMA_NUM_PARALLEL=1 set, by the version's default, or forced by the architecture)")
-def one_slot(ollama_config=None, ollama_log=None, ollama_deployment=None):
+       purpose="Ollama runs one slot per model (OLLAMA_NUM_PARALLEL=1 set, by the version's default, or forced by the architecture)",
+       engines=("ollama",), needs=("ollama_config", "ollama_log"))
+def one_slot(
+    ollama_config: OllamaConfig | None = None,
+    ollama_log: OllamaLogSummary | None = None,
+    ollama_deployment: str | None = None,
+):
     if ollama_config is None and ollama_log is None:
         return  # no Ollama here (and the figures module stays unimported)
     from llmdoctor.judge.ollama import evs, slots
@@ -45,8 +58,9 @@ def one_slot(ollama_config=None, ollama_log=None, ollama_deployment=None):
 
 
 @check(id="ollama-serialized-requests", cause=Cause.QUEUEING,
-       purpose="Access-log requests that were in flight together finished strictly one after another")
-def serialized_requests(ollama_log, ollama_deployment=None):
+       purpose="Access-log requests that were in flight together finished strictly one after another",
+       engines=("ollama",))
+def serialized_requests(ollama_log: OllamaLogSummary, ollama_deployment: str | None = None):
     r = ollama_log.requests
     if not r.serial_groups or r.parallel_pairs:
         return

@@ -1,13 +1,19 @@
 """One model is loaded again and again with different context sizes (clients sending different num_ctx)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
+
 
 @check(id="ollama-reload-churn", cause=Cause.MODEL_UNLOAD,
-       purpose="One model is loaded again and again with different context sizes (clients sending different num_ctx)")
-def reload_churn(ollama_log, ollama_deployment=None):
+       purpose="One model is loaded again and again with different context sizes (clients sending different num_ctx)",
+       engines=("ollama",))
+def reload_churn(ollama_log: OllamaLogSummary, ollama_deployment: str | None = None):
     from llmdoctor.judge.ollama import evs
     from llmdoctor.judge.fixes import settings_fix
 

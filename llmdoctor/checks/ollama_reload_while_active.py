@@ -1,14 +1,21 @@
 """Ollama loaded a model again shortly after serving requests, well within the keep-alive."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 from llmdoctor.judge.fixes import PIN_OLLAMA_OPTIONS
 
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.ollama import OllamaConfig
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
+
 
 @check(id="ollama-reload-while-active", cause=Cause.MODEL_UNLOAD,
-       purpose="Ollama loaded a model again shortly after serving requests, well within the keep-alive")
-def reload_while_active(ollama_log, ollama_config=None):
+       purpose="Ollama loaded a model again shortly after serving requests, well within the keep-alive",
+       engines=("ollama",))
+def reload_while_active(ollama_log: OllamaLogSummary, ollama_config: OllamaConfig | None = None):
     from llmdoctor.knowledge.ollama.env import format_seconds
     from llmdoctor.judge.ollama import config_evidence, keep_alive_seconds
 

@@ -1,13 +1,24 @@
 """The first request after an idle gap took many times longer than the ones after it (a reload, or an uncached prompt)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.ollama import OllamaConfig
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
+
 
 @check(id="ollama-slow-after-idle", cause=Cause.MODEL_UNLOAD,
-       purpose="The first request after an idle gap took many times longer than the ones after it (a reload, or an uncached prompt)")
-def slow_after_idle(ollama_log, ollama_config=None, ollama_deployment=None):
+       purpose="The first request after an idle gap took many times longer than the ones after it (a reload, or an uncached prompt)",
+       engines=("ollama",))
+def slow_after_idle(
+    ollama_log: OllamaLogSummary,
+    ollama_config: OllamaConfig | None = None,
+    ollama_deployment: str | None = None,
+):
     from llmdoctor.knowledge.ollama.env import format_seconds
     from llmdoctor.judge.ollama import config_evidence, keep_alive_seconds
     from llmdoctor.judge.fixes import plus_commands, settings_fix

@@ -1,11 +1,19 @@
 """CONTEXT_TRUNCATION in Ollama: prompts cut to the context window, shifted, or rejected as too long."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
+
 
 @check(id="ollama-context-truncation", cause=Cause.CONTEXT_TRUNCATION,
-       purpose="Ollama truncated prompts to the context window, shifted a full context, or rejected prompts longer than it")
-def context_truncation(ollama_log, ollama_deployment=None):
+       purpose="Ollama truncated prompts to the context window, shifted a full context, or rejected prompts longer than it",
+       engines=("ollama",))
+def context_truncation(ollama_log: OllamaLogSummary, ollama_deployment: str | None = None):
     t, errors, cpp = ollama_log.truncations, ollama_log.context_errors, ollama_log.cpp
     if not (t.count or errors.count or cpp.shift_count or cpp.exceeded_count):
         return
@@ -43,8 +51,9 @@ def context_truncation(ollama_log, ollama_deployment=None):
 
 
 @check(id="ollama-prefill", cause=Cause.PREFILL,
-       purpose="The runner's timing lines show prompt evaluation taking most of each request")
-def prefill(ollama_log):
+       purpose="The runner's timing lines show prompt evaluation taking most of each request",
+       engines=("ollama",))
+def prefill(ollama_log: OllamaLogSummary):
     c = ollama_log.cpp
     found = c.prefill_dominates()
     if found is None:

@@ -1,12 +1,19 @@
 """PREFILL from the live probe: a long prompt waits long for its first token on an
 idle server, or (load mode) freezes the streams already running."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Severity
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.knowledge.probe.result import ProbeRuns
 
 
 @check(id="probe-prefill", cause=Cause.PREFILL,
        purpose="Live probe: long prompts wait seconds for the first token, or stall running streams")
-def probe_prefill(probe):
+def probe_prefill(probe: ProbeRuns):
     from llmdoctor.judge.probe.advice import prefill_fix, source, stall_fix
     from llmdoctor.judge.probe.verdicts import PROBLEM, prefill, prefill_stall
 

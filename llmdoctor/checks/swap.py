@@ -6,8 +6,13 @@ quantisation, fewer parallel slots or a shorter context) or more RAM.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.memory import MemoryFact
 
 MAX_EVIDENCE_ROWS = 5
 
@@ -26,7 +31,7 @@ FIX = Fix(
 
 
 @check(id="swap-activity", cause=Cause.SWAP, purpose="Swap-in/out while serving: model plus context do not fit in RAM")
-def swap_activity(memory):
+def swap_activity(memory: MemoryFact):
     from llmdoctor.judge.swap import assess_swap
     from llmdoctor.knowledge.memory import human_bytes
 

@@ -1,16 +1,22 @@
 """Engine variables set in ~/.bashrc, ~/.profile or /etc/environment, which a service never reads."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 from llmdoctor.plugins import check
 from llmdoctor.judge.fixes import edit, reload_and_restart
 from llmdoctor.judge.systemd import (MAX_EVIDENCE, client_only, dropin_snippet, engines_for, pair, service_env,
                                      setting_evidence, show_source)
 
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.knowledge.systemd.environ import ShellSetting
+    from llmdoctor.knowledge.systemd.units import UnitState
+
 
 @check(id="systemd-env-outside-unit", cause=Cause.CONFIG_NOT_APPLIED,
        purpose="engine variables set in ~/.bashrc, ~/.profile or /etc/environment, which a service never reads")
-def env_outside_unit(systemd_units, shell_exports):
+def env_outside_unit(systemd_units: tuple[UnitState, ...], shell_exports: tuple[ShellSetting, ...]):
     for u in systemd_units:
         env = service_env(u)
         missing: dict[str, str] = {}

@@ -1,15 +1,21 @@
 """systemd has the new environment but the engine process started before it: restart forgotten."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 from llmdoctor.plugins import check
 from llmdoctor.judge.fixes import restart
 from llmdoctor.judge.systemd import MAX_EVIDENCE, loaded_vs_logged, loaded_vs_process, logged_before_start, pair, show_source
 
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
+    from llmdoctor.knowledge.systemd.units import UnitState
+
 
 @check(id="systemd-restart-pending", cause=Cause.CONFIG_NOT_APPLIED,
        purpose="systemd has the new environment but the running engine was started before it (restart forgotten)")
-def restart_pending(systemd_units, ollama_log=None):
+def restart_pending(systemd_units: tuple[UnitState, ...], ollama_log: OllamaLogSummary | None = None):
     for u in systemd_units:
         diffs = loaded_vs_process(u)
         if not diffs and u.process_env is None and ollama_log is not None \

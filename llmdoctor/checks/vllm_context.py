@@ -1,13 +1,22 @@
 """CONTEXT_TRUNCATION in vLLM: requests refused because the prompt is longer than max_model_len."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import setting
 from llmdoctor.judge.fixes import serve_flags_text
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.vllm import VllmLog
+    from llmdoctor.knowledge.vllm.cmdline import VllmCmdline
+
 
 @check(id="vllm-prompt-too-long", cause=Cause.CONTEXT_TRUNCATION,
-       purpose="vLLM refused prompts longer than its max_model_len (no answer, or finish_reason 'length')")
-def prompt_too_long(vllm_log, vllm_cmdline=None):
+       purpose="vLLM refused prompts longer than its max_model_len (no answer, or finish_reason 'length')",
+       engines=("vllm",))
+def prompt_too_long(vllm_log: VllmLog, vllm_cmdline: VllmCmdline | None = None):
     scan = next((s for s in vllm_log.scans if s.prompts_too_long), None)
     if scan is None:
         return

@@ -1,8 +1,16 @@
 """KV_CAPACITY in vLLM: the KV cache cannot hold the sequences it is asked to carry."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import kv_room_fix, setting
 from llmdoctor.judge.fixes import serve_flags_text
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
+    from llmdoctor.knowledge.vllm.cmdline import VllmCmdline
 
 BLOCK_TOKENS = 16  # vLLM's default --block-size
 
@@ -41,8 +49,9 @@ def _cannot_start(length: int, fits: int | None, ev, vllm_cmdline) -> Finding:
 
 
 @check(id="vllm-max-seq-len", cause=Cause.KV_CAPACITY,
-       purpose="vLLM refused to start: max seq len larger than the KV cache can hold")
-def max_seq_len(vllm_log, vllm_cmdline=None):
+       purpose="vLLM refused to start: max seq len larger than the KV cache can hold",
+       engines=("vllm",))
+def max_seq_len(vllm_log: VllmLog, vllm_cmdline: VllmCmdline | None = None):
     for scan in vllm_log.scans:
         err = scan.max_seq_len_error
         if err is not None:
@@ -58,8 +67,13 @@ def max_seq_len(vllm_log, vllm_cmdline=None):
 
 
 @check(id="vllm-kv-concurrency", cause=Cause.KV_CAPACITY,
-       purpose="vLLM's 'Maximum concurrency ... x' is below the concurrency it is asked to carry")
-def kv_concurrency(vllm_log, vllm_cmdline=None, vllm_metrics=None):
+       purpose="vLLM's 'Maximum concurrency ... x' is below the concurrency it is asked to carry",
+       engines=("vllm",))
+def kv_concurrency(
+    vllm_log: VllmLog,
+    vllm_cmdline: VllmCmdline | None = None,
+    vllm_metrics: VllmMetricsSample | None = None,
+):
     scan = next((s for s in vllm_log.scans if s.kv_capacity and s.kv_capacity.max_concurrency is not None), None)
     if scan is None:
         return

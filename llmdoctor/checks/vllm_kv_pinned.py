@@ -1,17 +1,28 @@
 """VLLM's KV cache is full: usage pinned near 100 %, or requests waiting while it is >= 80 % full."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import classify_waiting, kv_room_fix, setting, stats_evidence
 from llmdoctor.model import Cause, Evidence, Finding, Severity
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
+    from llmdoctor.knowledge.vllm.cmdline import VllmCmdline
 
 
 KV_PINNED_LINES = 3  # 30 s at the default 10 s stats interval
 
 
 @check(id="vllm-kv-pinned", cause=Cause.PREEMPTION,
-       purpose="vLLM's KV cache is full: usage pinned near 100 %, or requests waiting while it is >= 80 % full")
-def kv_pinned(vllm_log=None, vllm_metrics=None, vllm_cmdline=None):
+       purpose="vLLM's KV cache is full: usage pinned near 100 %, or requests waiting while it is >= 80 % full",
+       engines=("vllm",), needs=("vllm_log", "vllm_metrics"))
+def kv_pinned(
+    vllm_log: VllmLog | None = None,
+    vllm_metrics: VllmMetricsSample | None = None,
+    vllm_cmdline: VllmCmdline | None = None,
+):
     for scan in (vllm_log.scans if vllm_log is not None else ()):
         kind, ev = classify_waiting(scan=scan)
         if kind == "kv":

@@ -1,18 +1,25 @@
 """VLLM preempted requests (V0 warnings, V1 'Preemptions: N' in stats lines)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import kv_room_fix, stats_evidence
 from llmdoctor.model import Cause, Evidence, Finding, Severity
 from llmdoctor.judge.vllm import _capacity
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.vllm import VllmLog
+    from llmdoctor.knowledge.vllm.cmdline import VllmCmdline
 
 
 EVERY_50TH = "V0 logs only the 1st, 51st, 101st... preemption, so each warning stands for up to 50."
 
 
 @check(id="vllm-preemption", cause=Cause.PREEMPTION,
-       purpose="vLLM preempted requests (V0 warnings, V1 'Preemptions: N' in stats lines)")
-def preemption_in_log(vllm_log, vllm_cmdline=None):
+       purpose="vLLM preempted requests (V0 warnings, V1 'Preemptions: N' in stats lines)",
+       engines=("vllm",))
+def preemption_in_log(vllm_log: VllmLog, vllm_cmdline: VllmCmdline | None = None):
     for scan in vllm_log.scans:
         if scan.preemption_warnings:
             n = max(scan.preemptions_at_least, scan.max_cumulative or 0)

@@ -1,15 +1,26 @@
 """Vllm:num_preemptions_total rose between two /metrics samples (or is above 0 in one scrape)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import kv_room_fix
 from llmdoctor.model import Cause, Evidence, Finding, Severity
 from llmdoctor.judge.vllm import _capacity
 
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
+    from llmdoctor.knowledge.vllm.cmdline import VllmCmdline
+
 
 @check(id="vllm-preemption-rate", cause=Cause.PREEMPTION,
-       purpose="vllm:num_preemptions_total rose between two /metrics samples (or is above 0 in one scrape)")
-def preemption_rate(vllm_metrics, vllm_cmdline=None, vllm_log=None):
+       purpose="vllm:num_preemptions_total rose between two /metrics samples (or is above 0 in one scrape)",
+       engines=("vllm",))
+def preemption_rate(
+    vllm_metrics: VllmMetricsSample,
+    vllm_cmdline: VllmCmdline | None = None,
+    vllm_log: VllmLog | None = None,
+):
     rate = vllm_metrics.preemption_rate()
     total = vllm_metrics.first.preemptions_total
     if rate is None and vllm_metrics.second is None and total and total > 0:

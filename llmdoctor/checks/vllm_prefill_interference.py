@@ -1,15 +1,26 @@
 """Long prompts stall vLLM: waiting requests while prefill dwarfs generation."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import classify_waiting, decode_starved
 from llmdoctor.judge.fixes import serve_flags_text
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
+    from llmdoctor.knowledge.vllm.cmdline import VllmCmdline
+
 
 @check(id="vllm-prefill-interference", cause=Cause.PREFILL,
-       purpose="Long prompts stall vLLM: waiting requests while prefill dwarfs generation")
-def prefill_interference(vllm_log=None, vllm_metrics=None, vllm_cmdline=None):
+       purpose="Long prompts stall vLLM: waiting requests while prefill dwarfs generation",
+       engines=("vllm",), needs=("vllm_log", "vllm_metrics"))
+def prefill_interference(
+    vllm_log: VllmLog | None = None,
+    vllm_metrics: VllmMetricsSample | None = None,
+    vllm_cmdline: VllmCmdline | None = None,
+):
     kind, ev = None, []
     for scan in (vllm_log.scans if vllm_log is not None else ()):
         kind, ev = classify_waiting(scan=scan)

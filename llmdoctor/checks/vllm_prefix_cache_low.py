@@ -1,8 +1,13 @@
 """VLLM prefix-cache hit rate is low while it processes many prompt tokens."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
 
 
 LOW_HIT_PCT = 10.0
@@ -18,8 +23,9 @@ def _low(pct, ev):
 
 
 @check(id="vllm-prefix-cache-low", cause=Cause.PREFILL,
-       purpose="vLLM prefix-cache hit rate is low while it processes many prompt tokens")
-def prefix_cache_low(vllm_log=None, vllm_metrics=None):
+       purpose="vLLM prefix-cache hit rate is low while it processes many prompt tokens",
+       engines=("vllm",), needs=("vllm_log", "vllm_metrics"))
+def prefix_cache_low(vllm_log: VllmLog | None = None, vllm_metrics: VllmMetricsSample | None = None):
     for scan in (vllm_log.scans if vllm_log is not None else ()):
         busy = [s for s in scan.recent_stats if s.prefix_hit_pct is not None and (s.prompt_tps or 0) > 0]
         if len(busy) >= 3:

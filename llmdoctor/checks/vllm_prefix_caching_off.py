@@ -1,14 +1,25 @@
 """VLLM runs with prefix caching off (cache_config_info, command line, or V0 default)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.judge.fixes import serve_flags_text
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
+    from llmdoctor.knowledge.vllm.cmdline import VllmCmdline
+
 
 @check(id="vllm-prefix-caching-off", cause=Cause.PREFILL,
-       purpose="vLLM runs with prefix caching off (cache_config_info, command line, or V0 default)")
-def prefix_caching_off(vllm_metrics=None, vllm_cmdline=None, vllm_log=None):
+       purpose="vLLM runs with prefix caching off (cache_config_info, command line, or V0 default)",
+       engines=("vllm",), needs=("vllm_metrics", "vllm_cmdline", "vllm_log"))
+def prefix_caching_off(
+    vllm_metrics: VllmMetricsSample | None = None,
+    vllm_cmdline: VllmCmdline | None = None,
+    vllm_log: VllmLog | None = None,
+):
     ev = []
     if vllm_metrics is not None and vllm_metrics.latest.prefix_caching_enabled is False:
         ev.append(Evidence(vllm_metrics.source, 'vllm:cache_config_info{enable_prefix_caching="False"}'))

@@ -1,9 +1,17 @@
 """QUEUEING in vLLM: requests wait for a place in the running batch (USERS.md #11 tells it
 apart from prefill interference, which llmdoctor/checks/vllm_prefill.py reports)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import classify_waiting, setting
 from llmdoctor.judge.fixes import serve_flags_text
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+
+if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
+    from llmdoctor.knowledge.vllm.cmdline import VllmCmdline
 
 
 def _evidence_sets(vllm_log, vllm_metrics):
@@ -17,8 +25,13 @@ def _evidence_sets(vllm_log, vllm_metrics):
 
 
 @check(id="vllm-queueing", cause=Cause.QUEUEING,
-       purpose="vLLM requests wait (Waiting > 0 across stats lines, vllm:num_requests_waiting) for a free place")
-def queueing(vllm_log=None, vllm_metrics=None, vllm_cmdline=None):
+       purpose="vLLM requests wait (Waiting > 0 across stats lines, vllm:num_requests_waiting) for a free place",
+       engines=("vllm",), needs=("vllm_log", "vllm_metrics"))
+def queueing(
+    vllm_log: VllmLog | None = None,
+    vllm_metrics: VllmMetricsSample | None = None,
+    vllm_cmdline: VllmCmdline | None = None,
+):
     kind, ev, sustained = _evidence_sets(vllm_log, vllm_metrics)
     if kind != "queue":
         return
@@ -41,8 +54,9 @@ def queueing(vllm_log=None, vllm_metrics=None, vllm_cmdline=None):
 
 
 @check(id="vllm-queue-overflow", cause=Cause.QUEUE_FULL,
-       purpose="vLLM rejected requests with 503 (queue limits --max-num-queued-reqs/--max-num-queued-tokens)")
-def queue_overflow(vllm_log):
+       purpose="vLLM rejected requests with 503 (queue limits --max-num-queued-reqs/--max-num-queued-tokens)",
+       engines=("vllm",))
+def queue_overflow(vllm_log: VllmLog):
     for scan in vllm_log.scans:
         if scan.queue_overflows:
             yield Finding(

@@ -1,6 +1,6 @@
 """The `llmdoctor` command line. Thin: options -> use case -> renderer.
 
-Every command is listed here: diagnose, collect and checks are defined in this
+Every command is listed here: diagnose, collect, checks and facts are defined in this
 module; the others (COMMANDS) in a module of this package each, imported only when the
 command line names one of them or asks for help (start-up time).
 """
@@ -272,7 +272,9 @@ def list_checks(
     specs, errors = load_checks([str(d) for d in checks_dir])
     specs.sort(key=lambda s: (s.cause.value, s.id))
     if fmt == "json":
-        typer.echo(json.dumps([{"id": s.id, "cause": s.cause.value, "purpose": s.purpose, "origin": s.origin} for s in specs], indent=2))
+        typer.echo(json.dumps([{"id": s.id, "cause": s.cause.value, "purpose": s.purpose, "origin": s.origin,
+                                "engines": list(s.engines), "facts": list(s.params), "needs": list(s.needs)}
+                               for s in specs], indent=2))
     else:
         width = max((len(s.id) for s in specs), default=10)
         for s in specs:
@@ -280,6 +282,22 @@ def list_checks(
             typer.echo(f"{s.id:<{width}}  {s.cause.value:<18}  {s.purpose}{origin}")
     for e in errors:
         typer.echo(f"warning: {e}", err=True)
+
+
+@app.command("facts")
+def list_facts(fmt: str = typer.Option("text", "--format", "-f", help="text or json.")) -> None:
+    """List the facts a check can ask for: name, type and purpose."""
+    import json
+
+    from llmdoctor.facts.catalogue import CATALOGUE
+
+    if fmt == "json":
+        typer.echo(json.dumps([{"name": f.name, "type": f.type, "purpose": f.purpose} for f in CATALOGUE], indent=2))
+        return
+    width = max(len(f.name) for f in CATALOGUE)
+    for f in CATALOGUE:
+        kind = f.type.replace("llmdoctor.", "")
+        typer.echo(f"{f.name:<{width}}  {f.purpose}\n{'':<{width}}  -> {kind}")
 
 
 # command -> the module of this package that defines it (its `register(app)`)

@@ -80,3 +80,14 @@ def test_collect_then_diagnose_round_trip(tmp_path):
     p = run("diagnose", "--evidence", str(out), "--format", "json")
     assert p.returncode in (0, 1, 3), p.stderr
     json.loads(p.stdout)
+
+
+def test_facts_lists_every_catalogued_fact():
+    import json
+
+    from llmdoctor.facts.catalogue import CATALOGUE
+
+    p = run("facts", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    assert [f["name"] for f in json.loads(p.stdout)] == [f.name for f in CATALOGUE]
+    assert "engines" in run("facts").stdout
