@@ -11,7 +11,7 @@ from typing import Any
 
 
 class Cause(str, Enum):
-    """The closed set of reasons a self-hosted model gets slow (DESIGN.md)."""
+    """The closed set of reasons a self-hosted model gets slow."""
 
     QUEUEING = "QUEUEING"
     QUEUE_FULL = "QUEUE_FULL"

@@ -1,6 +1,7 @@
 """`llmdoctor collect`: write what a diagnosis would look at as an evidence directory.
 
-The file names are those of DESIGN.md, so `diagnose --evidence` reads them back and
+The file names are the ones an evidence directory is read by (hosts/evidence.py), so
+`diagnose --evidence` reads them back and
 a person can compare them with what they would paste into a ticket. Everything
 written passes through the secret redactor.
 """

@@ -32,7 +32,7 @@ def prefill(llamacpp_log: LlamaLog):
                 "so the slot's prompt cache serves it (cache_prompt is on by default; pin a client to a slot with "
                 "id_slot), raise the batch sizes for prompt processing (-b 2048 -ub 512, or higher on GPU), "
                 "offload all layers to the GPU (-ngl 999), and trim prompts. Engine timings are hints: time the "
-                "client side too (USERS.md #15).",
+                "client side too.",
                 ("llama-server -m MODEL -ngl 999 -b 2048 -ub 512",)),
             confidence="medium")
         return

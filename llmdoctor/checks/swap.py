@@ -1,4 +1,4 @@
-"""SWAP: the host pages memory to and from swap while it serves (USERS.md #9).
+"""SWAP: the host pages memory to and from swap while it serves.
 
 No engine setting fixes this: the model, its KV cache and everything else on the
 machine do not fit in RAM. The lever is less memory (a smaller model or

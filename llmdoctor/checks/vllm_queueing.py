@@ -1,5 +1,4 @@
-"""QUEUEING in vLLM: requests wait for a place in the running batch (USERS.md #11 tells it
-apart from prefill interference, which llmdoctor/checks/vllm_prefill.py reports)."""
+"""QUEUEING in vLLM: requests wait for a place in the running batch (which llmdoctor/checks/vllm_prefill.py reports)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

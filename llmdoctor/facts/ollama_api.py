@@ -1,4 +1,4 @@
-"""Ollama's HTTP API through `Host.http` (FACTS.md §2): /api/version, /api/ps,
+"""Ollama's HTTP API through `Host.http`: /api/version, /api/ps,
 /api/show, /api/tags. Every call has a timeout; failures raise `OllamaApiError`
 with a one-line reason that a collector turns into an unavailable fact."""
 from __future__ import annotations

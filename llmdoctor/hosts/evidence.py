@@ -1,4 +1,4 @@
-"""A host that answers from an evidence directory (DESIGN.md "Evidence directories").
+"""A host that answers from an evidence directory.
 
 Collectors ask the questions they would ask a live machine; this class maps each
 question to the file a person or `llmdoctor collect` put there. A question with no
@@ -45,7 +45,7 @@ HTTP: dict[tuple[str, str], str] = {
 }
 
 LOG_FILES = ("journal.log", "server.log", "vllm.log")
-# evidence files with a meaning of their own (DESIGN.md), never read as a log
+# evidence files with a meaning of their own, never read as a log
 KNOWN_FILES = frozenset({
     "ollama_ps.txt", "env.txt", "cmdline.txt", "client_errors.txt", "vmstat.txt", "meminfo.txt",
     "nvidia_smi.txt", "systemctl_cat.txt", "api_ps.json", "api_show.json", "metrics.prom", "probe.json",

@@ -21,7 +21,7 @@ from llmdoctor.judge.sizing import (
     make_plan,
 )
 
-# server/sched.go load(): these architectures always run with one slot (FACTS.md §1).
+# server/sched.go load(): these architectures always run with one slot.
 PARALLEL_FORCED_TO_ONE = frozenset({
     "mllama", "qwen3vl", "qwen3vlmoe", "qwen35", "qwen35moe", "qwen3next", "lfm2", "lfm2moe",
     "nemotron_h", "nemotron_h_moe", "nemotron_h_omni",

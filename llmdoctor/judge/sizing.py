@@ -1,6 +1,7 @@
 """Pure sizing: model shape + memory + workload -> slots, context, KV cache type, queue.
 
-The rule (the seeds' advice): size slots from memory, not from user counts.
+The rule: size slots from memory, not from user counts (a user who is reading or typing
+holds no slot).
 
     KV budget   = usable GPU memory - weights - headroom
     per slot    = context × KV bytes per token
@@ -52,8 +53,8 @@ class Workload:
     request (reading and typing; 0 for an agent). One user's turns then start every
     `turn_seconds + think_seconds`, and by Little's law
     in flight = users × turn_seconds ÷ (turn_seconds + think_seconds).
-    `seconds_between_turns` states that period directly (start to start), which is how
-    the seeds put it: 20 users × 12 s ÷ 90 s ≈ 2.7.
+    `seconds_between_turns` states that period directly (start to start), for example
+    20 users × 12 s ÷ 90 s ≈ 2.7 in flight.
     """
 
     users: int | None = None

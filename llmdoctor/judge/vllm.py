@@ -1,5 +1,5 @@
 """Shared figures and fixes for the vLLM checks: evidence lines, KV-room levers, and
-telling pure queueing from prefill interference (USERS.md #10-#12)."""
+telling pure queueing from prefill interference."""
 from __future__ import annotations
 
 from llmdoctor.judge.fixes import serve_flags_text

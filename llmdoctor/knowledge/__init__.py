@@ -1,1 +1,1 @@
-"""Pure knowledge: parsers, recognition tables and engine defaults, no I/O (DESIGN.md layers)."""
+"""Pure knowledge: parsers, recognition tables and engine defaults, no I/O."""

@@ -1,7 +1,6 @@
 """KV-cache and concurrency arithmetic (pure functions, no I/O).
 
-Every slot an engine serves holds a KV cache as long as its context. The formula
-(FACTS.md §7) is
+Every slot an engine serves holds a KV cache as long as its context. The formula is
 
     bytes per token = Σ over attention layers  kv_heads × (key_length × b_k + value_length × b_v)
 
@@ -227,7 +226,7 @@ def _check_layers(layers: int) -> int:
 
 
 def kv_shape_from_hf_config(config: Mapping[str, Any]) -> KVShape:
-    """KVShape from a Hugging Face `config.json` (keys as vLLM reads them, FACTS.md §7).
+    """KVShape from a Hugging Face `config.json` (keys as vLLM reads them).
 
     Multimodal configs nest the language model under `text_config`; its keys win.
     """

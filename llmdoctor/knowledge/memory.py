@@ -1,6 +1,6 @@
 """RAM, swap and paging figures: pure parsers for /proc/meminfo, /proc/vmstat and `vmstat` text.
 
-Swap activity is what matters for a model server (USERS.md #9): a machine that
+Swap activity is what matters for a model server: a machine that
 pages the model's working set in and out of swap serves tokens at disk speed.
 The cumulative counters say nothing by themselves, so every rate here is a delta
 over an interval: two /proc/vmstat reads, or one `vmstat` row. The first data row

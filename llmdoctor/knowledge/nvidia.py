@@ -1,7 +1,7 @@
 """NVIDIA GPUs as values, and pure parsers for nvidia-smi output (NVML is read by
 hosts/nvml.py, on the machine llmdoctor runs on).
 
-Three shapes of nvidia-smi output are read (FACTS.md §8 for NVML):
+Three shapes of nvidia-smi output are read:
 `--query-gpu=... --format=csv[,noheader][,nounits]`, `--query-compute-apps=...
 --format=csv[...]`, and the default table with its Processes section (old narrow
 and new wide layouts). CSV is keyed by header names, so extra columns are fine;

@@ -3,7 +3,7 @@
 Users paste several command outputs into one message: `$ ollama ps`, then
 `$ journalctl -u ollama`, then `$ nvidia-smi`. `llmdoctor diagnose --evidence
 ticket.txt` splits such a file at the shell prompts, names each piece after the
-command that produced it (DESIGN.md's evidence file names), and recognises pieces
+command that produced it, and recognises pieces
 without a prompt by their content.
 """
 from __future__ import annotations

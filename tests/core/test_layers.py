@@ -126,3 +126,10 @@ def test_exit_codes_are_named():
     found = [f"{p.relative_to(PACKAGE.parent)}:{n}" for p in MODULES.values()
              for n, line in enumerate(p.read_text().splitlines(), 1) if bare.search(line)]
     assert found == []
+
+
+def test_comments_point_to_nothing_outside_the_repository():
+    outside = re.compile(r"\b(?:FACTS|USERS|DESIGN|STYLE|TESTBED)\.md\b|\bthe seeds\b")
+    found = [f"{p.relative_to(PACKAGE.parent)}:{n}" for p in MODULES.values()
+             for n, line in enumerate(p.read_text().splitlines(), 1) if outside.search(line)]
+    assert found == []

@@ -84,7 +84,7 @@ _UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m":
 
 def keep_alive_seconds(value: Any) -> float | None:
     """OLLAMA_KEEP_ALIVE as seconds: a Go duration ("5m", "1h30m", "-1m") or integer
-    seconds ("3600"); negative means never unload (FACTS.md §1), exported as +Inf."""
+    seconds ("3600"); negative means never unload, exported as +Inf."""
     if not isinstance(value, (str, int, float)):
         value = pick(value, "value")
     n = number(value)

@@ -2,7 +2,7 @@
 
 Two short streaming requests are released together (the probe's client, a barrier
 after connecting); with one slot the second's first token arrives only after the
-first stream ended (TESTBED.md, measured on llama-server), with two or more slots
+first stream ended (measured on llama-server), with two or more slots
 both start before either ends.
 """
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """llama-server's command line (`/proc/PID/cmdline` or as typed) -> the settings that size slots.
 
 `-np` given explicitly turns the auto-unified KV cache off, so `-c` is split across the
-slots; `-np` left out (or -1) means 4 slots sharing a unified cache (FACTS.md §6.1, PR #16736).
+slots; `-np` left out (or -1) means 4 slots sharing a unified cache (llama.cpp PR #16736).
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Parsers for llama-server start-up and request log lines (FACTS.md §6.2, §6.3).
+"""Parsers for llama-server start-up and request log lines (§6.3).
 
 Start-up tells how the context is shared between slots: `n_slots`, each slot's context
 (`n_ctx_slot = `, `new slot, n_ctx = `, `new slot n_ctx_slot = `), `n_ctx_seq` (older:

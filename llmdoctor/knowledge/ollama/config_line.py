@@ -1,4 +1,4 @@
-"""Ollama's start-up `server config env="map[KEY:value ...]"` line (FACTS.md §1).
+"""Ollama's start-up `server config env="map[KEY:value ...]"` line.
 
 It shows every value after Ollama parsed it, which makes it the best single source of
 the effective configuration. Values may contain spaces inside brackets

@@ -1,5 +1,5 @@
 """Ollama's server environment variables: their types, the default each version used,
-and how Ollama reads a value it cannot parse (FACTS.md §1, `envconfig/config.go`).
+and how Ollama reads a value it cannot parse (`envconfig/config.go`).
 
 Defaults changed across releases (OLLAMA_NUM_PARALLEL was "auto" before v0.10.0,
 OLLAMA_CONTEXT_LENGTH became VRAM-tiered in v0.15.5), so every question here takes the

@@ -1,4 +1,4 @@
-"""A single streaming pass over Ollama server logs (FACTS.md §4).
+"""A single streaming pass over Ollama server logs.
 
 `OllamaLogScanner.feed(line, source)` takes raw lines (journald prefixes, pasted
 prompts, llama.cpp output interleaved) and keeps only counters, a few example lines
@@ -56,7 +56,7 @@ _INVENTORY = re.compile(r'msg="inference compute"')
 _KV = re.compile(r'([A-Za-z_][\w.]*)=("(?:[^"\\]|\\.)*"|\S+)')
 _FORCED_ONE = "model architecture does not currently support parallel requests"
 # The scheduler unloading a loaded model to make room (INFO; DEBUG for the last two), and a
-# keep-alive running out (DEBUG only): server/sched.go, llm/server.go (FACTS.md §4).
+# keep-alive running out (DEBUG only): server/sched.go, llm/server.go.
 EVICTIONS = ("evicting a model to make space", "predicted to exceed available memory, evicting",
              "max runners achieved, unloading one to make room", "resetting model to expire immediately to make room",
              "evicting all other models", "evicting all other loaded models")

@@ -3,7 +3,7 @@
 `ollama ps` is a tablewriter table whose cells contain single spaces (`8.3 GB`,
 `13%/87% CPU/GPU`, `4 minutes from now`) and whose spacing users mangle when pasting,
 so rows are matched per column with a value pattern keyed on the header names
-(FACTS.md §3), never on fixed positions.
+, never on fixed positions.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 A service started by systemd gets the unit's `Environment=`, its `EnvironmentFile=`s
 and what systemd itself sets - never `~/.bashrc`, `~/.profile` or `/etc/environment`
 (pam_env reads that one for logins only). Operators keep exporting OLLAMA_HOST there
-and wonder why nothing changes (USERS.md item 6); these parsers find such lines.
+and wonder why nothing changes; these parsers find such lines.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Streaming scanner for vLLM server logs (FACTS.md §5.2-§5.4).
+"""Streaming scanner for vLLM server logs.
 
 What it extracts, in bounded memory whatever the log size:
 - V0 preemption warnings (`Sequence group X is preempted by PreemptionMode.Y mode ...

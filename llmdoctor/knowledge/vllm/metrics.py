@@ -1,4 +1,4 @@
-"""vLLM's /metrics, across the renames of every version (FACTS.md §5.5).
+"""vLLM's /metrics, across the renames of every version.
 
 `VllmMetrics` is one scrape reduced to the figures the checks use, whichever name the
 running version exposes. Counters are only meaningful as a change between two scrapes:
