@@ -37,6 +37,22 @@ class Severity(str, Enum):
         return {"critical": 2, "warning": 1, "info": 0}[self.value]
 
 
+class Confidence(str, Enum):
+    """How sure a finding is: high when the evidence line names the cause itself, lower when
+    the cause is inferred from figures or from settings alone."""
+
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+    @property
+    def rank(self) -> int:
+        return {"high": 0, "medium": 1, "low": 2}[self.value]
+
+
+UNREACHABLE = "unreachable"  # the engine label of a target that could not be examined at all
+
+
 class ExitCode(IntEnum):
     """Exit codes as monitoring plugins use them (Nagios convention)."""
 
@@ -69,11 +85,12 @@ class Finding:
     evidence: tuple[Evidence, ...]
     fix: Fix
     check: str = ""  # filled in by the check runner from the check's id
-    confidence: str = "high"  # high | medium | low
+    confidence: Confidence = Confidence.HIGH
 
     def __post_init__(self) -> None:
         if not self.evidence:
             raise ValueError(f"finding {self.title!r} has no evidence")
+        object.__setattr__(self, "confidence", Confidence(self.confidence))  # site checks may pass "medium"
         # Accept lists from check authors; keep the value hashable and frozen.
         object.__setattr__(self, "evidence", tuple(self.evidence))
 
@@ -99,10 +116,11 @@ class TargetReport:
     summary: tuple[tuple[str, str], ...] = ()  # (label, value) facts shown above findings
     examined: tuple[str, ...] = ()  # what was read: "no problems found" is said about these only
     not_diagnosed: str = ""  # why nothing could be diagnosed (nothing engine-relevant was read)
+    reachable: bool = True  # False: the target could not be examined at all (errors say why)
 
     @property
     def diagnosed(self) -> bool:
-        return not self.not_diagnosed and self.engine != "unreachable"
+        return not self.not_diagnosed and self.reachable
 
     @property
     def worst(self) -> Severity | None:
@@ -132,7 +150,7 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
         "check": f.check,
         "cause": f.cause.value,
         "severity": f.severity.value,
-        "confidence": f.confidence,
+        "confidence": f.confidence.value,
         "title": f.title,
         "evidence": [{"source": e.source, "text": e.text} for e in f.evidence],
         "fix": {"summary": f.fix.summary, "commands": list(f.fix.commands), "config": f.fix.config},

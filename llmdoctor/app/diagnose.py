@@ -13,7 +13,7 @@ from llmdoctor import __version__
 from llmdoctor.plugins import CheckSpec, load_checks, run_check
 from llmdoctor.facts import Context, FactStore, FactUnavailable
 from llmdoctor.hosts.base import Host, HostError
-from llmdoctor.model import Evidence, Finding, Fix, Report, TargetReport, Unavailable
+from llmdoctor.model import UNREACHABLE, Evidence, Finding, Fix, Report, TargetReport, Unavailable
 from llmdoctor.redact import redact_text
 
 # Facts every report summarises, whether or not a check needed them.
@@ -164,7 +164,7 @@ def diagnose_target(
             continue
         shown.add(id(e))
         unavailable.append(Unavailable(name, e.reason))
-    findings.sort(key=lambda f: (-f.severity.rank, {"high": 0, "medium": 1, "low": 2}.get(f.confidence, 3), f.check))
+    findings.sort(key=lambda f: (-f.severity.rank, f.confidence.rank, f.check))
     examined = examined_lines(store.values)
     report = TargetReport(
         target=redact_text(host.name),
@@ -180,7 +180,8 @@ def diagnose_target(
 
 
 def unreachable(target: str, reason: str) -> TargetResult:
-    return TargetResult(TargetReport(target=redact_text(target), engine="unreachable", errors=(redact_text(reason),)), {})
+    return TargetResult(TargetReport(target=redact_text(target), engine=UNREACHABLE, errors=(redact_text(reason),),
+                                     reachable=False), {})
 
 
 def diagnose(

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.declared import DeclaredSettings
@@ -72,4 +72,4 @@ def set_outside_server(
                "was started by hand from that same shell, the value did reach it."),
             commands or ("# set it in the server's own environment (systemd drop-in, app environment, or container)",),
             config),
-        confidence="high" if any(proven for _, proven in proofs) else "medium")
+        confidence=Confidence.HIGH if any(proven for _, proven in proofs) else Confidence.MEDIUM)

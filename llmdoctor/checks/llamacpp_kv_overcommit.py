@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 from llmdoctor.judge.llamacpp import slot_scan, kv_unified
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -74,4 +74,4 @@ def kv_overcommit(llamacpp_log: LlamaLog | None = None, llamacpp_cmdline: LlamaC
             "share), or -np 1 if one request at a time is enough.",
             (f"llama-server -m MODEL -np {n or 4} -c {(n or 4) * (per_slot or 8192)}",
              f"llama-server -m MODEL -np 1 -c {per_slot or pool or 8192}")),
-        confidence="high" if full_ev or pool_ev is not None and (scan.kv_unified is not None or inferred) else "medium")
+        confidence=Confidence.HIGH if full_ev or pool_ev is not None and (scan.kv_unified is not None or inferred) else Confidence.MEDIUM)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.llamacpp import LlamaLog
@@ -34,7 +34,7 @@ def prefill(llamacpp_log: LlamaLog):
                 "offload all layers to the GPU (-ngl 999), and trim prompts. Engine timings are hints: time the "
                 "client side too.",
                 ("llama-server -m MODEL -ngl 999 -b 2048 -ub 512",)),
-            confidence="medium")
+            confidence=Confidence.MEDIUM)
         return
 
 
@@ -76,5 +76,5 @@ def prompt_cache_miss(llamacpp_log: LlamaLog):
                 "false); pin a conversation to its slot (id_slot). 'forcing full prompt re-processing' on sliding-"
                 "window or hybrid models is a limit of the architecture: --swa-full, or shorter prompts.",
                 ("llama-server -m MODEL --cache-reuse 256",)),
-            confidence="medium")
+            confidence=Confidence.MEDIUM)
         return

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 from llmdoctor.judge.llamacpp import slot_scan, kv_unified
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -64,4 +64,4 @@ def slot_context(
             f"or run fewer slots; --kv-unified lets any slot use the whole -c instead (then watch for the pool "
             f"running dry under load).",
             (f"llama-server -m MODEL -np {n} -c {n * want}", f"llama-server -m MODEL -np {n} -c {total} --kv-unified")),
-        confidence="high" if errors is not None or unified is False else "medium")
+        confidence=Confidence.HIGH if errors is not None or unified is False else Confidence.MEDIUM)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.llamacpp import LlamaLog
@@ -63,8 +63,8 @@ def queueing(
             ev.append(slot_ev)
         yield Finding(Cause.QUEUEING, Severity.WARNING,
                       f"llama-server requests are queueing: all {n or '?'} slot(s) busy", ev, fix,
-                      confidence="high" if len(ev) > (3 if waited else 0) or waited is None else "medium")
+                      confidence=Confidence.HIGH if len(ev) > (3 if waited else 0) or waited is None else Confidence.MEDIUM)
     elif n == 1 and slot_ev is not None:
         yield Finding(Cause.QUEUEING, Severity.INFO,
                       "llama-server has a single slot: concurrent requests run one after another", [slot_ev], fix,
-                      confidence="medium")
+                      confidence=Confidence.MEDIUM)

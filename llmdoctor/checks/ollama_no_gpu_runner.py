@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.knowledge.nvidia import GpuFact
@@ -66,5 +66,5 @@ def no_gpu_runner(ollama_log: OllamaLogSummary, gpu: GpuFact | None = None):
             "backend and 'offloaded N/N layers to GPU'.",
             ("which -a ollama", "ls /usr/local/lib/ollama /usr/lib/ollama", "curl -fsSL https://ollama.com/install.sh | sh",
              "systemctl restart ollama", "journalctl -u ollama -b | grep -E 'inference compute|load_backend|offloaded'")),
-        confidence="high" if seen is not None else "medium",
+        confidence=Confidence.HIGH if seen is not None else Confidence.MEDIUM,
     )

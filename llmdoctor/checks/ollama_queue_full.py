@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.ollama import OllamaConfig
@@ -68,7 +68,7 @@ def deep_queue(
         Fix(f"Fail fast instead of queueing for minutes: set OLLAMA_MAX_QUEUE to a few requests per slot "
             f"(e.g. {short}), give clients a timeout and retry with back-off, and cap concurrency in the proxy "
             f"in front of Ollama. " + UNBOUNDED, *settings_fix(ollama_deployment, OLLAMA_MAX_QUEUE=short)),
-        confidence="medium",
+        confidence=Confidence.MEDIUM,
     )
 
 
@@ -103,4 +103,4 @@ def rejected_burst(ollama_log: OllamaLogSummary, ollama_deployment: str | None =
             "burst came while the model was still loading, warm it first. A burst of 500s can also be a model "
             "that fails to load: check the lines around it for a load error.",
             *plus_commands(settings_fix(ollama_deployment, OLLAMA_MAX_QUEUE=512, OLLAMA_NUM_PARALLEL=4), ("ollama -v",))),
-        confidence="medium")
+        confidence=Confidence.MEDIUM)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.ollama import OllamaConfig
@@ -53,7 +53,7 @@ def one_slot(
         ev,
         Fix("Raise OLLAMA_NUM_PARALLEL in the service (4 is a common start) and restart. " + KV_WARNING,
             *settings_fix(ollama_deployment, OLLAMA_NUM_PARALLEL=4)),
-        confidence="high" if s.from_runner and overlapped else "medium",
+        confidence=Confidence.HIGH if s.from_runner and overlapped else Confidence.MEDIUM,
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 from llmdoctor.judge.fixes import PIN_OLLAMA_OPTIONS
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -41,4 +41,4 @@ def reload_while_active(ollama_log: OllamaLogSummary, ollama_config: OllamaConfi
             "same options or none, pin the context on the server (OLLAMA_CONTEXT_LENGTH, or PARAMETER num_ctx in "
             "a Modelfile), and if two models alternate, keep both loaded (OLLAMA_MAX_LOADED_MODELS) when memory "
             "allows. The runner command lines in the log show which option changed.", PIN_OLLAMA_OPTIONS),
-        confidence="medium")
+        confidence=Confidence.MEDIUM)

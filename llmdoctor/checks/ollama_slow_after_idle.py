@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.ollama import OllamaConfig
@@ -55,7 +55,7 @@ def slow_after_idle(
                 + alternatives + " A debug log (OLLAMA_DEBUG=1) shows the unload ('timer expired, expiring to unload').",
                 *plus_commands(settings_fix(ollama_deployment, OLLAMA_KEEP_ALIVE="24h"),
                                after=("curl http://127.0.0.1:11434/api/generate -d '{\"model\":\"MODEL\",\"keep_alive\":-1}'",))),
-            confidence="medium")
+            confidence=Confidence.MEDIUM)
     else:
         yield Finding(
             Cause.PREFILL, Severity.INFO,
@@ -66,4 +66,4 @@ def slow_after_idle(
                 "was reused by another conversation, or the prompt's beginning changed. Keep fixed content (system "
                 "prompt, tools) first and identical; more slots (OLLAMA_NUM_PARALLEL) keep more conversations cached.",
                 ("journalctl -u ollama | grep -E 'starting (llama server|runner|llama-server)|started in'",)),
-            confidence="low")
+            confidence=Confidence.LOW)

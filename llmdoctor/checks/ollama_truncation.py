@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.knowledge.ollama.log import OllamaLogSummary
@@ -71,4 +71,4 @@ def prefill(ollama_log: OllamaLogSummary):
             "each conversation its own slot (OLLAMA_NUM_PARALLEL) so caches are not overwritten, offload all layers "
             "to the GPU, and trim what is sent. Engine timings are hints: time the client side too.",
             ("journalctl -u ollama | grep 'prompt eval time'",)),
-        confidence="medium")
+        confidence=Confidence.MEDIUM)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.memory import MemoryFact
@@ -69,5 +69,5 @@ def swap_activity(memory: MemoryFact):
         title=title,
         evidence=tuple(evidence),
         fix=fix,
-        confidence="high" if sustained else "medium",
+        confidence=Confidence.HIGH if sustained else Confidence.MEDIUM,
     )

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 from llmdoctor.plugins import check
 from llmdoctor.judge.fixes import edit, reload_and_restart
 from llmdoctor.judge.systemd import MAX_EVIDENCE, dropin_snippet, setting_evidence
@@ -30,7 +30,7 @@ def env_in_unit_file(systemd_units: tuple[UnitState, ...]):
         evidence.append(Evidence(INSTALL_SH_UNIT, "Ollama's install.sh writes this file anew on every install "
                                                   "or upgrade; drop-ins in ollama.service.d/ are kept"))
         yield Finding(
-            cause=Cause.CONFIG_NOT_APPLIED, severity=Severity.INFO, confidence="medium",
+            cause=Cause.CONFIG_NOT_APPLIED, severity=Severity.INFO, confidence=Confidence.MEDIUM,
             title=f"{u.unit}: {', '.join(list(mine)[:4])} set in the unit file itself; the next Ollama upgrade "
                   "overwrites it",
             evidence=evidence,

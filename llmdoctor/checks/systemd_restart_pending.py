@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 from llmdoctor.plugins import check
 from llmdoctor.judge.fixes import restart
 from llmdoctor.judge.systemd import MAX_EVIDENCE, loaded_vs_logged, loaded_vs_process, logged_before_start, pair, show_source
@@ -60,7 +60,7 @@ def _restart_from_log(u, diffs, example) -> Finding:
         evidence.append(Evidence(src, f"ActiveEnterTimestamp={u.active_since}"))
     names = ", ".join(n for n, _, _ in diffs[:4])
     return Finding(
-        cause=Cause.CONFIG_NOT_APPLIED, severity=Severity.WARNING, confidence="medium",
+        cause=Cause.CONFIG_NOT_APPLIED, severity=Severity.WARNING, confidence=Confidence.MEDIUM,
         title=f"{u.unit}: Ollama last started with other settings than systemd has now ({names}); not restarted",
         evidence=evidence,
         fix=Fix(f"Restart {u.unit} so Ollama starts with the environment systemd has now.",

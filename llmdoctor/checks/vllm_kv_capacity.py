@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import kv_room_fix, setting
 from llmdoctor.judge.fixes import serve_flags_text
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
@@ -107,4 +107,4 @@ def kv_concurrency(
         kv_room_fix(vllm_cmdline, f"At {cap.tokens_per_request or 'max-model-len'} tokens per request only "
                                   f"{cap.max_concurrency:.2f} requests fit; longer conversations beyond that "
                                   f"are preempted or wait.", cap),
-        confidence="high" if asked == "observed" or short else "medium")
+        confidence=Confidence.HIGH if asked == "observed" or short else Confidence.MEDIUM)

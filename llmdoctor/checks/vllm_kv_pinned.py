@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import classify_waiting, kv_room_fix, setting, stats_evidence
-from llmdoctor.model import Cause, Evidence, Finding, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
@@ -38,7 +38,7 @@ def kv_pinned(
                                                     "every 50th preemption; V1 logs none (vllm:num_preemptions_total "
                                                     "counts them). --swap-space does not help: V0 swaps only "
                                                     "multi-sequence groups (n > 1, beam search).", scan.kv_capacity),
-                          confidence="high" if run is not None and run.length >= KV_PINNED_LINES else "medium")
+                          confidence=Confidence.HIGH if run is not None and run.length >= KV_PINNED_LINES else Confidence.MEDIUM)
             return
         run = scan.longest_kv_full_run
         if run is not None and run.length >= KV_PINNED_LINES:
@@ -59,4 +59,4 @@ def kv_pinned(
                           [Evidence(vllm_metrics.source, text)],
                           kv_room_fix(vllm_cmdline, "A full KV cache forces new requests to wait and running "
                                                     "ones to be preempted."),
-                          confidence="medium" if vllm_metrics.second is None else "high")
+                          confidence=Confidence.MEDIUM if vllm_metrics.second is None else Confidence.HIGH)

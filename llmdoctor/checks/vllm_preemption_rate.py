@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import kv_room_fix
-from llmdoctor.model import Cause, Evidence, Finding, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 from llmdoctor.judge.vllm import _capacity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -32,7 +32,7 @@ def preemption_rate(
                       kv_room_fix(vllm_cmdline, "Each preempted request is evicted from the KV cache and computed "
                                                 "again, which is where its latency goes.",
                                   _capacity(vllm_log) if vllm_log is not None else None),
-                      confidence="medium")
+                      confidence=Confidence.MEDIUM)
         return
     if rate is None or rate.preemptions <= 0:
         return

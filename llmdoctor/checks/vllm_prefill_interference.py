@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import classify_waiting, decode_starved
 from llmdoctor.judge.fixes import serve_flags_text
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
@@ -52,4 +52,4 @@ def prefill_interference(
             "(--max-num-partial-prefills, --long-prefill-token-threshold), keep prefix caching on for shared "
             "prompt heads, and shorten prompts where you can.",
             (serve_flags_text(vllm_cmdline, max_num_batched_tokens=target),)),
-        confidence="medium" if starved is not None else "high")
+        confidence=Confidence.MEDIUM if starved is not None else Confidence.HIGH)

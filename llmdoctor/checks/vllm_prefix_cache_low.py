@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
@@ -19,7 +19,7 @@ def _low(pct, ev):
         Fix("Prompts rarely share a cached head. Put the long, fixed part (system prompt, tools, documents) first "
             "and keep it byte-identical across requests - no timestamps or user ids before it - so vLLM reuses "
             "its KV blocks instead of recomputing them."),
-        confidence="low")
+        confidence=Confidence.LOW)
 
 
 @check(id="vllm-prefix-cache-low", cause=Cause.PREFILL,

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.judge.fixes import serve_flags_text
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
@@ -40,4 +40,4 @@ def prefix_caching_off(
         ev,
         Fix("Turn prefix caching on (the V1 default) so requests that share a prompt head skip its prefill.",
             (serve_flags_text(vllm_cmdline, enable_prefix_caching=""),)),
-        confidence="medium")
+        confidence=Confidence.MEDIUM)

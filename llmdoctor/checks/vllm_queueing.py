@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import classify_waiting, setting
 from llmdoctor.judge.fixes import serve_flags_text
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
@@ -49,7 +49,7 @@ def queueing(
         cmd = serve_flags_text(vllm_cmdline, data_parallel_size=2)
     yield Finding(Cause.QUEUEING, Severity.WARNING, "vLLM requests are waiting for a place in the batch", ev,
                   Fix(summary, (cmd,)),
-                  confidence="high" if sustained else "medium")
+                  confidence=Confidence.HIGH if sustained else Confidence.MEDIUM)
 
 
 @check(id="vllm-queue-overflow", cause=Cause.QUEUE_FULL,

@@ -143,10 +143,10 @@ def register(app: typer.Typer) -> None:
         runs = ProbeRuns(tuple(results))
         report = judge(runs)
         if failures:
-            from llmdoctor.model import TargetReport
+            from llmdoctor.model import UNREACHABLE, TargetReport
 
             report = Report(report.version, report.targets + tuple(
-                TargetReport(target=f.split(": ", 1)[0], engine="unreachable", errors=(f,)) for f in failures))
+                TargetReport(target=f.split(": ", 1)[0], engine=UNREACHABLE, errors=(f,), reachable=False) for f in failures))
         sys.stdout.write(redact_text(render(report, runs, fmt)))  # a URL may carry user:password
         code = report.exit_code()
         if not results or (code == ExitCode.OK and any(r.interrupted for r in results)):

@@ -56,7 +56,7 @@ def _md_code(text: str) -> str:
 
 
 def _md_finding(f: Finding) -> list[str]:
-    out = [f"#### [{f.severity.value}] {f.title}", "", f"`{f.check}` · cause **{f.cause.value}** · confidence {f.confidence}", ""]
+    out = [f"#### [{f.severity.value}] {f.title}", "", f"`{f.check}` · cause **{f.cause.value}** · confidence {f.confidence.value}", ""]
     out.append("Evidence:")
     out.append("")
     for e in f.evidence:
@@ -104,7 +104,7 @@ def _md_summary_table(report: Report) -> list[str]:
     out = ["| host | engine | worst | causes |", "|---|---|---|---|"]
     for t in report.targets:
         causes = ", ".join(sorted({f.cause.value for f in t.findings})) or "-"
-        worst = t.worst.value if t.worst else ("error" if t.errors and t.engine == "unreachable" else
+        worst = t.worst.value if t.worst else ("error" if t.errors and not t.reachable else
                                                  "unknown" if not t.diagnosed else "ok")
         out.append(f"| {_md_escape(t.target)} | {t.engine} | {worst} | {causes} |")
     return out + [""]
@@ -160,7 +160,7 @@ def _lines(t: TargetReport) -> list[Line]:
 def _summary_rows(report: Report) -> list[tuple[str, str, str, str]]:
     rows = []
     for t in report.targets:
-        worst = t.worst.value if t.worst else ("error" if t.errors and t.engine == "unreachable" else
+        worst = t.worst.value if t.worst else ("error" if t.errors and not t.reachable else
                                                  "unknown" if not t.diagnosed else "ok")
         causes = ", ".join(sorted({f.cause.value for f in t.findings})) or "-"
         rows.append((t.target, t.engine, worst, causes))

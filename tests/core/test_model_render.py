@@ -46,7 +46,7 @@ def test_exit_codes(severities, code):
 
 
 def test_unreachable_host_is_unknown_unless_another_is_critical():
-    down = TargetReport("b", "unreachable", errors=("timeout",))
+    down = TargetReport("b", "unreachable", errors=("timeout",), reachable=False)
     assert Report("x", (TargetReport("a", "ollama"), down)).exit_code() == ExitCode.UNKNOWN
     crit = TargetReport("a", "ollama", (finding(Severity.CRITICAL),))
     assert Report("x", (crit, down)).exit_code() == ExitCode.CRITICAL
@@ -69,7 +69,7 @@ def test_no_color_env(monkeypatch):
 
 
 def test_markdown_has_summary_table_for_fleets():
-    r = Report("x", (TargetReport("a", "ollama", (finding(),)), TargetReport("b", "unreachable", errors=("refused",))))
+    r = Report("x", (TargetReport("a", "ollama", (finding(),)), TargetReport("b", "unreachable", errors=("refused",), reachable=False)))
     md = render_markdown(r)
     assert "| a | ollama | warning | QUEUEING |" in md
     assert "| b | unreachable | error | - |" in md
@@ -82,7 +82,7 @@ def test_report_to_dict_round_trips_through_json():
 
 def test_plain_keeps_long_lines_whole_and_tabulates_fleets():
     long = "x" * 300
-    r = Report("x", (TargetReport("a", "ollama", (finding(text=long),)), TargetReport("b", "unreachable", errors=("refused",))))
+    r = Report("x", (TargetReport("a", "ollama", (finding(text=long),)), TargetReport("b", "unreachable", errors=("refused",), reachable=False)))
     out = render_text(r, color=False)
     assert f"journal: {long}" in out
     lines = out.splitlines()

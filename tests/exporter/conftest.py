@@ -61,7 +61,8 @@ def finding(check="ollama-cpu-spill", cause=Cause.CPU_SPILL, severity=Severity.W
 
 
 def result(facts=None, findings=(), engine="ollama", target="gpu-box"):
-    return SimpleNamespace(report=TargetReport(target, engine, tuple(findings)), facts=dict(facts or {}))
+    report = TargetReport(target, engine, tuple(findings), reachable=engine != "unreachable")
+    return SimpleNamespace(report=report, facts=dict(facts or {}))
 
 
 def wait_http(url: str, timeout: float = 20.0, needle: bytes = b"") -> bytes:

@@ -82,7 +82,7 @@ class RunOutcome:
         if self.result is None or self.error:
             return False
         report = getattr(self.result, "report", None)
-        return getattr(report, "engine", "") != "unreachable"
+        return getattr(report, "reachable", True)
 
     @property
     def facts(self) -> Mapping[str, Any]:

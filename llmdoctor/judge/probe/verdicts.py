@@ -13,6 +13,7 @@ from llmdoctor.knowledge.engines import OLLAMA
 from llmdoctor.judge.probe import thresholds as T
 from llmdoctor.knowledge.probe.result import HTTP_ERROR, ProbeResult, StreamSample
 from llmdoctor.knowledge.probe.stats import max_concurrency, overlap, p50, p95
+from llmdoctor.model import Confidence
 
 PROBLEM, HEALTHY, INCONCLUSIVE = "problem", "healthy", "inconclusive"
 
@@ -24,7 +25,7 @@ class Verdict:
     title: str
     evidence: tuple[str, ...]
     figures: dict[str, Any] = field(default_factory=dict)
-    confidence: str = "high"
+    confidence: Confidence = Confidence.HIGH
 
 
 def ms(s: float | None) -> str:
@@ -98,7 +99,7 @@ def batching(result: ProbeResult) -> Verdict | None:
         return Verdict("batching", PROBLEM, f"Concurrent streams share the hardware: each of two runs at "
                        f"{share:.0%} of the single-stream speed", lines, figures)
     return Verdict("batching", INCONCLUSIVE, f"Two streams keep {share:.0%} of the single-stream speed "
-                   "each (between healthy batching and a shared limit)", lines, figures, "medium")
+                   "each (between healthy batching and a shared limit)", lines, figures, Confidence.MEDIUM)
 
 
 def prefill(result: ProbeResult) -> Verdict | None:
@@ -121,7 +122,7 @@ def prefill(result: ProbeResult) -> Verdict | None:
                        "on an idle server", tuple(lines), figures)
     if est is not None and est >= T.PREFILL_REFERENCE_WARN_S:
         return Verdict("prefill", PROBLEM, f"Prompt processing is slow ({tps(s.prefill_tps)}): a {ref}-token "
-                       f"prompt waits ~{est:.0f} s", tuple(lines), figures, "medium")
+                       f"prompt waits ~{est:.0f} s", tuple(lines), figures, Confidence.MEDIUM)
     return Verdict("prefill", HEALTHY, f"Prompt processing is fast enough ({ms(s.ttft_s)} for "
                    f"{s.prompt_tokens or '?'} tokens)", tuple(lines), figures)
 
@@ -205,7 +206,7 @@ def model_unload(result: ProbeResult) -> Verdict | None:
     line = f"first request's first token after {ms(w.ttft_s)}, the next request's after {ms(s.ttft_s)}"
     if w.ttft_s >= T.WARMUP_TTFT_FACTOR * s.ttft_s and w.ttft_s - s.ttft_s >= T.LOAD_EXTRA_MIN_S:
         return Verdict("model-unload", PROBLEM, f"The first request took {w.ttft_s - s.ttft_s:.1f} s longer "
-                       "than the next: a model (re)load or cold start", (line,), figures, "medium")
+                       "than the next: a model (re)load or cold start", (line,), figures, Confidence.MEDIUM)
     return Verdict("model-unload", HEALTHY, "No cold start on the first request", (line,), figures)
 
 
