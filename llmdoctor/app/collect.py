@@ -15,7 +15,7 @@ from typing import Callable
 
 from llmdoctor import __version__
 from llmdoctor.knowledge.engines import DEFAULT_PORTS, LLAMACPP, OLLAMA, VLLM, EngineInstance
-from llmdoctor.facts import Context, FactStore
+from llmdoctor.facts import Context, FactStore, RunOptions
 from llmdoctor.hosts.base import Host, HostError
 from llmdoctor.redact import redact_text
 from llmdoctor.knowledge.systemd.show import PROPERTIES as SHOW_PROPERTIES
@@ -57,7 +57,7 @@ def collect_evidence(
             notes.append(str(e) if str(e).startswith(what.split()[0]) else f"{what}: {e}")
 
     store = FactStore(
-        Context(host=host, units=units, since_seconds=since_seconds, options={"probe": probe}),
+        Context(host=host, units=units, since_seconds=since_seconds, options=RunOptions(probe=probe)),
         preset={"engines": engines} if engines else None,
     )
     engines = store.optional("engines", ()) or ()

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable
 
 from llmdoctor import __version__
 from llmdoctor.plugins import CheckSpec, load_checks, run_check
-from llmdoctor.facts import Context, FactStore, FactUnavailable
+from llmdoctor.facts import Context, FactStore, FactUnavailable, RunOptions
 from llmdoctor.hosts.base import Host, HostError
 from llmdoctor.model import UNREACHABLE, Evidence, Finding, Fix, Report, TargetReport, Unavailable
 from llmdoctor.redact import redact_text
@@ -52,7 +52,10 @@ class DiagnoseOptions:
     sample_seconds: float = 2.0
     only: tuple[str, ...] = ()  # check ids (or causes) to run; empty = all
     checks_dirs: tuple[str, ...] = ()
-    options: dict[str, Any] = field(default_factory=dict)
+    options: RunOptions = field(default_factory=RunOptions)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "options", RunOptions.of(self.options))
 
 
 @dataclass(frozen=True)
@@ -142,7 +145,7 @@ def diagnose_target(
         units=opts.units,
         since_seconds=opts.since_seconds,
         sample_seconds=opts.sample_seconds,
-        options=dict(opts.options),
+        options=opts.options,
     )
     store = FactStore(ctx)
     errors: list[str] = list(load_errors)

@@ -188,9 +188,10 @@ def diagnose(
             fail(f"--log {p}: {'not a file' if p.exists() else 'no such file'}")
         if local_logs and not os.access(p, os.R_OK):
             fail(f"--log {p}: not readable (try sudo, or add yourself to the group that owns it)")
-    options = {"probe": probe, "probe_deadline": probe_deadline, "probe_model": model, "log_files": [str(p) for p in log]}
-    if state_dir is not None:
-        options["state_dir"] = str(state_dir)
+    from llmdoctor.facts import RunOptions
+
+    options = RunOptions(probe=probe, probe_deadline=probe_deadline, probe_model=model,
+                         log_files=tuple(str(p) for p in log), state_dir=str(state_dir) if state_dir else None)
     opts = DiagnoseOptions(
         units=tuple(unit),
         since_seconds=_seconds(since, "--since"),

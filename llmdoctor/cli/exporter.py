@@ -67,6 +67,7 @@ def register(app: typer.Typer) -> None:
             raise typer.Exit(ExitCode.UNKNOWN)
 
         from llmdoctor.app.diagnose import DiagnoseOptions
+        from llmdoctor.facts import RunOptions
 
         temporary = None
         state_root = state_dir or os.environ.get("STATE_DIRECTORY", "").split(":")[0] or None
@@ -76,7 +77,7 @@ def register(app: typer.Typer) -> None:
         if state_root is None:
             temporary = state_root = tempfile.mkdtemp(prefix="llmdoctor-exporter-")
         opts = DiagnoseOptions(units=tuple(unit), since_seconds=window, sample_seconds=sample_seconds,
-                               checks_dirs=tuple(checks_dir), options={"log_files": list(log)})
+                               checks_dirs=tuple(checks_dir), options=RunOptions(log_files=tuple(log)))
         ssh = service.SSHOptions(sudo, accept_new_host_keys, ssh_config, connect_timeout)
         diagnose = service.diagnosis_runner(targets, opts, state_root, ssh)
         resumed = sorted(service.resumed_targets(targets, state_root))

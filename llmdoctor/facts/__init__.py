@@ -33,6 +33,28 @@ class FactUnavailable(Exception):
         self.quiet = quiet
 
 
+@dataclass(frozen=True)
+class RunOptions:
+    """What the user asked of this run, beyond the host and the time windows."""
+
+    probe: bool = False  # run the live probe (it sends requests, so never implicitly)
+    probe_deadline: float = 60.0  # seconds the whole probe may take
+    probe_model: str | None = None  # the model to probe (default: the one loaded)
+    log_files: tuple[str, ...] = ()  # --log FILE, read besides the journals
+    state_dir: str | None = None  # remember log positions here, so a scheduled run reads only new lines
+    journal_directory: str | None = None  # read journal files from here instead of the system journal
+
+    @classmethod
+    def of(cls, value: "RunOptions | dict[str, Any] | None") -> "RunOptions":
+        """A RunOptions from itself, None, or a mapping of its fields (a typo is a TypeError)."""
+        if isinstance(value, cls):
+            return value
+        items = dict(value or {})
+        if "log_files" in items:
+            items["log_files"] = tuple(items["log_files"] or ())
+        return cls(**items)
+
+
 @dataclass
 class Context:
     """What a collector may know about the run besides the host."""
@@ -41,7 +63,10 @@ class Context:
     units: tuple[str, ...] = ()  # --unit NAME; empty = discover
     since_seconds: float = 24 * 3600.0  # log time window
     sample_seconds: float = 2.0  # swap/metric sampling window
-    options: dict[str, Any] = field(default_factory=dict)  # probe, state dir, ...
+    options: RunOptions = field(default_factory=RunOptions)
+
+    def __post_init__(self) -> None:
+        self.options = RunOptions.of(self.options)
 
 
 @dataclass(frozen=True)

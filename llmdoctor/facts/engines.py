@@ -221,7 +221,7 @@ def discover_live(ctx: Context) -> tuple[list[EngineInstance], list[str]]:
 def engines_from_log_files(ctx: Context) -> list[EngineInstance]:
     """Engines named by `--log FILE` when none runs here: the file name, else its first lines."""
     found = []
-    for path in ctx.options.get("log_files") or ():
+    for path in ctx.options.log_files:
         name = path.rsplit("/", 1)[-1].lower()
         kind = next((k for k, word in ((VLLM, "vllm"), (OLLAMA, "ollama"), (LLAMACPP, "llama")) if word in name), None)
         if kind is None:

@@ -1,7 +1,7 @@
 """Fact "log_sources": where the engines' log lines can be read.
 
 One journal source per engine unit (an engine found only as a process or a port
-has no journal to read), plus the files the user named (ctx.options["log_files"]),
+has no journal to read), plus the files the user named (ctx.options.log_files),
 plus the logs a recording holds (host.recorded_logs()). Options: "state_dir" (remember positions,
 so a scheduled run reads only new lines), "journal_directory" (read journal files
 from a directory instead of the system journal).
@@ -47,7 +47,7 @@ class LogSources(tuple):
 
 
 def _state(ctx: Context) -> ResumeState | None:
-    directory = ctx.options.get("state_dir")
+    directory = ctx.options.state_dir
     if not directory:
         return None
     from llmdoctor.hosts.logs import ResumeState
@@ -92,7 +92,7 @@ def log_sources(ctx: Context, engines=(), evidence_recognition=None) -> LogSourc
     kinds_by_unit = {e.unit: e.kind for e in engines if e.unit}
     for unit, kind in kinds_by_unit.items():
         try:
-            source = host.journal(unit, kind, ctx.since_seconds, state, ctx.options.get("journal_directory"))
+            source = host.journal(unit, kind, ctx.since_seconds, state, ctx.options.journal_directory)
         except Unanswerable:
             continue
         reason = source.probe()
@@ -100,7 +100,7 @@ def log_sources(ctx: Context, engines=(), evidence_recognition=None) -> LogSourc
             problems.append(f"{source.name}: {reason}")
         else:
             sources.append(source)
-    for path in ctx.options.get("log_files") or ():
+    for path in ctx.options.log_files:
         try:
             sources.append(host.log_file(path, engine_from_name(path) or _sniff_file(host, path) or only,
                                          ctx.since_seconds, state))

@@ -2,7 +2,7 @@
 
 - a recording (an evidence directory): read `probe.json` (written by `llmdoctor probe --format json`
   or `collect`); quietly absent when the file is not there;
-- live host: only when asked (`diagnose --probe` -> ctx.options["probe"]), the light
+- live host: only when asked (`diagnose --probe` -> ctx.options.probe), the light
   probe against each engine found, through `host.base_url(port)` (a tunnel over SSH).
   Otherwise quietly unavailable: the probe sends requests, so it is never implicit.
 """
@@ -50,7 +50,7 @@ def probe(ctx: Context, engines=(), ollama_config=None):
             return runs_from_json(data)
         except (ValueError, RecursionError) as e:
             raise FactUnavailable(f"unparseable probe.json: {e}") from None
-    if not ctx.options.get("probe"):
+    if not ctx.options.probe:
         raise FactUnavailable("live probe not requested (diagnose --probe)", quiet=True)
     from llmdoctor.facts.live_probe import ProbeError, run_probe
     from llmdoctor.knowledge.probe.result import ProbeRuns
@@ -59,11 +59,11 @@ def probe(ctx: Context, engines=(), ollama_config=None):
     if not targets:
         raise FactUnavailable("no engine with a known port to probe")
     results, problems = [], []
-    deadline = float(ctx.options.get("probe_deadline") or 60.0)
+    deadline = float(ctx.options.probe_deadline or 60.0)
     for e in targets:
         slots = _parallel(ollama_config) if e.kind == "ollama" else None
         try:
-            results.append(run_probe(host.base_url(e.port), model=ctx.options.get("probe_model"),
+            results.append(run_probe(host.base_url(e.port), model=ctx.options.probe_model,
                                      deadline_s=deadline, slots=slots))
         except ProbeError as err:
             problems.append(f"{e.kind} on port {e.port}: {err}")

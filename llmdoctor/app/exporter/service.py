@@ -138,12 +138,12 @@ def diagnosis_runner(
 
     def run(label: str, probe: bool) -> Any:
         kind, spec = by_label[label]
-        options = dict(opts.options)
+        options = opts.options
         if probe:
-            options["probe"] = True
+            options = replace(options, probe=True)
         state = state_dir_for(state_root, label) if kind != "evidence" else None
         if state:
-            options["state_dir"] = state
+            options = replace(options, state_dir=state)
         try:
             host = open_host(kind, spec, ssh)
         except (HostError, OSError, ValueError) as e:
