@@ -4,7 +4,6 @@ Heavy imports (gguf, NVML, the fact collectors) happen inside the command.
 """
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Optional
@@ -12,9 +11,6 @@ from typing import Optional
 import typer
 
 from llmdoctor.model import ExitCode
-
-BAR_WIDTH = 60
-
 
 class BadInput(Exception):
     """Shown as `llmdoctor: <message>`, exit code 3."""
@@ -59,63 +55,6 @@ def workload_from_flags(users, turn_seconds, think_seconds, between, concurrent)
             raise BadInput(f"{name} must be between 1 and {MAX_USERS:,}")
     return Workload(users=users, turn_seconds=turn_seconds, think_seconds=think_seconds,
                     seconds_between_turns=between, concurrent=concurrent)
-
-
-def memory_bar(plan, width: int = BAR_WIDTH) -> list[str]:
-    """weights | KV | headroom, to scale of the GPU's memory."""
-    from llmdoctor.judge.sizing import gb
-
-    m = plan.memory
-    kv = plan.kv_bytes_recommended
-    total = max(m.total, m.weights + kv + m.headroom)
-    def cells(n: int) -> int:
-        return max(0, round(n / total * width))
-    w = min(width, cells(m.weights))
-    k = min(width - w, cells(kv))
-    rest = width - w - k
-    over = m.weights + kv + m.headroom > m.total
-    bar = "█" * w + "▓" * k + "░" * rest
-    left = m.total - m.weights - kv
-    return [
-        f"[{bar}]",
-        f" █ weights {gb(m.weights)} | ▓ KV {plan.recommended.parallel} × {gb(kv // max(1, plan.recommended.parallel))}"
-        f" = {gb(kv)} | ░ left {gb(left)} (headroom {gb(m.headroom)})" + ("  ← over the GPU's memory" if over else ""),
-    ]
-
-
-def render_plan_text(plan, model_label: str) -> str:
-    from llmdoctor.knowledge.capacity import format_bytes
-    from llmdoctor.judge.sizing import gb
-
-    s = plan.shape
-    r = plan.recommended
-    trained = f", trained context {s.context_length:,}" if s.context_length else ""
-    window = f", sliding window {s.sliding_window:,} (sized as full attention)" if s.sliding_window else ""
-    out = [f"Model: {model_label} ({s.layers} KV layers{trained}{window})", ""]
-    out += [
-        f"  KV per token         {plan.kv_bytes_per_token:,} B ({format_bytes(plan.kv_bytes_per_token)}, {plan.cache_type})",
-        f"  KV per conversation  {plan.kv_bytes_per_conversation:,} B ({gb(plan.kv_bytes_per_conversation)}) at {plan.context:,} tokens",
-        f"  KV budget            {gb(plan.memory.kv_budget)} ({gb(plan.memory.total)} GPU − {gb(plan.memory.weights)} weights − {gb(plan.memory.headroom)} headroom)",
-        f"  Conversations fit    {plan.conversations_fit}",
-        f"  In flight            " + (f"{plan.in_flight:.1f}" if plan.in_flight is not None else "(no workload given)"),
-        "",
-        "How:",
-    ]
-    out += [f"  {i}. {step}" for i, step in enumerate(plan.steps, 1)]
-    out += ["", "Recommended:",
-            f"  parallel slots       {r.parallel}",
-            f"  context length       {r.context_length:,}",
-            f"  KV cache type        {r.kv_cache_type}" + (" (with flash attention on)" if r.flash_attention else ""),
-            f"  max queue            {r.max_queue}",
-            "", "Memory:"]
-    out += [f"  {line}" for line in memory_bar(plan)]
-    if plan.warnings:
-        out += ["", "Warnings:"] + [f"  ! {w}" for w in plan.warnings]
-    out += ["", "For Ollama: OLLAMA_NUM_PARALLEL=%d OLLAMA_CONTEXT_LENGTH=%d OLLAMA_MAX_QUEUE=%d%s" % (
-        r.parallel, r.context_length, r.max_queue,
-        f" OLLAMA_KV_CACHE_TYPE={r.kv_cache_type} OLLAMA_FLASH_ATTENTION=1" if r.kv_cache_type != "f16" else ""),
-        "  (llmdoctor tune ollama writes these to a systemd drop-in and verifies them)"]
-    return "\n".join(out) + "\n"
 
 
 def _ollama_model(name: str, port: int):
@@ -246,8 +185,8 @@ def register(app: typer.Typer) -> None:
         except BadInput as e:
             typer.echo(f"llmdoctor: {e}", err=True)
             raise typer.Exit(ExitCode.UNKNOWN)
-        if fmt == "json":
-            sys.stdout.write(json.dumps({"model": label, **plan.to_dict()}, indent=2) + "\n")
-        else:
-            sys.stdout.write(render_plan_text(plan, label))
+        from llmdoctor.render import render
+        from llmdoctor.render.plan import PlanView
+
+        sys.stdout.write(render(PlanView(plan, label), fmt))
         raise typer.Exit(ExitCode.OK if plan.fits_wanted else ExitCode.WARNING)

@@ -6,7 +6,6 @@ carries the raw per-request timings under "probe".
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 from typing import TYPE_CHECKING, Optional
@@ -69,20 +68,6 @@ def judge(runs) -> "Report":
     return Report(__version__, tuple(targets))
 
 
-def render(report, runs, fmt: str) -> str:
-    from llmdoctor.model import report_to_dict
-
-    if fmt == "json":
-        doc = report_to_dict(report)
-        doc["probe"] = runs.to_dict()
-        return json.dumps(doc, indent=2) + "\n"
-    try:
-        from llmdoctor.render import RENDERERS
-    except ImportError:  # renderer not available: plain JSON rather than nothing
-        return json.dumps(report_to_dict(report), indent=2) + "\n"
-    return RENDERERS[fmt](report)
-
-
 def register(app: typer.Typer) -> None:
     @app.command("probe")
     def probe(
@@ -108,6 +93,8 @@ def register(app: typer.Typer) -> None:
         from llmdoctor.facts.live_probe.detect import detect
         from llmdoctor.knowledge.probe.result import ProbeRuns
         from llmdoctor.facts.live_probe.scenarios import ProbeRunner, describe_load
+        from llmdoctor.render import render
+        from llmdoctor.render.probe import ProbeView
 
         if fmt not in FORMATS:
             typer.echo(f"llmdoctor: unknown --format {fmt!r}; choose one of {', '.join(FORMATS)}", err=True)
@@ -147,7 +134,7 @@ def register(app: typer.Typer) -> None:
 
             report = Report(report.version, report.targets + tuple(
                 TargetReport(target=f.split(": ", 1)[0], engine=UNREACHABLE, errors=(f,), reachable=False) for f in failures))
-        sys.stdout.write(redact_text(render(report, runs, fmt)))  # a URL may carry user:password
+        sys.stdout.write(redact_text(render(ProbeView(report, runs), fmt)))  # a URL may carry user:password
         code = report.exit_code()
         if not results or (code == ExitCode.OK and any(r.interrupted for r in results)):
             code = ExitCode.UNKNOWN  # nothing measured, or stopped before it could say "healthy"

@@ -57,6 +57,8 @@ def register(app: typer.Typer) -> None:
         from llmdoctor.app.tune.apply import ApplyError
         from llmdoctor.judge.sizing import DEFAULT_HEADROOM
         from llmdoctor.judge.proposal import ProposalError
+        from llmdoctor.render import render
+        from llmdoctor.render.tune import TuneView
 
         def fail(msg: str, code: int = ExitCode.UNKNOWN) -> None:
             typer.echo(f"llmdoctor: {msg}", err=True)
@@ -86,7 +88,7 @@ def register(app: typer.Typer) -> None:
                 outcome = txn.rollback()
             except ApplyError as e:
                 fail(str(e))
-            _emit(fmt, outcome.to_dict(), session.render_outcome(outcome))
+            _emit(fmt, outcome.to_dict(), render(outcome))
             raise typer.Exit(ExitCode.OK if outcome.ok else ExitCode.CRITICAL)
         try:
             workload = workload_from_flags(users, turn_seconds, think_seconds, between, concurrent)
@@ -109,7 +111,7 @@ def register(app: typer.Typer) -> None:
         except (ProposalError, ApplyError) as e:
             fail(str(e))
         if not do_apply:
-            _emit(fmt, _dry_dict(prepared), session.render_text(prepared, unit, applying=False))
+            _emit(fmt, _dry_dict(prepared), render(TuneView(prepared, unit, applying=False)))
             raise typer.Exit(ExitCode.OK)
         if live and os.geteuid() != 0:
             fail("--apply needs root (it writes /etc/systemd/system and restarts the service); "
@@ -117,7 +119,7 @@ def register(app: typer.Typer) -> None:
         if prepared.conflicts:
             fail("another file would override llmdoctor's values: " + "; ".join(prepared.conflicts))
         if fmt == "text":
-            sys.stdout.write(session.render_text(prepared, unit, applying=True))
+            sys.stdout.write(render(TuneView(prepared, unit, applying=True)))
         if prepared.nothing_to_change and not live:
             _emit_json_only(fmt, {**_dry_dict(prepared), "outcome": {"ok": True, "changed": False,
                                                                       "message": "nothing to change"}})
@@ -142,7 +144,7 @@ def register(app: typer.Typer) -> None:
         if fmt == "json":
             sys.stdout.write(json.dumps({**_dry_dict(prepared), "outcome": outcome.to_dict()}, indent=2) + "\n")
         else:
-            sys.stdout.write(session.render_outcome(outcome))
+            sys.stdout.write(render(outcome))
         raise typer.Exit(ExitCode.OK if outcome.ok else ExitCode.CRITICAL)
 
 

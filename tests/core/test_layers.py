@@ -3,7 +3,7 @@
 Read from the source (every import statement, those inside functions too), so a lazy
 import made for start-up time counts like any other:
 
-    cli -> app -> render -> plugins, checks -> judge -> facts -> hosts -> knowledge -> base
+    cli -> render -> app -> plugins, checks -> judge -> facts -> hosts -> knowledge -> base
 
 A module may import its own layer and any layer below. Collectors never ask which kind
 of host they have: only hosts/ may look at `host.kind`. Exit codes are ExitCode names.
@@ -23,8 +23,8 @@ LAYERS = (
     ("facts", ("llmdoctor.facts",)),
     ("judge", ("llmdoctor.judge",)),
     ("plugins", ("llmdoctor.plugins", "llmdoctor.checks")),
-    ("render", ("llmdoctor.render",)),
     ("app", ("llmdoctor.app",)),
+    ("render", ("llmdoctor.render",)),
     ("cli", ("llmdoctor.cli", "llmdoctor.__main__")),
 )
 

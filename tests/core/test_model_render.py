@@ -96,7 +96,7 @@ def test_markup_in_evidence_is_shown_literally():
     text = "[GIN] 2025/03/06 - 11:42:21 | 503 | [bold]x[/] :smile: \\[y]"
     r = Report("x", (TargetReport("h", "ollama", (finding(text=text),)),))
     assert text in render_text(r, color=False)
-    from llmdoctor.render import render_rich
+    from llmdoctor.render.report import render_rich
     import re
     plain = re.sub(r"\x1b\[[0-9;]*m", "", render_rich(r, width=400))
     assert text in plain
@@ -105,3 +105,15 @@ def test_markup_in_evidence_is_shown_literally():
 def test_markdown_code_spans_survive_backticks():
     r = Report("x", (TargetReport("h", "ollama", (finding(text="use `ollama ps` ``twice``"),)),))
     assert "- `journal`: ``` use `ollama ps` ``twice`` ```" in render_markdown(r)
+
+
+def test_every_view_renders_through_one_call():
+    from llmdoctor.render import formats_of, render
+
+    r = Report("x", (TargetReport("h", "ollama", (finding(),)),))
+    assert formats_of(r) == ("text", "json", "markdown")
+    assert render(r, "json") == render_json(r)
+    with pytest.raises(ValueError, match="choose text, json, markdown"):
+        render(r, "yaml")
+    with pytest.raises(TypeError):
+        render(object())

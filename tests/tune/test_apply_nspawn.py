@@ -17,6 +17,8 @@ import pytest
 from llmdoctor.hosts.local import LocalHost
 from llmdoctor.app.tune import dropin
 from llmdoctor.app.tune import session
+from llmdoctor.render import render
+from llmdoctor.render.tune import TuneView
 from llmdoctor.knowledge.systemd.environ import parse_proc_environ
 from llmdoctor.app.tune.apply import parse_show_environment
 from llmdoctor.app.tune.concurrency import two_requests_start_together
@@ -114,7 +116,7 @@ def test_dry_run_proposes_and_writes_nothing(box):
     assert any("override.conf sets OLLAMA_NUM_PARALLEL=2" in w for w in p.wins_over)
     assert p.diff.startswith("--- /dev/null")
     assert not dropin.dropin_path(c.root, "ollama.service").exists()
-    assert "Dry run: nothing was changed" in session.render_text(p, "ollama.service", applying=False)
+    assert "Dry run: nothing was changed" in render(TuneView(p, "ollama.service", applying=False))
 
 
 def test_apply_verifies_in_systemd_and_the_process(box):
@@ -122,7 +124,7 @@ def test_apply_verifies_in_systemd_and_the_process(box):
     p = session.prepare(host, _opts(c, port))
     check = lambda: two_requests_start_together(f"http://127.0.0.1:{port}", "llama3:8b")  # noqa: E731
     outcome = session.apply(p, session.transaction(host, _opts(c, port), port, concurrency_check=check))
-    assert outcome.ok and outcome.changed, session.render_outcome(outcome)
+    assert outcome.ok and outcome.changed, render(outcome)
     names = [s.name for s in outcome.steps]
     for step in ("backup", "write", "systemd-analyze verify", "daemon-reload", "restart",
                  "systemctl show -p Environment", "/api/version", "two concurrent requests"):
@@ -142,7 +144,7 @@ def test_second_run_changes_nothing(box):
     pid = c.run(["systemctl", "show", "-p", "MainPID", "--value", "ollama.service"]).stdout.strip()
     p = session.prepare(host, _opts(c, port))
     assert p.nothing_to_change, p.diff
-    assert "Nothing to change" in session.render_text(p, "ollama.service", applying=True)
+    assert "Nothing to change" in render(TuneView(p, "ollama.service", applying=True))
     outcome = session.apply(p, session.transaction(host, _opts(c, port), port))
     assert outcome.ok and not outcome.changed
     assert c.run(["systemctl", "show", "-p", "MainPID", "--value", "ollama.service"]).stdout.strip() == pid
@@ -151,7 +153,7 @@ def test_second_run_changes_nothing(box):
 def test_rollback_restores_the_previous_state(box):
     c, host, port = box
     outcome = session.transaction(host, _opts(c, port), port).rollback()
-    assert outcome.ok, session.render_outcome(outcome)
+    assert outcome.ok, render(outcome)
     assert not dropin.dropin_path(c.root, "ollama.service").exists()
     assert _service_env(c)["OLLAMA_NUM_PARALLEL"] == "2"
     assert _process_env(c)["OLLAMA_NUM_PARALLEL"] == "2"
@@ -172,7 +174,7 @@ def test_a_unit_that_fails_on_restart_is_rolled_back(box):
     p = session.prepare(host, _opts(c, port))
     assert p.values["OLLAMA_NUM_PARALLEL"] == "5"
     outcome = session.apply(p, session.transaction(host, _opts(c, port, ready_timeout=6.0), port))
-    assert not outcome.ok and outcome.rolled_back, session.render_outcome(outcome)
+    assert not outcome.ok and outcome.rolled_back, render(outcome)
     assert any(not s.ok for s in outcome.steps)
     assert not dropin.dropin_path(c.root, "ollama.service").exists()
     assert c.run(["systemctl", "is-active", "ollama.service"]).stdout.strip() == "active"
