@@ -68,85 +68,55 @@ def register(app: typer.Typer) -> None:
             fail(f"unknown --format {fmt!r}; choose text or json")
         live = Path(root).resolve() == Path("/")
         host = LocalHost()
-        if evidence is not None:
-            from llmdoctor.hosts.evidence import EvidenceHost
-
-            if do_apply or rollback:
-                fail("--evidence proposes only (a dry run); apply on the host itself")
-            try:
-                host = EvidenceHost(evidence)
-            except NotADirectoryError as e:
-                fail(str(e))
-            mirror = Path(evidence) / "files"  # copies of host files under their absolute paths
-            root = mirror if mirror.is_dir() else Path(evidence) / "files-absent"
-        if rollback:
-            if live and os.geteuid() != 0:
-                fail("--rollback needs root (it restarts the service)")
-            opts = session.TuneOptions(unit=unit, root=root, port=port, ready_timeout=ready_timeout)
-            txn = session.transaction(host, opts, port or 11434, live=live)
-            try:
-                outcome = txn.rollback()
-            except ApplyError as e:
-                fail(str(e))
-            _emit(fmt, outcome.to_dict(), render(outcome))
-            raise typer.Exit(ExitCode.OK if outcome.ok else ExitCode.CRITICAL)
         try:
+            if evidence is not None:
+                host, root = session.from_evidence(evidence, applying=do_apply or rollback)
+            if rollback:
+                session.needs_root(live, os.geteuid(), "--rollback needs root (it restarts the service)")
+                outcome = session.rollback(host, session.TuneOptions(unit=unit, root=root, port=port,
+                                                                     ready_timeout=ready_timeout), live)
+                _emit(fmt, outcome.to_dict(), render(outcome))
+                raise typer.Exit(ExitCode.OK if outcome.ok else ExitCode.CRITICAL)
             workload = workload_from_flags(users, turn_seconds, think_seconds, between, concurrent)
             opts = session.TuneOptions(
                 unit=unit, root=root, port=port, model=model, workload=workload, context=context,
                 max_parallel=max_parallel, weights=parse_memory(weights, "--weights"),
                 gpu_memory=parse_memory(gpu_memory, "--gpu-memory"),
                 headroom=parse_memory(headroom, "--headroom") or DEFAULT_HEADROOM, ready_timeout=ready_timeout)
-        except BadInput as e:
-            fail(str(e))
-        store = session._store(host, opts)
-        if not workload.given and _interactive() and fmt == "text":
-            from llmdoctor.cli.guided import ask_workload
+            store = session._store(host, opts)
+            if not workload.given and _interactive() and fmt == "text":
+                from llmdoctor.cli.guided import ask_workload
 
-            log = store.optional("ollama_log")
-            typical = getattr(getattr(log, "requests", None), "typical_service_s", None)
-            opts.workload = ask_workload(lambda q, d: typer.prompt(q, default=d), typer.echo, typical)
-        try:
+                log = store.optional("ollama_log")
+                typical = getattr(getattr(log, "requests", None), "typical_service_s", None)
+                opts.workload = ask_workload(lambda q, d: typer.prompt(q, default=d), typer.echo, typical)
             prepared = session.prepare(host, opts, store)
-        except (ProposalError, ApplyError) as e:
-            fail(str(e))
-        if not do_apply:
-            _emit(fmt, _dry_dict(prepared), render(TuneView(prepared, unit, applying=False)))
-            raise typer.Exit(ExitCode.OK)
-        if live and os.geteuid() != 0:
-            fail("--apply needs root (it writes /etc/systemd/system and restarts the service); "
-                 "run it with sudo, or without --apply for a dry run")
-        if prepared.conflicts:
-            fail("another file would override llmdoctor's values: " + "; ".join(prepared.conflicts))
-        if fmt == "text":
-            sys.stdout.write(render(TuneView(prepared, unit, applying=True)))
-        if prepared.nothing_to_change and not live:
-            _emit_json_only(fmt, {**_dry_dict(prepared), "outcome": {"ok": True, "changed": False,
-                                                                      "message": "nothing to change"}})
-            raise typer.Exit(ExitCode.OK)
-        if not yes and not prepared.nothing_to_change:
-            if not _interactive():
-                fail("--apply without a terminal needs --yes")
-            if not typer.confirm(f"Write {prepared.path} and restart {unit}?", default=False):
-                fail("not applied", 3)
-        check = None
-        slots = int(prepared.values.get("OLLAMA_NUM_PARALLEL", "1") or 1)
-        if live and slots >= 2 and prepared.proposal.model:
-            from llmdoctor.app.tune.concurrency import two_requests_start_together
-
-            base, model_name = f"http://127.0.0.1:{prepared.port}", prepared.proposal.model
-            check = lambda: two_requests_start_together(base, model_name)  # noqa: E731
-        txn = session.transaction(host, opts, prepared.port, live=live, concurrency_check=check)
-        try:
-            outcome = session.apply(prepared, txn)
-        except ApplyError as e:
+            if not do_apply:
+                _emit(fmt, _dry_dict(prepared), render(TuneView(prepared, unit, applying=False)))
+                raise typer.Exit(ExitCode.OK)
+            session.needs_root(live, os.geteuid(), "--apply needs root (it writes /etc/systemd/system and restarts "
+                                                   "the service); run it with sudo, or without --apply for a dry run")
+            if prepared.conflicts:
+                raise session.Refused("another file would override llmdoctor's values: " + "; ".join(prepared.conflicts))
+            if fmt == "text":
+                sys.stdout.write(render(TuneView(prepared, unit, applying=True)))
+            if prepared.nothing_to_change and not live:
+                _emit_json_only(fmt, {**_dry_dict(prepared), "outcome": {"ok": True, "changed": False,
+                                                                          "message": "nothing to change"}})
+                raise typer.Exit(ExitCode.OK)
+            if not yes and not prepared.nothing_to_change:
+                if not _interactive():
+                    fail("--apply without a terminal needs --yes")
+                if not typer.confirm(f"Write {prepared.path} and restart {unit}?", default=False):
+                    fail("not applied")
+            outcome = session.apply_live(host, opts, prepared, live)
+        except (session.Refused, BadInput, ProposalError, ApplyError) as e:
             fail(str(e))
         if fmt == "json":
             sys.stdout.write(json.dumps({**_dry_dict(prepared), "outcome": outcome.to_dict()}, indent=2) + "\n")
         else:
             sys.stdout.write(render(outcome))
         raise typer.Exit(ExitCode.OK if outcome.ok else ExitCode.CRITICAL)
-
 
 def _dry_dict(prepared) -> dict:
     return {

@@ -136,3 +136,55 @@ def apply(prepared: Prepared, txn: Transaction) -> Outcome:
     if not prepared.values and prepared.old is None:
         return Outcome(True, False, "nothing to change: the running configuration already matches the proposal")
     return txn.apply(prepared.new, prepared.values)
+
+
+# -- the run's decisions, kept out of the command line -----------------------------------
+
+class Refused(Exception):
+    """This run cannot go on (bad input or missing rights); nothing was written."""
+
+
+def from_evidence(directory: Path, applying: bool) -> tuple[Any, Path]:
+    """(host, root) for a proposal from an evidence directory: dry runs only, the unit files
+    read from its files/ copies (an empty root when it has none)."""
+    from llmdoctor.hosts.evidence import EvidenceHost
+
+    if applying:
+        raise Refused("--evidence proposes only (a dry run); apply on the host itself")
+    try:
+        host = EvidenceHost(directory)
+    except NotADirectoryError as e:
+        raise Refused(str(e)) from None
+    mirror = Path(directory) / "files"  # copies of host files under their absolute paths
+    return host, mirror if mirror.is_dir() else Path(directory) / "files-absent"
+
+
+def needs_root(live: bool, euid: int, what: str) -> None:
+    """A live change writes /etc/systemd/system and restarts the service: root only."""
+    if live and euid != 0:
+        raise Refused(what)
+
+
+def rollback(host: Any, opts: TuneOptions, live: bool) -> Outcome:
+    """Restore the state before the last tune (the transaction's backup)."""
+    return transaction(host, opts, opts.port or 11434, live=live).rollback()
+
+
+def concurrency_check(prepared: Prepared, live: bool) -> Callable[[], tuple[bool, str]] | None:
+    """After a restart with two or more slots: do two requests really start together?"""
+    slots = int(prepared.values.get("OLLAMA_NUM_PARALLEL", "1") or 1)
+    if not (live and slots >= 2 and prepared.proposal.model):
+        return None
+    from llmdoctor.app.tune.concurrency import two_requests_start_together
+
+    base, model = f"http://127.0.0.1:{prepared.port}", prepared.proposal.model
+    return lambda: two_requests_start_together(base, model)
+
+
+def apply_live(host: Any, opts: TuneOptions, prepared: Prepared, live: bool) -> Outcome:
+    """Write, restart and verify, with the concurrency check where it applies; any failure
+    restores the previous state."""
+    if prepared.conflicts:
+        raise Refused("another file would override llmdoctor's values: " + "; ".join(prepared.conflicts))
+    txn = transaction(host, opts, prepared.port, live=live, concurrency_check=concurrency_check(prepared, live))
+    return apply(prepared, txn)
