@@ -520,149 +520,141 @@ class OllamaLogScanner:
                 self.pending_config = (text, source, 1)
             self._new_startup(at)
             return
-        m = _LISTEN.search(text) if "Listening on" in text else None
-        if m:
-            self.version, self.version_ex = m.group(2), Example(source, text[:MAX_LINE])
-            return
-        if "inference compute" in text and _INVENTORY.search(text):
-            kv = key_values(text)
-            lib = kv.get("library", "").lower() or ("cpu" if kv.get("id") == "cpu" else "?")
-            if not self.inv and self.inv_at is None:
-                self.inv_at = at
-            self.inv.append(lib)
-            if lib not in ("cpu", "?") and kv.get("total"):
-                try:
-                    self.inv_total += parse_size(kv["total"])
-                except ParseError:
-                    pass
-            if len(self.inv_ex) < 8:
-                self.inv_ex.append(Example(source, text[:MAX_LINE]))
-            return
-        if "msg=offload " in text or text.rstrip().endswith("msg=offload") or 'msg="offload to ' in text:
-            self.pending_estimator = (text, source, 1)
-            return
-        if "source=" in text or "msg=" in text or "evict" in text or "expir" in text:
-            if self._scheduler(text, source, at):
+        for guard, pattern, handle in RULES:
+            if not guard(text, low):
+                continue
+            m = None
+            if pattern is not None:
+                m = pattern.search(text)
+                if m is None:
+                    continue
+            if handle(self, m, text, source, at):
                 return
-        if "cmd=" in text and _START_CMD.search(text):
-            cur = self.current
-            if cur is not None and cur.by_scheduler and not cur.has_cmd:
-                cur.examples.append(Example(source, text[:MAX_LINE]))
-            else:
-                cur = self._start_load(at, source, text)
-            cur.has_cmd = True
-            c, p, mo = _CTX.search(text), _PAR.search(text), _MODEL.search(text)
-            d = cur.d
-            prior = d.get("model")
-            d["ctx_size"] = int(c.group(1)) if c else None
-            d["parallel"] = int(p.group(1)) if p else None
-            d["model"] = model_id(mo.group(1)) if mo else prior
-            self._count_ctx(d["model"], d["ctx_size"])
-            return
-        m = _LOAD_REQ.search(text) if "load request" in text else None
-        if m:
-            cur = self._ensure_load(at, source, text)
-            cur.d["parallel"] = int(m.group(1))
-            if cur.d.get("ctx_size") is None:
-                cur.d["ctx_size"] = int(m.group(2))
-                self._count_ctx(cur.d.get("model"), cur.d["ctx_size"])
-            return
-        m = _BACKEND.search(text) if "load_backend" in text else None
-        if m:
-            target = self.current.backends if self.current else self.pending_backends
-            if m.group(1) not in target and len(target) < 16:
-                target.append(m.group(1))
-            return
-        if "offloading output layer to CPU" in text:
-            cur = self._ensure_load(at, source, text, new_if=lambda b: b.d.get("offloaded") is not None)
-            cur.d["output_on_cpu"] = True
-            cur.examples.append(Example(source, text[:MAX_LINE]))
-            return
-        m = _OFFLOADED.search(text) if "offloaded" in text else None
-        if m:
-            cur = self._ensure_load(at, source, text, new_if=lambda b: b.d.get("offloaded") is not None)
-            cur.d["offloaded"] = (int(m.group(1)), int(m.group(2)))
-            cur.examples.append(Example(source, text[:MAX_LINE]))
-            return
-        if "buffer size" in text:
-            m = _BUFFER.search(text)
-            mib = _number(m.group(3)) if m else None
-            if m and mib is not None:
-                cur = self._ensure_load(at, source, text)
-                if m.group(2) in (None, "model"):
-                    cur.model_mib += mib
-                if HOST_BACKENDS.match(m.group(1)):
-                    cur.host += mib
-                else:
-                    cur.gpu += mib
-                if len(cur.examples) < 6:
-                    cur.examples.append(Example(source, text[:MAX_LINE]))
-                return
-        m = _DEVICE_MEM.search(text) if "device=" in text else None
-        if m:
-            cur = self._ensure_load(at, source, text)
+
+    # -- what each rule does with its line (True: the line is taken) ----------------------
+    def _listening(self, m, text, source, at) -> bool:
+        self.version, self.version_ex = m.group(2), Example(source, text[:MAX_LINE])
+        return True
+
+    def _inventory(self, m, text, source, at) -> bool:
+        kv = key_values(text)
+        lib = kv.get("library", "").lower() or ("cpu" if kv.get("id") == "cpu" else "?")
+        if not self.inv and self.inv_at is None:
+            self.inv_at = at
+        self.inv.append(lib)
+        if lib not in ("cpu", "?") and kv.get("total"):
             try:
-                size = parse_size(m.group(3))
+                self.inv_total += parse_size(kv["total"])
             except ParseError:
-                size = 0
-            if m.group(1) == "model weights":
-                if m.group(2).upper().startswith("CPU"):
-                    cur.hw += size
-                else:
-                    cur.gw += size
-                cur.examples.append(Example(source, text[:MAX_LINE]))
-            return
-        m = _STARTED.search(text) if "started in" in text else None
-        secs = _number(m.group(2)) if m else None
-        if secs is not None:
-            self.t["load_times"].add(source, text)
-            self.max_load = max(self.max_load, secs)
-            cur = self.current
-            if cur is None or cur.d.get("load_seconds") is not None:
-                cur = self._start_load(at, source, None)
-            cur.d["load_seconds"] = secs
+                pass
+        if len(self.inv_ex) < 8:
+            self.inv_ex.append(Example(source, text[:MAX_LINE]))
+        return True
+
+    def _estimator_start(self, m, text, source, at) -> bool:
+        self.pending_estimator = (text, source, 1)
+        return True
+
+    def _scheduler_line(self, m, text, source, at) -> bool:
+        return self._scheduler(text, source, at)
+
+    def _runner_command(self, m, text, source, at) -> bool:
+        cur = self.current
+        if cur is not None and cur.by_scheduler and not cur.has_cmd:
             cur.examples.append(Example(source, text[:MAX_LINE]))
-            return
-        m = _TRUNC.search(text) if "truncating input prompt" in text else None
-        if m:
-            self.t["trunc"].add(source, text)
-            self.trunc_max = max(self.trunc_max, int(m.group(2)))
-            if len(self.trunc_limits) < 16:
-                self.trunc_limits.add(int(m.group(1)))
-            return
-        if "prompt is longer than the context length" in low or "input length exceeds the context length" in low:
-            self.t["ctx_err"].add(source, text)
-            return
-        if _FORCED_ONE in text:
-            self.t["forced"].add(source, text)
-            return
-        if "maximum pending requests exceeded" in low:
-            self.t["pending"].add(source, text)
-            return
-        if "invalid environment variable" in text or "invalid port, using default" in text:
-            self.t["invalid_env"].add(source, text)
-            return
-        if "Invalid environment assignment" in text or "Ignoring invalid environment assignment" in text:
-            self.t["unit_warn"].add(source, text)  # systemd, in the unit's journal: the line was dropped
-            return
-        m = _VRAM_CTX.search(text) if "default context" in text else None
-        if m:
-            self.vram_ctx = int(m.group(2))
-            return
-        if ("999" in text or "init GPU" in text or "init gpu" in low) and GPU_INIT_FAILURE.search(text):
-            self.t["gpu_init"].add(source, text)
-            return
-        if "no such file" in low or "cannot access" in low:
-            if _LIBDIR_MISSING.search(text):
-                self.t["libdir"].add(source, text)
-                return
-        if "llm busy - no slots available" in text:
-            self.t["busy"].add(source, text)
-            return
-        if self.cpp.feed(text):
-            return
-        if any(s in low for s in OOM_SUBSTRINGS):
-            self.t["oom"].add(source, text)
+        else:
+            cur = self._start_load(at, source, text)
+        cur.has_cmd = True
+        c, p, mo = _CTX.search(text), _PAR.search(text), _MODEL.search(text)
+        d = cur.d
+        prior = d.get("model")
+        d["ctx_size"] = int(c.group(1)) if c else None
+        d["parallel"] = int(p.group(1)) if p else None
+        d["model"] = model_id(mo.group(1)) if mo else prior
+        self._count_ctx(d["model"], d["ctx_size"])
+        return True
+
+    def _load_request(self, m, text, source, at) -> bool:
+        cur = self._ensure_load(at, source, text)
+        cur.d["parallel"] = int(m.group(1))
+        if cur.d.get("ctx_size") is None:
+            cur.d["ctx_size"] = int(m.group(2))
+            self._count_ctx(cur.d.get("model"), cur.d["ctx_size"])
+        return True
+
+    def _backend(self, m, text, source, at) -> bool:
+        target = self.current.backends if self.current else self.pending_backends
+        if m.group(1) not in target and len(target) < 16:
+            target.append(m.group(1))
+        return True
+
+    def _output_on_cpu(self, m, text, source, at) -> bool:
+        cur = self._ensure_load(at, source, text, new_if=lambda b: b.d.get("offloaded") is not None)
+        cur.d["output_on_cpu"] = True
+        cur.examples.append(Example(source, text[:MAX_LINE]))
+        return True
+
+    def _offloaded(self, m, text, source, at) -> bool:
+        cur = self._ensure_load(at, source, text, new_if=lambda b: b.d.get("offloaded") is not None)
+        cur.d["offloaded"] = (int(m.group(1)), int(m.group(2)))
+        cur.examples.append(Example(source, text[:MAX_LINE]))
+        return True
+
+    def _buffer(self, m, text, source, at) -> bool:
+        mib = _number(m.group(3))
+        if mib is None:
+            return False
+        cur = self._ensure_load(at, source, text)
+        if m.group(2) in (None, "model"):
+            cur.model_mib += mib
+        if HOST_BACKENDS.match(m.group(1)):
+            cur.host += mib
+        else:
+            cur.gpu += mib
+        if len(cur.examples) < 6:
+            cur.examples.append(Example(source, text[:MAX_LINE]))
+        return True
+
+    def _device_memory(self, m, text, source, at) -> bool:
+        cur = self._ensure_load(at, source, text)
+        try:
+            size = parse_size(m.group(3))
+        except ParseError:
+            size = 0
+        if m.group(1) == "model weights":
+            if m.group(2).upper().startswith("CPU"):
+                cur.hw += size
+            else:
+                cur.gw += size
+            cur.examples.append(Example(source, text[:MAX_LINE]))
+        return True
+
+    def _started(self, m, text, source, at) -> bool:
+        secs = _number(m.group(2))
+        if secs is None:
+            return False
+        self.t["load_times"].add(source, text)
+        self.max_load = max(self.max_load, secs)
+        cur = self.current
+        if cur is None or cur.d.get("load_seconds") is not None:
+            cur = self._start_load(at, source, None)
+        cur.d["load_seconds"] = secs
+        cur.examples.append(Example(source, text[:MAX_LINE]))
+        return True
+
+    def _truncated(self, m, text, source, at) -> bool:
+        self.t["trunc"].add(source, text)
+        self.trunc_max = max(self.trunc_max, int(m.group(2)))
+        if len(self.trunc_limits) < 16:
+            self.trunc_limits.add(int(m.group(1)))
+        return True
+
+    def _vram_context(self, m, text, source, at) -> bool:
+        self.vram_ctx = int(m.group(2))
+        return True
+
+    def _llama_cpp(self, m, text, source, at) -> bool:
+        return self.cpp.feed(text)
 
     # -- pieces --------------------------------------------------------------------------
     def _scheduler(self, text: str, source: str, at: datetime | None) -> bool:
@@ -838,6 +830,73 @@ class OllamaLogScanner:
             if s.has_gpu and s.examples:
                 return next((e for e in s.examples if "library=cpu" not in e.line), s.examples[0])
         return None
+
+
+def _has(*needles: str):
+    """A guard: one of the needles is in the line as written."""
+    return lambda text, low: any(n in text for n in needles)
+
+
+def _has_lower(*needles: str):
+    """A guard on the lower-cased line."""
+    return lambda text, low: any(n in low for n in needles)
+
+
+def _tally(key: str):
+    """A handler that counts the line (and keeps it as an example) under `key`."""
+    def handle(scanner: OllamaLogScanner, m, text: str, source: str, at) -> bool:
+        scanner.t[key].add(source, text)
+        return True
+    return handle
+
+
+def _offload_estimate(text: str, low: str) -> bool:
+    return "msg=offload " in text or text.rstrip().endswith("msg=offload") or 'msg="offload to ' in text
+
+
+def _scheduler_words(text: str, low: str) -> bool:
+    return "source=" in text or "msg=" in text or "evict" in text or "expir" in text
+
+
+def _gpu_init_words(text: str, low: str) -> bool:
+    return "999" in text or "init GPU" in text or "init gpu" in low
+
+
+def _always(text: str, low: str) -> bool:
+    return True
+
+
+# What each kind of line means, in the order lines are tried: (guard, pattern, handler).
+# The guard is a cheap substring test; the pattern, when given, must match as well; the
+# handler returns True when it took the line, False to let the rows below try it.
+RULES: tuple = (
+    (_has("Listening on"), _LISTEN, OllamaLogScanner._listening),
+    (_has("inference compute"), _INVENTORY, OllamaLogScanner._inventory),
+    (_offload_estimate, None, OllamaLogScanner._estimator_start),
+    (_scheduler_words, None, OllamaLogScanner._scheduler_line),
+    (_has("cmd="), _START_CMD, OllamaLogScanner._runner_command),
+    (_has("load request"), _LOAD_REQ, OllamaLogScanner._load_request),
+    (_has("load_backend"), _BACKEND, OllamaLogScanner._backend),
+    (_has("offloading output layer to CPU"), None, OllamaLogScanner._output_on_cpu),
+    (_has("offloaded"), _OFFLOADED, OllamaLogScanner._offloaded),
+    (_has("buffer size"), _BUFFER, OllamaLogScanner._buffer),
+    (_has("device="), _DEVICE_MEM, OllamaLogScanner._device_memory),
+    (_has("started in"), _STARTED, OllamaLogScanner._started),
+    (_has("truncating input prompt"), _TRUNC, OllamaLogScanner._truncated),
+    (_has_lower("prompt is longer than the context length", "input length exceeds the context length"), None,
+     _tally("ctx_err")),
+    (_has(_FORCED_ONE), None, _tally("forced")),
+    (_has_lower("maximum pending requests exceeded"), None, _tally("pending")),
+    (_has("invalid environment variable", "invalid port, using default"), None, _tally("invalid_env")),
+    # systemd, in the unit's journal: it dropped an Environment= line it could not parse
+    (_has("Invalid environment assignment", "Ignoring invalid environment assignment"), None, _tally("unit_warn")),
+    (_has("default context"), _VRAM_CTX, OllamaLogScanner._vram_context),
+    (_gpu_init_words, GPU_INIT_FAILURE, _tally("gpu_init")),
+    (_has_lower("no such file", "cannot access"), _LIBDIR_MISSING, _tally("libdir")),
+    (_has("llm busy - no slots available"), None, _tally("busy")),
+    (_always, None, OllamaLogScanner._llama_cpp),
+    (lambda text, low: any(s in low for s in OOM_SUBSTRINGS), None, _tally("oom")),
+)
 
 
 def scan(lines: Iterable[str], source: str = "log") -> OllamaLogSummary:
