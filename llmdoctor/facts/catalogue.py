@@ -9,15 +9,21 @@ provider needs it).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
 class FactSpec:
-    name: str
-    type: str  # the value's type, as a dotted path (typing forms allowed: tuple[X, ...])
-    purpose: str
-    module: str  # the provider's module, under llmdoctor.facts
+    """One fact. (A plain class: this module is read on every run, and defining a dataclass
+    costs more than the whole table.)"""
+
+    __slots__ = ("name", "type", "purpose", "module")
+
+    def __init__(self, name: str, type: str, purpose: str, module: str) -> None:
+        self.name = name
+        self.type = type  # the value's type, as a dotted path (typing forms allowed: tuple[X, ...])
+        self.purpose = purpose
+        self.module = module  # the provider's module, under llmdoctor.facts
+
+    def __repr__(self) -> str:
+        return f"FactSpec({self.name!r}, {self.type!r})"
 
 
 K = "llmdoctor.knowledge."

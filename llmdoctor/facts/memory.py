@@ -83,8 +83,6 @@ def sample_proc_vmstat(ctx: Context) -> tuple[SwapInterval, ...]:
 
 def _meminfo(host, notes: list[str]) -> tuple[MemInfo | None, str]:
     """/proc/meminfo (a recording answers it from meminfo.txt) and where it came from."""
-    from llmdoctor.knowledge.memory import parse_meminfo
-
     try:
         data = host.read("/proc/meminfo", 64 * 1024)
     except (FileNotFoundError, Unanswerable):
@@ -95,6 +93,8 @@ def _meminfo(host, notes: list[str]) -> tuple[MemInfo | None, str]:
         notes.append(f"/proc/meminfo: {e}")
         return None, ""
     source = host.where("/proc/meminfo") or "/proc/meminfo"
+    from llmdoctor.knowledge.memory import parse_meminfo  # (only once there is something to parse: start-up time)
+
     try:
         return parse_meminfo(data.decode("utf-8", "replace")), source
     except ParseError as e:
@@ -104,12 +104,11 @@ def _meminfo(host, notes: list[str]) -> tuple[MemInfo | None, str]:
 
 def _recorded_vmstat(host, notes: list[str]) -> tuple[VmstatTable | None, str]:
     """The `vmstat 1 N` a recording holds: its rows are the activity when it was recorded."""
-    from llmdoctor.knowledge.memory import parse_vmstat
-
     try:
         res = host.run(["vmstat", "1", "5"], timeout=10)
     except HostError:
         return None, ""
+    from llmdoctor.knowledge.memory import parse_vmstat
     try:
         table = parse_vmstat(res.stdout)
     except ParseError as e:

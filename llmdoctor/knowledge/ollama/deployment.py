@@ -3,9 +3,10 @@ what the evidence shows, so that a fix is given in the form that applies there."
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from llmdoctor.knowledge.ollama.log import OllamaLogSummary
+if TYPE_CHECKING:  # the log's parser is imported by whoever read a log (start-up time)
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
 
 def deployment(log: OllamaLogSummary | None = None, declared: Any = None, systemd: bool = False) -> str | None:
     """How this Ollama runs, from what the evidence shows: "systemd", "windows", "macos",
