@@ -116,14 +116,20 @@ def test_keep_alive_parsing():
     assert r.keep_alive_seconds(SimpleNamespace(value="24h")) == 86400
 
 
-def test_wrapped_config_values_and_page_based_swap():
+def test_facts_are_read_by_their_catalogued_fields_and_a_misshapen_one_drops_only_its_series():
+    from llmdoctor.facts.memory import MemoryFact
+    from llmdoctor.facts.ollama import OllamaConfig
+    from llmdoctor.knowledge.memory import SwapInterval
+
     facts = {
-        "ollama_config": SimpleNamespace(values={"OLLAMA_NUM_PARALLEL": SimpleNamespace(value="2", origin="server config")}),
-        "memory": {"swap_in_pages_per_second": 10, "swap_out_pages_per_second": 0},
+        "ollama_config": OllamaConfig("0.12.0", {"OLLAMA_NUM_PARALLEL": "2"}, {"OLLAMA_NUM_PARALLEL": "unit files"}),
+        "memory": MemoryFact(intervals=(SwapInterval(40960.0, 0.0),), intervals_source="/proc/vmstat"),
+        "gpu": {"not": "a GpuFact"},
     }
     got = samples(snapshot(result(facts)))
     assert got[("llmdoctor_ollama_num_parallel", ())] == 2.0
     assert got[("llmdoctor_swap_in_bytes_per_second", ())] == 40960.0
+    assert not any(name.startswith("llmdoctor_gpu_") for name, _ in got)
 
 
 # -- counters never decrease -------------------------------------------------------

@@ -1,10 +1,10 @@
 """Readings from the facts of a diagnosis run: gauge samples and counter readings. Pure.
 
-Facts are written by other modules and may be missing, partial or reshaped over
-time, so every reader looks fields up leniently (attribute or mapping key, several
-spellings) and one unreadable fact drops only its own series, never a scrape.
-The shapes read here are the collectors' own: GpuFact, MemoryFact, OllamaConfig,
-LoadedModel, OllamaLogSummary, VllmMetricsSample, VllmLog, LlamaState, ProbeRuns.
+The facts read here are the catalogued ones (facts/catalogue.py: GpuFact, MemoryFact,
+OllamaConfig, LoadedModel, OllamaLogSummary, VllmMetricsSample, VllmLog, LlamaState,
+ProbeRuns), read by their own field names. A fact may be missing, or a field None, so
+each field is read through `field()` (None for a missing one), and one unreadable fact
+drops only its own series, never a scrape.
 """
 from __future__ import annotations
 
@@ -26,30 +26,21 @@ def label_value(value: Any, limit: int = 64) -> str:
     return _LABEL_SAFE.sub("_", str(value if value is not None else ""))[:limit]
 
 
-# -- defensive field access ------------------------------------------------------------
+# -- field access that tolerates a missing fact ---------------------------------------------
 
-_MISSING = object()
-
-
-def pick(obj: Any, *names: str, default: Any = None) -> Any:
-    """The first present, non-None field among `names`, from a mapping or an object."""
+def field(obj: Any, name: str, default: Any = None) -> Any:
+    """`obj.name` (or `obj[name]` for a mapping), `default` when the fact or field is absent or None."""
     if obj is None:
         return default
-    for name in names:
-        if isinstance(obj, Mapping):
-            value = obj.get(name, _MISSING)
-        else:
-            value = getattr(obj, name, _MISSING)
-        if value is not _MISSING and value is not None:
-            return value
-    return default
+    value = obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+    return default if value is None else value
 
 
 def number(value: Any) -> float | None:
     """A finite-or-infinite float from an int, float or numeric string; None otherwise."""
     if isinstance(value, bool) or value is None:
         return None
-    value = pick(value, "value") if not isinstance(value, (int, float, str)) else value
+    value = field(value, "value") if not isinstance(value, (int, float, str)) else value
     if isinstance(value, (int, float)):
         try:
             result = float(value)
@@ -66,16 +57,8 @@ def number(value: Any) -> float | None:
 
 
 def items(value: Any) -> list[Any]:
-    """A fact that is a sequence of records, or a record wrapping one (`.models`, `.gpus`...)."""
-    if value is None:
-        return []
-    if isinstance(value, Mapping):
-        inner = pick(value, "models", "gpus", "devices", "items")
-        return list(inner) if isinstance(inner, (list, tuple)) else [value]
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    inner = pick(value, "models", "gpus", "devices", "items")
-    return list(inner) if isinstance(inner, (list, tuple)) else []
+    """A sequence of records (a tuple-valued fact, or a fact's tuple field); [] otherwise."""
+    return list(value) if isinstance(value, (list, tuple)) else []
 
 
 _GO_DURATION = re.compile(r"(-?\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
@@ -86,7 +69,7 @@ def keep_alive_seconds(value: Any) -> float | None:
     """OLLAMA_KEEP_ALIVE as seconds: a Go duration ("5m", "1h30m", "-1m") or integer
     seconds ("3600"); negative means never unload, exported as +Inf."""
     if not isinstance(value, (str, int, float)):
-        value = pick(value, "value")
+        value = field(value, "value")
     n = number(value)
     if n is None:
         if not isinstance(value, str):
@@ -109,14 +92,14 @@ def _engines(facts: Mapping[str, Any]) -> list[Any]:
 def _engine_version(e: Any, facts: Mapping[str, Any]) -> Any:
     """The engine's version: discovery's, else what its own facts say (live discovery
     by unit or port does not know it; /api/version and /props do)."""
-    version = pick(e, "version")
+    version = field(e, "version")
     if version:
         return version
-    kind = pick(e, "kind")
+    kind = field(e, "kind")
     if kind == "ollama" and isinstance(facts.get("ollama_version"), str):
         return facts["ollama_version"]
     if kind == "llamacpp":
-        return pick(pick(facts.get("llamacpp_state"), "props"), "build_info", default="")
+        return field(field(facts.get("llamacpp_state"), "props"), "build_info", default="")
     return ""
 
 
@@ -125,7 +108,7 @@ def engine_samples(facts: Mapping[str, Any]) -> list[Sample]:
     out: list[Sample] = []
     for e in _engines(facts):
         version = _engine_version(e, facts)
-        labels = (("engine", label_value(pick(e, "kind"), 16)), ("version", label_value(version, 32)))
+        labels = (("engine", label_value(field(e, "kind"), 16)), ("version", label_value(version, 32)))
         if labels not in seen:
             seen.add(labels)
             out.append(("llmdoctor_engine_info", labels, 1.0))
@@ -133,14 +116,9 @@ def engine_samples(facts: Mapping[str, Any]) -> list[Sample]:
 
 
 def _setting(config: Any, name: str) -> Any:
-    """A value from the effective Ollama configuration, however it is wrapped."""
-    for holder in (config, pick(config, "values", "effective", "env", "settings")):
-        if holder is None:
-            continue
-        value = pick(holder, name, name.lower(), name.removeprefix("OLLAMA_").lower())
-        if value is not None:
-            return pick(value, "value", default=value) if not isinstance(value, (str, int, float)) else value
-    return None
+    """A value of the effective Ollama configuration (OllamaConfig.values)."""
+    values = field(config, "values")
+    return values.get(name) if isinstance(values, Mapping) else None
 
 
 def ollama_config_samples(facts: Mapping[str, Any]) -> list[Sample]:
@@ -167,9 +145,9 @@ def model_memory_samples(facts: Mapping[str, Any]) -> list[Sample]:
     """Per loaded model: bytes on GPU (size_vram) and on CPU (size - size_vram)."""
     out: list[Sample] = []
     for m in items(facts.get("ollama_ps"))[:MAX_MODELS]:
-        name = label_value(pick(m, "name", "model"), 128)
-        size = number(pick(m, "size", "size_bytes"))
-        vram = number(pick(m, "size_vram", "vram_bytes", "gpu_bytes"))
+        name = label_value(field(m, "name"), 128)
+        size = number(field(m, "size"))
+        vram = number(field(m, "size_vram"))
         if not name:
             continue
         if vram is not None:
@@ -185,12 +163,8 @@ def swap_samples(facts: Mapping[str, Any]) -> list[Sample]:
     if mem is None:
         return []
     out: list[Sample] = []
-    page = number(pick(mem, "page_size", "page_bytes")) or 4096.0
     for direction, name in (("in", "llmdoctor_swap_in_bytes_per_second"), ("out", "llmdoctor_swap_out_bytes_per_second")):
-        rate = number(pick(mem, f"swap_{direction}_bps", f"swap_{direction}_bytes_per_second"))
-        if rate is None:
-            pages = number(pick(mem, f"swap_{direction}_pages_per_second", f"pswp{direction}_per_second"))
-            rate = pages * page if pages is not None else None
+        rate = number(field(mem, f"swap_{direction}_bps"))
         if rate is not None and rate >= 0:
             out.append((name, (), rate))
     return out
@@ -199,13 +173,11 @@ def swap_samples(facts: Mapping[str, Any]) -> list[Sample]:
 def gpu_samples(facts: Mapping[str, Any]) -> list[Sample]:
     """GpuFact.gpus: GpuDevice(index, used_bytes, total_bytes)."""
     out: list[Sample] = []
-    for i, g in enumerate(items(facts.get("gpu"))[:MAX_GPUS]):
-        idx = label_value(pick(g, "index", "id", "minor", default=i), 8)
-        for field_names, name in (
-            (("used_bytes", "memory_used_bytes", "memory_used"), "llmdoctor_gpu_memory_used_bytes"),
-            (("total_bytes", "memory_total_bytes", "memory_total"), "llmdoctor_gpu_memory_total_bytes"),
-        ):
-            value = number(pick(g, *field_names))
+    for i, g in enumerate(items(field(facts.get("gpu"), "gpus"))[:MAX_GPUS]):
+        idx = label_value(field(g, "index", default=i), 8)
+        for key, name in (("used_bytes", "llmdoctor_gpu_memory_used_bytes"),
+                          ("total_bytes", "llmdoctor_gpu_memory_total_bytes")):
+            value = number(field(g, key))
             if value is not None and value >= 0:
                 out.append((name, (("gpu", idx),), value))
     return out
@@ -214,20 +186,20 @@ def gpu_samples(facts: Mapping[str, Any]) -> list[Sample]:
 def _vllm_now(facts: Mapping[str, Any]) -> tuple[float | None, float | None, float | None]:
     """(running, waiting, KV usage 0-1) now: /metrics first, else the log's last stats line."""
     vm = facts.get("vllm_metrics")
-    latest = pick(vm, "latest", default=vm)
-    running = number(pick(latest, "running", "num_requests_running"))
-    waiting = number(pick(latest, "waiting", "num_requests_waiting"))
-    usage = number(pick(latest, "kv_usage", "kv_cache_usage_perc", "gpu_cache_usage_perc"))
+    latest = field(vm, "latest")
+    running = number(field(latest, "running"))
+    waiting = number(field(latest, "waiting"))
+    usage = number(field(latest, "kv_usage"))
     if running is None and waiting is None:
         last = None
-        for scan in items(pick(facts.get("vllm_log"), "scans")):
-            stats = pick(scan, "recent_stats")
-            if isinstance(stats, (list, tuple)) and stats:
+        for scan in items(field(facts.get("vllm_log"), "scans")):
+            stats = items(field(scan, "recent_stats"))
+            if stats:
                 last = stats[-1]
         if last is not None:
-            running = number(pick(last, "running"))
-            waiting = number(pick(last, "waiting"))
-            pct = number(pick(last, "kv_usage_pct"))
+            running = number(field(last, "running"))
+            waiting = number(field(last, "waiting"))
+            pct = number(field(last, "kv_usage_pct"))
             usage = pct / 100.0 if pct is not None else usage
     return running, waiting, usage
 
@@ -242,18 +214,16 @@ def queue_samples(facts: Mapping[str, Any]) -> list[Sample]:
     if usage is not None and 0 <= usage <= 1:
         out.append(("llmdoctor_kv_usage_ratio", (("engine", "vllm"),), usage))
     state = facts.get("llamacpp_state")
-    lm = pick(state, "metrics")
-    deferred = number(pick(lm, "requests_deferred"))
-    if deferred is None:
-        deferred = number(pick(state, "requests_deferred"))
+    lm = field(state, "metrics")
+    deferred = number(field(lm, "requests_deferred"))
     if deferred is not None and deferred >= 0:
         out.append(("llmdoctor_queue_depth_requests", (("engine", "llamacpp"),), deferred))
-    processing = number(pick(lm, "requests_processing"))
+    processing = number(field(lm, "requests_processing"))
     if processing is None:
-        processing = number(pick(state, "busy_slots", "requests_processing"))
+        processing = number(field(state, "busy_slots"))
     if processing is not None and processing >= 0:
         out.append(("llmdoctor_requests_running", (("engine", "llamacpp"),), processing))
-    usage = number(pick(lm, "kv_cache_usage_ratio"))
+    usage = number(field(lm, "kv_cache_usage_ratio"))
     if usage is not None and 0 <= usage <= 1:
         out.append(("llmdoctor_kv_usage_ratio", (("engine", "llamacpp"),), usage))
     return out
@@ -276,13 +246,13 @@ def _vllm_kv(facts: Mapping[str, Any]) -> tuple[float | None, float | None]:
     """vLLM: full-length sequences asked for now x tokens per request (demand) vs the
     KV cache size its start-up log printed (capacity)."""
     cap = None
-    for scan in items(pick(facts.get("vllm_log"), "scans")):
-        cap = pick(scan, "kv_capacity", default=cap)
+    for scan in items(field(facts.get("vllm_log"), "scans")):
+        cap = field(scan, "kv_capacity", default=cap)
     if cap is None:
         return None, None
-    per_request = number(pick(cap, "tokens_per_request"))
-    capacity = number(pick(cap, "kv_tokens"))
-    concurrency = number(pick(cap, "max_concurrency"))
+    per_request = number(field(cap, "tokens_per_request"))
+    capacity = number(field(cap, "kv_tokens"))
+    concurrency = number(field(cap, "max_concurrency"))
     if capacity is None and concurrency is not None and per_request:
         capacity = concurrency * per_request
     running, waiting, _ = _vllm_now(facts)
@@ -341,18 +311,18 @@ def probe_samples(facts: Mapping[str, Any]) -> list[Sample]:
         return []
     out: list[Sample] = []
     latest = None
-    results = pick(runs, "results", default=runs if isinstance(runs, (list, tuple)) else ())
+    results = field(runs, "results", default=())
     for result in list(results)[:8]:
-        engine = label_value(pick(result, "engine", default="unknown"), 16)
+        engine = label_value(field(result, "engine", default="unknown"), 16)
         ttfts: list[float] = []
         itls: list[float] = []
-        for sample in pick(result, "samples", default=()) or ():
-            if pick(sample, "status", default="ok") != "ok":
+        for sample in items(field(result, "samples")):
+            if field(sample, "status", default="ok") != "ok":
                 continue
-            ttft = number(pick(sample, "ttft_s"))
+            ttft = number(field(sample, "ttft_s"))
             if ttft is not None:
                 ttfts.append(ttft)
-            gaps = pick(sample, "itl", default=())
+            gaps = field(sample, "itl", default=())
             if isinstance(gaps, (list, tuple)):
                 itls.extend(g for g in (number(x) for x in gaps) if g is not None)
         for metric, values in (("llmdoctor_probe_ttft_seconds", ttfts), ("llmdoctor_probe_itl_seconds", itls)):
@@ -361,7 +331,7 @@ def probe_samples(facts: Mapping[str, Any]) -> list[Sample]:
                 value = _percentile(values, q)
                 if value is not None:
                     out.append((metric, (("engine", engine), ("percentile", str(q))), value))
-        started = _unix_time(pick(result, "started_at"))
+        started = _unix_time(field(result, "started_at"))
         if started is not None and started > 0:
             latest = started if latest is None else max(latest, started)
     if latest is not None:
@@ -378,26 +348,24 @@ def counter_readings(facts: Mapping[str, Any], log_mode: str = "total") -> list[
     out: list[CounterReading] = []
     engine = (("engine", "vllm"),)
     vm = facts.get("vllm_metrics")
-    total = number(pick(pick(vm, "latest", default=vm), "preemptions_total", "num_preemptions_total"))
+    total = number(field(field(vm, "latest"), "preemptions_total"))
     if total is not None:
         out.append(CounterReading("llmdoctor_preemptions", engine, total, "total", "vllm_metrics"))
     else:
-        scans = items(pick(facts.get("vllm_log"), "scans"))
+        scans = items(field(facts.get("vllm_log"), "scans"))
         # V0 logs the engine's own cumulative count (every 50th preemption): a total
         # that resets only when vLLM restarts, whatever part of the log was read.
-        cumulative = [c for c in (number(pick(s, "last_cumulative")) for s in scans) if c is not None]
+        cumulative = [c for c in (number(field(s, "last_cumulative")) for s in scans) if c is not None]
         if cumulative:
             out.append(CounterReading("llmdoctor_preemptions", engine, max(cumulative), "total", "vllm_log:cumulative"))
         elif scans:
             # V1 >= 0.12: `Preemptions: N` per stats interval, summed over the lines read.
-            seen = sum((number(pick(s, "v1_preemptions")) or 0.0) + (number(pick(s, "preemptions_at_least")) or 0.0)
+            seen = sum((number(field(s, "v1_preemptions")) or 0.0) + (number(field(s, "preemptions_at_least")) or 0.0)
                        for s in scans)
             if seen > 0 or log_mode == "total":
                 out.append(CounterReading("llmdoctor_preemptions", engine, seen, log_mode, "vllm_log"))
     olog = facts.get("ollama_log")
-    loads = number(pick(olog, "load_count"))
-    if loads is None and isinstance(pick(olog, "loads"), (list, tuple)):
-        loads = float(len(pick(olog, "loads")))
+    loads = number(field(olog, "load_count"))
     if loads is not None:
         out.append(CounterReading("llmdoctor_model_loads", (("engine", "ollama"),), loads, log_mode, "ollama_log"))
     return out
