@@ -5,7 +5,6 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
-from llmdoctor.judge.llamacpp import slot_scan, kv_unified
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.llamacpp import LlamaLog
@@ -40,6 +39,8 @@ def _pool(scan, cmdline):
        purpose="llama-server's slots share one unified KV pool smaller than the context each slot is promised",
        engines=("llamacpp",), needs=("llamacpp_log", "llamacpp_cmdline"))
 def kv_overcommit(llamacpp_log: LlamaLog | None = None, llamacpp_cmdline: LlamaCmdline | None = None):
+    from llmdoctor.judge.llamacpp import slot_scan, kv_unified
+
     scan = slot_scan(llamacpp_log)
     full_scan, full_ev = _exhausted(llamacpp_log)
     n = scan.n_slots if scan is not None else None

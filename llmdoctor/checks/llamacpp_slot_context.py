@@ -5,7 +5,6 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
-from llmdoctor.judge.llamacpp import slot_scan, kv_unified
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.llamacpp import LlamaLog
@@ -18,6 +17,8 @@ SMALL_SLOT = 8192
 
 def _split(log, cmdline, state):
     """(slots, per-slot ctx, unified, evidence, n_ctx_train) from the richest source."""
+    from llmdoctor.judge.llamacpp import slot_scan, kv_unified
+
     scan = slot_scan(log)
     if scan is not None:
         ev = [Evidence(scan.source, scan.slots_line)]

@@ -5,7 +5,6 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.model import Cause, Evidence, Finding, Severity
 from llmdoctor.plugins import check
-from llmdoctor.judge.systemd import IGNORED_DROPIN, MAX_EVIDENCE, ignored_dropin_fix
 from llmdoctor.redact import redact_text
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -15,6 +14,8 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
 @check(id="systemd-dropin-ignored", cause=Cause.CONFIG_NOT_APPLIED,
        purpose="drop-ins systemd ignores: no [Service] header, wrong directory, no .conf suffix, bad assignments")
 def dropin_ignored(systemd_units: tuple[UnitState, ...]):
+    from llmdoctor.judge.systemd import IGNORED_DROPIN, MAX_EVIDENCE, ignored_dropin_fix
+
     for u in systemd_units:
         groups: dict[tuple[str, str], list] = {}
         for p in u.problems:

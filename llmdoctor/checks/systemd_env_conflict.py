@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 from llmdoctor.plugins import check
 from llmdoctor.judge.fixes import reload_and_restart
-from llmdoctor.judge.systemd import MAX_EVIDENCE, pair, setting_evidence
 from llmdoctor.knowledge.systemd.names import is_engine_var
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -16,6 +15,8 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
 @check(id="systemd-env-conflict", cause=Cause.CONFIG_NOT_APPLIED,
        purpose="two unit files set the same engine variable differently; says which one wins")
 def env_conflict(systemd_units: tuple[UnitState, ...]):
+    from llmdoctor.judge.systemd import MAX_EVIDENCE, pair, setting_evidence
+
     for u in systemd_units:
         for name, settings in sorted(u.file_env_settings.items()):
             if not is_engine_var(name) or name not in u.file_env:

@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 from llmdoctor.plugins import check
 from llmdoctor.judge.fixes import edit, reload_and_restart
-from llmdoctor.judge.systemd import MAX_EVIDENCE, dropin_snippet, setting_evidence
 from llmdoctor.knowledge.systemd.names import is_engine_var
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -19,6 +18,8 @@ INSTALL_SH_UNIT = "/etc/systemd/system/ollama.service"
 @check(id="systemd-env-in-unit-file", cause=Cause.CONFIG_NOT_APPLIED,
        purpose="Ollama settings edited into the unit file that install.sh rewrites on every upgrade")
 def env_in_unit_file(systemd_units: tuple[UnitState, ...]):
+    from llmdoctor.judge.systemd import MAX_EVIDENCE, dropin_snippet, setting_evidence
+
     for u in systemd_units:
         if u.engine != "ollama" or u.fragment_path != INSTALL_SH_UNIT:
             continue

@@ -6,8 +6,6 @@ from typing import TYPE_CHECKING
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 from llmdoctor.plugins import check
 from llmdoctor.judge.fixes import edit, reload_and_restart
-from llmdoctor.judge.systemd import (MAX_EVIDENCE, client_only, dropin_snippet, engines_for, pair, service_env,
-                                     setting_evidence, show_source)
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.knowledge.systemd.environ import ShellSetting
@@ -17,6 +15,9 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
 @check(id="systemd-env-outside-unit", cause=Cause.CONFIG_NOT_APPLIED,
        purpose="engine variables set in ~/.bashrc, ~/.profile or /etc/environment, which a service never reads")
 def env_outside_unit(systemd_units: tuple[UnitState, ...], shell_exports: tuple[ShellSetting, ...]):
+    from llmdoctor.judge.systemd import (MAX_EVIDENCE, client_only, dropin_snippet, engines_for, pair, service_env,
+                                         setting_evidence, show_source)
+
     for u in systemd_units:
         env = service_env(u)
         missing: dict[str, str] = {}

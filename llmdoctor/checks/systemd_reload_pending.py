@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 from llmdoctor.plugins import check
 from llmdoctor.judge.fixes import reload_and_restart
-from llmdoctor.judge.systemd import MAX_EVIDENCE, file_vs_loaded, pair, setting_evidence, show_source
 from llmdoctor.knowledge.systemd.names import canonical_path, in_search_paths
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -16,6 +15,8 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
 @check(id="systemd-reload-pending", cause=Cause.CONFIG_NOT_APPLIED,
        purpose="unit files changed on disk but systemd still runs the old version (daemon-reload forgotten)")
 def reload_pending(systemd_units: tuple[UnitState, ...]):
+    from llmdoctor.judge.systemd import MAX_EVIDENCE, file_vs_loaded, pair, setting_evidence, show_source
+
     for u in systemd_units:
         evidence: list[Evidence] = []
         src = show_source(u)

@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 from llmdoctor.plugins import check
 from llmdoctor.judge.fixes import restart
-from llmdoctor.judge.systemd import MAX_EVIDENCE, loaded_vs_logged, loaded_vs_process, logged_before_start, pair, show_source
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.knowledge.ollama.log import OllamaLogSummary
@@ -16,6 +15,9 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
 @check(id="systemd-restart-pending", cause=Cause.CONFIG_NOT_APPLIED,
        purpose="systemd has the new environment but the running engine was started before it (restart forgotten)")
 def restart_pending(systemd_units: tuple[UnitState, ...], ollama_log: OllamaLogSummary | None = None):
+    from llmdoctor.judge.systemd import (MAX_EVIDENCE, loaded_vs_logged, loaded_vs_process, logged_before_start, pair,
+                                         show_source)
+
     for u in systemd_units:
         diffs = loaded_vs_process(u)
         if not diffs and u.process_env is None and ollama_log is not None \
@@ -50,6 +52,8 @@ def restart_pending(systemd_units: tuple[UnitState, ...], ollama_log: OllamaLogS
 
 
 def _restart_from_log(u, diffs, example) -> Finding:
+    from llmdoctor.judge.systemd import pair, show_source
+
     src = show_source(u)
     log_source = getattr(example, "source", None) or "ollama log"
     evidence: list[Evidence] = []

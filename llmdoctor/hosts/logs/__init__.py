@@ -18,13 +18,22 @@ source; the position saved is the furthest any of them reached.
 A source that fails while streaming stops and sets `.error` (a one-line reason)
 instead of raising into the scanner that iterates it.
 """
-from llmdoctor.hosts.logs.files import (BISECT_ABOVE, EvidenceFileSource, FileSource, RemoteFileSource,
-                                        window_start)
-from llmdoctor.hosts.logs.journal import (NOT_PERMITTED, JournalSource, format_entry, journal_permission_problem,
-                                          message_lines, systemd_reader_available)
-from llmdoctor.hosts.logs.source import CHUNK, MAX_LINE, LogSource
-from llmdoctor.hosts.logs.state import ResumeState
+from importlib import import_module
+from typing import Any
 
-__all__ = ["BISECT_ABOVE", "CHUNK", "MAX_LINE", "NOT_PERMITTED", "EvidenceFileSource", "FileSource", "JournalSource",
-           "LogSource", "RemoteFileSource", "ResumeState", "format_entry", "journal_permission_problem",
-           "message_lines", "systemd_reader_available", "window_start"]
+# name -> the module of this package that defines it; imported on first use, so a run that
+# reads only files never loads the journal readers (start-up time)
+_WHERE = {
+    "BISECT_ABOVE": "files", "EvidenceFileSource": "files", "FileSource": "files", "RemoteFileSource": "files",
+    "window_start": "files", "NOT_PERMITTED": "journal", "JournalSource": "journal", "format_entry": "journal",
+    "journal_permission_problem": "journal", "message_lines": "journal", "systemd_reader_available": "journal",
+    "CHUNK": "source", "MAX_LINE": "source", "LogSource": "source", "ResumeState": "state",
+}
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{module}"), name)
