@@ -3,14 +3,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from llmdoctor.judge.thresholds import LLAMACPP_CACHE_MISS_TOKENS, LLAMACPP_PREFILL_MIN_REQUESTS, LLAMACPP_PREFILL_SHARE
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.llamacpp import LlamaLog
-
-MIN_REQUESTS = 3
-PROMPT_SHARE = 0.5
 
 
 @check(id="llamacpp-prefill", cause=Cause.PREFILL,
@@ -18,7 +16,7 @@ PROMPT_SHARE = 0.5
        engines=("llamacpp",))
 def prefill(llamacpp_log: LlamaLog):
     for scan in llamacpp_log.scans:
-        found = scan.cpp.prefill_dominates(MIN_REQUESTS, PROMPT_SHARE)
+        found = scan.cpp.prefill_dominates(LLAMACPP_PREFILL_MIN_REQUESTS, LLAMACPP_PREFILL_SHARE)
         if found is None:
             continue
         share, worst = found
@@ -38,9 +36,6 @@ def prefill(llamacpp_log: LlamaLog):
         return
 
 
-MISS_TOKENS = 1024  # re-processing fewer tokens than this is not worth a warning on its own
-
-
 @check(id="llamacpp-prompt-cache-miss", cause=Cause.PREFILL,
        purpose="llama-server re-processes a prompt it had cached: the client changed its beginning",
        engines=("llamacpp",))
@@ -54,7 +49,7 @@ def prompt_cache_miss(llamacpp_log: LlamaLog):
         share = scan.prompt_ms_total / (scan.prompt_ms_total + scan.eval_ms_total) \
             if scan.prompt_ms_total + scan.eval_ms_total > 0 else None
         full = "re-processing" in w.text
-        if not full and (lost is None or lost <= 0 or (lost < MISS_TOKENS and not (share and share >= PROMPT_SHARE))):
+        if not full and (lost is None or lost <= 0 or (lost < LLAMACPP_CACHE_MISS_TOKENS and not (share and share >= LLAMACPP_PREFILL_SHARE))):
             continue
         ev = [Evidence(scan.source, m.text) for m in c.cache_misses[:3]]
         if lost:

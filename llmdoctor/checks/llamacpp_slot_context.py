@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from llmdoctor.judge.thresholds import LLAMACPP_SMALL_SLOT_TOKENS
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
@@ -10,9 +11,6 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
     from llmdoctor.facts.llamacpp import LlamaLog
     from llmdoctor.knowledge.llamacpp.cmdline import LlamaCmdline
     from llmdoctor.knowledge.llamacpp.endpoints import LlamaState
-
-
-SMALL_SLOT = 8192
 
 
 def _split(log, cmdline, state):
@@ -48,14 +46,14 @@ def slot_context(
     if not n or n < 2 or not per_slot or unified:
         return
     errors = next((s for s in (llamacpp_log.scans if llamacpp_log is not None else ()) if s.context_exceeded), None)
-    if per_slot >= SMALL_SLOT and errors is None:
+    if per_slot >= LLAMACPP_SMALL_SLOT_TOKENS and errors is None:
         return
     if train and per_slot >= train:
         return
     if errors is not None:
         ev.append(Evidence(errors.source, errors.context_exceeded_examples[-1].text))
     total = n * per_slot
-    want = max(SMALL_SLOT, per_slot * 4)
+    want = max(LLAMACPP_SMALL_SLOT_TOKENS, per_slot * 4)
     yield Finding(
         Cause.KV_CAPACITY, Severity.WARNING,
         f"llama-server gives each of its {n} slots only {per_slot:,} tokens of KV cache (-c {total:,} split {n} ways)",

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from llmdoctor.judge.thresholds import OLLAMA_SLOW_LOAD_S
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
@@ -10,9 +11,6 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
     from llmdoctor.facts.ollama import OllamaConfig
     from llmdoctor.knowledge.ollama.log import OllamaLogSummary
     from llmdoctor.knowledge.ollama.ps import LoadedModel
-
-
-SLOW_LOAD_S = 5.0
 
 
 @check(id="ollama-keepalive-unload", cause=Cause.MODEL_UNLOAD,
@@ -35,7 +33,7 @@ def keepalive_unload(
     reloads = []
     if ollama_log is not None:
         reloads = [ld for ld in ollama_log.loads if ld.idle_before_s is not None and ld.idle_before_s >= max(keep, 60)
-                   and (ld.load_seconds or 0) >= SLOW_LOAD_S]
+                   and (ld.load_seconds or 0) >= OLLAMA_SLOW_LOAD_S]
         for ld in reloads[-3:]:
             line = next((e for e in ld.examples if "started in" in e.line), ld.examples[-1] if ld.examples else None)
             if line is not None:

@@ -1,8 +1,9 @@
-"""VLLM's KV cache is full: usage pinned near 100 %, or requests waiting while it is >= 80 % full."""
+"""vLLM's KV cache is full: usage pinned near 100 %, or requests waiting while it is >= 80 % full."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from llmdoctor.judge.thresholds import VLLM_KV_PINNED_LINES
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import classify_waiting, kv_room_fix, setting, stats_evidence
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
@@ -10,9 +11,6 @@ from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
     from llmdoctor.knowledge.vllm.cmdline import VllmCmdline
-
-
-KV_PINNED_LINES = 3  # 30 s at the default 10 s stats interval
 
 
 @check(id="vllm-kv-pinned", cause=Cause.PREEMPTION,
@@ -38,10 +36,10 @@ def kv_pinned(
                                                     "every 50th preemption; V1 logs none (vllm:num_preemptions_total "
                                                     "counts them). --swap-space does not help: V0 swaps only "
                                                     "multi-sequence groups (n > 1, beam search).", scan.kv_capacity),
-                          confidence=Confidence.HIGH if run is not None and run.length >= KV_PINNED_LINES else Confidence.MEDIUM)
+                          confidence=Confidence.HIGH if run is not None and run.length >= VLLM_KV_PINNED_LINES else Confidence.MEDIUM)
             return
         run = scan.longest_kv_full_run
-        if run is not None and run.length >= KV_PINNED_LINES:
+        if run is not None and run.length >= VLLM_KV_PINNED_LINES:
             ev = stats_evidence(scan.source, [run.first, run.last] if run.last is not run.first else [run.first])
             ev.append(Evidence(scan.source, f"{run.length} consecutive stats lines with KV cache usage >= 95 % "
                                             f"(peak {run.peak:.1f} %)"))

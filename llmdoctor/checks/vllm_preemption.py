@@ -1,4 +1,4 @@
-"""VLLM preempted requests (V0 warnings, V1 'Preemptions: N' in stats lines)."""
+"""vLLM preempted requests (V0 warnings, V1 'Preemptions: N' in stats lines)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

@@ -1,4 +1,4 @@
-"""Vllm:num_preemptions_total rose between two /metrics samples (or is above 0 in one scrape)."""
+"""vllm:num_preemptions_total rose between two /metrics samples (or is above 0 in one scrape)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

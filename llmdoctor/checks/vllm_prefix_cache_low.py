@@ -1,16 +1,14 @@
-"""VLLM prefix-cache hit rate is low while it processes many prompt tokens."""
+"""vLLM prefix-cache hit rate is low while it processes many prompt tokens."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from llmdoctor.judge.thresholds import VLLM_LOW_PREFIX_HIT_PCT
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
-
-
-LOW_HIT_PCT = 10.0
 
 
 def _low(pct, ev):
@@ -32,7 +30,7 @@ def prefix_cache_low(vllm_log: VllmLog | None = None, vllm_metrics: VllmMetricsS
             mean = sum(s.prefix_hit_pct for s in busy) / len(busy)
             prompt = sum(s.prompt_tps for s in busy) / len(busy)
             gen = sum(s.generation_tps or 0 for s in busy) / len(busy)
-            if mean < LOW_HIT_PCT and prompt > gen:
+            if mean < VLLM_LOW_PREFIX_HIT_PCT and prompt > gen:
                 yield _low(mean, [Evidence(scan.source, busy[-1].text),
                                   Evidence(scan.source, f"mean prefix cache hit rate {mean:.1f} % over {len(busy)} "
                                                         f"stats lines; prompt {prompt:.0f} tokens/s vs generation "
@@ -43,6 +41,6 @@ def prefix_cache_low(vllm_log: VllmLog | None = None, vllm_metrics: VllmMetricsS
 
         rate = prefix_hit_rate_between(vllm_metrics.first, vllm_metrics.second)
         dq = (vllm_metrics.second.prefix_queries or 0) - (vllm_metrics.first.prefix_queries or 0)
-        if rate is not None and rate * 100 < LOW_HIT_PCT and dq >= 10000:
+        if rate is not None and rate * 100 < VLLM_LOW_PREFIX_HIT_PCT and dq >= 10000:
             yield _low(rate * 100, [Evidence(vllm_metrics.source, f"prefix cache hits/queries {rate * 100:.1f} % "
                                                                    f"over {dq:g} queried tokens")])

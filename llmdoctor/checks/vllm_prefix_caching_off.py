@@ -1,4 +1,4 @@
-"""VLLM runs with prefix caching off (cache_config_info, command line, or V0 default)."""
+"""vLLM runs with prefix caching off (cache_config_info, command line, or V0 default)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING

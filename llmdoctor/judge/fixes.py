@@ -98,3 +98,7 @@ def serve_flags_text(cmdline: Any, **flags: Any) -> str:
 PIN_OLLAMA_OPTIONS = ("journalctl -u ollama | grep -E 'starting (llama server|runner|llama-server)'  # compare the runner flags",
                       "ollama show MODEL --modelfile > Modelfile && echo 'PARAMETER num_ctx 8192' >> Modelfile "
                       "&& ollama create MODEL-8k -f Modelfile")
+
+# Why raising OLLAMA_MAX_QUEUE alone does not bound the wait.
+OLLAMA_UNBOUNDED_QUEUE = ("Requests for a model that is already loaded skip this queue and wait without any bound "
+                           "(ollama/ollama#7758), so a 503 means requests piled up behind a model load.")

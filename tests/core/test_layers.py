@@ -133,3 +133,9 @@ def test_comments_point_to_nothing_outside_the_repository():
     found = [f"{p.relative_to(PACKAGE.parent)}:{n}" for p in MODULES.values()
              for n, line in enumerate(p.read_text().splitlines(), 1) if outside.search(line)]
     assert found == []
+
+
+def test_check_files_stay_short():
+    long = [f"{p.name}: {n} lines" for p in (PACKAGE / "checks").glob("*.py")
+            if (n := len(p.read_text().splitlines())) > 100]
+    assert long == [], "a check is its trigger plus a short body: split the file or move helpers to judge/"

@@ -1,16 +1,16 @@
-"""KV_CAPACITY in vLLM: the KV cache cannot hold the sequences it is asked to carry."""
+"""vLLM refused to start: max seq len larger than the KV cache can hold."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-
 from llmdoctor.plugins import check
-from llmdoctor.judge.vllm import kv_room_fix, setting
+from llmdoctor.judge.vllm import setting
 from llmdoctor.judge.fixes import serve_flags_text
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
-    from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
+    from llmdoctor.facts.vllm import VllmLog
     from llmdoctor.knowledge.vllm.cmdline import VllmCmdline
+
 
 BLOCK_TOKENS = 16  # vLLM's default --block-size
 
@@ -64,47 +64,3 @@ def max_seq_len(vllm_log: VllmLog, vllm_cmdline: VllmCmdline | None = None):
         if derived is not None:
             length, tokens, ev = derived
             yield _cannot_start(length, tokens, ev, vllm_cmdline)
-
-
-@check(id="vllm-kv-concurrency", cause=Cause.KV_CAPACITY,
-       purpose="vLLM's 'Maximum concurrency ... x' is below the concurrency it is asked to carry",
-       engines=("vllm",))
-def kv_concurrency(
-    vllm_log: VllmLog,
-    vllm_cmdline: VllmCmdline | None = None,
-    vllm_metrics: VllmMetricsSample | None = None,
-):
-    scan = next((s for s in vllm_log.scans if s.kv_capacity and s.kv_capacity.max_concurrency is not None), None)
-    if scan is None:
-        return
-    cap = scan.kv_capacity
-    demand, ev = 0.0, []
-    if scan.max_in_flight:
-        demand = float(scan.max_in_flight)
-        ev.append(Evidence(scan.source, f"up to {scan.max_in_flight} requests running or waiting at once "
-                                        f"(Running {scan.max_running} max, Waiting {scan.max_waiting} max)"))
-    if vllm_metrics is not None:
-        m = vllm_metrics.latest
-        seen = (m.running or 0) + (m.waiting or 0)
-        if seen > demand:
-            demand = seen
-            ev.append(Evidence(vllm_metrics.source, f"vllm:num_requests_running {m.running or 0:g} + "
-                                                    f"vllm:num_requests_waiting {m.waiting or 0:g}"))
-    seqs = vllm_cmdline.get("max_num_seqs") if vllm_cmdline is not None else None
-    asked = "observed"
-    if seqs and seqs > demand:
-        demand, asked = float(seqs), "configured"
-        ev.append(Evidence("cmdline.txt", f"--max-num-seqs {seqs}"))
-    if cap.max_concurrency >= 1.0 and demand <= cap.max_concurrency:
-        return
-    ev = [Evidence(scan.source, line) for line in cap.lines if "concurrency" in line][:1] + ev
-    short = cap.max_concurrency < 1.0
-    yield Finding(
-        Cause.KV_CAPACITY, Severity.CRITICAL if short else Severity.WARNING,
-        (f"vLLM's KV cache holds {cap.max_concurrency:.2f} full-length request(s)"
-         + ("" if short else f", but {demand:g} are {asked}")),
-        ev,
-        kv_room_fix(vllm_cmdline, f"At {cap.tokens_per_request or 'max-model-len'} tokens per request only "
-                                  f"{cap.max_concurrency:.2f} requests fit; longer conversations beyond that "
-                                  f"are preempted or wait.", cap),
-        confidence=Confidence.HIGH if asked == "observed" or short else Confidence.MEDIUM)

@@ -1,0 +1,32 @@
+"""The thresholds the engine checks compare with, in one place, each with its reason.
+
+A check prints the figures it compared, so a reader can judge a borderline call; change
+a value here, never inline. (The live probe's are in judge/probe/thresholds.py.) Constants
+only: every check file imports this module on every run.
+"""
+from __future__ import annotations
+
+# -- llama-server ---------------------------------------------------------------------------
+# Prompt evaluation taking at least this share of request time, over at least this many
+# timed requests, is PREFILL (one long prompt alone is not a pattern).
+LLAMACPP_PREFILL_MIN_REQUESTS = 3
+LLAMACPP_PREFILL_SHARE = 0.5
+# Re-processing fewer cached tokens than this is not worth a warning on its own (unless
+# prompt evaluation already dominates): a chat turn or two.
+LLAMACPP_CACHE_MISS_TOKENS = 1024
+# A slot context below this is small for today's chats: an explicit -np split -c that far.
+LLAMACPP_SMALL_SLOT_TOKENS = 8192
+
+# -- Ollama -----------------------------------------------------------------------------------
+# A model load taking longer than this is felt as "the first request hangs".
+OLLAMA_SLOW_LOAD_S = 5.0
+# This many fast 5xx answers within one second look like a queue turning requests away.
+OLLAMA_REJECTED_BURST = 5
+
+# -- vLLM -------------------------------------------------------------------------------------
+# KV cache usage pinned near full on this many consecutive stats lines (30 s at the default
+# 10 s interval) is not a spike.
+VLLM_KV_PINNED_LINES = 3
+# A prefix-cache hit rate below this, while many prompt tokens are processed, means prompts
+# that could share a prefix do not.
+VLLM_LOW_PREFIX_HIT_PCT = 10.0
