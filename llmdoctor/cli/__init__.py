@@ -325,10 +325,36 @@ def _names_builtin_command(argv: list[str]) -> bool:
     return argv[1] in names
 
 
+def usage_line(message: str, command: str) -> str:
+    """A usage error as one line: the message once (click and typer may both have added the
+    same suggestion), and where help is."""
+    import re
+
+    sentences = re.split(r"(?<=[.?!])\s+", " ".join(message.split()))
+    text = " ".join(dict.fromkeys(s for s in sentences if s))
+    return f"llmdoctor: {text} (see `llmdoctor {command + ' ' if command else ''}--help`)"
+
+
 def main() -> None:
+    """Run the command line. A usage error (an unknown option, a value out of range, a missing
+    argument) is one line on stderr and exit 3, UNKNOWN: a monitor reads 2 as CRITICAL."""
+    import click
+
     if not _names_builtin_command(sys.argv):
         _register_commands()
-    app()
+    try:
+        code = app(standalone_mode=False)
+    except click.UsageError as e:
+        command = e.ctx.command_path.partition(" ")[2] if e.ctx is not None else ""
+        print(usage_line(e.format_message(), command), file=sys.stderr)
+        code = ExitCode.UNKNOWN
+    except click.Abort:  # Ctrl-C at a prompt
+        print("llmdoctor: interrupted", file=sys.stderr)
+        code = ExitCode.UNKNOWN
+    except click.ClickException as e:  # e.g. a file option that cannot be opened
+        print(f"llmdoctor: {e.format_message()}", file=sys.stderr)
+        code = ExitCode.UNKNOWN
+    sys.exit(code if isinstance(code, int) else ExitCode.OK)
 
 
 if __name__ == "__main__":

@@ -91,3 +91,19 @@ def test_facts_lists_every_catalogued_fact():
     assert p.returncode == 0, p.stderr
     assert [f["name"] for f in json.loads(p.stdout)] == [f.name for f in CATALOGUE]
     assert "engines" in run("facts").stdout
+
+
+@pytest.mark.parametrize("argv,where", [
+    (["diagnos"], "llmdoctor --help"),
+    (["diagnose", "--evdence", "x"], "llmdoctor diagnose --help"),
+    (["diagnose", "--sample-seconds", "-1"], "llmdoctor diagnose --help"),
+    (["collect"], "llmdoctor collect --help"),
+    (["plan", "--users", "-20"], "llmdoctor plan --help"),
+])
+def test_usage_errors_are_one_line_and_unknown(argv, where):
+    """A monitor reads exit 2 as CRITICAL: a mistyped command line is UNKNOWN (3), said once."""
+    p = run(*argv)
+    assert p.returncode == 3, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("llmdoctor: ") and where in lines[0], p.stderr
+    assert lines[0].count("Did you mean") <= 1
