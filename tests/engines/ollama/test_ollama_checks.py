@@ -2,9 +2,10 @@
 fact store and run_check, and the branches the directories do not reach, with preset facts."""
 from __future__ import annotations
 
-import tempfile
-
+import atexit
 import json
+import shutil
+import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -55,6 +56,7 @@ def test_directory_fires_exactly_the_expected_ollama_checks(directory: Path, spe
 
 
 EMPTY = Path(tempfile.mkdtemp(prefix="llmdoctor-empty-evidence-"))  # facts come only from the presets
+atexit.register(shutil.rmtree, EMPTY, True)  # leave nothing behind in /tmp
 
 
 def store_with(**facts):
