@@ -107,6 +107,18 @@ class Unavailable:
 
 
 @dataclass(frozen=True)
+class Figure:
+    """A measured number a monitor can graph (performance data), with the levels at which
+    llmdoctor itself would warn or call it critical, when it has such levels."""
+
+    name: str  # a label: letters, digits and "_" only
+    value: float
+    unit: str = ""  # "s", "%", "" (a count)
+    warn: float | None = None
+    crit: float | None = None
+
+
+@dataclass(frozen=True)
 class TargetReport:
     target: str
     engine: str
@@ -117,6 +129,8 @@ class TargetReport:
     examined: tuple[str, ...] = ()  # what was read: "no problems found" is said about these only
     not_diagnosed: str = ""  # why nothing could be diagnosed (nothing engine-relevant was read)
     reachable: bool = True  # False: the target could not be examined at all (errors say why)
+    figures: tuple[Figure, ...] = ()  # measured numbers (the probe's latencies), for monitors
+    probe: tuple[dict[str, Any], ...] = ()  # the probe's own measurements, as `probe --format json` has them
 
     @property
     def diagnosed(self) -> bool:
@@ -172,6 +186,9 @@ def report_to_dict(r: Report) -> dict[str, Any]:
                 "unavailable": [{"fact": u.fact, "reason": u.reason} for u in t.unavailable],
                 "errors": list(t.errors),
                 "summary": {k: v for k, v in t.summary},
+                "figures": [{"name": f.name, "value": f.value, "unit": f.unit, "warn": f.warn, "crit": f.crit}
+                            for f in t.figures],
+                "probe": list(t.probe),
             }
             for t in r.targets
         ],

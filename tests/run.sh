@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DEBS=(systemd-container openssh-server openssh-client prometheus systemd-journal-remote
-      libsystemd-dev pkg-config gcc iproute2 curl python3-venv python3-dev)
+      libsystemd-dev pkg-config gcc iproute2 curl python3-venv python3-dev tmux)
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   missing=()

@@ -14,6 +14,7 @@ from llmdoctor.hosts.evidence import EvidenceHost
 from llmdoctor.model import Report
 from llmdoctor.render import render_json
 from tests.support.realcases import CORPORA, cases, meta, score, stage
+from tests.support.schema import report_doc
 
 STATE = {k: v for root in CORPORA for k, v in json.loads((root / "expected_state.json").read_text()).items()}
 SCORED = [c for root in CORPORA for c in cases(root) if meta(c).get("scored") is not False]
@@ -34,6 +35,6 @@ def test_case_state(case, specs, tmp_path):
     stage(case, tmp_path)
     result = diagnose_target(EvidenceHost(tmp_path), DiagnoseOptions(sample_seconds=0), specs)
     assert not [e for e in result.report.errors if e.startswith("check crashed")], result.report.errors
-    s = score(m, json.loads(render_json(Report("t", (result.report,)))))
+    s = score(m, report_doc(render_json(Report("t", (result.report,)))))
     want = STATE[m["id"]]["state"]
     assert ("pass" if s.passed else "fail") == want, s.line()

@@ -16,6 +16,7 @@ from llmdoctor.knowledge.pasted import normalize_pasted
 from llmdoctor.render import render_json
 from tests.support.realcases import CORPORA, cases, meta, score, stage
 from tests.support.repaste import VARIANTS
+from tests.support.schema import report_doc
 
 STATE = {k: v for root in CORPORA for k, v in json.loads((root / "expected_state.json").read_text()).items()}
 SCORED = [c for root in CORPORA for c in cases(root) if meta(c).get("scored") is not False]
@@ -41,7 +42,7 @@ def test_repasted_cases_score_the_same(how, specs, tmp_path):
                 text = normalize_pasted(f.read_text())  # the log's own text, without the debris of its first paste
                 f.write_text(VARIANTS[how](text, IDENT[f.name]) if how.startswith("journald") else VARIANTS[how](text))
         report = diagnose_target(EvidenceHost(d), DiagnoseOptions(sample_seconds=0), specs).report
-        s = score(m, json.loads(render_json(Report("t", (report,)))))
+        s = score(m, report_doc(render_json(Report("t", (report,)))))
         if ("pass" if s.passed else "fail") != STATE[m["id"]]["state"]:
             wrong.append(s.line())
     assert not wrong, "\n".join(wrong)

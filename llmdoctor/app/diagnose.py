@@ -13,7 +13,7 @@ from llmdoctor import __version__
 from llmdoctor.plugins import CheckSpec, load_checks, run_check
 from llmdoctor.facts import Context, FactStore, FactUnavailable, RunOptions
 from llmdoctor.hosts.base import Host, HostError
-from llmdoctor.model import UNREACHABLE, Evidence, Finding, Fix, Report, TargetReport, Unavailable
+from llmdoctor.model import UNREACHABLE, Evidence, Figure, Finding, Fix, Report, TargetReport, Unavailable
 from llmdoctor.redact import redact_text
 
 # Facts every report summarises, whether or not a check needed them.
@@ -62,6 +62,8 @@ class DiagnoseOptions:
 class TargetResult:
     report: TargetReport
     facts: dict[str, Any]
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per fact collected
+    missing: dict[str, str] = field(default_factory=dict)  # fact -> why it could not be read
 
 
 def select(specs: Iterable[CheckSpec], only: Iterable[str]) -> list[CheckSpec]:
@@ -169,6 +171,7 @@ def diagnose_target(
         unavailable.append(Unavailable(name, e.reason))
     findings.sort(key=lambda f: (-f.severity.rank, f.confidence.rank, f.check))
     examined = examined_lines(store.values)
+    figures, measurements = _probe_parts(store.values.get("probe"))
     report = TargetReport(
         target=redact_text(host.name),
         engine=engine_label(store.values),
@@ -178,8 +181,31 @@ def diagnose_target(
         summary=tuple((k, redact_text(v)) for k, v in _summary(store)),
         examined=tuple(redact_text(e) for e in examined),
         not_diagnosed=redact_text(not_diagnosed_reason(store, examined, findings)),
+        figures=figures,
+        probe=measurements,
     )
-    return TargetResult(report, dict(store.values))
+    missing = {name: redact_text(e.reason) for name, e in store.missing.items()}
+    return TargetResult(report, dict(store.values), dict(store.timings), missing)
+
+
+def _probe_parts(runs: Any) -> tuple[tuple[Figure, ...], tuple[dict[str, Any], ...]]:
+    """The probe's figures (performance data) and its measurements, with URLs redacted."""
+    if runs is None:
+        return (), ()
+    from llmdoctor.judge.probe.figures import probe_figures
+
+    return probe_figures(runs), tuple(_redacted(r) for r in runs.to_dict())
+
+
+def _redacted(value: Any) -> Any:
+    """Every string inside a JSON-shaped value redacted (keys included), the shape kept."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, dict):
+        return {redact_text(str(k)): _redacted(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_redacted(v) for v in value]
+    return value
 
 
 def unreachable(target: str, reason: str) -> TargetResult:

@@ -18,7 +18,8 @@ from llmdoctor import __version__
 from llmdoctor.model import ExitCode
 
 app = typer.Typer(
-    add_completion=False,
+    add_completion=False,  # `llmdoctor completion SHELL` instead: no shell detection, no rc-file edits
+    rich_markup_mode=None,  # help is plain text: "[user@]host" stays as written
     no_args_is_help=True,
     help="Find why a self-hosted LLM server (Ollama, vLLM, llama.cpp) gets slow under concurrent use: "
     "the cause, the evidence line that proves it, and the fix.",
@@ -26,7 +27,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-FORMATS = ("text", "json", "markdown")
+FORMATS = ("text", "json", "markdown", "nagios")
 
 
 def _version(value: bool) -> None:
@@ -155,20 +156,35 @@ def build_targets(
     return names, [factory(n) for n in names]
 
 
-@app.command()
+DIAGNOSE_EXAMPLES = """\b
+Examples:
+  llmdoctor diagnose                          # this host
+  llmdoctor diagnose --probe                  # ... and measure TTFT/ITL live
+  llmdoctor diagnose -H gpu1 -H admin@gpu2    # over SSH
+  llmdoctor diagnose -i hosts.ini --forks 20  # a fleet
+  llmdoctor diagnose -e ticket.txt            # a pasted ticket or an evidence directory
+  llmdoctor diagnose -f nagios                # one monitoring-plugin line, exit 0-3
+  llmdoctor diagnose -q || page-someone       # the summary line only
+"""
+
+
+@app.command(epilog=DIAGNOSE_EXAMPLES)
 def diagnose(
     evidence: Optional[Path] = typer.Option(None, "--evidence", "-e", help="Diagnose an evidence directory (or one file of pasted command outputs) instead of a live host."),
     host: List[str] = typer.Option([], "--host", "-H", help="[user@]host[:port] to diagnose over SSH (repeatable)."),
     inventory: Optional[Path] = typer.Option(None, "--inventory", "-i", help="File with one host per line (Ansible INI accepted)."),
     forks: int = typer.Option(10, "--forks", min=1, max=256, help="Hosts diagnosed at once."),
     unit: List[str] = typer.Option([], "--unit", "-u", help="systemd unit of the engine, if not ollama/vllm*/llama* (repeatable)."),
-    fmt: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text, json, markdown or nagios (one monitoring-plugin line with performance data)."),
+    width: Optional[int] = typer.Option(None, "--width", min=0, max=1000, help="Wrap text at this many columns (default: the terminal's, $COLUMNS, else 80; 0: never)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line (the exit code says the rest)."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also say on stderr what was read and how long each fact took."),
     only: List[str] = typer.Option([], "--only", help="Run only these checks (id or cause; repeatable)."),
     checks_dir: List[Path] = typer.Option([], "--checks-dir", help="Extra directory of site checks (repeatable)."),
     sample_seconds: float = typer.Option(2.0, "--sample-seconds", min=0.0, max=300.0, help="Window for swap and metric rate samples."),
     since: str = typer.Option("24h", "--since", help="How far back to read logs (e.g. 30m, 24h, 7d)."),
     log: List[Path] = typer.Option([], "--log", help="Extra engine log file to read (repeatable)."),
-    probe: bool = typer.Option(False, "--probe", help="Also run the light live probe (<= 3 requests in flight, <= 64 tokens each)."),
+    probe: bool = typer.Option(False, "--probe", help="Also run the light live probe (5 requests, at most 2 at once, <= 64 tokens each)."),
     probe_deadline: float = typer.Option(60.0, "--probe-deadline", min=5.0, max=600.0, help="With --probe: overall time limit per engine, seconds."),
     model: Optional[str] = typer.Option(None, "--model", help="With --probe: the model to probe (default: the loaded one)."),
     state_dir: Optional[Path] = typer.Option(None, "--state-dir", help="Remember log positions here so the next run reads only new lines."),
@@ -179,9 +195,10 @@ def diagnose(
 ) -> None:
     """Diagnose this host (default), remote hosts over SSH, or an evidence directory."""
     from llmdoctor.app.diagnose import DiagnoseOptions, UnknownCheck, diagnose as run_diagnosis
-    from llmdoctor.render import RENDERERS
 
     _check_format(fmt)
+    if quiet and (fmt != "text" or verbose):
+        fail("--quiet prints the summary line only; it cannot be combined with --format or --verbose")
     local_logs = evidence is None and not host and inventory is None
     for p in log:
         if local_logs and not p.is_file():
@@ -201,24 +218,43 @@ def diagnose(
         options=options,
     )
     names, targets = build_targets(evidence, host, inventory, sudo, accept_new_host_keys, ssh_config, connect_timeout)
-    with _progress(f"diagnosing {len(names)} host(s)" if len(names) > 1 else f"diagnosing {names[0]}"):
+    with _progress(f"diagnosing {len(names)} host(s)" if len(names) > 1 else f"diagnosing {names[0]}",
+                   quiet or fmt == "nagios"):
         try:
-            report, _ = run_diagnosis(targets, opts, forks=forks, names=names)
+            report, results = run_diagnosis(targets, opts, forks=forks, names=names)
         except UnknownCheck as e:
             fail(str(e))
-    sys.stdout.write(RENDERERS[fmt](report))
+    sys.stdout.write(_rendered(report, fmt, width, quiet))
+    if verbose:
+        from llmdoctor.render.verbose import what_was_read
+
+        sys.stderr.write(what_was_read(results))
     raise typer.Exit(report.exit_code())
+
+
+def _rendered(report, fmt: str, width: Optional[int], quiet: bool) -> str:
+    from llmdoctor.render import RENDERERS
+    from llmdoctor.render.report import render_text
+
+    if quiet:
+        from llmdoctor.render.oneline import render_summary_line
+
+        return render_summary_line(report)
+    if fmt == "text" and width is not None:
+        return render_text(report, width=width or None)
+    return RENDERERS[fmt](report)
 
 
 class _progress:
     """A spinner on stderr while something slow runs; silent when stderr is not a terminal."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, quiet: bool = False) -> None:
         self.message = message
+        self.quiet = quiet
         self.status = None
 
     def __enter__(self):
-        if sys.stderr.isatty() and not os.environ.get("LLMDOCTOR_QUIET"):
+        if sys.stderr.isatty() and not self.quiet and not os.environ.get("LLMDOCTOR_QUIET"):
             from rich.console import Console
 
             self.status = Console(stderr=True).status(self.message)
@@ -301,6 +337,32 @@ def list_facts(fmt: str = typer.Option("text", "--format", "-f", help="text or j
         typer.echo(f"{f.name:<{width}}  {f.purpose}\n{'':<{width}}  -> {kind}")
 
 
+@app.command("schema")
+def schema() -> None:
+    """Print the JSON Schema of the report that `diagnose --format json` prints."""
+    from llmdoctor.schema import report_schema_text
+
+    sys.stdout.write(report_schema_text())
+
+
+SHELLS = ("bash", "zsh", "fish")
+
+
+@app.command("completion", epilog="""\b
+Examples:
+  llmdoctor completion bash | sudo tee /etc/bash_completion.d/llmdoctor
+  echo 'eval "$(llmdoctor completion zsh)"' >> ~/.zshrc
+  llmdoctor completion fish > ~/.config/fish/completions/llmdoctor.fish
+""")
+def completion(shell: str = typer.Argument(..., help="bash, zsh or fish.")) -> None:
+    """Print the shell completion script for llmdoctor (commands, options, values)."""
+    if shell not in SHELLS:
+        fail(f"no completion for {shell!r}; choose one of {', '.join(SHELLS)}")
+    from typer._completion_shared import get_completion_script  # typer is pinned below 0.25
+
+    typer.echo(get_completion_script(prog_name="llmdoctor", complete_var="_LLMDOCTOR_COMPLETE", shell=shell))
+
+
 # command -> the module of this package that defines it (its `register(app)`)
 COMMANDS = {"exporter": "exporter", "plan": "plan", "probe": "probe", "tune": "tune"}
 
@@ -342,8 +404,12 @@ def main() -> None:
 
     if not _names_builtin_command(sys.argv):
         _register_commands()
+    if "_LLMDOCTOR_COMPLETE" in os.environ:  # the shell asks for completions (`llmdoctor completion`)
+        from typer.completion import completion_init
+
+        completion_init()
     try:
-        code = app(standalone_mode=False)
+        code = app(prog_name="llmdoctor", standalone_mode=False)
     except click.UsageError as e:
         command = e.ctx.command_path.partition(" ")[2] if e.ctx is not None else ""
         print(usage_line(e.format_message(), command), file=sys.stderr)

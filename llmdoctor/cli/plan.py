@@ -151,7 +151,12 @@ def run_plan(model, hf_config, gguf_file, layers, kv_heads, head_dim, trained_co
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("plan")
+    @app.command("plan", epilog="""\b
+Examples:
+  llmdoctor plan -m llama3:8b --users 20                    # asks the local Ollama
+  llmdoctor plan --gguf model.gguf --gpu-memory 24GiB --concurrent 8
+  llmdoctor plan --hf-config config.json --weights 16GB --gpu-memory 80GB --users 50 --cache-type fp8
+""")
     def plan_command(
         model: Optional[str] = typer.Option(None, "--model", "-m", help="Ollama model name (asks the local Ollama's /api/show)."),
         hf_config: Optional[Path] = typer.Option(None, "--hf-config", help="A Hugging Face config.json."),

@@ -69,7 +69,13 @@ def judge(runs) -> "Report":
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("probe")
+    @app.command("probe", epilog="""\b
+Examples:
+  llmdoctor probe                                   # the engines on this host
+  llmdoctor probe http://127.0.0.1:11434 -m llama3:8b
+  llmdoctor probe http://gpu1:8000 --mode load -n 8   # opt-in load: 8 streams + a long prompt
+  llmdoctor probe http://gpu1:8080 -f json > probe.json
+""")
     def probe(
         url: Optional[str] = typer.Argument(None, help="Server URL, e.g. http://127.0.0.1:11434 "
                                             "(default: the engines found on this host)."),

@@ -28,7 +28,13 @@ def register(app: typer.Typer) -> None:
                            no_args_is_help=True)
     app.add_typer(tune_app, name="tune")
 
-    @tune_app.command("ollama")
+    @tune_app.command("ollama", epilog="""\b
+Examples:
+  llmdoctor tune ollama --users 10                 # dry run: show the drop-in it would write
+  sudo llmdoctor tune ollama --users 10 --apply    # write, restart, verify; restore on failure
+  sudo llmdoctor tune ollama --rollback            # back to the state before the last tune
+  llmdoctor tune ollama -e evidence/ --users 10    # propose from an evidence directory
+""")
     def tune_ollama(
         users: Optional[int] = typer.Option(None, "--users", min=1, help="People or agents using the model."),
         turn_seconds: Optional[float] = typer.Option(None, "--turn-seconds", help="Seconds one answer takes to generate."),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -116,6 +117,7 @@ class FactStore:
         self.providers = load_providers()
         self.values: dict[str, Any] = dict(preset or {})
         self.missing: dict[str, FactUnavailable] = {}
+        self.timings: dict[str, float] = {}  # seconds in each collector, its dependencies not counted
         self._resolving: set[str] = set()
 
     def known(self, name: str) -> bool:
@@ -135,8 +137,10 @@ class FactStore:
         if name in self._resolving:
             raise FactUnavailable(f"collectors depend on each other in a cycle at {name!r}")
         self._resolving.add(name)
+        started = None
         try:
             kwargs = self.resolve(prov.params, prov.optional)
+            started = time.perf_counter()
             value = prov.func(**kwargs)
         except FactUnavailable as e:
             self.missing[name] = e
@@ -149,6 +153,8 @@ class FactStore:
             raise self.missing[name] from e
         finally:
             self._resolving.discard(name)
+            if started is not None:
+                self.timings[name] = time.perf_counter() - started
         self.values[name] = value
         return value
 

@@ -6,7 +6,6 @@ examined and why.
 """
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
@@ -119,6 +118,7 @@ def _use_color(stream) -> bool:
 # A line of text output is a tuple of (text, style) segments; styles are rich's names.
 Line = tuple[tuple[str, str], ...]
 RULE_STYLE = "rule"  # a one-segment line with this style is a heading rule
+VERBATIM = "verbatim"  # a command or a config line: wrapped only with a continuation backslash
 
 
 def _lines(t: TargetReport) -> list[Line]:
@@ -144,9 +144,9 @@ def _lines(t: TargetReport) -> list[Line]:
             out.append((("  ", ""), ("●", style), (" ", ""), (f.title, "bold"), (f"  {f.cause.value} · {f.check}", "dim")))
             out += [(("      ", ""), (f"{e.source}:", "dim"), (f" {e.text.strip()}", "")) for e in f.evidence]
             out.append((("    ", ""), ("Fix:", "green"), (f" {f.fix.summary}", "")))
-            out += [((f"      $ {c}", ""),) for c in f.fix.commands]
+            out += [((f"      $ {c}", VERBATIM),) for c in f.fix.commands]
             if f.fix.config:
-                out += [((f"      {line}", ""),) for line in f.fix.config.rstrip().splitlines()]
+                out += [((f"      {line}", VERBATIM),) for line in f.fix.config.rstrip().splitlines()]
             out.append(())
     gaps = _gaps(t)
     if gaps or t.errors:
@@ -167,56 +167,60 @@ def _summary_rows(report: Report) -> list[tuple[str, str, str, str]]:
     return rows
 
 
-def render_plain(report: Report, width: int = 100) -> str:
-    """Piped output: no colour, no rich, every line whole (for grep and copy-paste)."""
-    out: list[str] = []
-    if len(report.targets) > 1:
-        rows = [("host", "engine", "worst", "causes")] + _summary_rows(report)
-        widths = [max(len(r[i]) for r in rows) for i in range(4)]
-        out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows] + [""]
+def _fleet_table(report: Report) -> list[Line]:
+    rows = [("host", "engine", "worst", "causes")] + _summary_rows(report)
+    widths = [max(len(r[i]) for r in rows) for i in range(3)]
+    table = [("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[3],) for r in rows]
+    return [((table[0][0], "bold"),)] + [((r[0], ""),) for r in table[1:]] + [()]
+
+
+def _hang(line: Line) -> int:
+    """How far a wrapped line's continuations hang in: under the title after a bullet,
+    under the text after "Fix:", a little further in for an evidence line."""
+    label = line[1][0] if len(line) > 1 and not line[0][0].strip() else ""
+    return {"●": 2, "Fix:": 5}.get(label, 4 if label.endswith(":") else 2)
+
+
+def layout(report: Report, width: int | None) -> list[Line]:
+    """The report's lines at `width` columns (None: never wrapped)."""
+    from llmdoctor.render.layout import rule, wrap, wrap_continued
+
+    lines = _fleet_table(report) if len(report.targets) > 1 else []
     for t in report.targets:
-        for line in _lines(t):
-            if len(line) == 1 and line[0][1] == RULE_STYLE:
-                title = f" {line[0][0]} "
-                out.append(f"──{title}" + "─" * max(2, width - len(title) - 2))
-            else:
-                out.append("".join(text for text, _ in line))
-    return "\n".join(out) + "\n"
+        lines += _lines(t)
+    if width is None:
+        return [line if not (len(line) == 1 and line[0][1] == RULE_STYLE) else ((f"── {line[0][0]} ──", RULE_STYLE),)
+                for line in lines]
+    out: list[Line] = []
+    for line in lines:
+        if len(line) == 1 and line[0][1] == RULE_STYLE:
+            out += rule(line[0][0], width)
+        elif any(style == VERBATIM for _, style in line):
+            out += wrap_continued(line, width)
+        else:
+            out += wrap(line, width, hang=_hang(line))
+    return out
 
 
-def render_rich(report: Report, width: int | None = None) -> str:
-    """Terminal output: colour, and long lines folded to the terminal's width."""
-    from rich.console import Console
-    from rich.text import Text
+def render_text(report: Report, color: bool | None = None, width: int | None = 0) -> str:
+    """Text at the real width (terminal, COLUMNS, else 80; None: no wrapping), coloured only
+    on a terminal without NO_COLOR: colour never changes the layout."""
+    from llmdoctor.render.layout import output_width, paint
 
-    buf = io.StringIO()
-    console = Console(file=buf, force_terminal=True, width=width, highlight=False)
-    if len(report.targets) > 1:
-        from rich.table import Table  # only the fleet summary needs it (start-up time)
-
-        table = Table(title="Summary")
-        for col in ("host", "engine", "worst", "causes"):
-            table.add_column(col)
-        for row in _summary_rows(report):
-            table.add_row(*row)
-        console.print(table)
-        console.print()
-    for t in report.targets:
-        for line in _lines(t):
-            if len(line) == 1 and line[0][1] == RULE_STYLE:
-                console.rule(Text(line[0][0], style="bold"))
-            else:
-                console.print(Text.assemble(*line), overflow="fold")
-    return buf.getvalue()
-
-
-def render_text(report: Report, color: bool | None = None, width: int | None = None) -> str:
     color = _use_color(sys.stdout) if color is None else color
-    return render_rich(report, width) if color else render_plain(report, width or 100)
+    width = output_width(sys.stdout) if width == 0 else width
+    return "\n".join(paint(line, color) for line in layout(report, width)) + "\n"
+
+
+def render_nagios(report: Report) -> str:
+    from llmdoctor.render.oneline import render_nagios as nagios
+
+    return nagios(report)
 
 
 RENDERERS: dict[str, Callable[[Report], str]] = {
     "text": render_text,
     "json": render_json,
     "markdown": render_markdown,
+    "nagios": render_nagios,
 }

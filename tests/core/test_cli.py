@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from tests.support.schema import report_doc
 
 ENV = dict(os.environ, NO_COLOR="1", COLUMNS="120")
 
@@ -45,7 +46,7 @@ def test_diagnose_this_machine_without_engine_or_gpu():
 def test_diagnose_json_on_empty_evidence(tmp_path):
     p = run("diagnose", "--evidence", str(tmp_path), "--format", "json")
     assert p.returncode in (0, 1, 3)
-    doc = json.loads(p.stdout)
+    doc = report_doc(p.stdout)
     assert doc["targets"][0]["engine"] == "none"
 
 
@@ -79,7 +80,7 @@ def test_collect_then_diagnose_round_trip(tmp_path):
     assert (out / "meta.json").is_file()
     p = run("diagnose", "--evidence", str(out), "--format", "json")
     assert p.returncode in (0, 1, 3), p.stderr
-    json.loads(p.stdout)
+    report_doc(p.stdout)
 
 
 def test_facts_lists_every_catalogued_fact():

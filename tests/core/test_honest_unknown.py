@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.support.schema import report_doc
 
 ROOT = Path(__file__).resolve().parents[2]
 HEALTHY = ROOT / "tests" / "fixtures" / "evidence" / "ollama-healthy"
@@ -34,7 +35,7 @@ def test_nothing_to_read_is_could_not_diagnose(tmp_path, fmt, make):
     assert p.returncode == 3, p.stdout + p.stderr
     assert "Traceback" not in p.stdout + p.stderr
     if fmt == "json":
-        [t] = json.loads(p.stdout)["targets"]
+        [t] = report_doc(p.stdout)["targets"]
         assert t["status"] == "could not diagnose" and "no LLM engine" in t["could_not_diagnose"]
         assert t["findings"] == [] and t["examined"] == []
     else:
@@ -47,11 +48,11 @@ def test_log_with_no_line_inside_the_window(tmp_path):
     (tmp_path / "journal.log").write_text(
         '[GIN] 2025/01/12 - 00:52:46 | 200 | 19.293643585s |      10.0.0.123 | POST     "/api/chat"\n')
     p = run("diagnose", "--evidence", str(tmp_path), "--format", "json")
-    [t] = json.loads(p.stdout)["targets"]
+    [t] = report_doc(p.stdout)["targets"]
     assert p.returncode == 3 and t["status"] == "could not diagnose", p.stdout
     assert any("no line inside the log window" in u["reason"] for u in t["unavailable"])
     p = run("diagnose", "--evidence", str(tmp_path), "--format", "json", "--since", "800d")
-    assert json.loads(p.stdout)["targets"][0]["status"] == "diagnosed"
+    assert report_doc(p.stdout)["targets"][0]["status"] == "diagnosed"
 
 
 def test_no_problems_found_names_what_was_examined():

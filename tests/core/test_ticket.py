@@ -1,7 +1,6 @@
 """One pasted ticket file -> evidence files named after the commands that produced them."""
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -10,6 +9,7 @@ from hypothesis import given, strategies as st
 
 from llmdoctor.knowledge.pasted import decode_pasted
 from llmdoctor.knowledge.ticket import split_ticket
+from tests.support.schema import report_doc
 
 # Pieces are verbatim samples: ollama ps (samples.md 1b, attogram/ollama-bash-lib), journal lines
 # (samples.md 2h, karakeep-app/karakeep#1593), vmstat header as Debian's procps prints it.
@@ -62,7 +62,7 @@ def test_cli_diagnoses_a_ticket_file(tmp_path):
     f.write_bytes(b"\xff\xfe" + TICKET.encode("utf-16-le"))
     p = subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", "--evidence", str(f), "--format", "json"],
                        capture_output=True, text=True, timeout=120, env=dict(os.environ, NO_COLOR="1"))
-    doc = json.loads(p.stdout)
+    doc = report_doc(p.stdout)
     checks = {x["check"] for x in doc["targets"][0]["findings"]}
     assert {"ollama-context-truncation", "ollama-cpu-spill", "ollama-one-slot"} <= checks, p.stdout
     assert "hf_abc" not in p.stdout

@@ -52,6 +52,7 @@ def test_exposition_passes_promtool_check_metrics():
     s.run_cycle()
     text = exposition(registry)
     assert b'llmdoctor_up{target="b"} 0.0' in text and b'llmdoctor_up{target="a"} 1.0' in text
+    assert b'llmdoctor_down_info{reason="' in text and b'target="b"' in text.split(b"llmdoctor_down_info{", 2)[-1]
     p = prom_support.promtool("check", "metrics", stdin=text)
     assert p.returncode == 0, p.stdout.decode() + p.stderr.decode()
 

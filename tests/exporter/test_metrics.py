@@ -35,7 +35,18 @@ def snapshot(res, target="gpu-box", totals=None, **kw):
 def test_full_facts_export_every_family():
     fams = snapshot(result(full_facts(), [finding()]), runs={"gpu-box": (3, 1)})
     names = {s.name for f in fams for s in f.samples}
-    assert names == m.exported_names()
+    assert names == m.exported_names() - {"llmdoctor_down_info"}  # only while a target is down
+
+
+def test_a_down_target_says_why():
+    from llmdoctor.app.exporter.metrics import RunOutcome, families
+    from llmdoctor.app.exporter.counters import MonotonicTotals
+
+    outcome = RunOutcome("gpu1", 0.0, 1.0, None, "ssh: connect to host gpu1 port 22: Connection refused")
+    got = {(s.name, tuple(sorted(s.labels.items()))): s.value
+           for f in families({"gpu1": outcome}, MonotonicTotals(), 60) for s in f.samples}
+    assert got[("llmdoctor_up", ())] == 0.0
+    assert got[("llmdoctor_down_info", (("reason", "ssh:_connect_to_host_gpu1_port_22:_Connection_refused"),))] == 1.0
 
 
 def test_figures_in_base_units():

@@ -1,5 +1,4 @@
 """`llmdoctor probe` as a user runs it, against the Ollama replay (not a real Ollama)."""
-import json
 import os
 import socket
 import subprocess
@@ -8,6 +7,7 @@ import sys
 import pytest
 
 from tests.support.ollama_replay import ollama_replay
+from tests.support.schema import report_doc
 
 pytestmark = pytest.mark.timeout(120)
 ENV = dict(os.environ, NO_COLOR="1", COLUMNS="120")
@@ -22,7 +22,7 @@ def test_probe_json_has_findings_and_raw_timings():
     with ollama_replay(slots=1) as srv:
         p = run(srv.url, "--format", "json")
     assert p.returncode == 1, p.stdout + p.stderr  # a warning
-    doc = json.loads(p.stdout)
+    doc = report_doc(p.stdout)
     (target,) = doc["targets"]
     assert target["engine"] == "ollama"
     assert [f["check"] for f in target["findings"]] == ["probe-queueing"]
@@ -85,6 +85,6 @@ def test_ctrl_c_stops_cleanly_and_prints_what_was_measured():
     assert took < 5, took
     assert "Traceback" not in err
     assert p.returncode == 3
-    (raw,) = json.loads(out)["probe"]
+    (raw,) = report_doc(out)["probe"]
     assert raw["interrupted"] is True
     assert raw["samples"][0]["status"] == "ok" and raw["samples"][-1]["status"] == "interrupted"

@@ -1,12 +1,12 @@
 """`llmdoctor diagnose --host/--inventory` end to end against the loopback sshd."""
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import time
 
 import pytest
+from tests.support.schema import report_doc
 
 pytestmark = [pytest.mark.real, pytest.mark.root]
 
@@ -25,7 +25,7 @@ def test_two_hosts_and_a_dead_one_in_json(ssh_config, sshd):
     t0 = time.monotonic()
     p = llmdoctor("diagnose", "--ssh-config", ssh_config, "--sample-seconds", "0.3", "--format", "json",
                   "--host", "fleet00", "--host", dead, "--host", "fleet01")
-    data = json.loads(p.stdout)
+    data = report_doc(p.stdout)
     by_target = {t["target"]: t for t in data["targets"]}
     assert set(by_target) == {"fleet00", dead, "fleet01"}
     assert by_target[dead]["engine"] == "unreachable"
@@ -43,7 +43,7 @@ def test_inventory(ssh_config, tmp_path):
     inv.write_text("[llm]\nfleet02\nfleet03  # second box\n\n[llm:vars]\nansible_user=nobody\n")
     p = llmdoctor("diagnose", "--ssh-config", ssh_config, "--sample-seconds", "0.3", "--format", "json",
                   "--inventory", str(inv))
-    targets = json.loads(p.stdout)["targets"]
+    targets = report_doc(p.stdout)["targets"]
     assert [t["target"] for t in targets] == ["fleet02", "fleet03"]
     # the loopback "hosts" run no LLM engine: could not diagnose (3), unless this machine swaps (1, 2)
     assert p.returncode in (1, 2, 3)

@@ -14,6 +14,7 @@ from typing import Any
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
+from llmdoctor.redact import redact_text
 from llmdoctor.model import Cause, Severity
 from llmdoctor.app.exporter.counters import MonotonicTotals
 from llmdoctor.app.exporter.readings import Sample, gauge_samples, label_value
@@ -31,7 +32,8 @@ class FamilySpec:
 # Every family the exporter can emit. Counter names are given without `_total`
 # (prometheus_client appends it). The dashboard and rule tests check against this.
 SPECS: dict[str, FamilySpec] = {
-    "llmdoctor_up": FamilySpec(GAUGE, "1 when the last diagnosis of the target ran, 0 when the target could not be examined."),
+    "llmdoctor_up": FamilySpec(GAUGE, "1 when the last diagnosis of the target ran, 0 when the target could not be examined (llmdoctor_down_info says why)."),
+    "llmdoctor_down_info": FamilySpec(GAUGE, "1 while llmdoctor_up is 0, with the reason (redacted, cut at 128 characters).", ("reason",)),
     "llmdoctor_last_run_timestamp_seconds": FamilySpec(GAUGE, "Unix time the last diagnosis run started; alert when it stops moving."),
     "llmdoctor_run_duration_seconds": FamilySpec(GAUGE, "Wall-clock duration of the last diagnosis run."),
     "llmdoctor_run_interval_seconds": FamilySpec(GAUGE, "Configured time between diagnosis runs (for staleness rules)."),
@@ -85,6 +87,14 @@ class RunOutcome:
         return getattr(report, "reachable", True)
 
     @property
+    def down_reason(self) -> str:
+        """Why the target could not be examined: the run's error, or the report's first one."""
+        if self.up:
+            return ""
+        errors = tuple(getattr(getattr(self.result, "report", None), "errors", ()) or ())
+        return self.error or (errors[0] if errors else "") or "unknown"
+
+    @property
     def facts(self) -> Mapping[str, Any]:
         facts = getattr(self.result, "facts", None)
         return facts if isinstance(facts, Mapping) else {}
@@ -136,6 +146,8 @@ def families(
 
     for target, o in sorted(outcomes.items()):
         add(target, "llmdoctor_up", (), 1.0 if o.up else 0.0)
+        if not o.up:
+            add(target, "llmdoctor_down_info", (("reason", label_value(redact_text(o.down_reason), 128)),), 1.0)
         add(target, "llmdoctor_last_run_timestamp_seconds", (), o.started)
         add(target, "llmdoctor_run_duration_seconds", (), o.duration)
         add(target, "llmdoctor_run_interval_seconds", (), interval_seconds)

@@ -43,3 +43,13 @@ LOAD_DURATION_WARN_S = 0.5
 # later than the next request's, and at least LOAD_EXTRA_MIN_S later.
 WARMUP_TTFT_FACTOR = 5.0
 LOAD_EXTRA_MIN_S = 1.0
+
+# --- Performance data (figures a monitor graphs; `--format nagios`) ------------------
+# Levels for the probe's own latencies, for a monitor's warning and critical states; the
+# verdicts above decide the findings. Users notice a first token after ~2 s and give up
+# on a chat around 5 s; a stream slower than ~5 tokens/s (0.2 s apart) is slower than
+# reading, and 2 tokens/s (0.5 s) reads as stalled.
+TTFT_P95_WARN_S = 2.0
+TTFT_P95_CRIT_S = 5.0
+ITL_P95_WARN_S = 0.2
+ITL_P95_CRIT_S = 0.5
