@@ -4,6 +4,8 @@ Heavy imports (gguf, NVML, the fact collectors) happen inside the command.
 """
 from __future__ import annotations
 
+import math
+import re
 import sys
 from pathlib import Path
 from typing import Optional
@@ -21,6 +23,8 @@ def parse_memory(text: str | None, option: str) -> int | None:
         return None
     from llmdoctor.parsing import ParseError, parse_size
 
+    if not re.search(r"[KMGTP]i?B?\s*$|B\s*$", text.strip(), re.I):
+        raise BadInput(f"{option} {text!r}: give a unit (e.g. 24GB, 24GiB, 22.5 GiB); a bare number is ambiguous")
     try:
         value = parse_size(text)
     except ParseError:
@@ -46,6 +50,8 @@ def workload_from_flags(users, turn_seconds, think_seconds, between, concurrent)
         raise BadInput("--turn-seconds needs --users")
     for name, v in (("--turn-seconds", turn_seconds), ("--think-seconds", think_seconds),
                     ("--seconds-between-turns", between)):
+        if v is not None and not math.isfinite(v):
+            raise BadInput(f"{name} must be a number of seconds, not {v}")
         if v is not None and v < 0:
             raise BadInput(f"{name} must not be negative")
     if turn_seconds is not None and turn_seconds <= 0:

@@ -287,20 +287,35 @@ def make_plan(
             steps.append(f"{target} slots do not fit at {context:,} tokens in {cache_type};"
                          f" with {' and '.join(what)} {rec_fit} fit"
                          f" ({gb(kv_bytes_per_token(shape, rec_cache) * rec_ctx)} each).")
-        elif not quantised_cache_ok and quantised_cache_why_not and cache_type not in ("q8_0", "q4_0"):
-            steps.append(f"A q8_0 KV cache is not proposed: {quantised_cache_why_not}.")
+        else:
+            if not quantised_cache_ok and quantised_cache_why_not and cache_type not in ("q8_0", "q4_0"):
+                steps.append(f"A q8_0 KV cache is not proposed: {quantised_cache_why_not}.")
+            # Nothing fits them all: take the option that fits the most, so that more demand
+            # never gets fewer slots than less demand did.
+            best = _search(shape, budget, None, context, cache_type, cache_type_fixed, quantised_cache_ok,
+                           max(min_context, lowest_context or context), lowest_context is not None)
+            if best is not None and best[2] > rec_fit:
+                rec_ctx, rec_cache, rec_fit = best
+                steps.append(f"{target} slots do not fit in any option; the most that do: {rec_fit}"
+                             f" with KV cache {rec_cache} at {rec_ctx:,} tokens.")
 
     if wanted is None:
         parallel = max(1, min(rec_fit, max_parallel))
     else:
         parallel = max(1, min(wanted, rec_fit))
-    if rec_fit < 1:
+    if memory.weights + memory.headroom >= memory.total:
+        warnings.append(
+            f"The weights do not fit: {gb(memory.weights)} of weights plus {gb(memory.headroom)} headroom"
+            f" exceed {gb(memory.total)} of GPU memory, so layers run on the CPU before any KV cache is"
+            f" counted. Use a smaller quantisation or model, or more GPU memory.")
+    elif rec_fit < 1:
         warnings.append(
             f"Not even one {rec_ctx:,}-token conversation fits in the KV budget ({gb(max(budget, 0))}):"
             f" the cache spills to CPU. Use a smaller context, a smaller quantisation, or a bigger GPU.")
     elif wanted is not None and parallel < wanted:
+        quantise = "" if rec_cache in ("q8_0", "q4_0", "fp8") or cache_type_fixed else " a q8_0 KV cache,"
         warnings.append(f"Only {parallel} of the {wanted} wanted slots fit; the other requests queue."
-                        f" More room: a smaller context, a q8_0 KV cache, a smaller quantisation, or more GPU memory.")
+                        f" More room: a smaller context,{quantise} a smaller quantisation, or more GPU memory.")
     max_queue = QUEUE_PER_SLOT * parallel
     steps.append(f"Slots: {parallel}" + (f" (wanted {wanted}, {rec_fit} fit)" if wanted is not None else f" ({rec_fit} fit)") + ".")
     steps.append(f"Queue: {QUEUE_PER_SLOT} × {parallel} slots = {max_queue} waiting requests; beyond that a 503"
@@ -310,22 +325,26 @@ def make_plan(
                 wanted, rec, tuple(steps), tuple(warnings), fits_wanted=fits_wanted and rec_fit >= 1)
 
 
-def _search(shape: KVShape, budget: int, target: int, context: int, cache_type: str, cache_type_fixed: bool,
+def _search(shape: KVShape, budget: int, target: int | None, context: int, cache_type: str, cache_type_fixed: bool,
             quantised_ok: bool, floor: int, may_lower: bool) -> tuple[int, str, int] | None:
     """The first (context, cache type) that fits `target` slots: q8_0 at the same
-    context first, then smaller contexts (f16, then q8_0)."""
+    context first, then smaller contexts (f16, then q8_0). With target None: the option
+    that fits the most slots (the first such, in the same order)."""
     caches = [cache_type]
     if not cache_type_fixed and quantised_ok and cache_type in ("f16", "bf16", "f32"):
         caches.append("q8_0")
     contexts = _ctx_ladder(context, floor) if may_lower and floor < context else [context]
+    best = None
     for ctx in contexts:
         for ct in caches:
             if ctx == context and ct == cache_type:
                 continue
             fit = conversations_fit(budget, kv_bytes_per_token(shape, ct), ctx)
-            if fit >= target:
+            if target is not None and fit >= target:
                 return ctx, ct, fit
-    return None
+            if target is None and (best is None or fit > best[2]):
+                best = (ctx, ct, fit)
+    return best
 
 
 def _round_context(tokens: int) -> int:

@@ -44,10 +44,10 @@ def test_quantised_cache_only_when_it_makes_the_slots_fit():
     assert p.recommended.parallel == 8
     # Enough room in f16: stays f16.
     assert make_plan(QWEN, mem, Workload(concurrent=4), 8192).recommended.kv_cache_type == "f16"
-    # Too many even for q8_0: stays f16, capped at what fits, and says so.
+    # Too many even for q8_0: the most that fit (q8_0), never fewer than for less demand; and says so.
     p = make_plan(QWEN, mem, Workload(concurrent=16), 8192)
-    assert p.recommended.kv_cache_type == "f16" and p.recommended.parallel == 5
-    assert not p.fits_wanted and "Only 5 of the 16" in p.warnings[0]
+    assert p.recommended.kv_cache_type == "q8_0" and p.recommended.parallel == p.conversations_fit * 2 > 8
+    assert not p.fits_wanted and f"Only {p.recommended.parallel} of the 16" in p.warnings[0]
     # Not allowed (old Ollama) or the type was given: never switched.
     assert make_plan(QWEN, mem, Workload(concurrent=8), 8192, quantised_cache_ok=False).recommended.kv_cache_type == "f16"
     assert make_plan(QWEN, mem, Workload(concurrent=8), 8192, "f16", cache_type_fixed=True).recommended.kv_cache_type == "f16"
@@ -76,7 +76,19 @@ def test_context_comes_down_only_when_allowed():
 def test_nothing_fits():
     p = make_plan(QWEN, Memory(parse_size("16GB"), parse_size("16GB")), SEED, 8192)
     assert p.conversations_fit == 0 and p.recommended.parallel == 1
-    assert "spills to CPU" in p.warnings[0]
+    assert "The weights do not fit" in p.warnings[0] and "spills" not in " ".join(p.warnings)
+    p = make_plan(QWEN, Memory(parse_size("18GB"), parse_size("16GB")), SEED, 32768)
+    assert p.conversations_fit == 0 and "spills to CPU" in p.warnings[0]  # the weights fit, the cache does not
+
+
+def test_more_demand_takes_the_cheaper_cache_instead_of_fewer_slots():
+    """--concurrent 8 got 8 slots in q8_0; --concurrent 20 got 5 in f16 although q8_0 fits 11."""
+    memory = Memory(parse_size("24GB"), parse_size("16GB"))
+    eight = make_plan(QWEN, memory, Workload(concurrent=8), 8192).recommended
+    twenty = make_plan(QWEN, memory, Workload(concurrent=20), 8192)
+    assert twenty.recommended.parallel >= eight.parallel
+    assert twenty.recommended.kv_cache_type == "q8_0" and not twenty.fits_wanted
+    assert "q8_0 KV cache," not in " ".join(twenty.warnings)  # it is already proposed
 
 
 # ---- the command ------------------------------------------------------------------------------
@@ -143,7 +155,13 @@ def test_plan_from_an_ollama_model_name(cli, fake_ollama):
     (("--hf-config", str(FIX / "qwen3-8b.config.json"), "--gpu-memory", "24GB", "--weights", "16GB",
       "--context", "131072"), "larger than the model's trained context 40,960"),
     (("--layers", "36", "--kv-heads", "8", "--head-dim", "128", "--weights", "1GB", "--gpu-memory", "24 apples"),
-     "not a size"),
+     "give a unit"),
+    (("--layers", "36", "--kv-heads", "8", "--head-dim", "128", "--weights", "16", "--gpu-memory", "24"),
+     "give a unit"),
+    (("--layers", "36", "--kv-heads", "8", "--head-dim", "128", "--weights", "16GB", "--gpu-memory", "24GB",
+      "--users", "5", "--turn-seconds", "nan"), "must be a number of seconds"),
+    (("--layers", "36", "--kv-heads", "8", "--head-dim", "128", "--weights", "16GB", "--gpu-memory", "24GB",
+      "--users", "5", "--turn-seconds", "10", "--think-seconds", "-inf"), "must be a number of seconds"),
     (("--hf-config", str(FIX / "qwen3-8b.config.json"), "--gpu-memory", "24GB"), "--weights"),
     (("--hf-config", str(FIX / "README.md"), "--gpu-memory", "24GB", "--weights", "1GB"), "not JSON"),
     (("--layers", "36", "--kv-heads", "8", "--head-dim", "128", "--gpu-memory", "24GB", "--weights", "16GB",
@@ -193,3 +211,15 @@ def test_the_recommendation_always_fits_or_says_so(total, weights, users, turn, 
         assert used <= total  # weights + slots × context × bytes per token + headroom ≤ GPU memory
     else:
         assert p.warnings
+
+
+@settings(max_examples=200, deadline=None)
+@given(total=st.integers(4 * 10**9, 200 * 10**9), weights=st.integers(0, 100 * 10**9),
+       demand=st.integers(1, 63), more=st.integers(1, 64), context=st.sampled_from([2048, 8192, 32768]),
+       cache=st.sampled_from([None, "f16", "q8_0"]), lowest=st.sampled_from([None, 2048]))
+def test_more_demand_never_gets_fewer_slots(total, weights, demand, more, context, cache, lowest):
+    memory = Memory(total, weights)
+    kw = dict(cache_type=cache or "f16", cache_type_fixed=cache is not None, max_parallel=64, lowest_context=lowest)
+    low = make_plan(QWEN, memory, Workload(concurrent=demand), context, **kw).recommended
+    high = make_plan(QWEN, memory, Workload(concurrent=demand + more), context, **kw).recommended
+    assert high.parallel >= low.parallel, (low, high)

@@ -63,7 +63,8 @@ def test_without_workload_flags_and_no_terminal_it_sizes_from_memory(cli, fake_o
     (("--model", "no-such-model", *SEED), "Ollama does not know model 'no-such-model'"),
     (("--users", "20", "--turn-seconds", "12"), "--gpu-memory"),
     ((*SEED, "--context", "65536"), "larger than llama3:8b's trained context 8,192"),
-    ((*SEED, "--weights", "lots"), "not a size"),
+    ((*SEED, "--weights", "lots"), "give a unit"),
+    ((*SEED, "--weights", "16"), "give a unit"),
 ])
 def test_bad_input_exits_3_and_writes_nothing(cli, fake_ollama, tmp_path, monkeypatch, args, message):
     import llmdoctor.app.tune.hostfacts as hf
