@@ -107,6 +107,20 @@ class Unavailable:
 
 
 @dataclass(frozen=True)
+class Change:
+    """The one change to make at one place (a unit's drop-in, an environment, a server's
+    command line): every finding's setting there merged, conflicts resolved."""
+
+    place: str  # "systemd ollama.service", "llama-server command line", ...
+    settings: tuple[tuple[str, str], ...]
+    commands: tuple[str, ...] = ()
+    config: str = ""  # the file to write, when the change is a file
+    checks: tuple[str, ...] = ()  # the findings merged into it
+    notes: tuple[str, ...] = ()  # conflicts and how they were resolved
+    held_back: tuple[str, ...] = ()  # settings asked for but not changed yet, and why
+
+
+@dataclass(frozen=True)
 class Figure:
     """A measured number a monitor can graph (performance data), with the levels at which
     llmdoctor itself would warn or call it critical, when it has such levels."""
@@ -131,6 +145,7 @@ class TargetReport:
     reachable: bool = True  # False: the target could not be examined at all (errors say why)
     figures: tuple[Figure, ...] = ()  # measured numbers (the probe's latencies), for monitors
     probe: tuple[dict[str, Any], ...] = ()  # the probe's own measurements, as `probe --format json` has them
+    changes: tuple[Change, ...] = ()  # "What to change": the findings' settings merged per place
 
     @property
     def diagnosed(self) -> bool:
@@ -171,6 +186,11 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
     }
 
 
+def change_to_dict(c: Change) -> dict[str, Any]:
+    return {"place": c.place, "settings": dict(c.settings), "commands": list(c.commands), "config": c.config,
+            "checks": list(c.checks), "notes": list(c.notes), "held_back": list(c.held_back)}
+
+
 def report_to_dict(r: Report) -> dict[str, Any]:
     """The JSON contract: stable keys, documented in the README."""
     return {
@@ -189,6 +209,7 @@ def report_to_dict(r: Report) -> dict[str, Any]:
                 "figures": [{"name": f.name, "value": f.value, "unit": f.unit, "warn": f.warn, "crit": f.crit}
                             for f in t.figures],
                 "probe": list(t.probe),
+                "what_to_change": [change_to_dict(c) for c in t.changes],
             }
             for t in r.targets
         ],

@@ -13,7 +13,7 @@ from llmdoctor import __version__
 from llmdoctor.plugins import CheckSpec, load_checks, run_check
 from llmdoctor.facts import Context, FactStore, FactUnavailable, RunOptions
 from llmdoctor.hosts.base import Host, HostError
-from llmdoctor.model import UNREACHABLE, Evidence, Figure, Finding, Fix, Report, TargetReport, Unavailable
+from llmdoctor.model import UNREACHABLE, Change, Evidence, Figure, Finding, Fix, Report, TargetReport, Unavailable
 from llmdoctor.redact import redact_text
 
 # Facts every report summarises, whether or not a check needed them.
@@ -172,6 +172,7 @@ def diagnose_target(
     findings.sort(key=lambda f: (-f.severity.rank, f.confidence.rank, f.check))
     examined = examined_lines(store.values)
     figures, measurements = _probe_parts(store.values.get("probe"))
+    changes = what_to_change(findings, store.values)
     report = TargetReport(
         target=redact_text(host.name),
         engine=engine_label(store.values),
@@ -183,9 +184,27 @@ def diagnose_target(
         not_diagnosed=redact_text(not_diagnosed_reason(store, examined, findings)),
         figures=figures,
         probe=measurements,
+        changes=changes,
     )
     missing = {name: redact_text(e.reason) for name, e in store.missing.items()}
     return TargetResult(report, dict(store.values), dict(store.timings), missing)
+
+
+def what_to_change(findings, facts: dict[str, Any]) -> tuple[Change, ...]:
+    """The findings' settings merged into one change per place, with secrets left out."""
+    from llmdoctor.judge.remedy import merge
+
+    argv = {}
+    for fact, place in (("llamacpp_cmdline", "llama-server command line"), ("vllm_cmdline", "vllm serve command line")):
+        value = facts.get(fact)
+        if value is not None and getattr(value, "argv", None) and redact_text(" ".join(value.argv)) == " ".join(value.argv):
+            argv[place] = tuple(value.argv)  # a command line with a secret in it is not rewritten
+    try:
+        changes = merge(findings, argv)
+    except Exception:  # the merged change is a convenience; the findings' own fixes stand
+        return ()
+    return tuple(replace(c, commands=tuple(redact_text(x) for x in c.commands), config=redact_text(c.config))
+                 for c in changes)
 
 
 def _probe_parts(runs: Any) -> tuple[tuple[Figure, ...], tuple[dict[str, Any], ...]]:

@@ -11,6 +11,9 @@ from typing import Any, Mapping
 
 # The unit the Ollama installer writes; callers that found the service pass its own name.
 OLLAMA_UNIT = "ollama"
+# llmdoctor's own drop-in (as `tune` writes it): it sorts after the user's override.conf, so
+# it wins without touching a file llmdoctor did not write.
+DROPIN_NAME = "zz-llmdoctor.conf"
 
 
 def unit_file_name(unit: str) -> str:
@@ -26,12 +29,12 @@ def environment_line(name: str, value: Any) -> str:
     return f'Environment="{name}={text}"'
 
 
-def dropin_path(unit: str, name: str = "override.conf") -> str:
+def dropin_path(unit: str, name: str = DROPIN_NAME) -> str:
     return f"/etc/systemd/system/{unit_file_name(unit)}.d/{name}"
 
 
-def dropin(unit: str, values: Mapping[str, Any], name: str = "override.conf", path_comment: bool = True) -> str:
-    """The drop-in that sets `values` for `unit` (what `systemctl edit UNIT` writes to override.conf)."""
+def dropin(unit: str, values: Mapping[str, Any], name: str = DROPIN_NAME, path_comment: bool = True) -> str:
+    """The drop-in that sets `values` for `unit`, as its own file (never the user's override.conf)."""
     lines = ([f"# {dropin_path(unit, name)}"] if path_comment else []) + ["[Service]"]
     lines += [environment_line(k, v) for k, v in values.items()]
     return "\n".join(lines) + "\n"
@@ -49,9 +52,9 @@ def reload_and_restart(unit: str) -> str:
     return f"systemctl daemon-reload && systemctl restart {unit}"
 
 
-def dropin_commands(unit: str) -> tuple[str, ...]:
-    path = dropin_path(unit)
-    return (f"mkdir -p {path.rsplit('/', 1)[0]}  # then write the drop-in below to {path}", reload_and_restart(unit))
+def dropin_commands(unit: str, name: str = DROPIN_NAME) -> tuple[str, ...]:
+    path = dropin_path(unit, name)
+    return (f"mkdir -p {path.rsplit('/', 1)[0]}  # for the drop-in below, {path}", reload_and_restart(unit))
 
 
 def settings_fix(where: str | None, unit: str = OLLAMA_UNIT, **values: Any) -> tuple[tuple[str, ...], str]:

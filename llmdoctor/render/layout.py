@@ -92,8 +92,16 @@ def wrap_continued(line: Line, width: int) -> list[Line]:
     width = max(MIN_WIDTH, width)
     text = "".join(t for t, _ in line)
     lead = text[: len(text) - len(text.lstrip(" "))]
+    if len(text) <= width:
+        return [line]
+    code, sep, comment = text.partition("  # ")
+    if sep and code.strip() not in ("", "$"):  # a backslash inside a comment continues nothing:
+        prompt = "$ " if code.lstrip().startswith("$ ") else ""  # the comment goes on lines of its own
+        notes = [((lead + "# " + "".join(t for t, _ in w).strip(), "verbatim"),)
+                 for w in wrap(((lead + comment, ""),), width - 2, hang=0)]
+        return notes + wrap_continued(((code.rstrip(), "verbatim"),), width)
     words = text.split()
-    if len(text) <= width or len(words) < 2:
+    if len(words) < 2:
         return [line]
     out, current = [], lead + words[0]
     for word in words[1:]:

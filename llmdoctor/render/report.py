@@ -54,13 +54,15 @@ def _md_code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _md_finding(f: Finding) -> list[str]:
+def _md_finding(f: Finding, merged=None) -> list[str]:
     out = [f"#### [{f.severity.value}] {f.title}", "", f"`{f.check}` · cause **{f.cause.value}** · confidence {f.confidence.value}", ""]
     out.append("Evidence:")
     out.append("")
     for e in f.evidence:
         out.append(f"- {_md_code(e.source)}: {_md_code(e.text.strip())}")
     out += ["", f"Fix: {f.fix.summary}", ""]
+    if merged is not None:
+        return out + [f"(part of What to change: {_md_escape(merged.place)})", ""]
     if f.fix.commands:
         out += ["```sh", *f.fix.commands, "```", ""]
     if f.fix.config:
@@ -84,12 +86,15 @@ def render_markdown(report: Report) -> str:
             out += ["No problems found in what was examined.", ""]
         if t.examined:
             out += ["Examined: " + "; ".join(_md_code(e) for e in t.examined), ""]
+        merged_into = {check: c for c in t.changes for check in c.checks}
         for sev in Severity:
             group = [f for f in t.findings if f.severity is sev]
             if group:
                 out += [f"### {SEVERITY_HEADING[sev]}", ""]
                 for f in group:
-                    out += _md_finding(f)
+                    out += _md_finding(f, merged_into.get(f.check))
+        if t.changes:
+            out += _md_changes(t.changes)
         gaps = _gaps(t)
         if gaps or t.errors:
             out += ["### Not examined", ""]
@@ -130,6 +135,7 @@ def _lines(t: TargetReport) -> list[Line]:
         out.append(((f"  Examined: {'; '.join(t.examined)}", "dim"),))
     if t.summary or t.examined:
         out.append(())
+    merged_into = {check: c for c in t.changes for check in c.checks}
     if not t.diagnosed and t.not_diagnosed:
         out += [(("  Could not diagnose: ", "bold yellow"), (t.not_diagnosed, "")), ()]
     elif not t.findings:
@@ -144,16 +150,56 @@ def _lines(t: TargetReport) -> list[Line]:
             out.append((("  ", ""), ("●", style), (" ", ""), (f.title, "bold"), (f"  {f.cause.value} · {f.check}", "dim")))
             out += [(("      ", ""), (f"{e.source}:", "dim"), (f" {e.text.strip()}", "")) for e in f.evidence]
             out.append((("    ", ""), ("Fix:", "green"), (f" {f.fix.summary}", "")))
-            out += [((f"      $ {c}", VERBATIM),) for c in f.fix.commands]
-            if f.fix.config:
-                out += [((f"      {line}", VERBATIM),) for line in f.fix.config.rstrip().splitlines()]
+            merged = merged_into.get(f.check)
+            if merged is not None:
+                out.append(((f"      → part of What to change ({merged.place}), below", "dim"),))
+            else:
+                out += [((f"      $ {c}", VERBATIM),) for c in f.fix.commands]
+                if f.fix.config:
+                    out += [((f"      {line}", VERBATIM),) for line in f.fix.config.rstrip().splitlines()]
             out.append(())
+    if t.changes:
+        out += _change_lines(t.changes)
     gaps = _gaps(t)
     if gaps or t.errors:
         out.append((("Could not examine", "bold"),))
         out += [((f"  {unavailable_line(u.fact, u.reason)}", ""),) for u in gaps]
         out += [((f"  {e}", "red"),) for e in t.errors]
         out.append(())
+    return out
+
+
+def _change_lines(changes) -> list[Line]:
+    """The findings' settings merged: one change per place, then the rules that merged them."""
+    from llmdoctor.judge.remedy import RULES
+
+    out: list[Line] = [(("What to change", "bold"),)]
+    for c in changes:
+        out.append((("  ", ""), (c.place, "bold"), (f"  (from {', '.join(c.checks)})", "dim")))
+        out += [((f"      $ {cmd}", VERBATIM),) for cmd in c.commands]
+        if c.config:
+            out += [((f"      {line}", VERBATIM),) for line in c.config.rstrip().splitlines()]
+        out += [((f"    note: {n}", "dim"),) for n in c.notes]
+        out += [(("    ", ""), ("held back:", "yellow"), (f" {h}", "")) for h in c.held_back]
+    out.append((("  Merged by these rules: " + " ".join(f"({i}) {r}" for i, r in enumerate(RULES, 1)), "dim"),))
+    return out + [()]
+
+
+def _md_changes(changes) -> list[str]:
+    from llmdoctor.judge.remedy import RULES
+
+    out = ["### What to change", ""]
+    for c in changes:
+        out += [f"**{_md_escape(c.place)}** (from {', '.join(f'`{x}`' for x in c.checks)})", ""]
+        if c.commands:
+            out += ["```sh", *c.commands, "```", ""]
+        if c.config:
+            out += ["```ini", c.config.rstrip(), "```", ""]
+        out += [f"- note: {_md_escape(n)}" for n in c.notes]
+        out += [f"- held back: {_md_escape(h)}" for h in c.held_back]
+        if c.notes or c.held_back:
+            out.append("")
+    out += ["Merged by these rules: " + " ".join(f"({i}) {r}" for i, r in enumerate(RULES, 1)), ""]
     return out
 
 

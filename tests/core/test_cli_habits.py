@@ -155,4 +155,5 @@ def test_width_option_and_columns():
     for args, env, width in (([], ENV, 80), (["--width", "60"], ENV, 60), ([], dict(ENV, COLUMNS="100"), 100)):
         out = run("diagnose", "--evidence", str(EVIDENCE / "ollama-cpu-spill"), *args, env=env).stdout
         assert len(out.splitlines()[0]) == width
-        assert all(len(l) <= width for l in out.splitlines())
+        # only a path or a command word that cannot be cut without breaking a paste may overrun
+        assert all(len(l) <= width or len(l.split()) <= 2 for l in out.splitlines()), out

@@ -50,8 +50,13 @@ def test_every_fixture_fits_the_width_with_hanging_continuations(reports, width)
             for p in pieces:
                 if len(p) > width:  # only a command word that cannot be cut may overrun
                     assert verbatim and len(p.split()) <= 3, (name, width, p)
-            for p in pieces[1:]:
-                assert _lead(p) > _lead(pieces[0]), (name, width, pieces)
+            lead = _lead(pieces[0])
+            if verbatim:  # a shell comment moves to lines of its own above the command it annotated
+                starts = [p for p in pieces if _lead(p) == lead and not p.lstrip().startswith("# ")]
+                assert len(starts) <= 1 and all(_lead(p) >= lead for p in pieces), (name, width, pieces)
+            else:
+                for p in pieces[1:]:
+                    assert _lead(p) > lead, (name, width, pieces)
             if not verbatim and all(len(w) < width // 2 for w in whole.split()):
                 assert " ".join(" ".join(pieces).split()) == " ".join(whole.split()), (name, pieces)
 
@@ -82,6 +87,15 @@ def test_command_lines_wrap_with_a_continuation_backslash():
     pieces = [paint(p, False) for p in wrap_continued(line, 60)]
     assert all(p.endswith(" \\") for p in pieces[:-1]) and len(pieces) > 1
     assert " ".join(p.rstrip("\\").strip() for p in pieces).split() == line[0][0].split()
+
+
+def test_a_shell_comment_never_swallows_a_continuation():
+    line = (("      $ mkdir -p /etc/systemd/system/ollama.service.d  # for the drop-in below, "
+             "/etc/systemd/system/ollama.service.d/zz-llmdoctor.conf", VERBATIM),)
+    pieces = [paint(p, False) for p in wrap_continued(line, 60)]
+    assert all(not ("#" in p and p.endswith("\\")) for p in pieces), pieces
+    assert pieces[-1].strip() == "$ mkdir -p /etc/systemd/system/ollama.service.d"
+    assert all(p.strip().startswith("# ") for p in pieces[:-1])
 
 
 def test_width_comes_from_columns_then_the_terminal_then_80():
