@@ -46,8 +46,10 @@ def test_model_unload_ollama_load_duration_and_cold_start():
     assert model_unload(light(parallel_pair(), engine="ollama", load=0.02)).kind == HEALTHY
     v = model_unload(light(parallel_pair(), engine="ollama", load=8.2))
     assert v.kind == PROBLEM and v.figures["load_duration_s"] == 8.2
+    # An engine that reports no loads: a slow first request may be a wait behind others on a
+    # busy server, so it is inconclusive, never MODEL_UNLOAD.
     cold = model_unload(light(parallel_pair(), warm_ttft=3.0))
-    assert cold.kind == PROBLEM and cold.confidence == "medium"
+    assert cold.kind == INCONCLUSIVE and "busy server" in cold.title
     assert model_unload(light(parallel_pair(), warm_ttft=0.06)).kind == HEALTHY
 
 
