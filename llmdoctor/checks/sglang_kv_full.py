@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.judge.sglang import backlog, memory_fix, metrics_backlog
+from llmdoctor.judge.sglang import backlogs, memory_fix
 from llmdoctor.model import Cause, Confidence, Finding, Severity
 from llmdoctor.plugins import check
 
@@ -22,19 +22,13 @@ def kv_full(
     sglang_cmdline: SglangCmdline | None = None,
     sglang_server_info: dict | None = None,
 ):
-    kind, ev, lines = None, [], 0
-    for scan in (sglang_log.scans if sglang_log is not None else ()):
-        kind, ev = backlog(scan)
-        if kind:
-            lines = scan.longest_queue_run.length
-            break
-    if not kind:
-        kind, ev = metrics_backlog(sglang_metrics)
-    if kind != "kv":
+    found = next((b for b in backlogs(sglang_log, sglang_metrics) if b[0] == "kv"), None)
+    if found is None:
         return
+    _, ev, sustained = found
     yield Finding(
         Cause.KV_CAPACITY, Severity.WARNING,
         "SGLang's KV pool is full and requests wait for room in it", ev,
         memory_fix("The scheduler admits a queued request only when the KV pool has tokens for it, so time to "
                    "first token grows with the queue.", sglang_cmdline, sglang_server_info, sglang_log),
-        confidence=Confidence.HIGH if lines >= 2 else Confidence.MEDIUM)
+        confidence=Confidence.HIGH if sustained else Confidence.MEDIUM)

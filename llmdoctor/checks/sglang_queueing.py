@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.judge.fixes import launch_flags_text
-from llmdoctor.judge.sglang import backlog, metrics_backlog, setting
+from llmdoctor.judge.sglang import backlogs, setting
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 from llmdoctor.plugins import check
 
@@ -24,16 +24,10 @@ def queueing(
     sglang_cmdline: SglangCmdline | None = None,
     sglang_server_info: dict | None = None,
 ):
-    kind, ev, sustained = None, [], False
-    for scan in (sglang_log.scans if sglang_log is not None else ()):
-        kind, ev = backlog(scan)
-        if kind:
-            sustained = scan.longest_queue_run.length >= 2
-            break
-    if not kind:
-        kind, ev = metrics_backlog(sglang_metrics)
-    if kind != "queue":
+    found = next((b for b in backlogs(sglang_log, sglang_metrics) if b[0] == "queue"), None)
+    if found is None:
         return
+    _, ev, sustained = found
     cap, where = setting("max_running_requests", sglang_cmdline, sglang_server_info, sglang_log)
     running = max((s.max_running for s in sglang_log.scans), default=0) if sglang_log is not None else 0
     if sglang_metrics is not None:

@@ -50,6 +50,18 @@ def metrics_backlog(metrics):
     return kind, [Evidence(metrics.source, text)]
 
 
+def backlogs(log, metrics):
+    """(kind, evidence, sustained) for each source that shows requests waiting: every log scan,
+    then the /metrics scrape (a recording may hold each from a different moment)."""
+    for scan in (log.scans if log is not None else ()):
+        kind, ev = backlog(scan)
+        if kind:
+            yield kind, ev, scan.longest_queue_run.length >= 2
+    kind, ev = metrics_backlog(metrics)
+    if kind:
+        yield kind, ev, False
+
+
 def memory_fix(summary: str, cmdline=None, server_info=None, log=None, cap_context: bool = True) -> Fix:
     """More requests in the same KV pool, cheapest first: cap --context-length, then
     --kv-cache-dtype fp8_e5m2, then --tp (more GPUs). Without `cap_context` (a prompt that must
@@ -65,8 +77,8 @@ def memory_fix(summary: str, cmdline=None, server_info=None, log=None, cap_conte
         steps.append(launch_flags_text(cmdline, kv_cache_dtype="fp8_e5m2"))
     steps.append(launch_flags_text(cmdline, tp=int(tp or 1) * 2))
     grow = ("--kv-cache-dtype fp8_e5m2 (or fp8_e4m3; about twice the tokens in the same memory, where the "
-            "attention backend supports it), then --tp 2 (the weights split over more GPUs leave each more room "
-            "for KV).")
+            "attention backend supports it), then more GPUs with --tp (the weights split over them leave each "
+            "more room for KV).")
     levers = (f"{MEMORY_ORDER} For SGLang: --context-length (bounds what one request may hold of the pool "
               f"--mem-fraction-static sized), then {grow}" if cap_context else
               f"Cheapest first: {grow}")

@@ -151,6 +151,11 @@ class Recognition:
     files: dict[str, str | None] = field(default_factory=dict)  # file -> engine whose lines it holds
 
 
+def _stronger(hits: dict[str, Hit], a: str, b: str) -> str:
+    """Of two engines signed in one file, the one with more sign lines (ties: `b`)."""
+    return a if hits[a].count > hits[b].count else b
+
+
 def _file_engine(hits: dict[str, Hit], family_to: str | None) -> str | None:
     if OLLAMA in hits:
         return OLLAMA  # Ollama's log names llama-server and carries llama.cpp lines itself
@@ -172,6 +177,9 @@ def decide(files: dict[str, dict[str, Hit]], strong_idents: dict[str, str] | Non
         for engine in ENGINES:
             if engine == LLAMACPP and OLLAMA in hits:
                 continue  # llama-server named in Ollama's own log is Ollama's runner
+            if engine in (VLLM, SGLANG) and VLLM in hits and SGLANG in hits \
+                    and _stronger(hits, VLLM, SGLANG) != engine:
+                continue  # SGLang shares vLLM's flag names (--tensor-parallel-size): one file, one engine
             if engine in hits:
                 weight[engine] = weight.get(engine, 0) + hits[engine].count
                 reasons.setdefault(engine, f"{name}: {hits[engine].what}: {hits[engine].line[:160]}")
