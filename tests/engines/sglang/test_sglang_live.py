@@ -77,3 +77,19 @@ def test_discovery_by_port_answers_get_server_info():
     with sglang_replay() as (port, _):
         body = LocalHost().http("GET", port, "/get_server_info", timeout=2.0).text
     assert '"model_path"' in body and '"tp_size"' in body  # what discover_live requires of port 30000
+
+
+def test_collect_then_diagnose_offline_reads_the_same(tmp_path):
+    """collect writes the replay's /metrics and /get_server_info; the offline diagnosis of
+    that directory finds what the live one finds."""
+    from llmdoctor.app.collect import collect_evidence
+    from llmdoctor.app.diagnose import DiagnoseOptions, diagnose_target
+    from llmdoctor.hosts.evidence import EvidenceHost
+
+    with sglang_replay() as (port, _):
+        engine = EngineInstance(SGLANG, port=port, found_by="test")
+        written, notes = collect_evidence(LocalHost(), tmp_path / "ev", engines=(engine,))
+        live = sorted(fired(store_for(port)))
+    assert {"metrics.prom", "server_info.json"} <= set(written), notes
+    report = diagnose_target(EvidenceHost(tmp_path / "ev"), DiagnoseOptions(sample_seconds=0)).report
+    assert sorted(f.check for f in report.findings if f.check.startswith("sglang-")) == live == ["sglang-queueing"]
