@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from llmdoctor.judge.fixes import launch_flags_text
 from llmdoctor.judge.sglang import memory_fix, setting
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 from llmdoctor.plugins import check
@@ -38,7 +39,7 @@ def context_exceeded(sglang_log: SglangLog, sglang_cmdline: SglangCmdline | None
                   "summarise what clients send (history, retrieved documents), or raise --context-length up to "
                   "what the model supports (rope scaling beyond it) if the KV pool has room. --allow-auto-truncate "
                   "only trades the refusal for a prompt silently cut short.",
-                  (f"python -m sglang.launch_server --model-path MODEL ... --context-length {max(prompt, limit * 2)}",))
+                  (launch_flags_text(sglang_cmdline, context_length=max(prompt, limit * 2)),))
     if truncate:
         ev.append(Evidence("settings", "allow_auto_truncate True: other long prompts may have been cut, not refused"))
     yield Finding(Cause.CONTEXT_TRUNCATION, Severity.WARNING, title, ev, fix, confidence=Confidence.HIGH)
