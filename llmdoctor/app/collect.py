@@ -14,13 +14,18 @@ from pathlib import Path
 from typing import Callable
 
 from llmdoctor import __version__
-from llmdoctor.knowledge.engines import DEFAULT_PORTS, LLAMACPP, OLLAMA, VLLM, EngineInstance
+from llmdoctor.knowledge.engines import DEFAULT_PORTS, LLAMACPP, OLLAMA, SGLANG, VLLM, EngineInstance
 from llmdoctor.facts import Context, FactStore, RunOptions
+from llmdoctor.facts.engines import engine_of_unit
 from llmdoctor.hosts.base import Host, HostError
 from llmdoctor.redact import redact_text
 from llmdoctor.knowledge.systemd.show import PROPERTIES as SHOW_PROPERTIES
 
 LOG_LIMIT = 32 * 1024 * 1024  # newest part of the journal kept, per unit
+
+
+# the evidence log file each engine's journal is written to (hosts/evidence.py LOG_FILES)
+LOG_NAMES = {VLLM: "vllm.log", SGLANG: "sglang.log"}
 
 
 def _shorten_head(data: str, limit: int) -> str:
@@ -72,6 +77,11 @@ def collect_evidence(
             attempt("POST /api/show", lambda: _api_show(host, port, put))
         if e.kind == VLLM:
             attempt("GET /metrics", lambda: _http_to(host, "GET", port, "/metrics", put, "metrics.prom"))
+        if e.kind == SGLANG:
+            from llmdoctor.hosts.evidence import SGLANG_ENDPOINTS
+
+            for path, name in SGLANG_ENDPOINTS.items():  # /metrics answers only with --enable-metrics
+                attempt(f"GET {path}", lambda: _http_to(host, "GET", port, path, put, name))
         if e.kind == LLAMACPP:
             from llmdoctor.hosts.evidence import LLAMACPP_ENDPOINTS
 
@@ -99,7 +109,7 @@ def collect_evidence(
         attempt(f"systemctl cat {unit}", lambda: _run_to(host, ["systemctl", "cat", unit], put, "systemctl_cat.txt"))
         attempt(
             f"journal of {unit}",
-            lambda: _journal(host, unit, since_seconds, put, "vllm.log" if unit.startswith("vllm") else "journal.log"),
+            lambda: _journal(host, unit, since_seconds, put, LOG_NAMES.get(engine_of_unit(unit), "journal.log")),
         )
         break  # one engine unit per evidence directory: the file names are singular
     attempt("unit files on disk", lambda: _unit_files(host, store, put))

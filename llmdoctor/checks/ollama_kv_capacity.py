@@ -37,8 +37,9 @@ def kv_capacity(
         f"{b.slots} slot(s) x {b.context} tokens need {human(b.need)} of KV cache, but only {human(b.free)} "
         f"is left after the weights: {b.fits} such conversation(s) fit on the GPU",
         b.evidence,
-        Fix(f"Match slots and context to the memory: OLLAMA_NUM_PARALLEL={slots} at this context, or a smaller "
-            f"context, or OLLAMA_KV_CACHE_TYPE=q8_0 with OLLAMA_FLASH_ATTENTION=1 (about half the KV bytes). "
+        Fix(f"Match slots and context to the memory: OLLAMA_NUM_PARALLEL={slots} at this context. For more slots, "
+            f"cheapest first: a smaller context (OLLAMA_CONTEXT_LENGTH), then OLLAMA_KV_CACHE_TYPE=q8_0 with "
+            f"OLLAMA_FLASH_ATTENTION=1 (about half the KV bytes), then more GPU memory. "
             f"Otherwise Ollama moves layers to the CPU.",
             *settings_fix(ollama_deployment, OLLAMA_NUM_PARALLEL=slots, OLLAMA_FLASH_ATTENTION=1,
                           OLLAMA_KV_CACHE_TYPE="q8_0")),

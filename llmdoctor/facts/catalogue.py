@@ -66,6 +66,13 @@ CATALOGUE: tuple[FactSpec, ...] = (
              "what llama-server's log shows: slots, offload, context shifts, timings", "llamacpp"),
     FactSpec("llamacpp_cmdline", K + "llamacpp.cmdline.LlamaCmdline", "the settings llama-server was started with",
              "llamacpp"),
+    FactSpec("sglang_log", F + "sglang.SglangLog",
+             "what SGLang's log shows: decode/prefill batches, retractions, context refusals, start-up settings",
+             "sglang"),
+    FactSpec("sglang_metrics", F + "sglang.SglangMetricsSample", "a scrape of SGLang's /metrics", "sglang"),
+    FactSpec("sglang_server_info", "dict", "SGLang's /get_server_info: the server arguments in effect", "sglang"),
+    FactSpec("sglang_cmdline", K + "sglang.cmdline.SglangCmdline", "the settings SGLang was started with",
+             "sglang"),
     FactSpec("probe", K + "probe.result.ProbeRuns",
              "the live probe's measurements (diagnose --probe), or the recorded probe.json", "probe"),
 )

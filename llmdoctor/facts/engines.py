@@ -6,20 +6,22 @@ from __future__ import annotations
 
 import re
 
-from llmdoctor.knowledge.engines import DEFAULT_PORTS, LLAMACPP, OLLAMA, VLLM, EngineInstance
+from llmdoctor.knowledge.engines import DEFAULT_PORTS, LLAMACPP, OLLAMA, SGLANG, VLLM, EngineInstance
 from llmdoctor.hosts.base import HostError, Unanswerable
 from llmdoctor.facts import Context, FactUnavailable, provider
 
-UNIT_PATTERNS = ((OLLAMA, re.compile(r"^ollama")), (VLLM, re.compile(r"^vllm")), (LLAMACPP, re.compile(r"^llama")))
+UNIT_PATTERNS = ((OLLAMA, re.compile(r"^ollama")), (VLLM, re.compile(r"^vllm")), (SGLANG, re.compile(r"^sglang")),
+                 (LLAMACPP, re.compile(r"^llama")))
 PROCESS_PATTERNS = (
     (OLLAMA, re.compile(r"(?:^|/)ollama(?:\s+serve|$)")),
     (VLLM, re.compile(r"(?:^|/|\s)vllm\s+serve\b|vllm\.entrypoints")),
     (LLAMACPP, re.compile(r"(?:^|/)llama-server\b")),
+    (SGLANG, re.compile(r"\bsglang\.launch_server\b|(?:^|/|\s)sglang\s+serve\b")),
 )
-PORT_PROBES = ((OLLAMA, "/api/version"), (VLLM, "/v1/models"), (LLAMACPP, "/health"))
+PORT_PROBES = ((OLLAMA, "/api/version"), (VLLM, "/v1/models"), (LLAMACPP, "/health"), (SGLANG, "/get_server_info"))
 LOOKED_FOR = (
-    "systemd units ollama*, vllm*, llama*; processes `ollama serve`, `vllm serve`, `llama-server`; "
-    "ports 11434, 8000, 8080 on 127.0.0.1"
+    "systemd units ollama*, vllm*, llama*, sglang*; processes `ollama serve`, `vllm serve`, `llama-server`, "
+    "`python -m sglang.launch_server`/`sglang serve`; ports 11434, 8000, 8080, 30000 on 127.0.0.1"
 )
 
 
@@ -51,7 +53,7 @@ def parse_process_list(text: str) -> list[tuple[int, str, str]]:
         if "blobs/sha256-" in args:  # Ollama's own runner / llama-server child, not a separate engine
             continue
         for kind, pattern in PROCESS_PATTERNS:
-            if pattern.search(args.split(" --", 1)[0]) or (kind == VLLM and pattern.search(args)):
+            if pattern.search(args.split(" --", 1)[0]) or (kind in (VLLM, SGLANG) and pattern.search(args)):
                 found.append((int(m.group(1)), kind, args))
                 break
     return found
@@ -64,9 +66,9 @@ def port_from_args(args: str) -> int | None:
 
 # Evidence files whose text is searched for an engine's signs, besides the logs.
 CONFIG_FILES = ("cmdline.txt", "env.txt", "client_errors.txt", "metrics.prom", "unit.service", "systemctl_cat.txt",
-                "ollama_ps.txt", "api_ps.json", "api_show.json", "shell_export.txt")
+                "ollama_ps.txt", "api_ps.json", "api_show.json", "shell_export.txt", "server_info.json")
 # The evidence format's log names, as hints for llama.cpp lines that nothing else places.
-NAME_HINTS = {"journal.log": OLLAMA, "server.log": LLAMACPP, "vllm.log": VLLM}
+NAME_HINTS = {"journal.log": OLLAMA, "server.log": LLAMACPP, "vllm.log": VLLM, "sglang.log": SGLANG}
 
 
 def _head(source, limit: int = 256 * 1024) -> str:
@@ -134,7 +136,7 @@ def evidence_recognition(ctx: Context):
 def sniff_evidence(host, rec=None) -> list[EngineInstance]:
     """Engines an evidence directory speaks of: meta.json's "engine", else the signs its files carry."""
     named = str(host.meta.get("engine") or "").lower().replace(".", "").replace("-", "")
-    aliases = {"ollama": OLLAMA, "vllm": VLLM, "llamacpp": LLAMACPP, "llamaserver": LLAMACPP}
+    aliases = {"ollama": OLLAMA, "vllm": VLLM, "llamacpp": LLAMACPP, "llamaserver": LLAMACPP, "sglang": SGLANG}
     version = host.meta.get("version")
     unit = host.meta.get("unit")
     if named in aliases:
@@ -148,7 +150,8 @@ def sniff_evidence(host, rec=None) -> list[EngineInstance]:
     ]
 
 
-DEFAULT_UNITS = {OLLAMA: "ollama.service", VLLM: "vllm.service", LLAMACPP: "llama-server.service"}
+DEFAULT_UNITS = {OLLAMA: "ollama.service", VLLM: "vllm.service", LLAMACPP: "llama-server.service",
+                 SGLANG: "sglang.service"}
 
 
 def evidence_unit(host, kind: str, index: int) -> str | None:
@@ -214,6 +217,8 @@ def discover_live(ctx: Context) -> tuple[list[EngineInstance], list[str]]:
                 continue
             if kind == LLAMACPP and "status" not in body and "Loading model" not in body:
                 continue
+            if kind == SGLANG and ('"model_path"' not in body or '"tp_size"' not in body):
+                continue
             found[(kind, "port")] = EngineInstance(kind, port=DEFAULT_PORTS[kind], found_by="port")
     return list(found.values()), notes
 
@@ -223,7 +228,8 @@ def engines_from_log_files(ctx: Context) -> list[EngineInstance]:
     found = []
     for path in ctx.options.log_files:
         name = path.rsplit("/", 1)[-1].lower()
-        kind = next((k for k, word in ((VLLM, "vllm"), (OLLAMA, "ollama"), (LLAMACPP, "llama")) if word in name), None)
+        kind = next((k for k, word in ((VLLM, "vllm"), (SGLANG, "sglang"), (OLLAMA, "ollama"), (LLAMACPP, "llama"))
+                     if word in name), None)
         if kind is None:
             try:
                 head = ctx.host.read(path, 64 * 1024).decode("utf-8", "replace")
@@ -262,7 +268,7 @@ def engines(ctx: Context, evidence_recognition=None) -> tuple[EngineInstance, ..
             shown = ", ".join(files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
             raise FactUnavailable(
                 f"no LLM engine in the evidence: {shown or 'the directory is empty'} "
-                f"{'hold' if len(files) != 1 else 'holds'} no line or setting of Ollama, vLLM or llama-server "
+                f"{'hold' if len(files) != 1 else 'holds'} no line or setting of Ollama, vLLM, llama-server or SGLang "
                 "(name the engine in meta.json, or add its logs)" if files else
                 "no LLM engine in the evidence: the directory is empty (add the engine's logs, or meta.json)")
         return tuple(found)

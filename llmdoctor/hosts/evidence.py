@@ -38,19 +38,21 @@ PATHS: list[tuple[re.Pattern[str], str]] = [
 # (method, path) -> evidence file; matched on the path without query string
 LLAMACPP_ENDPOINTS = {"/health": "health.json", "/props": "props.json", "/slots": "slots.json",
                       "/metrics": "metrics.prom"}
+SGLANG_ENDPOINTS = {"/get_server_info": "server_info.json", "/metrics": "metrics.prom"}
 HTTP: dict[tuple[str, str], str] = {
     ("GET", "/api/ps"): "api_ps.json",
     ("POST", "/api/show"): "api_show.json",
     **{("GET", path): name for path, name in LLAMACPP_ENDPOINTS.items()},
+    **{("GET", path): name for path, name in SGLANG_ENDPOINTS.items()},
 }
 
-LOG_FILES = ("journal.log", "server.log", "vllm.log")
+LOG_FILES = ("journal.log", "server.log", "vllm.log", "sglang.log")
 # evidence files with a meaning of their own, never read as a log
 KNOWN_FILES = frozenset({
     "ollama_ps.txt", "env.txt", "cmdline.txt", "client_errors.txt", "vmstat.txt", "meminfo.txt",
     "nvidia_smi.txt", "systemctl_cat.txt", "api_ps.json", "api_show.json", "metrics.prom", "probe.json",
     "meta.json", "unit.service", "expected.json", "README.md", "README.txt", "health.json", "props.json",
-    "slots.json",
+    "slots.json", "server_info.json",
 })
 UTF16_LIMIT = 256 * 1024 * 1024  # a UTF-16 log is a pasted one; more than this is not read
 REPAIR_LIMIT = 64 * 1024 * 1024  # logs up to this size are paste-repaired (pastes are small; collected logs are not pasted)

@@ -97,6 +97,21 @@ def serve_flags_text(cmdline: Any, **flags: Any) -> str:
     return " ".join(parts)
 
 
+def launch_flags_text(cmdline: Any, **flags: Any) -> str:
+    """`python -m sglang.launch_server --model-path MODEL` with the given flags (True: a bare switch),
+    keeping the model from the command line when known."""
+    model = cmdline.get("model_path") if cmdline is not None else None
+    parts = ["python -m sglang.launch_server --model-path", str(model or "MODEL")]
+    parts += [f"--{k.replace('_', '-')}" + ("" if v is True else f" {v}") for k, v in flags.items()]
+    return " ".join(parts)
+
+
+# Where GPU memory is the limit, the levers cheapest first: fewer tokens per request costs
+# nothing but the longest prompts; a quantised KV cache costs a little accuracy; GPUs cost money.
+MEMORY_ORDER = ("Cheapest first: cap the context to the longest prompt+answer you serve, then quantise the KV "
+                "cache, then add GPUs.")
+
+
 # Fixes for Ollama that are commands to run, not settings.
 PIN_OLLAMA_OPTIONS = ("journalctl -u ollama | grep -E 'starting (llama server|runner|llama-server)'  # compare the runner flags",
                       "ollama show MODEL --modelfile > Modelfile && echo 'PARAMETER num_ctx 8192' >> Modelfile "

@@ -315,7 +315,7 @@ def make_plan(
     elif wanted is not None and parallel < wanted:
         quantise = "" if rec_cache in ("q8_0", "q4_0", "fp8") or cache_type_fixed else " a q8_0 KV cache,"
         warnings.append(f"Only {parallel} of the {wanted} wanted slots fit; the other requests queue."
-                        f" More room: a smaller context,{quantise} a smaller quantisation, or more GPU memory.")
+                        f" More room, cheapest first: a smaller context,{quantise} a smaller quantisation, or more GPU memory.")
     max_queue = QUEUE_PER_SLOT * parallel
     steps.append(f"Slots: {parallel}" + (f" (wanted {wanted}, {rec_fit} fit)" if wanted is not None else f" ({rec_fit} fit)") + ".")
     steps.append(f"Queue: {QUEUE_PER_SLOT} × {parallel} slots = {max_queue} waiting requests; beyond that a 503"

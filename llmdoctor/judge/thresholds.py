@@ -30,3 +30,18 @@ VLLM_KV_PINNED_LINES = 3
 # A prefix-cache hit rate below this, while many prompt tokens are processed, means prompts
 # that could share a prefix do not.
 VLLM_LOW_PREFIX_HIT_PCT = 10.0
+
+# -- SGLang -----------------------------------------------------------------------------------
+# SGLang logs a decode batch every --decode-log-interval (40) steps, so a run of this many
+# batch lines with #queue-req > 0 is a backlog, not one burst.
+SGLANG_QUEUE_LINES = 3
+# SGLang's tuning guide: token usage > 0.9 is a full KV pool (good utilisation when nothing
+# waits); below it with requests queued, the scheduler holds back (--schedule-conservativeness).
+SGLANG_KV_FULL = 0.9
+# Retractions: the guide calls about one a minute acceptable; this many in a log is a pattern.
+SGLANG_RETRACTIONS = 3
+# Prompts at least this long (tokens per request), with under this share served from the radix
+# cache across at least this many prefill batches, make prefill the cost.
+SGLANG_LONG_PROMPT = 1024
+SGLANG_LOW_HIT = 0.2
+SGLANG_PREFILL_LINES = 3

@@ -2,7 +2,7 @@
 telling pure queueing from prefill interference."""
 from __future__ import annotations
 
-from llmdoctor.judge.fixes import serve_flags_text
+from llmdoctor.judge.fixes import MEMORY_ORDER, serve_flags_text
 from llmdoctor.model import Evidence, Fix
 
 MAX_GPU_UTIL = 0.95
@@ -38,9 +38,9 @@ def kv_room_fix(cmdline, summary: str, capacity=None) -> Fix:
         flags["max_num_seqs"] = max(1, int(capacity.max_concurrency * 2)) if not seqs else max(1, seqs // 2)
     elif seqs:
         flags["max_num_seqs"] = max(1, seqs // 2)
-    levers = ("Give the KV cache more room: raise --gpu-memory-utilization (default 0.9, 0.92 from v0.20), "
-              "lower --max-model-len to the longest prompt+answer you really serve, lower --max-num-seqs, "
-              "use --kv-cache-dtype fp8 (about twice the tokens), or spread the model with "
+    levers = ("Give the KV cache more room. Use the memory the GPU has: raise --gpu-memory-utilization (default 0.9, "
+              f"0.92 from v0.20) and lower --max-num-seqs. Beyond that, {MEMORY_ORDER[0].lower()}{MEMORY_ORDER[1:]} "
+              "For vLLM: --max-model-len, then --kv-cache-dtype fp8 (about twice the tokens), then "
               "--tensor-parallel-size 2.")
     return Fix(f"{summary} {levers}", (serve_flags_text(cmdline, **flags),))
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-OLLAMA, VLLM, LLAMACPP = "ollama", "vllm", "llamacpp"
+OLLAMA, VLLM, LLAMACPP, SGLANG = "ollama", "vllm", "llamacpp", "sglang"
 FAMILY = "llama.cpp"  # llama.cpp code: Ollama's runner or llama-server, decided by the rest
-ENGINES = (OLLAMA, VLLM, LLAMACPP)
+ENGINES = (OLLAMA, VLLM, LLAMACPP, SGLANG)
 HEAD = 256 * 1024  # characters of a file that are read for its signs
 MAX_LINES = 4000
 
@@ -70,6 +70,18 @@ SIGNS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
         (r"(?i)\blemonade\b|--llamacpp", "Lemonade (llama-server front-end)"),
         (r'"total_slots"\s*:|"default_generation_settings"', "/props response"),
     ),
+    # SGLang (knowledge/sglang/FORMATS.md): its scheduler's batch and retraction lines, its
+    # launch module and flags, its metric prefix
+    SGLANG: _table(
+        (r"\b(?:Decode|Prefill) batch(?: \[\d+\])?[.,] #(?:running-req|new-seq): \d+", "scheduler batch line"),
+        (r"#retracted_reqs: \d+", "retraction line"),
+        (r"Input length \(\d+ tokens\) exceeds the maximum allowed length", "input-too-long line"),
+        (r"(?i)\bsglang\b|\bSGLANG_[A-Z]", "sglang named"),
+        (r"The server is fired up and ready to roll|server_args=ServerArgs\(", "start-up line"),
+        (r"--(?:mem-fraction-static|max-running-requests|disable-radix-cache|schedule-conservativeness)\b"
+         r"|\b(?:mem_fraction_static|max_running_requests|disable_radix_cache|max_total_num_tokens)\b",
+         "SGLang setting"),
+    ),
     FAMILY: _table(
         (r"\b(?:llm_load_tensors|load_tensors|llama_model_loader|llm_load_print_meta|print_info|"
          r"llama_new_context_with_model|llama_context|llama_kv_cache\w*|load_backend|ggml_cuda_init|"
@@ -90,6 +102,7 @@ SIGNS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
 # journald identifiers and container names that name an engine: the ident is the binary
 # (strong), a compose service or pod name is the user's choice (a hint when nothing else is).
 IDENT_ENGINE = ((re.compile(r"ollama", re.I), OLLAMA), (re.compile(r"vllm", re.I), VLLM),
+                (re.compile(r"sglang", re.I), SGLANG),
                 (re.compile(r"llama[-_.]?(?:server|cpp)", re.I), LLAMACPP))
 
 
@@ -138,10 +151,15 @@ class Recognition:
     files: dict[str, str | None] = field(default_factory=dict)  # file -> engine whose lines it holds
 
 
+def _stronger(hits: dict[str, Hit], a: str, b: str) -> str:
+    """Of two engines signed in one file, the one with more sign lines (ties: `b`)."""
+    return a if hits[a].count > hits[b].count else b
+
+
 def _file_engine(hits: dict[str, Hit], family_to: str | None) -> str | None:
     if OLLAMA in hits:
         return OLLAMA  # Ollama's log names llama-server and carries llama.cpp lines itself
-    own = [(hits[e].count, e) for e in (VLLM, LLAMACPP) if e in hits]
+    own = [(hits[e].count, e) for e in (VLLM, LLAMACPP, SGLANG) if e in hits]
     if own:
         return max(own)[1]
     return family_to if FAMILY in hits else None
@@ -159,6 +177,9 @@ def decide(files: dict[str, dict[str, Hit]], strong_idents: dict[str, str] | Non
         for engine in ENGINES:
             if engine == LLAMACPP and OLLAMA in hits:
                 continue  # llama-server named in Ollama's own log is Ollama's runner
+            if engine in (VLLM, SGLANG) and VLLM in hits and SGLANG in hits \
+                    and _stronger(hits, VLLM, SGLANG) != engine:
+                continue  # SGLang shares vLLM's flag names (--tensor-parallel-size): one file, one engine
             if engine in hits:
                 weight[engine] = weight.get(engine, 0) + hits[engine].count
                 reasons.setdefault(engine, f"{name}: {hits[engine].what}: {hits[engine].line[:160]}")
@@ -188,8 +209,11 @@ def decide(files: dict[str, dict[str, Hit]], strong_idents: dict[str, str] | Non
 
 
 def engine_from_name(name: str) -> str | None:
-    """Engine hint from a unit or file name: ollama* -> OLLAMA, vllm* -> VLLM, llama* -> LLAMACPP."""
+    """Engine hint from a unit or file name: ollama* -> OLLAMA, vllm* -> VLLM, sglang* -> SGLANG,
+    llama* -> LLAMACPP."""
     base = name.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if "sglang" in base:
+        return SGLANG
     if "ollama" in base:
         return OLLAMA
     if "vllm" in base:

@@ -18,6 +18,7 @@ COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     for p, name in (
         (r"^ollama\s+ps\b", "ollama_ps.txt"),
         (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head)\b.*\bvllm", "vllm.log"),
+        (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head)\b.*\bsglang", "sglang.log"),
         (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head|grep)\b", "journal.log"),
         (r"^systemctl\s+show\b", "env.txt"),
         (r"^systemctl\s+cat\b", "systemctl_cat.txt"),
@@ -26,12 +27,14 @@ COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^cat\s+\S+\.service\.d/(?P<dropin>[^/\s]+)$", "dropins/{dropin}"),
         (r"^cat\s+\S+\.service$", "unit.service"),
         (r"^cat\s+\S*vllm\S*\.log\b", "vllm.log"),
+        (r"^cat\s+\S*sglang\S*\.log\b", "sglang.log"),
         (r"^cat\s+\S+\.log\b", "server.log"),
         (r"^vmstat\b", "vmstat.txt"),
         (r"^nvidia-smi\b", "nvidia_smi.txt"),
         (r"^(?:curl|wget|http)\b.*?/api/ps\b", "api_ps.json"),
         (r"^(?:curl|wget|http)\b.*?/api/show\b", "api_show.json"),
         (r"^(?:curl|wget|http)\b.*?/metrics\b", "metrics.prom"),
+        (r"^(?:curl|wget|http)\b.*?/(?:get_)?server_info\b", "server_info.json"),
         (r"^(?:vllm|llama-server|\S*/llama-server)\b", "cmdline.txt"),
     )
 )
@@ -47,12 +50,18 @@ CONTENT: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"NVIDIA-SMI \d|^index,\s*name,|^name,\s*memory\.total", "nvidia_smi.txt"),
         (r"^# /\S+\.service\s*$", "systemctl_cat.txt"),
         (r"^Environment=|^MainPID=|^NeedDaemonReload=", "env.txt"),
-        (r"^# (?:HELP|TYPE) (?:vllm|llamacpp)[:_]", "metrics.prom"),
+        (r"^# (?:HELP|TYPE) (?:vllm|llamacpp|sglang)[:_]", "metrics.prom"),
+        (r'^\s*\{\s*"model_path"\s*:.*"tp_size"\s*:', "server_info.json"),
         (r"^\[Service\]", "unit.service"),
     )
 )
 
 LOG_NAME = "journal.log"
+
+# A server started at the prompt: the command is its command line, what follows is its log.
+LAUNCHES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^(?:\S*python3?\s+-m\s+sglang\.launch_server|\S*sglang\s+serve)\b"), "sglang.log"),
+)
 
 
 def _prompt_command(line: str) -> str | None:
@@ -98,6 +107,12 @@ def split_ticket(text: str) -> dict[str, str]:
     files: dict[str, list[str]] = {}
     for command, lines in pieces:
         body = "\n".join(lines).strip("\n")
+        launch = next((log for pattern, log in LAUNCHES if command and pattern.search(command)), None)
+        if launch:
+            files.setdefault("cmdline.txt", []).append(command)
+            if body.strip():
+                files.setdefault(launch, []).append(body)
+            continue
         if not body.strip():
             continue
         name = (_name_for_command(command) if command else None) or _name_for_content(body)

@@ -18,7 +18,7 @@ from typing import Any, Callable
 from llmdoctor.model import Cause
 
 MARK = "__llmdoctor_check__"
-ENGINE_KINDS = frozenset({"ollama", "vllm", "llamacpp"})
+ENGINE_KINDS = frozenset({"ollama", "vllm", "llamacpp", "sglang"})
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import pytest
 
 from llmdoctor.facts import load_providers
 from llmdoctor.facts.catalogue import BY_NAME, CATALOGUE
-from llmdoctor.knowledge.engines import LLAMACPP, OLLAMA, VLLM
+from llmdoctor.knowledge.engines import LLAMACPP, OLLAMA, SGLANG, VLLM
 from llmdoctor.plugins import load_checks
 
 SPECS = load_checks(site_dir=None, entry_points=False)[0]
@@ -63,7 +63,7 @@ def test_check_parameters_are_catalogued_facts_with_their_types(spec):
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.id)
 def test_engine_checks_declare_their_engine_and_a_trigger(spec):
     prefix = spec.id.split("-", 1)[0]
-    engine = {"ollama": OLLAMA, "vllm": VLLM, "llamacpp": LLAMACPP}.get(prefix)
+    engine = {"ollama": OLLAMA, "vllm": VLLM, "llamacpp": LLAMACPP, "sglang": SGLANG}.get(prefix)
     assert spec.engines == ((engine,) if engine else ()), spec.id
     assert set(spec.needs) <= set(spec.params)
     assert spec.needs or (set(spec.params) - spec.optional), f"{spec.id}: nothing triggers it"

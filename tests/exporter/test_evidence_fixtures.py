@@ -39,7 +39,10 @@ def test_all_evidence_fixtures_export_cleanly():
     for fragment in ('llmdoctor_swap_in_bytes_per_second{target="swap-active"}',
                      'llmdoctor_queue_depth_requests{engine="vllm",target="vllm-queueing"}',
                      'llmdoctor_model_memory_bytes{device="cpu",model="mistral:7b",target="ollama-cpu-spill"}',
-                     'llmdoctor_preemptions_total{engine="vllm",target="vllm-preempt-v1"}'):
+                     'llmdoctor_preemptions_total{engine="vllm",target="vllm-preempt-v1"}',
+                     'llmdoctor_queue_depth_requests{engine="sglang",target="sglang-queueing"}',
+                     'llmdoctor_kv_usage_ratio{engine="sglang",target="sglang-kv-full"}',
+                     'llmdoctor_preemptions_total{engine="sglang",target="sglang-retraction"}'):
         if fragment.split('target="')[1].rstrip('"}') in labels:
             assert fragment in body, fragment
             checked += 1

@@ -204,6 +204,21 @@ def _vllm_now(facts: Mapping[str, Any]) -> tuple[float | None, float | None, flo
     return running, waiting, usage
 
 
+def _sglang_now(facts: Mapping[str, Any]) -> tuple[float | None, float | None, float | None]:
+    """(running, queued, token usage 0-1) now: /metrics first, else the log's last batch line."""
+    latest = field(facts.get("sglang_metrics"), "latest")
+    running, queued = number(field(latest, "running")), number(field(latest, "queued"))
+    usage = number(field(latest, "token_usage"))
+    if running is None and queued is None:
+        for scan in items(field(facts.get("sglang_log"), "scans")):
+            batches = items(field(scan, "recent"))
+            if batches:
+                last = batches[-1]
+                running, queued = number(field(last, "running")), number(field(last, "queue"))
+                usage = number(field(last, "token_usage"))
+    return running, queued, usage
+
+
 def queue_samples(facts: Mapping[str, Any]) -> list[Sample]:
     out: list[Sample] = []
     running, waiting, usage = _vllm_now(facts)
@@ -213,6 +228,12 @@ def queue_samples(facts: Mapping[str, Any]) -> list[Sample]:
         out.append(("llmdoctor_requests_running", (("engine", "vllm"),), running))
     if usage is not None and 0 <= usage <= 1:
         out.append(("llmdoctor_kv_usage_ratio", (("engine", "vllm"),), usage))
+    running, queued, usage = _sglang_now(facts)
+    for name, value in (("llmdoctor_queue_depth_requests", queued), ("llmdoctor_requests_running", running)):
+        if value is not None and value >= 0:
+            out.append((name, (("engine", "sglang"),), value))
+    if usage is not None and 0 <= usage <= 1:
+        out.append(("llmdoctor_kv_usage_ratio", (("engine", "sglang"),), usage))
     state = facts.get("llamacpp_state")
     lm = field(state, "metrics")
     deferred = number(field(lm, "requests_deferred"))
@@ -364,6 +385,16 @@ def counter_readings(facts: Mapping[str, Any], log_mode: str = "total") -> list[
                        for s in scans)
             if seen > 0 or log_mode == "total":
                 out.append(CounterReading("llmdoctor_preemptions", engine, seen, log_mode, "vllm_log"))
+    # SGLang's retractions are its preemptions: its counter (newer versions), else the log's lines
+    sg = (("engine", "sglang"),)
+    retracted = number(field(field(facts.get("sglang_metrics"), "latest"), "retracted_total"))
+    scans = items(field(facts.get("sglang_log"), "scans"))
+    if retracted is not None:
+        out.append(CounterReading("llmdoctor_preemptions", sg, retracted, "total", "sglang_metrics"))
+    elif scans:
+        seen = sum(number(field(s, "retracted_reqs")) or 0.0 for s in scans)
+        if seen > 0 or log_mode == "total":
+            out.append(CounterReading("llmdoctor_preemptions", sg, seen, log_mode, "sglang_log"))
     olog = facts.get("ollama_log")
     loads = number(field(olog, "load_count"))
     if loads is not None:

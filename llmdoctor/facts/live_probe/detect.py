@@ -2,7 +2,8 @@
 
 Order matters: Ollama also serves `/v1/models`, so its own `/api/version` is asked
 first; llama-server answers `/props` (with `total_slots`); vLLM is an OpenAI server
-whose `/metrics` carries `vllm:` names. Anything else that lists `/v1/models` is
+whose `/metrics` carries `vllm:` names; SGLang one whose `/get_server_info` holds its server
+arguments (its `/metrics` answers only with --enable-metrics). Anything else that lists `/v1/models` is
 probed as a generic OpenAI-compatible server.
 """
 from __future__ import annotations
@@ -11,7 +12,7 @@ import http.client
 from dataclasses import dataclass
 from typing import Any
 
-from llmdoctor.knowledge.engines import LLAMACPP, OLLAMA, VLLM
+from llmdoctor.knowledge.engines import LLAMACPP, OLLAMA, SGLANG, VLLM
 from llmdoctor.hosts.stream_client import GetResult, ProbeError, get
 from llmdoctor.knowledge.probe.limits import DETECT_TIMEOUT_S
 
@@ -82,11 +83,18 @@ def detect(url: str, model: str | None = None, slots: int | None = None,
     if isinstance(models, dict) and isinstance(models.get("data"), list):
         metrics = _try(url, "/metrics", timeout)
         engine = VLLM if metrics is not None and metrics.status == 200 and b"vllm:" in metrics.body else OPENAI
+        info = _json(_try(url, "/get_server_info", timeout)) if engine == OPENAI else None
+        sglang = isinstance(info, dict) and "model_path" in info and "tp_size" in info
         entries = [m for m in models["data"] if isinstance(m, dict) and m.get("id")]
         chosen = model or (str(entries[0]["id"]) if entries else "")
         if not chosen:
             raise ProbeError(f"{url}/v1/models lists no model; pass --model")
         context = next((_int(m.get("max_model_len")) for m in entries if m.get("id") == chosen), None)
+        if sglang:
+            return Target(url, SGLANG, chosen, str(info.get("version") or ""), slots or _int(info.get("max_running_requests")),
+                          "--concurrency/config" if slots else "/get_server_info max_running_requests",
+                          context or _int(info.get("max_req_input_len")) or _int(info.get("context_length")),
+                          _rtt(url, "/v1/models", models_r, timeout))
         return Target(url, engine, chosen, slots=slots, slots_source="--concurrency/config" if slots else "",
                       context=context, rtt_s=_rtt(url, "/v1/models", models_r, timeout))
     if version is None and props_r is None and models_r is None:

@@ -5,7 +5,7 @@ Kept apart from the verdicts (which only measure and compare) so a check reads a
 """
 from __future__ import annotations
 
-from llmdoctor.knowledge.engines import LLAMACPP, OLLAMA, VLLM
+from llmdoctor.knowledge.engines import LLAMACPP, OLLAMA, SGLANG, VLLM
 from llmdoctor.judge.fixes import OLLAMA_UNIT, dropin, edit, restart, unit_file_name
 from llmdoctor.model import Fix
 
@@ -37,6 +37,10 @@ def parallel_fix(engine: str, slots: int | None, context: int | None) -> Fix:
     if engine == VLLM:
         return Fix("vLLM ran one sequence at a time: raise --max-num-seqs (default 256, or 1024 on some GPUs).",
                    ("vllm serve MODEL ... --max-num-seqs 64",))
+    if engine == SGLANG:
+        return Fix("SGLang ran requests one after another: raise --max-running-requests (auto-sized when unset, "
+                   "then capped by the KV pool: see its start-up `max_running_requests=` line).",
+                   (f"python -m sglang.launch_server --model-path MODEL ... --max-running-requests {max(want, 32)}",))
     return Fix("Raise the server's setting for parallel requests (slots, workers or max sequences).")
 
 
@@ -62,6 +66,11 @@ def prefill_fix(engine: str) -> Fix:
         return Fix("Enable prefix caching (default in the V1 engine) and keep shared prompt prefixes "
                    "(system prompt, documents) identical at the start of each request.",
                    ("vllm serve MODEL ... --enable-prefix-caching",))
+    if engine == SGLANG:
+        return Fix("Keep shared prompt prefixes (system prompt, tools, documents) identical and first, so "
+                   "SGLang's radix cache (on unless --disable-radix-cache) skips their prefill; "
+                   "--schedule-policy lpm runs requests sharing a cached prefix together.",
+                   ("python -m sglang.launch_server --model-path MODEL ... --schedule-policy lpm",))
     return Fix("Shorten prompts, or reuse a stable prompt prefix where the server caches prefixes.")
 
 
@@ -77,6 +86,10 @@ def stall_fix(engine: str) -> Fix:
         return Fix("A smaller num_batch (model parameter, default 512) processes long prompts in shorter "
                    "pieces between decode steps, at some cost in prefill speed.",
                    config='PARAMETER num_batch 256   # in a Modelfile; then `ollama create`')
+    if engine == SGLANG:
+        return Fix("A smaller --chunked-prefill-size splits long prompts into shorter pieces between decode "
+                   "steps, at some cost in prefill speed.",
+                   ("python -m sglang.launch_server --model-path MODEL ... --chunked-prefill-size 2048",))
     return Fix("Process long prompts in smaller chunks (the server's batch or chunked-prefill setting).")
 
 

@@ -1,0 +1,83 @@
+"""SGLang's launch command line (`python -m sglang.launch_server ...` or `sglang serve ...`).
+
+Only the flags the checks read or name in their fixes are kept. SGLang's argparse takes
+`--flag value` and `--flag=value`; `--tp`/`--tp-size`/`--tensor-parallel-size` and
+`--dp`/`--dp-size`/`--data-parallel-size` are aliases (python/sglang/srt/server_args.py).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from llmdoctor.parsing import split_cmdline
+
+# flag -> (key, kind); keys are ServerArgs field names, as /get_server_info and the
+# `server_args=ServerArgs(...)` start-up line spell them
+FLAGS = {
+    "--model-path": ("model_path", str),
+    "--model": ("model_path", str),
+    "--port": ("port", int),
+    "--mem-fraction-static": ("mem_fraction_static", float),
+    "--max-running-requests": ("max_running_requests", int),
+    "--max-queued-requests": ("max_queued_requests", int),
+    "--max-total-tokens": ("max_total_tokens", int),
+    "--context-length": ("context_length", int),
+    "--chunked-prefill-size": ("chunked_prefill_size", int),
+    "--max-prefill-tokens": ("max_prefill_tokens", int),
+    "--schedule-policy": ("schedule_policy", str),
+    "--schedule-conservativeness": ("schedule_conservativeness", float),
+    "--kv-cache-dtype": ("kv_cache_dtype", str),
+    "--page-size": ("page_size", int),
+    "--tp": ("tp_size", int),
+    "--tp-size": ("tp_size", int),
+    "--tensor-parallel-size": ("tp_size", int),
+    "--dp": ("dp_size", int),
+    "--dp-size": ("dp_size", int),
+    "--data-parallel-size": ("dp_size", int),
+}
+SWITCHES = {
+    "--disable-radix-cache": ("disable_radix_cache", True),
+    "--allow-auto-truncate": ("allow_auto_truncate", True),
+    "--enable-metrics": ("enable_metrics", True),
+    "--enable-hierarchical-cache": ("enable_hierarchical_cache", True),
+}
+_LAUNCH = re.compile(r"sglang\.launch_server|(?:^|/)sglang$")
+
+
+@dataclass(frozen=True)
+class SglangCmdline:
+    argv: tuple[str, ...]
+    settings: dict = field(default_factory=dict)
+
+    def get(self, key: str, default=None):
+        return self.settings.get(key, default)
+
+
+def parse_sglang_cmdline(text: str | bytes) -> SglangCmdline:
+    argv = split_cmdline(text)
+    settings: dict = {}
+    i = 0
+    while i < len(argv):
+        name, eq, inline = argv[i].partition("=")
+        if argv[i] == "serve" and i > 0 and argv[i - 1].endswith("sglang") and i + 1 < len(argv) \
+                and not argv[i + 1].startswith("-"):
+            settings.setdefault("model_path", argv[i + 1])
+        if name in SWITCHES:
+            key, val = SWITCHES[name]
+            settings[key] = val
+        elif name in FLAGS:
+            key, kind = FLAGS[name]
+            raw = inline if eq else (argv[i + 1] if i + 1 < len(argv) else None)
+            if not eq:
+                i += 1
+            try:
+                settings[key] = kind(raw) if raw is not None else None
+            except ValueError:  # a value the checks cannot do arithmetic on: unknown
+                settings[key] = None
+        i += 1
+    return SglangCmdline(tuple(argv), settings)
+
+
+def looks_like_sglang_cmdline(argv) -> bool:
+    """`python -m sglang.launch_server`, `sglang serve`, or a path ending in sglang."""
+    return any(_LAUNCH.search(a) for a in list(argv)[:6])

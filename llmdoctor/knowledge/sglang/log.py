@@ -1,0 +1,239 @@
+"""SGLang's scheduler log: the periodic decode and prefill batch lines, retractions when the
+KV pool runs out, context-length refusals and the start-up settings lines.
+
+Pure: lines in, a frozen SglangLogSummary out. Every format here is quoted in FORMATS.md
+with the SGLang source that prints it and a real recorded line (tests/fixtures/sglang/).
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+# `Decode batch. #running-req: 8, ...` (<= 0.4), `Decode batch, #running-req: ...` (>= 0.5),
+# `Decode batch [123], ...` with SGLANG_LOG_FORWARD_ITERS; likewise `Prefill batch`.
+_BATCH = re.compile(r"\b(Decode|Prefill) batch(?: \[\d+\])?[.,] ")
+_RUNNING = re.compile(r"#running-req: (\d+)")
+_QUEUE = re.compile(r"#queue-req: (\d+)")
+_USAGE = re.compile(r"token usage: ([\d.]+)")  # also `full token usage` / `swa token usage` (hybrid)
+_GEN_TPS = re.compile(r"gen throughput \(token/s\): ([\d.]+)")
+_NEW_SEQ = re.compile(r"#new-seq: (\d+)")
+_NEW_TOKEN = re.compile(r"#new-token: (\d+)")
+_CACHED = re.compile(r"#cached-token: (\d+)")
+_TIME = re.compile(r"\[(?:(\d{4}-\d{2}-\d{2}) )?(\d{2}:\d{2}:\d{2})(?: (?:TP|DP|PP)\d+[^\]]*)?\]")
+# scheduler.py: "Decode out of memory happened. #retracted_reqs: N, ..." (2024-25), before that
+# "decode out of memory happened, #retracted_reqs: ..."; now "KV cache pool is full. Retract requests. ..."
+_RETRACT = re.compile(r"(?:[Dd]ecode out of memory happened[.,]|KV cache pool is full\. Retract requests\.)"
+                      r" #retracted_reqs: (\d+)")
+# scheduler: "Input length (160062 tokens) exceeds the maximum allowed length (59862 tokens). ..."
+_INPUT_TOO_LONG = re.compile(r"Input length \((\d+) tokens\) exceeds the maximum allowed length \((\d+) tokens\)")
+# tokenizer manager, returned to the client as HTTP 400:
+# "The input (61709 tokens) is longer than the model's context length (40960 tokens)."
+_LONGER_THAN_CONTEXT = re.compile(r"The input \((\d+) tokens\) is longer than the model\\?'s context length "
+                                  r"\((\d+) tokens\)")
+# "max_total_num_tokens=2086558, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=33,
+#  context_len=256000, available_gpu_mem=17.22 GB" (the effective values, after SGLang's own caps)
+_SUMMARY = re.compile(r"\bmax_total_num_tokens=(\d+)\b.*?\bmax_running_requests=(\d+)")
+_SUMMARY_CONTEXT = re.compile(r"\bcontext_len=(\d+)")
+_SERVER_ARGS = re.compile(r"server_args=ServerArgs\((.*)")
+_KWARG = re.compile(r"\b([a-z_]+)=('[^']*'|\"[^\"]*\"|[^,()\[\]\s]+)")
+KEEP_ARGS = ("model_path", "context_length", "mem_fraction_static", "max_running_requests", "max_total_tokens",
+             "chunked_prefill_size", "max_prefill_tokens", "schedule_policy", "schedule_conservativeness",
+             "kv_cache_dtype", "tp_size", "dp_size", "disable_radix_cache", "allow_auto_truncate", "page_size")
+RECENT = 400  # batch lines kept (oldest dropped)
+EXAMPLES = 3
+
+
+@dataclass(frozen=True)
+class BatchLine:
+    """One `Decode batch` or `Prefill batch` record."""
+
+    kind: str  # "decode" | "prefill"
+    running: int
+    queue: int
+    token_usage: float | None  # 0..1 (the larger of full/swa on hybrid models)
+    gen_tps: float | None = None
+    new_seq: int | None = None
+    new_tokens: int | None = None  # prefill: tokens computed
+    cached_tokens: int | None = None  # prefill: tokens served from the radix cache
+    time: str | None = None
+    text: str = ""
+
+    @property
+    def hit_rate(self) -> float | None:
+        if self.new_tokens is None or self.cached_tokens is None or self.new_tokens + self.cached_tokens == 0:
+            return None
+        return self.cached_tokens / (self.new_tokens + self.cached_tokens)
+
+
+@dataclass(frozen=True)
+class Run:
+    """Consecutive batch lines that all met a condition."""
+
+    length: int
+    first: BatchLine
+    last: BatchLine
+    peak: float
+
+
+@dataclass(frozen=True)
+class SglangLogSummary:
+    source: str
+    lines: int
+    batch_lines: int
+    recent: tuple[BatchLine, ...]  # oldest first
+    longest_queue_run: Run | None  # consecutive batch lines with #queue-req > 0
+    max_running: int
+    max_queue: int
+    retractions: int  # lines
+    retracted_reqs: int  # sum of #retracted_reqs
+    retraction_examples: tuple[str, ...]
+    refusals: int
+    refusal_examples: tuple[str, ...]
+    refusal_max: tuple[int, int] | None  # (prompt tokens, limit) of the longest refused prompt
+    settings: dict = field(default_factory=dict)  # from `server_args=ServerArgs(...)` and the summary line
+
+    @property
+    def empty(self) -> bool:
+        return not (self.batch_lines or self.retractions or self.refusals or self.settings)
+
+    def summary(self) -> list[tuple[str, str]]:
+        decodes = [b for b in self.recent if b.kind == "decode"]
+        if not decodes:
+            return []
+        b = decodes[-1]
+        usage = f", token usage {b.token_usage:.2f}" if b.token_usage is not None else ""
+        return [("SGLang last decode batch", f"#running-req {b.running}, #queue-req {b.queue}{usage}")]
+
+
+def _int(m):
+    return int(m.group(1)) if m else None
+
+
+def _float(m):
+    try:
+        return float(m.group(1)) if m else None
+    except ValueError:
+        return None
+
+
+def parse_batch_line(line: str) -> BatchLine | None:
+    m = _BATCH.search(line)
+    if not m:
+        return None
+    running = _int(_RUNNING.search(line, m.end()))
+    queue = _int(_QUEUE.search(line, m.end()))
+    if running is None or queue is None:
+        return None
+    usages = [float(u) for u in _USAGE.findall(line, m.end()) if u.replace(".", "", 1).isdigit()]
+    t = _TIME.search(line, 0, m.start() + 1)
+    return BatchLine(
+        kind=m.group(1).lower(), running=running, queue=queue, token_usage=max(usages) if usages else None,
+        gen_tps=_float(_GEN_TPS.search(line)), new_seq=_int(_NEW_SEQ.search(line)),
+        new_tokens=_int(_NEW_TOKEN.search(line)), cached_tokens=_int(_CACHED.search(line)),
+        time=" ".join(g for g in t.groups() if g) if t else None, text=line.strip()[:400])
+
+
+def _server_args(line: str) -> dict:
+    """The settings llmdoctor reads from a `server_args=ServerArgs(...)` line (Python reprs)."""
+    m = _SERVER_ARGS.search(line)
+    out: dict = {}
+    if not m:
+        return out
+    for key, raw in _KWARG.findall(m.group(1)):
+        if key not in KEEP_ARGS:
+            continue
+        try:
+            out[key] = ast.literal_eval(raw)
+        except (ValueError, SyntaxError):
+            out[key] = raw.strip("'\"")
+    return out
+
+
+class SglangLogScanner:
+    """Feed lines, then `result()`; bounded memory whatever the log's length."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.lines = 0
+        self.batches: list[BatchLine] = []
+        self.batch_lines = 0
+        self.run_first = self.run_last = None
+        self.run_len, self.run_peak = 0, 0.0
+        self.best: Run | None = None
+        self.max_running = self.max_queue = 0
+        self.retractions = self.retracted = 0
+        self.retraction_examples: list[str] = []
+        self.refusals = 0
+        self.refusal_examples: list[str] = []
+        self.refusal_max: tuple[int, int] | None = None
+        self.settings: dict = {}
+
+    def feed_lines(self, lines) -> None:
+        for line in lines:
+            self.feed(line)
+
+    def feed(self, line: str) -> None:
+        self.lines += 1
+        if "batch" in line:
+            b = parse_batch_line(line)
+            if b is not None:
+                self._batch(b)
+                return
+        if "#retracted_reqs" in line:
+            m = _RETRACT.search(line)
+            if m:
+                self.retractions += 1
+                self.retracted += int(m.group(1))
+                if len(self.retraction_examples) < EXAMPLES:
+                    self.retraction_examples.append(line.strip()[:400])
+                return
+        if "tokens)" in line:
+            m = _INPUT_TOO_LONG.search(line) or _LONGER_THAN_CONTEXT.search(line)
+            if m:
+                self.refusals += 1
+                pair = (int(m.group(1)), int(m.group(2)))
+                if self.refusal_max is None or pair[0] > self.refusal_max[0]:
+                    self.refusal_max = pair
+                if len(self.refusal_examples) < EXAMPLES:
+                    self.refusal_examples.append(line.strip()[:400])
+                return
+        if "server_args=ServerArgs(" in line:
+            self.settings.update(_server_args(line))
+        elif "max_total_num_tokens=" in line:
+            m = _SUMMARY.search(line)
+            if m:
+                self.settings["max_total_num_tokens"] = int(m.group(1))
+                self.settings["max_running_requests"] = int(m.group(2))  # effective, after SGLang's caps
+                c = _SUMMARY_CONTEXT.search(line)
+                if c:
+                    self.settings["context_len"] = int(c.group(1))
+
+    def _batch(self, b: BatchLine) -> None:
+        self.batch_lines += 1
+        self.batches.append(b)
+        if len(self.batches) > RECENT:
+            del self.batches[0]
+        self.max_running = max(self.max_running, b.running)
+        self.max_queue = max(self.max_queue, b.queue)
+        if b.queue > 0:
+            self.run_first = self.run_first or b
+            self.run_last = b
+            self.run_len += 1
+            self.run_peak = max(self.run_peak, b.queue)
+            if self.best is None or self.run_len > self.best.length:
+                self.best = Run(self.run_len, self.run_first, b, self.run_peak)
+        else:
+            self.run_first, self.run_len, self.run_peak = None, 0, 0.0
+
+    def result(self) -> SglangLogSummary:
+        return SglangLogSummary(
+            self.source, self.lines, self.batch_lines, tuple(self.batches), self.best, self.max_running,
+            self.max_queue, self.retractions, self.retracted, tuple(self.retraction_examples), self.refusals,
+            tuple(self.refusal_examples), self.refusal_max, dict(self.settings))
+
+
+def scan_sglang_lines(lines, source: str) -> SglangLogSummary:
+    scanner = SglangLogScanner(source)
+    scanner.feed_lines(lines)
+    return scanner.result()

@@ -1,0 +1,89 @@
+"""SGLang's /metrics (`--enable-metrics`), across its renames.
+
+Gauges are summed over label sets (tp_rank, dp_rank, model_name); token usage and cache
+hit rate take the largest. Names from python/sglang/srt/metrics/collector.py; the inter-token
+histogram was `sglang:time_per_output_token_seconds` before `sglang:inter_token_latency_seconds`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from llmdoctor.knowledge.prom import Exposition, parse_exposition
+
+ITL = ("sglang:inter_token_latency_seconds", "sglang:time_per_output_token_seconds")
+RETRACTED_TOTAL = ("sglang:num_retracted_requests_total",)
+RETRACTED_GAUGE = ("sglang:num_retracted_reqs",)
+
+
+@dataclass(frozen=True)
+class Histo:
+    sum: float
+    count: float
+
+    @property
+    def mean(self) -> float | None:
+        return self.sum / self.count if self.count > 0 else None
+
+
+@dataclass(frozen=True)
+class SglangMetrics:
+    running: float | None = None
+    queued: float | None = None
+    token_usage: float | None = None  # 0..1
+    cache_hit_rate: float | None = None  # 0..1, of the last prefill batch
+    max_total_num_tokens: float | None = None
+    retracted_total: float | None = None  # counter, since start
+    retracted_now: float | None = None  # gauge: retracted in the last logged interval
+    prompt_tokens: float | None = None
+    cached_tokens: float | None = None
+    requests: float | None = None
+    ttft: Histo | None = None
+    itl: Histo | None = None
+    itl_name: str | None = None
+    queue_time: Histo | None = None
+
+    @property
+    def mean_prompt_tokens(self) -> float | None:
+        """Prompt tokens per request since start: prompt_tokens_total / requests (or TTFT count)."""
+        n = self.requests or (self.ttft.count if self.ttft else None)
+        return self.prompt_tokens / n if self.prompt_tokens is not None and n else None
+
+
+def _histo(exp: Exposition, *names: str) -> tuple[Histo | None, str | None]:
+    for n in names:
+        s, c = exp.total(n + "_sum"), exp.total(n + "_count")
+        if s is not None and c is not None:
+            return Histo(s, c), n
+    return None, None
+
+
+def _max(exp: Exposition, name: str) -> float | None:
+    return max((s.value for s in exp.get(name)), default=None)
+
+
+def metrics_from_exposition(exp: Exposition) -> SglangMetrics:
+    itl, itl_name = _histo(exp, *ITL)
+    return SglangMetrics(
+        running=exp.total("sglang:num_running_reqs"),
+        queued=exp.total("sglang:num_queue_reqs"),
+        token_usage=_max(exp, "sglang:token_usage"),
+        cache_hit_rate=_max(exp, "sglang:cache_hit_rate"),
+        max_total_num_tokens=exp.total("sglang:max_total_num_tokens"),
+        retracted_total=exp.total(*RETRACTED_TOTAL),
+        retracted_now=exp.total(*RETRACTED_GAUGE),
+        prompt_tokens=exp.total("sglang:prompt_tokens_total"),
+        cached_tokens=exp.total("sglang:cached_tokens_total"),
+        requests=exp.total("sglang:num_requests_total"),
+        ttft=_histo(exp, "sglang:time_to_first_token_seconds")[0],
+        itl=itl, itl_name=itl_name,
+        queue_time=_histo(exp, "sglang:queue_time_seconds")[0],
+    )
+
+
+def parse_sglang_metrics(text: str) -> SglangMetrics:
+    """Raises ParseError when the text holds no samples at all."""
+    return metrics_from_exposition(parse_exposition(text))
+
+
+def is_sglang_exposition(text: str) -> bool:
+    return "sglang:" in text
