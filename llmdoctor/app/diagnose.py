@@ -199,7 +199,8 @@ def what_to_change(findings, facts: dict[str, Any]) -> tuple[Change, ...]:
     from llmdoctor.judge.remedy import merge
 
     argv = {}
-    for fact, place in (("llamacpp_cmdline", "llama-server command line"), ("vllm_cmdline", "vllm serve command line")):
+    for fact, place in (("llamacpp_cmdline", "llama-server command line"), ("vllm_cmdline", "vllm serve command line"),
+                        ("sglang_cmdline", "SGLang command line")):
         value = facts.get(fact)
         if value is not None and getattr(value, "argv", None) and redact_text(" ".join(value.argv)) == " ".join(value.argv):
             argv[place] = tuple(value.argv)  # a command line with a secret in it is not rewritten

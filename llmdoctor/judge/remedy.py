@@ -28,12 +28,15 @@ RULES = (
 MEMORY = frozenset({Cause.CPU_SPILL, Cause.KV_CAPACITY, Cause.PREEMPTION, Cause.SWAP})
 # Settings whose raise costs KV memory (per slot, or slots).
 GROWS = frozenset({"OLLAMA_NUM_PARALLEL", "OLLAMA_CONTEXT_LENGTH", "OLLAMA_MAX_LOADED_MODELS",
-                   "-np", "-c", "--max-num-seqs", "--max-model-len"})
+                   "-np", "-c", "--max-num-seqs", "--max-model-len", "--context-length", "--max-running-requests"})
 # llama-server and vLLM spell some flags several ways; the first is the one written.
 ALIASES = {"--parallel": "-np", "--ctx-size": "-c", "--n-gpu-layers": "-ngl", "--gpu-layers": "-ngl",
            "--flash-attn": "-fa", "--cache-type-k": "-ctk", "--cache-type-v": "-ctv", "-kvu": "--kv-unified",
            "--model": "-m"}
-SERVERS = (("llama-server", "llama-server command line"), ("vllm serve", "vllm serve command line"))
+SERVERS = (("llama-server", "llama-server command line"), ("vllm serve", "vllm serve command line"),
+           ("python -m sglang.launch_server", "SGLang command line"),
+           ("python3 -m sglang.launch_server", "SGLang command line"), ("sglang serve", "SGLang command line"))
+REMOVED = "\0removed"  # the value of a flag a fix takes off the command line
 
 _ENV = re.compile(r'^Environment="?([A-Za-z_][A-Za-z0-9_]*)=(.*?)"?\s*$')
 _DROPIN_PATH = re.compile(r"^#\s*/etc/systemd/system/([^/\s]+?)\.d/")
@@ -88,7 +91,7 @@ def _flags(command: str) -> tuple[str, dict[str, str]] | None:
                 return None
             out: dict[str, str] = {}
             i = 0
-            if prefix == "vllm serve" and words and not words[0].startswith("-"):
+            if prefix.endswith("serve") and words and not words[0].startswith("-"):
                 i = 1  # the model
             while i < len(words):
                 name = ALIASES.get(words[i], words[i])
@@ -147,7 +150,12 @@ def _choose(name: str, asks: list[_Wanted], memory: bool) -> tuple[str | None, s
                       f"raise it once the memory finding is gone")
     pool = from_memory or values
     distinct = list(dict.fromkeys(v for v, _ in pool))
+    overruled = [f"{v} ({f.cause.value}, {f.check})" for v, f in values
+                 if (v, f) not in pool and v not in distinct]
     if len(distinct) == 1:
+        if overruled:
+            return distinct[0], (f"{name}: {distinct[0]}, as the memory finding asks, not "
+                                 f"{', '.join(overruled)}: memory does not fit yet")
         return distinct[0], ""
     numbers = [_number(v) for v in distinct]
     if name in GROWS and all(n is not None for n in numbers):
@@ -184,15 +192,33 @@ def _command(server: str, merged: dict[str, str], argv: tuple[str, ...] | None) 
         while i < len(args):
             name = ALIASES.get(args[i].split("=", 1)[0], args[i].split("=", 1)[0])
             if name in merged:
-                takes = merged[name] != "" and "=" not in args[i]
+                takes = merged[name] not in ("", REMOVED) and "=" not in args[i]
                 i += 2 if takes and i + 1 < len(args) and not args[i + 1].startswith("-") else 1
                 continue
             words.append(args[i])
             i += 1
         base = " ".join(shlex.quote(w) for w in words)
+    elif server.startswith("SGLang"):
+        base = "python -m sglang.launch_server --model-path MODEL"
     else:
         base = "llama-server -m MODEL" if prefix == "llama-server" else "vllm serve MODEL"
-    return " ".join([base] + [f"{k} {v}" if v else k for k, v in merged.items()])
+    return " ".join([base] + [f"{k} {v}" if v else k for k, v in merged.items() if v != REMOVED])
+
+
+def _as_edits(wanted: list[_Wanted], argv: tuple[str, ...] | None) -> None:
+    """A fix that repeats the whole running command line, less a flag or with a value changed,
+    becomes just those edits (so the flags it repeats do not read as asks of their own)."""
+    if not argv:
+        return
+    got = _flags(" ".join(argv)) or _flags("llama-server " + " ".join(argv[1:]))
+    if got is None:
+        return
+    current = got[1]
+    for w in wanted:
+        if len(current) >= 3 and len(set(w.settings) & set(current)) >= 0.6 * len(current):
+            edits = {k: v for k, v in w.settings.items() if current.get(k) != v}
+            edits.update({k: REMOVED for k in current if k not in w.settings})
+            w.settings = edits
 
 
 def merge(findings: Iterable[Finding], argv: dict[str, tuple[str, ...]] | None = None) -> tuple[Change, ...]:
@@ -205,6 +231,8 @@ def merge(findings: Iterable[Finding], argv: dict[str, tuple[str, ...]] | None =
         w = wanted_of(f)
         if w is not None:
             places.setdefault(w.place, _Place()).wanted.append(w)
+    for place, p in places.items():
+        _as_edits(p.wanted, (argv or {}).get(place))
     out = []
     for place, p in places.items():
         names = list(dict.fromkeys(n for w in p.wanted for n in w.settings))

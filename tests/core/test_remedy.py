@@ -120,3 +120,17 @@ def test_a_fix_that_is_not_a_setting_stays_with_its_finding():
     odd = finding("x", config="[Service]\nExecStart=\nExecStart=/usr/bin/ollama serve\n")
     assert wanted_of(odd) is None and merge([odd]) == ()
     assert wanted_of(finding("y", commands=("journalctl -u ollama | grep runner",))) is None
+
+
+def test_a_fix_that_repeats_the_command_less_a_flag_removes_that_flag():
+    argv = ("python3", "-m", "sglang.launch_server", "--model-path", "m", "--tp", "4", "--context-length", "6000",
+            "--disable-radix-cache", "--port", "80")
+    findings = [finding("radix", Cause.PREFILL, commands=(
+                    "python3 -m sglang.launch_server --model-path m --tp 4 --context-length 6000 --port 80",)),
+                finding("kv", Cause.KV_CAPACITY, commands=("python -m sglang.launch_server --model-path m --context-length 4096",)),
+                finding("trunc", Cause.CONTEXT_TRUNCATION, commands=(
+                    "python -m sglang.launch_server --model-path m --context-length 160062",))]
+    (change,) = merge(findings, {"SGLang command line": argv})
+    (command,) = change.commands
+    assert "--disable-radix-cache" not in command and "--context-length 4096" in command and "--tp 4" in command
+    assert any("not 160062" in n for n in change.notes)
