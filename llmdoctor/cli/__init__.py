@@ -47,6 +47,17 @@ def fail(message: str, code: int = ExitCode.UNKNOWN) -> None:
     raise typer.Exit(code)
 
 
+def _units(units: List[str]) -> tuple[str, ...]:
+    """--unit values checked against systemd's unit-name rules before any command sees them."""
+    from llmdoctor.knowledge.systemd.names import BadUnitName, check_unit
+
+    try:
+        return tuple(check_unit(u) for u in units)
+    except BadUnitName as e:
+        fail(f"--unit: {e}")
+        raise  # (fail exits)
+
+
 def _check_format(fmt: str) -> str:
     if fmt not in FORMATS:
         fail(f"unknown --format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -182,6 +193,7 @@ def diagnose(
     from llmdoctor.render import RENDERERS
 
     _check_format(fmt)
+    unit = list(_units(unit))
     local_logs = evidence is None and not host and inventory is None
     for p in log:
         if local_logs and not p.is_file():
@@ -244,6 +256,7 @@ def collect(
     """Write an evidence directory (secrets redacted) for offline diagnosis or a support ticket."""
     from llmdoctor.app.collect import collect_evidence
 
+    unit = list(_units(unit))
     if output.exists() and (not output.is_dir() or any(output.iterdir())):
         fail(f"{output} exists and is not an empty directory; refusing to overwrite")
     names, targets = build_targets(None, [host] if host else [], None, sudo, False, ssh_config, 10.0)

@@ -66,6 +66,12 @@ def register(app: typer.Typer) -> None:
 
         if fmt not in ("text", "json"):
             fail(f"unknown --format {fmt!r}; choose text or json")
+        from llmdoctor.knowledge.systemd.names import BadUnitName, check_unit
+
+        try:
+            unit = check_unit(unit)
+        except BadUnitName as e:
+            fail(f"--unit: {e}")
         live = Path(root).resolve() == Path("/")
         host = LocalHost()
         try:
