@@ -42,7 +42,8 @@ EXAMINED: dict[str, Callable[[Any], str | None]] = {
     "llamacpp_cmdline": lambda v: "llama-server command line",
     "systemd_units": lambda v: "systemd " + ", ".join(u.unit for u in v),
     "declared_settings": lambda v: "settings as written in " + ", ".join(dict.fromkeys(a.source for a in v.assignments)),
-    "probe": lambda v: "live probe",
+    # a probe whose every request timed out measured nothing: it is not "examined"
+    "probe": lambda v: "live probe" if any(s.ok for r in v.results for s in r.samples) else None,
 }
 
 @dataclass(frozen=True)

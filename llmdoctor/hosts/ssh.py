@@ -40,7 +40,7 @@ from llmdoctor.hosts.base import (
     HttpResponse,
     Unanswerable,
 )
-from llmdoctor.hosts.http import http_request
+from llmdoctor.hosts.http import HttpTimeout, SilentPorts, http_request
 from llmdoctor.hosts.live import BaseHost
 
 SSH = "ssh"
@@ -145,6 +145,7 @@ class SSHHost(BaseHost):
         self._closed = False
         self._failure: HostUnreachable | None = None
         self._forwards: dict[int, int] = {}
+        self._silent = SilentPorts()
         # counters (the fan-out benchmark and tests read them)
         self.connections = 0
         self.commands = 0
@@ -348,12 +349,16 @@ class SSHHost(BaseHost):
         return f"http://127.0.0.1:{self._forward(port)}"
 
     def http(self, method, port, path, body=None, timeout=DEFAULT_TIMEOUT, headers=None) -> HttpResponse:
+        self._silent.check(port, f"{self.name}:{port}{path.split('?', 1)[0]}")
         local = self._forward(port)
         with self._lock:
             self.commands += 1
         try:
             r = http_request("127.0.0.1", local, method, path, body, timeout, headers)
             return HttpResponse(r.status, r.body, r.headers, f"{method.upper()} {self.name}:{port}{path.split('?', 1)[0]}")
+        except HttpTimeout as e:
+            self._silent.note(port)
+            raise HttpTimeout(f"{self.name}: {e}") from e
         except HostError as e:
             cause = e.__cause__
             if isinstance(cause, (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,

@@ -34,8 +34,12 @@ class Target:
 
 
 def _try(url: str, path: str, timeout: float) -> GetResult | None:
+    """The answer, or None when there is none; a server that let the whole deadline pass
+    ends detection at once (ProbeError): asking it the next path would only wait again."""
     try:
         return get(url, path, timeout)
+    except TimeoutError:
+        raise ProbeError(f"no complete answer from {url}{path} within {timeout:g} s") from None
     except (OSError, http.client.HTTPException, ValueError):
         return None
 
