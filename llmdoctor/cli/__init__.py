@@ -353,6 +353,9 @@ def main() -> None:
     argument) is one line on stderr and exit 3, UNKNOWN: a monitor reads 2 as CRITICAL."""
     import click
 
+    from llmdoctor.hosts.terminate import install
+
+    install()  # SIGTERM removes SSH control directories and temporary copies, then exits 143
     if not _names_builtin_command(sys.argv):
         _register_commands()
     try:
