@@ -16,7 +16,8 @@ from pathlib import Path
 # Test-only fault injection: LLMDOCTOR_TEST_CRASH_AT=N kills this process with SIGKILL at
 # the N-th crash point (counted from 1), so a test can stop a run at every write step.
 # Read once at import; unset (the normal case) it costs one comparison per point.
-_CRASH_AT = int(os.environ.get("LLMDOCTOR_TEST_CRASH_AT") or 0)
+_CRASH_AT = int(os.environ.get("LLMDOCTOR_TEST_CRASH_AT", "0")) if \
+    os.environ.get("LLMDOCTOR_TEST_CRASH_AT", "").isdigit() else 0
 _crash_count = 0
 
 

@@ -118,6 +118,8 @@ def register(app: typer.Typer) -> None:
             outcome = session.apply_live(host, opts, prepared, live)
         except (session.Refused, BadInput, ProposalError, ApplyError) as e:
             fail(str(e))
+        except OSError as e:  # a file the dry run reads (the transaction turns its own faults into ApplyError)
+            fail(f"{str(e.filename) + ': ' if e.filename else ''}{e.strerror or e}")
         if fmt == "json":
             sys.stdout.write(json.dumps({**_dry_dict(prepared), "outcome": outcome.to_dict()}, indent=2) + "\n")
         else:

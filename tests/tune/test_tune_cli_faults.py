@@ -26,3 +26,9 @@ def test_a_backup_directory_that_cannot_be_made_is_one_line(cli, fake_ollama, tm
     assert code == 3 and len(err.strip().splitlines()) == 1
     assert "cannot take a backup" in err and "nothing was changed" in err
     assert not dropin.dropin_path(tmp_path, "ollama.service").exists()
+
+
+def test_a_dropin_path_that_is_a_directory_is_one_line(cli, fake_ollama, tmp_path):
+    dropin.dropin_path(tmp_path, "ollama.service").mkdir(parents=True)  # cannot be read as a file
+    code, out, err = tune(cli, fake_ollama, tmp_path, *SEED, "--apply", "--yes")
+    assert code == 3 and len(err.strip().splitlines()) == 1 and "zz-llmdoctor.conf" in err
