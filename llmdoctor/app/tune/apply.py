@@ -1,7 +1,7 @@
 """Applying a tuned drop-in as a transaction, and rolling it back.
 
-lock -> clean up after a killed run -> back up -> write atomically (temporary file, fsync, rename) -> `systemd-analyze verify`
--> `daemon-reload` -> `restart` -> verify (`systemctl show -p Environment`, the new
+lock -> clean up after a killed run -> back up -> write atomically (temporary file,
+fsync, rename) -> `systemd-analyze verify` -> `daemon-reload` -> `restart` -> verify (`systemctl show -p Environment`, the new
 process's /proc environment, `/api/version` within a timeout, optionally a
 concurrency check) -> on any failure: restore, reload, restart, and say what failed.
 
@@ -10,31 +10,26 @@ root in tests, a staging directory for packaging). Commands go through `runner`,
 object with the Host protocol's `run(argv, timeout)` and `read(path, limit)`: the
 local machine, `nsenter` into a container, or SSH. `live=False` writes files only.
 
-Crash safety: one run at a time (an flock in the state directory); a backup counts only
-once its manifest is in place (written atomically), and is removed manifest first; at
-the next start, temporary files of a killed run are removed, backup directories
-without a manifest are removed, and the newest backup is dropped when the drop-in on
-disk is still the content it saved (its write never happened, or a rollback had already
-restored it) - so `--rollback` always undoes the last tune that took effect. Every
-filesystem fault is one line (TuneFault / ApplyError), never a traceback.
+Crash safety: one run at a time (an flock in the state directory, app/tune/lock.py);
+backups that count only once whole, and a clean-up at the next start of whatever a
+killed run left (app/tune/backups.py), so `--rollback` always undoes the last tune that
+took effect. Every filesystem fault is one line (ApplyError, or a failed Outcome that
+says what was restored), never a traceback.
 """
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from llmdoctor.atomic import crash_point, remove_temporaries, write_atomic
+from llmdoctor.atomic import crash_point, write_atomic
 from llmdoctor.hosts.base import CommandResult, HostError
 from llmdoctor.knowledge.systemd.environ import parse_proc_environ
 from llmdoctor.knowledge.systemd.show import parse_environment_property
 from llmdoctor.knowledge.systemd.names import BadUnitName, check_unit
-from llmdoctor.app.tune import dropin
+from llmdoctor.app.tune import backups, dropin
 from llmdoctor.app.tune.lock import LockHeld, StateLock
 STATE_DIR = "var/lib/llmdoctor/tune"
 BACKUP_DIR = f"{STATE_DIR}/backups"
@@ -50,10 +45,6 @@ def _why(e: OSError) -> str:
     """An OSError as the one line a user needs: the path and the system's reason."""
     where = f"{e.filename}: " if getattr(e, "filename", None) else ""
     return f"{where}{e.strerror or e}"
-
-
-def _sha(text: str | None) -> str | None:
-    return hashlib.sha256(text.encode()).hexdigest() if text is not None else None
 
 
 @dataclass
@@ -160,72 +151,16 @@ class Transaction:
     def loaded_env(self) -> dict[str, str]:
         return parse_show_environment(self._systemctl("show", "-p", "Environment", "--", self.unit).stdout)
 
-    # -- backups ----------------------------------------------------------------------
+    # -- backups (app/tune/backups.py) ---------------------------------------------------
     def backup(self, old: str | None, new: str) -> Path:
-        """Save `old` in a new backup directory; it counts once manifest.json is in place."""
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(self.clock()))
-        n = 0
-        while True:
-            d = self.backup_root / (f"{stamp}-{n}" if n else stamp)
-            if not d.exists():
-                break
-            n += 1
-        d.mkdir(parents=True, mode=0o700)
-        crash_point()
-        manifest = {
-            "unit": self.unit,
-            "path": self.shown_path,
-            "existed": old is not None,
-            "content_b64": base64.b64encode(old.encode()).decode() if old is not None else None,
-            "content_sha256": _sha(old),
-            "written_sha256": _sha(new),
-            "created": stamp,
-        }
-        try:
-            write_atomic(d / "manifest.json", json.dumps(manifest, indent=1).encode(), 0o600)
-        except BaseException:
-            shutil.rmtree(d, ignore_errors=True)
-            raise
-        return d
-
-    def _prune(self) -> None:
-        for old in self.backups()[KEEP_BACKUPS:]:
-            self._discard(old)
-
-    @staticmethod
-    def _discard(bdir: Path) -> None:
-        """Remove a backup: its manifest first, so a run killed halfway leaves a directory
-        without a manifest (cleaned at the next start), never a half backup that counts."""
-        (bdir / "manifest.json").unlink(missing_ok=True)
-        crash_point()
-        shutil.rmtree(bdir, ignore_errors=True)
+        return backups.take(self.backup_root, self.unit, self.shown_path, old, new, self.clock())
 
     def backups(self) -> list[Path]:
         """Backups, newest first."""
-        try:
-            ds = [d for d in self.backup_root.iterdir() if (d / "manifest.json").exists()]
-        except OSError:
-            return []
-        return sorted(ds, key=lambda d: d.name, reverse=True)
-
-    def _own_backup(self) -> tuple[Path, dict] | None:
-        """The newest backup taken for this unit, with its manifest (the backup
-        directory is shared by every unit tuned on the machine)."""
-        for d in self.backups():
-            try:
-                manifest = json.loads((d / "manifest.json").read_text())
-            except (OSError, ValueError):
-                continue
-            if isinstance(manifest, dict) and manifest.get("unit") == self.unit:
-                return d, manifest
-        return None
-
-    @staticmethod
-    def _saved(manifest: dict) -> str | None:
-        return base64.b64decode(manifest["content_b64"]).decode() if manifest.get("existed") else None
+        return backups.listed(self.backup_root)
 
     def _restore_file(self, manifest: dict) -> None:
-        saved = self._saved(manifest)
+        saved = backups.saved_content(manifest)
         if self.current_content() == saved:
             return  # nothing changed (the write failed before its rename): nothing to write
         if saved is not None:
@@ -235,30 +170,9 @@ class Transaction:
             crash_point()
 
     def recover(self) -> list[str]:
-        """Clean up after a run that was killed (call with the lock held): temporary files,
-        backup directories without a manifest, and a newest backup that never took effect."""
-        done = [f"removed {dropin.inside(self.root, p)}"
-                for p in remove_temporaries(self.path.parent, self.path.name)]
-        try:
-            dirs = [d for d in self.backup_root.iterdir() if d.is_dir()]
-        except OSError:
-            dirs = []
-        for d in dirs:
-            for p in remove_temporaries(d, "manifest.json"):
-                done.append(f"removed {dropin.inside(self.root, p)}")
-            if not (d / "manifest.json").exists():
-                shutil.rmtree(d, ignore_errors=True)
-                done.append(f"removed the incomplete backup {dropin.inside(self.root, d)}")
-        own = self._own_backup()
-        if own is not None:
-            bdir, manifest = own
-            current = self.current_content()
-            if _sha(current) != manifest.get("written_sha256") and \
-                    _sha(current) == manifest.get("content_sha256", _sha(self._saved(manifest))):
-                self._discard(bdir)
-                done.append(f"dropped the backup {dropin.inside(self.root, bdir)} of a run that "
-                            f"did not change {self.shown_path}")
-        return done
+        """Clean up after a run that was killed (call with the lock held)."""
+        return backups.clean_after_crash(self.backup_root, self.path, self.unit, self.current_content,
+                                         lambda p: dropin.inside(self.root, p))
 
     # -- the transaction --------------------------------------------------------------
     def _locked(self):
@@ -341,7 +255,7 @@ class Transaction:
     def _prune_quietly(self) -> None:
         """Keep the newest KEEP_BACKUPS; a fault here costs disk space, not correctness."""
         try:
-            self._prune()
+            backups.prune(self.backup_root, KEEP_BACKUPS)
         except OSError as e:
             self._step("prune old backups", False, _why(e))
 
@@ -440,7 +354,7 @@ class Transaction:
     def _discard_quietly(self, bdir: Path) -> None:
         """Drop a used backup; if the filesystem refuses, the next start drops it (recover)."""
         try:
-            self._discard(bdir)
+            backups.discard(bdir)
         except OSError as e:
             self._step("remove the used backup", False, f"{_why(e)} (removed at the next run)")
 
@@ -455,7 +369,7 @@ class Transaction:
             lock.__exit__(None, None, None)
 
     def _rollback(self) -> Outcome:
-        own = self._own_backup()
+        own = backups.newest_for(self.backup_root, self.unit)
         if own is None:
             return Outcome(True, False, "nothing to roll back: no backup from llmdoctor tune", self.steps)
         bdir, manifest = own
