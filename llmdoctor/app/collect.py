@@ -20,6 +20,7 @@ from llmdoctor.facts.engines import engine_of_unit
 from llmdoctor.hosts.base import Host, HostError
 from llmdoctor.redact import redact_text
 from llmdoctor.knowledge.systemd.show import PROPERTIES as SHOW_PROPERTIES
+from llmdoctor.knowledge.systemd.names import check_unit
 
 LOG_LIMIT = 32 * 1024 * 1024  # newest part of the journal kept, per unit
 
@@ -101,12 +102,12 @@ def collect_evidence(
             f"systemctl show {unit}",
             lambda: _run_to(
                 host,
-                ["systemctl", "show", unit, "-p", ",".join(SHOW_PROPERTIES)],
+                ["systemctl", "show", "-p", ",".join(SHOW_PROPERTIES), "--", check_unit(unit)],
                 put,
                 "env.txt",
             ),
         )
-        attempt(f"systemctl cat {unit}", lambda: _run_to(host, ["systemctl", "cat", unit], put, "systemctl_cat.txt"))
+        attempt(f"systemctl cat {unit}", lambda: _run_to(host, ["systemctl", "cat", "--", check_unit(unit)], put, "systemctl_cat.txt"))
         attempt(
             f"journal of {unit}",
             lambda: _journal(host, unit, since_seconds, put, LOG_NAMES.get(engine_of_unit(unit), "journal.log")),
@@ -184,7 +185,7 @@ def _version(host: Host, port: int, meta: dict) -> None:
 
 def _journal(host: Host, unit: str, since_seconds: float, put, name: str) -> None:
     res = host.run(
-        ["journalctl", "-u", unit, "--no-pager", "-o", "short-iso", f"--since=-{int(since_seconds)}s"], timeout=60
+        ["journalctl", f"--unit={check_unit(unit)}", "--no-pager", "-o", "short-iso", f"--since=-{int(since_seconds)}s"], timeout=60
     )
     if not res.ok and not res.stdout:
         raise HostError(res.stderr.strip()[:200] or f"journalctl exit {res.returncode}")

@@ -48,6 +48,17 @@ def fail(message: str, code: int = ExitCode.UNKNOWN) -> None:
     raise typer.Exit(code)
 
 
+def _units(units: List[str]) -> tuple[str, ...]:
+    """--unit values checked against systemd's unit-name rules before any command sees them."""
+    from llmdoctor.knowledge.systemd.names import BadUnitName, check_unit
+
+    try:
+        return tuple(check_unit(u) for u in units)
+    except BadUnitName as e:
+        fail(f"--unit: {e}")
+        raise  # (fail exits)
+
+
 def _check_format(fmt: str) -> str:
     if fmt not in FORMATS:
         fail(f"unknown --format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -199,6 +210,7 @@ def diagnose(
     _check_format(fmt)
     if quiet and (fmt != "text" or verbose):
         fail("--quiet prints the summary line only; it cannot be combined with --format or --verbose")
+    unit = list(_units(unit))
     local_logs = evidence is None and not host and inventory is None
     for p in log:
         if local_logs and not p.is_file():
@@ -280,6 +292,7 @@ def collect(
     """Write an evidence directory (secrets redacted) for offline diagnosis or a support ticket."""
     from llmdoctor.app.collect import collect_evidence
 
+    unit = list(_units(unit))
     if output.exists() and (not output.is_dir() or any(output.iterdir())):
         fail(f"{output} exists and is not an empty directory; refusing to overwrite")
     names, targets = build_targets(None, [host] if host else [], None, sudo, False, ssh_config, 10.0)
@@ -402,6 +415,9 @@ def main() -> None:
     argument) is one line on stderr and exit 3, UNKNOWN: a monitor reads 2 as CRITICAL."""
     import click
 
+    from llmdoctor.hosts.terminate import install
+
+    install()  # SIGTERM removes SSH control directories and temporary copies, then exits 143
     if not _names_builtin_command(sys.argv):
         _register_commands()
     if "_LLMDOCTOR_COMPLETE" in os.environ:  # the shell asks for completions (`llmdoctor completion`)

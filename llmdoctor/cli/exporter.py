@@ -62,6 +62,9 @@ def register(app: typer.Typer) -> None:
             if evidence and hosts:
                 raise ValueError("--evidence cannot be combined with --host/--inventory")
             targets = service.target_names(hosts or ([] if evidence else ["local"]), evidence)
+            from llmdoctor.knowledge.systemd.names import check_unit
+
+            unit = [check_unit(u) for u in unit]  # BadUnitName is a ValueError: one line, exit 3
         except (ValueError, OSError) as e:
             typer.echo(f"llmdoctor exporter: {e}", err=True)
             raise typer.Exit(ExitCode.UNKNOWN)

@@ -62,8 +62,11 @@ def judge(runs) -> "Report":
             if outcome.crash:
                 errors.append(outcome.crash)
         findings.sort(key=lambda f: (-f.severity.rank, f.check))
+        answered = any(s.ok for s in r.samples)
+        not_diagnosed = "" if answered or findings else (
+            "no probe request got a complete answer (timed out, stalled or failed): nothing was measured")
         targets.append(TargetReport(target=r.url, engine=r.engine, findings=tuple(findings),
-                                    errors=tuple(errors) + r.errors,
+                                    errors=tuple(errors) + r.errors, not_diagnosed=not_diagnosed,
                                     summary=tuple(summary_lines(r)) + tuple(("probe note", n) for n in r.notes)))
     return Report(__version__, tuple(targets))
 

@@ -72,6 +72,12 @@ Examples:
 
         if fmt not in ("text", "json"):
             fail(f"unknown --format {fmt!r}; choose text or json")
+        from llmdoctor.knowledge.systemd.names import BadUnitName, check_unit
+
+        try:
+            unit = check_unit(unit)
+        except BadUnitName as e:
+            fail(f"--unit: {e}")
         live = Path(root).resolve() == Path("/")
         host = LocalHost()
         try:
@@ -118,6 +124,8 @@ Examples:
             outcome = session.apply_live(host, opts, prepared, live)
         except (session.Refused, BadInput, ProposalError, ApplyError) as e:
             fail(str(e))
+        except OSError as e:  # a file the dry run reads (the transaction turns its own faults into ApplyError)
+            fail(f"{str(e.filename) + ': ' if e.filename else ''}{e.strerror or e}")
         if fmt == "json":
             sys.stdout.write(json.dumps({**_dry_dict(prepared), "outcome": outcome.to_dict()}, indent=2) + "\n")
         else:

@@ -22,6 +22,7 @@ from llmdoctor.knowledge.systemd.environ import (
     parse_shell_settings,
 )
 from llmdoctor.knowledge.systemd.show import PROPERTIES, ShowResult, parse_show
+from llmdoctor.knowledge.systemd.names import BadUnitName, check_unit
 from llmdoctor.knowledge.systemd.units import (
     SYSTEM_UNIT_PATHS,
     UnitFile,
@@ -159,8 +160,8 @@ def _wrong_dirs(host, unit: str, user_homes: list[str], etc_names: list[str] | N
 
 def _show(host, unit: str) -> tuple[ShowResult | None, str | None]:
     try:
-        res = host.run(["systemctl", "show", unit, "-p", ",".join(PROPERTIES)], timeout=10)
-    except HostError as e:
+        res = host.run(["systemctl", "show", "-p", ",".join(PROPERTIES), "--", check_unit(unit)], timeout=10)
+    except (HostError, BadUnitName) as e:
         return None, f"systemctl show {unit}: {e}"
     if not res.ok and not res.stdout.strip():
         first = (res.stderr.strip().splitlines() or [f"exit {res.returncode}"])[0]

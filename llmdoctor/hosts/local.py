@@ -15,7 +15,7 @@ from llmdoctor.hosts.base import (
     HttpResponse,
     Unanswerable,
 )
-from llmdoctor.hosts.http import http_request
+from llmdoctor.hosts.http import HttpTimeout, SilentPorts, http_request
 from llmdoctor.hosts.live import BaseHost
 
 
@@ -24,6 +24,7 @@ class LocalHost(BaseHost):
 
     def __init__(self, name: str | None = None) -> None:
         self.name = name or socket.gethostname()
+        self._silent = SilentPorts()
 
     def run(self, argv: list[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
         env = dict(os.environ, LC_ALL="C", SYSTEMD_PAGER="", PAGER="cat", SYSTEMD_COLORS="0")
@@ -54,7 +55,12 @@ class LocalHost(BaseHost):
         return sorted(os.listdir(path))
 
     def http(self, method, port, path, body=None, timeout=DEFAULT_TIMEOUT, headers=None) -> HttpResponse:
-        r = http_request("127.0.0.1", port, method, path, body, timeout, headers)
+        self._silent.check(port, f"http://127.0.0.1:{port}{path.split('?', 1)[0]}")
+        try:
+            r = http_request("127.0.0.1", port, method, path, body, timeout, headers)
+        except HttpTimeout:
+            self._silent.note(port)
+            raise
         return HttpResponse(r.status, r.body, r.headers, f"{method.upper()} :{port}{path.split('?', 1)[0]}")
 
     def base_url(self, port: int) -> str:

@@ -40,7 +40,8 @@ from llmdoctor.hosts.base import (
     HttpResponse,
     Unanswerable,
 )
-from llmdoctor.hosts.http import http_request
+from llmdoctor.hosts.http import HttpTimeout, SilentPorts, http_request
+from llmdoctor.hosts.terminate import on_terminate
 from llmdoctor.hosts.live import BaseHost
 
 SSH = "ssh"
@@ -52,6 +53,7 @@ REMOTE_ENV = ("LC_ALL=C", "SYSTEMD_PAGER=", "PAGER=cat", "SYSTEMD_COLORS=0")
 MAX_CONTROL_PATH = 100 - 17
 
 _live: "weakref.WeakSet[SSHHost]" = weakref.WeakSet()
+_control_dirs: set[str] = set()  # every control directory this process created and still owns
 
 
 def _close_all() -> None:
@@ -59,7 +61,23 @@ def _close_all() -> None:
         host.close()
 
 
+def _terminate_now() -> None:
+    """SIGTERM: stop the masters and remove the control directories without taking a
+    host's lock (a worker may hold it while it waits on ssh)."""
+    for host in list(_live):
+        if host._connected and host._control_dir:
+            try:
+                subprocess.run(host._base("-O", "exit", "--", host.target.host), capture_output=True,
+                               timeout=2, stdin=subprocess.DEVNULL)
+            except (OSError, subprocess.TimeoutExpired, HostError):
+                pass
+    for d in list(_control_dirs):
+        shutil.rmtree(d, ignore_errors=True)
+        _control_dirs.discard(d)
+
+
 atexit.register(_close_all)
+on_terminate(_terminate_now)
 
 
 # -- what ssh's stderr means --------------------------------------------------------
@@ -145,6 +163,7 @@ class SSHHost(BaseHost):
         self._closed = False
         self._failure: HostUnreachable | None = None
         self._forwards: dict[int, int] = {}
+        self._silent = SilentPorts()
         # counters (the fan-out benchmark and tests read them)
         self.connections = 0
         self.commands = 0
@@ -156,6 +175,7 @@ class SSHHost(BaseHost):
             if len(base) + 12 + 41 > MAX_CONTROL_PATH:
                 base = "/tmp"
             self._control_dir = tempfile.mkdtemp(prefix="lldssh-", dir=base)
+            _control_dirs.add(self._control_dir)
             # removed on close(), on a failed connect, or when this object is collected
             self._dir_finalizer = weakref.finalize(self, shutil.rmtree, self._control_dir, True)
         elif not self._own_dir and not self._dir_checked:
@@ -253,6 +273,7 @@ class SSHHost(BaseHost):
     def _remove_dir(self) -> None:
         if self._own_dir and self._control_dir:
             self._dir_finalizer()  # rmtree, once
+            _control_dirs.discard(self._control_dir)
             self._control_dir = None
 
     def __enter__(self) -> "SSHHost":
@@ -348,12 +369,16 @@ class SSHHost(BaseHost):
         return f"http://127.0.0.1:{self._forward(port)}"
 
     def http(self, method, port, path, body=None, timeout=DEFAULT_TIMEOUT, headers=None) -> HttpResponse:
+        self._silent.check(port, f"{self.name}:{port}{path.split('?', 1)[0]}")
         local = self._forward(port)
         with self._lock:
             self.commands += 1
         try:
             r = http_request("127.0.0.1", local, method, path, body, timeout, headers)
             return HttpResponse(r.status, r.body, r.headers, f"{method.upper()} {self.name}:{port}{path.split('?', 1)[0]}")
+        except HttpTimeout as e:
+            self._silent.note(port)
+            raise HttpTimeout(f"{self.name}: {e}") from e
         except HostError as e:
             cause = e.__cause__
             if isinstance(cause, (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,

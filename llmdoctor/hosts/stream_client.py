@@ -3,7 +3,8 @@ per request, timed with a monotonic clock per line.
 
 stdlib `http.client` keeps startup light and gives direct control of the socket:
 the socket timeout bounds every read, so a server that stalls mid-stream ends in a
-"stalled" sample, never a hang. Open connections are registered so Ctrl-C (or the
+"stalled" sample, never a hang; a watchdog (hosts/deadline.py) holds the wait for the
+headers and the whole request to their limits even when bytes trickle in one a second. Open connections are registered so Ctrl-C (or the
 probe's deadline) can shut them and unblock the reading threads at once.
 """
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from llmdoctor import __version__
+from llmdoctor.hosts.deadline import Deadline
 from llmdoctor.knowledge.probe.result import CONNECT_ERROR, HTTP_ERROR, INTERRUPTED, OK, STALLED, TIMEOUT, StreamSample
 from llmdoctor.knowledge.probe.streams import StreamAccumulator, error_message
 from llmdoctor.knowledge.probe.limits import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, REQUEST_TIMEOUT_S
@@ -25,6 +27,7 @@ from llmdoctor.knowledge.probe.limits import CONNECT_TIMEOUT_S, READ_TIMEOUT_S, 
 USER_AGENT = f"llmdoctor-probe/{__version__}"
 MAX_LINE = 1 << 20
 MAX_ERROR_BODY = 64 * 1024
+WATCHDOG_GRACE_S = 0.25
 
 
 class ProbeError(Exception):
@@ -51,16 +54,28 @@ class GetResult:
 
 
 def get(url: str, path: str, timeout: float) -> GetResult:
-    """GET url+path; raises OSError/http.client errors on transport failure."""
+    """GET url+path within `timeout` in all (connect, headers, body); raises TimeoutError
+    past it, OSError/http.client errors on other transport failures."""
     conn, prefix = _connection(url, timeout)
     start = time.monotonic()
+    deadline = Deadline(timeout)
     try:
-        conn.request("GET", prefix + path, headers={"User-Agent": USER_AGENT, "Accept": "*/*"})
-        resp = conn.getresponse()
-        body = resp.read(4 * 1024 * 1024)
+        conn.connect()
+        deadline.watch(conn.sock)
+        try:
+            conn.request("GET", prefix + path, headers={"User-Agent": USER_AGENT, "Accept": "*/*"})
+            resp = conn.getresponse()
+            body = resp.read(4 * 1024 * 1024)
+        except (OSError, http.client.HTTPException):
+            if deadline.expired:
+                raise TimeoutError(f"no complete answer within {timeout:g} s") from None
+            raise
+        if deadline.expired:
+            raise TimeoutError(f"no complete answer within {timeout:g} s")
         return GetResult(resp.status, body, {k.lower(): v for k, v in resp.getheaders()},
                          time.monotonic() - start)
     finally:
+        deadline.cancel()
         conn.close()
 
 
@@ -142,6 +157,10 @@ def stream(req: StreamRequest, t0: float, stop: Interrupt,
         acc.sent_s = sent - t0
         deadline = sent + req.timeout_s
         first_wait = min(req.first_byte_timeout_s or req.read_timeout_s, req.timeout_s)
+        # The backstop against trickling bytes; a little grace lets the loop's own checks
+        # and the probe's deadline (which stops every stream) answer first when they can.
+        watchdog = Deadline(req.timeout_s + WATCHDOG_GRACE_S)
+        watchdog.watch(sock, at=sent + first_wait + WATCHDOG_GRACE_S)  # the status line and headers
         try:
             sock.settimeout(max(0.05, first_wait))
             conn.request("POST", prefix + req.path, body, headers)
@@ -151,46 +170,71 @@ def stream(req: StreamRequest, t0: float, stop: Interrupt,
         except (OSError, http.client.HTTPException) as e:
             if stop.is_set():
                 return acc.sample(INTERRUPTED, "stopped", None)
+            if watchdog.expired:
+                return acc.sample(TIMEOUT, f"no complete response headers within {first_wait:.0f} s", None)
             return acc.sample(CONNECT_ERROR, f"request failed: {type(e).__name__}: {e}", None)
-        if resp.status != 200:
-            try:
-                raw = resp.read(MAX_ERROR_BODY)
-            except (OSError, http.client.HTTPException):
-                raw = b""
-            acc.end = time.monotonic() - sent
-            return acc.sample(HTTP_ERROR, f"HTTP {resp.status} {resp.reason}: {error_message(raw)}", resp.status)
-        while not acc.done:
-            now = time.monotonic()
-            if stop.is_set():
-                return acc.sample(INTERRUPTED, "stopped by Ctrl-C or the probe deadline")
-            if now >= deadline:
-                return acc.sample(TIMEOUT, f"still streaming after the {req.timeout_s:.0f} s request limit")
-            wait = req.read_timeout_s if acc.ttfb is not None else (req.first_byte_timeout_s or req.read_timeout_s)
-            sock.settimeout(max(0.05, min(wait, deadline - now)))
-            try:
-                line = resp.readline(MAX_LINE)
-            except (socket.timeout, TimeoutError):
-                if stop.is_set():
-                    return acc.sample(INTERRUPTED, "stopped by Ctrl-C or the probe deadline")
-                silent = time.monotonic() - now
-                if acc.ttfb is None:
-                    return acc.sample(TIMEOUT, f"no data for {silent:.1f} s after the headers")
-                return acc.sample(STALLED, f"stream went silent for {silent:.1f} s after {len(acc.chunks)} chunks")
-            except (OSError, http.client.HTTPException) as e:
-                if stop.is_set():
-                    return acc.sample(INTERRUPTED, "stopped by Ctrl-C or the probe deadline")
-                return acc.sample(STALLED, f"connection broke mid-stream: {type(e).__name__}: {e}")
-            if not line:
-                break  # EOF (or our own shutdown on Ctrl-C)
-            before = len(acc.chunks)
-            acc.feed(line, time.monotonic() - sent)
-            if req.on_chunk is not None and len(acc.chunks) != before:
-                req.on_chunk(req.id, len(acc.chunks))
-        if not acc.done and stop.is_set():
-            return acc.sample(INTERRUPTED, "stopped by Ctrl-C or the probe deadline")
-        return acc.sample(OK)
+        finally:
+            watchdog.cancel()
+        if watchdog.expired:
+            return acc.sample(TIMEOUT, f"no complete response headers within {first_wait:.0f} s", None)
+        watchdog.watch(sock)  # from here on, the whole request's limit
+        try:
+            return _read_stream(req, acc, resp, sock, sent, deadline, stop, watchdog)
+        finally:
+            watchdog.cancel()
     finally:
         stop.untrack(sock)
         conn.close()
         if sock is not None:
             sock.close()
+
+
+def _read_stream(req: StreamRequest, acc: StreamAccumulator, resp, sock, sent: float, deadline: float,
+                 stop: Interrupt, watchdog: Deadline) -> StreamSample:
+    """The answer after its headers, line by line, until done, EOF or a limit."""
+    over = f"still streaming after the {req.timeout_s:.0f} s request limit"
+    if resp.status != 200:
+        try:
+            raw = resp.read(MAX_ERROR_BODY)
+        except (OSError, http.client.HTTPException):
+            raw = b""
+        acc.end = time.monotonic() - sent
+        return acc.sample(HTTP_ERROR, f"HTTP {resp.status} {resp.reason}: {error_message(raw)}", resp.status)
+    while not acc.done:
+        now = time.monotonic()
+        if stop.is_set():
+            return acc.sample(INTERRUPTED, "stopped by Ctrl-C or the probe deadline")
+        if now >= deadline:
+            return acc.sample(TIMEOUT, over)
+        wait = req.read_timeout_s if acc.ttfb is not None else (req.first_byte_timeout_s or req.read_timeout_s)
+        sock.settimeout(max(0.05, min(wait, deadline - now)))
+        try:
+            line = resp.readline(MAX_LINE)
+        except (socket.timeout, TimeoutError):
+            if stop.is_set():
+                return acc.sample(INTERRUPTED, "stopped by Ctrl-C or the probe deadline")
+            if watchdog.expired:
+                return acc.sample(TIMEOUT, over)
+            silent = time.monotonic() - now
+            if acc.ttfb is None:
+                return acc.sample(TIMEOUT, f"no data for {silent:.1f} s after the headers")
+            return acc.sample(STALLED, f"stream went silent for {silent:.1f} s after {len(acc.chunks)} chunks")
+        except (OSError, http.client.HTTPException) as e:
+            if stop.is_set():
+                return acc.sample(INTERRUPTED, "stopped by Ctrl-C or the probe deadline")
+            if watchdog.expired:
+                return acc.sample(TIMEOUT, over)
+            return acc.sample(STALLED, f"connection broke mid-stream: {type(e).__name__}: {e}")
+        if watchdog.expired:
+            return acc.sample(TIMEOUT, over)
+        if not line:
+            break  # EOF (or our own shutdown on Ctrl-C)
+        before = len(acc.chunks)
+        acc.feed(line, time.monotonic() - sent)
+        if req.on_chunk is not None and len(acc.chunks) != before:
+            req.on_chunk(req.id, len(acc.chunks))
+    if not acc.done and stop.is_set():
+        return acc.sample(INTERRUPTED, "stopped by Ctrl-C or the probe deadline")
+    if watchdog.expired:
+        return acc.sample(TIMEOUT, over)
+    return acc.sample(OK)

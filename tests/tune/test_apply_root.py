@@ -115,7 +115,7 @@ def test_verify_failure_restores_without_reloading(tmp_path):
     out = txn(tmp_path, sd, live=True, ready_timeout=1).apply(CONTENT, VALUES)
     assert not out.ok and out.rolled_back and "systemd-analyze verify rejected" in out.message
     assert not dropin.dropin_path(tmp_path, "ollama.service").exists()
-    assert ["systemctl", "daemon-reload"] not in sd.calls[:sd.calls.index(["systemd-analyze", "verify", "ollama.service"], 1) + 1]
+    assert ["systemctl", "daemon-reload"] not in sd.calls[:sd.calls.index(["systemd-analyze", "verify", "--", "ollama.service"], 1) + 1]
 
 
 def test_values_missing_from_systemd_restore_and_restart(tmp_path):
@@ -125,7 +125,7 @@ def test_values_missing_from_systemd_restore_and_restart(tmp_path):
     assert not out.ok and out.rolled_back
     failed = [s for s in out.steps if not s.ok]
     assert failed[0].name == "systemctl show -p Environment" and "OLLAMA_NUM_PARALLEL=4" in failed[0].detail
-    assert sd.calls[-4:-2] == [["systemctl", "daemon-reload"], ["systemctl", "restart", "ollama.service"]]
+    assert sd.calls[-4:-2] == [["systemctl", "daemon-reload"], ["systemctl", "restart", "--", "ollama.service"]]
     assert not dropin.dropin_path(tmp_path, "ollama.service").exists()
 
 

@@ -194,12 +194,12 @@ def serve_http(
     resumed_logs: Sequence[str] = (),
 ) -> int:
     """Serve the latest snapshot on `listen` until `stop` is set; returns an exit code."""
-    from prometheus_client import start_http_server
+    from llmdoctor.app.exporter import http_server
 
     registry, collector = dedicated_registry()
     scheduler = Scheduler(labels, diagnose, collector.publish, interval, probe_interval, resumed_logs=resumed_logs,
                           probe_checks=getattr(diagnose, "probe_checks", ()))
-    httpd, thread = start_http_server(listen[1], addr=listen[0], registry=registry)
+    httpd, thread = http_server.start(listen, lambda: exposition(registry))
     try:
         if ready:
             bound = httpd.server_address[:2]

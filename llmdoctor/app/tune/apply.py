@@ -1,7 +1,7 @@
 """Applying a tuned drop-in as a transaction, and rolling it back.
 
-back up -> write atomically (temporary file, fsync, rename) -> `systemd-analyze verify`
--> `daemon-reload` -> `restart` -> verify (`systemctl show -p Environment`, the new
+lock -> clean up after a killed run -> back up -> write atomically (temporary file,
+fsync, rename) -> `systemd-analyze verify` -> `daemon-reload` -> `restart` -> verify (`systemctl show -p Environment`, the new
 process's /proc environment, `/api/version` within a timeout, optionally a
 concurrency check) -> on any failure: restore, reload, restart, and say what failed.
 
@@ -9,28 +9,42 @@ Files are written under `root` (a path prefix: "/" on a live system, the contain
 root in tests, a staging directory for packaging). Commands go through `runner`, any
 object with the Host protocol's `run(argv, timeout)` and `read(path, limit)`: the
 local machine, `nsenter` into a container, or SSH. `live=False` writes files only.
+
+Crash safety: one run at a time (an flock in the state directory, app/tune/lock.py);
+backups that count only once whole, and a clean-up at the next start of whatever a
+killed run left (app/tune/backups.py), so `--rollback` always undoes the last tune that
+took effect. Every filesystem fault is one line (ApplyError, or a failed Outcome that
+says what was restored), never a traceback.
 """
 from __future__ import annotations
 
-import base64
-import hashlib
 import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from llmdoctor.atomic import write_atomic
+from llmdoctor.atomic import crash_point, write_atomic
 from llmdoctor.hosts.base import CommandResult, HostError
 from llmdoctor.knowledge.systemd.environ import parse_proc_environ
 from llmdoctor.knowledge.systemd.show import parse_environment_property
-from llmdoctor.app.tune import dropin
-BACKUP_DIR = "var/lib/llmdoctor/tune/backups"
+from llmdoctor.knowledge.systemd.names import BadUnitName, check_unit
+from llmdoctor.app.tune import backups, dropin
+from llmdoctor.app.tune.lock import LockHeld, StateLock
+STATE_DIR = "var/lib/llmdoctor/tune"
+BACKUP_DIR = f"{STATE_DIR}/backups"
+LOCK_FILE = f"{STATE_DIR}/lock"
 KEEP_BACKUPS = 10
 
 
 class ApplyError(Exception):
     """Stopped before anything was changed; str() says why."""
+
+
+def _why(e: OSError) -> str:
+    """An OSError as the one line a user needs: the path and the system's reason."""
+    where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+    return f"{where}{e.strerror or e}"
 
 
 @dataclass
@@ -77,6 +91,16 @@ class Transaction:
     clock: Callable[[], float] = time.time
     steps: list[Step] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        try:
+            self.unit = check_unit(self.unit)
+        except BadUnitName as e:
+            raise ApplyError(str(e)) from None
+        for what, p in (("the drop-in", self.path), ("the backup directory", self.backup_root),
+                        ("the lock", self.lock_path)):
+            if not dropin.is_confined(self.root, p):
+                raise ApplyError(f"{what} {p} resolves outside --root {self.root}; refusing to write there")
+
     # -- paths ------------------------------------------------------------------------
     @property
     def path(self) -> Path:
@@ -89,6 +113,13 @@ class Transaction:
     @property
     def backup_root(self) -> Path:
         return Path(self.root) / BACKUP_DIR
+
+    @property
+    def lock_path(self) -> Path:
+        return Path(self.root) / LOCK_FILE
+
+    def _lock(self) -> StateLock:
+        return StateLock(self.lock_path, dropin.inside(self.root, self.lock_path))
 
     # -- helpers ----------------------------------------------------------------------
     def _step(self, name: str, ok: bool, detail: str = "") -> bool:
@@ -111,77 +142,72 @@ class Transaction:
             return None
 
     def main_pid(self) -> int:
-        r = self._systemctl("show", "-p", "MainPID", "--value", self.unit)
+        r = self._systemctl("show", "-p", "MainPID", "--value", "--", self.unit)
         try:
             return int(r.stdout.strip() or 0)
         except ValueError:
             return 0
 
     def loaded_env(self) -> dict[str, str]:
-        return parse_show_environment(self._systemctl("show", "-p", "Environment", self.unit).stdout)
+        return parse_show_environment(self._systemctl("show", "-p", "Environment", "--", self.unit).stdout)
 
-    # -- backups ----------------------------------------------------------------------
+    # -- backups (app/tune/backups.py) ---------------------------------------------------
     def backup(self, old: str | None, new: str) -> Path:
-        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(self.clock()))
-        n = 0
-        while True:
-            d = self.backup_root / (f"{stamp}-{n}" if n else stamp)
-            if not d.exists():
-                break
-            n += 1
-        d.mkdir(parents=True, mode=0o700)
-        manifest = {
-            "unit": self.unit,
-            "path": self.shown_path,
-            "existed": old is not None,
-            "content_b64": base64.b64encode(old.encode()).decode() if old is not None else None,
-            "written_sha256": hashlib.sha256(new.encode()).hexdigest(),
-            "created": stamp,
-        }
-        write_atomic(d / "manifest.json", json.dumps(manifest, indent=1).encode(), 0o600)
-        self._prune()
-        return d
-
-    def _prune(self) -> None:
-        for old in self.backups()[KEEP_BACKUPS:]:
-            for f in old.iterdir():
-                f.unlink()
-            old.rmdir()
+        return backups.take(self.backup_root, self.unit, self.shown_path, old, new, self.clock())
 
     def backups(self) -> list[Path]:
         """Backups, newest first."""
-        try:
-            ds = [d for d in self.backup_root.iterdir() if (d / "manifest.json").exists()]
-        except OSError:
-            return []
-        return sorted(ds, key=lambda d: d.name, reverse=True)
-
-    def _own_backup(self) -> tuple[Path, dict] | None:
-        """The newest backup taken for this unit, with its manifest (the backup
-        directory is shared by every unit tuned on the machine)."""
-        for d in self.backups():
-            try:
-                manifest = json.loads((d / "manifest.json").read_text())
-            except (OSError, ValueError):
-                continue
-            if isinstance(manifest, dict) and manifest.get("unit") == self.unit:
-                return d, manifest
-        return None
+        return backups.listed(self.backup_root)
 
     def _restore_file(self, manifest: dict) -> None:
-        if manifest.get("existed"):
-            write_atomic(self.path, base64.b64decode(manifest["content_b64"]))
+        saved = backups.saved_content(manifest)
+        if self.current_content() == saved:
+            return  # nothing changed (the write failed before its rename): nothing to write
+        if saved is not None:
+            write_atomic(self.path, saved.encode())
         else:
-            try:
-                self.path.unlink()
-            except FileNotFoundError:
-                pass
+            self.path.unlink(missing_ok=True)
+            crash_point()
+
+    def recover(self) -> list[str]:
+        """Clean up after a run that was killed (call with the lock held)."""
+        return backups.clean_after_crash(self.backup_root, self.path, self.unit, self.current_content,
+                                         lambda p: dropin.inside(self.root, p))
 
     # -- the transaction --------------------------------------------------------------
+    def _locked(self):
+        """The state lock, or ApplyError (held by another run, or not creatable)."""
+        lock = self._lock()
+        try:
+            lock.__enter__()
+        except LockHeld as e:
+            raise ApplyError(str(e)) from None
+        except OSError as e:
+            raise ApplyError(f"cannot take the tuner's lock {lock.shown}: {_why(e)}; nothing was changed") from None
+        return lock
+
+    def _recover(self) -> None:
+        try:
+            for note in self.recover():
+                self._step("clean up after an interrupted run", True, note)
+        except OSError as e:
+            raise ApplyError(f"cannot clean up after an interrupted run: {_why(e)}; nothing was changed") from None
+
     def apply(self, content: str, values: dict[str, str]) -> Outcome:
         """Install `content` as llmdoctor's drop-in and prove `values` reached the service."""
         self.steps = []
-        old = self.current_content()
+        lock = self._locked()
+        try:
+            self._recover()
+            return self._apply(content, values)
+        finally:
+            lock.__exit__(None, None, None)
+
+    def _apply(self, content: str, values: dict[str, str]) -> Outcome:
+        try:
+            old = self.current_content()
+        except OSError as e:
+            raise ApplyError(f"cannot read {self.shown_path}: {_why(e)}; nothing was changed") from None
         if old is not None and not dropin.is_ours(old):
             raise ApplyError(f"{self.shown_path} exists and was not written by llmdoctor; not touching it")
         if self.live and dropin.unit_files(self.root, self.unit)[0] is None:
@@ -198,15 +224,21 @@ class Transaction:
                 return Outcome(True, False, "nothing to change: the drop-in and the running service already hold these values")
         pid_before = self.main_pid() if self.live else 0
         baseline_ok = self._verify_units("systemd-analyze verify (before)") if self.live else True
-        bdir = self.backup(old, content)
+        try:
+            bdir = self.backup(old, content)
+        except OSError as e:
+            raise ApplyError(f"cannot take a backup in {dropin.inside(self.root, self.backup_root)}: {_why(e)}; "
+                             f"nothing was changed") from None
         self._step("backup", True, dropin.inside(self.root, bdir))
+        crash_point()
         try:
             write_atomic(self.path, content.encode())
         except OSError as e:
             self._step("write", False, f"{self.shown_path}: {e.strerror or e}")
-            return self._fail(bdir, "could not write the drop-in", reload=False)
+            return self._fail(bdir, f"could not write the drop-in ({e.strerror or e})", reload=False)
         self._step("write", True, f"{self.shown_path} (temporary file, fsync, rename)")
         if not self.live:
+            self._prune_quietly()
             return Outcome(True, True, f"wrote {self.shown_path} under {self.root} (no service restarted)",
                            self.steps, backup=str(bdir))
         if not self._verify_units() and baseline_ok:
@@ -216,11 +248,19 @@ class Transaction:
         problem = self._verify_live(values, pid_before)
         if problem:
             return self._fail(bdir, problem)
+        self._prune_quietly()
         return Outcome(True, True, f"applied: {self.unit} runs with " +
                        ", ".join(f"{k}={v}" for k, v in sorted(values.items())), self.steps, backup=str(bdir))
 
+    def _prune_quietly(self) -> None:
+        """Keep the newest KEEP_BACKUPS; a fault here costs disk space, not correctness."""
+        try:
+            backups.prune(self.backup_root, KEEP_BACKUPS)
+        except OSError as e:
+            self._step("prune old backups", False, _why(e))
+
     def _verify_units(self, label: str = "systemd-analyze verify") -> bool:
-        r = self._run(["systemd-analyze", "verify", self.unit], timeout=60)
+        r = self._run(["systemd-analyze", "verify", "--", self.unit], timeout=60)
         detail = (r.stderr or r.stdout).strip().splitlines()
         return self._step(label, r.returncode == 0, detail[-1] if detail else "")
 
@@ -228,13 +268,13 @@ class Transaction:
         r = self._systemctl("daemon-reload", timeout=60)
         if not self._step("daemon-reload", r.returncode == 0, r.stderr.strip()):
             return False
-        r = self._systemctl("restart", self.unit, timeout=self.restart_timeout)
+        r = self._systemctl("restart", "--", self.unit, timeout=self.restart_timeout)
         return self._step("restart", r.returncode == 0, r.stderr.strip())
 
     def _wait_for_new_process(self, pid_before: int) -> int:
         deadline = time.monotonic() + self.ready_timeout
         while True:
-            state = self._systemctl("is-active", self.unit).stdout.strip()
+            state = self._systemctl("is-active", "--", self.unit).stdout.strip()
             pid = self.main_pid()
             if state == "active" and pid and pid != pid_before:
                 return pid
@@ -289,11 +329,17 @@ class Transaction:
 
     def _fail(self, bdir: Path, why: str, reload: bool = True) -> Outcome:
         manifest = json.loads((bdir / "manifest.json").read_text())
-        self._restore_file(manifest)
+        try:
+            self._restore_file(manifest)
+        except OSError as e:
+            self._step("restore", False, f"{self.shown_path}: {_why(e)}")
+            return Outcome(False, True, f"{why}; could not restore {self.shown_path} ({_why(e)}): the backup is "
+                           f"kept in {dropin.inside(self.root, bdir)}, run --rollback once that is fixed",
+                           self.steps, backup=str(bdir))
         self._step("restore", True, f"{self.shown_path} restored from {dropin.inside(self.root, bdir)}")
         if self.live:
             self._systemctl("daemon-reload", timeout=60)
-            r = self._systemctl("restart", self.unit, timeout=self.restart_timeout)
+            r = self._systemctl("restart", "--", self.unit, timeout=self.restart_timeout)
             self._step("restart (previous configuration)", r.returncode == 0, r.stderr.strip())
             pid = self._wait_for_new_process(0)
             self._step("service running again", bool(pid), f"MainPID {pid}" if pid else
@@ -302,22 +348,43 @@ class Transaction:
                 answer = self._wait_for_api()
                 self._step("/api/version (previous configuration)", answer is not None, answer or "no answer")
         # The backup has served: keep --rollback pointing at the state before the last success.
-        for f in bdir.iterdir():
-            f.unlink()
-        bdir.rmdir()
+        self._discard_quietly(bdir)
         return Outcome(False, False, f"{why}; the previous configuration was restored", self.steps, rolled_back=True)
+
+    def _discard_quietly(self, bdir: Path) -> None:
+        """Drop a used backup; if the filesystem refuses, the next start drops it (recover)."""
+        try:
+            backups.discard(bdir)
+        except OSError as e:
+            self._step("remove the used backup", False, f"{_why(e)} (removed at the next run)")
 
     def rollback(self) -> Outcome:
         """Restore the state before the last applied tune."""
         self.steps = []
-        own = self._own_backup()
+        lock = self._locked()
+        try:
+            self._recover()
+            return self._rollback()
+        finally:
+            lock.__exit__(None, None, None)
+
+    def _rollback(self) -> Outcome:
+        own = backups.newest_for(self.backup_root, self.unit)
         if own is None:
-            return Outcome(True, False, "nothing to roll back: no backup from llmdoctor tune")
+            return Outcome(True, False, "nothing to roll back: no backup from llmdoctor tune", self.steps)
         bdir, manifest = own
-        current = self.current_content()
+        try:
+            current = self.current_content()
+        except OSError as e:
+            raise ApplyError(f"cannot read {self.shown_path}: {_why(e)}; nothing was changed") from None
         if current is not None and not dropin.is_ours(current):
             raise ApplyError(f"{self.shown_path} was not written by llmdoctor; not touching it")
-        self._restore_file(manifest)
+        try:
+            self._restore_file(manifest)
+        except OSError as e:
+            raise ApplyError(f"cannot restore {self.shown_path}: {_why(e)}; it is unchanged and the backup "
+                             f"{dropin.inside(self.root, bdir)} is kept") from None
+        crash_point()
         self._step("restore", True, f"{self.shown_path} " + ("restored" if manifest.get("existed") else "removed")
                    + f" from {dropin.inside(self.root, bdir)}")
         ok = True
@@ -328,9 +395,7 @@ class Transaction:
             if ok and self.http_get is not None:
                 answer = self._wait_for_api()
                 ok = self._step("/api/version", answer is not None, answer or "no answer") and ok
-        for f in bdir.iterdir():
-            f.unlink()
-        bdir.rmdir()
+        self._discard_quietly(bdir)
         msg = "rolled back to the configuration before the last tune" if ok else \
             "restored the files, but the service did not come back cleanly"
         return Outcome(ok, True, msg, self.steps, rolled_back=True, backup=str(bdir))

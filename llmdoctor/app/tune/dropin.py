@@ -40,6 +40,17 @@ def dropin_path(root: Path, unit: str) -> Path:
     return Path(root) / "etc/systemd/system" / f"{unit}.d" / DROPIN_NAME
 
 
+def is_confined(root: Path, path: Path) -> bool:
+    """Whether `path`, every symlink and `..` resolved, stays under `root`: a hostile unit
+    name or a planted link must not make the tuner write outside --root."""
+    base = Path(root).resolve()
+    try:
+        Path(path).resolve().relative_to(base)
+    except ValueError:
+        return False
+    return True
+
+
 def is_ours(content: str) -> bool:
     return content.startswith(MARKER)
 

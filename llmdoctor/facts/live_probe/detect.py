@@ -34,9 +34,16 @@ class Target:
         return "ollama" if self.engine == OLLAMA else "openai"
 
 
-def _try(url: str, path: str, timeout: float) -> GetResult | None:
+def _try(url: str, path: str, timeout: float, identify: bool = False) -> GetResult | None:
+    """The answer, or None when there is none. While identifying the engine (`identify`),
+    a server that let the whole deadline pass ends detection at once (ProbeError): asking
+    it the next path would only wait again."""
     try:
         return get(url, path, timeout)
+    except TimeoutError:
+        if identify:
+            raise ProbeError(f"no complete answer from {url}{path} within {timeout:g} s") from None
+        return None
     except (OSError, http.client.HTTPException, ValueError):
         return None
 
@@ -70,15 +77,15 @@ def detect(url: str, model: str | None = None, slots: int | None = None,
     url = url.rstrip("/")
     if "://" not in url:
         url = "http://" + url
-    version = _try(url, "/api/version", timeout)
+    version = _try(url, "/api/version", timeout, identify=True)
     v = _json(version)
     if isinstance(v, dict) and "version" in v:
         return _ollama(url, str(v["version"]), model, slots, version, timeout)
-    props_r = _try(url, "/props", timeout)
+    props_r = _try(url, "/props", timeout, identify=True)
     props = _json(props_r)
     if isinstance(props, dict) and ("total_slots" in props or "default_generation_settings" in props):
         return _llamacpp(url, props, model, slots, timeout)
-    models_r = _try(url, "/v1/models", timeout)
+    models_r = _try(url, "/v1/models", timeout, identify=True)
     models = _json(models_r)
     if isinstance(models, dict) and isinstance(models.get("data"), list):
         metrics = _try(url, "/metrics", timeout)

@@ -11,6 +11,7 @@ from typing import Any, Iterable, Iterator
 
 from llmdoctor.hosts.base import CommandNotFound, HostError, Unanswerable
 from llmdoctor.knowledge.logtime import DAY
+from llmdoctor.knowledge.systemd.names import BadUnitName, check_unit
 from llmdoctor.knowledge.recognize import engine_from_name
 from llmdoctor.hosts.logs.source import CHUNK, JOURNAL_DEADLINE, REMOTE_MAX_ENTRIES
 from llmdoctor.hosts.logs.state import ResumeState
@@ -125,8 +126,15 @@ class JournalSource:
         self._cutoff = (time.time() - since_seconds) if since_seconds else None
 
     # -- shared -----------------------------------------------------------------------------
+    def _unit_option(self) -> str:
+        """`--unit=NAME` after validation: the name is an option value, so `--` cannot guard it."""
+        try:
+            return f"--unit={check_unit(self.unit)}"
+        except BadUnitName as e:
+            raise HostError(str(e)) from None
+
     def _argv(self, extra: list[str]) -> list[str]:
-        argv = ["journalctl", "-u", self.unit, "-o", "json", "--all", "--no-pager"]
+        argv = ["journalctl", self._unit_option(), "-o", "json", "--all", "--no-pager"]
         if self.directory:
             argv += ["--directory", self.directory]
         if self._cursor:
@@ -162,7 +170,7 @@ class JournalSource:
             if self.directory and not os.access(self.directory, os.R_OK | os.X_OK):
                 return f"journal directory {self.directory}: not readable"
             return None
-        argv = ["journalctl", "-u", self.unit, "-o", "json", "-n", "1", "--no-pager"]
+        argv = ["journalctl", self._unit_option(), "-o", "json", "-n", "1", "--no-pager"]
         if self.directory:
             argv += ["--directory", self.directory]
         try:
