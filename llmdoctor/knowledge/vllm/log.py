@@ -30,6 +30,7 @@ from collections import deque
 from typing import BinaryIO, Iterable
 
 from llmdoctor.knowledge.evidence_line import short_line
+from llmdoctor.knowledge.vllm.quiet_stats import AVG, QuietRegion, kv_full_mark, quiet_pattern
 from llmdoctor.knowledge.vllm.records import (  # noqa: F401  (re-exported: the scan's result types)
     KvCapacity,
     MaxSeqLenError,
@@ -153,7 +154,13 @@ class VllmLogScanner:
         self._uncounted = 0  # warnings whose count was cut off
         self._max_cumulative: int | None = None
         self.stats_count = 0
-        self.recent: deque[list] = deque(maxlen=keep_stats)  # raw records, see _materialize
+        self.keep_stats = keep_stats
+        self._recent: deque = deque()  # raw records (see _materialize) and QuietRegions, oldest first
+        self._recent_count = 0  # records they hold (at most keep_stats + one region's)
+        self._last_raw: list | None = None
+        self._region: QuietRegion | None = None  # the region whose parsed lines are being recorded
+        self._region_line: list | None = None  # records of the line being parsed in it
+        self._kv_full = kv_full_mark(kv_full_pct)
         self.v1_preemptions = 0
         self.stats_preempt_lines = 0
         self.first_stats_preempt: list | None = None
@@ -295,6 +302,10 @@ class VllmLogScanner:
         usage = b" KV cache usage: " if is_bytes else " KV cache usage: "
         starts: set[int] = set()
         stats = self._stats
+        # a quiet stats line (see quiet_stats) is one regex match: counted, its bytes kept unparsed
+        quiet = (quiet_pattern(self.max_running, self._kv_full).match
+                 if is_bytes and self._kv_full is not None else None)
+        region: QuietRegion | None = None
         for char, word, offset in (_RARE_B if is_bytes else _RARE):
             p = find(char, begin + offset, end)
             while p != -1:
@@ -304,6 +315,22 @@ class VllmLogScanner:
                 ls = rfind(nl, begin, p) + 1
                 if ls < begin:
                     ls = begin
+                if offset and quiet is not None:
+                    a = find(AVG, ls, p)
+                    m = quiet(buf, a, end) if a != -1 else None
+                    if m is not None:
+                        le = m.end()
+                        if buf[le - 1] == 10:  # b"\n"
+                            le -= 1
+                        if le - ls <= MAX_LINE and find(word, p + 8, le) == -1:
+                            self.stats_count += 1
+                            self._wait_run = self._kv_run = None
+                            self._last_version = "v1"
+                            if region is None:
+                                region = QuietRegion(ls)
+                            region.count += 1
+                            p = find(char, le + 1, end) if le < end else -1
+                            continue
                 le = find(nl, p, end)
                 if le == -1:
                     le = end
@@ -311,7 +338,12 @@ class VllmLogScanner:
                     starts.add(ls)
                 elif find(usage, p - 2, le) != -1:  # a stats line (the hot path: keep it inline)
                     line = buf[ls: le if le - ls <= MAX_LINE else ls + MAX_LINE]
+                    if region is not None:  # its records go with the region's quiet ones, in order
+                        self._region_line = region.slow[ls] = []
                     stats(line.decode("utf-8", "replace") if is_bytes else line)
+                    if region is not None:
+                        region.count += len(self._region_line)  # type: ignore[arg-type]
+                        self._region_line = None
                     if self._prefix_left:  # a V0 record: its prefix-cache line may follow
                         prefix_window(le + 1)
                     if find(word, p + 8, le) != -1 and self._other_kv(buf, p - 1, le, word, usage):
@@ -319,6 +351,9 @@ class VllmLogScanner:
                 else:
                     starts.add(ls)
                 p = find(char, le + 1, end) if le < end else -1
+        if region is not None:
+            region.keep(buf, end)
+            self._keep(region, region.count)
         for mark in self._marks:
             mark = mark.encode() if is_bytes else mark
             p = find(mark, begin, end)
@@ -350,6 +385,36 @@ class VllmLogScanner:
                 self._handle(line, stats=False)
             elif is_hit and any(m in line for m in self._marks):
                 self._rare(line)
+
+    def _keep(self, item, n: int) -> None:
+        """Add a record (or a QuietRegion of n) to the recent ones; drop what keep_stats no longer needs."""
+        recent = self._recent
+        recent.append(item)
+        self._recent_count += n
+        while recent:
+            first = recent[0]
+            size = first.count if isinstance(first, QuietRegion) else 1
+            if self._recent_count - size < self.keep_stats:
+                break
+            recent.popleft()
+            self._recent_count -= size
+
+    def _recent_records(self) -> list:
+        out: list = []
+        for item in self._recent:
+            if isinstance(item, QuietRegion):
+                out.extend(item.records(self._quiet_record))
+            else:
+                out.append(item)
+        return out[-self.keep_stats:] if self.keep_stats else []
+
+    @staticmethod
+    def _quiet_record(data: bytes) -> list:
+        """The raw record of a quiet line (one record, matched by _STATS_FULL by construction)."""
+        line = data[:MAX_LINE].decode("utf-8", "replace")
+        m = _STATS_FULL.search(line)
+        assert m is not None, line
+        return [line, 0, m.start(), m.end(), m.groups(), None]
 
     @staticmethod
     def _other_kv(buf, q: int, le: int, kv, usage) -> bool:
@@ -487,10 +552,13 @@ class VllmLogScanner:
     def _stats_record(self, line: str, g: tuple, start: int, end: int) -> None:
         """One stats record (g: the _STATS_FULL groups). Runs every stats line, so it is kept
         lean; the full StatsLine is built only for the few a result keeps (_materialize)."""
-        recent = self.recent
-        prev = recent[-1] if recent else None
+        prev = self._last_raw
         raw = [line, prev[3] if prev is not None and prev[0] is line else 0, start, end, g, None]
-        recent.append(raw)
+        self._last_raw = raw
+        if self._region_line is not None:
+            self._region_line.append(raw)
+        else:
+            self._keep(raw, 1)
         self.stats_count += 1
         running, waiting, kv = int(g[2]), int(g[5]), float(g[8])
         if g[4] == "Pending":
@@ -612,7 +680,7 @@ class VllmLogScanner:
             last_cumulative=self._segment_last,
             max_cumulative=self._max_cumulative,
             stats_lines=self.stats_count,
-            recent_stats=tuple(mat(r) for r in self.recent),
+            recent_stats=tuple(mat(r) for r in self._recent_records()),
             v1_preemptions=self.v1_preemptions,
             stats_with_preemptions=self.stats_preempt_lines,
             first_stats_preemption=mat(self.first_stats_preempt),
