@@ -53,6 +53,12 @@ _RARE_B = tuple((c.encode(), w.encode(), o) for c, w, o in _RARE)
 CONTEXT_MARKS = ("exceeds limit of", "maximum model length of", "maximum context length is",
                  "cannot be greater than max_model_len")
 SETTINGS_MARKS = ("non-default args: {", "engine with config: ", "engine (v")
+# The marks above, found in two regex passes with a rarer first character (a superset of
+# their lines; bytes.find costs a pass per mark) and, for "non-default args: {", memchr on "{".
+_MARK_FILTERS_B = (
+    re.compile(rb"x(?:ceeds limit of|imum model length of|imum context length is|_model_len)").search,
+    re.compile(rb"ngine (?:with config: |\(v)").search,
+)
 PEEK_LINES = 3  # window after a trigger for "Maximum concurrency" / the V0 prefix-cache line
 MAX_LINE = 64 * 1024  # longer lines are cut (bounded memory on a log without newlines)
 
@@ -354,13 +360,28 @@ class VllmLogScanner:
         if region is not None:
             region.keep(buf, end)
             self._keep(region, region.count)
-        for mark in self._marks:
-            mark = mark.encode() if is_bytes else mark
-            p = find(mark, begin, end)
+        if is_bytes:  # fewer passes than one per mark; the second step checks the marks themselves
+            for search in _MARK_FILTERS_B + ((re.compile(re.escape(BUSY_MARK.encode())).search,) if self._busy else ()):
+                m = search(buf, begin, end)
+                while m is not None:
+                    ls, le = line_at(m.start())
+                    starts.add(ls)
+                    m = search(buf, le + 1, end) if le < end else None
+            p = find(b"{", begin, end)
             while p != -1:
-                ls, le = line_at(p)
-                starts.add(ls)
-                p = find(mark, le + 1, end) if le < end else -1
+                if startswith(b"non-default args: {", p - 18):
+                    ls, le = line_at(p)
+                    starts.add(ls)
+                    p = find(b"{", le + 1, end) if le < end else -1
+                else:
+                    p = find(b"{", p + 1, end)
+        else:
+            for mark in self._marks:
+                p = find(mark, begin, end)
+                while p != -1:
+                    ls, le = line_at(p)
+                    starts.add(ls)
+                    p = find(mark, le + 1, end) if le < end else -1
         hits = sorted(starts)
         i, pos = 0, begin
         while True:
@@ -552,7 +573,7 @@ class VllmLogScanner:
     def _stats_record(self, line: str, g: tuple, start: int, end: int) -> None:
         """One stats record (g: the _STATS_FULL groups). Runs every stats line, so it is kept
         lean; the full StatsLine is built only for the few a result keeps (_materialize)."""
-        prev = self._last_raw
+        prev = self._last_raw if self.keep_stats else None  # (as when it was read from the recent ones)
         raw = [line, prev[3] if prev is not None and prev[0] is line else 0, start, end, g, None]
         self._last_raw = raw
         if self._region_line is not None:
