@@ -19,9 +19,14 @@ Speed (bench/vllm_log_scan.py): every interesting line contains "KV cache", "#" 
 "QueueOverflowError" (plus the 503 message text for client_errors.txt), except the "Maximum
 concurrency" and V0 "Prefix cache hit rate: GPU" lines, which vLLM prints right after a
 trigger line and which are read in a window of the next few lines. The chunk readers
-(`feed_bytes`, `scan_stream`, `feed_block`, `feed_raw_block`) find trigger lines with memchr
-on a rare character ('V' of "KV", 'Q', '#') and touch no other line; `feed_line` applies the
-same pre-filter per line. A property test holds all of them to the same result.
+(`feed_bytes`, `scan_stream`, `feed_block`, `feed_raw_block`, `feed_region`) find trigger lines
+with memchr on a rare character ('V' of "KV", 'Q', '#'); a stats line that says nothing new
+(quiet_stats: Waiting 0, no preemptions, KV below the full mark, Running no higher than seen)
+is recognised by one C-level regex match and only counted, its bytes kept in case it is among
+the recent records, so the per-line Python work is proportional to the lines that matter. The
+context-length and settings marks are found with two regex passes and memchr on '{'.
+`feed_line` applies the same pre-filter per line. Tests hold all of them to the same result,
+and to the scanner this one replaced (tests/engines/vllm/reference_vllm_log.py).
 """
 from __future__ import annotations
 
