@@ -11,9 +11,6 @@ from llmdoctor.knowledge.prom_plain import parse_plain
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRAPES = sorted(ROOT.glob("tests/fixtures/**/*.prom"))
-SHARED = Path("/work/shared/examples")  # the engine recordings, where this checkout has them
-if SHARED.is_dir():
-    SCRAPES += sorted(SHARED.rglob("*.prom"))
 
 
 def reference(text: str):
@@ -75,3 +72,10 @@ def test_parse_exposition_is_unchanged_for_text_that_is_not_plain():
     text = "# TYPE vllm:num_preemptions_total coun\nvllm:num_preemptions_total 7\n<html>\n"
     e = prom.parse_exposition(text)
     assert [(s.name, s.value) for s in e.samples] == [("vllm:num_preemptions_total", 7.0)] and e.skipped_lines == 1
+
+
+def test_a_real_vllm_scrape_needs_no_prometheus_client():
+    text = (ROOT / "tests/fixtures/vllm/metrics_v1_0.32_cpu_during.prom").read_text()
+    mine = parse_plain(text)
+    assert mine is not None and len(mine) > 100
+    assert same(mine, reference(text))
