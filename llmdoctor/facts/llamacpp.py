@@ -52,12 +52,13 @@ class LlamaLog:
 @provider("llamacpp_log")
 def llamacpp_log(ctx: Context, engines, log_sources=()) -> LlamaLog:
     llama_instance(engines)
+    from llmdoctor.facts.log_memo import scan_once
     from llmdoctor.knowledge.llamacpp.log import LlamaLogScanner
 
     sources = [s for s in (log_sources or ()) if s.engine in (LLAMACPP, None)]
     scans = []
     for src in sources:
-        result = LlamaLogScanner(src.name).feed_lines(src.lines()).result()
+        result = scan_once(src, "llamacpp", lambda s: LlamaLogScanner(s.name).feed_lines(s.lines()).result())
         if src.engine == LLAMACPP or not result.empty:
             scans.append(result)
     extra = client_errors_lines(ctx.host)

@@ -61,8 +61,10 @@ def vllm_log(ctx: Context, engines, log_sources=()) -> VllmLog:
     sources = [s for s in (log_sources or ()) if s.engine in (VLLM, None)]
     scans = []
     problems = []
+    from llmdoctor.facts.log_memo import scan_once
+
     for src in sources:
-        result = scan_source(src)
+        result = scan_once(src, "vllm", scan_source)
         if getattr(src, "error", None):
             problems.append(src.error)
         if src.engine == VLLM or not result.empty:

@@ -263,7 +263,7 @@ class EvidenceHost:
             raise NotInEvidence(f"{path}: an evidence directory holds no host log files, only its own")
         from llmdoctor.hosts.logs import EvidenceFileSource
 
-        return EvidenceFileSource(self, path, engine, since_seconds)
+        return EvidenceFileSource(self, path, engine, since_seconds, state)
 
     def recorded_logs(self) -> list[str]:
         return self.log_files()

@@ -3,7 +3,8 @@
 Scrapes pasted into tickets are cut off mid-line (`# TYPE vllm:num_preemptions_total coun`),
 mix in shell prompts, or carry HTML from a proxy. prometheus_client's parser rejects the
 whole text on the first bad line, so on failure we fall back to parsing line by line and
-keep every sample that parses. prometheus_client is imported lazily (start-up time).
+keep every sample that parses. prometheus_client is imported only for text that is not plain
+(knowledge.prom_plain parses the usual scrape itself: start-up time).
 """
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from llmdoctor.knowledge.prom_plain import parse_plain
 from llmdoctor.parsing import ParseError
 
 
@@ -67,8 +69,12 @@ def parse_exposition(text: str) -> Exposition:
         raise ParseError("metrics text is not text")
     samples: list[Sample]
     skipped = 0
+    plain = parse_plain(text)
     try:
-        samples = _families_to_samples(text if text.endswith("\n") else text + "\n")
+        if plain is not None:  # the usual scrape: no prometheus_client needed
+            samples = [Sample(*s) for s in plain]
+        else:
+            samples = _families_to_samples(text if text.endswith("\n") else text + "\n")
     except Exception:
         samples = []
         for line in text.splitlines():

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 OLLAMA, VLLM, LLAMACPP, SGLANG = "ollama", "vllm", "llamacpp", "sglang"
 FAMILY = "llama.cpp"  # llama.cpp code: Ollama's runner or llama-server, decided by the rest
@@ -115,6 +116,13 @@ class Hit:
 
 def signs_in(text: str) -> dict[str, Hit]:
     """Per table, how many lines of `text` (its head) carry a sign, and the first one."""
+    return dict(_signs_in(text))
+
+
+@lru_cache(maxsize=16)
+def _signs_in(text: str) -> dict[str, Hit]:
+    """signs_in, remembered: the exporter reads the same evidence heads every cycle, and a
+    256 KiB head costs tens of milliseconds of regex searches."""
     found: dict[str, list] = {}
     for n, line in enumerate(text[:HEAD].split("\n")):
         if n >= MAX_LINES:

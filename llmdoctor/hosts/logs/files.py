@@ -89,6 +89,19 @@ class FileSource:
         self._range = (start, st.st_ino)
         return start
 
+    def snapshot_key(self) -> tuple | None:
+        """What fixes everything this source yields, when only a change of the file can change
+        it: a whole-file or fixed-window read that resumes nowhere (an evidence log). None for a
+        window that moves with the clock or a read that resumes (it depends on the state too)."""
+        if self.state is not None or (self.since_seconds and self.now is None):
+            return None
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return (os.path.abspath(self.path), self.name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                self.since_seconds, self.now)
+
     def raw_blocks(self) -> Iterator[bytes]:
         """Bytes holding whole lines, undecoded."""
         for buf, begin, end in self.raw_regions():
@@ -219,13 +232,17 @@ class EvidenceFileSource(FileSource):
     (meta.json "time") when known; otherwise the whole file is read, since evidence
     describes the past."""
 
-    def __init__(self, host, name: str, engine: str | None = None, since_seconds: float | None = DAY) -> None:
+    def __init__(self, host, name: str, engine: str | None = None, since_seconds: float | None = DAY,
+                 state: ResumeState | None = None) -> None:
+        """`state`: resume where the previous run stopped, as a live file does (the exporter
+        watching an evidence directory reads an unchanged log once, not every cycle)."""
         collected = _meta_time(host.meta or {})
         super().__init__(
             host.path(name),
             name=name,
             engine=engine if engine is not None else engine_from_name(name),
             since_seconds=since_seconds if collected is not None else None,
+            state=state,
             now=collected,
         )
         repaired = host.repair(name)

@@ -19,9 +19,14 @@ Speed (bench/vllm_log_scan.py): every interesting line contains "KV cache", "#" 
 "QueueOverflowError" (plus the 503 message text for client_errors.txt), except the "Maximum
 concurrency" and V0 "Prefix cache hit rate: GPU" lines, which vLLM prints right after a
 trigger line and which are read in a window of the next few lines. The chunk readers
-(`feed_bytes`, `scan_stream`, `feed_block`, `feed_raw_block`) find trigger lines with memchr
-on a rare character ('V' of "KV", 'Q', '#') and touch no other line; `feed_line` applies the
-same pre-filter per line. A property test holds all of them to the same result.
+(`feed_bytes`, `scan_stream`, `feed_block`, `feed_raw_block`, `feed_region`) find trigger lines
+with memchr on a rare character ('V' of "KV", 'Q', '#'); a stats line that says nothing new
+(quiet_stats: Waiting 0, no preemptions, KV below the full mark, Running no higher than seen)
+is recognised by one C-level regex match and only counted, its bytes kept in case it is among
+the recent records, so the per-line Python work is proportional to the lines that matter. The
+context-length and settings marks are found with two regex passes and memchr on '{'.
+`feed_line` applies the same pre-filter per line. Tests hold all of them to the same result,
+and to the scanner this one replaced (tests/engines/vllm/reference_vllm_log.py).
 """
 from __future__ import annotations
 
@@ -30,6 +35,7 @@ from collections import deque
 from typing import BinaryIO, Iterable
 
 from llmdoctor.knowledge.evidence_line import short_line
+from llmdoctor.knowledge.vllm.quiet_stats import AVG, QuietRegion, kv_full_mark, quiet_pattern
 from llmdoctor.knowledge.vllm.records import (  # noqa: F401  (re-exported: the scan's result types)
     KvCapacity,
     MaxSeqLenError,
@@ -52,6 +58,12 @@ _RARE_B = tuple((c.encode(), w.encode(), o) for c, w, o in _RARE)
 CONTEXT_MARKS = ("exceeds limit of", "maximum model length of", "maximum context length is",
                  "cannot be greater than max_model_len")
 SETTINGS_MARKS = ("non-default args: {", "engine with config: ", "engine (v")
+# The marks above, found in two regex passes with a rarer first character (a superset of
+# their lines; bytes.find costs a pass per mark) and, for "non-default args: {", memchr on "{".
+_MARK_FILTERS_B = (
+    re.compile(rb"x(?:ceeds limit of|imum model length of|imum context length is|_model_len)").search,
+    re.compile(rb"ngine (?:with config: |\(v)").search,
+)
 PEEK_LINES = 3  # window after a trigger for "Maximum concurrency" / the V0 prefix-cache line
 MAX_LINE = 64 * 1024  # longer lines are cut (bounded memory on a log without newlines)
 
@@ -153,7 +165,13 @@ class VllmLogScanner:
         self._uncounted = 0  # warnings whose count was cut off
         self._max_cumulative: int | None = None
         self.stats_count = 0
-        self.recent: deque[list] = deque(maxlen=keep_stats)  # raw records, see _materialize
+        self.keep_stats = keep_stats
+        self._recent: deque = deque()  # raw records (see _materialize) and QuietRegions, oldest first
+        self._recent_count = 0  # records they hold (at most keep_stats + one region's)
+        self._last_raw: list | None = None
+        self._region: QuietRegion | None = None  # the region whose parsed lines are being recorded
+        self._region_line: list | None = None  # records of the line being parsed in it
+        self._kv_full = kv_full_mark(kv_full_pct)
         self.v1_preemptions = 0
         self.stats_preempt_lines = 0
         self.first_stats_preempt: list | None = None
@@ -295,6 +313,10 @@ class VllmLogScanner:
         usage = b" KV cache usage: " if is_bytes else " KV cache usage: "
         starts: set[int] = set()
         stats = self._stats
+        # a quiet stats line (see quiet_stats) is one regex match: counted, its bytes kept unparsed
+        quiet = (quiet_pattern(self.max_running, self._kv_full).match
+                 if is_bytes and self._kv_full is not None else None)
+        region: QuietRegion | None = None
         for char, word, offset in (_RARE_B if is_bytes else _RARE):
             p = find(char, begin + offset, end)
             while p != -1:
@@ -304,6 +326,22 @@ class VllmLogScanner:
                 ls = rfind(nl, begin, p) + 1
                 if ls < begin:
                     ls = begin
+                if offset and quiet is not None:
+                    a = find(AVG, ls, p)
+                    m = quiet(buf, a, end) if a != -1 else None
+                    if m is not None:
+                        le = m.end()
+                        if buf[le - 1] == 10:  # b"\n"
+                            le -= 1
+                        if le - ls <= MAX_LINE and find(word, p + 8, le) == -1:
+                            self.stats_count += 1
+                            self._wait_run = self._kv_run = None
+                            self._last_version = "v1"
+                            if region is None:
+                                region = QuietRegion(ls)
+                            region.count += 1
+                            p = find(char, le + 1, end) if le < end else -1
+                            continue
                 le = find(nl, p, end)
                 if le == -1:
                     le = end
@@ -311,7 +349,12 @@ class VllmLogScanner:
                     starts.add(ls)
                 elif find(usage, p - 2, le) != -1:  # a stats line (the hot path: keep it inline)
                     line = buf[ls: le if le - ls <= MAX_LINE else ls + MAX_LINE]
+                    if region is not None:  # its records go with the region's quiet ones, in order
+                        self._region_line = region.slow[ls] = []
                     stats(line.decode("utf-8", "replace") if is_bytes else line)
+                    if region is not None:
+                        region.count += len(self._region_line)  # type: ignore[arg-type]
+                        self._region_line = None
                     if self._prefix_left:  # a V0 record: its prefix-cache line may follow
                         prefix_window(le + 1)
                     if find(word, p + 8, le) != -1 and self._other_kv(buf, p - 1, le, word, usage):
@@ -319,13 +362,31 @@ class VllmLogScanner:
                 else:
                     starts.add(ls)
                 p = find(char, le + 1, end) if le < end else -1
-        for mark in self._marks:
-            mark = mark.encode() if is_bytes else mark
-            p = find(mark, begin, end)
+        if region is not None:
+            region.keep(buf, end)
+            self._keep(region, region.count)
+        if is_bytes:  # fewer passes than one per mark; the second step checks the marks themselves
+            for search in _MARK_FILTERS_B + ((re.compile(re.escape(BUSY_MARK.encode())).search,) if self._busy else ()):
+                m = search(buf, begin, end)
+                while m is not None:
+                    ls, le = line_at(m.start())
+                    starts.add(ls)
+                    m = search(buf, le + 1, end) if le < end else None
+            p = find(b"{", begin, end)
             while p != -1:
-                ls, le = line_at(p)
-                starts.add(ls)
-                p = find(mark, le + 1, end) if le < end else -1
+                if startswith(b"non-default args: {", p - 18):
+                    ls, le = line_at(p)
+                    starts.add(ls)
+                    p = find(b"{", le + 1, end) if le < end else -1
+                else:
+                    p = find(b"{", p + 1, end)
+        else:
+            for mark in self._marks:
+                p = find(mark, begin, end)
+                while p != -1:
+                    ls, le = line_at(p)
+                    starts.add(ls)
+                    p = find(mark, le + 1, end) if le < end else -1
         hits = sorted(starts)
         i, pos = 0, begin
         while True:
@@ -350,6 +411,36 @@ class VllmLogScanner:
                 self._handle(line, stats=False)
             elif is_hit and any(m in line for m in self._marks):
                 self._rare(line)
+
+    def _keep(self, item, n: int) -> None:
+        """Add a record (or a QuietRegion of n) to the recent ones; drop what keep_stats no longer needs."""
+        recent = self._recent
+        recent.append(item)
+        self._recent_count += n
+        while recent:
+            first = recent[0]
+            size = first.count if isinstance(first, QuietRegion) else 1
+            if self._recent_count - size < self.keep_stats:
+                break
+            recent.popleft()
+            self._recent_count -= size
+
+    def _recent_records(self) -> list:
+        out: list = []
+        for item in self._recent:
+            if isinstance(item, QuietRegion):
+                out.extend(item.records(self._quiet_record))
+            else:
+                out.append(item)
+        return out[-self.keep_stats:] if self.keep_stats else []
+
+    @staticmethod
+    def _quiet_record(data: bytes) -> list:
+        """The raw record of a quiet line (one record, matched by _STATS_FULL by construction)."""
+        line = data[:MAX_LINE].decode("utf-8", "replace")
+        m = _STATS_FULL.search(line)
+        assert m is not None, line
+        return [line, 0, m.start(), m.end(), m.groups(), None]
 
     @staticmethod
     def _other_kv(buf, q: int, le: int, kv, usage) -> bool:
@@ -487,10 +578,13 @@ class VllmLogScanner:
     def _stats_record(self, line: str, g: tuple, start: int, end: int) -> None:
         """One stats record (g: the _STATS_FULL groups). Runs every stats line, so it is kept
         lean; the full StatsLine is built only for the few a result keeps (_materialize)."""
-        recent = self.recent
-        prev = recent[-1] if recent else None
+        prev = self._last_raw if self.keep_stats else None  # (as when it was read from the recent ones)
         raw = [line, prev[3] if prev is not None and prev[0] is line else 0, start, end, g, None]
-        recent.append(raw)
+        self._last_raw = raw
+        if self._region_line is not None:
+            self._region_line.append(raw)
+        else:
+            self._keep(raw, 1)
         self.stats_count += 1
         running, waiting, kv = int(g[2]), int(g[5]), float(g[8])
         if g[4] == "Pending":
@@ -612,7 +706,7 @@ class VllmLogScanner:
             last_cumulative=self._segment_last,
             max_cumulative=self._max_cumulative,
             stats_lines=self.stats_count,
-            recent_stats=tuple(mat(r) for r in self.recent),
+            recent_stats=tuple(mat(r) for r in self._recent_records()),
             v1_preemptions=self.v1_preemptions,
             stats_with_preemptions=self.stats_preempt_lines,
             first_stats_preemption=mat(self.first_stats_preempt),

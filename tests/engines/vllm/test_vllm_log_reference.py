@@ -1,0 +1,185 @@
+"""The scanner with its quiet-line fast path (issue 15) gives exactly the result of the scanner it
+replaced (reference_vllm_log.py, a copy of it): on every vLLM fixture, every real case whose
+evidence holds a vLLM log, and generated logs with random mixes of lines, fed the way
+llmdoctor feeds them (file regions, chunks, blocks, lines)."""
+from __future__ import annotations
+
+import importlib.util
+import io
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from llmdoctor.knowledge.vllm.log import VllmLogScanner
+
+ROOT = Path(__file__).resolve().parents[3]
+FIX = ROOT / "tests" / "fixtures"
+
+
+def _load(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+reference = _load("reference_vllm_log", Path(__file__).with_name("reference_vllm_log.py"))
+gen = _load("vllm_log_gen", ROOT / "bench" / "vllm_log_gen.py")
+
+
+def vllm_logs() -> list[Path]:
+    """Fixture logs, and the logs of real cases and evidence fixtures that hold vLLM lines."""
+    found = sorted((FIX / "vllm").glob("*.log"))
+    for root in sorted(FIX.glob("realcases*")) + [FIX / "evidence"]:
+        for p in sorted(root.rglob("*")):
+            if p.is_file() and p.suffix in (".log", ".txt") and p.stat().st_size < 8 * 2**20:
+                data = p.read_bytes()
+                if b"KV cache" in data or b"preempted" in data or b"Running: " in data:
+                    found.append(p)
+    return found
+
+
+LOGS = vllm_logs()
+
+
+def both(data: bytes, feed, **kw):
+    new, old = VllmLogScanner(**kw), reference.VllmLogScanner(**kw)
+    feed(new, data)
+    feed(old, data)
+    return new.result(), old.result()
+
+
+def by_regions(size: int):
+    """As FileSource.raw_regions feeds: whole lines in a reused buffer, last newline left out."""
+    def feed(sc, data: bytes) -> None:
+        buf = bytearray(size + 4096)
+        pos = 0
+        while pos < len(data):
+            cut = data.rfind(b"\n", pos, pos + size)
+            if cut < pos:
+                cut = data.find(b"\n", pos)
+                cut = len(data) if cut == -1 else cut
+            piece = data[pos:cut]
+            buf[:] = b"\xff" * len(buf)  # stale bytes around the region, as in a reused buffer
+            buf[7:7 + len(piece)] = piece
+            sc.feed_region(buf, 7, 7 + len(piece))
+            pos = cut + 1
+    return feed
+
+
+def by_chunks(size: int):
+    def feed(sc, data: bytes) -> None:
+        for i in range(0, len(data), size):
+            sc.feed_bytes(data[i:i + size])
+        sc.feed_bytes(b"", final=True)
+    return feed
+
+
+def by_stream(sc, data: bytes) -> None:
+    sc.scan_stream(io.BytesIO(data), chunk_size=64 * 1024)
+
+
+def by_raw_blocks(sc, data: bytes) -> None:
+    lines = data.split(b"\n")
+    for i in range(0, len(lines), 7):
+        sc.feed_raw_block(b"\n".join(lines[i:i + 7]))
+
+
+FEEDS = {"regions-1M": by_regions(1 << 20), "regions-4k": by_regions(4096), "chunks-777": by_chunks(777),
+         "stream": by_stream, "raw-blocks": by_raw_blocks}
+
+
+def test_the_corpus_holds_vllm_logs():
+    assert len(LOGS) >= 20
+    assert any("realcases" in str(p) for p in LOGS)
+
+
+@pytest.mark.parametrize("feed", list(FEEDS))
+@pytest.mark.parametrize("log", LOGS, ids=[f"{p.parent.name[:12]}/{p.name[:30]}" for p in LOGS])
+def test_fixtures_and_real_cases_scan_as_before(log, feed):
+    new, old = both(log.read_bytes(), FEEDS[feed])
+    assert new == old
+    assert new.lines == old.lines
+
+
+# A generated log's lines, and lines made to sit on the edge of what is quiet.
+EDGE = [
+    gen.STATS.format(pid=1, ts="04-28 00:00:01", pt=1.0, gt=2.0, r=3, w=0, mid="", kv=94.9, ph=1.0),
+    gen.STATS.format(pid=1, ts="04-28 00:00:01", pt=1.0, gt=2.0, r=3, w=0, mid="", kv=95.0, ph=1.0),
+    gen.STATS.format(pid=1, ts="04-28 00:00:01", pt=1.0, gt=2.0, r=300, w=0, mid="Preemptions: 0, ", kv=9.0, ph=1.0),
+    gen.STATS.format(pid=1, ts="04-28 00:00:01", pt=1.0, gt=2.0, r=0, w=0, mid="Preemptions: 2, ", kv=9.0, ph=1.0),
+    gen.STATS.format(pid=1, ts="04-28 00:00:01", pt=1.0, gt=2.0, r=7, w=1, mid="", kv=9.0, ph=1.0),
+    gen.STATS.format(pid=1, ts="04-28 00:00:01", pt=1.0, gt=2.0, r=7, w=0, mid="Deferred: 0 reqs, ", kv=9.0, ph=1.0),
+    gen.STATS.format(pid=1, ts="04-28 00:00:01", pt=1.0, gt=2.0, r=7, w=0, mid="", kv=9.0, ph=1.0) + " " * 59,
+    gen.STATS.format(pid=1, ts="04-28 00:00:01", pt=1.0, gt=2.0, r=7, w=0, mid="", kv=9.0, ph=1.0) + " " * 60,
+    gen.STATS.format(pid=1, ts="04-28 00:00:01", pt=1.0, gt=2.0, r=7, w=0, mid="", kv=9.0, ph=1.0)[:-30],  # cut off
+    "INFO 10-28 11:16:34 metrics.py:349] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 7220.5 "
+    "tokens/s, Running: 2 reqs, Swapped: 0 reqs, Pending: 0 reqs, GPU KV cache usage: 73.8%, CPU KV cache usage: 0.0%.",
+    "INFO 10-28 11:16:35 metrics.py:367] Prefix cache hit rate: GPU: 12.50%, CPU: 0.00%",
+    "INFO 07-28 06:40:59 [loggers.py:118] Running: 8 reqs, Waiting: 0 reqs, GPU KV cache usage: 91.2%",  # no throughput
+    "(APIServer pid=9) INFO 03-17 15:38:10 [loggers.py:259] 2 Engines Aggregated: Avg prompt throughput: 1.0 tokens/s, "
+    "Avg generation throughput: 2.0 tokens/s, Running: 1 reqs, Waiting: 0 reqs, GPU KV cache usage: 1.0%, "
+    "Prefix cache hit rate: 0.0%",
+    "Avg prompt throughput: 5.0 tokens/s, Avg gen",  # a fragment without its figure
+    "INFO 05-09 00:49:30 [gpu_worker.py:298] Available KV cache memory: 6.51 GiB",
+    "INFO 05-09 00:49:30 [kv_cache_utils.py:864] GPU KV cache size: 42,656 tokens",
+    "INFO 05-09 00:49:30 [kv_cache_utils.py:868] Maximum concurrency for 32,768 tokens per request: 1.30x",
+    "INFO 05-09 00:49:30 executor_base.py:110] # GPU blocks: 2048, # CPU blocks: 512",
+    "ERROR 05-09 00:49:31 serving.py:1] QueueOverflowError: the queue is full",
+    "ERROR 05-09 00:49:31 serving.py:1] Input prompt (9000 tokens) is too long and exceeds limit of 4096",
+    "KV cache usage: 50.0%, Prefix cache hit rate: 1.0%",
+    "INFO 05-09 00:49:29 [utils.py:326] non-default args: {'model': 'm', 'max_model_len': 4096, 'max_num_seqs': 8}",
+    "INFO 05-09 00:49:29 llm_engine.py:237] Initializing an LLM engine (v0.6.3) with config: model='m', "
+    "max_seq_len=8192, tensor_parallel_size=1, enable_prefix_caching=False",
+    "ERROR 05-09 00:49:32 serving.py:1] This model's maximum context length is 4096 tokens. However, you requested "
+    "5000 tokens (4000 in the messages, 1000 in the completion).",
+    "ERROR 05-09 00:49:32 serving.py:1] max_tokens=9000 cannot be greater than max_model_len=4096",
+    "ERROR 05-09 00:49:32 serving.py:1] The prompt (length 9000) is longer than the maximum model length of 4096",
+    "INFO: prompt {x} and max_tokens, Prefix (v engine",
+    "",
+]
+
+
+def random_log(rnd: random.Random, n: int) -> bytes:
+    lines = []
+    second = 0
+    for _ in range(n):
+        second += 1
+        ts = f"04-28 00:{second // 60 % 60:02d}:{second % 60:02d}"
+        k = rnd.random()
+        if k < 0.35:
+            line = gen.stats_line(rnd, 851, ts, busy=rnd.choice((0.0, 0.1, 0.5)))
+        elif k < 0.5:
+            line = rnd.choice(EDGE)
+        elif k < 0.52:
+            line = gen.PREEMPT.format(ts=ts, rid=rnd.getrandbits(64), mode="RECOMPUTE", n=rnd.randint(1, 500))
+        else:
+            line = gen.ACCESS.format(pid=851, a=1, b=2, c=3, port=rnd.randint(30000, 60000))
+        if rnd.random() < 0.02 and lines:  # a lost newline glues two lines
+            lines[-1] += line
+        else:
+            lines.append(line)
+    return ("\n".join(lines) + rnd.choice(("", "\n"))).encode()
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_random_mixes_scan_as_before(seed):
+    rnd = random.Random(seed)
+    data = random_log(rnd, rnd.choice((50, 400, 3000)))
+    keep = rnd.choice((0, 1, 5, 360))
+    kv = rnd.choice((95.0, 90.0, 99.5))
+    for name in ("regions-4k", "chunks-777", "stream"):
+        new, old = both(data, FEEDS[name], keep_stats=keep, kv_full_pct=kv)
+        assert new == old, (seed, name)
+        assert new.lines == old.lines
+
+
+def test_a_generated_dense_log_scans_as_before(tmp_path):
+    for density in (0.005, 0.05, 0.2):
+        path = tmp_path / "vllm.log"
+        gen.generate(path, 3 * 2**20, density=density, seed=5)
+        new, old = both(path.read_bytes(), FEEDS["regions-1M"])
+        assert new == old and new.stats_lines > 0
