@@ -237,9 +237,12 @@ def engines_from_log_files(ctx: Context) -> list[EngineInstance]:
     return found
 
 
-def read_cmdline(ctx: Context, inst: EngineInstance, what: str) -> bytes:
-    """The engine process's command line: /proc/PID/cmdline of its process, else the recorded
-    cmdline.txt (a recording knows no PID; a live host has no recorded files)."""
+def read_cmdline(ctx: Context, inst: EngineInstance, what: str, container=None) -> bytes:
+    """The engine process's command line: the container's command when it runs in one (docker
+    inspect), else /proc/PID/cmdline of its process, else the recorded cmdline.txt (a recording
+    knows no PID; a live host has no recorded files)."""
+    if container is not None and container.argv and container_engine(container) == inst.kind:
+        return "\0".join(container.argv).encode()
     host = ctx.host
     paths = ([f"/proc/{inst.pid}/cmdline"] if inst.pid else []) + ["cmdline.txt"]
     reason = f"{what} process id unknown: command line not read"
@@ -253,10 +256,25 @@ def read_cmdline(ctx: Context, inst: EngineInstance, what: str) -> bytes:
     raise FactUnavailable(reason, quiet=host.recorded)
 
 
+def container_engine(container) -> str | None:
+    from llmdoctor.knowledge.containers.inspect import engine_of
+
+    return engine_of(getattr(container, "spec", container))
+
+
+def _with_container(found: list[EngineInstance], container) -> list[EngineInstance]:
+    """The engine a container's image or command names, when nothing else found it."""
+    kind = container_engine(container) if container is not None else None
+    if kind is None or any(e.kind == kind for e in found):
+        return found
+    return found + [EngineInstance(kind, port=DEFAULT_PORTS[kind],
+                                   found_by=f"container ({container.image or container.source})")]
+
+
 @provider("engines")
-def engines(ctx: Context, evidence_recognition=None) -> tuple[EngineInstance, ...]:
+def engines(ctx: Context, evidence_recognition=None, container=None) -> tuple[EngineInstance, ...]:
     if ctx.host.recorded:
-        found = sniff_evidence(ctx.host, evidence_recognition)
+        found = _with_container(sniff_evidence(ctx.host, evidence_recognition), container)
         if not found:
             files = [f for f in ctx.host.files() if f not in ("meta.json", "expected.json")]
             shown = ", ".join(files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
@@ -267,6 +285,7 @@ def engines(ctx: Context, evidence_recognition=None) -> tuple[EngineInstance, ..
                 "no LLM engine in the evidence: the directory is empty (add the engine's logs, or meta.json)")
         return tuple(found)
     found, notes = discover_live(ctx)
+    found = _with_container(found, container)
     if not found:
         found = engines_from_log_files(ctx)
     if not found:
