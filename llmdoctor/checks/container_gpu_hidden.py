@@ -14,8 +14,7 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
 
 
 @check(id="container-gpu-hidden", cause=Cause.CPU_SPILL,
-       purpose="the engine's container has no GPU passed in (or the toolkit is missing): it computes on the CPU",
-       engines=("ollama", "vllm", "llamacpp"))
+       purpose="the engine's container has no GPU passed in (or the toolkit is missing): it computes on the CPU")
 def container_gpu_hidden(container: Container, engine_no_gpu_line: tuple[str, str] | None = None,
                          gpu: GpuFact | None = None):
     from llmdoctor.facts.engines import container_engine

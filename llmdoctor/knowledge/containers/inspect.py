@@ -53,7 +53,7 @@ class ContainerSpec:
         """A GPU was passed in (`--gpus`, `--runtime nvidia`, a CDI device); None when the
         output does not show HostConfig at all (a fragment)."""
         for r in self.device_requests or ():
-            caps = [c for group in (r.get("Capabilities") or []) if isinstance(group, list) for c in group]
+            caps = [c for group in _list(r.get("Capabilities")) if isinstance(group, list) for c in group]
             if "gpu" in caps or str(r.get("Driver") or "").lower() in ("nvidia", "cdi") or r.get("DeviceIDs"):
                 return True
         if (self.runtime or "").lower() == "nvidia":
@@ -125,6 +125,10 @@ def _dict(value) -> dict:
     return value if isinstance(value, dict) else {}
 
 
+def _list(value) -> list:
+    return value if isinstance(value, list) else []
+
+
 def _strs(value) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,) if value else ()
@@ -157,7 +161,7 @@ def _argv(data: dict, config: dict) -> tuple[str, ...]:
 def _ports(host: dict, data: dict) -> tuple[str, ...]:
     bindings = _dict(host.get("PortBindings")) or _dict(_dict(data.get("NetworkSettings")).get("Ports"))
     out = []
-    for port, binds in sorted(bindings.items()):
+    for port, binds in sorted(bindings.items(), key=lambda kv: str(kv[0])):
         for b in binds if isinstance(binds, list) else []:
             b = _dict(b)
             out.append(f"{port} -> {b.get('HostIp') or ''}:{b.get('HostPort') or ''}")
@@ -165,7 +169,7 @@ def _ports(host: dict, data: dict) -> tuple[str, ...]:
 
 
 def _mounts(data: dict, host: dict) -> tuple[str, ...]:
-    out = [f"{_dict(m).get('Source', '')} -> {_dict(m).get('Destination', '')}" for m in data.get("Mounts") or []
+    out = [f"{_dict(m).get('Source', '')} -> {_dict(m).get('Destination', '')}" for m in _list(data.get("Mounts"))
            if isinstance(m, dict)]
     return tuple(out or _strs(host.get("Binds")))
 
