@@ -280,7 +280,7 @@ class _progress:
 @app.command()
 def collect(
     output: Path = typer.Option(..., "--output", "-o", help="Directory to write the evidence to (created; must be empty)."),
-    host: Optional[str] = typer.Option(None, "--host", "-H", help="[user@]host[:port] to collect from over SSH."),
+    host: Optional[str] = typer.Option(None, "--host", "-H", help="[user@]host[:port] to collect from over SSH, or docker://NAME, podman://NAME, ssh://host/docker://NAME."),
     unit: List[str] = typer.Option([], "--unit", "-u", help="systemd unit of the engine (repeatable)."),
     since: str = typer.Option("24h", "--since", help="How far back to copy logs."),
     sudo: bool = typer.Option(False, "--sudo", help="Over SSH, run commands with sudo -n."),
