@@ -54,6 +54,8 @@ class Container:
         self.spec = spec
 
     def __getattr__(self, name):
+        if name.startswith("__") or name == "spec":  # copy/pickle ask before __init__ ran
+            raise AttributeError(name)
         return getattr(self.spec, name)
 
     def summary(self) -> list[tuple[str, str]]:

@@ -78,6 +78,15 @@ def settings_fix(where: str | None, unit: str = OLLAMA_UNIT, **values: Any) -> t
     return dropin_commands(unit), dropin(unit, values)
 
 
+def ollama_gpu_recheck(where: str | None, grep: str) -> tuple[str, ...] | None:
+    """In a container: look at the GPU as the container sees it, restart it and read its log
+    (None elsewhere: the caller's systemd commands apply)."""
+    if where != "container":
+        return None
+    return ("docker exec ollama nvidia-smi  # the GPU as the container sees it (none: recreate it with --gpus all)",
+            "docker restart ollama", f"docker logs ollama 2>&1 | grep -E '{grep}'")
+
+
 IMAGES = {"ollama": "ollama/ollama", "vllm": "vllm/vllm-openai", "llamacpp": "ghcr.io/ggml-org/llama.cpp:server-cuda"}
 
 

@@ -137,3 +137,43 @@ def test_stdout_and_stderr_merge_in_time_order():
     out = "2024-01-01T00:00:02.000000000Z b\n"
     err = "2024-01-01T00:00:01.000000000Z a\n2024-01-01T00:00:03.000000000Z c\n"
     assert merge_by_time(out, err) == [err.splitlines()[0], out.strip(), err.splitlines()[1]]
+
+
+class Via:
+    """The host the container runs on (an SSHHost in real use): records what it is asked to run."""
+
+    name = "gpu1"
+
+    def __init__(self):
+        self.calls = []
+
+    def run(self, argv, timeout=10):
+        from llmdoctor.hosts.base import CommandResult
+
+        self.calls.append((list(argv), timeout))
+        if argv[1] == "inspect":
+            return CommandResult(tuple(argv), 0, (FIX / "inspect_vllm_gpus_all.json").read_text())
+        return CommandResult(tuple(argv), 0, "ok")
+
+    def http(self, method, port, path, body=None, timeout=10, headers=None):
+        from llmdoctor.hosts.base import HttpResponse
+
+        self.calls.append((["http", method, str(port), path], timeout))
+        return HttpResponse(200, b'{"object":"list","data":[]}')
+
+    def close(self):
+        pass
+
+
+def test_behind_ssh_the_remote_cli_runs_everything():
+    via = Via()
+    h = ContainerHost(parse_container_target("ssh://admin@gpu1/docker://ancient-smoke-8769"), via=via)
+    h.connect()
+    h.run(["nvidia-smi"], timeout=7)
+    r = h.http("GET", 8000, "/v1/models")
+    assert r.status == 200 and r.source == "GET ssh://admin@gpu1/docker://ancient-smoke-8769:8000/v1/models"
+    assert via.calls == [
+        (["docker", "inspect", "--type", "container", "--", "ancient-smoke-8769"], 15.0),
+        (["docker", "exec", "-e", "LC_ALL=C", "--", "ancient-smoke-8769", "nvidia-smi"], 7),
+        (["http", "GET", "8000", "/v1/models"], 10),  # the published port, on the container's host
+    ]
