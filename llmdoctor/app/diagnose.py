@@ -42,7 +42,8 @@ EXAMINED: dict[str, Callable[[Any], str | None]] = {
     "llamacpp_cmdline": lambda v: "llama-server command line",
     "systemd_units": lambda v: "systemd " + ", ".join(u.unit for u in v),
     "declared_settings": lambda v: "settings as written in " + ", ".join(dict.fromkeys(a.source for a in v.assignments)),
-    "container": lambda v: f"container {v.name or v.image or ''} ({v.source})".replace("  ", " "),
+    "container": lambda v: (f"container {v.name or v.image or ''} ({v.source})".replace("  ", " ")
+                            if v.speaks_of_an_engine() else None),
     "probe": lambda v: "live probe",
 }
 

@@ -58,6 +58,13 @@ class Container:
             raise AttributeError(name)
         return getattr(self.spec, name)
 
+    def speaks_of_an_engine(self) -> bool:
+        """Its image, command or environment is an engine's (else it is no evidence about one)."""
+        from llmdoctor.knowledge.containers.inspect import engine_of
+
+        return engine_of(self.spec) is not None or any(k.startswith(("OLLAMA_", "VLLM_", "LLAMA_ARG_"))
+                                                        for k in self.spec.env)
+
     def summary(self) -> list[tuple[str, str]]:
         s = self.spec
         gpu = {True: "GPU passed in", False: "no GPU passed in", None: "GPU access not shown"}[s.gpu_requested]
