@@ -15,6 +15,7 @@ import pytest
 from llmdoctor.hosts.base import CommandNotFound, HostError, HostUnreachable
 from llmdoctor.hosts.container import ContainerHost, merge_by_time
 from llmdoctor.knowledge.inventory import parse_container_target, parse_inventory
+from tests.support.schema import report_doc
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "tests" / "fixtures" / "containers"
@@ -88,7 +89,7 @@ def test_diagnose_a_container_target(docker):
     p = subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", "--host", "docker://ollama", "--format", "json"],
                        capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
     assert p.returncode == 2, p.stderr
-    target = json.loads(p.stdout)["targets"][0]
+    target = report_doc(p.stdout)["targets"][0]
     assert target["engine"] == "ollama" and target["target"] == "docker://ollama"
     finding = next(f for f in target["findings"] if f["check"] == "container-gpu-hidden")
     assert finding["cause"] == "CPU_SPILL"
@@ -116,7 +117,7 @@ def test_collect_writes_inspect_and_container_log(docker, tmp_path):
     p = subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", "-e", str(out), "--since", "3650d",
                         "--format", "json"],
                        capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
-    assert "container-gpu-hidden" in {f["check"] for f in json.loads(p.stdout)["targets"][0]["findings"]}, p.stdout[:3000]
+    assert "container-gpu-hidden" in {f["check"] for f in report_doc(p.stdout)["targets"][0]["findings"]}, p.stdout[:3000]
 
 
 @pytest.mark.parametrize("bad", ["docker://-rm", "docker://a b", "docker://a;b", "docker://", "podman://$(x)",
