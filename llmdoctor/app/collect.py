@@ -114,6 +114,7 @@ def collect_evidence(
         )
         break  # one engine unit per evidence directory: the file names are singular
     attempt("unit files on disk", lambda: _unit_files(host, store, put))
+    _container(host, since_seconds, put, attempt)
     if probe:
         attempt("live probe", lambda: _probe(store, put))
     attempt("vmstat", lambda: _run_to(host, ["vmstat", "1", "3"], put, "vmstat.txt", timeout=10))
@@ -131,6 +132,29 @@ def collect_evidence(
         meta["notes"] = notes
     put("meta.json", json.dumps(meta, indent=2) + "\n")
     return written, notes
+
+
+def _container(host: Host, since_seconds: float, put, attempt) -> None:
+    """docker_inspect.json and container.log, where the engine runs in a container."""
+    from llmdoctor.hosts.base import Unanswerable
+
+    try:
+        res = host.container_inspect()
+    except Unanswerable:
+        return
+    except HostError as e:
+        attempt("docker inspect", lambda: (_ for _ in ()).throw(e))
+        return
+    put("docker_inspect.json", res.stdout)
+
+    def log() -> None:
+        source = host.container_log(None, since_seconds)
+        text = "\n".join(source.lines())
+        if source.error:
+            raise HostError(source.error)
+        put("container.log", _shorten_head(text + "\n", LOG_LIMIT))
+
+    attempt("container log", log)
 
 
 def _unit_files(host: Host, store: FactStore, put) -> None:

@@ -11,10 +11,16 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
     from llmdoctor.knowledge.ollama.log import OllamaLogSummary
 
 
+# in a container the values live in its environment (docker run -e, compose environment:)
+CONTAINER_COMMANDS = ("docker compose up -d  # after correcting the value under environment: (docker run -e: recreate it)",
+                      "docker logs ollama 2>&1 | grep 'server config'")
+
+
 @check(id="ollama-unparseable-value", cause=Cause.CONFIG_NOT_APPLIED,
        purpose="An OLLAMA_* value Ollama cannot read (it uses the default, reads true, or binds another port)",
        engines=("ollama",))
-def unparseable_value(ollama_config: OllamaConfig, ollama_log: OllamaLogSummary | None = None):
+def unparseable_value(ollama_config: OllamaConfig, ollama_log: OllamaLogSummary | None = None,
+                      ollama_deployment: str | None = None):
     from llmdoctor.knowledge.ollama.env import parse_problem
     from llmdoctor.judge.ollama import evs
     from llmdoctor.judge.fixes import OLLAMA_UNIT, edit, reload_and_restart
@@ -38,5 +44,6 @@ def unparseable_value(ollama_config: OllamaConfig, ollama_log: OllamaLogSummary 
         Fix("Write numbers as plain digits, booleans as 1/0 or true/false, durations as Go durations (10m, 24h, -1) "
             "or seconds, and OLLAMA_HOST as host:port (0.0.0.0:11434, no http://). Then restart and compare the "
             "`server config` line in the log.",
+            CONTAINER_COMMANDS if ollama_deployment == "container" else
             (edit(OLLAMA_UNIT), reload_and_restart(OLLAMA_UNIT), "journalctl -u ollama -b | grep 'server config'")),
     )

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.judge.fixes import OLLAMA_UNIT, dropin, reload_and_restart
+from llmdoctor.judge.fixes import OLLAMA_UNIT, dropin, plus_commands, reload_and_restart, settings_fix
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
@@ -32,6 +32,7 @@ def cpu_spill(
     ollama_ps: tuple[LoadedModel, ...] | None = None,
     ollama_log: OllamaLogSummary | None = None,
     gpu: GpuFact | None = None,
+    ollama_deployment: str | None = None,
 ):
     if not ollama_ps and ollama_log is None:
         return  # nothing of Ollama's to look at (and the figures module stays unimported)
@@ -70,5 +71,13 @@ def cpu_spill(
     yield Finding(
         Cause.CPU_SPILL, Severity.CRITICAL if worst >= 50 else Severity.WARNING,
         f"The model does not fit in GPU memory: about {worst}% of it runs on the CPU, and every token waits for it",
-        evidence, Fix(LEVERS, COMMANDS, FIX_CONFIG),
+        evidence, Fix(LEVERS, *_fix(ollama_deployment)),
     )
+
+
+def _fix(where: str | None) -> tuple[tuple[str, ...], str]:
+    """The levers' settings where the server runs (a unit's drop-in unless it runs in a container)."""
+    if where in ("container", "kubernetes"):
+        return plus_commands(settings_fix(where, OLLAMA_FLASH_ATTENTION=1, OLLAMA_KV_CACHE_TYPE="q8_0"),
+                             after=COMMANDS[1:])
+    return COMMANDS, FIX_CONFIG

@@ -18,7 +18,9 @@ def gpu_not_used(
     ollama_ps: tuple[LoadedModel, ...],
     ollama_log: OllamaLogSummary | None = None,
     gpu: GpuFact | None = None,
+    ollama_deployment: str | None = None,
 ):
+    from llmdoctor.judge.fixes import ollama_gpu_recheck
     from llmdoctor.judge.ollama import evs, gpu_process_bytes
     from llmdoctor.knowledge.memory import human_bytes as human
 
@@ -50,5 +52,6 @@ def gpu_not_used(
         Fix("`ollama ps` shows the planned placement; the runner fell back to the CPU because the GPU backend did "
             "not load. Check the start-up log for CUDA/ROCm library errors, make sure the driver works "
             "(`nvidia-smi`), then restart Ollama and confirm the runner logs a CUDA/ROCm backend and GPU buffers.",
+            ollama_gpu_recheck(ollama_deployment, "load_backend|buffer size|offloaded") or
             ("nvidia-smi", "systemctl restart ollama", "journalctl -u ollama -b | grep -E 'load_backend|buffer size|offloaded'")),
     )

@@ -23,7 +23,8 @@ def _is_gpu_backend(name: str) -> bool:
        engines=("ollama",))
 # A CPU-only runner inventory is a finding only where a GPU was found or planned for; missing
 # libraries and a GPU backend without a device are one wherever they occur.
-def no_gpu_runner(ollama_log: OllamaLogSummary, gpu: GpuFact | None = None):
+def no_gpu_runner(ollama_log: OllamaLogSummary, gpu: GpuFact | None = None, ollama_deployment: str | None = None):
+    from llmdoctor.judge.fixes import ollama_gpu_recheck
     from llmdoctor.judge.ollama import evs, gpu_expected
 
     log = ollama_log
@@ -64,6 +65,7 @@ def no_gpu_runner(ollama_log: OllamaLogSummary, gpu: GpuFact | None = None):
             "remove the other copies, unpack the whole archive (bin/ and lib/ollama/) into one prefix or rerun "
             "the install script on this host, then restart and check that the start-up log lists a CUDA/ROCm "
             "backend and 'offloaded N/N layers to GPU'.",
+            ollama_gpu_recheck(ollama_deployment, "inference compute|load_backend|offloaded") or
             ("which -a ollama", "ls /usr/local/lib/ollama /usr/lib/ollama", "curl -fsSL https://ollama.com/install.sh | sh",
              "systemctl restart ollama", "journalctl -u ollama -b | grep -E 'inference compute|load_backend|offloaded'")),
         confidence=Confidence.HIGH if seen is not None else Confidence.MEDIUM,

@@ -140,25 +140,34 @@ def build_targets(
 
         host = LocalHost()
         return [host.name], [host]
-    from llmdoctor.knowledge.inventory import parse_target
+    from llmdoctor.knowledge.inventory import is_container_target, parse_container_target, parse_target
 
     for n in names:
         try:
-            parse_target(n)
+            (parse_container_target if is_container_target(n) else parse_target)(n)
         except ValueError as e:
             fail(str(e) if "invalid host" in str(e) else f"invalid host {n!r}: {e}")
 
     def factory(target: str):
-        def connect():
+        def ssh(name: str):
             from llmdoctor.hosts.ssh import SSHHost
 
-            h = SSHHost(
-                target,
+            return SSHHost(
+                name,
                 sudo=sudo,
                 accept_new_host_keys=accept_new_host_keys,
                 connect_timeout=connect_timeout,
                 ssh_config=ssh_config,
             )
+
+        def connect():
+            if is_container_target(target):  # docker://NAME, podman://NAME, ssh://host/docker://NAME
+                from llmdoctor.hosts.container import ContainerHost
+
+                t = parse_container_target(target)
+                h = ContainerHost(t, via=ssh(str(t.via)) if t.via else None)
+            else:
+                h = ssh(target)
             h.connect()
             return h
 
@@ -172,6 +181,7 @@ Examples:
   llmdoctor diagnose                          # this host
   llmdoctor diagnose --probe                  # ... and measure TTFT/ITL live
   llmdoctor diagnose -H gpu1 -H admin@gpu2    # over SSH
+  llmdoctor diagnose -H docker://ollama       # an engine in a container
   llmdoctor diagnose -i hosts.ini --forks 20  # a fleet
   llmdoctor diagnose -e ticket.txt            # a pasted ticket or an evidence directory
   llmdoctor diagnose -f nagios                # one monitoring-plugin line, exit 0-3
@@ -182,7 +192,7 @@ Examples:
 @app.command(epilog=DIAGNOSE_EXAMPLES)
 def diagnose(
     evidence: Optional[Path] = typer.Option(None, "--evidence", "-e", help="Diagnose an evidence directory (or one file of pasted command outputs) instead of a live host."),
-    host: List[str] = typer.Option([], "--host", "-H", help="[user@]host[:port] to diagnose over SSH (repeatable)."),
+    host: List[str] = typer.Option([], "--host", "-H", help="[user@]host[:port] to diagnose over SSH, or a container: docker://NAME, podman://NAME, ssh://host/docker://NAME (repeatable)."),
     inventory: Optional[Path] = typer.Option(None, "--inventory", "-i", help="File with one host per line (Ansible INI accepted)."),
     forks: int = typer.Option(10, "--forks", min=1, max=256, help="Hosts diagnosed at once."),
     unit: List[str] = typer.Option([], "--unit", "-u", help="systemd unit of the engine, if not ollama/vllm*/llama* (repeatable)."),
@@ -282,7 +292,7 @@ class _progress:
 @app.command()
 def collect(
     output: Path = typer.Option(..., "--output", "-o", help="Directory to write the evidence to (created; must be empty)."),
-    host: Optional[str] = typer.Option(None, "--host", "-H", help="[user@]host[:port] to collect from over SSH."),
+    host: Optional[str] = typer.Option(None, "--host", "-H", help="[user@]host[:port] to collect from over SSH, or docker://NAME, podman://NAME, ssh://host/docker://NAME."),
     unit: List[str] = typer.Option([], "--unit", "-u", help="systemd unit of the engine (repeatable)."),
     since: str = typer.Option("24h", "--since", help="How far back to copy logs."),
     sudo: bool = typer.Option(False, "--sudo", help="Over SSH, run commands with sudo -n."),

@@ -15,7 +15,8 @@ from llmdoctor.hosts.base import HostError
 from llmdoctor.facts import Context, FactUnavailable, provider
 
 # Files that can hold such lines, besides any unknown *.txt (a compose file, a console session).
-SOURCES = ("cmdline.txt", "env.txt", "shell_export.txt")
+SOURCES = ("cmdline.txt", "env.txt", "shell_export.txt", "compose.yaml", "compose.yml", "docker-compose.yml",
+           "docker-compose.yaml")
 NOT_SETTINGS = frozenset({"ollama_ps.txt", "vmstat.txt", "meminfo.txt", "nvidia_smi.txt", "systemctl_cat.txt",
                           "client_errors.txt", "libdir_listing.txt", "bench.txt"})
 
@@ -42,6 +43,12 @@ def _systemctl_show(text: str) -> bool:
     import re
 
     return bool(re.search(r"^(?:Environment|MainPID|ExecStart|FragmentPath|NeedDaemonReload|User)=", text, re.M))
+
+
+def _inspect(text: str) -> bool:
+    from llmdoctor.knowledge.containers.inspect import looks_like_inspect
+
+    return looks_like_inspect(text)
 
 
 @provider("declared_settings")
@@ -72,6 +79,8 @@ def declared_settings(ctx: Context) -> DeclaredSettings:
             continue
         if name == "env.txt" and _systemctl_show(text):
             continue  # systemd's own view: the systemd collectors read it
+        if name == "env.txt" and _inspect(text):
+            continue  # docker inspect pasted as env.txt: the container fact reads it
         items = assignments_in(text, name, listing=name == "env.txt")
         if name == "shell_export.txt":  # "the shell line a user believed configured the server"
             from dataclasses import replace

@@ -59,6 +59,22 @@ def parse_process_list(text: str) -> list[tuple[int, str, str]]:
     return found
 
 
+def kind_of_answer(asked: str, body: str) -> str | None:
+    """The engine that answered a default port's probe, from what it answered (never from the
+    port alone: a llama-server started with --port 8000 answers /v1/models too, "owned_by":
+    "llamacpp"); None when the answer is no engine's."""
+    if asked == OLLAMA:
+        return OLLAMA if '"version"' in body else None
+    if asked == VLLM:
+        owners = set(re.findall(r'"owned_by"\s*:\s*"([^"]*)"', body))
+        if owners & {"llamacpp", "llama.cpp"}:
+            return LLAMACPP
+        return VLLM if "vllm" in owners or ('"object"' in body and not owners) else None
+    if asked == SGLANG:
+        return SGLANG if '"model_path"' in body and '"tp_size"' in body else None
+    return LLAMACPP if "status" in body or "Loading model" in body else None
+
+
 def port_from_args(args: str) -> int | None:
     m = re.search(r"--port[=\s]+(\d+)", args)
     return int(m.group(1)) if m else None
@@ -195,31 +211,30 @@ def discover_live(ctx: Context) -> tuple[list[EngineInstance], list[str]]:
     try:
         res = host.run(["ps", "-eo", "pid=,args="], timeout=10)
         for pid, kind, args in parse_process_list(res.stdout):
-            same = [k for k in found if k[0] == kind]
+            # a process joins a unit of its kind that has no process yet; every other one is an
+            # instance of its own (three llama-servers on one box are three, each its pid and port)
+            free = [k for k, e in found.items() if k[0] == kind and e.unit and not e.pid]
             port = port_from_args(args) or DEFAULT_PORTS[kind]
-            if same:
-                old = found[same[0]]
-                found[same[0]] = EngineInstance(kind, old.unit, old.pid or pid, port, old.version, old.found_by)
+            if free:
+                old = found[free[0]]
+                found[free[0]] = EngineInstance(kind, old.unit, pid, port, old.version, old.found_by)
             else:
                 found[(kind, f"pid:{pid}")] = EngineInstance(kind, pid=pid, port=port, found_by="process")
     except HostError as e:
         notes.append(f"processes: {e}")
+    taken = {e.port for e in found.values() if e.pid or e.unit}
     for kind, path in PORT_PROBES:
-        if any(k[0] == kind for k in found):
+        port = DEFAULT_PORTS[kind]
+        if any(k[0] == kind for k in found) or port in taken:
             continue
         try:
-            resp = host.http("GET", DEFAULT_PORTS[kind], path, timeout=1.0)
+            resp = host.http("GET", port, path, timeout=1.0)
         except HostError:
             continue
         if resp.status < 500 or kind == LLAMACPP:
-            body = resp.text
-            if kind == OLLAMA and '"version"' not in body:
-                continue
-            if kind == LLAMACPP and "status" not in body and "Loading model" not in body:
-                continue
-            if kind == SGLANG and ('"model_path"' not in body or '"tp_size"' not in body):
-                continue
-            found[(kind, "port")] = EngineInstance(kind, port=DEFAULT_PORTS[kind], found_by="port")
+            answered = kind_of_answer(kind, resp.text)
+            if answered is not None and not any(k[0] == answered for k in found):
+                found[(answered, "port")] = EngineInstance(answered, port=port, found_by=f"port ({path})")
     return list(found.values()), notes
 
 
@@ -243,9 +258,12 @@ def engines_from_log_files(ctx: Context) -> list[EngineInstance]:
     return found
 
 
-def read_cmdline(ctx: Context, inst: EngineInstance, what: str) -> bytes:
-    """The engine process's command line: /proc/PID/cmdline of its process, else the recorded
-    cmdline.txt (a recording knows no PID; a live host has no recorded files)."""
+def read_cmdline(ctx: Context, inst: EngineInstance, what: str, container=None) -> bytes:
+    """The engine process's command line: the container's command when it runs in one (docker
+    inspect), else /proc/PID/cmdline of its process, else the recorded cmdline.txt (a recording
+    knows no PID; a live host has no recorded files)."""
+    if container is not None and container.argv and container_engine(container) == inst.kind:
+        return "\0".join(container.argv).encode()
     host = ctx.host
     paths = ([f"/proc/{inst.pid}/cmdline"] if inst.pid else []) + ["cmdline.txt"]
     reason = f"{what} process id unknown: command line not read"
@@ -259,10 +277,25 @@ def read_cmdline(ctx: Context, inst: EngineInstance, what: str) -> bytes:
     raise FactUnavailable(reason, quiet=host.recorded)
 
 
+def container_engine(container) -> str | None:
+    from llmdoctor.knowledge.containers.inspect import engine_of
+
+    return engine_of(getattr(container, "spec", container))
+
+
+def _with_container(found: list[EngineInstance], container) -> list[EngineInstance]:
+    """The engine a container's image or command names, when nothing else found it."""
+    kind = container_engine(container) if container is not None else None
+    if kind is None or any(e.kind == kind for e in found):
+        return found
+    return found + [EngineInstance(kind, port=DEFAULT_PORTS[kind],
+                                   found_by=f"container ({container.image or container.source})")]
+
+
 @provider("engines")
-def engines(ctx: Context, evidence_recognition=None) -> tuple[EngineInstance, ...]:
+def engines(ctx: Context, evidence_recognition=None, container=None) -> tuple[EngineInstance, ...]:
     if ctx.host.recorded:
-        found = sniff_evidence(ctx.host, evidence_recognition)
+        found = _with_container(sniff_evidence(ctx.host, evidence_recognition), container)
         if not found:
             files = [f for f in ctx.host.files() if f not in ("meta.json", "expected.json")]
             shown = ", ".join(files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
@@ -273,6 +306,7 @@ def engines(ctx: Context, evidence_recognition=None) -> tuple[EngineInstance, ..
                 "no LLM engine in the evidence: the directory is empty (add the engine's logs, or meta.json)")
         return tuple(found)
     found, notes = discover_live(ctx)
+    found = _with_container(found, container)
     if not found:
         found = engines_from_log_files(ctx)
     if not found:

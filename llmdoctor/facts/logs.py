@@ -100,6 +100,12 @@ def log_sources(ctx: Context, engines=(), evidence_recognition=None) -> LogSourc
             problems.append(f"{source.name}: {reason}")
         else:
             sources.append(source)
+    try:  # a container's own log (`docker logs`): a container target has no journal
+        source = host.container_log(only, ctx.since_seconds, state)
+        reason = source.probe()
+        (problems.append(f"{source.name}: {reason}") if reason else sources.append(source))
+    except Unanswerable:
+        pass
     for path in ctx.options.log_files:
         try:
             sources.append(host.log_file(path, engine_from_name(path) or _sniff_file(host, path) or only,

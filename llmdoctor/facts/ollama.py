@@ -157,8 +157,10 @@ def _unit_for(engine, systemd_units) -> Any:
     return None
 
 
-def effective_config(version: str | None, log: OllamaLogSummary | None, unit: Any, declared: Any = None) -> OllamaConfig:
-    """Pure: merge the sources into one OllamaConfig."""
+def effective_config(version: str | None, log: OllamaLogSummary | None, unit: Any, declared: Any = None,
+                     container: Any = None) -> OllamaConfig:
+    """Pure: merge the sources into one OllamaConfig. A container's environment (docker
+    inspect, or its compose service) is what the server runs with, as a unit's would be."""
     from llmdoctor.knowledge.ollama import env as envdef
     values: dict[str, str] = {}
     origins: dict[str, str] = {}
@@ -176,6 +178,12 @@ def effective_config(version: str | None, log: OllamaLogSummary | None, unit: An
                     if where == "unit files":
                         origin = f"unit file {unit.file_env_origin.get(k, '')}".strip()
                     assigned[k] = (v, origin)
+    if container is not None:
+        where = ("container environment (docker inspect)" if container.form == "inspect"
+                 else f"container environment ({container.source})")
+        for k, v in container.env.items():
+            if k.startswith(("OLLAMA_", "LLAMA_ARG_")) or k in envdef.VARIABLES:
+                assigned[k] = (v, f"{where}")
     config_line = log.server_config if log is not None else None
     for name in envdef.VARIABLES:
         if config_line is not None and name in config_line:
@@ -196,10 +204,10 @@ def effective_config(version: str | None, log: OllamaLogSummary | None, unit: An
 
 @provider("ollama_config")
 def ollama_config(ctx: Context, engines=None, ollama_version=None, ollama_log=None, systemd_units=None,
-                  declared_settings=None) -> OllamaConfig:
+                  declared_settings=None, container=None) -> OllamaConfig:
     engine = ollama_engine(engines)
     version = ollama_version or (ollama_log.version if ollama_log is not None else None)
-    return effective_config(version, ollama_log, _unit_for(engine, systemd_units), declared_settings)
+    return effective_config(version, ollama_log, _unit_for(engine, systemd_units), declared_settings, container)
 
 
 # -- log scan -------------------------------------------------------------------------------
@@ -255,10 +263,16 @@ def _window(ctx: Context) -> str:
 
 
 @provider("ollama_deployment")
-def ollama_deployment(ctx: Context, engines=None, ollama_log=None, declared_settings=None, systemd_units=None) -> str:
+def ollama_deployment(ctx: Context, engines=None, ollama_log=None, declared_settings=None, systemd_units=None,
+                      container=None) -> str:
     """How Ollama runs here ("systemd", "windows", "macos", "container", "kubernetes"), so that a
-    fix is given in the form that applies; unavailable when nothing tells."""
+    fix is given in the form that applies; unavailable when nothing tells. A container that
+    docker inspect or a compose file shows running Ollama decides it."""
     engine = ollama_engine(engines)
+    from llmdoctor.facts.engines import container_engine
+
+    if container is not None and container_engine(container) in (OLLAMA, None):
+        return "container"
     from llmdoctor.knowledge.ollama.deployment import deployment
 
     unit = _unit_for(engine, systemd_units)

@@ -80,7 +80,7 @@ class HttpResponse:
 @runtime_checkable
 class Host(Protocol):
     name: str
-    kind: str  # "local" | "ssh" | "evidence": for display; collectors never branch on it
+    kind: str  # "local" | "ssh" | "evidence" | "docker" | "podman": for display; collectors never branch on it
     recorded: bool
     complete_listings: bool
     meta: dict
@@ -118,6 +118,13 @@ class Host(Protocol):
 
     def files(self) -> list[str]:
         """Every file this host holds as recorded evidence, by its name there ([] when live)."""
+
+    def container_inspect(self) -> CommandResult:
+        """`docker inspect`/`podman inspect` of the container the engine runs in (stdout: its JSON);
+        Unanswerable where the engine runs in no container this host knows of."""
+
+    def container_log(self, engine: str | None, since_seconds: float | None, state=None):
+        """The container's own log (`docker logs`) as a log source; Unanswerable where there is none."""
 
     def nvml(self):
         """GPUs and their processes through NVML (llmdoctor.knowledge.nvidia.GpuFact); Unanswerable

@@ -46,13 +46,16 @@ HTTP: dict[tuple[str, str], str] = {
     **{("GET", path): name for path, name in SGLANG_ENDPOINTS.items()},
 }
 
-LOG_FILES = ("journal.log", "server.log", "vllm.log", "sglang.log")
+LOG_FILES = ("journal.log", "server.log", "vllm.log", "sglang.log", "container.log")
+# `docker inspect` / `podman inspect` output, in the order they are looked for (env.txt only when
+# its content is inspect JSON: people paste it there)
+INSPECT_FILES = ("docker_inspect.json", "podman_inspect.json", "env.txt")
 # evidence files with a meaning of their own, never read as a log
 KNOWN_FILES = frozenset({
     "ollama_ps.txt", "env.txt", "cmdline.txt", "client_errors.txt", "vmstat.txt", "meminfo.txt",
     "nvidia_smi.txt", "systemctl_cat.txt", "api_ps.json", "api_show.json", "metrics.prom", "probe.json",
     "meta.json", "unit.service", "expected.json", "README.md", "README.txt", "health.json", "props.json",
-    "slots.json", "server_info.json",
+    "slots.json", "server_info.json", "docker_inspect.json", "podman_inspect.json",
 })
 UTF16_LIMIT = 256 * 1024 * 1024  # a UTF-16 log is a pasted one; more than this is not read
 REPAIR_LIMIT = 64 * 1024 * 1024  # logs up to this size are paste-repaired (pastes are small; collected logs are not pasted)
@@ -176,9 +179,26 @@ class EvidenceHost:
         if any((name,) + tuple(a.split("=", 1)[0] for a in argv[1:2]) == k for k in NOT_RECORDED):
             raise NotInEvidence(f"`{' '.join(argv[:2])}` output not in evidence")
         for key, fname in COMMANDS.items():
+            if fname == "env.txt" and self._inspect_in_env():
+                continue  # `docker inspect` pasted as env.txt is the container's, not systemd's
             if (name,) + tuple(argv[1 : len(key)]) == key and self.has(fname):
                 return CommandResult(tuple(argv), 0, self._text(fname), source=fname)
         raise NotInEvidence(f"`{' '.join(argv[:2])}` output not in evidence")
+
+    def _inspect_in_env(self) -> bool:
+        from llmdoctor.knowledge.containers.inspect import looks_like_inspect
+
+        return self.has("env.txt") and looks_like_inspect(self._text("env.txt", 64 * 1024))
+
+    def container_inspect(self) -> CommandResult:
+        """docker_inspect.json or podman_inspect.json, else env.txt when it holds inspect output."""
+        for fname in INSPECT_FILES:
+            if self.has(fname) and (fname != "env.txt" or self._inspect_in_env()):
+                return CommandResult(("docker", "inspect"), 0, self._text(fname, 16 * 1024 * 1024), source=fname)
+        raise NotInEvidence("no docker inspect output in evidence (docker_inspect.json)")
+
+    def container_log(self, engine, since_seconds, state=None):
+        raise NotInEvidence("an evidence directory's container log is a recorded file (container.log)")
 
     def _mirror(self, path: str) -> str | None:
         """files/<absolute path>: a copy of a host file as it was on disk (`llmdoctor collect`);

@@ -45,6 +45,12 @@ class BaseHost:
     def files(self) -> list[str]:
         return []
 
+    def container_inspect(self):
+        raise Unanswerable(f"{getattr(self, 'name', 'this host')} is not a container target")
+
+    def container_log(self, engine, since_seconds, state=None):
+        raise Unanswerable(f"{getattr(self, 'name', 'this host')} is not a container target")
+
     def nvml(self):
         raise Unanswerable(f"NVML is read on the machine llmdoctor runs on, not on {getattr(self, 'name', 'this host')}")
 

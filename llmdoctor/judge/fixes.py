@@ -78,6 +78,35 @@ def settings_fix(where: str | None, unit: str = OLLAMA_UNIT, **values: Any) -> t
     return dropin_commands(unit), dropin(unit, values)
 
 
+def ollama_gpu_recheck(where: str | None, grep: str) -> tuple[str, ...] | None:
+    """In a container: look at the GPU as the container sees it, restart it and read its log
+    (None elsewhere: the caller's systemd commands apply)."""
+    if where != "container":
+        return None
+    return ("docker exec ollama nvidia-smi  # the GPU as the container sees it (none: recreate it with --gpus all)",
+            "docker restart ollama", f"docker logs ollama 2>&1 | grep -E '{grep}'")
+
+
+IMAGES = {"ollama": "ollama/ollama", "vllm": "vllm/vllm-openai", "llamacpp": "ghcr.io/ggml-org/llama.cpp:server-cuda"}
+
+
+def container_gpu_fix(engine: str | None, image: str | None = None, podman: bool = False,
+                      requested: bool = False) -> tuple[tuple[str, ...], str]:
+    """(commands, compose config) that pass the host's GPUs into the engine's container; when one
+    was requested already, the commands that install and register the NVIDIA container toolkit."""
+    image = image or IMAGES.get(engine or "", "IMAGE")
+    toolkit = ("nvidia-ctk runtime configure --runtime=docker && systemctl restart docker  # after installing "
+               "nvidia-container-toolkit", "docker run --rm --gpus all ubuntu nvidia-smi  # must list the GPU")
+    if podman:
+        run = (f"podman run --device nvidia.com/gpu=all ... {image}  # CDI: nvidia-ctk cdi generate "
+               "--output=/etc/cdi/nvidia.yaml first",)
+    else:
+        run = (f"docker run --gpus all ... {image}  # recreate the container: a running one keeps its devices",)
+    config = ("# docker-compose.yml, under the engine's service\ndeploy:\n  resources:\n    reservations:\n"
+              "      devices:\n        - driver: nvidia\n          count: all\n          capabilities: [gpu]\n")
+    return ((toolkit + run) if requested else (run + ("docker compose up -d  # with compose: recreates it",))), config
+
+
 def plus_commands(fix: tuple[tuple[str, ...], str], before: tuple[str, ...] = (),
                   after: tuple[str, ...] = ()) -> tuple[tuple[str, ...], str]:
     """A settings_fix with more commands around its own."""

@@ -98,6 +98,51 @@ def parse_target(s: str) -> Target:
     return Target(user, _check_host(s, original), port)
 
 
+# -- container targets ----------------------------------------------------------------
+
+# Docker's own rule for container names (daemon/names: `[a-zA-Z0-9][a-zA-Z0-9_.-]`); a name
+# never starts with '-', so it can never be read as an option of the docker command line.
+CONTAINER_NAME = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9_.-]{0,254}\Z")
+RUNTIMES = ("docker", "podman")
+
+
+@dataclass(frozen=True)
+class ContainerTarget:
+    """`docker://NAME`, `podman://NAME`, or either behind SSH: `ssh://[user@]host[:port]/docker://NAME`
+    (the container runs on that host, whose own docker CLI is used)."""
+
+    runtime: str  # "docker" | "podman"
+    name: str
+    via: Target | None = None  # the SSH host the container runs on (None: this machine)
+
+    def __str__(self) -> str:
+        own = f"{self.runtime}://{self.name}"
+        return f"ssh://{self.via}/{own}" if self.via else own
+
+
+def is_container_target(s: str) -> bool:
+    return isinstance(s, str) and any(f"{r}://" in s for r in RUNTIMES)
+
+
+def parse_container_target(s: str) -> ContainerTarget:
+    """Parse a container target; ValueError with a one-line reason for anything else."""
+    original = s
+    via = None
+    if s.startswith("ssh://"):
+        host, sep, s = s[len("ssh://"):].partition("/")
+        if not sep:
+            raise ValueError(f"invalid host {original!r}: expected ssh://host/docker://NAME")
+        via = parse_target(host)
+    runtime, sep, name = s.partition("://")
+    if not sep or runtime not in RUNTIMES:
+        raise ValueError(f"invalid host {original!r}: a container target is docker://NAME or podman://NAME")
+    name = name.rstrip("/")
+    if not CONTAINER_NAME.match(name):
+        raise ValueError(f"invalid host {original!r}: {name!r} is not a container name "
+                         "(letters, digits, '_', '.' and '-', starting with a letter or digit)")
+    return ContainerTarget(runtime, name, via)
+
+
 # -- inventories ------------------------------------------------------------------
 
 _RANGE = re.compile(r"\[([0-9]+|[a-z]):([0-9]+|[a-z])(?::([0-9]+))?\]")
@@ -179,7 +224,7 @@ def parse_inventory(text: str) -> list[str]:
             hv = _host_vars(rest, lineno)
             for expanded in _expand(name):
                 target = _target_from(expanded, hv)
-                parse_target(target)
+                (parse_container_target if is_container_target(target) else parse_target)(target)
                 seen.setdefault(target, None)
         except ValueError as e:
             msg = str(e)

@@ -20,12 +20,14 @@ COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head)\b.*\bvllm", "vllm.log"),
         (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head)\b.*\bsglang", "sglang.log"),
         (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head|grep)\b", "journal.log"),
+        (r"^(?:docker|podman)\s+(?:container\s+)?inspect\b", "docker_inspect.json"),
         (r"^systemctl\s+show\b", "env.txt"),
         (r"^systemctl\s+cat\b", "systemctl_cat.txt"),
         (r"^cat\s+\S*/proc/meminfo\b", "meminfo.txt"),
         (r"^cat\s+\S*/proc/\S+/cmdline\b", "cmdline.txt"),
         (r"^cat\s+\S+\.service\.d/(?P<dropin>[^/\s]+)$", "dropins/{dropin}"),
         (r"^cat\s+\S+\.service$", "unit.service"),
+        (r"^cat\s+\S*(?:docker-)?compose\.ya?ml$", "compose.yaml"),
         (r"^cat\s+\S*vllm\S*\.log\b", "vllm.log"),
         (r"^cat\s+\S*sglang\S*\.log\b", "sglang.log"),
         (r"^cat\s+\S+\.log\b", "server.log"),
@@ -84,6 +86,12 @@ def _name_for_command(command: str) -> str | None:
 
 
 def _name_for_content(text: str) -> str:
+    from llmdoctor.knowledge.containers.inspect import looks_like_inspect
+
+    if looks_like_inspect(text):
+        return "docker_inspect.json"
+    if re.search(r"^services:\s*$", text, re.M) and re.search(r"^\s+image:\s*\S", text, re.M):
+        return "compose.yaml"
     for pattern, name in CONTENT:
         if pattern.search(text):
             return name

@@ -68,6 +68,9 @@ class Recorder:
         self.calls.append(list(argv))
         return CommandResult(tuple(argv), 1, "", "no")
 
+    def container_inspect(self):
+        raise HostError("not a container")
+
     def read(self, path, limit=0):
         raise FileNotFoundError(path)
 

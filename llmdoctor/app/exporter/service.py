@@ -87,10 +87,10 @@ def target_names(hosts: Sequence[str], evidence: Sequence[str]) -> list[tuple[st
 
                 label = socket.gethostname() or "local"
             else:
-                from llmdoctor.knowledge.inventory import parse_target
+                from llmdoctor.knowledge.inventory import is_container_target, parse_container_target, parse_target
 
                 try:
-                    parse_target(spec)
+                    (parse_container_target if is_container_target(spec) else parse_target)(spec)
                 except ValueError as e:
                     raise ValueError(f"invalid host {spec!r}: {e}") from None
                 label = re.sub(r"^ssh://", "", spec)
@@ -112,6 +112,13 @@ def open_host(kind: str, spec: str, ssh: SSHOptions | None = None) -> Any:
     from llmdoctor.hosts.ssh import SSHHost
 
     ssh = ssh or SSHOptions()
+    from llmdoctor.knowledge.inventory import is_container_target, parse_container_target
+
+    if is_container_target(spec):
+        from llmdoctor.hosts.container import ContainerHost
+
+        t = parse_container_target(spec)
+        return ContainerHost(t, via=open_host("host", str(t.via), ssh) if t.via else None)
     return SSHHost(spec, sudo=ssh.sudo, accept_new_host_keys=ssh.accept_new_host_keys,
                    connect_timeout=ssh.connect_timeout, ssh_config=ssh.ssh_config)
 

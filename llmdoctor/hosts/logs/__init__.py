@@ -27,7 +27,7 @@ _WHERE = {
     "BISECT_ABOVE": "files", "EvidenceFileSource": "files", "FileSource": "files", "RemoteFileSource": "files",
     "window_start": "files", "NOT_PERMITTED": "journal", "JournalSource": "journal", "format_entry": "journal",
     "journal_permission_problem": "journal", "message_lines": "journal", "systemd_reader_available": "journal",
-    "CHUNK": "source", "MAX_LINE": "source", "LogSource": "source", "ResumeState": "state",
+    "ContainerLogSource": "container", "CHUNK": "source", "MAX_LINE": "source", "LogSource": "source", "ResumeState": "state",
 }
 __all__ = sorted(_WHERE)
 

@@ -36,4 +36,4 @@ class _Host(LocalHost):
 
 def test_port_30000_answering_server_info_is_sglang():
     found, _ = discover_live(Context(host=_Host()))
-    assert [(e.kind, e.port, e.found_by) for e in found] == [(SGLANG, 30000, "port")]
+    assert [(e.kind, e.port, e.found_by) for e in found] == [(SGLANG, 30000, "port (/get_server_info)")]

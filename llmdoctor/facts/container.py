@@ -1,0 +1,93 @@
+"""Facts "container" and "engine_no_gpu_line": the container the engine runs in, and a log
+line saying the engine found no GPU.
+
+Why: in a container the configuration truth is the container's (`docker inspect`: its
+environment, command, GPU requests, restarts), and fixes are given in its form. A recording
+holds `docker_inspect.json` (or inspect output pasted as env.txt) or a compose file; a
+container target runs `docker inspect` itself (hosts/container.py).
+"""
+from __future__ import annotations
+
+from llmdoctor.hosts.base import HostError, Unanswerable
+from llmdoctor.parsing import ParseError
+from llmdoctor.facts import Context, FactUnavailable, provider
+
+COMPOSE_FILES = ("compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml")
+
+
+def _inspected(host):
+    from llmdoctor.knowledge.containers.inspect import parse_inspect
+
+    try:
+        res = host.container_inspect()
+    except Unanswerable:
+        return None
+    except HostError as e:
+        raise FactUnavailable(f"docker inspect: {e}") from None
+    if not res.ok:
+        raise FactUnavailable(f"`{' '.join(res.argv[:3])}` exited {res.returncode}: {res.stderr.strip()[:160]}")
+    try:
+        return parse_inspect(res.stdout, res.source or " ".join(res.argv[:3]))
+    except ParseError as e:
+        raise FactUnavailable(f"unparseable {res.source or 'docker inspect output'}: {e}") from None
+
+
+def _composed(host):
+    from llmdoctor.knowledge.containers.compose import parse_compose
+
+    for name in COMPOSE_FILES:
+        if not host.recorded or not host.exists(name):
+            continue
+        try:
+            return parse_compose(host.read(name, 1024 * 1024).decode("utf-8", "replace"), name)
+        except (OSError, HostError):
+            continue
+        except ParseError as e:
+            raise FactUnavailable(f"unparseable {name}: {e}") from None
+    return None
+
+
+class Container:
+    """The ContainerSpec, with the summary lines the report shows."""
+
+    def __init__(self, spec) -> None:
+        self.spec = spec
+
+    def __getattr__(self, name):
+        if name.startswith("__") or name == "spec":  # copy/pickle ask before __init__ ran
+            raise AttributeError(name)
+        return getattr(self.spec, name)
+
+    def speaks_of_an_engine(self) -> bool:
+        """Its image, command or environment is an engine's (else it is no evidence about one)."""
+        from llmdoctor.knowledge.containers.inspect import engine_of
+
+        return engine_of(self.spec) is not None or any(k.startswith(("OLLAMA_", "VLLM_", "LLAMA_ARG_"))
+                                                        for k in self.spec.env)
+
+    def summary(self) -> list[tuple[str, str]]:
+        s = self.spec
+        gpu = {True: "GPU passed in", False: "no GPU passed in", None: "GPU access not shown"}[s.gpu_requested]
+        parts = [s.name or "", f"({s.image})" if s.image else "", s.status or "", gpu]
+        parts += s.state_lines()
+        return [("Container", f"{' '.join(p for p in parts[:3] if p)}; {'; '.join(parts[3:])} [{s.source}]".lstrip("; "))]
+
+
+@provider("container")
+def container(ctx: Context) -> Container:
+    spec = _inspected(ctx.host) or _composed(ctx.host)
+    if spec is None:
+        raise FactUnavailable("the engine runs in no container known here", quiet=True)
+    return Container(spec)
+
+
+@provider("engine_no_gpu_line")
+def engine_no_gpu_line(ctx: Context, log_sources=None) -> tuple[str, str]:
+    """(source, line): the first engine log line saying no GPU was found."""
+    from llmdoctor.knowledge.containers.no_gpu import no_gpu_line
+
+    for src in log_sources or ():
+        line = no_gpu_line(src.lines())
+        if line:
+            return (src.name, line)
+    raise FactUnavailable("no engine log line says the GPU is missing", quiet=True)

@@ -1,0 +1,74 @@
+"""Several instances of one engine on one host are kept apart (each its own pid and port), and
+an engine on a default port is named by what it answers, never by the port number."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from llmdoctor.facts import Context, FactStore
+from llmdoctor.facts.engines import kind_of_answer
+from llmdoctor.hosts.base import CommandNotFound, CommandResult, HostError, HttpResponse
+from llmdoctor.knowledge.engines import LLAMACPP, VLLM
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "instances"
+VLLM_MODELS = (FIX / "vllm_v1_models.json").read_text()
+LLAMA_MODELS = (FIX / "llamaserver_v1_models.json").read_text()
+
+
+class Box:
+    """A live host answering `ps` and HTTP on some ports (nothing else)."""
+
+    kind = "fake"
+    recorded = False
+    complete_listings = True
+    meta: dict = {}
+    name = "box"
+
+    def __init__(self, ps: str, answers: dict[tuple[int, str], str]) -> None:
+        self.ps, self.answers = ps, answers
+
+    def run(self, argv, timeout=10):
+        if argv[0] == "ps":
+            return CommandResult(tuple(argv), 0, self.ps)
+        raise CommandNotFound(f"{argv[0]}: command not found")
+
+    def http(self, method, port, path, body=None, timeout=10, headers=None):
+        if (port, path) not in self.answers:
+            raise HostError("connection refused")
+        return HttpResponse(200, self.answers[(port, path)].encode())
+
+    def container_inspect(self):
+        from llmdoctor.hosts.base import Unanswerable
+
+        raise Unanswerable("no container")
+
+    def __getattr__(self, name):
+        raise AttributeError(name)
+
+
+def engines(box):
+    return FactStore(Context(host=box)).get("engines")
+
+
+def test_three_llama_servers_are_three_instances():
+    ps = (" 3100 /opt/llama/llama-server -m /m/qwen.gguf --port 8081 -np 2\n"
+          " 3200 /opt/llama/llama-server -m /m/gemma.gguf --port 8082\n"
+          " 3300 /opt/llama/llama-server -m /m/phi.gguf\n")
+    found = engines(Box(ps, {}))
+    assert [(e.kind, e.pid, e.port) for e in found] == [(LLAMACPP, 3100, 8081), (LLAMACPP, 3200, 8082),
+                                                        (LLAMACPP, 3300, 8080)]
+
+
+def test_a_llama_server_on_8000_is_not_vllm():
+    found = engines(Box("", {(8000, "/v1/models"): LLAMA_MODELS}))
+    assert [(e.kind, e.port) for e in found] == [(LLAMACPP, 8000)]
+
+
+def test_a_llama_server_process_on_8000_keeps_the_port():
+    found = engines(Box(" 4100 llama-server -m x.gguf --port 8000\n", {(8000, "/v1/models"): LLAMA_MODELS}))
+    assert [(e.kind, e.pid, e.port) for e in found] == [(LLAMACPP, 4100, 8000)]
+
+
+def test_vllm_is_named_by_its_answer():
+    assert kind_of_answer(VLLM, VLLM_MODELS) == VLLM
+    assert kind_of_answer(VLLM, LLAMA_MODELS) == LLAMACPP
+    assert kind_of_answer(VLLM, "<html>nginx</html>") is None
