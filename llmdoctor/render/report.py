@@ -169,6 +169,14 @@ def _lines(t: TargetReport) -> list[Line]:
     return out
 
 
+def _write_then_apply(c) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A change's commands in the order they are run: what prepares the file (the first
+    command), then the file, then what loads and checks it."""
+    if c.config and len(c.commands) > 1 and c.commands[0].startswith("mkdir "):
+        return c.commands[:1], c.commands[1:]
+    return (), c.commands
+
+
 def _change_lines(changes) -> list[Line]:
     """The findings' settings merged: one change per place, then the rules that merged them."""
     from llmdoctor.judge.remedy import RULES
@@ -176,9 +184,11 @@ def _change_lines(changes) -> list[Line]:
     out: list[Line] = [(("What to change", "bold"),)]
     for c in changes:
         out.append((("  ", ""), (c.place, "bold"), (f"  (from {', '.join(c.checks)})", "dim")))
-        out += [((f"      $ {cmd}", VERBATIM),) for cmd in c.commands]
+        first, rest = _write_then_apply(c)
+        out += [((f"      $ {cmd}", VERBATIM),) for cmd in first]
         if c.config:
             out += [((f"      {line}", VERBATIM),) for line in c.config.rstrip().splitlines()]
+        out += [((f"      $ {cmd}", VERBATIM),) for cmd in rest]
         out += [((f"    note: {n}", "dim"),) for n in c.notes]
         out += [(("    ", ""), ("held back:", "yellow"), (f" {h}", "")) for h in c.held_back]
     out.append((("  Merged by these rules: " + " ".join(f"({i}) {r}" for i, r in enumerate(RULES, 1)), "dim"),))
@@ -191,10 +201,13 @@ def _md_changes(changes) -> list[str]:
     out = ["### What to change", ""]
     for c in changes:
         out += [f"**{_md_escape(c.place)}** (from {', '.join(f'`{x}`' for x in c.checks)})", ""]
-        if c.commands:
-            out += ["```sh", *c.commands, "```", ""]
+        first, rest = _write_then_apply(c)
+        if first:
+            out += ["```sh", *first, "```", ""]
         if c.config:
             out += ["```ini", c.config.rstrip(), "```", ""]
+        if rest:
+            out += ["```sh", *rest, "```", ""]
         out += [f"- note: {_md_escape(n)}" for n in c.notes]
         out += [f"- held back: {_md_escape(h)}" for h in c.held_back]
         if c.notes or c.held_back:
