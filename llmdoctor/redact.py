@@ -51,7 +51,8 @@ def is_secret_name(name: str) -> bool:
 _KEYWORD = r"(?:[Tt][Oo][Kk][Ee][Nn]|[Kk][Ee][Yy]|[Ss][Ee][Cc][Rr][Ee][Tt]|[Pp][Aa][Ss][Ss]|[Pp][Ww][Dd]|[Aa][Uu][Tt][Hh]|[Cc][Rr][Ee][Dd][Ee][Nn][Tt][Ii][Aa][Ll]|[Cc][Oo][Oo][Kk][Ii][Ee]|[Ss][Ii][Gg])"
 _DQ, _SQ = r'"(?:\\.|[^"\\\n])*"', r"'(?:\\.|[^'\\\n])*'"
 _STRINGS = rf"\[[ \t]*(?:{_DQ}|{_SQ})(?:[ \t]*,[ \t]*(?:{_DQ}|{_SQ}))*[ \t]*,?[ \t]*\]"  # ['k1', 'k2']
-_VALUE = (rf"(?P<value>{_DQ}|{_SQ}|{_STRINGS}"
+_EDQ = r'\\"(?:[^"\\\n]|\\[^"\n])*\\"'  # \"a quoted value\" inside a JSON string
+_VALUE = (rf"(?P<value>{_DQ}|{_SQ}|{_EDQ}|{_STRINGS}"
           r"|(?:\\.|[^\s\"'`,;{}\[\]\\])+(?:[ \t]+(?![\w.-]+[=:])(?:\\.|[^\s\"'`,;{}\[\]\\=])+)*)")
 # known token shapes: each branch starts with a literal
 _SHAPE_LIST = [
@@ -97,7 +98,7 @@ _SCAN = re.compile("|".join([
     # --api-key VALUE, --hf-token=VALUE
     rf"(?P<flag>--[A-Za-z0-9-]*{_KEYWORD}[A-Za-z0-9-]*)(?P<fsep>=|[ \t]+)(?P<fvalue>[^\s\"']+)",
     # NAME=value, NAME: value, "name": "value", 'name': ['value'] (the name is found around the keyword)
-    rf"(?P<kw>{_KEYWORD})(?P<tail>[A-Za-z0-9_.-]*)(?P<q>[\"']?)(?P<sep>[ \t]*[=:][ \t]*)" + _VALUE,
+    rf"(?P<kw>{_KEYWORD})(?P<tail>[A-Za-z0-9_.-]*)(?P<q>\\?[\"']|)(?P<sep>[ \t]*[=:][ \t]*)" + _VALUE,
 ]))
 # The pre-filter: on the text's bytes in lower case, literal-led branches the regex engine
 # finds fast. It matches wherever a _SCAN branch would (a superset), so only the lines it
@@ -105,7 +106,7 @@ _SCAN = re.compile("|".join([
 _KEYWORD_LOWER = r"(?:token|key|secret|pass|pwd|auth|credential|cookie|sig)"
 _TRIGGER = re.compile("|".join([
     _by_first_char([p.lower() for p in _SHAPE_LIST]),
-    rf"{_KEYWORD_LOWER}[a-z0-9_.-]*[\"']?[ \t]*[=:]",
+    rf"{_KEYWORD_LOWER}[a-z0-9_.-]*\\?[\"']?[ \t]*[=:]",
     rf"--[a-z0-9-]*{_KEYWORD_LOWER}[a-z0-9-]*(?:=|[ \t]+)[^\s\"']",
     r"bearer[ \t]+[a-z0-9._~+/=-]{8}",
     r"://[^/\s@\"'<>?#]+@",
@@ -133,12 +134,14 @@ def _quoted_rest(text: str, start: int, quote: str) -> int:
 
 
 def _harmless(value: str) -> bool:
-    return bool(_HARMLESS.fullmatch(value.strip("\"'[] ")))
+    return bool(_HARMLESS.fullmatch(value.strip("\\\"'[] ")))
 
 
 def _requote(value: str) -> str:
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
         return f"{value[0]}{REDACTED}{value[0]}"
+    if value.startswith('\\"'):
+        return f'\\"{REDACTED}\\"'
     if value.startswith("["):
         return f"[{REDACTED}]"
     return REDACTED
@@ -150,7 +153,7 @@ def _pair(m: re.Match[str], text: str) -> tuple[str, int]:
     start = _name_start(text, m.start("kw"))
     name = text[start:m.end("tail")]
     value, end = m.group("value"), m.end()
-    if not re.search(r":\s$", m.group("sep")) and not value.startswith(("\"", "'", "[")):
+    if not re.search(r":\s$", m.group("sep")) and not value.startswith(("\"", "'", "[", '\\"')):
         value = value.split(None, 1)[0]  # words after the first belong to a YAML value (`key: a b`) only
         end = m.start("value") + len(value)
     if not is_secret_name(name) or _harmless(value):
@@ -262,5 +265,5 @@ def redact_fix(text: str) -> str:
             continue
         m = _ENV_LINE.match(line)
         name = m.group("name") if m else "the secret"
-        lines.append(f"{m.group('indent') if m else ''}# {name}: {KEEP} (a secret: not shown)")
+        lines.append(f"{m.group('indent') if m else ''}# {name}: {KEEP} (a secret, not shown: copy it from where it is set now)")
     return "\n".join(lines)

@@ -43,7 +43,9 @@ def root(
 
 
 def fail(message: str, code: int = ExitCode.UNKNOWN) -> None:
-    typer.echo(f"llmdoctor: {message}", err=True)
+    from llmdoctor.redact import redact_text
+
+    typer.echo(redact_text(f"llmdoctor: {message}"), err=True)  # a message may quote a URL with its password
     raise typer.Exit(code)
 
 
@@ -346,13 +348,17 @@ def main() -> None:
         code = app(standalone_mode=False)
     except click.UsageError as e:
         command = e.ctx.command_path.partition(" ")[2] if e.ctx is not None else ""
-        print(usage_line(e.format_message(), command), file=sys.stderr)
+        from llmdoctor.redact import redact_text
+
+        print(redact_text(usage_line(e.format_message(), command)), file=sys.stderr)
         code = ExitCode.UNKNOWN
     except click.Abort:  # Ctrl-C at a prompt
         print("llmdoctor: interrupted", file=sys.stderr)
         code = ExitCode.UNKNOWN
     except click.ClickException as e:  # e.g. a file option that cannot be opened
-        print(f"llmdoctor: {e.format_message()}", file=sys.stderr)
+        from llmdoctor.redact import redact_text
+
+        print(redact_text(f"llmdoctor: {e.format_message()}"), file=sys.stderr)
         code = ExitCode.UNKNOWN
     sys.exit(code if isinstance(code, int) else ExitCode.OK)
 
