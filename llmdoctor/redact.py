@@ -53,7 +53,7 @@ _DQ, _SQ = r'"(?:\\.|[^"\\\n])*"', r"'(?:\\.|[^'\\\n])*'"
 _STRINGS = rf"\[[ \t]*(?:{_DQ}|{_SQ})(?:[ \t]*,[ \t]*(?:{_DQ}|{_SQ}))*[ \t]*,?[ \t]*\]"  # ['k1', 'k2']
 _EDQ = r'\\"(?:[^"\\\n]|\\[^"\n])*\\"'  # \"a quoted value\" inside a JSON string
 _VALUE = (rf"(?P<value>{_DQ}|{_SQ}|{_EDQ}|{_STRINGS}"
-          r"|(?:\\.|[^\s\"'`,;{}\[\]\\])+(?:[ \t]+(?![\w.-]+[=:])(?:\\.|[^\s\"'`,;{}\[\]\\=])+)*)")
+          r"|(?:\\[^nrt\"]|[^\s\"'`,;{}\[\]\\])+(?:[ \t]+(?![\w.-]+[=:])(?:\\[^nrt\"]|[^\s\"'`,;{}\[\]\\=])+)*)")
 # known token shapes: each branch starts with a literal
 _SHAPE_LIST = [
     r"hf_[A-Za-z0-9]{20,}", r"api_org_[A-Za-z0-9]{20,}",
@@ -86,6 +86,9 @@ def _by_first_char(patterns: list[str]) -> str:
 _PEM = (r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,20000}?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
         r"|(?:\\[nr]|[A-Za-z0-9+/=\s:,-])*)")
 _PEM_BLOCK = re.compile(_PEM)
+# a line of a key's body on its own (a report quotes evidence line by line): mixed-case base64
+_KEY_BODY = re.compile(r"(?m)^(?P<indent>[ \t]*)(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*[0-9])"
+                       r"[A-Za-z0-9+/]{40,}={0,2}[ \t]*$")
 _SCAN = re.compile("|".join([
     rf"(?P<shape>{_SHAPES})",
     # Authorization/Cookie headers: the value to the end of the line or quote
@@ -122,6 +125,8 @@ _PLAIN_SCHEMES = ("ssh", "sftp", "scp", "rsync", "ssh+git", "git+ssh")
 def _name_start(text: str, i: int) -> int:
     while i > 0 and text[i - 1] in _NAME_CHARS:
         i -= 1
+    if i > 0 and text[i - 1] == "\\" and text[i:i + 1] in ("n", "t", "r"):
+        i += 1  # `\nHF_TOKEN=` in a JSON string: the name starts after the escape
     return i
 
 
@@ -199,6 +204,8 @@ def redact_text(text: str) -> str:
         return text
     if "-----BEGIN" in text:
         text = _PEM_BLOCK.sub(REDACTED, text)
+    if len(text) <= _SMALL:
+        text = _KEY_BODY.sub(lambda m: m.group("indent") + REDACTED, text)
     data = text.encode("utf-8", "replace").lower()  # one byte per ASCII character, newlines kept
     hits = _TRIGGER.finditer(data)
     first = next(hits, None)
@@ -206,6 +213,11 @@ def redact_text(text: str) -> str:
         return text
     if len(text) <= _SMALL:
         return _scan(text)
+    return _scan_lines(text, data, first, hits)
+
+
+def _scan_lines(text: str, data: bytes, first: re.Match[bytes], hits) -> str:
+    """Scan only the lines the pre-filter hit (a log of 100 MB has few)."""
     lines = text.split("\n")
     line, at, done = 0, 0, -1
     for m in (first, *hits):
