@@ -148,7 +148,7 @@ def diagnose_target(
         options=opts.options,
     )
     store = FactStore(ctx)
-    errors: list[str] = list(load_errors)
+    errors: list[str] = list(load_errors) + [redact_text(p) for p in getattr(host, "problems", ())]
     findings = []
     wanted: set[str] = set(ALWAYS)
     for name in ALWAYS:
