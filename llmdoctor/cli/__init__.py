@@ -74,18 +74,32 @@ def ticket_directory(path: Path) -> Path:
     import shutil
     import tempfile
 
-    from llmdoctor.knowledge.pasted import decode_pasted
-    from llmdoctor.knowledge.ticket import split_ticket
+    import io
 
-    try:
-        text = decode_pasted(path.read_bytes())
-    except OSError as e:
-        fail(f"--evidence {path}: {e.strerror or e}")
+    from llmdoctor.knowledge.pasted import pasted_encoding
+    from llmdoctor.knowledge.ticket import split_ticket_into
+
     out = Path(tempfile.mkdtemp(prefix="llmdoctor-ticket-"))
     atexit.register(shutil.rmtree, out, True)
-    for name, body in split_ticket(text).items():
-        (out / name).parent.mkdir(parents=True, exist_ok=True)
-        (out / name).write_text(body)
+    files: dict[str, io.TextIOWrapper] = {}
+
+    def write(name: str, text: str) -> None:
+        if name not in files:
+            (out / name).parent.mkdir(parents=True, exist_ok=True)
+            files[name] = open(out / name, "w", encoding="utf-8")
+        files[name].write(text)
+
+    try:  # streamed: a 200 MB paste is split line by line, never held whole
+        with open(path, "rb") as raw:
+            encoding = pasted_encoding(raw.read(4))
+            raw.seek(0)
+            lines = io.TextIOWrapper(raw, encoding=encoding, errors="replace", newline=None)
+            split_ticket_into((line[:-1] if line.endswith("\n") else line for line in lines), write)
+    except OSError as e:
+        fail(f"--evidence {path}: {e.strerror or e}")
+    finally:
+        for f in files.values():
+            f.close()
     if not (out / "meta.json").exists():
         (out / "meta.json").write_text(json.dumps({"host": path.name}))
     return out
