@@ -69,18 +69,15 @@ def _seconds(text: str, option: str) -> float:
 
 def ticket_directory(path: Path) -> Path:
     """A pasted ticket (one file of several command outputs) as an evidence directory."""
-    import atexit
-    import json
-    import shutil
-    import tempfile
-
     import io
+    import json
 
     from llmdoctor.knowledge.pasted import pasted_encoding
     from llmdoctor.knowledge.ticket import split_ticket_into
 
-    out = Path(tempfile.mkdtemp(prefix="llmdoctor-ticket-"))
-    atexit.register(shutil.rmtree, out, True)
+    from llmdoctor.scratch import scratch_dir
+
+    out = Path(scratch_dir("llmdoctor-ticket-"))
     files: dict[str, io.TextIOWrapper] = {}
 
     def write(name: str, text: str) -> None:
@@ -356,6 +353,9 @@ def main() -> None:
     argument) is one line on stderr and exit 3, UNKNOWN: a monitor reads 2 as CRITICAL."""
     import click
 
+    from llmdoctor.scratch import cleanup_on_signals
+
+    cleanup_on_signals()  # temporary evidence copies go with a SIGTERM too
     if not _names_builtin_command(sys.argv):
         _register_commands()
     try:

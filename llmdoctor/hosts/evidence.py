@@ -158,12 +158,9 @@ class EvidenceHost:
             self._repairs[name] = repaired
             text = repaired.text
         if self._copy_dir is None:
-            import atexit
-            import shutil
-            import tempfile
+            from llmdoctor.scratch import scratch_dir
 
-            self._copy_dir = tempfile.mkdtemp(prefix="llmdoctor-evidence-")
-            atexit.register(shutil.rmtree, self._copy_dir, True)
+            self._copy_dir = scratch_dir("llmdoctor-evidence-")
         out = Path(self._copy_dir) / f"{len(self._copies)}-{p.name}"
         out.write_text(text, encoding="utf-8")
         self._copies[p] = out
