@@ -17,7 +17,7 @@ import pytest
 from llmdoctor.hosts import guard
 from llmdoctor.hosts.base import NotInEvidence
 from llmdoctor.hosts.evidence import EvidenceHost
-from tests.core.test_secrets_leak import cli
+from tests.support.inprocess import cli
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "evidence"
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,18 +4,15 @@ from every file `collect` writes and from the exporter's metrics. Ordinary evide
 a little like a secret (model names, digests, blob names, GPU UUIDs) survives redaction."""
 from __future__ import annotations
 
-import io
 import json
 import shutil
-import sys
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
-from unittest import mock
 
 import pytest
 
 from llmdoctor.redact import KEEP, REDACTED, redact_fix, redact_text
 from tests.core.secrets_corpus import ORDINARY, SECRETS
+from tests.support.inprocess import cli
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "evidence"
 ALL_LEAKS = sorted({leak for s in SECRETS for leak in s.leaks})
@@ -24,20 +21,6 @@ TEXT_FILES = ("journal.log", "server.log", "other.log", "env.txt", "unit.service
               "meminfo.txt", "nvidia_smi.txt", "ollama_ps.txt", "metrics.prom", "files/proc/64/environ",
               "files/etc/systemd/system/ollama.service", "files/etc/profile.d/ollama.sh", "notes.txt")
 JSON_FILES = ("api_ps.json", "api_show.json", "probe.json", "health.json", "props.json", "slots.json")
-
-
-def cli(*args: str) -> tuple[int, str]:
-    """The command line in this process: (exit code, stdout + stderr)."""
-    from llmdoctor.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    with mock.patch.object(sys, "argv", ["llmdoctor", *args]), redirect_stdout(out), redirect_stderr(err):
-        try:
-            main()
-        except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else 0
-    return code, out.getvalue() + err.getvalue()
 
 
 def leaks_in(text: str) -> list[str]:
