@@ -98,6 +98,8 @@ _SCAN = re.compile("|".join([
     r"(?P<bearer>[Bb]earer|BEARER)[ \t]+(?P<bvalue>[A-Za-z0-9._~+/=-]{8,})",
     # user info of a URL: `https://user:pass@host`, `https://ghp_x@host`
     r"(?P<url>://)(?P<userinfo>[^/\s@\"'<>?#]+)@",
+    # `https://admin:pw` cut before its @ (an error message quoting the user part): a "port" that is no number
+    r"(?P<cut>://)(?P<cuser>[^/\s:@\"'<>?#\[\]]+):(?P<cpass>[^/\s@\"'<>?#]*[A-Za-z_][^/\s@\"'<>?#]*)(?=[\"'])",
     # --api-key VALUE, --hf-token=VALUE
     rf"(?P<flag>--[A-Za-z0-9-]*{_KEYWORD}[A-Za-z0-9-]*)(?P<fsep>=|[ \t]+)(?P<fvalue>[^\s\"']+)",
     # NAME=value, NAME: value, "name": "value", 'name': ['value'] (the name is found around the keyword)
@@ -113,6 +115,7 @@ _TRIGGER = re.compile("|".join([
     rf"--[a-z0-9-]*{_KEYWORD_LOWER}[a-z0-9-]*(?:=|[ \t]+)[^\s\"']",
     r"bearer[ \t]+[a-z0-9._~+/=-]{8}",
     r"://[^/\s@\"'<>?#]+@",
+    r"://[^/\s:@\"'<>?#\[\]]+:[^/\s@\"'<>?#]*[a-z_]",
 ]).encode())
 _SMALL = 64 * 1024  # shorter texts are scanned whole
 # what a value may be without being a secret
@@ -171,7 +174,7 @@ def _pair(m: re.Match[str], text: str) -> tuple[str, int]:
 
 def _replace(m: re.Match[str], text: str) -> tuple[str, int]:
     kind = "shape" if m.lastgroup == "shape" else next(
-        k for k in ("header", "bearer", "url", "flag", "kw") if m.group(k) is not None)
+        k for k in ("header", "bearer", "url", "cut", "flag", "kw") if m.group(k) is not None)
     if kind == "shape":
         before = text[m.start() - 1] if m.start() else ""
         if before.isalnum():  # part of a longer word
@@ -189,6 +192,8 @@ def _replace(m: re.Match[str], text: str) -> tuple[str, int]:
         if sep:
             return f"://{user}:{REDACTED}@", m.end()
         return (m.group() if scheme.rsplit(".", 1)[-1] in _PLAIN_SCHEMES or not scheme else f"://{REDACTED}@"), m.end()
+    if kind == "cut":
+        return f"://{m.group('cuser')}:{REDACTED}", m.end()
     if kind == "flag":
         name = m.group("flag")
         if not is_secret_name(name) or _harmless(m.group("fvalue")):

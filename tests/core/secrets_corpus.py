@@ -113,5 +113,7 @@ ORDINARY = [
     '"bos_token":"<s>","eos_token":"</s>"',
     "Avg prompt throughput: 1234.5 tokens/s, Avg generation throughput: 56.7 tokens/s",
     "ssh://root@gpu-box:22",
+    "OLLAMA_ORIGINS:[http://localhost https://localhost http://localhost:* https://0.0.0.0:* app://*]",
+    "connecting to http://[::1]:11434/api/ps and http://gpu1:8443/v1",
     "time=2025-08-08T23:02:37.145+01:00 level=INFO source=server.go:135 msg=\"system memory\" total=\"62.5 GiB\"",
 ]

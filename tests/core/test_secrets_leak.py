@@ -149,3 +149,17 @@ def test_exporter_metrics_leak_nothing(tmp_path):
     text = prom.read_text() if prom.exists() else ""
     assert text, out[-2000:]
     assert leaks_in(text + out) == []
+
+
+def test_probe_progress_line_hides_the_password(capsys, monkeypatch):
+    monkeypatch.delenv("LLMDOCTOR_QUIET", raising=False)
+    from llmdoctor.cli.probe import _progress_printer
+
+    _progress_printer()("connecting to http://admin:q7urlPass456@gpu1:11434 ...")
+    err = capsys.readouterr().err
+    assert "q7urlPass456" not in err and "admin" in err and REDACTED in err
+
+
+def test_error_lines_hide_credentials():
+    code, out = cli("diagnose", "--host", "https://admin:q7urlPass456@gpu1:11434/x y")
+    assert code == 3 and "q7urlPass456" not in out
