@@ -3,9 +3,9 @@ environment variable, a JSON/YAML/dict key, a header, a flag, a URL's user part)
 their own shape (`hf_…`, `sk-…`, `ghp_…`, AKIA…, JWTs, PEM private keys, …) under any name.
 
 Every output passes through here: reports, every file `collect` writes, exporter labels,
-progress lines, error messages. It runs over whole logs, so the text is scanned by one
-precompiled regex whose branches start with literals (the regex engine skips ahead to
-them), and the name rules run only on what that scan found.
+progress lines, error messages. It runs over whole logs (100 MB in about 10 s), so a text
+is first searched, as lower-case bytes, by a pre-filter whose branches all start with
+literals (the regex engine skips ahead to them); only the lines it hits get the full scan.
 """
 from __future__ import annotations
 
@@ -21,9 +21,10 @@ _SECRET_PARTS = frozenset({
     "authorization", "credential", "credentials", "cookie", "apikey", "accesskey", "secretkey",
     "privatekey", "accesstoken", "authtoken", "sessionid", "signature", "sig", "bearer",
 })
-# ...when it is the last part, or followed only by parts like these (`DB_PASSWORD_MAIN`):
+# ...when no part says it counts (`max_token=4096`)...
+_COUNT_PARTS = frozenset({"max", "min", "num", "n", "total", "count", "per"})
+# ...and it is the last part, or followed only by parts like these (`DB_PASSWORD_MAIN`):
 # `key_length`, `num_key_value_heads` and `bos_token_id` describe something else
-_COUNT_PARTS = frozenset({"max", "min", "num", "n", "total", "count", "per"})  # max_token=4096 is a count
 _TRAILING_PARTS = frozenset({
     "value", "str", "string", "raw", "b64", "base64", "hex", "main", "primary", "secondary", "old", "new",
     "prod", "dev", "test", "ro", "rw", "admin", "user", "plain", "plaintext", "enc", "encrypted", "v",
