@@ -166,7 +166,7 @@ def _pair(m: re.Match[str], text: str) -> tuple[str, int]:
         value = value.split(None, 1)[0]  # words after the first belong to a YAML value (`key: a b`) only
         end = m.start("value") + len(value)
     if not is_secret_name(name) or _harmless(value):
-        return text[m.start():m.start("value")] + redact_text(value), end
+        return text[m.start():m.start("value")], m.start("value")  # the scan goes on inside the value
     opener = text[start - 1] if start > 0 else ""
     if opener in "\"'" and not m.group("q") and not value.startswith(("\"", "'")):
         end = max(end, _quoted_rest(text, m.start("value"), opener))  # the whole quoted value

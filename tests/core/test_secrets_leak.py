@@ -163,3 +163,10 @@ def test_probe_progress_line_hides_the_password(capsys, monkeypatch):
 def test_error_lines_hide_credentials():
     code, out = cli("diagnose", "--host", "https://admin:q7urlPass456@gpu1:11434/x y")
     assert code == 3 and "q7urlPass456" not in out
+
+
+def test_long_chains_of_pairs_need_no_recursion():
+    """`KEY=KEY=KEY=…` (hypothesis found it) ran one call deeper per pair, past Python's limit."""
+    for text in ("KEY=" * 5000 + "x", "key_id:" * 3000 + "hf_q7AbCdEfGhIjKlMnOpQrStUvWxYz1234"):
+        out = redact_text(text)
+        assert "hf_q7" not in out and len(out) > 1000
