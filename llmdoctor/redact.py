@@ -1,32 +1,287 @@
-"""Secrets never leave the host: environment values whose names look like credentials."""
+"""Secrets never leave the host: values found by the name they are stored under (an
+environment variable, a JSON/YAML/dict key, a header, a flag, a URL's user part) and by
+their own shape (`hf_…`, `sk-…`, `ghp_…`, AKIA…, JWTs, PEM private keys, …) under any name.
+
+Every output passes through here: reports, every file `collect` writes, exporter labels,
+progress lines, error messages. It runs over whole logs (100 MB in about 10 s), so a text
+is first searched, as lower-case bytes, by a pre-filter whose branches all start with
+literals (the regex engine skips ahead to them); only the lines it hits get the full scan.
+"""
 from __future__ import annotations
 
 import re
 
 REDACTED = "<redacted>"
-_SECRET = re.compile(r"TOKEN|KEY|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL", re.I)
-# KEY=VALUE pairs inside free text (systemctl show Environment=, journald lines, cmdlines)
-_PAIR = re.compile(r"(?P<name>\b(?=[A-Za-z0-9_]*(?:TOKEN|KEY|SECRET|PASSWORD|PASSWD|AUTH|CREDENTIAL))[A-Za-z_][A-Za-z0-9_]*)(?P<sep>[=:])(?P<value>\"[^\"]*\"|'[^']*'|[^\s\"']*)", re.I)
-_URL_USERINFO = re.compile(r"(?P<scheme>\b[a-z][a-z0-9+.-]*://)(?P<user>[^/\s:@]*):(?P<password>[^/\s@]+)@", re.I)
-_FLAG = re.compile(r"(?P<flag>--(?:api[-_]key|token|password|hf[-_]token)[= ])(?P<value>\S+)", re.I)
+KEEP = "keep your current value"
+
+# -- names ------------------------------------------------------------------------------
+# A name is secret when one of its parts (split at _ . - and camelCase) is one of these.
+_SECRET_PARTS = frozenset({
+    "token", "key", "secret", "secrets", "password", "passwd", "pass", "passphrase", "pwd", "auth",
+    "authorization", "credential", "credentials", "cookie", "apikey", "accesskey", "secretkey",
+    "privatekey", "accesstoken", "authtoken", "sessionid", "signature", "sig", "bearer",
+})
+# ...when no part says it counts (`max_token=4096`)...
+_COUNT_PARTS = frozenset({"max", "min", "num", "n", "total", "count", "per"})
+# ...and it is the last part, or followed only by parts like these (`DB_PASSWORD_MAIN`):
+# `key_length`, `num_key_value_heads` and `bos_token_id` describe something else
+_TRAILING_PARTS = frozenset({
+    "value", "str", "string", "raw", "b64", "base64", "hex", "main", "primary", "secondary", "old", "new",
+    "prod", "dev", "test", "ro", "rw", "admin", "user", "plain", "plaintext", "enc", "encrypted", "v",
+})
+# whole names that are not secrets although a part says so (`PWD` is the working directory)
+_NOT_SECRET = frozenset({"pwd", "oldpwd", "key", "keys", "passthrough"})
+_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 
 def is_secret_name(name: str) -> bool:
-    return bool(_SECRET.search(name))
+    """`HF_TOKEN`, `api_key`, `X-Api-Key`, `accessToken`, `DB_PASSWORD_2`: yes.
+    `max_num_batched_tokens`, `key_length`, `num_key_value_heads`, `bos_token_id`, `PWD`: no."""
+    if name.lower().strip("-_.") in _NOT_SECRET:
+        return False
+    parts = [p.lower() for p in _PARTS.findall(name)]
+    if _COUNT_PARTS.intersection(parts):
+        return False
+    for i, part in enumerate(parts):
+        if part in _SECRET_PARTS and all(p in _TRAILING_PARTS or p.isdigit() for p in parts[i + 1:]):
+            return True
+    return False
 
 
-def redact_env(env: dict[str, str]) -> dict[str, str]:
-    return {k: (REDACTED if is_secret_name(k) and v else v) for k, v in env.items()}
+# -- the scan ---------------------------------------------------------------------------
+_KEYWORD = r"(?:[Tt][Oo][Kk][Ee][Nn]|[Kk][Ee][Yy]|[Ss][Ee][Cc][Rr][Ee][Tt]|[Pp][Aa][Ss][Ss]|[Pp][Ww][Dd]|[Aa][Uu][Tt][Hh]|[Cc][Rr][Ee][Dd][Ee][Nn][Tt][Ii][Aa][Ll]|[Cc][Oo][Oo][Kk][Ii][Ee]|[Ss][Ii][Gg])"
+_DQ, _SQ = r'"(?:\\.|[^"\\\n])*"', r"'(?:\\.|[^'\\\n])*'"
+_STRINGS = rf"\[[ \t]*(?:{_DQ}|{_SQ})(?:[ \t]*,[ \t]*(?:{_DQ}|{_SQ}))*[ \t]*,?[ \t]*\]"  # ['k1', 'k2']
+_EDQ = r'\\"(?:[^"\\\n]|\\[^"\n])*\\"'  # \"a quoted value\" inside a JSON string
+_VALUE = (rf"(?P<value>{_DQ}|{_SQ}|{_EDQ}|{_STRINGS}"
+          r"|(?:\\[^nrt\"]|[^\s\"'`,;{}\[\]\\])+(?:[ \t]+(?![\w.-]+[=:])(?:\\[^nrt\"]|[^\s\"'`,;{}\[\]\\=])+)*)")
+# known token shapes: each branch starts with a literal
+_SHAPE_LIST = [
+    r"hf_[A-Za-z0-9]{20,}", r"api_org_[A-Za-z0-9]{20,}",
+    r"sk-ant-[A-Za-z0-9_-]{20,}", r"sk-proj-[A-Za-z0-9_-]{20,}", r"sk-or-v1-[A-Za-z0-9]{20,}",
+    r"sk-(?:svcacct-|admin-)?[A-Za-z0-9_-]{20,}", r"sk_(?:live|test)_[A-Za-z0-9]{16,}", r"rk_(?:live|test)_[A-Za-z0-9]{16,}", r"whsec_[A-Za-z0-9]{20,}",
+    r"gh[pousr]_[A-Za-z0-9]{30,}", r"github_pat_[A-Za-z0-9_]{20,}",
+    r"xox[abposr]-[A-Za-z0-9-]{10,}", r"xapp-[A-Za-z0-9-]{10,}",
+    r"A(?:KIA|SIA|GPA|IDA|ROA|IPA|NPA|NVA)[A-Z0-9]{16}",
+    r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    r"gl(?:pat|dt|rt|ptt|ft|imt|oas|cbt|soat)-[A-Za-z0-9_-]{20,}",
+    r"AIza[0-9A-Za-z_-]{30,}", r"ya29\.[0-9A-Za-z_-]{20,}", r"GOCSPX-[0-9A-Za-z_-]{20,}",
+    r"npm_[A-Za-z0-9]{30,}", r"pypi-[A-Za-z0-9_-]{50,}", r"dckr_pat_[A-Za-z0-9_-]{20,}",
+    r"gsk_[A-Za-z0-9]{30,}", r"r8_[A-Za-z0-9]{30,}", r"pplx-[A-Za-z0-9]{30,}", r"nvapi-[A-Za-z0-9_-]{30,}",
+    r"SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}", r"do[opr]_v1_[a-f0-9]{40,}", r"shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}",
+    r"dapi[a-f0-9]{32}", r"hv[sb]\.[A-Za-z0-9_-]{24,}", r"ATATT[A-Za-z0-9_=-]{50,}", r"lin_api_[A-Za-z0-9]{30,}",
+    r"ntn_[A-Za-z0-9]{30,}", r"secret_[A-Za-z0-9]{40,}", r"tskey-[a-z]+-[A-Za-z0-9-]{16,}", r"PMAK-[A-Za-z0-9-]{30,}",
+    r"AGE-SECRET-KEY-1[A-Z0-9]{50,}", r"SK[0-9a-f]{32}", r"key-[0-9a-f]{32}", r"fw_[A-Za-z0-9]{20,}",
+    r"https://hooks\.slack\.com/services/[A-Za-z0-9/]+", r"https://discord(?:app)?\.com/api/webhooks/[0-9A-Za-z/_-]+",
+]
+_SHAPES = "|".join(_SHAPE_LIST)
+
+
+def _by_first_char(patterns: list[str]) -> str:
+    """`a…|b…|a…` as `a(?:…|…)|b(?:…)`: the regex engine tries one group per position, not
+    every branch (every pattern starts with a literal character)."""
+    groups: dict[str, list[str]] = {}
+    for p in patterns:
+        groups.setdefault(p[0], []).append(p[1:])
+    return "|".join(f"{re.escape(c)}(?:{'|'.join(rest)})" for c, rest in groups.items())
+_PEM = (r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,20000}?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+        r"|(?:\\[nr]|[A-Za-z0-9+/=\s:,-])*)")
+_PEM_BLOCK = re.compile(_PEM)
+# a line of a key's body on its own (a report quotes evidence line by line): mixed-case base64
+_KEY_BODY = re.compile(r"(?m)^(?P<indent>[ \t]*)(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*[0-9])"
+                       r"[A-Za-z0-9+/]{40,}={0,2}[ \t]*$")
+_SCAN = re.compile("|".join([
+    rf"(?P<shape>{_SHAPES})",
+    # Authorization/Cookie headers: the value to the end of the line or quote
+    r"(?P<header>(?:[Pp]roxy-)?[Aa]uthorization|(?:[Ss]et-)?[Cc]ookie|AUTHORIZATION|COOKIE)"
+    r"(?P<hq>[\"']?)(?P<hsep>[ \t]*[:=][ \t]*)(?P<hvalue>[\"']?[^\r\n\"']+)",
+    # bearer tokens wherever they stand
+    r"(?P<bearer>[Bb]earer|BEARER)[ \t]+(?P<bvalue>[A-Za-z0-9._~+/=-]{8,})",
+    # user info of a URL: `https://user:pass@host`, `https://ghp_x@host`
+    r"(?P<url>://)(?P<userinfo>[^/\s@\"'<>?#]+)@",
+    # `https://admin:pw` cut before its @ (an error message quoting the user part): a "port" that is no number
+    r"(?P<cut>://)(?P<cuser>[^/\s:@\"'<>?#\[\]]+):(?P<cpass>[^/\s@\"'<>?#]*[A-Za-z_][^/\s@\"'<>?#]*)(?=[\"'])",
+    # --api-key VALUE, --hf-token=VALUE
+    rf"(?P<flag>--[A-Za-z0-9-]*{_KEYWORD}[A-Za-z0-9-]*)(?P<fsep>=|[ \t]+)(?P<fvalue>[^\s\"']+)",
+    # NAME=value, NAME: value, "name": "value", 'name': ['value'] (the name is found around the keyword)
+    rf"(?P<kw>{_KEYWORD})(?P<tail>[A-Za-z0-9_.-]*)(?P<q>\\?[\"']|)(?P<sep>[ \t]*[=:][ \t]*)" + _VALUE,
+]))
+# The pre-filter: on the text's bytes in lower case, literal-led branches the regex engine
+# finds fast. It matches wherever a _SCAN branch would (a superset), so only the lines it
+# hits are scanned.
+_KEYWORD_LOWER = r"(?:token|key|secret|pass|pwd|auth|credential|cookie|sig)"
+_TRIGGER = re.compile("|".join([
+    _by_first_char([p.lower() for p in _SHAPE_LIST]),
+    rf"{_KEYWORD_LOWER}[a-z0-9_.-]*\\?[\"']?[ \t]*[=:]",
+    rf"--[a-z0-9-]*{_KEYWORD_LOWER}[a-z0-9-]*(?:=|[ \t]+)[^\s\"']",
+    r"bearer[ \t]+[a-z0-9._~+/=-]{8}",
+    r"://[^/\s@\"'<>?#]+@",
+    r"://[^/\s:@\"'<>?#\[\]]+:[^/\s@\"'<>?#]*[a-z_]",
+]).encode())
+_SMALL = 64 * 1024  # shorter texts are scanned whole
+# what a value may be without being a secret
+# (placeholders such as `<TOKEN>` or `<s>`, shell expansions, comments)
+_HARMLESS = re.compile(r"(?is)(?:|<[^<>]*>|\*+|x+|\.\.\.|…|null|none|nil|true|false|-+|\(not set\)|\$.*|%\w+%|#.*)")
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_PLAIN_SCHEMES = ("ssh", "sftp", "scp", "rsync", "ssh+git", "git+ssh")
+
+
+def _name_start(text: str, i: int) -> int:
+    while i > 0 and text[i - 1] in _NAME_CHARS:
+        i -= 1
+    if i > 0 and text[i - 1] == "\\" and text[i:i + 1] in ("n", "t", "r"):
+        i += 1  # `\nHF_TOKEN=` in a JSON string: the name starts after the escape
+    return i
+
+
+def _quoted_rest(text: str, start: int, quote: str) -> int:
+    """End of a quoted region that began before `start` (`"NAME=a b c"`): the closing quote."""
+    i = start
+    while i < len(text) and text[i] not in "\n" + quote:
+        i += 2 if text[i] == "\\" else 1
+    return min(i, len(text))
+
+
+def _harmless(value: str) -> bool:
+    return bool(_HARMLESS.fullmatch(value.strip("\\\"'[] ")))
+
+
+def _requote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return f"{value[0]}{REDACTED}{value[0]}"
+    if value.startswith('\\"'):
+        return f'\\"{REDACTED}\\"'
+    if value.startswith("["):
+        return f"[{REDACTED}]"
+    return REDACTED
+
+
+def _pair(m: re.Match[str], text: str) -> tuple[str, int]:
+    """(replacement, end) for a NAME<sep>value match; `end` may reach past the match when
+    the pair sat in a quoted string (`Environment="KEY=a b c"`)."""
+    start = _name_start(text, m.start("kw"))
+    name = text[start:m.end("tail")]
+    value, end = m.group("value"), m.end()
+    if not re.search(r":\s$", m.group("sep")) and not value.startswith(("\"", "'", "[", '\\"')):
+        value = value.split(None, 1)[0]  # words after the first belong to a YAML value (`key: a b`) only
+        end = m.start("value") + len(value)
+    if not is_secret_name(name) or _harmless(value):
+        return text[m.start():m.start("value")], m.start("value")  # the scan goes on inside the value
+    opener = text[start - 1] if start > 0 else ""
+    if opener in "\"'" and not m.group("q") and not value.startswith(("\"", "'")):
+        end = max(end, _quoted_rest(text, m.start("value"), opener))  # the whole quoted value
+    return text[m.start():m.start("value")] + _requote(value), end
+
+
+def _replace(m: re.Match[str], text: str) -> tuple[str, int]:
+    kind = "shape" if m.lastgroup == "shape" else next(
+        k for k in ("header", "bearer", "url", "cut", "flag", "kw") if m.group(k) is not None)
+    if kind == "shape":
+        before = text[m.start() - 1] if m.start() else ""
+        if before.isalnum():  # part of a longer word
+            return m.group(), m.end()
+        return REDACTED, m.end()
+    if kind == "header":
+        v = m.group("hvalue")
+        return (m.group() if _harmless(v) else
+                m.group("header") + m.group("hq") + m.group("hsep") + (v[0] if v[0] in "\"'" else "") + REDACTED), m.end()
+    if kind == "bearer":
+        return f"{m.group('bearer')} {REDACTED}", m.end()
+    if kind == "url":
+        scheme = text[_name_start(text, m.start()):m.start()].lower()
+        user, sep, _password = m.group("userinfo").partition(":")
+        if sep:
+            return f"://{user}:{REDACTED}@", m.end()
+        return (m.group() if scheme.rsplit(".", 1)[-1] in _PLAIN_SCHEMES or not scheme else f"://{REDACTED}@"), m.end()
+    if kind == "cut":
+        return f"://{m.group('cuser')}:{REDACTED}", m.end()
+    if kind == "flag":
+        name = m.group("flag")
+        if not is_secret_name(name) or _harmless(m.group("fvalue")):
+            return m.group(), m.end()
+        return f"{name}{m.group('fsep')}{REDACTED}", m.end()
+    return _pair(m, text)
 
 
 def redact_text(text: str) -> str:
-    """Redact NAME=value pairs with secret-looking names, passwords in URLs
-    (`http://user:pass@host`), and --api-key style flags."""
-    def pair(m: re.Match[str]) -> str:
-        if not is_secret_name(m.group("name")) or not m.group("value"):
-            return m.group(0)
-        return f"{m.group('name')}{m.group('sep')}{REDACTED}"
+    """Redact secret-named values (environment pairs, JSON/YAML/dict keys, headers, flags),
+    URL credentials, PEM private keys and known token shapes wherever they stand."""
+    if not text:
+        return text
+    if "-----BEGIN" in text:
+        text = _PEM_BLOCK.sub(REDACTED, text)
+    if len(text) <= _SMALL:
+        text = _KEY_BODY.sub(lambda m: m.group("indent") + REDACTED, text)
+    data = text.encode("utf-8", "replace").lower()  # one byte per ASCII character, newlines kept
+    hits = _TRIGGER.finditer(data)
+    first = next(hits, None)
+    if first is None:
+        return text
+    if len(text) <= _SMALL:
+        return _scan(text)
+    return _scan_lines(text, data, first, hits)
 
-    text = _PAIR.sub(pair, text)
-    text = _URL_USERINFO.sub(lambda m: f"{m.group('scheme')}{m.group('user')}:{REDACTED}@", text)
-    return _FLAG.sub(lambda m: f"{m.group('flag')}{REDACTED}", text)
+
+def _scan_lines(text: str, data: bytes, first: re.Match[bytes], hits) -> str:
+    """Scan only the lines the pre-filter hit (a log of 100 MB has few)."""
+    lines = text.split("\n")
+    line, at, done = 0, 0, -1
+    for m in (first, *hits):
+        line += data.count(b"\n", at, m.start())
+        at = m.start()
+        if line != done:
+            lines[line], done = _scan(lines[line]), line
+    return "\n".join(lines)
+
+
+def _scan(text: str) -> str:
+    out: list[str] = []
+    pos = 0
+    while True:
+        m = _SCAN.search(text, pos)
+        if m is None:
+            break
+        out.append(text[pos:m.start()])
+        piece, end = _replace(m, text)
+        out.append(piece)
+        if end <= m.start():  # an empty match: move on by one character
+            out.append(text[m.start():m.start() + 1])
+            end = m.start() + 1
+        pos = end
+    if not out:
+        return text
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def redact_env(env: dict[str, str]) -> dict[str, str]:
+    return {k: redact_value(k, v) for k, v in env.items()}
+
+
+def redact_value(name: str, value: str) -> str:
+    """One variable's value as it may be shown: REDACTED under a secret name, else with any
+    secret it carries redacted."""
+    if not value:
+        return value
+    return REDACTED if is_secret_name(name) else redact_text(value)
+
+
+_ENV_LINE = re.compile(r"""^(?P<indent>\s*)(?:Environment=["']?|export |setx |launchctl setenv |-e |- name: |- )?(?P<name>[A-Za-z_][A-Za-z0-9_]*)""")
+
+
+def redact_fix(text: str) -> str:
+    """A fix's command or configuration with no secret in it, and no `<redacted>` a person
+    could paste back over their real value: such a line becomes a comment naming the
+    variable and saying to keep its current value."""
+    if not text:
+        return text
+    lines = []
+    for line in text.split("\n"):
+        shown = redact_text(line)
+        if REDACTED not in shown:
+            lines.append(shown)
+            continue
+        m = _ENV_LINE.match(line)
+        name = m.group("name") if m else "the secret"
+        lines.append(f"{m.group('indent') if m else ''}# {name}: {KEEP} (a secret, not shown: copy it from where it is set now)")
+    return "\n".join(lines)

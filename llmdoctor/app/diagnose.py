@@ -14,7 +14,7 @@ from llmdoctor.plugins import CheckSpec, load_checks, run_check
 from llmdoctor.facts import Context, FactStore, FactUnavailable, RunOptions
 from llmdoctor.hosts.base import Host, HostError
 from llmdoctor.model import UNREACHABLE, Change, Evidence, Figure, Finding, Fix, Report, TargetReport, Unavailable
-from llmdoctor.redact import redact_text
+from llmdoctor.redact import redact_fix, redact_text
 
 # Facts every report summarises, whether or not a check needed them.
 ALWAYS = ("engines", "gpu", "memory")
@@ -135,7 +135,7 @@ def redact_finding(f: Finding) -> Finding:
     return replace(
         f,
         evidence=tuple(Evidence(e.source, redact_text(e.text)) for e in f.evidence),
-        fix=Fix(redact_text(f.fix.summary), tuple(redact_text(c) for c in f.fix.commands), redact_text(f.fix.config)),
+        fix=Fix(redact_text(f.fix.summary), tuple(redact_fix(c) for c in f.fix.commands), redact_fix(f.fix.config)),
     )
 
 
@@ -157,7 +157,7 @@ def diagnose_target(
         options=opts.options,
     )
     store = FactStore(ctx)
-    errors: list[str] = list(load_errors)
+    errors: list[str] = list(load_errors) + [redact_text(p) for p in getattr(host, "problems", ())]
     findings = []
     wanted: set[str] = set(ALWAYS)
     for name in ALWAYS:

@@ -44,7 +44,9 @@ def root(
 
 
 def fail(message: str, code: int = ExitCode.UNKNOWN) -> None:
-    typer.echo(f"llmdoctor: {message}", err=True)
+    from llmdoctor.redact import redact_text
+
+    typer.echo(redact_text(f"llmdoctor: {message}"), err=True)  # a message may quote a URL with its password
     raise typer.Exit(code)
 
 
@@ -79,23 +81,34 @@ def _seconds(text: str, option: str) -> float:
 
 def ticket_directory(path: Path) -> Path:
     """A pasted ticket (one file of several command outputs) as an evidence directory."""
-    import atexit
+    import io
     import json
-    import shutil
-    import tempfile
 
-    from llmdoctor.knowledge.pasted import decode_pasted
-    from llmdoctor.knowledge.ticket import split_ticket
+    from llmdoctor.knowledge.pasted import pasted_encoding
+    from llmdoctor.knowledge.ticket import split_ticket_into
 
-    try:
-        text = decode_pasted(path.read_bytes())
+    from llmdoctor.scratch import scratch_dir
+
+    out = Path(scratch_dir("llmdoctor-ticket-"))
+    files: dict[str, io.TextIOWrapper] = {}
+
+    def write(name: str, text: str) -> None:
+        if name not in files:
+            (out / name).parent.mkdir(parents=True, exist_ok=True)
+            files[name] = open(out / name, "w", encoding="utf-8")
+        files[name].write(text)
+
+    try:  # streamed: a 200 MB paste is split line by line, never held whole
+        with open(path, "rb") as raw:
+            encoding = pasted_encoding(raw.read(4))
+            raw.seek(0)
+            lines = io.TextIOWrapper(raw, encoding=encoding, errors="replace", newline=None)
+            split_ticket_into((line[:-1] if line.endswith("\n") else line for line in lines), write)
     except OSError as e:
         fail(f"--evidence {path}: {e.strerror or e}")
-    out = Path(tempfile.mkdtemp(prefix="llmdoctor-ticket-"))
-    atexit.register(shutil.rmtree, out, True)
-    for name, body in split_ticket(text).items():
-        (out / name).parent.mkdir(parents=True, exist_ok=True)
-        (out / name).write_text(body)
+    finally:
+        for f in files.values():
+            f.close()
     if not (out / "meta.json").exists():
         (out / "meta.json").write_text(json.dumps({"host": path.name}))
     return out
@@ -425,8 +438,10 @@ def main() -> None:
     argument) is one line on stderr and exit 3, UNKNOWN: a monitor reads 2 as CRITICAL."""
     import click
 
-    from llmdoctor.hosts.terminate import install
+    from llmdoctor.hosts.terminate import install, on_terminate
+    from llmdoctor.scratch import remove_all
 
+    on_terminate(remove_all)  # temporary evidence copies go with a SIGTERM too
     install()  # SIGTERM removes SSH control directories and temporary copies, then exits 143
     if not _names_builtin_command(sys.argv):
         _register_commands()
@@ -438,13 +453,17 @@ def main() -> None:
         code = app(prog_name="llmdoctor", standalone_mode=False)
     except click.UsageError as e:
         command = e.ctx.command_path.partition(" ")[2] if e.ctx is not None else ""
-        print(usage_line(e.format_message(), command), file=sys.stderr)
+        from llmdoctor.redact import redact_text
+
+        print(redact_text(usage_line(e.format_message(), command)), file=sys.stderr)
         code = ExitCode.UNKNOWN
     except click.Abort:  # Ctrl-C at a prompt
         print("llmdoctor: interrupted", file=sys.stderr)
         code = ExitCode.UNKNOWN
     except click.ClickException as e:  # e.g. a file option that cannot be opened
-        print(f"llmdoctor: {e.format_message()}", file=sys.stderr)
+        from llmdoctor.redact import redact_text
+
+        print(redact_text(f"llmdoctor: {e.format_message()}"), file=sys.stderr)
         code = ExitCode.UNKNOWN
     sys.exit(code if isinstance(code, int) else ExitCode.OK)
 

@@ -24,8 +24,10 @@ def _progress_printer():
     from rich.console import Console
     from rich.markup import escape
 
+    from llmdoctor.redact import redact_text
+
     console = Console(stderr=True, highlight=False)
-    return lambda msg: console.print(f"[dim]probe:[/] {escape(msg)}")
+    return lambda msg: console.print(f"[dim]probe:[/] {escape(redact_text(msg))}")  # a URL may carry user:password
 
 
 def _default_urls() -> list[str]:

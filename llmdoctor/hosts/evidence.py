@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from llmdoctor.knowledge.pasted import Repaired, decode_pasted, is_utf16, repair_config, repair_log
+from llmdoctor.hosts import guard
 from llmdoctor.hosts.base import DEFAULT_READ_LIMIT, DEFAULT_TIMEOUT, CommandResult, HttpResponse, NotInEvidence
 
 # argv[0] (and argv[1] where it matters) -> evidence file. `nvidia-smi --query-gpu=...` is
@@ -76,25 +77,46 @@ class EvidenceHost:
         self.root = Path(directory)
         if not self.root.is_dir():
             raise NotADirectoryError(f"evidence directory {self.root} does not exist")
+        found = guard.walk(self.root)
+        self._files = frozenset(found.files)
+        self._dirs = frozenset(str(Path(f).parents[i]) for f in found.files for i in range(len(Path(f).parents) - 1))
+        self.problems: list[str] = list(found.skipped)  # what could not be read, for the report
         self.meta = self._meta()
         self.name = str(self.meta.get("host") or self.root.resolve().name)
         self._copies: dict[Path, Path] = {}
         self._repairs: dict[str, Repaired] = {}
         self._copy_dir: str | None = None
-        self._units = self._systemctl_cat_files()
+        try:
+            self._units = self._systemctl_cat_files()
+        except NotInEvidence as e:
+            self.problems.append(str(e))
+            self._units = {}
 
     # -- helpers ---------------------------------------------------------------
     def _meta(self) -> dict:
-        try:
-            data = json.loads((self.root / "meta.json").read_text())
-            return data if isinstance(data, dict) else {}
-        except (OSError, ValueError):
+        """meta.json, through the guard; a field of the wrong type is left out and said so."""
+        if not self.has("meta.json"):
             return {}
+        try:
+            data = json.loads(guard.read_bytes(self.root, "meta.json", guard.META_LIMIT))
+        except NotInEvidence as e:
+            self.problems.append(str(e))
+            return {}
+        except (ValueError, RecursionError):
+            self.problems.append("meta.json: not valid JSON (ignored)")
+            return {}
+        if not isinstance(data, dict):
+            self.problems.append("meta.json: not a JSON object (ignored)")
+            return {}
+        for key in ("host", "engine", "unit", "version", "time"):
+            if data.get(key) is not None and not isinstance(data[key], str):
+                self.problems.append(f"meta.json: {key!r} is not a string (ignored)")
+                del data[key]
+        return data
 
     def _text(self, name: str, limit: int = DEFAULT_READ_LIMIT) -> str:
         """A non-log evidence file as text, without what pasting added (prompts, prefixes, zsh's %)."""
-        with open(self._checked(name), "rb") as f:
-            return repair_config(decode_pasted(f.read(limit))).text
+        return repair_config(decode_pasted(guard.read_bytes(self.root, name, limit))).text
 
     def is_log(self, name: str) -> bool:
         return name in LOG_FILES or (name not in KNOWN_FILES and "/" not in name and name.endswith((".log", ".txt")))
@@ -105,18 +127,18 @@ class EvidenceHost:
         return self._repairs.get(name)
 
     def has(self, name: str) -> bool:
-        return (self.root / name).is_file()
+        """A regular file of the evidence (links out, FIFOs and devices are not: see problems)."""
+        return os.path.normpath(name) in self._files
 
     def path_exists(self, name: str) -> bool:
-        return (self.root / name).exists()
+        name = os.path.normpath(name)
+        return name in self._files or name in self._dirs
 
     def _checked(self, name: str) -> Path:
-        p = (self.root / name).resolve()
-        if self.root.resolve() not in p.parents and p != self.root.resolve():
-            raise NotInEvidence(f"{name}: outside the evidence directory")
-        if not p.is_file():
+        if not self.has(name):
+            guard.regular_file(self.root, name)  # says why (outside, a FIFO, ...)
             raise NotInEvidence(f"{name} not in evidence")
-        return p
+        return guard.regular_file(self.root, name)
 
     def path(self, name: str) -> Path:
         """Path of an evidence file for streaming readers: a log as the parsers should see it."""
@@ -129,25 +151,21 @@ class EvidenceHost:
         as a repaired UTF-8 copy, made once per run; a clean log is read where it lies."""
         if p in self._copies:
             return self._copies[p]
-        with open(p, "rb") as f:
-            head = f.read(SAMPLE)
+        head = guard.read_bytes(self.root, name, SAMPLE)
         utf16 = is_utf16(head[:4])
         size = p.stat().st_size
         if not utf16 and (size > REPAIR_LIMIT or not repair_log(decode_pasted(head)).changed):
             self._copies[p] = p
             return p
-        text = decode_pasted(p.read_bytes()[:UTF16_LIMIT if utf16 else REPAIR_LIMIT])
+        text = decode_pasted(guard.read_bytes(self.root, name, UTF16_LIMIT if utf16 else REPAIR_LIMIT))
         if size <= REPAIR_LIMIT:
             repaired = repair_log(text)
             self._repairs[name] = repaired
             text = repaired.text
         if self._copy_dir is None:
-            import atexit
-            import shutil
-            import tempfile
+            from llmdoctor.scratch import scratch_dir
 
-            self._copy_dir = tempfile.mkdtemp(prefix="llmdoctor-evidence-")
-            atexit.register(shutil.rmtree, self._copy_dir, True)
+            self._copy_dir = scratch_dir("llmdoctor-evidence-")
         out = Path(self._copy_dir) / f"{len(self._copies)}-{p.name}"
         out.write_text(text, encoding="utf-8")
         self._copies[p] = out
@@ -228,8 +246,7 @@ class EvidenceHost:
         if not name:
             raise FileNotFoundError(f"{path}: not in evidence")
         if name == "cmdline.txt" and path.startswith("/"):  # NUL-separated bytes, as /proc has them
-            with open(self._checked(name), "rb") as f:
-                return f.read(limit)
+            return guard.read_bytes(self.root, name, limit)
         if path in self._units:
             return self._units[path].encode()[:limit]
         # an evidence file as a configuration is read (pasting undone, no log lines joined);
@@ -250,8 +267,8 @@ class EvidenceHost:
         and its files/ mirror (a partial listing: complete_listings is False)."""
         prefix = path.rstrip("/") + "/"
         names = {k[len(prefix):] for k in self._units if k.startswith(prefix) and "/" not in k[len(prefix):]}
-        if not names and re.match(r"^/etc/systemd/system/[^/]+\.service\.d/?$", path) and (self.root / "dropins").is_dir():
-            names = set(os.listdir(self.root / "dropins"))
+        if not names and re.match(r"^/etc/systemd/system/[^/]+\.service\.d/?$", path):
+            names = {f.split("/", 1)[1] for f in self._files if f.startswith("dropins/") and f.count("/") == 1}
         if self.path_exists(f"files{path.rstrip('/')}"):
             mprefix = f"files{path.rstrip('/')}/"
             names |= {f[len(mprefix):].split("/", 1)[0] for f in self.files() if f.startswith(mprefix)}
@@ -299,11 +316,11 @@ class EvidenceHost:
         `*.txt` (hand-built directories hold `ollama.log`, `docker-logs.txt`, ...)."""
         known = [f for f in LOG_FILES if self.has(f)]
         extra = sorted(
-            p.name for p in self.root.iterdir()
-            if p.is_file() and p.name not in LOG_FILES and p.name not in KNOWN_FILES
-            and p.suffix in (".log", ".txt") and not p.name.startswith(".")
+            f for f in self._files
+            if "/" not in f and f not in LOG_FILES and f not in KNOWN_FILES
+            and f.endswith((".log", ".txt")) and not f.startswith(".")
         )
         return known + extra
 
     def files(self) -> list[str]:
-        return sorted(str(p.relative_to(self.root)) for p in self.root.rglob("*") if p.is_file())
+        return sorted(self._files)

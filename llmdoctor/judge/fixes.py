@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from llmdoctor.redact import KEEP, REDACTED
+
 # The unit the Ollama installer writes; callers that found the service pass its own name.
 OLLAMA_UNIT = "ollama"
 # llmdoctor's own drop-in (as `tune` writes it): it sorts after the user's override.conf, so
@@ -21,9 +23,16 @@ def unit_file_name(unit: str) -> str:
     return unit if "." in unit else f"{unit}.service"
 
 
+def kept_secret(name: str) -> str:
+    """The line a fix has in place of a secret's value: pasting `<redacted>` would replace the real one."""
+    return f"# {name}: {KEEP} (a secret, not shown: copy it from where it is set now)"
+
+
 def environment_line(name: str, value: Any) -> str:
     """`Environment="NAME=value"` escaped as systemd unquotes it: backslash, double quote, `%`
-    (a specifier) and line breaks."""
+    (a specifier) and line breaks. A redacted value is never written back: the line says to keep it."""
+    if REDACTED in str(value):
+        return kept_secret(name)
     text = (str(value).replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
             .replace("\n", "\\n").replace("\r", "\\r"))
     return f'Environment="{name}={text}"'
@@ -59,7 +68,11 @@ def dropin_commands(unit: str, name: str = DROPIN_NAME) -> tuple[str, ...]:
 
 def settings_fix(where: str | None, unit: str = OLLAMA_UNIT, **values: Any) -> tuple[tuple[str, ...], str]:
     """(commands, config) that set engine variables where the server runs."""
-    pairs = [(k, str(v)) for k, v in values.items()]
+    pairs = [(k, str(v)) for k, v in values.items() if REDACTED not in str(v)]
+    kept = tuple(kept_secret(k) for k, v in values.items() if REDACTED in str(v))
+    if kept and where in ("windows", "macos", "container", "kubernetes"):
+        commands, config = settings_fix(where, unit, **dict(pairs))
+        return kept + commands, config
     if where == "windows":
         return (tuple(f'setx {k} "{v}"' for k, v in pairs)
                 + ("# then quit Ollama from its tray icon and start it again (a running app keeps its old environment)",), "")

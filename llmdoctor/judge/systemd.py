@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from llmdoctor.judge.fixes import dropin, reload_and_restart
 from llmdoctor.model import Evidence, Fix
-from llmdoctor.redact import REDACTED, is_secret_name, redact_text
+from llmdoctor.redact import redact_text, redact_value
 from llmdoctor.knowledge.systemd.names import is_engine_var
 
 MAX_EVIDENCE = 12
@@ -18,7 +18,7 @@ ENGINE_PREFIXES = (("OLLAMA_", "ollama"), ("VLLM_", "vllm"), ("LLAMA_ARG_", "lla
 def shown_value(name: str, value: str | None) -> str:
     if value is None:
         return "(not set)"
-    return REDACTED if is_secret_name(name) and value else value
+    return redact_value(name, value)
 
 
 def pair(name: str, value: str | None) -> str:

@@ -149,28 +149,43 @@ _RANGE = re.compile(r"\[([0-9]+|[a-z]):([0-9]+|[a-z])(?::([0-9]+))?\]")
 MAX_EXPANSION = 10000
 
 
-def _expand(pattern: str) -> list[str]:
-    """Ansible host ranges: `web[01:03].example.com`, `db-[a:c]`."""
-    m = _RANGE.search(pattern)
-    if not m:
-        return [pattern]
+def _range_values(m: re.Match[str], pattern: str) -> range:
+    """The numbers (or character codes) a `[lo:hi:step]` range stands for, not yet built."""
     lo, hi, step = m.group(1), m.group(2), int(m.group(3) or 1)
     if step < 1:
         raise ValueError(f"bad range step in {pattern!r}")
     if lo.isdecimal() and hi.isdecimal():
-        width = len(lo) if lo.startswith("0") else 0
-        values = [str(i).zfill(width) for i in range(int(lo), int(hi) + 1, step)]
-    elif lo.isalpha() and hi.isalpha():
-        values = [chr(c) for c in range(ord(lo), ord(hi) + 1, step)]
-    else:
-        raise ValueError(f"bad range in {pattern!r}")
-    if len(values) > MAX_EXPANSION:
-        raise ValueError(f"range in {pattern!r} expands to more than {MAX_EXPANSION} hosts")
+        return range(int(lo), int(hi) + 1, step)
+    if lo.isalpha() and hi.isalpha():
+        return range(ord(lo), ord(hi) + 1, step)
+    raise ValueError(f"bad range in {pattern!r}")
+
+
+def expansion_count(pattern: str) -> int:
+    """How many hosts `pattern` names, counted without building them (`box[0:99999999]`
+    is refused before any memory is spent)."""
+    count = 1
+    for m in _RANGE.finditer(pattern):
+        r = _range_values(m, pattern)
+        count *= max(0, (r.stop - r.start + r.step - 1) // r.step)  # len(range) overflows past 2**63
+        if count > MAX_EXPANSION:
+            raise ValueError(f"{pattern!r} expands to more than {MAX_EXPANSION} hosts")
+    return count
+
+
+def _expand(pattern: str) -> list[str]:
+    """Ansible host ranges: `web[01:03].example.com`, `db-[a:c]`."""
+    expansion_count(pattern)
+    m = _RANGE.search(pattern)
+    if not m:
+        return [pattern]
+    lo = m.group(1)
+    numbers = _range_values(m, pattern)
+    width = len(lo) if lo.isdecimal() and lo.startswith("0") else 0
+    values = [str(i).zfill(width) if lo.isdecimal() else chr(i) for i in numbers]
     out: list[str] = []
     for v in values:
         out.extend(_expand(pattern[: m.start()] + v + pattern[m.end():]))
-        if len(out) > MAX_EXPANSION:
-            raise ValueError(f"{pattern!r} expands to more than {MAX_EXPANSION} hosts")
     return out
 
 
@@ -222,6 +237,8 @@ def parse_inventory(text: str) -> list[str]:
         name, rest = tokens[0], tokens[1:]
         try:
             hv = _host_vars(rest, lineno)
+            if len(seen) + expansion_count(name) > MAX_EXPANSION:
+                raise ValueError(f"the inventory names more than {MAX_EXPANSION} hosts")
             for expanded in _expand(name):
                 target = _target_from(expanded, hv)
                 (parse_container_target if is_container_target(target) else parse_target)(target)

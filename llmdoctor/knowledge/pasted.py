@@ -33,6 +33,16 @@ def is_utf16(head: bytes) -> bool:
     )
 
 
+def pasted_encoding(head: bytes) -> str:
+    """The codec decode_pasted would use for a file starting with `head` (its first 4 bytes
+    are enough), for readers that decode a file as a stream."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16"
+    if is_utf16(head[:4]):
+        return "utf-16-le"
+    return "utf-8-sig"
+
+
 def decode_pasted(data: bytes) -> str:
     """Bytes of a pasted or redirected file as text. PowerShell's `>` writes UTF-16 with a
     byte-order mark; editors add a UTF-8 one; anything undecodable becomes U+FFFD."""

@@ -9,8 +9,9 @@ without a prompt by their content.
 from __future__ import annotations
 
 import re
+from typing import Callable, Iterable
 
-from llmdoctor.knowledge.pasted import ANSI, PROMPT
+from llmdoctor.knowledge.pasted import ANSI, FENCE, PROMPT
 
 # (command regex on the text after the prompt, evidence file name); first match wins
 COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -25,7 +26,7 @@ COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^systemctl\s+cat\b", "systemctl_cat.txt"),
         (r"^cat\s+\S*/proc/meminfo\b", "meminfo.txt"),
         (r"^cat\s+\S*/proc/\S+/cmdline\b", "cmdline.txt"),
-        (r"^cat\s+\S+\.service\.d/(?P<dropin>[^/\s]+)$", "dropins/{dropin}"),
+        (r"^cat\s+\S+\.service\.d/(?P<dropin>(?!\.\.?$)[^/\s]+)$", "dropins/{dropin}"),
         (r"^cat\s+\S+\.service$", "unit.service"),
         (r"^cat\s+\S*(?:docker-)?compose\.ya?ml$", "compose.yaml"),
         (r"^cat\s+\S*vllm\S*\.log\b", "vllm.log"),
@@ -98,31 +99,81 @@ def _name_for_content(text: str) -> str:
     return LOG_NAME
 
 
+SNIFF = 64 * 1024  # a piece without a prompt is recognised by its first characters
+
+
 def split_ticket(text: str) -> dict[str, str]:
     """Evidence file name -> content. Pieces that land on the same name are concatenated
     (two journal excerpts make one log)."""
-    text = ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
-    pieces: list[tuple[str | None, list[str]]] = [(None, [])]
-    for line in text.split("\n"):
+    files: dict[str, list[str]] = {}
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    split_ticket_into(lines, lambda name, chunk: files.setdefault(name, []).append(chunk))
+    return {name: "".join(chunks) for name, chunks in files.items()}
+
+
+def split_ticket_into(lines: Iterable[str], write: Callable[[str, str], None]) -> None:
+    """The ticket's lines (without line ends) to `write(file name, text)`, in order, one
+    piece at a time: a 200 MB paste is never held whole. A piece is its lines without the
+    empty ones at either end; a piece of blanks is dropped; a piece without a prompt is
+    named by its first SNIFF characters."""
+    piece = _Piece(None)
+    for raw in lines:
+        line = ANSI.sub("", raw) if "\x1b" in raw else raw
         bare = re.sub(r"^\s*> ?", "", line)
-        if re.match(r"^\s*(```|~~~)[\w+-]*\s*$", bare):
+        if FENCE.match(bare):
             continue
         command = _prompt_command(bare)
         if command is not None:
-            pieces.append((command, []))
+            piece.close(write)
+            launch = next((log for pattern, log in LAUNCHES if pattern.search(command)), None)
+            if launch:  # a server started at the prompt: the command is its command line
+                write("cmdline.txt", command + "\n")
+            piece = _Piece(command, launch)
             continue
-        pieces[-1][1].append(line)
-    files: dict[str, list[str]] = {}
-    for command, lines in pieces:
-        body = "\n".join(lines).strip("\n")
-        launch = next((log for pattern, log in LAUNCHES if command and pattern.search(command)), None)
-        if launch:
-            files.setdefault("cmdline.txt", []).append(command)
-            if body.strip():
-                files.setdefault(launch, []).append(body)
-            continue
-        if not body.strip():
-            continue
-        name = (_name_for_command(command) if command else None) or _name_for_content(body)
-        files.setdefault(name, []).append(body)
-    return {name: "\n".join(bodies) + "\n" for name, bodies in files.items()}
+        piece.add(line, write)
+    piece.close(write)
+
+
+class _Piece:
+    """One command's output while it streams: lines are held only until its file is named."""
+
+    def __init__(self, command: str | None, name: str | None = None) -> None:
+        self.name = name or (_name_for_command(command) if command else None)
+        self.held: list[str] = []  # before the name is known (or before a non-blank line)
+        self.held_size = 0
+        self.blanks = 0  # empty lines not yet written: dropped if the piece ends here
+        self.started = False  # a line was written
+        self.blank = True  # only whitespace held so far
+
+    def add(self, line: str, write) -> None:
+        if not self.started and not self.held and line == "":
+            return  # leading empty lines
+        if line == "":
+            self.blanks += 1
+            return
+        if self.blanks:
+            self._out("\n" * self.blanks, write)
+            self.blanks = 0
+        self._out(line + "\n", write)
+
+    def _out(self, text: str, write) -> None:
+        if self.started:
+            write(self.name, text)
+            return
+        self.held.append(text)
+        self.held_size += len(text)
+        self.blank = self.blank and not text.strip()
+        if self.blank and self.held_size >= SNIFF:
+            self.held, self.held_size = [], 0  # a sea of spaces: nothing to name a file by
+        elif not self.blank and (self.name is not None or self.held_size >= SNIFF):
+            self._start(write)
+
+    def _start(self, write) -> None:
+        body = "".join(self.held)
+        self.name = self.name or _name_for_content(body.rstrip("\n"))
+        self.held, self.started = [], True
+        write(self.name, body)
+
+    def close(self, write) -> None:
+        if not self.started and not self.blank:
+            self._start(write)

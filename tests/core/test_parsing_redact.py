@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from llmdoctor.parsing import ParseError, parse_duration, parse_size, strip_journal_prefix
 from llmdoctor.redact import REDACTED, is_secret_name, redact_env, redact_text
@@ -84,3 +84,12 @@ def test_passwords_in_urls():
     out = redact_text("probe http://admin:s3cret@gpu-box:11434/api/ps failed; ssh://u@host stays")
     assert "s3cret" not in out and "http://admin:<redacted>@gpu-box:11434" in out
     assert "ssh://u@host" in out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["KEY", "TOKEN", "=", ":", ": ", '"', "'", "\\", ' ', "a", "[", "]", "api_key", "\n",
+                                 "Bearer ", "://", "@", "-----BEGIN RSA PRIVATE KEY-----", "eyJ", "hf_", "sk-"]), max_size=200)
+       .map("".join))
+def test_redact_takes_any_text(text):
+    once = redact_text(text)
+    assert isinstance(once, str) and isinstance(redact_text(text * 300), str)

@@ -23,7 +23,9 @@ _LABEL_SAFE = re.compile(r"[^A-Za-z0-9._:/@+-]")
 
 def label_value(value: Any, limit: int = 64) -> str:
     """A bounded, printable label value: no spaces, quotes or control characters."""
-    return _LABEL_SAFE.sub("_", str(value if value is not None else ""))[:limit]
+    from llmdoctor.redact import redact_text
+
+    return _LABEL_SAFE.sub("_", redact_text(str(value if value is not None else "")))[:limit]
 
 
 # -- field access that tolerates a missing fact ---------------------------------------------

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from llmdoctor.model import ExitCode
+from llmdoctor.redact import redact_text
 from llmdoctor.app.exporter.collector import dedicated_registry, exposition
 from llmdoctor.app.exporter.scheduler import DiagnoseFn, Scheduler
 from llmdoctor.app.exporter.state import load_state, restore_state, save_state
@@ -94,6 +95,7 @@ def target_names(hosts: Sequence[str], evidence: Sequence[str]) -> list[tuple[st
                 except ValueError as e:
                     raise ValueError(f"invalid host {spec!r}: {e}") from None
                 label = re.sub(r"^ssh://", "", spec)
+            label = redact_text(label)  # meta.json's host or the spec may be `https://admin:pw@gpu1`
             n = seen.get(label, 0)
             seen[label] = n + 1
             out.append((label if n == 0 else f"{label}#{n + 1}", kind, spec))
