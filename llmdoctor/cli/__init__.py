@@ -26,7 +26,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-FORMATS = ("text", "json", "markdown")
+FORMATS = ("text", "json", "markdown", "html")
 
 
 def _version(value: bool) -> None:
@@ -162,7 +162,7 @@ def diagnose(
     inventory: Optional[Path] = typer.Option(None, "--inventory", "-i", help="File with one host per line (Ansible INI accepted)."),
     forks: int = typer.Option(10, "--forks", min=1, max=256, help="Hosts diagnosed at once."),
     unit: List[str] = typer.Option([], "--unit", "-u", help="systemd unit of the engine, if not ollama/vllm*/llama* (repeatable)."),
-    fmt: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text, json, markdown or html (one self-contained page)."),
     only: List[str] = typer.Option([], "--only", help="Run only these checks (id or cause; repeatable)."),
     checks_dir: List[Path] = typer.Option([], "--checks-dir", help="Extra directory of site checks (repeatable)."),
     sample_seconds: float = typer.Option(2.0, "--sample-seconds", min=0.0, max=300.0, help="Window for swap and metric rate samples."),
@@ -203,11 +203,26 @@ def diagnose(
     names, targets = build_targets(evidence, host, inventory, sudo, accept_new_host_keys, ssh_config, connect_timeout)
     with _progress(f"diagnosing {len(names)} host(s)" if len(names) > 1 else f"diagnosing {names[0]}"):
         try:
-            report, _ = run_diagnosis(targets, opts, forks=forks, names=names)
+            report, results = run_diagnosis(targets, opts, forks=forks, names=names)
         except UnknownCheck as e:
             fail(str(e))
-    sys.stdout.write(RENDERERS[fmt](report))
+    sys.stdout.write(_rendered(report, results, fmt))
     raise typer.Exit(report.exit_code())
+
+
+def _rendered(report, results, fmt: str) -> str:
+    """The report in fmt; with the probe's runs (timeline, charts) when one ran."""
+    from llmdoctor.knowledge.probe.result import ProbeRuns
+    from llmdoctor.render import render
+    from llmdoctor.render.charts import HtmlUnavailable
+    from llmdoctor.render.probe import ProbeView
+
+    probes = tuple(x for r in results for x in getattr(r.facts.get("probe"), "results", ()))
+    try:
+        return render(ProbeView(report, ProbeRuns(probes)) if probes else report, fmt)
+    except HtmlUnavailable as e:
+        fail(str(e))
+        raise
 
 
 class _progress:
@@ -229,6 +244,20 @@ class _progress:
         if self.status is not None:
             self.status.__exit__(*exc)
         return False
+
+
+def _bundle_page(output: Path) -> str:
+    """report.html in the bundle: what the evidence just written diagnoses to, as a page."""
+    from llmdoctor.app.diagnose import DiagnoseOptions, diagnose as run_diagnosis
+    from llmdoctor.hosts.evidence import EvidenceHost
+    from llmdoctor.render.charts import HtmlUnavailable
+
+    try:
+        report, results = run_diagnosis([EvidenceHost(output)], DiagnoseOptions(), names=[output.name])
+        (output / "report.html").write_text(_rendered(report, results, "html"))
+    except HtmlUnavailable as e:
+        return f"not written: report.html ({e})"
+    return "report.html"
 
 
 @app.command()
@@ -255,6 +284,11 @@ def collect(
     with _progress(f"collecting from {names[0]}"):
         written, notes = collect_evidence(h, output, units=tuple(unit), since_seconds=_seconds(since, "--since"), probe=probe)
     h.close()
+    page = _bundle_page(output)
+    if page.startswith("not written"):
+        notes = [*notes, page]
+    else:
+        written = [*written, page]
     typer.echo(f"wrote {len(written)} files to {output}")
     for n in notes:
         typer.echo(f"  not collected: {n}")
