@@ -212,14 +212,18 @@ def diagnose(
 
 def _rendered(report, results, fmt: str) -> str:
     """The report in fmt; with the probe's runs (timeline, charts) when one ran."""
-    from llmdoctor.knowledge.probe.result import ProbeRuns
-    from llmdoctor.render import render
     from llmdoctor.render.charts import HtmlUnavailable
-    from llmdoctor.render.probe import ProbeView
+    from llmdoctor.render.report import RENDERERS
 
     probes = tuple(x for r in results for x in getattr(r.facts.get("probe"), "results", ()))
     try:
-        return render(ProbeView(report, ProbeRuns(probes)) if probes else report, fmt)
+        if not probes:
+            return RENDERERS[fmt](report)
+        from llmdoctor.knowledge.probe.result import ProbeRuns
+        from llmdoctor.render.probe import ProbeView, probe_html, probe_json, probe_report
+
+        view = ProbeView(report, ProbeRuns(probes))
+        return {"json": probe_json, "html": probe_html}.get(fmt, probe_report(fmt))(view)
     except HtmlUnavailable as e:
         fail(str(e))
         raise

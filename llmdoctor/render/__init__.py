@@ -19,6 +19,16 @@ __all__ = ["FORMATS", "RENDERERS", "formats_of", "render", "render_json", "rende
 Renderer = Callable[[Any], str]
 
 
+def render_html(report: Report) -> str:
+    """The self-contained page (render/html.py; needs the `html` extra, imported on use)."""
+    from llmdoctor.render.html import render_html as page
+
+    return page(report)
+
+
+RENDERERS.setdefault("html", render_html)  # registered here: html.py builds on report.py
+
+
 def _report(fmt: str) -> Renderer:
     return RENDERERS[fmt]
 

@@ -86,14 +86,15 @@ def latency_svg(result: ProbeResult) -> str:
     ids = [s.id for s in samples]
     ttfts = [s.ttft_s or 0.0 for s in samples]
     ttft_ax.barh(range(len(samples)), ttfts, color=[COLOURS[PREFILL] if s.ok else COLOURS[FAILED] for s in samples])
-    ttft_ax.set_yticks(range(len(samples)), ids)
-    ttft_ax.invert_yaxis()
     ttft_ax.set_xlabel("time to first token (s)")
     ttft_ax.set_title("Time to first token", fontsize=10)
     ttft_ax.grid(axis="x", alpha=0.3)
     gaps = [[g * 1000 for g in s.itl] or [0.0] for s in samples]
     itl_ax.boxplot(gaps, orientation="horizontal", positions=range(len(samples)), widths=0.6, showfliers=True,
                    patch_artist=True, boxprops={"facecolor": COLOURS[DECODING], "alpha": 0.6})
+    ttft_ax.set_yticks(range(len(samples)), ids)  # the box plot set its own (positions) on the shared axis
+    ttft_ax.set_ylim(len(samples) - 0.5, -0.5)
+    itl_ax.tick_params(labelleft=False)
     itl_ax.set_xlabel("gap between streamed tokens (ms)")
     itl_ax.set_title("Inter-token latency", fontsize=10)
     itl_ax.grid(axis="x", alpha=0.3)

@@ -215,16 +215,8 @@ def render_text(report: Report, color: bool | None = None, width: int | None = N
     return render_rich(report, width) if color else render_plain(report, width or 100)
 
 
-def render_html(report: Report) -> str:
-    """The self-contained page (render/html.py; needs the `html` extra)."""
-    from llmdoctor.render.html import render_html as page
-
-    return page(report)
-
-
 RENDERERS: dict[str, Callable[[Report], str]] = {
     "text": render_text,
     "json": render_json,
     "markdown": render_markdown,
-    "html": render_html,
 }
