@@ -54,7 +54,8 @@ def test_nspawn_tests_pass_from_a_clone(base):
         pytest.skip(f"{base} does not exist here")
     dest = _clone(base, _head())
     try:
-        env = {**os.environ, "PYTHONPATH": str(dest)}
+        # the nested run's /tmp check is this session's (it sees the clone's leftovers too)
+        env = {**os.environ, "PYTHONPATH": str(dest), "LLMDOCTOR_TESTS_ALLOW_TMP_LEFTOVERS": "1"}
         env.pop("PYTEST_ADDOPTS", None)
         p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs", *NSPAWN_TESTS],
                            cwd=dest, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT)
