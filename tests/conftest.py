@@ -66,6 +66,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     before = getattr(session.config, "_llmdoctor_tmp_before", None)
     if before is None or os.environ.get("LLMDOCTOR_TESTS_ALLOW_TMP_LEFTOVERS"):
         return
+    import sys
+
+    if "llmdoctor.hosts.evidence" in sys.modules:  # what the interpreter's exit would remove
+        sys.modules["llmdoctor.hosts.evidence"].remove_copies()
     left = {n for n in _entries() - before if not _belongs_to_another_run(n)}
     deadline = time.monotonic() + 5.0
     while left and time.monotonic() < deadline:  # a parallel run's entries are short-lived

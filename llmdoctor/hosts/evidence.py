@@ -57,6 +57,29 @@ REPAIR_LIMIT = 64 * 1024 * 1024  # logs up to this size are paste-repaired (past
 SAMPLE = 256 * 1024  # a log whose first bytes need no repair is read as it is
 
 
+_COPY_DIRS: list[str] = []
+
+
+def _copy_dir() -> str:
+    """A temporary directory for repaired copies, removed at exit (remove_copies)."""
+    import atexit
+    import tempfile
+
+    if not _COPY_DIRS:
+        atexit.register(remove_copies)
+    _COPY_DIRS.append(tempfile.mkdtemp(prefix="llmdoctor-evidence-"))
+    return _COPY_DIRS[-1]
+
+
+def remove_copies() -> None:
+    """Remove every repaired copy this process made (at exit; a test session's /tmp check
+    calls it first, since its own end comes before the interpreter's)."""
+    import shutil
+
+    while _COPY_DIRS:
+        shutil.rmtree(_COPY_DIRS.pop(), ignore_errors=True)
+
+
 class EvidenceHost:
     """Answers from an evidence directory. A recording: nothing changes between questions,
     and a question whose answer was not recorded raises NotInEvidence (or FileNotFoundError
@@ -137,12 +160,7 @@ class EvidenceHost:
             self._repairs[name] = repaired
             text = repaired.text
         if self._copy_dir is None:
-            import atexit
-            import shutil
-            import tempfile
-
-            self._copy_dir = tempfile.mkdtemp(prefix="llmdoctor-evidence-")
-            atexit.register(shutil.rmtree, self._copy_dir, True)
+            self._copy_dir = _copy_dir()
         out = Path(self._copy_dir) / f"{len(self._copies)}-{p.name}"
         out.write_text(text, encoding="utf-8")
         self._copies[p] = out
