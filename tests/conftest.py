@@ -1,30 +1,35 @@
-"""Session-wide guards for the whole suite.
+"""Session-wide guard for the whole suite: tests leave nothing behind in /tmp.
 
-Tests leave nothing behind in the temporary directory: every `llmdoctor-*` entry that
-appears there during the session must be gone when it ends (a container's work
-directory, a Prometheus data directory, an evidence directory made at import time).
-On a machine shared with parallel test runs (other checkouts) their entries come and
-go too: an entry named with the pid of another live process, one that vanishes within
-a few seconds, or one another process is using (its cwd, or a file it holds open) is
-theirs, not a leak of ours. LLMDOCTOR_TESTS_ALLOW_TMP_LEFTOVERS=1 turns the check off
-(nested runs inside a test, whose leftovers the outer session's check sees anyway).
+The session gets a temporary directory of its own (TMPDIR, for this process and every
+command it starts): whatever the tests and the llmdoctor commands they run make with
+`tempfile` lands there, so what is left in it when the session ends was left by this
+run and no other (the machine may be shared with parallel runs from other checkouts,
+whose entries in /tmp come and go). Any `llmdoctor-*` entry left there fails the run;
+the directory itself is then removed. Besides, a new `llmdoctor-*` entry in /tmp itself
+(made by code that ignores TMPDIR) that is still there at the end, not named after
+another live process and not in use by one, is reported too.
+
+LLMDOCTOR_TESTS_ALLOW_TMP_LEFTOVERS=1 turns the check off (a nested run inside a test:
+its leftovers land in the outer session's directory, whose check sees them).
 """
 from __future__ import annotations
 
 import os
 import re
+import shutil
+import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 
 _PREFIX = "llmdoctor-"
+_SYSTEM_TMP = "/tmp"
 
 
-def _entries() -> set[str]:
+def _entries(directory: str) -> set[str]:
     try:
-        return {p.name for p in Path(tempfile.gettempdir()).glob(f"{_PREFIX}*")}
+        return {p.name for p in Path(directory).glob(f"{_PREFIX}*")}
     except OSError:
         return set()
 
@@ -37,11 +42,46 @@ def _belongs_to_another_run(name: str) -> bool:
     return False
 
 
-def _in_use_by_others(names: set[str]) -> set[str]:
-    """Those entries some other process has as its cwd or holds a file of open."""
-    base = os.path.realpath(tempfile.gettempdir())
-    paths = {os.path.join(base, n): n for n in names}
-    used: set[str] = set()
+def pytest_configure(config: pytest.Config) -> None:
+    if os.environ.get("LLMDOCTOR_TESTS_ALLOW_TMP_LEFTOVERS") or hasattr(config, "workerinput"):
+        return
+    own = tempfile.mkdtemp(prefix="lldtests-", dir=_SYSTEM_TMP)
+    os.chmod(own, 0o755)  # the exporter's user in a container reads test files under it
+    config._llmdoctor_tmp = (own, os.environ.get("TMPDIR"), _entries(_SYSTEM_TMP))  # type: ignore[attr-defined]
+    os.environ["TMPDIR"] = own
+    tempfile.tempdir = own
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = getattr(config, "_llmdoctor_tmp", None)
+    if state is None:
+        return
+    own, previous, before = state
+    if "llmdoctor.hosts.evidence" in sys.modules:  # what the interpreter's exit would remove
+        sys.modules["llmdoctor.hosts.evidence"].remove_copies()
+    left = sorted(_entries(own))
+    stray = sorted(n for n in _entries(_SYSTEM_TMP) - before if not _belongs_to_another_run(n)
+                   and not _in_use_by_others(os.path.join(_SYSTEM_TMP, n)))
+    shutil.rmtree(own, ignore_errors=True)
+    tempfile.tempdir = None
+    if previous is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = previous
+    problems = []
+    if left:
+        problems.append(f"tests left {len(left)} temporary entries: {', '.join(left[:10])}")
+    if stray:
+        problems.append(f"new in {_SYSTEM_TMP} (made without TMPDIR?): {', '.join(stray[:10])}")
+    if problems:
+        for p in problems:
+            print(f"ERROR: {p}", file=sys.stderr)
+        if left:  # certainly ours: fail the run
+            config._llmdoctor_failed_tmp = True  # type: ignore[attr-defined]
+
+
+def _in_use_by_others(path: str) -> bool:
+    """Whether another process has path as its cwd or holds a file under it open."""
     me = os.getpid()
     for pid in filter(str.isdigit, os.listdir("/proc")):
         if int(pid) == me:
@@ -51,36 +91,16 @@ def _in_use_by_others(names: set[str]) -> set[str]:
             links += [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")]
         except OSError:
             continue
-        for link in links:
-            for path, name in paths.items():
-                if link == path or link.startswith(path + "/"):
-                    used.add(name)
-    return used
+        if any(link == path or link.startswith(path + "/") for link in links):
+            return True
+    return False
 
 
-def pytest_sessionstart(session: pytest.Session) -> None:
-    session.config._llmdoctor_tmp_before = _entries()  # type: ignore[attr-defined]
-
-
+@pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    before = getattr(session.config, "_llmdoctor_tmp_before", None)
-    if before is None or os.environ.get("LLMDOCTOR_TESTS_ALLOW_TMP_LEFTOVERS"):
-        return
-    import sys
-
-    if "llmdoctor.hosts.evidence" in sys.modules:  # what the interpreter's exit would remove
-        sys.modules["llmdoctor.hosts.evidence"].remove_copies()
-    left = {n for n in _entries() - before if not _belongs_to_another_run(n)}
-    deadline = time.monotonic() + 5.0
-    while left and time.monotonic() < deadline:  # a parallel run's entries are short-lived
-        time.sleep(0.5)
-        left &= _entries()
-    left = sorted(left - _in_use_by_others(left)) if left else []
-    if left:
-        where = tempfile.gettempdir()
-        reporter = session.config.pluginmanager.get_plugin("terminalreporter")
-        message = f"tests left {len(left)} entries in {where}: {', '.join(left[:10])}"
-        if reporter is not None:
-            reporter.write_line(f"ERROR: {message}", red=True)
-        if session.exitstatus == 0:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    """Check the session's own directory before pytest reports its exit status."""
+    config = session.config
+    pytest_unconfigure(config)
+    config._llmdoctor_tmp = None  # type: ignore[attr-defined]
+    if getattr(config, "_llmdoctor_failed_tmp", False) and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
