@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,8 @@ ONE_SLOT = EVIDENCE / "probe-llamacpp-one-slot"
 def llmdoctor(*args: str, prelude: str = "") -> subprocess.CompletedProcess:
     code = f"import sys; {prelude or 'pass'}; sys.argv = ['llmdoctor', *{list(args)!r}]; from llmdoctor.cli import main; main()"
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT,
-                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "NO_COLOR": "1"})
+                          env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "NO_COLOR": "1",
+                               "TMPDIR": tempfile.gettempdir()})
 
 
 def external_references(page: str) -> list[str]:
