@@ -27,7 +27,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-FORMATS = ("text", "json", "markdown", "nagios")
+FORMATS = ("text", "json", "markdown", "nagios", "html")
 
 
 def _version(value: bool) -> None:
@@ -209,7 +209,7 @@ def diagnose(
     inventory: Optional[Path] = typer.Option(None, "--inventory", "-i", help="File with one host per line (Ansible INI accepted)."),
     forks: int = typer.Option(10, "--forks", min=1, max=256, help="Hosts diagnosed at once."),
     unit: List[str] = typer.Option([], "--unit", "-u", help="systemd unit of the engine, if not ollama/vllm*/llama* (repeatable)."),
-    fmt: str = typer.Option("text", "--format", "-f", help="text, json, markdown or nagios (one monitoring-plugin line with performance data)."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text, json, markdown, nagios (one monitoring-plugin line with performance data) or html (one self-contained page)."),
     width: Optional[int] = typer.Option(None, "--width", min=0, max=1000, help="Wrap text at this many columns (default: the terminal's, $COLUMNS, else 80; 0: never)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line (the exit code says the rest)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also say on stderr what was read and how long each fact took."),
@@ -259,7 +259,7 @@ def diagnose(
             report, results = run_diagnosis(targets, opts, forks=forks, names=names)
         except UnknownCheck as e:
             fail(str(e))
-    sys.stdout.write(_rendered(report, fmt, width, quiet))
+    sys.stdout.write(_rendered(report, results, fmt, width, quiet))
     if verbose:
         from llmdoctor.render.verbose import what_was_read
 
@@ -267,17 +267,30 @@ def diagnose(
     raise typer.Exit(report.exit_code())
 
 
-def _rendered(report, fmt: str, width: Optional[int], quiet: bool) -> str:
-    from llmdoctor.render import RENDERERS
-    from llmdoctor.render.report import render_text
+def _rendered(report, results, fmt: str, width: Optional[int] = None, quiet: bool = False) -> str:
+    """The report in fmt; in text, Markdown and HTML with the probe's timeline and charts when
+    one ran (its figures and measurements are in the report itself, for JSON and nagios)."""
+    from llmdoctor.render.charts import HtmlUnavailable
+    from llmdoctor.render.report import RENDERERS, render_text
 
     if quiet:
         from llmdoctor.render.oneline import render_summary_line
 
         return render_summary_line(report)
-    if fmt == "text" and width is not None:
-        return render_text(report, width=width or None)
-    return RENDERERS[fmt](report)
+    probes = tuple(x for r in results for x in getattr(r.facts.get("probe"), "results", ()))
+    try:
+        if not probes or fmt not in ("text", "markdown", "html"):
+            if fmt == "text" and width is not None:
+                return render_text(report, width=width or None)
+            return RENDERERS[fmt](report)
+        from llmdoctor.knowledge.probe.result import ProbeRuns
+        from llmdoctor.render.probe import ProbeView, probe_html, probe_report
+
+        view = ProbeView(report, ProbeRuns(probes))
+        return probe_html(view) if fmt == "html" else probe_report(fmt, 0 if width is None else (width or None))(view)
+    except HtmlUnavailable as e:
+        fail(str(e))
+        raise
 
 
 class _progress:
@@ -300,6 +313,20 @@ class _progress:
         if self.status is not None:
             self.status.__exit__(*exc)
         return False
+
+
+def _bundle_page(output: Path) -> str:
+    """report.html in the bundle: what the evidence just written diagnoses to, as a page."""
+    from llmdoctor.app.diagnose import DiagnoseOptions, diagnose as run_diagnosis
+    from llmdoctor.hosts.evidence import EvidenceHost
+    from llmdoctor.render.charts import HtmlUnavailable
+
+    try:
+        report, results = run_diagnosis([EvidenceHost(output)], DiagnoseOptions(), names=[output.name])
+        (output / "report.html").write_text(_rendered(report, results, "html"))
+    except HtmlUnavailable as e:
+        return f"not written: report.html ({e})"
+    return "report.html"
 
 
 @app.command()
@@ -327,6 +354,11 @@ def collect(
     with _progress(f"collecting from {names[0]}"):
         written, notes = collect_evidence(h, output, units=tuple(unit), since_seconds=_seconds(since, "--since"), probe=probe)
     h.close()
+    page = _bundle_page(output)
+    if page.startswith("not written"):
+        notes = [*notes, page]
+    else:
+        written = [*written, page]
     typer.echo(f"wrote {len(written)} files to {output}")
     for n in notes:
         typer.echo(f"  not collected: {n}")

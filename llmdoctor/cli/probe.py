@@ -15,7 +15,7 @@ import typer
 if TYPE_CHECKING:
     from llmdoctor.model import Report
 
-FORMATS = ("text", "json", "markdown")
+FORMATS = ("text", "json", "markdown", "html")
 
 
 def _progress_printer():
@@ -91,7 +91,7 @@ Examples:
                                                   help="Load mode: streams at once (default: slots + 1)."),
         deadline: float = typer.Option(60.0, "--deadline", min=5.0, max=600.0, help="Stop the whole probe after "
                                        "this many seconds."),
-        fmt: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
+        fmt: str = typer.Option("text", "--format", "-f", help="text, json, markdown or html (one self-contained page)."),
     ) -> None:
         """Measure TTFT and inter-token latency live; tell queueing from sharing, prefill and unload.
 
@@ -145,7 +145,14 @@ Examples:
 
             report = Report(report.version, report.targets + tuple(
                 TargetReport(target=f.split(": ", 1)[0], engine=UNREACHABLE, errors=(f,), reachable=False) for f in failures))
-        sys.stdout.write(redact_text(render(ProbeView(report, runs), fmt)))  # a URL may carry user:password
+        from llmdoctor.render.charts import HtmlUnavailable
+
+        try:
+            page = render(ProbeView(report, runs), fmt)
+        except HtmlUnavailable as e:
+            typer.echo(f"llmdoctor: {e}", err=True)
+            raise typer.Exit(ExitCode.UNKNOWN)
+        sys.stdout.write(redact_text(page))  # a URL may carry user:password
         code = report.exit_code()
         if not results or (code == ExitCode.OK and any(r.interrupted for r in results)):
             code = ExitCode.UNKNOWN  # nothing measured, or stopped before it could say "healthy"

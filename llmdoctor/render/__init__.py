@@ -19,18 +19,29 @@ __all__ = ["FORMATS", "RENDERERS", "formats_of", "render", "render_json", "rende
 Renderer = Callable[[Any], str]
 
 
+def render_html(report: Report) -> str:
+    """The self-contained page (render/html.py; needs the `html` extra, imported on use)."""
+    from llmdoctor.render.html import render_html as page
+
+    return page(report)
+
+
+RENDERERS.setdefault("html", render_html)  # registered here: html.py builds on report.py
+
+
 def _report(fmt: str) -> Renderer:
     return RENDERERS[fmt]
 
 
 def _views() -> list[tuple[type, dict[str, Renderer]]]:
     from llmdoctor.render.plan import PlanView, plan_json, plan_text
-    from llmdoctor.render.probe import ProbeView, probe_json, probe_report
+    from llmdoctor.render.probe import ProbeView, probe_html, probe_json, probe_report
 
     views: list[tuple[type, dict[str, Renderer]]] = [
         (Report, {name: _report(name) for name in RENDERERS}),
         (PlanView, {"text": plan_text, "json": plan_json}),
-        (ProbeView, {"text": probe_report("text"), "markdown": probe_report("markdown"), "json": probe_json}),
+        (ProbeView, {"text": probe_report("text"), "markdown": probe_report("markdown"), "json": probe_json,
+                     "html": probe_html}),
     ]
     try:  # the tuner's views need its modules; they are there in every install
         from llmdoctor.app.tune.apply import Outcome

@@ -1,4 +1,6 @@
-"""`llmdoctor probe`: the report of its verdicts, and in JSON the measurements too."""
+"""`llmdoctor probe` (and `diagnose --probe`): the report of the verdicts; in text and
+Markdown the timeline of the requests after it, in HTML the charts, in JSON the
+measurements too."""
 from __future__ import annotations
 
 import json
@@ -20,10 +22,36 @@ def probe_json(view: ProbeView) -> str:
     return json.dumps(doc, indent=2) + "\n"
 
 
-def probe_report(fmt: str):
+def probe_report(fmt: str, width: int | None = 0):
+    """The report, then the timeline; `width` as for render_text (0: the real width, None:
+    no wrapping, where the timeline takes 80 columns)."""
     def render(view: ProbeView) -> str:
-        from llmdoctor.render.report import RENDERERS
+        from llmdoctor.render.report import RENDERERS, render_text
 
-        return RENDERERS[fmt](view.report)
+        text = render_text(view.report, width=width) if fmt == "text" else RENDERERS[fmt](view.report)
+        if fmt == "text" and view.runs.results:
+            from llmdoctor.render.timeline import timeline_text
+
+            text += "\n" + timeline_text(view.runs, text_width() if width == 0 else (width or 80))
+        elif fmt == "markdown" and view.runs.results:
+            from llmdoctor.render.timeline import timeline_text
+
+            text += "\n```\n" + timeline_text(view.runs, 80) + "```\n"
+        return text
 
     return render
+
+
+def probe_html(view: ProbeView) -> str:
+    from llmdoctor.render.html import render_html
+
+    return render_html(view.report, view.runs)
+
+
+def text_width() -> int:
+    """Columns for the timeline: the same as the report's (terminal, COLUMNS, else 80)."""
+    import sys
+
+    from llmdoctor.render.layout import output_width
+
+    return output_width(sys.stdout)

@@ -97,6 +97,20 @@ def test_symlinked_dropins_lists_nothing_outside(tmp_path):
     assert "stolen" not in out and "q7stolen" not in out and "Traceback" not in out
 
 
+def _remove_deep(top, levels: int) -> None:
+    """Remove a chain of `levels` directories "a" bottom-up: shutil.rmtree recurses once per
+    level and would hit Python's recursion limit (in pytest's own clean-up of tmp_path)."""
+    os.chdir(top)
+    try:
+        for _ in range(levels):
+            os.chdir("a")
+        for _ in range(levels):
+            os.chdir("..")
+            os.rmdir("a")
+    finally:
+        os.chdir(ROOT)
+
+
 def test_deep_tree_is_a_could_not_read_line_and_keeps_the_systemd_facts(tmp_path):
     d = copy(tmp_path)
     deep = d / "files"
@@ -107,7 +121,10 @@ def test_deep_tree_is_a_could_not_read_line_and_keeps_the_systemd_facts(tmp_path
             os.chdir("a")
     finally:
         os.chdir(ROOT)
-    code, out = cli("diagnose", "--evidence", str(d), "--format", "json")
+    try:
+        code, out = cli("diagnose", "--evidence", str(d), "--format", "json")
+    finally:
+        _remove_deep(deep, 1800)
     assert "Traceback" not in out
     target = json.loads(out)["targets"][0]
     assert any("could not read" in e and "deeper than" in e for e in target["errors"]), target["errors"]

@@ -111,12 +111,59 @@ def test_dashboard_queries_are_valid_promql(tmp_path):
     dashboard = json.loads(DASHBOARD.read_text())
     records = []
     for i, (_, expr) in enumerate(panel_exprs(dashboard)):
-        expr = expr.replace("$__rate_interval", "5m").replace("$instance", ".*")
+        expr = expr.replace("$__rate_interval", "5m").replace("$instance", ".*").replace("$target", ".*")
         records.append({"record": f"dashboard:panel_{i}", "expr": expr})
     path = tmp_path / "panels.yml"
     path.write_text(yaml.safe_dump({"groups": [{"name": "panels", "rules": records}]}))
     p = prom_support.promtool("check", "rules", str(path))
     assert p.returncode == 0, p.stdout.decode() + p.stderr.decode()
+
+
+def test_every_panel_is_per_target():
+    """A fleet: every query filters by the $target variable (each metric selector, not
+    just one of them) and every legend names the target, so two series never read alike."""
+    dashboard = json.loads(DASHBOARD.read_text())
+    variables = {v["name"]: v for v in dashboard["templating"]["list"]}
+    assert variables["target"]["type"] == "query" and variables["target"]["includeAll"]
+    assert variables["target"]["allValue"] == ".*"  # matches a single target's absent label too
+    assert "target)" in variables["target"]["definition"]
+    for panel in dashboard["panels"]:
+        for target in panel["targets"]:
+            expr = target["expr"]
+            selectors = re.findall(r"\b(llmdoctor_\w+)(\{[^}]*\})?", expr)
+            assert selectors, expr
+            for name, labels in selectors:
+                assert 'target=~"$target"' in labels, f"{panel['title']}: {name} not filtered by $target"
+            assert "{{target}}" in target["legendFormat"], f"{panel['title']}: legend {target['legendFormat']!r}"
+            by = re.findall(r"\bby\s*\(([^)]*)\)", expr)
+            assert all("target" in b for b in by), f"{panel['title']}: aggregates the target away: {expr}"
+
+
+def test_dashboard_conforms_to_grafanas_schema():
+    """Grafana's dashboard schema as the Grafana Foundation SDK types it (no Grafana server
+    can be installed here): no unknown field, every value of the schema's type."""
+    pytest.importorskip("grafana_foundation_sdk", reason="grafana-foundation-sdk is not installed (test extra)")
+    from tests.exporter.grafana_schema import problems
+
+    dashboard = json.loads(DASHBOARD.read_text())
+    assert problems(dashboard) == []
+    broken = json.loads(DASHBOARD.read_text())
+    broken["templating"]["list"][-1]["type"] = "qurey"
+    broken["panels"][0]["gridPos"]["w"] = "12"
+    broken["panels"][1]["legend"] = {}
+    found = "\n".join(problems(broken))
+    assert "'qurey' not one of" in found and "'12' is not an integer" in found
+    assert "/panels[1]/legend: not a field of the schema" in found
+
+
+def test_exporter_down_alert_does_not_depend_on_the_exporters_job():
+    """In textfile mode the series come under node_exporter's job: the up-style alert
+    must also see llmdoctor's own series vanish (promtool cases in rules_test.yml)."""
+    expr = next(r["expr"] for r in rules() if r.get("alert") == "LLMDoctorExporterDown")
+    assert 'up{job="llmdoctor"}' in expr and "llmdoctor_last_run_timestamp_seconds" in expr
+    modes = [t["name"] for t in yaml.safe_load(RULES_TEST.read_text())["tests"]
+             if any(c["alertname"] == "LLMDoctorExporterDown" and c.get("exp_alerts") for c in t.get("alert_rule_test", []))]
+    assert any("textfile" in m for m in modes) and any("exporter" in m and "textfile" not in m for m in modes), modes
 
 
 @needs_promtool

@@ -1,7 +1,8 @@
 """The packaged units under a real systemd (nspawn): the hardened exporter starts as
 its own user with the journal group, serves metrics, and stops cleanly on SIGTERM;
-the oneshot textfile service writes its file. Only ExecStart (this checkout's venv)
-and how /root is hidden (the venv's Python lives under /root here) are changed."""
+the oneshot textfile service writes its file. Only ExecStart (this checkout's code and
+interpreter) and what the hardening hides of them (a checkout or venv under /root,
+/home or /tmp) are changed."""
 from __future__ import annotations
 
 import contextlib
@@ -23,18 +24,17 @@ SYSTEMD = ROOT / "packaging" / "systemd"
 PYTHON = str(ROOT / ".venv" / "bin" / "python") if (ROOT / ".venv" / "bin" / "python").exists() else sys.executable
 
 
-def _python_dirs() -> list[str]:
-    """Directories under /root or /home the interpreter needs (hidden by ProtectHome=)."""
-    real = os.path.realpath(PYTHON)
-    base = Path(sys.base_prefix)
-    return sorted({str(p) for p in (base, Path(real).parent.parent) if str(p).startswith(("/root/", "/home/"))})
-
-
 def _dropin(exec_start: str) -> str:
-    binds = _python_dirs()
-    lines = ["[Service]", "ExecStart=", f"ExecStart={exec_start}"]
-    if binds:
-        lines += ["ProtectHome=tmpfs", "BindReadOnlyPaths=" + " ".join(binds)]
+    """The test's drop-in: this checkout's interpreter and code, and only what the shipped
+    hardening hides of them made visible again (read-only): ProtectHome=tmpfs instead of
+    yes when they live under /root or /home, BindReadOnlyPaths= for those and for a
+    checkout under /tmp (PrivateTmp=). The rest of the shipped unit is tested as it is."""
+    hidden = nspawn.hidden_from_services(nspawn.checkout_binds(ROOT, python=PYTHON))
+    lines = ["[Service]", "ExecStart=", f"ExecStart={exec_start}", f"Environment=PYTHONPATH={ROOT}"]
+    if any(nspawn.is_under(p, ("/root", "/home", "/run/user")) for p in hidden):
+        lines.append("ProtectHome=tmpfs")
+    if hidden:
+        lines.append("BindReadOnlyPaths=" + " ".join(hidden))
     return "\n".join(lines) + "\n"
 
 
@@ -87,7 +87,7 @@ def container():
         "etc/systemd/system/llmdoctor-textfile.service.d/test.conf":
             _dropin(_exec_start(SYSTEMD / "llmdoctor-textfile.service", fast)),
     }
-    binds = [str(ROOT)] if os.stat(ROOT).st_dev != os.stat("/").st_dev else []
+    binds = nspawn.checkout_binds(ROOT, python=PYTHON)
     with _private_network(f"lldexp{os.getpid()}") as ns:
         with nspawn.booted_container("exporter", files, network_namespace=ns, binds=binds,
                                      enable=["ollama.service"]) as c:

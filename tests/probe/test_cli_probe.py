@@ -88,3 +88,20 @@ def test_ctrl_c_stops_cleanly_and_prints_what_was_measured():
     (raw,) = report_doc(out)["probe"]
     assert raw["interrupted"] is True
     assert raw["samples"][0]["status"] == "ok" and raw["samples"][-1]["status"] == "interrupted"
+
+
+def test_probe_draws_the_streams_in_text_and_html():
+    """One slot: the timeline shows one of the pair waiting behind the other; the page has both charts."""
+    pytest.importorskip("matplotlib", reason="matplotlib is not installed (the html extra)")
+    with ollama_replay(slots=1) as srv:
+        text = run(srv.url)
+        page = run(srv.url, "--format", "html")
+    assert text.returncode == 1, text.stdout + text.stderr
+    tail = text.stdout[text.stdout.index("Probe timeline · "):]
+    assert max(len(line) for line in tail.splitlines()) <= 120  # COLUMNS
+    rows = {line.split()[0]: line for line in tail.splitlines()[2:] if line.startswith("pair-")}
+    assert set(rows) == {"pair-1", "pair-2"}
+    first, later = sorted(rows.values(), key=lambda r: r.index("|"))
+    assert later.index("|") - first.index("|") > 10 and "·····" in later  # it waited: queued, not shared
+    assert page.returncode == 1, page.stderr
+    assert page.stdout.startswith("<!DOCTYPE html>") and page.stdout.count("<svg") == 2

@@ -39,7 +39,8 @@ from typing import Iterator, Mapping, Sequence
 
 from tests.support.process import stop_process
 
-__all__ = ["Container", "ContainerError", "ContainerHost", "booted_container", "skip_reason"]
+__all__ = ["Container", "ContainerError", "ContainerHost", "booted_container", "checkout_binds",
+           "hidden_from_services", "is_under", "skip_reason"]
 
 BOOT_TIMEOUT = 60.0
 STOP_TIMEOUT = 15.0
@@ -137,6 +138,49 @@ class Container:
             return self.log_path.read_text(errors="replace")
         except OSError:
             return ""
+
+
+# -- what the container must see of this test run --------------------------------------
+
+# Paths the container's / (an overlay of the host's) shows as they are; anything else
+# may be hidden: nspawn mounts a fresh /tmp (and /run), so a checkout there is missing.
+_SYSTEM_TOPS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc", "/var/lib", "/opt")
+# Where a hardened unit (ProtectHome=, PrivateTmp=) cannot see a path.
+_SERVICE_HIDDEN_TOPS = ("/root", "/home", "/run/user", "/tmp", "/var/tmp")
+
+
+def is_under(path: str, tops: Sequence[str]) -> bool:
+    return any(path == t or path.startswith(t.rstrip("/") + "/") for t in tops)
+
+
+def checkout_binds(*paths: str | os.PathLike, python: str | None = None) -> list[str]:
+    """Host paths to bind into a container so it runs this checkout with this interpreter.
+
+    Always the given paths (the checkout) and the interpreter's prefixes (a venv, a
+    pyenv build), whatever device they are on: a checkout under /tmp is otherwise hidden
+    by the container's fresh /tmp. System directories are left to the overlay; a path
+    inside another one on the list is dropped (the outer bind carries it).
+    """
+    import sys
+
+    wanted = [os.path.realpath(p) for p in paths]
+    prefixes = [sys.prefix, sys.base_prefix]
+    for exe in {sys.executable, python or sys.executable}:
+        prefixes += [str(Path(exe).parent.parent), str(Path(os.path.realpath(exe)).parent.parent)]
+    for p in prefixes:
+        real = os.path.realpath(p)
+        if not is_under(real, _SYSTEM_TOPS) and real != "/":
+            wanted.append(real)
+    kept: list[str] = []
+    for p in sorted(set(wanted), key=len):
+        if os.path.isdir(p) and not is_under(p, kept):
+            kept.append(p)
+    return kept
+
+
+def hidden_from_services(paths: Sequence[str]) -> list[str]:
+    """Those of `paths` that ProtectHome=/PrivateTmp= hide from a hardened unit."""
+    return [p for p in paths if is_under(p, _SERVICE_HIDDEN_TOPS)]
 
 
 # -- set-up ------------------------------------------------------------------------

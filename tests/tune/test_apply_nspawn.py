@@ -7,7 +7,6 @@ steps run in order on one container: dry run, apply + verify, idempotency,
 """
 from __future__ import annotations
 
-import os
 import socket
 import sys
 from pathlib import Path
@@ -23,7 +22,7 @@ from llmdoctor.knowledge.systemd.environ import parse_proc_environ
 from llmdoctor.app.tune.apply import parse_show_environment
 from llmdoctor.app.tune.concurrency import two_requests_start_together
 from llmdoctor.judge.sizing import Workload
-from tests.support.nspawn import ContainerHost, booted_container, skip_reason
+from tests.support.nspawn import ContainerHost, booted_container, checkout_binds, skip_reason
 
 pytestmark = [pytest.mark.real, pytest.mark.root]
 
@@ -70,8 +69,7 @@ def box():
         "etc/systemd/system/ollama.service": unit,
         "etc/systemd/system/ollama.service.d/override.conf": OVERRIDE,
     }
-    binds = [str(REPO)] if os.stat(REPO).st_dev != os.stat("/").st_dev else []
-    with booted_container("tune", files, binds=binds, enable=["ollama.service"]) as c:
+    with booted_container("tune", files, binds=checkout_binds(REPO), enable=["ollama.service"]) as c:
         host = OllamaContainerHost(c)
         _wait_for_api(host, port)
         yield c, host, port

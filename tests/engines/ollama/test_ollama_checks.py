@@ -59,6 +59,13 @@ EMPTY = Path(tempfile.mkdtemp(prefix="llmdoctor-empty-evidence-"))  # facts come
 atexit.register(shutil.rmtree, EMPTY, True)  # leave nothing behind in /tmp
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _remove_empty_evidence():
+    """Gone when this module ends, before the session's check of /tmp (tests/conftest.py)."""
+    yield
+    shutil.rmtree(EMPTY, ignore_errors=True)
+
+
 def store_with(**facts):
     facts.setdefault("engines", (EngineInstance(OLLAMA, port=11434, found_by="test"),))
     return FactStore(Context(EvidenceHost(EMPTY)), preset=facts)

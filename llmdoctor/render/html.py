@@ -1,0 +1,113 @@
+"""`--format html`: one self-contained page to keep, mail or attach to a ticket.
+
+The report (every target, its findings with their evidence and fix, what could not be
+examined) and, when a probe ran, its timeline and latency charts as inline SVG
+(render/charts.py). Nothing is fetched: no script, no font, no style sheet, no image
+from elsewhere; the page's own CSS is inline. Every text from a host is escaped.
+"""
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from llmdoctor.model import Finding, Report, Severity, TargetReport
+from llmdoctor.render.charts import HtmlUnavailable, latency_svg, timeline_svg
+from llmdoctor.render.report import SEVERITY_HEADING, unavailable_line
+
+__all__ = ["HtmlUnavailable", "render_html"]
+
+CSS = """
+body{font-family:system-ui,sans-serif;margin:2em auto;max-width:62em;padding:0 1em;color:#1b1f24;line-height:1.45}
+h1{font-size:1.5em}h2{border-bottom:2px solid #d0d7de;padding-bottom:.2em;margin-top:1.8em}
+.finding{border-left:5px solid #888;padding:.3em 1em;margin:1em 0;background:#f6f8fa}
+.critical{border-color:#cf222e}.warning{border-color:#bf8700}.info{border-color:#0969da}
+.badge{font-size:.8em;font-weight:bold;text-transform:uppercase;padding:.1em .5em;border-radius:.3em;color:#fff;background:#888}
+.critical .badge{background:#cf222e}.warning .badge{background:#9a6700}.info .badge{background:#0969da}
+.meta,.examined{color:#57606a;font-size:.9em}
+pre,code{font-family:ui-monospace,monospace;font-size:.88em}
+pre{background:#fff;border:1px solid #d0d7de;padding:.6em;overflow-x:auto;white-space:pre-wrap}
+figure.chart{margin:1em 0}figure.chart svg{max-width:100%;height:auto}
+table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #d0d7de;padding:.2em .6em;text-align:right}
+td:first-child,th:first-child{text-align:left}
+"""
+
+
+def _finding(f: Finding) -> list[str]:
+    sev = f.severity.value
+    out = [f'<section class="finding {sev}">',
+           f'<p><span class="badge">{escape(sev)}</span> <strong>{escape(f.title)}</strong></p>',
+           f'<p class="meta">{escape(f.cause.value)} · {escape(f.check)} · confidence {escape(f.confidence.value)}</p>',
+           "<p>Evidence:</p><ul>"]
+    out += [f"<li><code>{escape(e.source)}</code>: <code>{escape(e.text.strip())}</code></li>" for e in f.evidence]
+    out += ["</ul>", f'<p class="fix"><strong>Fix:</strong> {escape(f.fix.summary)}</p>']
+    if f.fix.commands:
+        out.append('<pre class="commands">' + escape("\n".join(f"$ {c}" for c in f.fix.commands)) + "</pre>")
+    if f.fix.config:
+        out.append('<pre class="config">' + escape(f.fix.config.rstrip()) + "</pre>")
+    return out + ["</section>"]
+
+
+def _target(t: TargetReport) -> list[str]:
+    out = [f"<h2>{escape(t.target)} <small>({escape(t.engine)})</small></h2>"]
+    if t.summary:
+        out += ["<ul>"] + [f"<li><strong>{escape(k)}</strong>: {escape(v)}</li>" for k, v in t.summary] + ["</ul>"]
+    if t.examined:
+        out.append('<p class="examined">Examined: ' + escape("; ".join(t.examined)) + "</p>")
+    if not t.diagnosed and t.not_diagnosed:
+        out.append(f"<p><strong>Could not diagnose:</strong> {escape(t.not_diagnosed)}</p>")
+    elif not t.findings:
+        out.append("<p>No problems found in what was examined.</p>")
+    for sev in Severity:
+        group = [f for f in t.findings if f.severity is sev]
+        if group:
+            out.append(f"<h3>{SEVERITY_HEADING[sev]} ({len(group)})</h3>")
+            for f in group:
+                out += _finding(f)
+    gaps = [u for u in t.unavailable if u.reason != t.not_diagnosed]
+    if gaps or t.errors:
+        out += ["<h3>Could not examine</h3>", "<ul>"]
+        out += [f"<li>{escape(unavailable_line(u.fact, u.reason))}</li>" for u in gaps]
+        out += [f'<li class="error">{escape(e)}</li>' for e in t.errors]
+        out.append("</ul>")
+    return out
+
+
+def _seconds(v: float | None) -> str:
+    return "–" if v is None else f"{v:.3f}"
+
+
+def _probe(result: Any, n: int) -> list[str]:
+    out = [f"<h2>Probe: {escape(result.engine)} at {escape(result.url)}</h2>",
+           f'<p class="meta">{escape(result.model or "model not named")} · {result.requests_sent} requests · '
+           f'{result.tokens_generated} tokens · {result.wall_s:.2f} s'
+           + (f" · {result.slots} slot(s) ({escape(result.slots_source)})" if result.slots else "") + "</p>",
+           f'<figure class="chart timeline" id="timeline-{n}">{timeline_svg(result)}'
+           "<figcaption>Each row is one request on the probe's clock: grey while it waited, orange while "
+           "the prompt was processed, blue while tokens streamed; the black tick is its first token.</figcaption></figure>",
+           f'<figure class="chart latency" id="latency-{n}">{latency_svg(result)}'
+           "<figcaption>Time to first token of each request, and the spread of the gaps between its "
+           "streamed tokens.</figcaption></figure>",
+           "<table><tr><th>request</th><th>scenario</th><th>sent (s)</th><th>first byte (s)</th>"
+           "<th>first token (s)</th><th>last token (s)</th><th>tokens</th><th>status</th></tr>"]
+    for s in sorted(result.samples, key=lambda s: (round(s.sent_s, 2), s.id)):
+        out.append(f"<tr><td>{escape(s.id)}</td><td>{escape(s.scenario)}</td><td>{s.sent_s:.3f}</td>"
+                   f"<td>{_seconds(s.ttfb_s)}</td><td>{_seconds(s.ttft_s)}</td>"
+                   f"<td>{_seconds(s.chunk_s[-1] if s.chunk_s else None)}</td>"
+                   f"<td>{s.completion_tokens or len(s.chunk_s)}</td><td>{escape(s.status)}</td></tr>")
+    return out + ["</table>", '<p class="meta">Times of a request are from the moment it was sent.</p>']
+
+
+def render_html(report: Report, runs: Any = None) -> str:
+    """The page: the report, then each probe run's charts (runs: a ProbeRuns or None)."""
+    results = tuple(runs.results) if runs is not None else ()
+    body: list[str] = [f"<h1>llmdoctor report <small>v{escape(report.version)}</small></h1>"]
+    for t in report.targets:
+        body += _target(t)
+    for n, r in enumerate(results, 1):
+        body += _probe(r, n)
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            # the browser itself refuses anything from elsewhere: the page stands alone
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+            f"<title>llmdoctor report</title><style>{CSS}</style></head><body>\n"
+            + "\n".join(body) + "\n</body></html>\n")
