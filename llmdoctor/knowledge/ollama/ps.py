@@ -145,10 +145,12 @@ def _from_cells(cells: dict[str, str], source: str, line: str) -> LoadedModel:
 
 def parse_api_ps(data: bytes | str | dict, source: str = "GET /api/ps") -> tuple[LoadedModel, ...]:
     """`{"models": [...]}` -> LoadedModel per entry; ParseError on anything else."""
+    if data is None:
+        raise ParseError('expected an object with a "models" list, got null')
     if not isinstance(data, dict):
         try:
             data = json.loads(data)
-        except (ValueError, UnicodeDecodeError) as e:
+        except (TypeError, ValueError, UnicodeDecodeError) as e:  # TypeError: a JSON null read before us
             raise ParseError(f"not JSON: {e}") from None
     if not isinstance(data, dict) or not isinstance(data.get("models", []), list):
         raise ParseError('expected an object with a "models" list')
