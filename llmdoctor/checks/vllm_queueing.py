@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import classify_waiting, setting
 from llmdoctor.judge.fixes import serve_flags_text
+from llmdoctor.judge.queue_shape import ADVICE, queue_shape
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -21,6 +22,16 @@ def _evidence_sets(vllm_log, vllm_metrics):
             return kind, ev, scan.longest_waiting_run.length >= 2
     kind, ev = classify_waiting(metrics=vllm_metrics)
     return kind, ev, vllm_metrics is not None and vllm_metrics.second is not None
+
+
+def _shape(vllm_log):
+    """(source, shape) of the log whose waiting run is longest."""
+    scans = [s for s in (vllm_log.scans if vllm_log is not None else ()) if s.longest_waiting_run is not None]
+    if not scans:
+        return None
+    scan = max(scans, key=lambda s: s.longest_waiting_run.length)
+    shape = queue_shape(scan.longest_waiting_run, scan.waiting_lines, scan.stats_lines)
+    return (scan.source, shape) if shape is not None else None
 
 
 @check(id="vllm-queueing", cause=Cause.QUEUEING,
@@ -47,6 +58,10 @@ def queueing(
         cmd = serve_flags_text(vllm_cmdline, max_num_seqs=seqs * 2)
     else:
         cmd = serve_flags_text(vllm_cmdline, data_parallel_size=2)
+    shape = _shape(vllm_log)
+    if shape is not None:
+        ev = [*ev, Evidence(shape[0], shape[1].evidence)]
+        summary = (ADVICE[shape[1].kind] + " " + summary).strip()
     yield Finding(Cause.QUEUEING, Severity.WARNING, "vLLM requests are waiting for a place in the batch", ev,
                   Fix(summary, (cmd,)),
                   confidence=Confidence.HIGH if sustained else Confidence.MEDIUM)

@@ -45,3 +45,13 @@ SGLANG_RETRACTIONS = 3
 SGLANG_LONG_PROMPT = 1024
 SGLANG_LOW_HIT = 0.2
 SGLANG_PREFILL_LINES = 3
+
+# --- Queue shape (vLLM Waiting across stats lines) -------------------------------------
+# A queue that grows is told from one that absorbs bursts: it climbs when its last line
+# holds at least this share of its peak and this many times its first value, over at least
+# QUEUE_TREND_MIN_LINES lines that never drained to 0 (arrivals outpace service). Waiting
+# that drained to 0 and came back is bursts; a run this short that never came back is a spike.
+QUEUE_TREND_PEAK_SHARE = 0.8
+QUEUE_TREND_GROWTH = 2.0
+QUEUE_TREND_MIN_LINES = 3
+QUEUE_SPIKE_MAX_LINES = 2
