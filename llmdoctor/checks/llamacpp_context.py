@@ -57,4 +57,11 @@ def context_shift(llamacpp_log: LlamaLog):
             "slots: raise -c or lower -np), cap the answer length (n_predict / max_tokens), and start with "
             "--no-context-shift if a refused request is better than a silently shortened one. Models with MLA "
             "attention (DeepSeek V2/V3) cannot be shifted at all and produce garbage after a shift.",
-            (f"llama-server -m MODEL -np 1 -c {max(8192, (ctx or 4096) * 2)} --no-context-shift",)))
+            (_bigger_slots(scan.n_slots, max(8192, (ctx or 4096) * 2)),)))
+
+
+def _bigger_slots(slots, per_slot: int) -> str:
+    """More context per slot without fewer slots (-np 1 would trade the shift for queueing)."""
+    if slots and slots > 1:
+        return f"llama-server -m MODEL -np {slots} -c {slots * per_slot} --no-context-shift"
+    return f"llama-server -m MODEL -c {per_slot} --no-context-shift"

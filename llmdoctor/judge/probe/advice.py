@@ -5,6 +5,8 @@ Kept apart from the verdicts (which only measure and compare) so a check reads a
 """
 from __future__ import annotations
 
+from llmdoctor.judge.thresholds import LLAMACPP_SMALL_SLOT_TOKENS
+
 from llmdoctor.knowledge.engines import LLAMACPP, OLLAMA, SGLANG, VLLM
 from llmdoctor.judge.fixes import OLLAMA_UNIT, dropin, edit, restart, unit_file_name
 from llmdoctor.model import Fix
@@ -29,7 +31,10 @@ def parallel_fix(engine: str, slots: int | None, context: int | None) -> Fix:
                    "reserves its own KV cache of num_ctx tokens: check `ollama ps` stays 100% GPU after the restart.",
                    OLLAMA_DROPIN, _settings(OLLAMA_NUM_PARALLEL=want))
     if engine == LLAMACPP:
-        ctx = f" -c {context * want}" if context else " -c <slots x per-request context>"
+        # each slot keeps its context, and no less than what llamacpp-slot-context calls small:
+        # following this fix must not create that finding
+        per_slot = max(context, LLAMACPP_SMALL_SLOT_TOKENS) if context else None
+        ctx = f" -c {per_slot * want}" if per_slot else " -c <slots x per-request context>"
         return Fix(f"Start llama-server with {want} slots. An explicit -np splits -c across the slots, so "
                    f"multiply -c to keep each request's context (or leave -np out: recent builds then use 4 "
                    "slots sharing one unified KV cache).",
@@ -105,7 +110,8 @@ def unload_fix(engine: str) -> Fix:
 def queue_full_fix(engine: str) -> Fix:
     if engine == OLLAMA:
         return Fix("Ollama refuses requests once OLLAMA_MAX_QUEUE (default 512) are waiting: serve more at "
-                   "once (OLLAMA_NUM_PARALLEL) and raise the queue if bursts are expected.",
-                   OLLAMA_DROPIN, _settings(OLLAMA_NUM_PARALLEL=4, OLLAMA_MAX_QUEUE=1024))
+                   "once (OLLAMA_NUM_PARALLEL). A deeper queue does not serve more, it turns refusals into "
+                   "long waits (ollama-deep-queue): let clients retry a 503 with back-off instead.",
+                   OLLAMA_DROPIN, _settings(OLLAMA_NUM_PARALLEL=4))
     return Fix("The server refuses requests when its queue or slots are full: add slots or queue capacity, "
                "or spread the load.")
