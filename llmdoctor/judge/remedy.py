@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterable
 
 from llmdoctor.judge import fixes
@@ -53,11 +53,6 @@ class _Wanted:
     finding: Finding
     extra: tuple[str, ...] = ()  # the fix's other commands (checks, verifications)
     np_given: bool = True
-
-
-@dataclass
-class _Place:
-    wanted: list[_Wanted] = field(default_factory=list)
 
 
 def _unquote(value: str) -> str:
@@ -226,19 +221,18 @@ def merge(findings: Iterable[Finding], argv: dict[str, tuple[str, ...]] | None =
     server's command line by place ("llama-server command line" -> argv), when known."""
     findings = list(findings)
     memory = any(f.cause in MEMORY for f in findings)
-    places: dict[str, _Place] = {}
+    places: dict[str, list[_Wanted]] = {}
     for f in findings:
         w = wanted_of(f)
         if w is not None:
-            places.setdefault(w.place, _Place()).wanted.append(w)
-    for place, p in places.items():
-        _as_edits(p.wanted, (argv or {}).get(place))
+            places.setdefault(w.place, []).append(w)
+    argv = argv or {}
     out = []
-    for place, p in places.items():
-        names = list(dict.fromkeys(n for w in p.wanted for n in w.settings))
+    for place, wanted in places.items():
+        _as_edits(wanted, argv.get(place))
         merged, notes, held = {}, [], []
-        for name in names:
-            value, note = _choose(name, p.wanted, memory)
+        for name in dict.fromkeys(n for w in wanted for n in w.settings):
+            value, note = _choose(name, wanted, memory)
             if value is None:
                 held.append(note)
                 continue
@@ -246,11 +240,11 @@ def merge(findings: Iterable[Finding], argv: dict[str, tuple[str, ...]] | None =
             if note:
                 notes.append(note)
         if place.endswith("command line") and not memory:
-            if note := _slot_context(merged, p.wanted):
+            if note := _slot_context(merged, wanted):
                 notes.append(note)
-        extra = tuple(dict.fromkeys(c for w in p.wanted for c in w.extra))
-        checks = tuple(dict.fromkeys(w.finding.check for w in p.wanted))
-        out.append(_change(place, merged, extra, checks, tuple(notes), tuple(held), (argv or {}).get(place)))
+        extra = tuple(dict.fromkeys(c for w in wanted for c in w.extra))
+        checks = tuple(dict.fromkeys(w.finding.check for w in wanted))
+        out.append(_change(place, merged, extra, checks, tuple(notes), tuple(held), argv.get(place)))
     return tuple(c for c in out if c.settings or c.held_back)
 
 
