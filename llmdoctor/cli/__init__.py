@@ -270,7 +270,7 @@ def diagnose(
 def _rendered(report, results, fmt: str, width: Optional[int] = None, quiet: bool = False) -> str:
     """The report in fmt; in text, Markdown and HTML with the probe's timeline and charts when
     one ran (its figures and measurements are in the report itself, for JSON and nagios)."""
-    from llmdoctor.render.charts import HtmlUnavailable
+    from llmdoctor.render.unavailable import HtmlUnavailable
     from llmdoctor.render.report import RENDERERS, render_text
 
     if quiet:
@@ -319,7 +319,7 @@ def _bundle_page(output: Path) -> str:
     """report.html in the bundle: what the evidence just written diagnoses to, as a page."""
     from llmdoctor.app.diagnose import DiagnoseOptions, diagnose as run_diagnosis
     from llmdoctor.hosts.evidence import EvidenceHost
-    from llmdoctor.render.charts import HtmlUnavailable
+    from llmdoctor.render.unavailable import HtmlUnavailable
 
     try:
         report, results = run_diagnosis([EvidenceHost(output)], DiagnoseOptions(), names=[output.name])

@@ -145,7 +145,7 @@ Examples:
 
             report = Report(report.version, report.targets + tuple(
                 TargetReport(target=f.split(": ", 1)[0], engine=UNREACHABLE, errors=(f,), reachable=False) for f in failures))
-        from llmdoctor.render.charts import HtmlUnavailable
+        from llmdoctor.render.unavailable import HtmlUnavailable
 
         try:
             page = render(ProbeView(report, runs), fmt)

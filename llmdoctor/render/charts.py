@@ -17,16 +17,13 @@ import re
 from llmdoctor.knowledge.probe.phases import (BEFORE_FIRST, DECODING, FAILED, LOADING, PREFILL, WAITING,
                                               probe_phases)
 from llmdoctor.knowledge.probe.result import ProbeResult
+from llmdoctor.render.unavailable import HtmlUnavailable  # noqa: F401 (raised here, caught by the CLI)
 
 COLOURS = {WAITING: "#b0b7c3", LOADING: "#9467bd", PREFILL: "#ff7f0e", BEFORE_FIRST: "#f5c28b",
            DECODING: "#1f77b4", FAILED: "#d62728"}
 NAMES = {WAITING: "waiting", LOADING: "model loading", PREFILL: "prefill", BEFORE_FIRST: "waiting + prefill (not split)",
          DECODING: "decoding", FAILED: "failed"}
 INSTALL_HINT = "--format html needs matplotlib: pip install 'llmdoctor[html]'"
-
-
-class HtmlUnavailable(RuntimeError):
-    """The charting library is not installed; str() is the one line to show."""
 
 
 def _figure(width_in: float, height_in: float):
