@@ -65,3 +65,32 @@ def split_cmdline(text: str | bytes) -> list[str]:
         return shlex.split(text)
     except ValueError:
         return text.split()
+
+
+def flag_settings(argv, flags, switches, canonical=lambda name: name, positional=None) -> dict:
+    """The settings a server's argv gives through its flag tables: `switches` maps a flag to
+    (key, value), `flags` a flag to (key, kind) taking `--flag value` or `--flag=value`.
+    A value `kind` cannot read is None (unknown: the checks do arithmetic on these).
+    `canonical` respells a flag name; `positional(i, argv, settings)` sees every word that is
+    not a flag's value (a subcommand, a model)."""
+    settings: dict = {}
+    i = 0
+    while i < len(argv):
+        name, eq, inline = argv[i].partition("=")
+        name = canonical(name)
+        if positional is not None:
+            positional(i, argv, settings)
+        if name in switches:
+            key, val = switches[name]
+            settings[key] = val
+        elif name in flags:
+            key, kind = flags[name]
+            raw = inline if eq else (argv[i + 1] if i + 1 < len(argv) else None)
+            if not eq:
+                i += 1
+            try:
+                settings[key] = kind(raw) if raw is not None else None
+            except ValueError:
+                settings[key] = None
+        i += 1
+    return settings

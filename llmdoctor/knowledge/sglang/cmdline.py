@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from llmdoctor.parsing import split_cmdline
+from llmdoctor.parsing import flag_settings, split_cmdline
 
 # flag -> (key, kind); keys are ServerArgs field names, as /get_server_info and the
 # `server_args=ServerArgs(...)` start-up line spell them
@@ -53,29 +53,16 @@ class SglangCmdline:
         return self.settings.get(key, default)
 
 
+def _serve_model(i: int, argv: list[str], settings: dict) -> None:
+    """`sglang serve MODEL`: the model is the word after the subcommand."""
+    if argv[i] == "serve" and i > 0 and argv[i - 1].endswith("sglang") and i + 1 < len(argv) \
+            and not argv[i + 1].startswith("-"):
+        settings.setdefault("model_path", argv[i + 1])
+
+
 def parse_sglang_cmdline(text: str | bytes) -> SglangCmdline:
     argv = split_cmdline(text)
-    settings: dict = {}
-    i = 0
-    while i < len(argv):
-        name, eq, inline = argv[i].partition("=")
-        if argv[i] == "serve" and i > 0 and argv[i - 1].endswith("sglang") and i + 1 < len(argv) \
-                and not argv[i + 1].startswith("-"):
-            settings.setdefault("model_path", argv[i + 1])
-        if name in SWITCHES:
-            key, val = SWITCHES[name]
-            settings[key] = val
-        elif name in FLAGS:
-            key, kind = FLAGS[name]
-            raw = inline if eq else (argv[i + 1] if i + 1 < len(argv) else None)
-            if not eq:
-                i += 1
-            try:
-                settings[key] = kind(raw) if raw is not None else None
-            except ValueError:  # a value the checks cannot do arithmetic on: unknown
-                settings[key] = None
-        i += 1
-    return SglangCmdline(tuple(argv), settings)
+    return SglangCmdline(tuple(argv), flag_settings(argv, FLAGS, SWITCHES, positional=_serve_model))
 
 
 def looks_like_sglang_cmdline(argv) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from llmdoctor.parsing import split_cmdline
+from llmdoctor.parsing import flag_settings, split_cmdline
 
 # flag -> (key, kind)
 FLAGS = {
@@ -81,31 +81,22 @@ def _python_kwargs(text: str) -> dict:
     return settings
 
 
+def _dashes(name: str) -> str:
+    """vLLM reads `--max_num_seqs` as `--max-num-seqs`."""
+    return "--" + name[2:].replace("_", "-") if name.startswith("--") else name
+
+
+def _serve_model(i: int, argv: list[str], settings: dict) -> None:
+    """`vllm serve MODEL`: the model is the word after the subcommand (a later --model wins)."""
+    if argv[i] == "serve" and i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+        settings["model"] = argv[i + 1]
+
+
 def parse_vllm_cmdline(text: str | bytes) -> VllmCmdline:
     argv = split_cmdline(text)
     raw = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
     settings: dict = _python_kwargs(raw) if "LLM(" in raw else {}
-    i = 0
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "serve" and i + 1 < len(argv) and not argv[i + 1].startswith("-"):
-            settings["model"] = argv[i + 1]
-        name, eq, inline = arg.partition("=")
-        if name.startswith("--"):
-            name = "--" + name[2:].replace("_", "-")
-        if name in SWITCHES:
-            key, val = SWITCHES[name]
-            settings[key] = val
-        elif name in FLAGS:
-            key, kind = FLAGS[name]
-            raw = inline if eq else (argv[i + 1] if i + 1 < len(argv) else None)
-            if not eq:
-                i += 1
-            try:
-                settings[key] = kind(raw) if raw is not None else None
-            except ValueError:  # `--max-num-seqs lots`: unknown, as without a value (checks do arithmetic on it)
-                settings[key] = None
-        i += 1
+    settings.update(flag_settings(argv, FLAGS, SWITCHES, _dashes, _serve_model))
     return VllmCmdline(tuple(argv), settings)
 
 
