@@ -4,6 +4,7 @@ measurements too."""
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,13 +27,14 @@ def probe_report(fmt: str, width: int | None = 0):
     """The report, then the timeline; `width` as for render_text (0: the real width, None:
     no wrapping, where the timeline takes 80 columns)."""
     def render(view: ProbeView) -> str:
+        from llmdoctor.render.layout import output_width
         from llmdoctor.render.report import RENDERERS, render_text
 
         text = render_text(view.report, width=width) if fmt == "text" else RENDERERS[fmt](view.report)
         if fmt == "text" and view.runs.results:
             from llmdoctor.render.timeline import timeline_text
 
-            text += "\n" + timeline_text(view.runs, text_width() if width == 0 else (width or 80))
+            text += "\n" + timeline_text(view.runs, output_width(sys.stdout) if width == 0 else (width or 80))
         elif fmt == "markdown" and view.runs.results:
             from llmdoctor.render.timeline import timeline_text
 
@@ -46,12 +48,3 @@ def probe_html(view: ProbeView) -> str:
     from llmdoctor.render.html import render_html
 
     return render_html(view.report, view.runs)
-
-
-def text_width() -> int:
-    """Columns for the timeline: the same as the report's (terminal, COLUMNS, else 80)."""
-    import sys
-
-    from llmdoctor.render.layout import output_width
-
-    return output_width(sys.stdout)

@@ -106,11 +106,8 @@ def render_markdown(report: Report) -> str:
 
 def _md_summary_table(report: Report) -> list[str]:
     out = ["| host | engine | worst | causes |", "|---|---|---|---|"]
-    for t in report.targets:
-        causes = ", ".join(sorted({f.cause.value for f in t.findings})) or "-"
-        worst = t.worst.value if t.worst else ("error" if t.errors and not t.reachable else
-                                                 "unknown" if not t.diagnosed else "ok")
-        out.append(f"| {_md_escape(t.target)} | {t.engine} | {worst} | {causes} |")
+    for target, engine, worst, causes in _summary_rows(report):
+        out.append(f"| {_md_escape(target)} | {engine} | {worst} | {causes} |")
     return out + [""]
 
 
@@ -177,10 +174,14 @@ def _write_then_apply(c) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return (), c.commands
 
 
-def _change_lines(changes) -> list[Line]:
-    """The findings' settings merged: one change per place, then the rules that merged them."""
+def _rules_sentence() -> str:
     from llmdoctor.judge.remedy import RULES
 
+    return "Merged by these rules: " + " ".join(f"({i}) {r}" for i, r in enumerate(RULES, 1))
+
+
+def _change_lines(changes) -> list[Line]:
+    """The findings' settings merged: one change per place, then the rules that merged them."""
     out: list[Line] = [(("What to change", "bold"),)]
     for c in changes:
         out.append((("  ", ""), (c.place, "bold"), (f"  (from {', '.join(c.checks)})", "dim")))
@@ -191,13 +192,11 @@ def _change_lines(changes) -> list[Line]:
         out += [((f"      $ {cmd}", VERBATIM),) for cmd in rest]
         out += [((f"    note: {n}", "dim"),) for n in c.notes]
         out += [(("    ", ""), ("held back:", "yellow"), (f" {h}", "")) for h in c.held_back]
-    out.append((("  Merged by these rules: " + " ".join(f"({i}) {r}" for i, r in enumerate(RULES, 1)), "dim"),))
+    out.append(((f"  {_rules_sentence()}", "dim"),))
     return out + [()]
 
 
 def _md_changes(changes) -> list[str]:
-    from llmdoctor.judge.remedy import RULES
-
     out = ["### What to change", ""]
     for c in changes:
         out += [f"**{_md_escape(c.place)}** (from {', '.join(f'`{x}`' for x in c.checks)})", ""]
@@ -212,7 +211,7 @@ def _md_changes(changes) -> list[str]:
         out += [f"- held back: {_md_escape(h)}" for h in c.held_back]
         if c.notes or c.held_back:
             out.append("")
-    out += ["Merged by these rules: " + " ".join(f"({i}) {r}" for i, r in enumerate(RULES, 1)), ""]
+    out += [_rules_sentence(), ""]
     return out
 
 
