@@ -17,11 +17,10 @@ import difflib
 from dataclasses import dataclass
 from pathlib import Path
 
-from llmdoctor.judge.fixes import environment_line
+from llmdoctor.judge.fixes import DROPIN_NAME, environment_line
 from llmdoctor.knowledge.systemd.environ import parse_env_file
 from llmdoctor.knowledge.systemd.units import split_words
 
-DROPIN_NAME = "zz-llmdoctor.conf"
 MARKER = "# Managed by llmdoctor"
 HEADER = (
     f"{MARKER} (llmdoctor tune ollama). Do not edit: the next tune overwrites it.\n"
