@@ -80,6 +80,7 @@ Examples:
   llmdoctor probe http://127.0.0.1:11434 -m llama3:8b
   llmdoctor probe http://gpu1:8000 --mode load -n 8   # opt-in load: 8 streams + a long prompt
   llmdoctor probe http://gpu1:8080 -f json > probe.json
+  llmdoctor probe http://gpu1:8080 --sweep --max-concurrency 16 --ttft-target 2s
 """)
     def probe(
         url: Optional[str] = typer.Argument(None, help="Server URL, e.g. http://127.0.0.1:11434 "
@@ -92,6 +93,14 @@ Examples:
         deadline: float = typer.Option(60.0, "--deadline", min=5.0, max=600.0, help="Stop the whole probe after "
                                        "this many seconds."),
         fmt: str = typer.Option("text", "--format", "-f", help="text, json, markdown or html (one self-contained page)."),
+        sweep: bool = typer.Option(False, "--sweep", help="Opt-in: TTFT and ITL at 1, 2, 4, ... concurrent streams "
+                                   "up to --max-concurrency; finds the knee and the users within --ttft-target."),
+        max_concurrency: int = typer.Option(8, "--max-concurrency", min=1, max=32, help="Sweep: the most streams "
+                                            "at once."),
+        token_budget: int = typer.Option(4096, "--token-budget", min=100, max=1_000_000, help="Sweep: output "
+                                         "tokens it may generate in all; it stops before a round would pass it."),
+        ttft_target: str = typer.Option("2s", "--ttft-target", help="Sweep: the TTFT (p95) a user should get, "
+                                        "e.g. 2s or 500ms."),
     ) -> None:
         """Measure TTFT and inter-token latency live; tell queueing from sharing, prefill and unload.
 
@@ -118,6 +127,11 @@ Examples:
         if not urls:
             typer.echo("llmdoctor: no engine found on this host; give the server URL", err=True)
             raise typer.Exit(ExitCode.UNKNOWN)
+        if sweep:
+            from llmdoctor.cli.sweep import sweep_command, sweep_plan
+
+            sweep_command(urls, model, sweep_plan(max_concurrency, token_budget, deadline, ttft_target, fmt),
+                          fmt, progress)
         stop = Interrupt()
         results, failures = [], []
         try:

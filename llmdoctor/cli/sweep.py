@@ -1,0 +1,95 @@
+"""`llmdoctor probe --sweep`: the concurrency sweep as a command (opt-in, bounded).
+
+States the plan on stderr before the first request, runs the sweep per URL, prints the
+table. Ctrl-C and SIGTERM both stop it cleanly: open streams are shut, what was measured
+is printed (marked partial), and the exit is 3 (or 143 after SIGTERM, once the
+terminate hooks of hosts/terminate.py have run).
+"""
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+
+import typer
+
+FORMATS = ("text", "json", "markdown")
+TERMINATED = 128 + signal.SIGTERM  # what hosts/terminate.py exits with, as every program killed by SIGTERM
+
+
+def sweep_plan(max_concurrency: int, token_budget: int, deadline_s: float, ttft_target: str, fmt: str):
+    """The plan from the options, or a usage error (one line, exit 3)."""
+    from llmdoctor.knowledge.probe.sweep import SweepPlan, parse_duration
+    from llmdoctor.model import ExitCode
+
+    try:
+        target_s = parse_duration(ttft_target)
+    except ValueError as e:
+        typer.echo(f"llmdoctor: --ttft-target: {e}", err=True)
+        raise typer.Exit(ExitCode.UNKNOWN)
+    if fmt not in FORMATS:
+        typer.echo(f"llmdoctor: the sweep prints {', '.join(FORMATS)}, not {fmt!r}", err=True)
+        raise typer.Exit(ExitCode.UNKNOWN)
+    return SweepPlan(max_concurrency=max_concurrency, token_budget=token_budget, deadline_s=deadline_s,
+                     ttft_target_s=target_s)
+
+
+def sweep_command(urls: list[str], model: str | None, plan, fmt: str, progress) -> None:
+    """Run the sweep on each URL and exit with its code (raises typer.Exit)."""
+    from llmdoctor import __version__
+    from llmdoctor.facts.live_probe import ProbeError
+    from llmdoctor.facts.live_probe.detect import detect
+    from llmdoctor.facts.live_probe.sweep import SweepRunner
+    from llmdoctor.hosts.terminate import run_hooks
+    from llmdoctor.judge.probe.sweep import judge_sweep, sweep_figures
+    from llmdoctor.model import UNREACHABLE, ExitCode, Report, TargetReport
+    from llmdoctor.redact import redact_text
+    from llmdoctor.render import render
+    from llmdoctor.render.sweep import SweepView, knee_line, users_line
+
+    cancel = threading.Event()
+    terminated = []
+
+    def on_sigterm(signum, frame) -> None:  # only a flag: the waiting loop shuts the sockets
+        terminated.append(signum)
+        cancel.set()
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm) if threading.current_thread() is threading.main_thread() else None
+    verdicts, targets = [], []
+    try:
+        for u in urls:
+            if cancel.is_set():
+                break
+            try:
+                target = detect(u, model=model)
+            except ProbeError as e:
+                targets.append(TargetReport(target=u, engine=UNREACHABLE, errors=(redact_text(f"{u}: {e}"),),
+                                            reachable=False))
+                continue
+            typer.echo(redact_text(f"llmdoctor: {plan.describe(target.url)}"), err=True)
+            v = judge_sweep(SweepRunner(target, plan, progress=progress, cancel=cancel).run())
+            verdicts.append(v)
+            measured = any(s.ok for s in v.levels)
+            targets.append(TargetReport(
+                target=target.url, engine=target.engine, figures=sweep_figures(v),
+                errors=tuple(f"{s.id}: {s.error}" for level in v.result.levels for s in level.samples
+                             if not s.ok and s.status != "interrupted"),
+                not_diagnosed="" if measured else "no sweep request got a complete answer: nothing was measured",
+                summary=(("sweep knee", knee_line(v).partition(": ")[2]),
+                         ("sweep users", users_line(v).partition(": ")[2])) + tuple(
+                    ("sweep note", n) for n in v.result.notes)))
+    except KeyboardInterrupt:  # between two bursts (detection, rendering of the plan)
+        cancel.set()
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+    report = Report(__version__, tuple(targets))
+    sys.stdout.write(redact_text(render(SweepView(report, tuple(verdicts)), fmt)))
+    sys.stdout.flush()
+    if terminated:
+        run_hooks()
+        raise typer.Exit(TERMINATED)
+    code = report.exit_code()
+    if not verdicts or cancel.is_set():  # nothing measured, or stopped by Ctrl-C
+        code = ExitCode.UNKNOWN
+    raise typer.Exit(code)

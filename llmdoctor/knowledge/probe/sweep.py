@@ -1,0 +1,155 @@
+"""The concurrency sweep's plan and its raw result (pure).
+
+`probe --sweep` releases 1, 2, 4, ... streams at once, up to `--max-concurrency`,
+and repeats a level until it has at least `MIN_SAMPLES` requests, so every level's
+p50/p95 rests on more than one or two numbers. Everything it may send is known
+before the first request: the plan states it, and the token budget and the deadline
+are checked before every round (a round never starts when its worst case would pass
+the budget), so the sweep stops early, and says so, rather than overspend.
+
+The budget counts output tokens (what each request may generate, `max_tokens`), the
+cost the operator controls; the short fixed prompt is the same for every request.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from llmdoctor.knowledge.probe.result import StreamSample
+
+DEFAULT_MAX_CONCURRENCY = 8
+MAX_CONCURRENCY_LIMIT = 32
+DEFAULT_TOKEN_BUDGET = 4096      # output tokens, warm-up included
+DEFAULT_TTFT_TARGET_S = 2.0
+SWEEP_OUTPUT_TOKENS = 64         # per request: long enough that a queued stream waits visibly
+MIN_SAMPLES = 4                  # requests per level at least (level 1: four in a row)
+WARMUP_TOKENS = 8
+
+# Why a sweep stopped before its last level.
+COMPLETE = ""
+BY_DEADLINE = "deadline"
+BY_BUDGET = "token budget"
+BY_INTERRUPT = "interrupted"
+BY_FAILURE = "failures"
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|sec|m|min)?\s*$", re.I)
+_UNIT_S = {"ms": 0.001, "s": 1.0, "sec": 1.0, "m": 60.0, "min": 60.0}
+
+
+def parse_duration(text: str) -> float:
+    """Seconds from "2s", "500ms", "1.5", "1m" (a bare number is seconds). Raises
+    ValueError on anything else, zero, NaN or infinity."""
+    m = _DURATION.match(str(text))
+    if not m:
+        raise ValueError(f"not a duration: {text!r} (write e.g. 2s or 500ms)")
+    value = float(m.group(1)) * _UNIT_S[(m.group(2) or "s").lower()]
+    if not math.isfinite(value) or value <= 0:
+        raise ValueError(f"a duration must be more than zero: {text!r}")
+    return value
+
+
+def concurrency_levels(max_concurrency: int) -> tuple[int, ...]:
+    """1, 2, 4, ... below the maximum, then the maximum itself."""
+    top = max(1, min(int(max_concurrency), MAX_CONCURRENCY_LIMIT))
+    levels, c = [], 1
+    while c < top:
+        levels.append(c)
+        c *= 2
+    return tuple(levels) + (top,)
+
+
+def rounds_at(concurrency: int) -> int:
+    """Rounds (bursts of `concurrency` streams released together) to reach MIN_SAMPLES."""
+    return max(1, math.ceil(MIN_SAMPLES / concurrency))
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
+    token_budget: int = DEFAULT_TOKEN_BUDGET
+    deadline_s: float = 60.0
+    ttft_target_s: float = DEFAULT_TTFT_TARGET_S
+    max_tokens: int = SWEEP_OUTPUT_TOKENS
+
+    @property
+    def levels(self) -> tuple[int, ...]:
+        return concurrency_levels(self.max_concurrency)
+
+    @property
+    def requests(self) -> int:
+        """Requests of the whole sweep, the warm-up not counted."""
+        return sum(c * rounds_at(c) for c in self.levels)
+
+    @property
+    def token_bound(self) -> int:
+        """The most output tokens the whole plan could generate, warm-up included."""
+        return WARMUP_TOKENS + self.requests * self.max_tokens
+
+    def describe(self, where: str) -> str:
+        levels = ", ".join(str(c) for c in self.levels)
+        text = (f"sweep will send to {where}: one warm-up, then {self.requests} streaming requests at "
+                f"{levels} concurrent streams (released together, each level repeated to at least "
+                f"{MIN_SAMPLES} requests), <= {self.max_tokens} output tokens each, fixed harmless prompt; "
+                f"token budget {self.token_budget} output tokens, deadline {self.deadline_s:g} s, "
+                f"TTFT target {seconds(self.ttft_target_s)}")
+        if self.token_bound > self.token_budget:
+            text += (f"; the whole plan could use {self.token_bound} tokens, so the budget may stop it "
+                     f"before the last level")
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"max_concurrency": self.max_concurrency, "levels": list(self.levels),
+                "requests": self.requests, "max_tokens": self.max_tokens,
+                "token_budget": self.token_budget, "token_bound": self.token_bound,
+                "deadline_s": self.deadline_s, "ttft_target_s": self.ttft_target_s,
+                "min_samples": MIN_SAMPLES}
+
+
+def seconds(v: float) -> str:
+    """A duration as a person writes it: 500ms, 2s, 1.5s."""
+    return f"{v * 1000:.0f}ms" if v < 1 else f"{v:g}s"
+
+
+@dataclass(frozen=True)
+class SweepLevel:
+    """One concurrency level: every request sent at it, in order."""
+
+    concurrency: int
+    samples: tuple[StreamSample, ...] = ()
+    complete: bool = True  # False: the sweep stopped inside this level
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"concurrency": self.concurrency, "complete": self.complete,
+                "samples": [s.to_dict() for s in self.samples]}
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    url: str
+    engine: str
+    model: str
+    plan: SweepPlan
+    slots: int | None = None
+    levels: tuple[SweepLevel, ...] = ()
+    warmup: StreamSample | None = None
+    stopped_by: str = COMPLETE
+    tokens_used: int = 0
+    wall_s: float = 0.0
+    started_at: str = ""
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def partial(self) -> bool:
+        """Stopped before its plan was done (a stop after failures has its answer)."""
+        return self.stopped_by in (BY_DEADLINE, BY_BUDGET, BY_INTERRUPT)
+
+    @property
+    def requests_sent(self) -> int:
+        return sum(len(level.samples) for level in self.levels)
+
+
+def output_tokens(sample: StreamSample) -> int:
+    """What one request generated: the server's count, else its content chunks."""
+    return sample.completion_tokens if sample.completion_tokens is not None else len(sample.chunk_s)

@@ -1,0 +1,119 @@
+"""`llmdoctor probe --sweep`: per engine a small table of TTFT and ITL per concurrency
+level, the knee, and the users carried within the TTFT target, each with the rule that
+decided it. Text is laid out at the report's width (render/layout.py): prose wraps, the
+table drops its ITL columns when it would not fit. JSON is the report plus "sweep"."""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from llmdoctor.model import Report, report_to_dict
+
+_WIDE = (("streams", 8), ("sent", 7), ("TTFT p50", 10), ("TTFT p95", 10), ("ITL p50", 9), ("ITL p95", 9))
+_NARROW = _WIDE[:4]
+KNEE_MARK = "  <- knee"
+
+
+@dataclass(frozen=True)
+class SweepView:
+    report: Report
+    verdicts: tuple[Any, ...]  # judge.probe.sweep.SweepVerdict, one per engine swept
+
+
+def _s(v: float | None) -> str:
+    if v is None:
+        return "-"
+    return f"{v * 1000:.1f}ms" if v < 0.1 else f"{v:.2f}s" if v < 10 else f"{v:.1f}s"
+
+
+def _table(v, width: int) -> list[str]:
+    cols = _WIDE if sum(w for _, w in _WIDE) + len(KNEE_MARK) <= width else _NARROW
+    head = "".join(name.rjust(w) for name, w in cols)
+    rows = [head]
+    for s in v.levels:
+        cells = (str(s.concurrency), f"{s.ok}/{s.sent}", _s(s.ttft_p50_s), _s(s.ttft_p95_s),
+                 _s(s.itl_p50_s), _s(s.itl_p95_s))
+        row = "".join(c.rjust(w) for c, (_, w) in zip(cells, cols))
+        if not s.complete:
+            row += "  (cut short)"
+        elif v.knee.concurrency == s.concurrency:
+            row += KNEE_MARK
+        rows.append(row)
+    return rows
+
+
+def knee_line(v) -> str:
+    k = v.knee
+    if k.baseline_s is None:
+        return "Knee: unknown (no single-stream TTFT was measured)"
+    if k.concurrency is None:
+        return (f"Knee: none up to {k.tested} streams: p50 TTFT stayed at or below {_s(k.threshold_s)} "
+                f"(single stream {_s(k.baseline_s)})")
+    if k.failed:
+        return f"Knee: {k.concurrency} streams: requests failed there (single-stream p50 TTFT {_s(k.baseline_s)})"
+    return (f"Knee: {k.concurrency} streams: p50 TTFT {_s(k.ttft_p50_s)} is "
+            f"{k.ttft_p50_s / k.baseline_s:.1f}x the single-stream {_s(k.baseline_s)} "
+            f"(over the {_s(k.threshold_s)} threshold)")
+
+
+def users_line(v) -> str:
+    from llmdoctor.knowledge.probe.sweep import seconds
+
+    u = v.users
+    target = f"the {seconds(u.target_s)} TTFT target (p95)"
+    if u.users is None:
+        return f"Users within {target}: unknown (no level was completed)"
+    if u.at_least:
+        return f"Users within {target}: {u.users} or more (every level tested stayed within it)"
+    why = "requests failed" if u.over_p95_s is None else f"p95 TTFT {_s(u.over_p95_s)}"
+    if u.users == 0:
+        return f"Users within {target}: none (a single stream already misses it: {why})"
+    return f"Users within {target}: {u.users} concurrent streams (at {u.over_at}: {why})"
+
+
+def sweep_lines(v, width: int) -> list[str]:
+    """One engine's sweep as plain lines of at most `width` columns."""
+    from llmdoctor.judge.probe.sweep import KNEE_RULE, USERS_RULE
+    from llmdoctor.render.layout import paint, rule, wrap
+
+    r = v.result
+    slots = f", {r.slots} slot{'s' if r.slots != 1 else ''}" if r.slots else ""
+    out = [paint(line, False) for line in rule(f"Concurrency sweep · {r.engine} at {r.url}{slots}", width)]
+    prose = [f"Sent {r.requests_sent} of {r.plan.requests} planned requests at "
+             f"{', '.join(str(c) for c in r.plan.levels)} streams, <= {r.plan.max_tokens} output tokens each; "
+             f"{r.tokens_used} of the {r.plan.token_budget}-token budget used in {r.wall_s:.1f} s "
+             f"(deadline {r.plan.deadline_s:g} s)."]
+    table = _table(v, width)
+    tail = [knee_line(v), users_line(v), f"Rule: {KNEE_RULE}; {USERS_RULE}."]
+    if r.partial:
+        tail.append(f"Partial: stopped by the {r.stopped_by} before the plan was done; the figures cover "
+                    f"the levels measured.")
+    tail += [f"Note: {n}" for n in r.notes]
+    for text in prose:
+        out += [paint(w, False) for w in wrap(((text, ""),), width)]
+    for row in table:
+        out += [paint(w, False) for w in wrap(((row, ""),), width)] if len(row) > width else [row]
+    for text in tail:
+        out += [paint(w, False) for w in wrap(((text, ""),), width)]
+    return out
+
+
+def sweep_text(view: SweepView, width: int | None = 0) -> str:
+    from llmdoctor.render.layout import output_width
+
+    width = output_width(sys.stdout) if width == 0 else (width or 80)
+    parts = ["\n".join(sweep_lines(v, width)) for v in view.verdicts]
+    errors = [f"llmdoctor: {e}" for t in view.report.targets for e in t.errors]
+    return "\n\n".join(parts + (["\n".join(errors)] if errors else [])) + "\n"
+
+
+def sweep_markdown(view: SweepView) -> str:
+    return "# llmdoctor concurrency sweep\n\n```\n" + sweep_text(view, 80) + "```\n"
+
+
+def sweep_json(view: SweepView) -> str:
+    doc = report_to_dict(view.report)
+    doc["sweep"] = [v.to_dict() for v in view.verdicts]
+    return json.dumps(doc, indent=2) + "\n"
