@@ -70,7 +70,7 @@ def users_line(v) -> str:
     why = "requests failed" if u.over_p95_s is None else f"p95 TTFT {_s(u.over_p95_s)}"
     if u.users == 0:
         return f"Users within {target}: none (a single stream already misses it: {why})"
-    return f"Users within {target}: {u.users} concurrent streams (at {u.over_at}: {why})"
+    return f"Users within {target}: {u.users} concurrent stream{'s' if u.users > 1 else ''} (at {u.over_at}: {why})"
 
 
 def sweep_lines(v, width: int) -> list[str]:

@@ -28,6 +28,7 @@ def test_levels_double_up_to_the_maximum():
 
 
 def test_plan_states_what_it_sends():
+    assert SweepPlan().max_tokens == 128 and SweepPlan().token_bound <= SweepPlan().token_budget
     plan = SweepPlan(max_concurrency=8, token_budget=1000, deadline_s=30, ttft_target_s=0.5, max_tokens=64)
     assert plan.requests == 4 + 4 + 4 + 8
     assert plan.token_bound == 8 + 20 * 64
@@ -58,6 +59,8 @@ def test_queueing_behind_one_slot_has_its_knee_at_2():
 
 def test_four_slots_climb_after_4_and_a_flat_server_has_no_knee():
     assert knee(stats([0.05, 0.06, 0.08, 0.60])).concurrency == 8
+    # a CPU's batched prefill: ~c times one prompt (measured 0.19 s, 0.47 s, 1.19 s on -np 4)
+    assert knee(stats([0.19, 0.47, 1.19])).concurrency == 4
     flat = knee(stats([0.05, 0.06, 0.07, 0.09]))
     assert flat.concurrency is None and flat.tested == 8
 

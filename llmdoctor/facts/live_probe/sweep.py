@@ -21,7 +21,8 @@ from llmdoctor.knowledge.probe import prompts
 from llmdoctor.knowledge.probe.limits import READ_TIMEOUT_S, WARMUP_TIMEOUT_S
 from llmdoctor.knowledge.probe.result import CONNECT_ERROR, INTERRUPTED, STALLED, TIMEOUT, StreamSample
 from llmdoctor.knowledge.probe.sweep import (BY_BUDGET, BY_DEADLINE, BY_FAILURE, BY_INTERRUPT, COMPLETE, WARMUP_TOKENS,
-                                             SweepLevel, SweepPlan, SweepResult, output_tokens, rounds_at)
+                                             SweepLevel, SweepPlan, SweepResult, output_tokens, rounds_at,
+                                             sweep_prompt)
 
 Progress = Callable[[str], None]
 MIN_ROUND_S = 1.0   # don't start a round with less of the deadline left than this
@@ -51,7 +52,7 @@ class SweepRunner:
     def request(self, id: str, scenario: str, max_tokens: int, patient: bool = False) -> StreamRequest:
         """A request may wait for its first byte as long as it may run: waiting in the
         server's queue is what the sweep measures (both are capped by the deadline)."""
-        path, body = prompts.request(self.target.engine, self.target.model, prompts.short_prompt(), max_tokens)
+        path, body = prompts.request(self.target.engine, self.target.model, sweep_prompt(), max_tokens)
         limit = max(self.request_timeout_s, self.warmup_timeout_s) if patient else self.request_timeout_s
         limit = max(0.5, min(limit, self.remaining()))
         return StreamRequest(id=id, scenario=scenario, url=self.target.url, path=path, body=body,
@@ -136,8 +137,8 @@ class SweepRunner:
             for r in range(1, rounds + 1):
                 if not self.may_start(c, sent):
                     break
-                self.progress(f"sweep: {c} concurrent stream{'s' if c > 1 else ''}, round {r}/{rounds} "
-                              f"({sent} of {self.plan.requests} requests sent, {self.tokens} tokens used, "
+                self.progress(f"sweep: {c} stream{'s' if c > 1 else ''} at once, round {r}/{rounds} "
+                              f"({sent}/{self.plan.requests} sent, {self.tokens} tokens, "
                               f"{max(0.0, self.remaining()):.0f} s left)")
                 samples += self.burst([self.request(f"sweep-c{c}-r{r}-{i}", f"sweep-{c}", self.plan.max_tokens)
                                        for i in range(1, c + 1)])

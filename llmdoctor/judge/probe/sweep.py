@@ -3,13 +3,17 @@ many concurrent users stay within a TTFT target (pure).
 
 The knee is where time-to-first-token starts to climb: the smallest concurrency whose
 p50 TTFT is above all three of
-  - KNEE_FACTOR times the single-stream p50 (a relative climb),
+  - KNEE_FACTOR (3) times the single-stream p50 (a relative climb),
   - the single-stream p50 plus KNEE_FLOOR_S (so a fast server's few milliseconds of
     jitter are no climb),
   - the single-stream p95 (the noise one stream already shows).
 A level where a request failed (an HTTP error, a timeout, a stall) counts as climbed.
-Requests queueing behind one slot wait for whole streams, so with one slot the knee is
-at 2; with N slots it is near N + 1, or above what was tried.
+Why 3x: streams that share the hardware pay for each other's prefill, and where prefill is
+compute-bound (a CPU) two short prompts batched together take about twice one (measured on
+llama-server -np 4: 2.0-2.4x at 2 streams, 6x at 4); a stream that queues behind another
+waits for its whole answer, so with one slot the p50 at 2 streams is the single-stream TTFT
+plus half a stream (with 128 output tokens 4-8x on the same server). With one slot the
+knee is at 2; with N slots it is where the batched prefill has tripled, or above N.
 
 Users within the target: the highest concurrency whose p95 TTFT is within the target
 with every lower level within it too, and no failed request; when even the highest level
@@ -25,12 +29,12 @@ from llmdoctor.knowledge.probe.result import INTERRUPTED
 from llmdoctor.knowledge.probe.stats import p50, p95
 from llmdoctor.knowledge.probe.sweep import SweepLevel, SweepResult, seconds
 
-KNEE_FACTOR = 2.0
+KNEE_FACTOR = 3.0
 KNEE_FLOOR_S = 0.1
 
-KNEE_RULE = (f"knee = the smallest concurrency whose p50 TTFT exceeds {KNEE_FACTOR:g}x the single-stream "
-             f"p50, the single-stream p50 + {seconds(KNEE_FLOOR_S)}, and the single-stream p95, "
-             f"or where a request failed")
+KNEE_RULE = (f"knee = the smallest concurrency whose p50 TTFT is above all of {KNEE_FACTOR:g}x the "
+             f"single-stream p50, the single-stream p50 + {seconds(KNEE_FLOOR_S)} and the single-stream p95 "
+             f"(its noise), or where a request failed")
 USERS_RULE = ("users within target = the highest concurrency whose p95 TTFT, and that of every "
               "lower level, is within the target with no failed request")
 

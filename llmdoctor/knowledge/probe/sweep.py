@@ -17,13 +17,19 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from llmdoctor.knowledge.probe import prompts
 from llmdoctor.knowledge.probe.result import StreamSample
 
 DEFAULT_MAX_CONCURRENCY = 8
 MAX_CONCURRENCY_LIMIT = 32
 DEFAULT_TOKEN_BUDGET = 4096      # output tokens, warm-up included
 DEFAULT_TTFT_TARGET_S = 2.0
-SWEEP_OUTPUT_TOKENS = 64         # per request: long enough that a queued stream waits visibly
+# Per request: a stream queued behind another waits for this many tokens' decode, which must
+# stand well clear of what sharing costs (batched prefill); 128 tokens is 1-5 s on most servers.
+SWEEP_OUTPUT_TOKENS = 128
+# Short to read (the sweep measures waiting and sharing, not prefill: the light probe's long
+# prompt does that) and asking for a long answer, so a real model runs to max_tokens.
+SWEEP_PROMPT = "Write a long story."
 MIN_SAMPLES = 4                  # requests per level at least (level 1: four in a row)
 WARMUP_TOKENS = 8
 
@@ -91,7 +97,8 @@ class SweepPlan:
         levels = ", ".join(str(c) for c in self.levels)
         text = (f"sweep will send to {where}: one warm-up, then {self.requests} streaming requests at "
                 f"{levels} concurrent streams (released together, each level repeated to at least "
-                f"{MIN_SAMPLES} requests), <= {self.max_tokens} output tokens each, fixed harmless prompt; "
+                f"{MIN_SAMPLES} requests), <= {self.max_tokens} output tokens each, fixed harmless prompt "
+                f"({SWEEP_PROMPT!r}); "
                 f"token budget {self.token_budget} output tokens, deadline {self.deadline_s:g} s, "
                 f"TTFT target {seconds(self.ttft_target_s)}")
         if self.token_bound > self.token_budget:
@@ -105,6 +112,11 @@ class SweepPlan:
                 "token_budget": self.token_budget, "token_bound": self.token_bound,
                 "deadline_s": self.deadline_s, "ttft_target_s": self.ttft_target_s,
                 "min_samples": MIN_SAMPLES}
+
+
+def sweep_prompt() -> str:
+    """The sweep's fixed prompt, behind the probe's marker (a unique prefix: no cache serves it)."""
+    return f"{prompts.marker()} {SWEEP_PROMPT}"
 
 
 def seconds(v: float) -> str:

@@ -1,0 +1,105 @@
+"""`llmdoctor probe --sweep` as a user runs it, against the Ollama replay (not a real Ollama;
+tests/probe/test_sweep_real.py runs it on the real llama-server)."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.support.ollama_replay import ollama_replay
+from tests.support.schema import report_doc
+
+pytestmark = pytest.mark.timeout(120)
+ENV = dict(os.environ, NO_COLOR="1", COLUMNS="120")
+
+
+def run(*args, columns="120"):
+    return subprocess.run([sys.executable, "-m", "llmdoctor", "probe", *args], capture_output=True, text=True,
+                          env=dict(ENV, COLUMNS=columns), timeout=100)
+
+
+def test_sweep_states_its_plan_first_and_finds_the_knee_of_one_slot():
+    with ollama_replay(slots=1) as srv:
+        p = run(srv.url, "--sweep", "--max-concurrency", "4", "--format", "json")
+        sent = len(srv.requests)
+    assert p.returncode == 0, p.stdout + p.stderr
+    plan_at, first_at = p.stderr.index("sweep will send"), p.stderr.index("probe: sweep: warm-up")
+    assert plan_at < first_at and "12 streaming requests at 1, 2, 4 concurrent streams" in p.stderr
+    doc = report_doc(p.stdout)
+    (sweep,) = doc["sweep"]
+    assert sent == 1 + 12 == 1 + sweep["requests_sent"]
+    assert [lv["concurrency"] for lv in sweep["levels"]] == [1, 2, 4]
+    assert [lv["sent"] for lv in sweep["levels"]] == [4, 4, 4]
+    assert sweep["knee"]["concurrency"] == 2 and "knee =" in sweep["knee_rule"]
+    assert sweep["users_within_target"]["users"] >= 1 and not sweep["partial"]
+    assert sweep["tokens_used"] <= sweep["plan"]["token_budget"]
+    assert {s["scenario"] for s in sweep["samples"]} == {"sweep-1", "sweep-2", "sweep-4"}
+    (target,) = doc["targets"]
+    assert {f["name"] for f in target["figures"]} >= {"sweep_knee_streams", "sweep_users_within_target"}
+
+
+def test_sweep_text_fits_the_width_and_says_its_rules():
+    with ollama_replay(slots=4) as srv:
+        wide = run(srv.url, "--sweep", "--max-concurrency", "4", "--ttft-target", "500ms")
+        narrow = run(srv.url, "--sweep", "--max-concurrency", "2", columns="44")
+    assert wide.returncode == 0, wide.stdout + wide.stderr
+    out = wide.stdout
+    assert "Knee: none up to 4 streams" in out
+    assert "Users within the 500ms TTFT target (p95): 4 or more" in out
+    assert "Rule: knee = the smallest concurrency" in out and "TTFT p95" in out and "ITL p50" in out
+    assert max(len(line) for line in out.splitlines()) <= 120
+    assert narrow.returncode == 0, narrow.stderr
+    assert max(len(line) for line in narrow.stdout.splitlines()) <= 44
+    assert "TTFT p50" in narrow.stdout and "ITL p50" not in narrow.stdout  # the narrow table
+
+
+def test_token_budget_stops_the_sweep_before_it_would_pass():
+    with ollama_replay(slots=4) as srv:
+        p = run(srv.url, "--sweep", "--max-concurrency", "4", "--token-budget", "800", "--format", "json")
+        sent = len(srv.requests)
+    assert p.returncode == 0, p.stderr
+    (sweep,) = report_doc(p.stdout)["sweep"]
+    assert sweep["partial"] and sweep["stopped_by"] == "token budget"
+    assert sweep["tokens_used"] <= 800 and sent == 1 + 4 + 2  # warm-up, level 1, one round of 2
+    assert [lv["complete"] for lv in sweep["levels"]] == [True, False]
+    assert any("token budget" in n for n in sweep["notes"])
+
+
+def test_deadline_stops_the_sweep_and_the_result_is_partial():
+    with ollama_replay(slots=1, itl_s=0.02) as srv:  # ~2.6 s a stream: level 1 alone needs 10 s
+        start = time.monotonic()
+        p = run(srv.url, "--sweep", "--deadline", "5", "--format", "json")
+        took = time.monotonic() - start
+    assert took < 15, took
+    (sweep,) = report_doc(p.stdout)["sweep"]
+    assert sweep["partial"] and sweep["stopped_by"] == "deadline" and sweep["wall_s"] < 6.5
+    assert all(lv["failed"] == 0 for lv in sweep["levels"])  # cut off by us, not failed by the server
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 3), (signal.SIGTERM, 143)])
+def test_ctrl_c_and_sigterm_stop_cleanly_with_what_was_measured(sig, code):
+    with ollama_replay(slots=1, itl_s=0.02) as srv:
+        p = subprocess.Popen([sys.executable, "-m", "llmdoctor", "probe", srv.url, "--sweep", "--format", "json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+        deadline = time.monotonic() + 30
+        while len(srv.requests) < 3 and time.monotonic() < deadline:  # level 1 is running
+            time.sleep(0.05)
+        p.send_signal(sig)
+        start = time.monotonic()
+        out, err = p.communicate(timeout=30)
+        took = time.monotonic() - start
+    assert took < 5, took
+    assert "Traceback" not in err
+    assert p.returncode == code, err
+    (sweep,) = report_doc(out)["sweep"]
+    assert sweep["partial"] and sweep["stopped_by"] == "interrupted"
+    assert sweep["samples"][0]["status"] == "ok" and sweep["samples"][-1]["status"] == "interrupted"
+
+
+def test_usage_errors_are_one_line_and_exit_3_before_anything_is_sent():
+    p = run("http://127.0.0.1:9", "--sweep", "--format", "html")
+    assert p.returncode == 3 and "the sweep prints" in p.stderr
+    p = run("http://127.0.0.1:9", "--sweep", "--ttft-target", "fast")
+    assert p.returncode == 3 and "--ttft-target" in p.stderr and "Traceback" not in p.stderr
