@@ -122,6 +122,10 @@ Examples:
         if mode not in ("light", "load"):
             typer.echo(f"llmdoctor: unknown --mode {mode!r}; choose light or load", err=True)
             raise typer.Exit(ExitCode.UNKNOWN)
+        if sweep and (mode != "light" or concurrency is not None):
+            typer.echo("llmdoctor: --sweep chooses its own concurrency (1, 2, 4, ... --max-concurrency); "
+                       "drop --mode and --concurrency", err=True)
+            raise typer.Exit(ExitCode.UNKNOWN)
         progress = _progress_printer()
         urls = [url] if url else _default_urls()
         if not urls:

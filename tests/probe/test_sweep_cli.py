@@ -103,3 +103,7 @@ def test_usage_errors_are_one_line_and_exit_3_before_anything_is_sent():
     assert p.returncode == 3 and "the sweep prints" in p.stderr
     p = run("http://127.0.0.1:9", "--sweep", "--ttft-target", "fast")
     assert p.returncode == 3 and "--ttft-target" in p.stderr and "Traceback" not in p.stderr
+    p = run("http://127.0.0.1:9", "--sweep", "--mode", "load")
+    assert p.returncode == 3 and "drop --mode and --concurrency" in p.stderr
+    p = run("http://127.0.0.1:9", "--sweep", "-n", "4")
+    assert p.returncode == 3 and "drop --mode and --concurrency" in p.stderr
