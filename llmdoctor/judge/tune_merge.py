@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from llmdoctor.judge.remedy import GROWS
+from llmdoctor.judge.sizing import QUEUE_PER_SLOT
 from llmdoctor.model import Change
 from llmdoctor.redact import REDACTED
 
@@ -120,8 +121,12 @@ def combine(place: str, diagnosed: Change | None, sizing: Iterable[Any] = (), ow
                         f"the memory finding is gone")
             keep(name, "written by an earlier tune; not raised while memory does not fit")
         elif value is not None and (c.changed or name in own):
-            out[name] = Setting(name, value, SIZING, "tune's sizing (diagnose's What to change does not set "
-                                                     "it): " + c.reason)
+            why = "tune's sizing (diagnose's What to change does not set it): " + c.reason
+            slots = out.get("OLLAMA_NUM_PARALLEL")
+            if name == "OLLAMA_MAX_QUEUE" and slots is not None and slots.value.isdecimal():
+                value = str(QUEUE_PER_SLOT * int(slots.value))  # the queue follows the slots written
+                why += f" {QUEUE_PER_SLOT} × {slots.value} slots written = {value}."
+            out[name] = Setting(name, value, SIZING, why)
     decided = {c.name for c in sizing}
     for name in own:
         if name not in decided:
