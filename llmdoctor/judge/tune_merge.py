@@ -21,6 +21,12 @@ from llmdoctor.model import Change
 from llmdoctor.redact import REDACTED
 
 DIAGNOSE, SIZING, KEPT = "diagnose", "sizing", "kept"
+RULES = (
+    "diagnose's What to change for the unit is written as it stands (its own rules merged it);",
+    "tune's sizing adds a setting only where that change sets none, and never raises slots or context "
+    "while a memory finding stands;",
+    "a value an earlier tune wrote on diagnose's advice stays once that finding is gone.",
+)
 _FIRST_NUMBER = re.compile(r"^\s*(-?\d+(?:\.\d+)?)")
 
 
@@ -59,6 +65,7 @@ class TunePlan:
                           "checks": list(s.checks)} for s in self.settings],
             "held_back": list(self.held_back),
             "differences": list(self.differences),
+            "rules": list(RULES),
         }
 
 

@@ -57,13 +57,17 @@ def _diagnosed_lines(p: Prepared) -> list[str]:
         out = [f"diagnose's What to change for {plan.place} (from {', '.join(d.checks)}), written as is:"]
         out += [f"  {k}={v}" for k, v in d.settings]
         out += [f"  note: {n}" for n in d.notes]
+        out += [f"  then check: {c}" for c in d.commands
+                if not c.startswith(("mkdir -p /etc/systemd/system/", "systemctl daemon-reload"))]
     out += [f"  held back: {h}" for h in plan.held_back]
     added = [s for s in plan.settings if s.source != "diagnose"]
     if added and d is not None:
         out.append("Besides it, the drop-in holds:")
         out += [f"  {s.name}={s.value}: {s.why}" for s in added]
     out += [f"  differs: {x}" for x in plan.differences]
-    return out
+    from llmdoctor.judge.tune_merge import RULES
+
+    return out + ["  Rules: " + " ".join(RULES)]
 
 
 def _sizing_lines(prop) -> list[str]:
