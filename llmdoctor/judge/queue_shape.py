@@ -104,13 +104,3 @@ SGLANG_ADVICE = {
     SPIKE: ADVICE[SPIKE],
     STEADY: "",
 }
-LLAMACPP_ADVICE = {
-    GROWING: "The queue grew without draining: requests arrive faster than llama-server's slots finish them, "
-             "so it will not recover by itself — more slots (-np, with -c raised to match) or another replica.",
-    BURSTS: "The queue drained between bursts: the slots keep up on average and the queue absorbs the bursts. "
-            "Shape them (a concurrency or rate limit at the client or a proxy in front; llama-server has no "
-            "queue limit of its own); more slots only if the burst TTFT is unacceptable.",
-    SPIKE: ADVICE[SPIKE],
-    STEADY: "",
-}
-BY_ENGINE = {"vllm": ADVICE, "sglang": SGLANG_ADVICE, "llamacpp": LLAMACPP_ADVICE}
