@@ -42,22 +42,13 @@ def _diagnosed(name: str) -> dict | None:
     return changes[0] if changes else None
 
 
-def _ollama_fixtures() -> list[str]:
-    names = []
-    for d in sorted(EVIDENCE.iterdir()):
-        if d.is_dir() and (d / "meta.json").exists():
-            meta = (d / "meta.json").read_text().lower() + (d / "expected.json").read_text().lower() \
-                if (d / "expected.json").exists() else (d / "meta.json").read_text().lower()
-            if "ollama" in meta or d.name.startswith(("ollama-", "config-", "declared-", "probe-ollama")):
-                names.append(d.name)
-    return names
-
-
-WITH_PLACE = [n for n in _ollama_fixtures() if _diagnosed(n) is not None]
+# every evidence fixture whose report has a systemd place (all of them Ollama's unit)
+WITH_PLACE = [d.name for d in sorted(EVIDENCE.iterdir()) if d.is_dir() and _diagnosed(d.name) is not None]
 
 
 def _tune_json(name: str, *args: str) -> dict:
-    code, out = _run("tune", "ollama", "--evidence", str(EVIDENCE / name), "--format", "json", *args)
+    unit = _diagnosed(name)["place"].split(" ", 1)[1]
+    code, out = _run("tune", "ollama", "--evidence", str(EVIDENCE / name), "--unit", unit, "--format", "json", *args)
     assert code == 0, out
     doc = json.loads(out)
     jsonschema.Draft202012Validator(tune_schema()).validate(doc)
