@@ -144,7 +144,9 @@ def diagnose_target(
     opts: DiagnoseOptions,
     specs: list[CheckSpec] | None = None,
     load_errors: Iterable[str] = (),
+    store: FactStore | None = None,
 ) -> TargetResult:
+    """`store`: facts already collected for this host (tune diagnoses the facts it sized from)."""
     if specs is None:
         specs, errs = load_checks(opts.checks_dirs)
         load_errors = list(load_errors) + errs
@@ -156,7 +158,7 @@ def diagnose_target(
         sample_seconds=opts.sample_seconds,
         options=opts.options,
     )
-    store = FactStore(ctx)
+    store = store if store is not None else FactStore(ctx)
     errors: list[str] = list(load_errors) + [redact_text(p) for p in getattr(host, "problems", ())]
     findings = []
     wanted: set[str] = set(ALWAYS)

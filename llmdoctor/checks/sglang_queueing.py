@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.judge.fixes import launch_flags_text
+from llmdoctor.judge.queue_shape import BURSTS, SGLANG_ADVICE, SPIKE, series_shape
 from llmdoctor.judge.sglang import backlogs, setting
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 from llmdoctor.plugins import check
@@ -12,6 +13,16 @@ from llmdoctor.plugins import check
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.sglang import SglangLog, SglangMetricsSample
     from llmdoctor.knowledge.sglang.cmdline import SglangCmdline
+
+
+def _shape(sglang_log):
+    """(source, shape) of #queue-req over the batch lines kept of the log whose queue run is longest."""
+    scans = [s for s in (sglang_log.scans if sglang_log is not None else ()) if s.longest_queue_run is not None]
+    if not scans:
+        return None
+    scan = max(scans, key=lambda s: s.longest_queue_run.length)
+    shape = series_shape((b.queue for b in scan.recent), "batch line")
+    return (scan.source, shape) if shape is not None else None
 
 
 @check(id="sglang-queueing", cause=Cause.QUEUEING,
@@ -44,5 +55,13 @@ def queueing(
                    "--schedule-conservativeness (default 1.0; SGLang's tuning guide suggests 0.3), or have clients "
                    "send realistic max_tokens; add a replica (--dp 2) if the load is simply higher than one copy.")
         cmds = (launch_flags_text(sglang_cmdline, schedule_conservativeness=0.3),)
-    yield Finding(Cause.QUEUEING, Severity.WARNING, "SGLang requests are waiting in its queue", ev,
-                  Fix(summary, cmds), confidence=Confidence.HIGH if sustained else Confidence.MEDIUM)
+    shape = _shape(sglang_log)
+    kind = shape[1].kind if shape is not None else None
+    if shape is not None:
+        ev.append(Evidence(shape[0], shape[1].evidence.replace("Waiting", "#queue-req")))
+        summary = (SGLANG_ADVICE[kind] + " " + summary).strip()
+    if kind == BURSTS:  # SGLang keeps up on average: bound the wait, not more capacity
+        cmds = (launch_flags_text(sglang_cmdline, max_queued_requests=shape[1].queue_cap()),)
+    yield Finding(Cause.QUEUEING, Severity.INFO if kind == SPIKE else Severity.WARNING,
+                  "SGLang requests are waiting in its queue", ev, Fix(summary, () if kind == SPIKE else cmds),
+                  confidence=Confidence.HIGH if sustained else Confidence.MEDIUM)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import classify_waiting, setting
 from llmdoctor.judge.fixes import serve_flags_text
-from llmdoctor.judge.queue_shape import ADVICE, queue_shape
+from llmdoctor.judge.queue_shape import ADVICE, BURSTS, SPIKE, queue_shape
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -59,11 +59,15 @@ def queueing(
     else:
         cmd = serve_flags_text(vllm_cmdline, data_parallel_size=2)
     shape = _shape(vllm_log)
+    kind = shape[1].kind if shape is not None else None
     if shape is not None:
         ev = [*ev, Evidence(shape[0], shape[1].evidence)]
-        summary = (ADVICE[shape[1].kind] + " " + summary).strip()
-    yield Finding(Cause.QUEUEING, Severity.WARNING, "vLLM requests are waiting for a place in the batch", ev,
-                  Fix(summary, (cmd,)),
+        summary = (ADVICE[kind] + " " + summary).strip()
+    if kind == BURSTS:  # the server keeps up on average: bound the wait, not more capacity
+        cmd = serve_flags_text(vllm_cmdline, max_num_queued_reqs=shape[1].queue_cap())
+    yield Finding(Cause.QUEUEING, Severity.INFO if kind == SPIKE else Severity.WARNING,
+                  "vLLM requests are waiting for a place in the batch", ev,
+                  Fix(summary, () if kind == SPIKE else (cmd,)),
                   confidence=Confidence.HIGH if sustained else Confidence.MEDIUM)
 
 

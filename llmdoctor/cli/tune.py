@@ -133,10 +133,15 @@ Examples:
         raise typer.Exit(ExitCode.OK if outcome.ok else ExitCode.CRITICAL)
 
 def _dry_dict(prepared) -> dict:
+    """tune's JSON (its own shape, llmdoctor/schema/tune.schema.json): `plan` is what it writes,
+    where, what is held back and why, next to diagnose's What to change for the unit;
+    `proposal` is tune's own sizing (null when it could not size)."""
+    prop = prepared.proposal
     return {
-        "model": prepared.proposal.model,
+        "model": prop.model if prop is not None else None,
         "version": prepared.version,
-        "proposal": prepared.proposal.to_dict(),
+        "plan": {"path": prepared.path, **prepared.plan.to_dict()} if prepared.plan is not None else None,
+        "proposal": prop.to_dict() if prop is not None else None,
         "dropin": {"path": prepared.path, "content": prepared.new, "diff": prepared.diff,
                    "nothing_to_change": prepared.nothing_to_change},
         "wins_over": list(prepared.wins_over),

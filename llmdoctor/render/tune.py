@@ -21,23 +21,12 @@ def tune_text(view: TuneView) -> str:
 
 def render_text(p: Prepared, unit: str, applying: bool) -> str:
     prop = p.proposal
-    plan = prop.plan
-    out = [f"Tuning {unit}: {prop.model}" + (f" on Ollama {p.version}" if p.version else ""), ""]
-    out.append("Sizing:")
-    out += [f"  {i}. {s}" for i, s in enumerate(plan.steps, 1)]
-    out += ["", "Proposal (current → proposed):"]
-    width = max((len(c.name) for c in prop.changes), default=20)
-    for c in prop.changes:
-        cur = c.current_shown
-        new = c.proposed if c.proposed is not None else "(not set by llmdoctor)"
-        mark = "→" if c.changed else "="
-        out.append(f"  {c.name:<{width}}  {cur} {mark} {new}" + ("" if c.changed else "  (no change)"))
-        out.append(f"  {'':<{width}}  now: {c.current_source}")
-        out.append(f"  {'':<{width}}  why: {c.reason}")
-        if c.arithmetic:
-            out.append(f"  {'':<{width}}  math: {c.arithmetic}")
-    if prop.notes:
-        out += ["", "Notes:"] + [f"  ! {n}" for n in prop.notes]
+    model = prop.model if prop is not None else "no model sized"
+    out = [f"Tuning {unit}: {model}" + (f" on Ollama {p.version}" if p.version else ""), ""]
+    if p.plan is not None:
+        out += _diagnosed_lines(p) + ([""] if prop is not None else [])
+    if prop is not None:
+        out += _sizing_lines(prop)
     if p.gaps:
         out += ["", "Not available (the proposal used defaults or flags instead):"] + [f"  - {g}" for g in p.gaps]
     if p.wins_over:
@@ -56,6 +45,48 @@ def render_text(p: Prepared, unit: str, applying: bool) -> str:
         out += ["", "Dry run: nothing was changed. Add --apply to write, restart and verify "
                     "(any failure restores the previous state)."]
     return "\n".join(out) + "\n"
+
+
+def _diagnosed_lines(p: Prepared) -> list[str]:
+    """diagnose's What to change for this unit, and how the drop-in relates to it."""
+    plan = p.plan
+    d = plan.diagnosed
+    if d is None:
+        out = ["diagnose's What to change: nothing for this unit; the drop-in is tune's sizing alone."]
+    else:
+        out = [f"diagnose's What to change for {plan.place} (from {', '.join(d.checks)}), written as is:"]
+        out += [f"  {k}={v}" for k, v in d.settings]
+        out += [f"  note: {n}" for n in d.notes]
+        out += [f"  then check: {c}" for c in d.commands
+                if not c.startswith(("mkdir -p /etc/systemd/system/", "systemctl daemon-reload"))]
+    out += [f"  held back: {h}" for h in plan.held_back]
+    added = [s for s in plan.settings if s.source != "diagnose"]
+    if added and d is not None:
+        out.append("Besides it, the drop-in holds:")
+        out += [f"  {s.name}={s.value}: {s.why}" for s in added]
+    out += [f"  differs: {x}" for x in plan.differences]
+    from llmdoctor.judge.tune_merge import RULES
+
+    return out + ["  Rules: " + " ".join(RULES)]
+
+
+def _sizing_lines(prop) -> list[str]:
+    out = ["Sizing:"]
+    out += [f"  {i}. {s}" for i, s in enumerate(prop.plan.steps, 1)]
+    out += ["", "Proposal (current → proposed):"]
+    width = max((len(c.name) for c in prop.changes), default=20)
+    for c in prop.changes:
+        cur = c.current_shown
+        new = c.proposed if c.proposed is not None else "(not set by llmdoctor)"
+        mark = "→" if c.changed else "="
+        out.append(f"  {c.name:<{width}}  {cur} {mark} {new}" + ("" if c.changed else "  (no change)"))
+        out.append(f"  {'':<{width}}  now: {c.current_source}")
+        out.append(f"  {'':<{width}}  why: {c.reason}")
+        if c.arithmetic:
+            out.append(f"  {'':<{width}}  math: {c.arithmetic}")
+    if prop.notes:
+        out += ["", "Notes:"] + [f"  ! {n}" for n in prop.notes]
+    return out
 
 
 def outcome_text(o: Outcome) -> str:

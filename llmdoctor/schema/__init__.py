@@ -13,3 +13,8 @@ def report_schema_text() -> str:
 
 def report_schema() -> dict[str, Any]:
     return json.loads(report_schema_text())
+
+
+def tune_schema() -> dict[str, Any]:
+    """The JSON Schema of `tune ollama --format json` (its own shape, not a report)."""
+    return json.loads(resources.files(__name__).joinpath("tune.schema.json").read_text(encoding="utf-8"))

@@ -108,4 +108,8 @@ def test_a_proposal_from_an_evidence_directory(tmp_path: Path):
     assert plan.memory.weights == 16384 * 2**20 and "model buffers at the last load" in plan.memory.source
     assert plan.memory.total == 25340307046  # Ollama's inventory line: 23.6 GiB
     assert plan.context == 8192  # runner --ctx-size 65536 with 8 slots
-    assert p.values["OLLAMA_NUM_PARALLEL"] == "4"
+    assert plan.recommended.parallel == 4  # tune's own sizing for --concurrent 4 ...
+    # ... but the drop-in holds diagnose's What to change for the unit (its KV_CAPACITY finding
+    # asks for 6 slots in q8_0), and says where the two differ
+    assert p.values["OLLAMA_NUM_PARALLEL"] == "6" and p.values["OLLAMA_KV_CACHE_TYPE"] == "q8_0"
+    assert any(d.startswith("OLLAMA_NUM_PARALLEL: tune's sizing alone would set 4") for d in p.plan.differences)

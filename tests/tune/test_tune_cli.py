@@ -39,7 +39,9 @@ def test_apply_under_a_root_then_nothing_to_change_then_rollback(cli, fake_ollam
     code, out, err = tune(cli, fake_ollama, tmp_path, *SEED, "--apply", "--yes")
     assert code == 0, out + err
     path = dropin.dropin_path(tmp_path, "ollama.service")
-    assert 'Environment="OLLAMA_NUM_PARALLEL=5"' in path.read_text()
+    # diagnose's What to change (ollama-one-slot: 4) is what is written; the sizing's 5 is said as a difference
+    assert 'Environment="OLLAMA_NUM_PARALLEL=4"' in path.read_text()
+    assert "OLLAMA_NUM_PARALLEL: tune's sizing alone would set 5; diagnose's What to change sets 4" in out
     assert "no service restarted" in out
     code, out, _ = tune(cli, fake_ollama, tmp_path, *SEED, "--apply", "--yes")
     assert code == 0 and "Nothing to change" in out
@@ -109,7 +111,8 @@ def test_guided_in_a_terminal_asks_explains_and_confirms(cli, fake_ollama, tmp_p
     assert "20 users × 12 s per answer ÷ (12 s answer + 78 s pause) per turn = 2.7 in flight" in out
     assert "5 slots cover the number in flight 90 % of the time" in out
     assert "Write /etc/systemd/system/ollama.service.d/zz-llmdoctor.conf and restart ollama.service?" in out
-    assert 'Environment="OLLAMA_NUM_PARALLEL=5"' in dropin.dropin_path(tmp_path, "ollama.service").read_text()
+    assert 'Environment="OLLAMA_NUM_PARALLEL=4"' in dropin.dropin_path(tmp_path, "ollama.service").read_text()
+    assert "tune's sizing alone would set 5" in out  # diagnose's value is written, the difference said
 
 
 def test_declining_the_confirmation_writes_nothing(cli, fake_ollama, tmp_path, monkeypatch):

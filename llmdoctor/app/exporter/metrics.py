@@ -54,6 +54,7 @@ SPECS: dict[str, FamilySpec] = {
     "llmdoctor_preemptions": FamilySpec(COUNTER, "Requests preempted for lack of KV cache (SGLang: retracted; never decreases, even when the engine restarts).", ("engine",)),
     "llmdoctor_model_loads": FamilySpec(COUNTER, "Model loads seen in the server log (reload churn when it keeps rising).", ("engine",)),
     "llmdoctor_queue_depth_requests": FamilySpec(GAUGE, "Requests waiting for a slot (vLLM waiting, llama-server deferred, SGLang #queue-req).", ("engine",)),
+    "llmdoctor_queue_trend_info": FamilySpec(GAUGE, "1 for the shape of the waiting count over the exporter's last cycles: growing (arrivals outpace service: more slots or a replica), bursts (drains between: shape the bursts or cap the queue), spike (nothing structural) or steady.", ("engine", "shape")),
     "llmdoctor_requests_running": FamilySpec(GAUGE, "Requests being served now.", ("engine",)),
     "llmdoctor_kv_demand_tokens": FamilySpec(GAUGE, "KV-cache tokens asked for: Ollama slots x context, vLLM sequences running or waiting x tokens per request."),
     "llmdoctor_kv_capacity_tokens": FamilySpec(GAUGE, "KV-cache tokens the server has room for (Ollama: next to the weights on the GPU; vLLM: its start-up KV cache size)."),
@@ -129,12 +130,14 @@ def families(
     probes: Mapping[str, Mapping[str, Any]] | None = None,
     multi_target: bool | None = None,
     probe_findings: Mapping[str, Iterable[Any]] | None = None,
+    queue_trends: Mapping[str, Iterable[tuple[str, str]]] | None = None,
 ) -> list[Metric]:
     """Metric families for the latest run of every target.
 
     `runs` maps target -> (runs, failures) so far; `probes` maps target -> facts
     of its last probe run and `probe_findings` target -> the findings of the checks
-    that need the probe, both kept between the cheaper runs without a probe."""
+    that need the probe, both kept between the cheaper runs without a probe; `queue_trends`
+    maps target -> [(engine, shape)] of its waiting count over the cycles (queue_history.py)."""
     multi = len(outcomes) > 1 if multi_target is None else multi_target
     samples: dict[str, list[tuple[tuple[tuple[str, str], ...], float]]] = {name: [] for name in SPECS}
 
@@ -161,6 +164,9 @@ def families(
         carried = (probe_findings or {}).get(target, ()) if o.up else ()
         for name, labels, value in found + finding_samples(o.result, carried):
             add(target, name, labels, value)
+        for engine, shape in (queue_trends or {}).get(target, ()) if o.up else ():
+            add(target, "llmdoctor_queue_trend_info", (("engine", label_value(engine, 16)),
+                                                       ("shape", label_value(shape, 16))), 1.0)
     for target, name, labels, value in totals.values():
         if target in outcomes:
             add(target, name, labels, value)

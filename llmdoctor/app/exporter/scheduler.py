@@ -19,6 +19,7 @@ from prometheus_client.core import Metric
 
 from llmdoctor.app.exporter.counters import MonotonicTotals
 from llmdoctor.app.exporter.metrics import RunOutcome, families
+from llmdoctor.app.exporter.queue_history import QueueHistory
 from llmdoctor.app.exporter.readings import safe_counter_readings
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,7 @@ class Scheduler:
         self.probe_checks = frozenset(probe_checks)
         self.probe_findings: dict[str, tuple[Any, ...]] = {}
         self.totals = MonotonicTotals()
+        self.queue_history = QueueHistory()
         self.outcomes: dict[str, RunOutcome] = {}
         self.runs: dict[str, tuple[int, int]] = {t: (0, 0) for t in self.targets}
         self.probes: dict[str, Mapping[str, Any]] = {}
@@ -102,6 +104,7 @@ class Scheduler:
             if o.up:
                 mode = "delta" if o.target in self.resumed_logs else "total"
                 self.totals.feed(o.target, safe_counter_readings(o.facts, mode))
+                self.queue_history.feed(o.target, o.facts)
                 if probe and o.facts.get("probe") is not None:
                     self.probes[o.target] = {"probe": o.facts["probe"]}
                     report = getattr(o.result, "report", None)
@@ -121,6 +124,7 @@ class Scheduler:
             probes=self.probes,
             multi_target=len(self.targets) > 1,
             probe_findings=self.probe_findings,
+            queue_trends=self.queue_history.shapes(),
         )
 
     # -- background thread --------------------------------------------------------

@@ -1,5 +1,6 @@
 """What a `--once` run keeps for the next one (each timer tick is a new process):
-the counters, when the probe last ran, its results and the findings of its checks.
+the counters, when the probe last ran, its results and the findings of its checks, and
+the waiting counts of the last cycles (for the queue's shape).
 A small JSON file in the state directory, written atomically; a missing or
 damaged file means starting afresh, never a failed run.
 """
@@ -11,6 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from llmdoctor.app.exporter.counters import MonotonicTotals
+from llmdoctor.app.exporter.queue_history import QueueHistory
 from llmdoctor.app.exporter.scheduler import Scheduler
 from llmdoctor.atomic import write_atomic
 
@@ -43,7 +45,7 @@ def save_state(state_root: str | None, scheduler: Scheduler, last_probe: float |
         for target, findings in scheduler.probe_findings.items()
     }
     data = {"counters": scheduler.totals.to_json(), "last_probe_unix": last_probe, "probes": probes,
-            "probe_findings": carried}
+            "probe_findings": carried, "queue_history": scheduler.queue_history.to_json()}
     os.makedirs(state_root, exist_ok=True)
     write_atomic(os.path.join(state_root, STATE_FILE), json.dumps(data).encode(), mode=0o600)
 
@@ -51,6 +53,7 @@ def save_state(state_root: str | None, scheduler: Scheduler, last_probe: float |
 def restore_state(scheduler: Scheduler, state: dict[str, Any]) -> None:
     """Put what the previous run kept back into a fresh scheduler; unreadable parts are dropped."""
     scheduler.totals = MonotonicTotals.from_json(state.get("counters"))
+    scheduler.queue_history = QueueHistory.from_json(state.get("queue_history"), scheduler.targets)
     probes = state.get("probes")
     if isinstance(probes, dict):
         from llmdoctor.facts.probe import runs_from_json

@@ -14,6 +14,7 @@ stops and names it rather than guessing.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,12 +55,29 @@ def is_ours(content: str) -> bool:
     return content.startswith(MARKER)
 
 
-def render(values: dict[str, str]) -> str:
-    """The drop-in for `values` (sorted, so the same values give the same bytes)."""
+def render(values: dict[str, str], provenance: dict[str, tuple[str, ...]] | None = None) -> str:
+    """The drop-in for `values` (sorted, so the same values give the same bytes). `provenance`:
+    the settings written on diagnose's advice -> its checks, said in a comment above each, so a
+    later tune keeps them once the finding is gone (judge/tune_merge)."""
     lines = [HEADER, "[Service]\n"]
     for name in sorted(values):
+        if (provenance or {}).get(name):
+            lines.append(f"# {name}: {_PROVENANCE} ({', '.join(provenance[name])})\n")
         lines.append(environment_line(name, values[name]) + "\n")
     return "".join(lines)
+
+
+_PROVENANCE = "as diagnose's What to change asks"
+_PROVENANCE_LINE = re.compile(r"^# ([A-Za-z_][A-Za-z0-9_]*): " + re.escape(_PROVENANCE) + r" \((.*)\)$")
+
+
+def provenance_of(content: str) -> dict[str, tuple[str, ...]]:
+    """Which settings of llmdoctor's drop-in an earlier tune wrote on diagnose's advice."""
+    out = {}
+    for line in content.splitlines():
+        if m := _PROVENANCE_LINE.match(line.strip()):
+            out[m.group(1)] = tuple(x.strip() for x in m.group(2).split(",") if x.strip())
+    return out
 
 
 def unified_diff(old: str | None, new: str | None, path: str) -> str:

@@ -16,6 +16,9 @@ from llmdoctor.app.tune.apply import ApplyError, Outcome, Transaction
 from llmdoctor.judge.sizing import DEFAULT_HEADROOM, DEFAULT_MAX_PARALLEL, Workload
 from llmdoctor.judge.proposal import Proposal, ProposalError, make_proposal
 from llmdoctor.app.tune import hostfacts
+from llmdoctor.judge.tune_merge import TunePlan, combine
+
+
 @dataclass
 class TuneOptions:
     unit: str = "ollama.service"
@@ -35,7 +38,7 @@ class TuneOptions:
 
 @dataclass
 class Prepared:
-    proposal: Proposal
+    proposal: Proposal | None  # tune's own sizing; None when it could not size (diagnose's change alone)
     values: dict[str, str]  # what the drop-in will hold
     old: str | None  # llmdoctor's drop-in now (None = absent)
     new: str
@@ -46,6 +49,7 @@ class Prepared:
     gaps: list[str]
     version: str | None
     port: int
+    plan: TunePlan | None = None  # what is written and where each value comes from
 
     @property
     def nothing_to_change(self) -> bool:
@@ -79,8 +83,37 @@ def ollama_port(store: FactStore, opts: TuneOptions) -> int:
     return 11434
 
 
+def diagnosed_change(host: Any, opts: TuneOptions, store: FactStore) -> tuple[Any, str, str]:
+    """(diagnose's What to change for the unit or None, the memory findings that stand ("" when
+    none), a gap line when diagnose could not run) from the same facts tune sizes from."""
+    from llmdoctor.app.diagnose import DiagnoseOptions, diagnose_target
+    from llmdoctor.judge.remedy import MEMORY
+
+    try:
+        report = diagnose_target(host, DiagnoseOptions(units=(opts.unit,), since_seconds=opts.since_seconds),
+                                 store=store).report
+    except Exception as e:  # tune still sizes on its own; the gap says why diagnose's change is absent
+        return None, "", f"diagnose: {e}"
+    memory = "; ".join(f"{f.cause.value}, {f.check}" for f in report.findings if f.cause in MEMORY)
+    place = f"systemd {opts.unit}"
+    return next((c for c in report.changes if c.place == place), None), memory, ""
+
+
+def _size(facts: Any, gaps: list[str], opts: TuneOptions, port: int) -> Proposal:
+    """tune's own bounded sizing. Raises ProposalError on bad or missing input."""
+    if facts.version is None and not facts.loaded and not facts.model_info:
+        why = next((g for g in gaps if g.startswith(("ollama_version", "ollama_ps", "engines"))), "no answer")
+        raise ProposalError(f"Ollama does not answer on port {port} ({why}); start it, or give --port "
+                            f"if it listens elsewhere")
+    if opts.model and not facts.model_info:
+        raise ProposalError(f"Ollama does not know model {opts.model!r}: " + ("; ".join(g for g in gaps if "/api/show" in g) or "no /api/show answer"))
+    return make_proposal(facts, opts.workload, context=opts.context, max_parallel=opts.max_parallel,
+                         weights=opts.weights, gpu_memory=opts.gpu_memory, headroom=opts.headroom)
+
+
 def prepare(host: Any, opts: TuneOptions, store: FactStore | None = None) -> Prepared:
-    """Everything a dry run shows. Raises ProposalError / ApplyError on bad input."""
+    """Everything a dry run shows: diagnose's What to change for the unit, plus tune's sizing where
+    that change sets nothing (judge/tune_merge). Raises ProposalError / ApplyError on bad input."""
     store = store or _store(host, opts)
     port = ollama_port(store, opts)
 
@@ -90,14 +123,17 @@ def prepare(host: Any, opts: TuneOptions, store: FactStore | None = None) -> Pre
         return get_show(host, port, name)
 
     facts, gaps = hostfacts.collect(store, opts.root, opts.unit, opts.model, show_for)
-    if facts.version is None and not facts.loaded and not facts.model_info:
-        why = next((g for g in gaps if g.startswith(("ollama_version", "ollama_ps", "engines"))), "no answer")
-        raise ProposalError(f"Ollama does not answer on port {port} ({why}); start it, or give --port "
-                            f"if it listens elsewhere")
-    if opts.model and not facts.model_info:
-        raise ProposalError(f"Ollama does not know model {opts.model!r}: " + ("; ".join(g for g in gaps if "/api/show" in g) or "no /api/show answer"))
-    proposal = make_proposal(facts, opts.workload, context=opts.context, max_parallel=opts.max_parallel,
-                             weights=opts.weights, gpu_memory=opts.gpu_memory, headroom=opts.headroom)
+    diagnosed, memory, gap = diagnosed_change(host, opts, store)
+    gaps += [gap] if gap else []
+    asked = (opts.workload.given or opts.context is not None or opts.model is not None
+             or opts.weights is not None or opts.gpu_memory is not None)
+    proposal = None
+    try:
+        proposal = _size(facts, gaps, opts, port)
+    except ProposalError as e:
+        if asked or diagnosed is None:  # sizing was asked for, or there is nothing else to propose
+            raise
+        gaps.append(f"sizing: {e}")
     path = dropin.dropin_path(opts.root, opts.unit)
     try:
         old = path.read_text()
@@ -106,16 +142,17 @@ def prepare(host: Any, opts: TuneOptions, store: FactStore | None = None) -> Pre
     if old is not None and not dropin.is_ours(old):
         raise ApplyError(f"{dropin.inside(opts.root, path)} exists and was not written by llmdoctor; not touching it")
     own = {line.name: line.value for line in dropin.parse_env_lines(old or "") if line.kind == "set"}
-    values = {c.name: c.proposed for c in proposal.changes
-              if c.proposed is not None and (c.changed or c.name in own)}
-    new = dropin.render(values)
+    plan = combine(f"systemd {opts.unit}", diagnosed, proposal.changes if proposal else (), own,
+                   dropin.provenance_of(old or ""), memory)
+    values = plan.values()
+    new = dropin.render(values, plan.provenance())
     if not values and old is None:
         new = None  # type: ignore[assignment]
     prec = dropin.check_precedence(opts.root, opts.unit, set(values))
     shown = dropin.inside(opts.root, path)
     diff = dropin.unified_diff(old, new, shown) if new is not None else ""
     return Prepared(proposal, values, old, new if new is not None else old, diff, shown, prec.wins_over,
-                    prec.conflicts, gaps, facts.version, port)
+                    prec.conflicts, gaps, facts.version, port, plan)
 
 
 def transaction(host: Any, opts: TuneOptions, port: int, http_host: Any = None,
@@ -173,11 +210,11 @@ def rollback(host: Any, opts: TuneOptions, live: bool) -> Outcome:
 def concurrency_check(prepared: Prepared, live: bool) -> Callable[[], tuple[bool, str]] | None:
     """After a restart with two or more slots: do two requests really start together?"""
     slots = int(prepared.values.get("OLLAMA_NUM_PARALLEL", "1") or 1)
-    if not (live and slots >= 2 and prepared.proposal.model):
+    if not (live and slots >= 2 and prepared.proposal and prepared.proposal.model):
         return None
     from llmdoctor.app.tune.concurrency import two_requests_start_together
 
-    base, model = f"http://127.0.0.1:{prepared.port}", prepared.proposal.model
+    base, model = f"http://127.0.0.1:{prepared.port}", prepared.proposal.model  # type: ignore[union-attr]
     return lambda: two_requests_start_together(base, model)
 
 
