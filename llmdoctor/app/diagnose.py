@@ -180,6 +180,12 @@ def diagnose_target(
     examined = examined_lines(store.values)
     figures, measurements = _probe_parts(store.values.get("probe"))
     changes = what_to_change(findings, store.values)
+    pod = store.values.get("container")
+    if getattr(pod, "form", None) == "pod":  # a Kubernetes pod: every fix goes to its Deployment's spec
+        from llmdoctor.judge.pod_fixes import change_in_pod, in_pod
+
+        findings = [replace(f, fix=in_pod(f.fix, pod.spec)) for f in findings]
+        changes = tuple(change_in_pod(c, pod.spec) for c in changes)
     report = TargetReport(
         target=redact_text(host.name),
         engine=engine_label(store.values),
