@@ -207,8 +207,56 @@ def test_collect_writes_pod_evidence_and_reads_it_back(cluster, tmp_path):
     assert again["container-gpu-hidden"]["fix"]["commands"] == live["container-gpu-hidden"]["fix"]["commands"]
 
 
-def test_port_forward_reaches_the_engine_and_is_torn_down(cluster):
-    from tests.support.llamaserver import free_port  # noqa: F401  (only to share the helper if present)
+def test_port_forward_reaches_the_engine_and_is_torn_down(cluster, monkeypatch):
+    """A real loopback engine (the Ollama replay) behind the stand-in's real relay: kubectl's
+    own `Forwarding from` line gives the port; close() and SIGTERM's hooks stop the forward."""
+    from llmdoctor.hosts import terminate
+    from tests.support.ollama_replay import ollama_replay
+
+    cluster(kp.ollama_pod())
+    with ollama_replay() as engine:
+        monkeypatch.setenv("FAKE_KUBECTL_UPSTREAM", engine.url.rsplit(":", 1)[1])
+        h = KubeHost("k8s://ollama/ollama-74fbf7d68b-lglf9")
+        r = h.http("GET", 11434, "/api/version", timeout=10)
+        assert r.status == 200 and "version" in r.json()
+        assert r.source == "GET k8s://ollama/ollama-74fbf7d68b-lglf9:11434/api/version"
+        url = h.base_url(11434)  # the same forward, reused
+        assert url.startswith("http://127.0.0.1:") and len([c for c in cluster.calls() if c[0] == "port-forward"]) == 1
+        assert ["port-forward", "-n", "ollama", "pod/ollama-74fbf7d68b-lglf9", ":11434", "--address", "127.0.0.1"] \
+            in cluster.calls()
+        h.close()
+        assert wait_closed(h)
+        h2 = KubeHost("k8s://ollama/ollama-74fbf7d68b-lglf9")
+        assert h2.http("GET", 11434, "/api/version", timeout=10).status == 200
+        terminate.run_hooks()  # what the SIGTERM handler runs before it exits
+        assert wait_closed(h2)
+
+
+def test_port_forward_that_never_forwards_is_a_line(cluster, monkeypatch):
+    cluster(kp.ollama_pod())
+    monkeypatch.setenv("FAKE_KUBECTL_POD", "another-pod")  # the pod went away meanwhile
+    h = KubeHost("k8s://ollama/ollama-74fbf7d68b-lglf9")
+    h._pod_json = json.dumps(kp.ollama_pod())
+    with pytest.raises(HostUnreachable, match='port-forward to port 11434: Error from server .NotFound.: pods'):
+        h.http("GET", 11434, "/api/version")
+
+
+def test_vllm_pod_fixes_are_its_args(cluster):
+    """A real vLLM case (max-seq-len, vllm#34076) through a pod: the fix is the container's args."""
+    case = EVIDENCE / "vllm-max-seq-len"
+    cluster(kp.vllm_pod(), kp.deployment("mistral-7b", "default", kp.VLLM_LABELS),
+            log_text=(case / "vllm.log").read_text())
+    direct = findings_of(cli("diagnose", "-e", str(case), "--format", "json").stdout)
+    p = cli("diagnose", "--host", "k8s://default/deploy/mistral-7b", "--format", "json")
+    via_pod = findings_of(p.stdout)
+    assert set(direct) <= set(via_pod), (sorted(via_pod), sorted(direct), p.stdout[-3000:])
+    fix = via_pod["vllm-max-seq-len"]["fix"]
+    assert fix["config"].startswith("# kubectl edit deploy/mistral-7b -n default: spec.template.spec.containers[mistral-7b].args")
+    # the docs' Deployment runs `sh -c "vllm serve ..."`: the new args keep that form, one string
+    assert "\n- \"vllm serve mistralai/Mistral-7B-Instruct-v0.3 --trust-remote-code" in fix["config"], fix["config"]
+    assert not any(c.startswith("vllm serve") for c in fix["commands"])
+    change = report_doc(p.stdout)["targets"][0]["what_to_change"]
+    assert all(c["place"].startswith("Kubernetes deploy/mistral-7b") for c in change), change
 
 
 def test_ticket_pieces_are_named():
