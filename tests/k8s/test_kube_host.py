@@ -272,3 +272,10 @@ def test_ticket_pieces_are_named():
     assert json.loads(files["pod.json"])["kind"] == "Pod"
     assert "Detecting GPU type" in files["pod.log"]
     assert "pod.json" in split_ticket(pod) and "kubectl_describe.txt" in split_ticket(describe)
+
+
+def test_secret_env_values_never_leave_the_host_object(cluster):
+    p = kp.ollama_pod(env={"OLLAMA_NUM_PARALLEL": "2", "OLLAMA_API_KEY": "s3cr3t-value-1234"})
+    cluster(p)
+    text = KubeHost("k8s://ollama/ollama-74fbf7d68b-lglf9").container_inspect().stdout
+    assert "s3cr3t-value-1234" not in text and '"OLLAMA_NUM_PARALLEL"' in text
