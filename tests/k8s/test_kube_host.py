@@ -279,3 +279,67 @@ def test_secret_env_values_never_leave_the_host_object(cluster):
     cluster(p)
     text = KubeHost("k8s://ollama/ollama-74fbf7d68b-lglf9").container_inspect().stdout
     assert "s3cr3t-value-1234" not in text and '"OLLAMA_NUM_PARALLEL"' in text
+
+
+def test_pod_env_not_the_default_decides_num_parallel(cluster):
+    """The queue-full log names no NUM_PARALLEL: the pod's env (not a version default) is the value."""
+    from llmdoctor.facts import Context, FactStore
+
+    log = strip_journal((EVIDENCE / "ollama-queue-full" / "journal.log").read_text())
+    for value, fires in (("1", True), ("4", False)):
+        cluster(kp.ollama_pod(env={"OLLAMA_NUM_PARALLEL": value}), log_text=log)
+        host = KubeHost("k8s://ollama/ollama-74fbf7d68b-lglf9")
+        s = FactStore(Context(host=host, sample_seconds=0, since_seconds=0))
+        config = s.get("ollama_config")
+        assert config.values["OLLAMA_NUM_PARALLEL"] == value
+        assert config.origin("OLLAMA_NUM_PARALLEL") == "pod environment (kubectl get pod ollama-74fbf7d68b-lglf9)"
+        p = cli("diagnose", "--host", "k8s://ollama/ollama-74fbf7d68b-lglf9", "--format", "json")
+        found = findings_of(p.stdout)
+        assert ("ollama-one-slot" in found) is fires, sorted(found)
+        if fires:
+            ev = found["ollama-one-slot"]["evidence"]
+            assert any("pod environment" in e["source"] or "pod environment" in e["text"] for e in ev), ev
+
+
+def test_sigterm_stops_the_port_forward(cluster, monkeypatch, tmp_path):
+    """A run stopped by SIGTERM (systemd stop, a CI timeout) leaves no kubectl port-forward behind."""
+    import signal
+    import time
+
+    from tests.support.ollama_replay import ollama_replay
+
+    cluster(kp.ollama_pod())
+    script = tmp_path / "run.py"
+    script.write_text(
+        "import sys, time\n"
+        "from llmdoctor.hosts import terminate\n"
+        "from llmdoctor.hosts.kube import KubeHost\n"
+        "terminate.install()\n"
+        "h = KubeHost('k8s://ollama/ollama-74fbf7d68b-lglf9')\n"
+        "h.http('GET', 11434, '/api/version', timeout=10)\n"
+        "print(h._forwards[11434].proc.pid, flush=True)\n"
+        "time.sleep(60)\n")
+    with ollama_replay() as engine:
+        env = dict(os.environ, PYTHONPATH=str(ROOT), FAKE_KUBECTL_UPSTREAM=engine.url.rsplit(":", 1)[1])
+        proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+        try:
+            pid = int(proc.stdout.readline())
+            os.kill(pid, 0)  # the forward runs
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(20) == 128 + signal.SIGTERM
+            for _ in range(100):
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    break
+                try:
+                    os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    pass
+                time.sleep(0.05)
+            else:
+                raise AssertionError("kubectl port-forward outlived the SIGTERM")
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(5)
