@@ -46,7 +46,7 @@ EXAMINED: dict[str, Callable[[Any], str | None]] = {
     "sglang_cmdline": lambda v: "SGLang command line",
     "systemd_units": lambda v: "systemd " + ", ".join(u.unit for u in v),
     "declared_settings": lambda v: "settings as written in " + ", ".join(dict.fromkeys(a.source for a in v.assignments)),
-    "container": lambda v: (f"container {v.name or v.image or ''} ({v.source})".replace("  ", " ")
+    "container": lambda v: (f"{'pod' if v.form == 'pod' else 'container'} {v.name or v.image or ''} ({v.source})".replace("  ", " ")
                             if v.speaks_of_an_engine() else None),
     # a probe whose every request timed out measured nothing: it is not "examined"
     "probe": lambda v: "live probe" if any(s.ok for r in v.results for s in r.samples) else None,

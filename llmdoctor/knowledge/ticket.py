@@ -82,7 +82,7 @@ def _prompt_command(line: str) -> str | None:
     if not m:
         return None
     rest = line[m.start() :]
-    rest = re.sub(r"^\s*(?:\([^)]*\)\s*)?(?:[\w.@:~/\\-]*\s?[$#%>]|PS [^>]*>)\s*", "", rest, count=1)
+    rest = re.sub(r"^\s*(?:\([^)]*\)\s*)?(?:[\w.@:~/\\-]*(?:\s?\[\d{1,3}\])?\s?[$#%>]|PS [^>]*>)\s*", "", rest, count=1)
     rest = re.sub(r"^sudo\s+(?:-\S+\s+)*", "", rest)
     return rest.strip()
 

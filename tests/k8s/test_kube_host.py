@@ -343,3 +343,17 @@ def test_sigterm_stops_the_port_forward(cluster, monkeypatch, tmp_path):
             if proc.poll() is None:
                 proc.kill()
                 proc.wait(5)
+
+
+def test_a_pasted_ticket_with_kubectl_pieces(tmp_path):
+    pod = json.dumps(kp.vllm_pod(gpu=False), indent=4)
+    log = (K8S / "logs_vllm_no_platform_llmd.txt").read_text()  # its own `kubectl logs` prompt and output
+    ticket = tmp_path / "ticket.txt"
+    ticket.write_text("my vllm pod is slow\n\n$ kubectl get pod mistral-7b-5cc594fd46-hg5rw -o json\n" + pod + "\n" + log)
+    p = cli("diagnose", "-e", str(ticket), "--format", "json")
+    found = findings_of(p.stdout)
+    fix = found["container-gpu-hidden"]["fix"]
+    assert fix["commands"][0] == ("kubectl set resources deploy/mistral-7b -n default -c mistral-7b "
+                                  "--limits=nvidia.com/gpu=1"), fix
+    assert any(e["source"].startswith("vllm.log") or "No platform detected" in e["text"]
+               for e in found["container-gpu-hidden"]["evidence"])

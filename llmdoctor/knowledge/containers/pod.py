@@ -115,12 +115,13 @@ class PodSpec(ContainerSpec):
     events: tuple[str, ...] = ()  # "Warning BackOff (x5): Back-off restarting failed container"
     others: tuple[str, ...] = ()  # the pod's other containers, by name
     picked: str | None = None  # which pod of a Deployment was read, and why that one
+    limits_shown: bool = True  # False: a describe excerpt cut before the container's Limits
 
     @property
     def gpu_requested(self) -> bool | None:
         if any(GPU_RESOURCE.match(k) and str(v) not in ("0", "") for k, v in self.limits.items()):
             return True
-        return False if self.pod or self.container else None
+        return False if (self.pod or self.container) and self.limits_shown else None
 
     def gpu_lines(self) -> list[str]:
         gpu = {k: v for k, v in self.limits.items() if GPU_RESOURCE.match(k)}
@@ -452,6 +453,8 @@ def parse_describe(text: str, source: str = "kubectl_describe.txt", container: s
         last_finished=(state.get("Finished") or [None])[0],
         waiting=(now.get("Reason") or [None])[0] if (f.get("State") or [""])[0].startswith("Waiting") else None,
         events=events, others=tuple(n for n in specs if n != name),
+        # a paste cut inside the container section says nothing about its limits
+        limits_shown=any(k in f for k in ("Limits", "Requests", "Environment", "Mounts", "Ready", "Restart Count")),
     )
 
 
