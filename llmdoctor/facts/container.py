@@ -92,7 +92,8 @@ class Container:
         parts = [s.name or "", f"({s.image})" if s.image else "", s.status or "", gpu]
         parts += s.state_lines()
         if s.form == "pod":
-            parts[0] = f"pod {s.pod} ({s.namespace}), container {s.container}" + (f", owned by {s.owner}" if s.owner else "")
+            parts[0] = (f"pod {s.pod} ({s.namespace}), container {s.container}" + (f", owned by {s.owner}" if s.owner else "")
+                        if s.pod else f"{s.owner} manifest, container {s.container}")
             rows = [("Pod", f"{' '.join(p for p in parts[:3] if p)}; {'; '.join(parts[3:])} [{s.source}]")]
             return rows + ([("Pod picked", s.picked)] if s.picked else [])
         return [("Container", f"{' '.join(p for p in parts[:3] if p)}; {'; '.join(parts[3:])} [{s.source}]".lstrip("; "))]

@@ -50,14 +50,15 @@ HTTP: dict[tuple[str, str], str] = {
 LOG_FILES = ("journal.log", "server.log", "vllm.log", "sglang.log", "container.log", "pod.log")
 # `docker inspect` / `podman inspect` output, in the order they are looked for (env.txt only when
 # its content is inspect JSON: people paste it there)
-INSPECT_FILES = ("docker_inspect.json", "podman_inspect.json", "pod.json", "kubectl_describe.txt", "env.txt")
+INSPECT_FILES = ("docker_inspect.json", "podman_inspect.json", "pod.json", "kubectl_describe.txt", "pod.yaml",
+                 "deployment.yaml", "deployment.json", "env.txt")
 # evidence files with a meaning of their own, never read as a log
 KNOWN_FILES = frozenset({
     "ollama_ps.txt", "env.txt", "cmdline.txt", "client_errors.txt", "vmstat.txt", "meminfo.txt",
     "nvidia_smi.txt", "systemctl_cat.txt", "api_ps.json", "api_show.json", "metrics.prom", "probe.json",
     "meta.json", "unit.service", "expected.json", "README.md", "README.txt", "health.json", "props.json",
     "slots.json", "server_info.json", "docker_inspect.json", "podman_inspect.json",
-    "pod.json", "kubectl_describe.txt", "events.json",
+    "pod.json", "kubectl_describe.txt", "events.json", "pod.yaml", "deployment.yaml", "deployment.json",
 })
 UTF16_LIMIT = 256 * 1024 * 1024  # a UTF-16 log is a pasted one; more than this is not read
 REPAIR_LIMIT = 64 * 1024 * 1024  # logs up to this size are paste-repaired (pastes are small; collected logs are not pasted)

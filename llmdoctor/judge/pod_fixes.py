@@ -139,6 +139,10 @@ def in_pod(fix: Fix, spec) -> Fix:
 def change_in_pod(change: Change, spec) -> Change:
     """A merged change of `judge.remedy` as it applies to the engine's pod."""
     settings = {k: v for k, v in change.settings}
+    if not settings and (change.place.startswith("systemd ") or change.place == "container environment"
+                         or change.place.endswith("command line")):  # everything held back: nothing to write yet
+        kind = "args" if change.place.endswith("command line") else "env"
+        return replace(change, place=f"Kubernetes {_obj(spec)} {kind}", commands=(), config="")
     if change.place.startswith("systemd ") or change.place == "container environment":
         commands, config = env_fix(spec, settings)
         place = f"Kubernetes {_obj(spec)} env"

@@ -28,6 +28,10 @@ COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (rf"^{KUBECTL}get\s+(?:events?|ev)\b", "events.json"),
         (rf"^{KUBECTL}get\s+(?:pods?|po)\b.*(?:-o\s*=?\s*|--output[= ])json\b", "pod.json"),
         (rf"^{KUBECTL}get\s+(?:pods?|po)\b.*(?:-o\s*=?\s*|--output[= ])yaml\b", "pod.yaml"),
+        (rf"^{KUBECTL}get\s+(?:deploy|deployments?|sts|statefulsets?)\b.*(?:-o\s*=?\s*|--output[= ])yaml\b",
+         "deployment.yaml"),
+        (rf"^{KUBECTL}get\s+(?:deploy|deployments?|sts|statefulsets?)\b.*(?:-o\s*=?\s*|--output[= ])json\b",
+         "deployment.json"),
         (rf"^{KUBECTL}logs\b.*\bvllm", "vllm.log"),
         (rf"^{KUBECTL}logs\b.*\bsglang", "sglang.log"),
         (rf"^{KUBECTL}logs\b", "pod.log"),
@@ -98,10 +102,12 @@ def _name_for_command(command: str) -> str | None:
 def _name_for_content(text: str) -> str:
     from llmdoctor.knowledge.containers.inspect import looks_like_inspect
 
-    from llmdoctor.knowledge.containers.pod import looks_like_describe, looks_like_pod
+    from llmdoctor.knowledge.containers.pod import looks_like_describe, looks_like_manifest, looks_like_pod
 
     if looks_like_inspect(text):
         return "docker_inspect.json"
+    if looks_like_manifest(text):
+        return "pod.yaml" if re.search(r"^kind:\s*[\"']?Pod\b", text, re.M) else "deployment.yaml"
     if looks_like_pod(text):
         return "kubectl_describe.txt" if looks_like_describe(text) else "pod.json"
     if re.search(r"^services:\s*$", text, re.M) and re.search(r"^\s+image:\s*\S", text, re.M):

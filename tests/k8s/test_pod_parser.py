@@ -90,3 +90,63 @@ def test_the_target_grammar(text, want):
 def test_docker_inspect_is_not_a_pod():
     assert not looks_like_pod((CONTAINERS / "inspect_ollama_no_gpu.json").read_text())
     assert not looks_like_pod((CONTAINERS / "inspect_vllm_gpus_all.json").read_text())
+
+
+@pytest.mark.parametrize("name,container,owner,gpu", [
+    ("deploy_vllm_docs.yaml", "mistral-7b", "deploy/mistral-7b", True),
+    ("deploy_ollama_888.yaml", "llm", "deploy/ollama", True),
+])
+def test_real_deployment_manifests(name, container, owner, gpu):
+    from llmdoctor.knowledge.containers.pod import looks_like_manifest, parse_pod_text
+
+    text = (K8S / name).read_text()
+    assert looks_like_manifest(text) and looks_like_pod(text)
+    s = parse_pod_text(text, name)
+    assert (s.container, s.owner, s.gpu_requested, s.form) == (container, owner, gpu, "pod")
+
+
+def test_the_docs_deployment_flow_args_and_env_ref():
+    from llmdoctor.knowledge.containers.pod import parse_pod_text
+
+    s = parse_pod_text((K8S / "deploy_vllm_docs.yaml").read_text(), "deployment.yaml")
+    assert s.command == ("/bin/sh", "-c") and s.args[0].startswith("vllm serve mistralai/")
+    assert "--max_num_batched_tokens" in s.argv and s.env_from == ("HUGGING_FACE_HUB_TOKEN",)
+    assert s.limits["memory"] == "20G" and s.where() == "deploy/mistral-7b -n default"
+
+
+def test_a_ticket_with_a_deployment_manifest(tmp_path):
+    """The Ollama Deployment of ollama#3761 ("GPU not detected in Kubernetes": runtimeClassName nvidia,
+    NVIDIA_* env, no GPU limit) and a pod log of the same trouble (ollama#3211): the GPU fix is the
+    Deployment's limit."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    md = Path("/work/shared/examples/containers.md")
+    manifest = (K8S / "deploy_ollama_3761_excerpt.yaml").read_text()
+    log = (K8S / "logs_ollama_no_gpu_libraries.txt").read_text()
+    ticket = tmp_path / "t.txt"
+    ticket.write_text(f"$ cat ollama.yaml\n{manifest}\n$ kubectl logs -n ollama deploy/ollama\n{log}")
+    p = subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", "-e", str(ticket), "--format", "json"],
+                       capture_output=True, text=True, cwd=root, env={**__import__("os").environ, "PYTHONPATH": str(root)},
+                       timeout=120)
+    from tests.support.schema import report_doc
+
+    found = {f["check"]: f for f in report_doc(p.stdout)["targets"][0]["findings"]}
+    fix = found["container-gpu-hidden"]["fix"]
+    assert fix["commands"][0] == "kubectl set resources deploy/ollama -n default -c ollama --limits=nvidia.com/gpu=1"
+    assert md  # (the sample's source: SOURCES.md)
+
+
+def test_a_change_held_back_whole_writes_nothing():
+    from llmdoctor.judge.pod_fixes import change_in_pod
+    from llmdoctor.knowledge.containers.pod import parse_pod_text
+    from llmdoctor.model import Change
+
+    spec = parse_pod_text((K8S / "deploy_ollama_888.yaml").read_text(), "deployment.yaml")
+    held = Change(place="container environment", settings=(), held_back=("OLLAMA_NUM_PARALLEL=4: later",))
+    c = change_in_pod(held, spec)
+    assert (c.place, c.commands, c.config, c.held_back) == ("Kubernetes deploy/ollama env", (), "", held.held_back)
+    c = change_in_pod(Change(place="systemd ollama.service", settings=(("OLLAMA_KEEP_ALIVE", "24h"),)), spec)
+    assert c.commands[0].startswith("kubectl set env deploy/ollama -n default -c llm OLLAMA_KEEP_ALIVE=24h")
+    assert 'value: "24h"' in c.config

@@ -7,7 +7,8 @@ device plugin hands it none), and how it has been dying is its container status 
 Deployment, found from the ReplicaSet's name less the `pod-template-hash`), since a pod
 edited by hand is replaced on the next rollout.
 
-Read here: `kubectl get pod -o json` (a Pod, or a List of them), `kubectl get deploy -o json`
+Read here: `kubectl get pod -o json` (a Pod, or a List of them), a Pod or Deployment as YAML
+(`kubectl get -o yaml`, the user's manifest: knowledge/containers/yaml_lite.py), `kubectl get deploy -o json`
 (its selector), `kubectl get events -o json` and `kubectl describe pod` text, into a `PodSpec`
 (a ContainerSpec of form "pod"), so every check that reads a container reads a pod the same way.
 """
@@ -169,7 +170,7 @@ class PodSpec(ContainerSpec):
 def looks_like_pod(text: str) -> bool:
     """`kubectl get pod -o json` (or a fragment of a pod's spec/status) or `kubectl describe pod`?"""
     head = text[:64 * 1024]
-    return bool(_LOOKS.search(head)) or looks_like_describe(head)
+    return bool(_LOOKS.search(head)) or looks_like_describe(head) or looks_like_manifest(head)
 
 
 def looks_like_describe(text: str) -> bool:
@@ -250,15 +251,39 @@ def _env(c: dict) -> tuple[dict[str, str], tuple[str, ...]]:
     return env, tuple(refs)
 
 
+WORKLOADS_KINDS = {"Deployment": "deploy", "StatefulSet": "sts", "DaemonSet": "ds", "ReplicaSet": "rs", "Job": "job"}
+_MANIFEST = re.compile(r"^kind:\s*[\"']?(?:Pod|Deployment|StatefulSet|DaemonSet)[\"']?\s*$", re.M)
+
+
 def _pod_object(data) -> dict:
+    """The pod in a Pod, a List of pods (the Running one), or a workload (its pod template, with
+    the workload as the owner the fixes name)."""
+    if isinstance(data, list):  # YAML documents: the first workload or pod with containers
+        found = [d for d in data if isinstance(d, dict) and (d.get("kind") in WORKLOADS_KINDS or d.get("kind") == "Pod")]
+        if not found:
+            raise ParseError("no Pod or Deployment in these documents")
+        data = found[0]
     if isinstance(data, dict) and data.get("kind") == "List" or isinstance(data, dict) and "items" in data:
         pods = [p for p in _list(data.get("items")) if isinstance(p, dict)]
         if not pods:
             raise ParseError("the List holds no pod")
         return pick_running(pods)[0]
+    if isinstance(data, dict) and data.get("kind") in WORKLOADS_KINDS:
+        meta = _dict(data.get("metadata"))
+        template = _dict(_dict(data.get("spec")).get("template"))
+        return {"metadata": {"namespace": meta.get("namespace"), "labels": _dict(template.get("metadata")).get("labels"),
+                             "_owner": f"{WORKLOADS_KINDS[data['kind']]}/{meta.get('name') or 'NAME'}"},
+                "spec": _dict(template.get("spec")), "status": {}}
     if not isinstance(data, dict) or not (data.get("spec") or data.get("status")):
         raise ParseError("no spec or status in this JSON: not `kubectl get pod -o json` output")
     return data
+
+
+def looks_like_manifest(text: str) -> bool:
+    """A Pod or Deployment as YAML (`kubectl get -o yaml`, or the user's own manifest)."""
+    head = text[:64 * 1024]
+    return bool(_MANIFEST.search(head)) and bool(re.search(r"^apiVersion:", head, re.M)) \
+        and bool(re.search(r"^\s*(?:-\s+)?containers:", head, re.M))
 
 
 def parse_pod(text: str, source: str = "pod.json", container: str | None = None,
@@ -267,7 +292,11 @@ def parse_pod(text: str, source: str = "pod.json", container: str | None = None,
     try:
         data = json.loads(text[:MAX_TEXT])
     except ValueError as e:
-        raise ParseError(f"not kubectl JSON ({e})") from None
+        if not looks_like_manifest(text):
+            raise ParseError(f"not kubectl JSON ({e})") from None
+        from llmdoctor.knowledge.containers.yaml_lite import load_all
+
+        data = load_all(text[:MAX_TEXT])
     pod = _pod_object(data)
     meta, spec, status = _dict(pod.get("metadata")), _dict(pod.get("spec")), _dict(pod.get("status"))
     containers = [c for c in _list(spec.get("containers")) if isinstance(c, dict)]
@@ -294,7 +323,7 @@ def parse_pod(text: str, source: str = "pod.json", container: str | None = None,
                     for p in _list(c.get("ports"))),
         keys=frozenset(pod), form="pod",
         namespace=str(meta.get("namespace") or "") or None, pod=str(meta.get("name") or "") or None,
-        container=str(c.get("name") or "") or None, owner=_owner(meta), context=context,
+        container=str(c.get("name") or "") or None, owner=meta.get("_owner") or _owner(meta), context=context,
         node=str(spec.get("nodeName") or "") or None, command=command, args=args, limits=limits, env_from=refs,
         last_reason=str(reason) if reason else None,
         last_finished=str(last.get("finishedAt") or term.get("finishedAt") or "") or None,
@@ -475,6 +504,6 @@ def _describe_events(lines: list[str]) -> list[str]:
 
 def parse_pod_text(text: str, source: str, container: str | None = None, context: str | None = None) -> PodSpec:
     """pod.json or kubectl describe text, whichever this is."""
-    if text.lstrip().startswith(("{", "[")):
+    if text.lstrip().startswith(("{", "[")) or looks_like_manifest(text):
         return parse_pod(text, source, container, context)
     return parse_describe(text, source, container)
