@@ -357,3 +357,18 @@ def test_a_pasted_ticket_with_kubectl_pieces(tmp_path):
                                   "--limits=nvidia.com/gpu=1"), fix
     assert any(e["source"].startswith("vllm.log") or "No platform detected" in e["text"]
                for e in found["container-gpu-hidden"]["evidence"])
+
+
+def test_probe_a_pod_through_port_forward(cluster, monkeypatch):
+    from tests.support.ollama_replay import ollama_replay
+
+    cluster(kp.ollama_pod())
+    with ollama_replay() as engine:
+        monkeypatch.setenv("FAKE_KUBECTL_UPSTREAM", engine.url.rsplit(":", 1)[1])
+        p = cli("probe", "k8s://ollama/ollama-74fbf7d68b-lglf9", "--deadline", "30", "-f", "json")
+        assert p.returncode in (0, 1, 2), p.stderr[-2000:]
+        assert engine.requests, "the probe never reached the engine"
+    assert ["port-forward", "-n", "ollama", "pod/ollama-74fbf7d68b-lglf9", ":11434", "--address", "127.0.0.1"] \
+        in cluster.calls()
+    p = cli("probe", "k8s://Bad/x")
+    assert p.returncode == 3 and "invalid host" in p.stderr

@@ -150,3 +150,12 @@ def test_a_change_held_back_whole_writes_nothing():
     c = change_in_pod(Change(place="systemd ollama.service", settings=(("OLLAMA_KEEP_ALIVE", "24h"),)), spec)
     assert c.commands[0].startswith("kubectl set env deploy/ollama -n default -c llm OLLAMA_KEEP_ALIVE=24h")
     assert 'value: "24h"' in c.config
+
+
+def test_the_engine_port_of_a_pod():
+    from llmdoctor.knowledge.containers.pod import parse_pod_text
+
+    text = (K8S / "deploy_vllm_docs.yaml").read_text()
+    assert parse_pod_text(text, "deployment.yaml").engine_port == 8000  # the one containerPort
+    aibrix = parse_pod_text((K8S / "deploy_vllm_aibrix_excerpt.yaml").read_text(), "deployment.yaml")
+    assert aibrix.engine_port == 8000  # its --port flag

@@ -158,6 +158,17 @@ class PodSpec(ContainerSpec):
             or (self.runtime_class or "").startswith("nvidia") or "NVIDIA_VISIBLE_DEVICES" in self.env
 
     @property
+    def engine_port(self) -> int | None:
+        """The port the engine listens on in the pod: its `--port` flag, else the one containerPort."""
+        for i, word in enumerate(self.argv):
+            value = self.argv[i + 1] if word == "--port" and i + 1 < len(self.argv) else \
+                word.split("=", 1)[1] if word.startswith("--port=") else None
+            if value and value.isdigit():
+                return int(value)
+        ports = [p.split("/")[0] for p in self.ports]
+        return int(ports[0]) if len(ports) == 1 and ports[0].isdigit() else None
+
+    @property
     def memory_limit(self) -> str | None:
         return self.limits.get("memory")
 
