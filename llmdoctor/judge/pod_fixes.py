@@ -103,10 +103,14 @@ def _settings(fix: Fix) -> dict[str, str] | None:
 def _command(spec, c: str) -> str | None:
     """One command of a fix as the pod takes it (None: it has no meaning there)."""
     text = c.strip()
-    if re.match(r"^(systemctl (daemon-reload|edit)|mkdir -p /etc/systemd/)", text):
-        return None
     if re.match(r"^(systemctl daemon-reload && )?systemctl restart \S+", text):
         return f"kubectl rollout restart {_obj(spec)} {_flags(spec)}"
+    if re.match(r"^systemctl edit\b", text):
+        return f"kubectl edit {_obj(spec)} {_flags(spec)}  # the container's env: entries"
+    if re.match(r"^(systemctl daemon-reload|mkdir -p /etc/systemd/)", text):
+        return None
+    if re.match(r"^(ollama|nvidia-smi)\b", text):  # run where the engine runs: in its container
+        return f"kubectl exec {spec.pod or _obj(spec)} {_flags(spec)}{_container(spec)} -- {text}"
     if re.match(r"^kubectl rollout restart deploy/ollama\b", text):
         return None  # settings_fix's placeholder: env_fix names the real Deployment
     m = _JOURNAL.match(text)

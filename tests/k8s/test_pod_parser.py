@@ -159,3 +159,18 @@ def test_the_engine_port_of_a_pod():
     assert parse_pod_text(text, "deployment.yaml").engine_port == 8000  # the one containerPort
     aibrix = parse_pod_text((K8S / "deploy_vllm_aibrix_excerpt.yaml").read_text(), "deployment.yaml")
     assert aibrix.engine_port == 8000  # its --port flag
+
+
+def test_systemd_commands_take_the_pods_form():
+    from llmdoctor.judge.pod_fixes import in_pod
+    from llmdoctor.knowledge.containers.pod import parse_pod
+    from llmdoctor.model import Fix
+
+    spec = parse_pod(json.dumps(kp.ollama_pod()))
+    fix = in_pod(Fix("s", ("systemctl edit ollama", "systemctl daemon-reload && systemctl restart ollama",
+                           "journalctl -u ollama -b | grep 'server config'", "ollama ps")), spec)
+    assert fix.commands == (
+        "kubectl edit deploy/ollama -n ollama  # the container's env: entries",
+        "kubectl rollout restart deploy/ollama -n ollama",
+        "kubectl logs ollama-74fbf7d68b-lglf9 -n ollama -c llm | grep 'server config'",
+        "kubectl exec ollama-74fbf7d68b-lglf9 -n ollama -c llm -- ollama ps")
