@@ -27,7 +27,7 @@ import threading
 import time
 import weakref
 
-from llmdoctor.knowledge.containers.pod import KubeTarget, parse_kube_target
+from llmdoctor.knowledge.containers.kube_target import KubeTarget, parse_kube_target
 from llmdoctor.hosts.base import (
     DEFAULT_READ_LIMIT,
     DEFAULT_TIMEOUT,

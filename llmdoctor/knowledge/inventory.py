@@ -129,7 +129,7 @@ def parse_container_target(s: str):
     """Parse a container target (a KubeTarget for k8s://); ValueError with a one-line reason for anything else."""
     original = s
     if s.startswith(("k8s://", "kube://")):
-        from llmdoctor.knowledge.containers.pod import parse_kube_target
+        from llmdoctor.knowledge.containers.kube_target import parse_kube_target
 
         return parse_kube_target(s)
     via = None

@@ -6,10 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from llmdoctor.knowledge.containers.pod import (
-    deployment_selector, event_lines, looks_like_describe, looks_like_pod, parse_describe, parse_kube_target,
-    parse_pod, pick_running,
-)
+from llmdoctor.knowledge.containers.describe import looks_like_describe, parse_describe
+from llmdoctor.knowledge.containers.kube_target import parse_kube_target
+from llmdoctor.knowledge.containers.pod import deployment_selector, event_lines, looks_like_pod, parse_pod, pick_running
 from llmdoctor.knowledge.containers.inspect import looks_like_inspect
 from llmdoctor.parsing import ParseError
 from tests.support import kube_pods as kp
@@ -122,7 +121,6 @@ def test_a_ticket_with_a_deployment_manifest(tmp_path):
     import sys
 
     root = Path(__file__).resolve().parents[2]
-    md = Path("/work/shared/examples/containers.md")
     manifest = (K8S / "deploy_ollama_3761_excerpt.yaml").read_text()
     log = (K8S / "logs_ollama_no_gpu_libraries.txt").read_text()
     ticket = tmp_path / "t.txt"
@@ -135,7 +133,6 @@ def test_a_ticket_with_a_deployment_manifest(tmp_path):
     found = {f["check"]: f for f in report_doc(p.stdout)["targets"][0]["findings"]}
     fix = found["container-gpu-hidden"]["fix"]
     assert fix["commands"][0] == "kubectl set resources deploy/ollama -n default -c ollama --limits=nvidia.com/gpu=1"
-    assert md  # (the sample's source: SOURCES.md)
 
 
 def test_a_change_held_back_whole_writes_nothing():
