@@ -135,7 +135,8 @@ def collect_evidence(
 
 
 def _container(host: Host, since_seconds: float, put, attempt) -> None:
-    """docker_inspect.json and container.log, where the engine runs in a container."""
+    """docker_inspect.json and container.log, where the engine runs in a container; pod.json,
+    kubectl_describe.txt, events.json and pod.log where it runs in a Kubernetes pod."""
     from llmdoctor.hosts.base import Unanswerable
 
     try:
@@ -145,14 +146,21 @@ def _container(host: Host, since_seconds: float, put, attempt) -> None:
     except HostError as e:
         attempt("docker inspect", lambda: (_ for _ in ()).throw(e))
         return
-    put("docker_inspect.json", res.stdout)
+    from llmdoctor.knowledge.containers.pod import looks_like_pod
+
+    pod = looks_like_pod(res.stdout)
+    put("pod.json" if pod else "docker_inspect.json", res.stdout)
+    if pod:  # a Kubernetes pod: its describe text and events as well (hosts/kube.py)
+        for name, ask in (("kubectl_describe.txt", "pod_describe"), ("events.json", "pod_events")):
+            if hasattr(host, ask):
+                attempt(f"kubectl {ask.split('_')[1]}", lambda n=name, a=ask: put(n, getattr(host, a)().stdout))
 
     def log() -> None:
         source = host.container_log(None, since_seconds)
         text = "\n".join(source.lines())
         if source.error:
             raise HostError(source.error)
-        put("container.log", _shorten_head(text + "\n", LOG_LIMIT))
+        put("pod.log" if pod else "container.log", _shorten_head(text + "\n", LOG_LIMIT))
 
     attempt("container log", log)
 

@@ -46,7 +46,7 @@ EXAMINED: dict[str, Callable[[Any], str | None]] = {
     "sglang_cmdline": lambda v: "SGLang command line",
     "systemd_units": lambda v: "systemd " + ", ".join(u.unit for u in v),
     "declared_settings": lambda v: "settings as written in " + ", ".join(dict.fromkeys(a.source for a in v.assignments)),
-    "container": lambda v: (f"container {v.name or v.image or ''} ({v.source})".replace("  ", " ")
+    "container": lambda v: (f"{'pod' if v.form == 'pod' else 'container'} {v.name or v.image or ''} ({v.source})".replace("  ", " ")
                             if v.speaks_of_an_engine() else None),
     # a probe whose every request timed out measured nothing: it is not "examined"
     "probe": lambda v: "live probe" if any(s.ok for r in v.results for s in r.samples) else None,
@@ -182,6 +182,12 @@ def diagnose_target(
     examined = examined_lines(store.values)
     figures, measurements = _probe_parts(store.values.get("probe"))
     changes = what_to_change(findings, store.values)
+    pod = store.values.get("container")
+    if getattr(pod, "form", None) == "pod":  # a Kubernetes pod: every fix goes to its Deployment's spec
+        from llmdoctor.judge.pod_fixes import change_in_pod, in_pod
+
+        findings = [replace(f, fix=in_pod(f.fix, pod.spec)) for f in findings]
+        changes = tuple(change_in_pod(c, pod.spec) for c in changes)
     report = TargetReport(
         target=redact_text(host.name),
         engine=engine_label(store.values),

@@ -24,7 +24,7 @@ def container_gpu_hidden(container: Container, engine_no_gpu_line: tuple[str, st
     host_gpus = gpu.gpus if gpu is not None else ()
     if requested is None or (requested and engine_no_gpu_line is None):
         return
-    if not requested and engine_no_gpu_line is None and not host_gpus:
+    if not requested and engine_no_gpu_line is None and not host_gpus and not getattr(container, "wants_gpu", False):
         return  # a CPU-only box running a CPU container: nothing is hidden
     proof = [Evidence(container.source, line) for line in container.gpu_lines()]
     if host_gpus:
@@ -33,7 +33,18 @@ def container_gpu_hidden(container: Container, engine_no_gpu_line: tuple[str, st
         proof.append(Evidence(*engine_no_gpu_line))
     podman = (container.runtime or "") in ("oci", "crun") or "podman" in container.source
     commands, config = container_gpu_fix(container_engine(container), container.image, podman, bool(requested))
-    if requested:
+    if container.form == "pod":
+        from llmdoctor.judge.pod_fixes import gpu_fix
+
+        commands, config = gpu_fix(container.spec)
+        summary = ("A pod gets a GPU only through a `nvidia.com/gpu` limit, which the NVIDIA device plugin allocates by; "
+                   + ("the pod has one, yet the engine found no device: check the node's device plugin / GPU Operator "
+                      "and the runtime class." if requested else
+                      "this container has none, so the engine inside sees no GPU and computes on the CPU. Add the "
+                      "limit to the Deployment's container; the rollout replaces the pod."))
+        title = ("The pod has a GPU limit, but the engine found no GPU" if requested else
+                 "The engine's pod has no nvidia.com/gpu limit, so it computes on the CPU")
+    elif requested:
         title = "A GPU was requested for the container, but the engine found none: the NVIDIA container toolkit is missing or broken"
         summary = ("The container asks for a GPU, yet the engine inside found no device, so it computes on the CPU. "
                    "Docker injects the GPU through the NVIDIA container toolkit: install it, register its runtime, "

@@ -178,7 +178,12 @@ def build_targets(
                 from llmdoctor.hosts.container import ContainerHost
 
                 t = parse_container_target(target)
-                h = ContainerHost(t, via=ssh(str(t.via)) if t.via else None)
+                if t.runtime == "k8s":  # k8s://[CONTEXT/]NAMESPACE/POD, k8s://[CONTEXT/]NAMESPACE/deploy/NAME
+                    from llmdoctor.hosts.kube import KubeHost
+
+                    h = KubeHost(t)
+                else:
+                    h = ContainerHost(t, via=ssh(str(t.via)) if t.via else None)
             else:
                 h = ssh(target)
             h.connect()
@@ -195,6 +200,7 @@ Examples:
   llmdoctor diagnose --probe                  # ... and measure TTFT/ITL live
   llmdoctor diagnose -H gpu1 -H admin@gpu2    # over SSH
   llmdoctor diagnose -H docker://ollama       # an engine in a container
+  llmdoctor diagnose -H k8s://ai/deploy/vllm  # a Deployment's pod, through kubectl
   llmdoctor diagnose -i hosts.ini --forks 20  # a fleet
   llmdoctor diagnose -e ticket.txt            # a pasted ticket or an evidence directory
   llmdoctor diagnose -f nagios                # one monitoring-plugin line, exit 0-3
@@ -205,7 +211,7 @@ Examples:
 @app.command(epilog=DIAGNOSE_EXAMPLES)
 def diagnose(
     evidence: Optional[Path] = typer.Option(None, "--evidence", "-e", help="Diagnose an evidence directory (or one file of pasted command outputs) instead of a live host."),
-    host: List[str] = typer.Option([], "--host", "-H", help="[user@]host[:port] to diagnose over SSH, or a container: docker://NAME, podman://NAME, ssh://host/docker://NAME (repeatable)."),
+    host: List[str] = typer.Option([], "--host", "-H", help="[user@]host[:port] to diagnose over SSH, or a container: docker://NAME, podman://NAME, ssh://host/docker://NAME, or a Kubernetes pod through kubectl: k8s://[CONTEXT/]NAMESPACE/POD, k8s://[CONTEXT/]NAMESPACE/deploy/NAME (a / in CONTEXT as %2F) (repeatable)."),
     inventory: Optional[Path] = typer.Option(None, "--inventory", "-i", help="File with one host per line (Ansible INI accepted)."),
     forks: int = typer.Option(10, "--forks", min=1, max=256, help="Hosts diagnosed at once."),
     unit: List[str] = typer.Option([], "--unit", "-u", help="systemd unit of the engine, if not ollama/vllm*/llama* (repeatable)."),
@@ -332,7 +338,7 @@ def _bundle_page(output: Path) -> str:
 @app.command()
 def collect(
     output: Path = typer.Option(..., "--output", "-o", help="Directory to write the evidence to (created; must be empty)."),
-    host: Optional[str] = typer.Option(None, "--host", "-H", help="[user@]host[:port] to collect from over SSH, or docker://NAME, podman://NAME, ssh://host/docker://NAME."),
+    host: Optional[str] = typer.Option(None, "--host", "-H", help="[user@]host[:port] to collect from over SSH, or docker://NAME, podman://NAME, ssh://host/docker://NAME, k8s://[CONTEXT/]NAMESPACE/POD, k8s://[CONTEXT/]NAMESPACE/deploy/NAME."),
     unit: List[str] = typer.Option([], "--unit", "-u", help="systemd unit of the engine (repeatable)."),
     since: str = typer.Option("24h", "--since", help="How far back to copy logs."),
     sudo: bool = typer.Option(False, "--sudo", help="Over SSH, run commands with sudo -n."),

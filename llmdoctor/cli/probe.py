@@ -43,6 +43,18 @@ def _default_urls() -> list[str]:
     return [host.base_url(e.port) for e in engines if e.port]
 
 
+def _pod_urls(target: str):
+    """`probe k8s://…`: the pod's engine (found the way diagnose finds it) through a kubectl
+    port-forward, which stops when the run ends (hosts/kube.py: close, exit, SIGTERM)."""
+    from llmdoctor.facts import Context, FactStore
+    from llmdoctor.hosts.kube import KubeHost
+
+    host = KubeHost(target)
+    host.connect()
+    engines = FactStore(Context(host=host, sample_seconds=0)).get("engines")
+    return host, [host.base_url(e.port) for e in engines if e.port]
+
+
 def judge(runs) -> "Report":
     """Run the built-in probe_* checks on a ProbeRuns; one TargetReport per URL."""
     from llmdoctor import __version__
@@ -83,8 +95,9 @@ Examples:
   llmdoctor probe http://gpu1:8080 --sweep --max-concurrency 16 --ttft-target 2s
 """)
     def probe(
-        url: Optional[str] = typer.Argument(None, help="Server URL, e.g. http://127.0.0.1:11434 "
-                                            "(default: the engines found on this host)."),
+        url: Optional[str] = typer.Argument(None, help="Server URL, e.g. http://127.0.0.1:11434, or a Kubernetes "
+                                            "pod k8s://[CONTEXT/]NAMESPACE/POD or .../deploy/NAME (through kubectl "
+                                            "port-forward; default: the engines found on this host)."),
         model: Optional[str] = typer.Option(None, "--model", "-m", help="Model to probe (default: the loaded one)."),
         mode: str = typer.Option("light", "--mode", help="light (safe default) or load (opt-in: slots+1 streams "
                                  "and a long prompt)."),
@@ -127,7 +140,18 @@ Examples:
                        "drop --mode and --concurrency", err=True)
             raise typer.Exit(ExitCode.UNKNOWN)
         progress = _progress_printer()
-        urls = [url] if url else _default_urls()
+        pod = None
+        if url and url.startswith(("k8s://", "kube://")):
+            from llmdoctor.facts import FactUnavailable
+            from llmdoctor.hosts.base import HostError
+
+            try:
+                pod, urls = _pod_urls(url)
+            except (ValueError, HostError, FactUnavailable) as e:
+                typer.echo(redact_text(f"llmdoctor: {e}"), err=True)
+                raise typer.Exit(ExitCode.UNKNOWN)
+        else:
+            urls = [url] if url else _default_urls()
         if not urls:
             typer.echo("llmdoctor: no engine found on this host; give the server URL", err=True)
             raise typer.Exit(ExitCode.UNKNOWN)
@@ -156,6 +180,8 @@ Examples:
         except KeyboardInterrupt:
             stop.set()
             failures.append("interrupted")
+        if pod is not None:
+            pod.close()
         runs = ProbeRuns(tuple(results))
         report = judge(runs)
         if failures:

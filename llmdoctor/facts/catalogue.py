@@ -43,7 +43,8 @@ CATALOGUE: tuple[FactSpec, ...] = (
     FactSpec("declared_settings", F + "declared.DeclaredSettings",
              "engine variables as the user wrote them, in any form (recordings only)", "declared"),
     FactSpec("container", F + "container.Container",
-             "the container the engine runs in (docker/podman inspect or a compose file): env, command, GPU, restarts",
+             "the container the engine runs in (docker/podman inspect, a compose file, or a Kubernetes pod: kubectl get pod, "
+             "describe, a manifest): env, command, GPU, restarts",
              "container"),
     FactSpec("engine_no_gpu_line", "tuple[str, str]", "an engine log line saying it found no GPU (source, line)",
              "container"),

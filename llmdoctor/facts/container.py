@@ -4,7 +4,9 @@ line saying the engine found no GPU.
 Why: in a container the configuration truth is the container's (`docker inspect`: its
 environment, command, GPU requests, restarts), and fixes are given in its form. A recording
 holds `docker_inspect.json` (or inspect output pasted as env.txt) or a compose file; a
-container target runs `docker inspect` itself (hosts/container.py).
+container target runs `docker inspect` itself (hosts/container.py). A Kubernetes pod
+(`pod.json`, `kubectl describe pod` text, a k8s:// target: hosts/kube.py) is read the same
+way, as a ContainerSpec of form "pod" (knowledge/containers/pod.py).
 """
 from __future__ import annotations
 
@@ -26,10 +28,29 @@ def _inspected(host):
         raise FactUnavailable(f"docker inspect: {e}") from None
     if not res.ok:
         raise FactUnavailable(f"`{' '.join(res.argv[:3])}` exited {res.returncode}: {res.stderr.strip()[:160]}")
+    from llmdoctor.knowledge.containers.pod import looks_like_pod, parse_pod_text
+
+    source = res.source or " ".join(res.argv[:3])
     try:
-        return parse_inspect(res.stdout, res.source or " ".join(res.argv[:3]))
+        if looks_like_pod(res.stdout):  # a Kubernetes pod: kubectl get pod -o json, kubectl describe pod
+            return _with_events(host, parse_pod_text(res.stdout, source, context=host.meta.get("context")))
+        return parse_inspect(res.stdout, source)
     except ParseError as e:
-        raise FactUnavailable(f"unparseable {res.source or 'docker inspect output'}: {e}") from None
+        raise FactUnavailable(f"unparseable {source}: {e}") from None
+
+
+def _with_events(host, spec):
+    """A pod's events (kubectl get events, or the Events: of kubectl describe) and which pod of
+    its Deployment was picked: evidence for OOM kills, back-offs and the GPU."""
+    from dataclasses import replace
+    from llmdoctor.knowledge.containers.pod import event_lines
+
+    events = spec.events
+    try:
+        events = event_lines(host.pod_events().stdout) or events
+    except (HostError, ParseError, AttributeError):
+        pass
+    return replace(spec, events=events, picked=host.meta.get("picked") if isinstance(host.meta.get("picked"), str) else None)
 
 
 def _composed(host):
@@ -70,6 +91,11 @@ class Container:
         gpu = {True: "GPU passed in", False: "no GPU passed in", None: "GPU access not shown"}[s.gpu_requested]
         parts = [s.name or "", f"({s.image})" if s.image else "", s.status or "", gpu]
         parts += s.state_lines()
+        if s.form == "pod":
+            parts[0] = (f"pod {s.pod} ({s.namespace}), container {s.container}" + (f", owned by {s.owner}" if s.owner else "")
+                        if s.pod else f"{s.owner} manifest, container {s.container}")
+            rows = [("Pod", f"{' '.join(p for p in parts[:3] if p)}; {'; '.join(parts[3:])} [{s.source}]")]
+            return rows + ([("Pod picked", s.picked)] if s.picked else [])
         return [("Container", f"{' '.join(p for p in parts[:3] if p)}; {'; '.join(parts[3:])} [{s.source}]".lstrip("; "))]
 
 

@@ -288,7 +288,7 @@ def _with_container(found: list[EngineInstance], container) -> list[EngineInstan
     kind = container_engine(container) if container is not None else None
     if kind is None or any(e.kind == kind for e in found):
         return found
-    return found + [EngineInstance(kind, port=DEFAULT_PORTS[kind],
+    return found + [EngineInstance(kind, port=getattr(container, "engine_port", None) or DEFAULT_PORTS[kind],
                                    found_by=f"container ({container.image or container.source})")]
 
 

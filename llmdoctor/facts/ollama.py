@@ -180,6 +180,7 @@ def effective_config(version: str | None, log: OllamaLogSummary | None, unit: An
                     assigned[k] = (v, origin)
     if container is not None:
         where = ("container environment (docker inspect)" if container.form == "inspect"
+                 else f"pod environment ({container.source})" if container.form == "pod"
                  else f"container environment ({container.source})")
         for k, v in container.env.items():
             if k.startswith(("OLLAMA_", "LLAMA_ARG_")) or k in envdef.VARIABLES:
@@ -272,7 +273,7 @@ def ollama_deployment(ctx: Context, engines=None, ollama_log=None, declared_sett
     from llmdoctor.facts.engines import container_engine
 
     if container is not None and container_engine(container) in (OLLAMA, None):
-        return "container"
+        return "kubernetes" if container.form == "pod" else "container"
     from llmdoctor.knowledge.ollama.deployment import deployment
 
     unit = _unit_for(engine, systemd_units)

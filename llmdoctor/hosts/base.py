@@ -80,7 +80,7 @@ class HttpResponse:
 @runtime_checkable
 class Host(Protocol):
     name: str
-    kind: str  # "local" | "ssh" | "evidence" | "docker" | "podman": for display; collectors never branch on it
+    kind: str  # "local" | "ssh" | "evidence" | "docker" | "podman" | "k8s": for display; collectors never branch on it
     recorded: bool
     complete_listings: bool
     meta: dict
@@ -125,6 +125,9 @@ class Host(Protocol):
 
     def container_log(self, engine: str | None, since_seconds: float | None, state=None):
         """The container's own log (`docker logs`) as a log source; Unanswerable where there is none."""
+
+    def pod_events(self) -> CommandResult:
+        """`kubectl get events` JSON of the engine's pod (stdout); Unanswerable where it runs in no pod."""
 
     def nvml(self):
         """GPUs and their processes through NVML (llmdoctor.knowledge.nvidia.GpuFact); Unanswerable

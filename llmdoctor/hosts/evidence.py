@@ -47,16 +47,18 @@ HTTP: dict[tuple[str, str], str] = {
     **{("GET", path): name for path, name in SGLANG_ENDPOINTS.items()},
 }
 
-LOG_FILES = ("journal.log", "server.log", "vllm.log", "sglang.log", "container.log")
+LOG_FILES = ("journal.log", "server.log", "vllm.log", "sglang.log", "container.log", "pod.log")
 # `docker inspect` / `podman inspect` output, in the order they are looked for (env.txt only when
 # its content is inspect JSON: people paste it there)
-INSPECT_FILES = ("docker_inspect.json", "podman_inspect.json", "env.txt")
+INSPECT_FILES = ("docker_inspect.json", "podman_inspect.json", "pod.json", "kubectl_describe.txt", "pod.yaml",
+                 "deployment.yaml", "deployment.json", "env.txt")
 # evidence files with a meaning of their own, never read as a log
 KNOWN_FILES = frozenset({
     "ollama_ps.txt", "env.txt", "cmdline.txt", "client_errors.txt", "vmstat.txt", "meminfo.txt",
     "nvidia_smi.txt", "systemctl_cat.txt", "api_ps.json", "api_show.json", "metrics.prom", "probe.json",
     "meta.json", "unit.service", "expected.json", "README.md", "README.txt", "health.json", "props.json",
     "slots.json", "server_info.json", "docker_inspect.json", "podman_inspect.json",
+    "pod.json", "kubectl_describe.txt", "events.json", "pod.yaml", "deployment.yaml", "deployment.json",
 })
 UTF16_LIMIT = 256 * 1024 * 1024  # a UTF-16 log is a pasted one; more than this is not read
 REPAIR_LIMIT = 64 * 1024 * 1024  # logs up to this size are paste-repaired (pastes are small; collected logs are not pasted)
@@ -214,6 +216,13 @@ class EvidenceHost:
             if self.has(fname) and (fname != "env.txt" or self._inspect_in_env()):
                 return CommandResult(("docker", "inspect"), 0, self._text(fname, 16 * 1024 * 1024), source=fname)
         raise NotInEvidence("no docker inspect output in evidence (docker_inspect.json)")
+
+    def pod_events(self) -> CommandResult:
+        """events.json: `kubectl get events --field-selector involvedObject.name=POD -o json`."""
+        if self.has("events.json"):
+            return CommandResult(("kubectl", "get", "events"), 0, self._text("events.json", 16 * 1024 * 1024),
+                                 source="events.json")
+        raise NotInEvidence("no kubectl events in evidence (events.json)")
 
     def container_log(self, engine, since_seconds, state=None):
         raise NotInEvidence("an evidence directory's container log is a recorded file (container.log)")

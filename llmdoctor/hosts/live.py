@@ -51,6 +51,9 @@ class BaseHost:
     def container_log(self, engine, since_seconds, state=None):
         raise Unanswerable(f"{getattr(self, 'name', 'this host')} is not a container target")
 
+    def pod_events(self):
+        raise Unanswerable(f"{getattr(self, 'name', 'this host')} is not a Kubernetes pod")
+
     def nvml(self):
         raise Unanswerable(f"NVML is read on the machine llmdoctor runs on, not on {getattr(self, 'name', 'this host')}")
 

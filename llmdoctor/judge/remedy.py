@@ -42,6 +42,7 @@ _ENV = re.compile(r'^Environment="?([A-Za-z_][A-Za-z0-9_]*)=(.*?)"?\s*$')
 _DROPIN_PATH = re.compile(r"^#\s*/etc/systemd/system/([^/\s]+?)\.d/")
 _SETX = re.compile(r'^(setx|launchctl setenv)\s+([A-Za-z_][A-Za-z0-9_]*)\s+"?([^"]*)"?\s*$')
 _COMPOSE = re.compile(r"^\s*-\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+_K8S_ENV = re.compile(r'^-\s*name:\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\n\s+value:\s*"?(.*?)"?\s*$', re.M)
 
 
 @dataclass
@@ -115,6 +116,9 @@ def wanted_of(f: Finding) -> _Wanted | None:
             return _Wanted(f"systemd {got[0]}", got[1], f, rest)
         if f.fix.config.lstrip().startswith("# docker-compose.yml"):
             env = {m.group(1): m.group(2) for line in f.fix.config.splitlines() if (m := _COMPOSE.match(line))}
+            return _Wanted("container environment", env, f) if env else None
+        if f.fix.config.lstrip().startswith("env:\n- name:"):  # settings_fix("kubernetes"): a pod's env
+            env = dict(_K8S_ENV.findall(f.fix.config))
             return _Wanted("container environment", env, f) if env else None
         return None
     env = {m.group(2): m.group(3) for c in commands if (m := _SETX.match(c))}

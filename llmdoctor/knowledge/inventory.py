@@ -121,12 +121,17 @@ class ContainerTarget:
 
 
 def is_container_target(s: str) -> bool:
-    return isinstance(s, str) and any(f"{r}://" in s for r in RUNTIMES)
+    """docker://, podman:// (also behind ssh://) or a Kubernetes pod (k8s://)."""
+    return isinstance(s, str) and (any(f"{r}://" in s for r in RUNTIMES) or s.startswith(("k8s://", "kube://")))
 
 
-def parse_container_target(s: str) -> ContainerTarget:
-    """Parse a container target; ValueError with a one-line reason for anything else."""
+def parse_container_target(s: str):
+    """Parse a container target (a KubeTarget for k8s://); ValueError with a one-line reason for anything else."""
     original = s
+    if s.startswith(("k8s://", "kube://")):
+        from llmdoctor.knowledge.containers.kube_target import parse_kube_target
+
+        return parse_kube_target(s)
     via = None
     if s.startswith("ssh://"):
         host, sep, s = s[len("ssh://"):].partition("/")

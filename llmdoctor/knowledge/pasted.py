@@ -14,9 +14,9 @@ FENCE = re.compile(r"^\s*(```|~~~)[\w+-]*\s*$")
 # A prompt followed by one of the commands whose output we read, e.g.
 # `$ ollama ps`, `user@gpu:~$ sudo journalctl -u ollama`, `root@box:/# nvidia-smi`, `PS C:\> ollama ps`
 PROMPT = re.compile(
-    r"^\s*(?:\([^)]*\)\s*)?(?:[\w.@:~/\\-]*\s?[$#%>]|PS [^>]*>)\s*"
+    r"^\s*(?:\([^)]*\)\s*)?(?:[\w.@:~/\\-]*(?:\s?\[\d{1,3}\])?\s?[$#%>]|PS [^>]*>)\s*"
     r"(?:sudo\s+(?:-\S+\s+)*)?"
-    r"(?:ollama|journalctl|systemctl|nvidia-smi|vmstat|cat|curl|docker|podman|tail|head|grep|less|vllm|llama-server|python3?\s+-m\s+sglang|sglang|free|wget|http)\b"
+    r"(?:ollama|journalctl|systemctl|nvidia-smi|vmstat|cat|curl|docker|podman|tail|head|grep|less|vllm|llama-server|python3?\s+-m\s+sglang|sglang|free|wget|http|kubectl|oc\s+(?:describe|logs|get)|k\s+(?:describe|logs|get))\b"
 )
 
 

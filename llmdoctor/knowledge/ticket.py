@@ -13,6 +13,8 @@ from typing import Callable, Iterable
 
 from llmdoctor.knowledge.pasted import ANSI, FENCE, PROMPT
 
+# `kubectl`, `k` (the usual alias) or `oc`, with any options before the verb (`kubectl -n ai describe pod`)
+KUBECTL = r"(?:kubectl|k|oc)\s+(?:-{1,2}[\w-]+(?:[= ]\S+)?\s+)*"
 # (command regex on the text after the prompt, evidence file name); first match wins
 COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p), name)
@@ -22,6 +24,17 @@ COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head)\b.*\bsglang", "sglang.log"),
         (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head|grep)\b", "journal.log"),
         (r"^(?:docker|podman)\s+(?:container\s+)?inspect\b", "docker_inspect.json"),
+        (rf"^{KUBECTL}describe\s+(?:pods?|po)\b", "kubectl_describe.txt"),
+        (rf"^{KUBECTL}get\s+(?:events?|ev)\b", "events.json"),
+        (rf"^{KUBECTL}get\s+(?:pods?|po)\b.*(?:-o\s*=?\s*|--output[= ])json\b", "pod.json"),
+        (rf"^{KUBECTL}get\s+(?:pods?|po)\b.*(?:-o\s*=?\s*|--output[= ])yaml\b", "pod.yaml"),
+        (rf"^{KUBECTL}get\s+(?:deploy|deployments?|sts|statefulsets?)\b.*(?:-o\s*=?\s*|--output[= ])yaml\b",
+         "deployment.yaml"),
+        (rf"^{KUBECTL}get\s+(?:deploy|deployments?|sts|statefulsets?)\b.*(?:-o\s*=?\s*|--output[= ])json\b",
+         "deployment.json"),
+        (rf"^{KUBECTL}logs\b.*\bvllm", "vllm.log"),
+        (rf"^{KUBECTL}logs\b.*\bsglang", "sglang.log"),
+        (rf"^{KUBECTL}logs\b", "pod.log"),
         (r"^systemctl\s+show\b", "env.txt"),
         (r"^systemctl\s+cat\b", "systemctl_cat.txt"),
         (r"^cat\s+\S*/proc/meminfo\b", "meminfo.txt"),
@@ -73,7 +86,7 @@ def _prompt_command(line: str) -> str | None:
     if not m:
         return None
     rest = line[m.start() :]
-    rest = re.sub(r"^\s*(?:\([^)]*\)\s*)?(?:[\w.@:~/\\-]*\s?[$#%>]|PS [^>]*>)\s*", "", rest, count=1)
+    rest = re.sub(r"^\s*(?:\([^)]*\)\s*)?(?:[\w.@:~/\\-]*(?:\s?\[\d{1,3}\])?\s?[$#%>]|PS [^>]*>)\s*", "", rest, count=1)
     rest = re.sub(r"^sudo\s+(?:-\S+\s+)*", "", rest)
     return rest.strip()
 
@@ -89,8 +102,15 @@ def _name_for_command(command: str) -> str | None:
 def _name_for_content(text: str) -> str:
     from llmdoctor.knowledge.containers.inspect import looks_like_inspect
 
+    from llmdoctor.knowledge.containers.describe import looks_like_describe
+    from llmdoctor.knowledge.containers.pod import looks_like_manifest, looks_like_pod
+
     if looks_like_inspect(text):
         return "docker_inspect.json"
+    if looks_like_manifest(text):
+        return "pod.yaml" if re.search(r"^kind:\s*[\"']?Pod\b", text, re.M) else "deployment.yaml"
+    if looks_like_pod(text):
+        return "kubectl_describe.txt" if looks_like_describe(text) else "pod.json"
     if re.search(r"^services:\s*$", text, re.M) and re.search(r"^\s+image:\s*\S", text, re.M):
         return "compose.yaml"
     for pattern, name in CONTENT:

@@ -121,7 +121,7 @@ def test_collect_writes_inspect_and_container_log(docker, tmp_path):
 
 
 @pytest.mark.parametrize("bad", ["docker://-rm", "docker://a b", "docker://a;b", "docker://", "podman://$(x)",
-                                 "ssh://gpu1", "ssh://-oProxyCommand=x/docker://a", "k8s://ns/pod"])
+                                 "ssh://gpu1", "ssh://-oProxyCommand=x/docker://a", "ssh://gpu1/k8s://ns/pod", "k8s://ns"])
 def test_bad_container_targets_are_refused(bad):
     with pytest.raises(ValueError, match="invalid host"):
         parse_container_target(bad)

@@ -120,6 +120,10 @@ def open_host(kind: str, spec: str, ssh: SSHOptions | None = None) -> Any:
         from llmdoctor.hosts.container import ContainerHost
 
         t = parse_container_target(spec)
+        if t.runtime == "k8s":
+            from llmdoctor.hosts.kube import KubeHost
+
+            return KubeHost(t)
         return ContainerHost(t, via=open_host("host", str(t.via), ssh) if t.via else None)
     return SSHHost(spec, sudo=ssh.sudo, accept_new_host_keys=ssh.accept_new_host_keys,
                    connect_timeout=ssh.connect_timeout, ssh_config=ssh.ssh_config)

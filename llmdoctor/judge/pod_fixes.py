@@ -1,0 +1,162 @@
+"""Fixes in the form a Kubernetes pod takes them: its owner's `env:`, `args:` and `resources:`.
+
+Why: a pod's configuration is its Deployment's container spec; a systemd drop-in, a
+`systemctl restart` or a `vllm serve ...` typed in a shell changes nothing there, and a pod
+edited by hand is replaced on the next rollout. The checks write their fixes once, in their
+usual forms (judge/fixes); for a pod target every fix and merged change is rewritten here:
+variables become `kubectl set env` plus the `env:` entries, server flags become the
+container's new `args:` list (the running one with the flags replaced), restarts become a
+rollout, journal reads become `kubectl logs`.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import replace
+
+from llmdoctor.judge import remedy
+from llmdoctor.model import Change, Fix
+
+_JOURNAL = re.compile(r"^journalctl(?:\s+-u\s+\S+|\s+-b|\s+--no-pager)*")
+
+
+def _obj(spec) -> str:
+    return spec.owner or f"pod/{spec.pod or 'POD'}"
+
+
+def _flags(spec) -> str:
+    return f"-n {spec.namespace or 'default'}" + (f" --context {shlex.quote(spec.context)}" if spec.context else "")
+
+
+def _container(spec) -> str:
+    return f" -c {spec.container}" if spec.container else ""
+
+
+def _bare(spec) -> tuple[str, ...]:
+    return () if spec.owner else (f"# {spec.pod} is a bare pod (no Deployment owns it): change its manifest and "
+                                  f"recreate it (kubectl delete pod {spec.pod} {_flags(spec)} && kubectl apply -f POD.yaml)",)
+
+
+def _header(spec, field: str) -> str:
+    return f"# kubectl edit {_obj(spec)} {_flags(spec)}: spec.template.spec.containers[{spec.container or 0}].{field}\n"
+
+
+def env_fix(spec, values: dict[str, str]) -> tuple[tuple[str, ...], str]:
+    """(commands, config) that set engine variables in the pod's owner."""
+    pairs = " ".join(shlex.quote(f"{k}={v}") for k, v in values.items())
+    config = _header(spec, "env") + "env:\n" + "".join(f'- name: {k}\n  value: "{v}"\n' for k, v in values.items())
+    commands = (f"kubectl set env {_obj(spec)} {_flags(spec)}{_container(spec)} {pairs}"
+                "  # the Deployment rolls out new pods with it",
+                f"kubectl rollout status {_obj(spec)} {_flags(spec)}")
+    return (_bare(spec) or commands), config
+
+
+def args_fix(spec, merged: dict[str, str], server: str) -> tuple[tuple[str, ...], str]:
+    """(commands, config): the container's `args:` (or `command:`) with the flags in `merged` set."""
+    words = shlex.split(remedy._command(server, merged, tuple(spec.argv) or None))
+    shell = len(spec.command) >= 2 and spec.command[0].rsplit("/", 1)[-1] in ("sh", "bash")
+    if shell:  # `command: ["/bin/sh", "-c"]` + `args: ["vllm serve ..."]`: keep the shell, one string
+        field, items = ("args", [shlex.join(words)]) if spec.args else ("command", [*spec.command[:2], shlex.join(words)])
+    elif spec.args and tuple(words[:len(spec.command)]) == spec.command:
+        field, items = "args", words[len(spec.command):]
+    else:
+        field, items = ("command" if spec.command else "args"), words
+    config = _header(spec, field) + f"{field}:\n" + "".join(f"- {_yaml(w)}\n" for w in items)
+    commands = (f"kubectl edit {_obj(spec)} {_flags(spec)}  # replace the container's {field}: with the list below",
+                f"kubectl rollout status {_obj(spec)} {_flags(spec)}")
+    return (_bare(spec) or commands), config
+
+
+def _yaml(word: str) -> str:
+    return word if re.fullmatch(r"[A-Za-z/_.][\w./:=-]*", word) and word not in ("true", "false", "null", "yes", "no") \
+        else '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def gpu_fix(spec, count: int = 1) -> tuple[tuple[str, ...], str]:
+    """(commands, config) that give the engine's container a GPU through the device plugin."""
+    config = (_header(spec, "resources") + f"resources:\n  limits:\n    nvidia.com/gpu: {count}\n")
+    commands = (f"kubectl set resources {_obj(spec)} {_flags(spec)}{_container(spec)} --limits=nvidia.com/gpu={count}",
+                "kubectl describe nodes | grep -A8 Allocatable  # a node must offer nvidia.com/gpu "
+                "(the NVIDIA device plugin or GPU Operator)")
+    return (_bare(spec) or commands), config
+
+
+def memory_fix(spec, limit: str) -> tuple[tuple[str, ...], str]:
+    config = _header(spec, "resources") + f"resources:\n  limits:\n    memory: {limit}\n  requests:\n    memory: {limit}\n"
+    commands = (f"kubectl set resources {_obj(spec)} {_flags(spec)}{_container(spec)} --limits=memory={limit} "
+                f"--requests=memory={limit}",)
+    return (_bare(spec) or commands), config
+
+
+def _settings(fix: Fix) -> dict[str, str] | None:
+    config = fix.config or ""
+    if "[Service]" in config:
+        got = remedy._dropin_settings(config)
+        return got[1] if got else None
+    if config.lstrip().startswith("env:"):
+        return {m.group(1): m.group(2) for m in remedy._K8S_ENV.finditer(config)} or None
+    if config.lstrip().startswith("# docker-compose.yml"):
+        return {m.group(1): m.group(2) for ln in config.splitlines() if (m := remedy._COMPOSE.match(ln))} or None
+    return None
+
+
+def _command(spec, c: str) -> str | None:
+    """One command of a fix as the pod takes it (None: it has no meaning there)."""
+    text = c.strip()
+    if re.match(r"^(systemctl daemon-reload && )?systemctl restart \S+", text):
+        return f"kubectl rollout restart {_obj(spec)} {_flags(spec)}"
+    if re.match(r"^systemctl edit\b", text):
+        return f"kubectl edit {_obj(spec)} {_flags(spec)}  # the container's env: entries"
+    if re.match(r"^(systemctl daemon-reload|mkdir -p /etc/systemd/)", text):
+        return None
+    if re.match(r"^(ollama|nvidia-smi)\b", text):  # run where the engine runs: in its container
+        return f"kubectl exec {spec.pod or _obj(spec)} {_flags(spec)}{_container(spec)} -- {text}"
+    if re.match(r"^kubectl rollout restart deploy/ollama\b", text):
+        return None  # settings_fix's placeholder: env_fix names the real Deployment
+    m = _JOURNAL.match(text)
+    if m and "-u" in m.group(0):
+        return f"kubectl logs {spec.pod} {_flags(spec)}{_container(spec)}{text[m.end():]}"
+    return c
+
+
+def in_pod(fix: Fix, spec) -> Fix:
+    """`fix` as it applies to the engine's pod."""
+    commands, config = list(fix.commands), fix.config
+    values = _settings(fix)
+    head: tuple[str, ...] = ()
+    if values:
+        head, config = env_fix(spec, values)
+        commands = [c for c in commands if not re.match(r"^(docker compose|docker run)\b", c)]
+    elif not config:
+        for i, c in enumerate(commands):
+            got = remedy._flags(c)
+            if got is not None:
+                head, config = args_fix(spec, got[1], got[0])
+                commands = commands[:i] + [f"# or, in args: {' '.join(f'{k} {v}'.strip() for k, v in f.items())}"
+                                           for f in [remedy._flags(x)[1] for x in commands[i + 1:] if remedy._flags(x)]] \
+                    + [x for x in commands[i + 1:] if remedy._flags(x) is None]
+                break
+    rest = [x for x in (_command(spec, c) for c in commands) if x is not None]
+    return replace(fix, commands=tuple(dict.fromkeys((*head, *rest))), config=config)
+
+
+def change_in_pod(change: Change, spec) -> Change:
+    """A merged change of `judge.remedy` as it applies to the engine's pod."""
+    settings = {k: v for k, v in change.settings}
+    if not settings and (change.place.startswith("systemd ") or change.place == "container environment"
+                         or change.place.endswith("command line")):  # everything held back: nothing to write yet
+        kind = "args" if change.place.endswith("command line") else "env"
+        return replace(change, place=f"Kubernetes {_obj(spec)} {kind}", commands=(), config="")
+    if change.place.startswith("systemd ") or change.place == "container environment":
+        commands, config = env_fix(spec, settings)
+        place = f"Kubernetes {_obj(spec)} env"
+    elif change.place.endswith("command line"):
+        server = next((s for _, s in remedy.SERVERS if s == change.place), change.place)
+        commands, config = args_fix(spec, settings, server)
+        place = f"Kubernetes {_obj(spec)} args"
+    else:
+        return change
+    extra = tuple(x for x in (_command(spec, c) for c in change.commands)
+                  if x is not None and not re.match(r"^(docker|llama-server|vllm serve|python3? -m sglang)\b", x)
+                  and x not in commands and not x.startswith(("mkdir -p", "kubectl set env", "kubectl rollout")))
+    return replace(change, place=place, commands=commands + extra, config=config)
