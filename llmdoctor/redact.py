@@ -119,6 +119,23 @@ _TRIGGER = re.compile("|".join([
     r"://[^/\s:@\"'<>?#\[\]]+:[^/\s@\"'<>?#]*[a-z_]",
 ]).encode())
 _SMALL = 64 * 1024  # shorter texts are scanned whole
+# `{"name": "DB_PASSWORD", "value": "…"}` and `- name: DB_PASSWORD⏎  value: …` (Kubernetes env
+# in JSON or YAML, compose's long form): the name and its value stand under two keys, often on
+# two lines, so the NAME=value scan does not see them; kubectl sorts `name` before `value`
+_Q = r"""(?:\\?["'])?"""
+_NAMED = re.compile(
+    rf"""(?P<pre>{_Q}name{_Q}[ \t]*:[ \t]*(?P<nq>\\?["']|)(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P=nq)[ \t]*,?"""
+    rf"""[ \t]*(?:\r?\n|\\n)?[ \t]*{_Q}value{_Q}[ \t]*:[ \t]*)"""
+    rf"""(?P<value>{_DQ}|{_SQ}|{_EDQ}|[^\s,}}\]\\"']+)""")
+_NAMED_HINT = re.compile(rf"""name\\?["']?[ \t]*:[ \t]*\\?["']?[a-z0-9_.-]*{_KEYWORD_LOWER}""".encode())
+
+
+def _named_value(m: re.Match[str]) -> str:
+    if not is_secret_name(m.group("name")) or _harmless(m.group("value")):
+        return m.group()
+    return m.group("pre") + _requote(m.group("value"))
+
+
 # what a value may be without being a secret
 # (placeholders such as `<TOKEN>` or `<s>`, shell expansions, comments)
 _HARMLESS = re.compile(r"(?is)(?:|<[^<>]*>|\*+|x+|\.\.\.|…|null|none|nil|true|false|-+|\(not set\)|\$.*|%\w+%|#.*)")
@@ -213,6 +230,9 @@ def redact_text(text: str) -> str:
     if len(text) <= _SMALL:
         text = _KEY_BODY.sub(lambda m: m.group("indent") + REDACTED, text)
     data = text.encode("utf-8", "replace").lower()  # one byte per ASCII character, newlines kept
+    if _NAMED_HINT.search(data):
+        text = _NAMED.sub(_named_value, text)
+        data = text.encode("utf-8", "replace").lower()
     hits = _TRIGGER.finditer(data)
     first = next(hits, None)
     if first is None:

@@ -40,6 +40,7 @@ from llmdoctor.hosts.base import (
 )
 from llmdoctor.hosts.live import BaseHost
 from llmdoctor.hosts.terminate import on_terminate
+from llmdoctor.redact import redact_text
 
 KUBECTL = "kubectl"
 GET_TIMEOUT = 20.0
@@ -66,27 +67,6 @@ def _why(res: CommandResult) -> str:
     lines = [ln.strip() for ln in res.stderr.splitlines() if ln.strip()]
     line = next((ln for ln in reversed(lines) if ln.startswith(("Error", "error"))), lines[-1] if lines else "")
     return line[:240] or f"exit {res.returncode}"
-
-
-def _redacted(text: str) -> str:
-    """The pod's JSON with the values of secret-named env entries (`{"name": "API_KEY", "value": ...}`)
-    replaced: redact_text finds secrets by their shape or a `NAME=value` form, which this is not."""
-    import json
-    from llmdoctor.redact import is_secret_name, redact_value
-
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return text
-    pods = data.get("items", [data]) if isinstance(data, dict) else []
-    changed = False
-    for pod in pods if isinstance(pods, list) else []:
-        spec = pod.get("spec") if isinstance(pod, dict) else None
-        for c in (spec or {}).get("containers") or [] if isinstance(spec, dict) else []:
-            for e in c.get("env") or [] if isinstance(c, dict) else []:
-                if isinstance(e, dict) and isinstance(e.get("value"), str) and is_secret_name(str(e.get("name"))):
-                    e["value"], changed = redact_value(str(e["name"]), e["value"]), True
-    return json.dumps(data, indent=4) + "\n" if changed else text
 
 
 class PortForward:
@@ -211,7 +191,7 @@ class KubeHost(BaseHost):
                     self._resolve()
                 else:
                     self._pod_json = self._get(["pod", self.pod], f"kubectl get pod {self.pod}")
-                self._pod_json = _redacted(self._pod_json)
+                self._pod_json = redact_text(self._pod_json)  # before anything reads it
         return CommandResult((self.cli, "get", "pod", str(self.pod)), 0, self._pod_json,
                              source=f"kubectl get pod {self.pod}")
 

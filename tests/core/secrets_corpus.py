@@ -47,6 +47,7 @@ SECRETS: list[Secret] = [
     _s("single-quoted env", "DB_PASSWORD='q7single quoted q7sqTail'", "q7single", "q7sqTail"),
     _s("systemd quoted value", 'Environment="OLLAMA_API_KEY=q7sysA1 q7sysB2 q7sysC3"', "q7sysA1", "q7sysB2", "q7sysC3"),
     _s("compose list entry", "      - OPENAI_API_KEY=q7composeKey777", "q7composeKey777"),
+    _s("pod env in json", '{"name": "DB_PASSWORD", "value": "q7podJsonPw1"}', "q7podJsonPw1"),
     _s("aws secret by name", "aws_secret_access_key = q7wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLE", "q7wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLE"),
     _s("azure connection string", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=q7azAcctKey888==;EndpointSuffix=core",
        "q7azAcctKey888"),

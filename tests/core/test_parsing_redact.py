@@ -93,3 +93,24 @@ def test_passwords_in_urls():
 def test_redact_takes_any_text(text):
     once = redact_text(text)
     assert isinstance(once, str) and isinstance(redact_text(text * 300), str)
+
+
+POD_ENV_FORMS = [  # kubectl get pod -o json / -o yaml, a Deployment, compose's long form
+    '"env": [\n    {\n        "name": "HF_TOKEN",\n        "value": "q7podTok2"\n    },\n'
+    '    {\n        "name": "OLLAMA_NUM_PARALLEL",\n        "value": "4"\n    }\n]',
+    "        env:\n        - name: POSTGRES_PASSWORD\n          value: q7yamlPw3\n"
+    '        - name: OLLAMA_KEEP_ALIVE\n          value: "24h"',
+    "{'name': 'SECRET_KEY', 'value': 'q7dict5'}",
+]
+
+
+@pytest.mark.parametrize("text", POD_ENV_FORMS)
+def test_secret_named_env_entries_split_over_name_and_value(text):
+    """The name stands under one key and the value under another, often on the next line."""
+    import json
+
+    for t in (text, json.dumps(text), text * 3000):
+        shown = redact_text(t)
+        assert "q7" not in shown and REDACTED in shown
+    assert "4" in redact_text(POD_ENV_FORMS[0]) and '"24h"' in redact_text(POD_ENV_FORMS[1])
+    assert redact_text('"name": "OPENAI_API_KEY",\n "valueFrom": {"secretKeyRef": {"key": "k"}}').count(REDACTED) == 0
