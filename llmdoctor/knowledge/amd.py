@@ -53,7 +53,7 @@ class AmdCard:
         """The GpuDevice of this card: VRAM, or GTT on unified memory (and `memory` says which)."""
         if self.unified:
             total, used = self.gtt_total, self.gtt_used
-            memory = (f"GTT (unified memory: {human_bytes(self.gtt_total or 0)} of system RAM the GPU maps; "
+            memory = (f"GTT (unified memory: system RAM the GPU maps, shared with the CPU; "
                       f"the {human_bytes(self.vram_total or 0)} VRAM carve-out is not added)")
         else:
             total, used, memory = self.vram_total, self.vram_used, "VRAM"
