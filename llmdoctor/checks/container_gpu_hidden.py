@@ -32,7 +32,8 @@ def container_gpu_hidden(container: Container, engine_no_gpu_line: tuple[str, st
     if engine_no_gpu_line is not None:
         proof.append(Evidence(*engine_no_gpu_line))
     podman = (container.runtime or "") in ("oci", "crun") or "podman" in container.source
-    commands, config = container_gpu_fix(container_engine(container), container.image, podman, bool(requested))
+    commands, config = container_gpu_fix(container_engine(container), container.image, podman, bool(requested),
+                                         container.name)
     if requested:
         title = "A GPU was requested for the container, but the engine found none: the NVIDIA container toolkit is missing or broken"
         summary = ("The container asks for a GPU, yet the engine inside found no device, so it computes on the CPU. "

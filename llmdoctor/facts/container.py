@@ -27,9 +27,14 @@ def _inspected(host):
     if not res.ok:
         raise FactUnavailable(f"`{' '.join(res.argv[:3])}` exited {res.returncode}: {res.stderr.strip()[:160]}")
     try:
-        return parse_inspect(res.stdout, res.source or " ".join(res.argv[:3]))
+        spec = parse_inspect(res.stdout, res.source or " ".join(res.argv[:3]))
     except ParseError as e:
         raise FactUnavailable(f"unparseable {res.source or 'docker inspect output'}: {e}") from None
+    if spec.name is None and len(res.argv) > 2 and res.argv[-2] == "--":
+        from dataclasses import replace  # output without "Name" (trimmed): the container asked about
+
+        spec = replace(spec, name=res.argv[-1])
+    return spec
 
 
 def _composed(host):

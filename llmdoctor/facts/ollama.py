@@ -271,9 +271,10 @@ def ollama_deployment(ctx: Context, engines=None, ollama_log=None, declared_sett
     engine = ollama_engine(engines)
     from llmdoctor.facts.engines import container_engine
 
+    from llmdoctor.knowledge.ollama.deployment import Deployment, deployment
+
     if container is not None and container_engine(container) in (OLLAMA, None):
-        return "container"
-    from llmdoctor.knowledge.ollama.deployment import deployment
+        return Deployment("container", getattr(container, "name", None))
 
     unit = _unit_for(engine, systemd_units)
     where = deployment(ollama_log, declared_settings, systemd=unit is not None)
