@@ -55,7 +55,8 @@ def _md_code(text: str) -> str:
 
 
 def _md_finding(f: Finding, merged=None) -> list[str]:
-    out = [f"#### [{f.severity.value}] {f.title}", "", f"`{f.check}` · cause **{f.cause.value}** · confidence {f.confidence.value}", ""]
+    out = [f"#### [{f.severity.value}] {f.title}", "", f"`{f.check}` · cause **{f.cause.value}** · confidence {f.confidence.value}"
+           + (f" · instance {_md_escape(f.instance)}" if f.instance else ""), ""]
     out.append("Evidence:")
     out.append("")
     for e in f.evidence:
@@ -144,7 +145,7 @@ def _lines(t: TargetReport) -> list[Line]:
         style = SEVERITY_STYLE[sev]
         out.append(((f"{SEVERITY_HEADING[sev]} ({len(group)})", style),))
         for f in group:
-            out.append((("  ", ""), ("●", style), (" ", ""), (f.title, "bold"), (f"  {f.cause.value} · {f.check}", "dim")))
+            out.append((("  ", ""), ("●", style), (" ", ""), (f.title, "bold"), (f"  {f.cause.value} · {f.check}" + (f" · {f.instance}" if f.instance else ""), "dim")))
             out += [(("      ", ""), (f"{e.source}:", "dim"), (f" {e.text.strip()}", "")) for e in f.evidence]
             out.append((("    ", ""), ("Fix:", "green"), (f" {f.fix.summary}", "")))
             merged = merged_into.get(f.check)
