@@ -257,3 +257,13 @@ def test_kv_capacity_sees_the_radeon_memory(tmp_path):
     (finding,) = run_check(spec, store).findings
     left = 21458059264 - 16 * GIB  # the card minus the 16 GiB model buffer of the fixture's log
     assert f"only {left / GIB:.1f} GiB is left after the weights" in finding.title
+
+
+def test_ticket_pieces_are_named():
+    from llmdoctor.knowledge.ticket import split_ticket
+
+    ticket = ("user@strix:~$ rocm-smi --showproductname --showuse --showmeminfo vram --json\n" + text("rocm_smi_rx7900xt.json")
+            + "user@strix:~$ amd-smi metric --json\n" + text("amd_smi_metric_rx6600.json"))
+    files = split_ticket(ticket)
+    assert json.loads(files["rocm_smi.json"])["card0"]["Card Series"] == "Radeon RX 7900 XT"
+    assert json.loads(files["amd_smi_metric.json"])[0]["mem_usage"]["total_vram"]["value"] == 8176
