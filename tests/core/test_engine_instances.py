@@ -72,3 +72,18 @@ def test_vllm_is_named_by_its_answer():
     assert kind_of_answer(VLLM, VLLM_MODELS) == VLLM
     assert kind_of_answer(VLLM, LLAMA_MODELS) == LLAMACPP
     assert kind_of_answer(VLLM, "<html>nginx</html>") is None
+
+
+def test_url_names_the_instance_by_what_it_answers():
+    """--url http://127.0.0.1:8001: no process found there, so the port is asked; a llama-server's
+    /v1/models answer ("owned_by": "llamacpp") names it, not the port."""
+    from llmdoctor.facts import FactUnavailable
+
+    box = Box(" 3100 /opt/llama/llama-server -m /m/qwen.gguf --port 8081\n", {(8001, "/v1/models"): LLAMA_MODELS})
+    (e,) = FactStore(Context(host=box, options={"instance_port": 8001})).get("engines")
+    assert (e.kind, e.port, e.pid) == (LLAMACPP, 8001, None) and e.found_by == "--url (/v1/models)"
+    (e,) = FactStore(Context(host=box, options={"instance_port": 8081})).get("engines")
+    assert (e.kind, e.pid) == (LLAMACPP, 3100)
+    store = FactStore(Context(host=box, options={"instance_port": 9999}))
+    assert store.optional("engines") is None
+    assert store.missing["engines"].reason.startswith("nothing on port 9999 answered as Ollama")

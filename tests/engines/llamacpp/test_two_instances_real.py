@@ -67,6 +67,9 @@ def test_two_llama_servers_two_diagnoses():
             while (read_state(LocalHost(), one.port).metrics.requests_deferred or 0) < 1 and time.monotonic() < deadline:
                 time.sleep(0.1)
             result = diagnose_target(host, DiagnoseOptions(sample_seconds=0.5, since_seconds=600), specs)
+            # --url: the one instance at that port, diagnosed alone
+            alone = diagnose_target(host, DiagnoseOptions(sample_seconds=0.5, since_seconds=600,
+                                                          options={"instance_port": four.port}), specs)
         finally:
             for t in threads:
                 t.join(0.1)
@@ -90,3 +93,7 @@ def test_two_llama_servers_two_diagnoses():
 
     doc = report_doc(json.dumps(report_to_dict(Report("test", (report,)))))
     assert {f.get("instance") for f in doc["targets"][0]["findings"] if f["cause"] == "QUEUEING"} == {label_one}
+    assert [(e.pid, e.port) for e in alone.facts["engines"]] == [(four.pid, four.port)]
+    assert {f.check for f in alone.report.findings} >= {"llamacpp-slot-context"}
+    assert not any(f.cause.value == "QUEUEING" for f in alone.report.findings)
+    assert all(not f.instance for f in alone.report.findings)  # one instance: nothing to tell apart
