@@ -87,3 +87,19 @@ def test_url_names_the_instance_by_what_it_answers():
     store = FactStore(Context(host=box, options={"instance_port": 9999}))
     assert store.optional("engines") is None
     assert store.missing["engines"].reason.startswith("nothing on port 9999 answered as Ollama")
+
+
+def test_ollama_started_from_a_shell_is_read_from_its_process():
+    """No unit, no container: `nohup ollama serve &` gets its settings from its own environment
+    (/proc/PID/environ, NUL-separated as the kernel has it)."""
+
+    class ShellBox(Box):
+        def read(self, path, limit=4096):
+            if path == "/proc/4242/environ":
+                return b"HOME=/root\0OLLAMA_NUM_PARALLEL=4\0OLLAMA_KEEP_ALIVE=30m\0"
+            raise FileNotFoundError(path)
+
+    box = ShellBox(" 4242 /usr/local/bin/ollama serve\n", {(11434, "/api/version"): '{"version":"0.11.6"}'})
+    config = FactStore(Context(host=box)).get("ollama_config")
+    assert config.get("OLLAMA_NUM_PARALLEL") == "4" and config.origins["OLLAMA_NUM_PARALLEL"] == "process environment"
+    assert config.get("OLLAMA_KEEP_ALIVE") == "30m"
