@@ -229,7 +229,7 @@ def _per_instance(host: Host, ctx: Context, store: FactStore, instances, specs, 
     """Each instance in a store of its own (its config, its API answers, its logs), sharing the
     host's facts (GPU, memory); findings, summary lines, gaps and changes say which instance."""
     shared = {k: v for k, v in store.values.items() if k in ALWAYS and k != "engines"}
-    findings, unavailable, examined, summary, changes = [], [], [], [], []
+    findings, unavailable, examined, summary, changes, figures, measured = [], [], [], [], [], [], []
     summary.extend((k, v) for k, v in _summary(store))
     values, timings, missing = dict(store.values), dict(store.timings), {}
     for inst in instances:
@@ -243,6 +243,9 @@ def _per_instance(host: Host, ctx: Context, store: FactStore, instances, specs, 
         examined += [f"{label}: {e}" for e in part.examined]
         summary += [(f"{k} ({label})", v) for k, v in _summary(sub) if not any(k == s for s, _ in summary)]
         changes += [replace(c, place=f"{c.place} ({label})") for c in what_to_change(own, sub.values)]
+        figs, runs = _probe_parts(sub.values.get("probe"))
+        figures += [replace(f, name=f"{f.name}_{inst.port or len(figures)}") for f in figs]  # one name per instance
+        measured += runs
         values.update({f"{k} ({label})": v for k, v in sub.values.items() if k not in shared})
         missing.update({f"{k} ({label})": redact_text(e.reason) for k, e in sub.missing.items()})
     findings.sort(key=lambda f: (-f.severity.rank, f.confidence.rank, f.check, f.instance))
@@ -255,6 +258,8 @@ def _per_instance(host: Host, ctx: Context, store: FactStore, instances, specs, 
         summary=tuple((k, redact_text(v)) for k, v in summary),
         examined=tuple(redact_text(e) for e in examined),
         not_diagnosed=redact_text(not_diagnosed_reason(store, tuple(examined), findings)),
+        figures=tuple(figures),
+        probe=tuple(measured),
         changes=tuple(changes),
     )
     return TargetResult(report, values, timings, missing)
