@@ -32,9 +32,15 @@ def container_gpu_hidden(container: Container, engine_no_gpu_line: tuple[str, st
     if engine_no_gpu_line is not None:
         proof.append(Evidence(*engine_no_gpu_line))
     podman = (container.runtime or "") in ("oci", "crun") or "podman" in container.source
+    amd = gpu is not None and gpu.vendor == "amd"
     commands, config = container_gpu_fix(container_engine(container), container.image, podman, bool(requested),
-                                         container.name)
-    if requested:
+                                         container.name, amd)
+    if requested and amd:
+        title = "The AMD GPU's devices are in the container, but the engine found none: groups or the image's ROCm"
+        summary = ("The container has /dev/kfd and /dev/dri, yet the engine inside found no GPU, so it computes on the "
+                   "CPU. Its user needs the devices' groups (video, render), and the image must be a ROCm build "
+                   "(ollama/ollama:rocm, not the CUDA one); recreate the container with both.")
+    elif requested:
         title = "A GPU was requested for the container, but the engine found none: the NVIDIA container toolkit is missing or broken"
         summary = ("The container asks for a GPU, yet the engine inside found no device, so it computes on the CPU. "
                    "Docker injects the GPU through the NVIDIA container toolkit: install it, register its runtime, "
@@ -42,7 +48,7 @@ def container_gpu_hidden(container: Container, engine_no_gpu_line: tuple[str, st
     else:
         title = "The engine's container has no GPU passed in, so it computes on the CPU"
         summary = ("The container was created without a GPU (no `--gpus`, no device request, no `runtime: nvidia`, no "
-                   "CDI device), so the engine inside cannot see one and runs every layer on the CPU. Recreate the "
+                   "CDI device, no /dev/kfd for an AMD GPU), so the engine inside cannot see one and runs every layer on the CPU. Recreate the "
                    "container with the GPU passed in; a setting inside the container cannot change this.")
     yield Finding(
         Cause.CPU_SPILL, Severity.CRITICAL if host_gpus or engine_no_gpu_line else Severity.WARNING, title, proof,

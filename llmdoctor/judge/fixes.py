@@ -111,12 +111,23 @@ IMAGES = {"ollama": "ollama/ollama", "vllm": "vllm/vllm-openai", "llamacpp": "gh
 
 
 def container_gpu_fix(engine: str | None, image: str | None = None, podman: bool = False,
-                      requested: bool = False, name: str | None = None) -> tuple[tuple[str, ...], str]:
+                      requested: bool = False, name: str | None = None, amd: bool = False) -> tuple[tuple[str, ...], str]:
     """(commands, compose config) that pass the host's GPUs into the engine's container (by its
     name, where docker inspect gave it); when one was requested already, the commands that install
-    and register the NVIDIA container toolkit."""
-    image = image or IMAGES.get(engine or "", "IMAGE")
+    and register the NVIDIA container toolkit. AMD GPUs go in as the /dev/kfd and /dev/dri devices
+    (Ollama's docs/docker.md: `--device /dev/kfd --device /dev/dri ... ollama/ollama:rocm`)."""
     named = f"rm -f {name} && {'podman' if podman else 'docker'} run --name {name} " if name else "run "
+    if amd:
+        image = "ollama/ollama:rocm" if engine == "ollama" and (image or "ollama/ollama").split(":")[0] == "ollama/ollama" \
+            else image or "IMAGE"
+        cli = "podman" if podman else "docker"
+        check = ("ls -l /dev/kfd /dev/dri/render*  # the container's user needs their groups (video, render)",)
+        run = (f"{cli} {named}--device /dev/kfd --device /dev/dri ... {image}  # recreate the container: "
+               "a running one keeps its devices",)
+        config = ("# docker-compose.yml, under the engine's service\ndevices:\n  - /dev/kfd\n  - /dev/dri\n"
+                  "group_add:\n  - video\n  - render\n")
+        return ((check + run) if requested else (run + ("docker compose up -d  # with compose: recreates it",))), config
+    image = image or IMAGES.get(engine or "", "IMAGE")
     toolkit = ("nvidia-ctk runtime configure --runtime=docker && systemctl restart docker  # after installing "
                "nvidia-container-toolkit", "docker run --rm --gpus all ubuntu nvidia-smi  # must list the GPU")
     if podman:

@@ -65,7 +65,7 @@ def fact(cards: list[AmdCard] | tuple[AmdCard, ...], source: str, notes: tuple[s
     drivers = {c.driver for c in cards if c.driver}
     extra = ("GPU processes are not read on AMD GPUs",) if cards else ()
     return GpuFact(source, tuple(c.device() for c in cards), (), drivers.pop() if len(drivers) == 1 else None,
-                   tuple(notes) + extra)
+                   tuple(notes) + extra, vendor="amd")
 
 
 # -- values ---------------------------------------------------------------------------------------

@@ -52,6 +52,7 @@ class GpuFact:
     processes: tuple[GpuProcess, ...] = ()
     driver: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    vendor: str = "nvidia"  # "amd" for the GPUs of llmdoctor.knowledge.amd
 
     @property
     def total_bytes(self) -> int | None:

@@ -267,3 +267,17 @@ def test_ticket_pieces_are_named():
     files = split_ticket(ticket)
     assert json.loads(files["rocm_smi.json"])["card0"]["Card Series"] == "Radeon RX 7900 XT"
     assert json.loads(files["amd_smi_metric.json"])[0]["mem_usage"]["total_vram"]["value"] == 8176
+
+
+def test_container_without_the_amd_devices_gets_the_rocm_fix(tmp_path):
+    """An Ollama container started without devices on a Radeon host: the fix passes /dev/kfd and
+    /dev/dri and the ROCm image (Ollama's docs/docker.md), not NVIDIA's --gpus."""
+    d = tmp_path / "ev"
+    shutil.copytree(FIXTURES / "containers" / "evidence" / "ollama-no-gpu-request", d)
+    (d / "rocm_smi.json").write_text(text("rocm_smi_rx7900xt.json"))
+    specs, _ = load_checks(site_dir=None, entry_points=False)
+    spec = next(s for s in specs if s.id == "container-gpu-hidden")
+    (f,) = run_check(spec, FactStore(Context(EvidenceHost(d), sample_seconds=0))).findings
+    assert any(e.text == "the host has 1 GPU(s): Radeon RX 7900 XT" for e in f.evidence)
+    assert any("--device /dev/kfd --device /dev/dri ... ollama/ollama:rocm" in c for c in f.fix.commands)
+    assert not any("--gpus" in c or "nvidia" in c for c in f.fix.commands) and "/dev/kfd" in f.fix.config
