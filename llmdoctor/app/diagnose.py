@@ -214,9 +214,11 @@ def _diagnose_store(store: FactStore, specs: list[CheckSpec], errors: list[str])
 def several_instances(engines) -> tuple:
     """The instances to diagnose one by one: all of them, where some engine runs more than once
     here (two llama-servers are two configurations, two APIs, two sets of findings); () otherwise."""
-    engines = tuple(engines or ())
-    kinds = [e.kind for e in engines]
-    return engines if len(set(kinds)) < len(kinds) else ()
+    by_port: dict = {}
+    for e in engines or ():  # a server's forked workers show its command line too: one port, one server
+        by_port.setdefault((e.kind, e.port) if e.port else (e.kind, id(e)), e)
+    kinds = [e.kind for e in by_port.values()]
+    return tuple(by_port.values()) if len(set(kinds)) < len(kinds) else ()
 
 
 def instance_label(e) -> str:

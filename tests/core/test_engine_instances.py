@@ -103,3 +103,17 @@ def test_ollama_started_from_a_shell_is_read_from_its_process():
     config = FactStore(Context(host=box)).get("ollama_config")
     assert config.get("OLLAMA_NUM_PARALLEL") == "4" and config.origins["OLLAMA_NUM_PARALLEL"] == "process environment"
     assert config.get("OLLAMA_KEEP_ALIVE") == "30m"
+
+
+def test_instances_diagnosed_apart_are_one_per_port():
+    from llmdoctor.app.diagnose import instance_label, several_instances
+    from llmdoctor.knowledge.engines import SGLANG, EngineInstance
+
+    a, b = EngineInstance(LLAMACPP, pid=3100, port=8081), EngineInstance(LLAMACPP, pid=3200, port=8082)
+    assert several_instances((a, b)) == (a, b)
+    assert several_instances((a, EngineInstance(VLLM, port=8000))) == ()  # one of each kind: one diagnosis
+    # SGLang's forked scheduler processes carry the server's command line: the same port, one server
+    main, child = EngineInstance(SGLANG, pid=10, port=30000), EngineInstance(SGLANG, pid=11, port=30000)
+    assert several_instances((main, child)) == ()
+    assert instance_label(EngineInstance("ollama", unit="ollama.service", pid=7, port=11434)) == \
+        "ollama unit ollama.service pid 7 :11434"
