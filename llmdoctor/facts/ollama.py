@@ -299,4 +299,6 @@ def ollama_deployment(ctx: Context, engines=None, ollama_log=None, declared_sett
         where = "systemd" if getattr(engine, "unit", None) else None
     if where is None:
         raise FactUnavailable("how Ollama runs is not known", quiet=True)
+    if where == "systemd":  # the unit found, so a drop-in is written for it (not for `ollama` by habit)
+        return Deployment("systemd", getattr(unit, "unit", None) or getattr(engine, "unit", None))
     return where

@@ -67,7 +67,10 @@ def dropin_commands(unit: str, name: str = DROPIN_NAME) -> tuple[str, ...]:
 
 
 def settings_fix(where: str | None, unit: str = OLLAMA_UNIT, **values: Any) -> tuple[tuple[str, ...], str]:
-    """(commands, config) that set engine variables where the server runs."""
+    """(commands, config) that set engine variables where the server runs (for systemd: the unit
+    the deployment names, where it names one)."""
+    if where == "systemd" and getattr(where, "name", None):
+        unit = where.name
     pairs = [(k, str(v)) for k, v in values.items() if REDACTED not in str(v)]
     kept = tuple(kept_secret(k) for k, v in values.items() if REDACTED in str(v))
     if kept and where in ("windows", "macos", "container", "kubernetes"):

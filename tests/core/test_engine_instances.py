@@ -117,3 +117,20 @@ def test_instances_diagnosed_apart_are_one_per_port():
     assert several_instances((main, child)) == ()
     assert instance_label(EngineInstance("ollama", unit="ollama.service", pid=7, port=11434)) == \
         "ollama unit ollama.service pid 7 :11434"
+
+
+def test_a_fix_names_the_unit_the_engine_runs_under():
+    """Ollama as ollama-gpu1.service (two Ollamas, one per GPU): its drop-in is that unit's."""
+    from types import SimpleNamespace
+
+    from llmdoctor.judge.fixes import settings_fix
+    from llmdoctor.knowledge.engines import OLLAMA, EngineInstance
+
+    inst = EngineInstance(OLLAMA, unit="ollama-gpu1.service", pid=7, port=11435, found_by="systemd unit")
+    store = FactStore(Context(host=Box("", {})), preset={
+        "engines": (inst,), "systemd_units": (SimpleNamespace(unit="ollama-gpu1.service", engine=OLLAMA),)})
+    where = store.get("ollama_deployment")
+    assert where == "systemd" and where.name == "ollama-gpu1.service"
+    commands, config = settings_fix(where, OLLAMA_NUM_PARALLEL=4)
+    assert config.startswith("# /etc/systemd/system/ollama-gpu1.service.d/zz-llmdoctor.conf")
+    assert commands[-1] == "systemctl daemon-reload && systemctl restart ollama-gpu1.service"
