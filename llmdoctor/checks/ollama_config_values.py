@@ -27,6 +27,8 @@ def unparseable_value(ollama_config: OllamaConfig, ollama_log: OllamaLogSummary 
     from llmdoctor.judge.fixes import OLLAMA_UNIT, edit, reload_and_restart
     from llmdoctor.knowledge.ollama.deployment import container_name
 
+    unit = (getattr(ollama_deployment, "name", None) if ollama_deployment == "systemd" else None) or OLLAMA_UNIT
+
     problems = []
     for name, (value, where) in sorted(ollama_config.assigned.items()):
         why = parse_problem(name, value, ollama_config.version)
@@ -47,5 +49,5 @@ def unparseable_value(ollama_config: OllamaConfig, ollama_log: OllamaLogSummary 
             "or seconds, and OLLAMA_HOST as host:port (0.0.0.0:11434, no http://). Then restart and compare the "
             "`server config` line in the log.",
             container_commands(container_name(ollama_deployment)) if ollama_deployment == "container" else
-            (edit(OLLAMA_UNIT), reload_and_restart(OLLAMA_UNIT), "journalctl -u ollama -b | grep 'server config'")),
+            (edit(unit), reload_and_restart(unit), f"journalctl -u {unit} -b | grep 'server config'")),
     )
