@@ -134,3 +134,19 @@ def test_a_fix_names_the_unit_the_engine_runs_under():
     commands, config = settings_fix(where, OLLAMA_NUM_PARALLEL=4)
     assert config.startswith("# /etc/systemd/system/ollama-gpu1.service.d/zz-llmdoctor.conf")
     assert commands[-1] == "systemctl daemon-reload && systemctl restart ollama-gpu1.service"
+
+
+def test_each_finding_points_at_its_own_instance_change():
+    """Two instances with the same check: the text report's "part of What to change" pointer is the
+    finding's own instance's change."""
+    from llmdoctor.model import Cause, Change, Evidence, Finding, Fix, Severity
+    from llmdoctor.render.report import merged_into
+
+    def finding(label):
+        return Finding(Cause.QUEUEING, Severity.WARNING, "t", (Evidence("s", "x"),), Fix("f"), "llamacpp-queueing",
+                       instance=label)
+
+    changes = tuple(Change(f"llama-server command line ({label})", (("-np", "4"),), checks=("llamacpp-queueing",))
+                    for label in ("llamacpp pid 1 :8081", "llamacpp pid 2 :8082"))
+    assert merged_into(changes, finding("llamacpp pid 2 :8082")) is changes[1]
+    assert merged_into(changes, finding("llamacpp pid 1 :8081")) is changes[0]

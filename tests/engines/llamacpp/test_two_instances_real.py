@@ -98,18 +98,3 @@ def test_two_llama_servers_two_diagnoses():
     assert not any(f.cause.value == "QUEUEING" for f in alone.report.findings)
     assert all(not f.instance for f in alone.report.findings)  # one instance: nothing to tell apart
 
-
-def test_each_finding_points_at_its_own_instance_change():
-    """Two instances with the same check: the text report's "part of What to change" pointer is the
-    finding's own instance's change."""
-    from llmdoctor.model import Change, Cause, Evidence, Finding, Fix, Report, Severity, TargetReport
-    from llmdoctor.render.report import merged_into
-
-    def finding(label):
-        return Finding(Cause.QUEUEING, Severity.WARNING, "t", (Evidence("s", "x"),), Fix("f"), "llamacpp-queueing",
-                       instance=label)
-
-    changes = tuple(Change(f"llama-server command line ({label})", (("-np", "4"),), checks=("llamacpp-queueing",))
-                    for label in ("llamacpp pid 1 :8081", "llamacpp pid 2 :8082"))
-    assert merged_into(changes, finding("llamacpp pid 2 :8082")) is changes[1]
-    assert merged_into(changes, finding("llamacpp pid 1 :8081")) is changes[0]
