@@ -86,6 +86,7 @@ class Finding:
     fix: Fix
     check: str = ""  # filled in by the check runner from the check's id
     confidence: Confidence = Confidence.HIGH
+    instance: str = ""  # which engine instance it is about, where a host runs several ("llamacpp pid 3100 :8081")
 
     def __post_init__(self) -> None:
         if not self.evidence:
@@ -183,6 +184,7 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
         "title": f.title,
         "evidence": [{"source": e.source, "text": e.text} for e in f.evidence],
         "fix": {"summary": f.fix.summary, "commands": list(f.fix.commands), "config": f.fix.config},
+        **({"instance": f.instance} if f.instance else {}),
     }
 
 

@@ -17,6 +17,7 @@ from llmdoctor import __version__
 from llmdoctor.knowledge.engines import DEFAULT_PORTS, LLAMACPP, OLLAMA, SGLANG, VLLM, EngineInstance
 from llmdoctor.facts import Context, FactStore, RunOptions
 from llmdoctor.facts.engines import engine_of_unit
+from llmdoctor.app.collect_gpu import collect_amd
 from llmdoctor.hosts.base import Host, HostError
 from llmdoctor.redact import redact_text
 from llmdoctor.knowledge.systemd.show import PROPERTIES as SHOW_PROPERTIES
@@ -120,6 +121,7 @@ def collect_evidence(
     attempt("vmstat", lambda: _run_to(host, ["vmstat", "1", "3"], put, "vmstat.txt", timeout=10))
     attempt("/proc/meminfo", lambda: put("meminfo.txt", host.read("/proc/meminfo").decode()))
     attempt("nvidia-smi", lambda: _run_to(host, ["nvidia-smi"], put, "nvidia_smi.txt"))
+    attempt("AMD GPUs", lambda: collect_amd(host, put))
     meta = {
         "host": getattr(host, "name", socket.gethostname()),
         "engine": primary.kind if primary else None,

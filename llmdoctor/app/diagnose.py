@@ -160,10 +160,48 @@ def diagnose_target(
     )
     store = store if store is not None else FactStore(ctx)
     errors: list[str] = list(load_errors) + [redact_text(p) for p in getattr(host, "problems", ())]
-    findings = []
-    wanted: set[str] = set(ALWAYS)
     for name in ALWAYS:
         store.optional(name)
+    instances = several_instances(store.values.get("engines"))
+    if instances:
+        return _per_instance(host, ctx, store, instances, specs, errors)
+    part = _diagnose_store(store, specs, errors)
+    findings, changes = part.findings, what_to_change(part.findings, store.values)
+    pod = store.values.get("container")
+    if getattr(pod, "form", None) == "pod":  # a Kubernetes pod: every fix goes to its Deployment's spec
+        from llmdoctor.judge.pod_fixes import change_in_pod, in_pod
+
+        findings = tuple(replace(f, fix=in_pod(f.fix, pod.spec)) for f in findings)
+        changes = tuple(change_in_pod(c, pod.spec) for c in changes)
+    figures, measurements = _probe_parts(store.values.get("probe"))
+    report = TargetReport(
+        target=redact_text(host.name),
+        engine=engine_label(store.values),
+        findings=findings,
+        unavailable=part.unavailable,
+        errors=tuple(errors),
+        summary=tuple((k, redact_text(v)) for k, v in _summary(store)),
+        examined=tuple(redact_text(e) for e in part.examined),
+        not_diagnosed=redact_text(not_diagnosed_reason(store, part.examined, findings)),
+        figures=figures,
+        probe=measurements,
+        changes=changes,
+    )
+    missing = {name: redact_text(e.reason) for name, e in store.missing.items()}
+    return TargetResult(report, dict(store.values), dict(store.timings), missing)
+
+
+@dataclass(frozen=True)
+class _Part:
+    findings: tuple[Finding, ...]
+    unavailable: tuple[Unavailable, ...]
+    examined: tuple[str, ...]
+
+
+def _diagnose_store(store: FactStore, specs: list[CheckSpec], errors: list[str]) -> _Part:
+    """Run the checks on one store: its findings (worst first), what could not be read, what was."""
+    findings = []
+    wanted: set[str] = set(ALWAYS)
     for spec in specs:
         wanted.update(p for p in spec.params if store.known(p))
         outcome = run_check(spec, store)
@@ -179,30 +217,63 @@ def diagnose_target(
         shown.add(id(e))
         unavailable.append(Unavailable(name, e.reason))
     findings.sort(key=lambda f: (-f.severity.rank, f.confidence.rank, f.check))
-    examined = examined_lines(store.values)
-    figures, measurements = _probe_parts(store.values.get("probe"))
-    changes = what_to_change(findings, store.values)
-    pod = store.values.get("container")
-    if getattr(pod, "form", None) == "pod":  # a Kubernetes pod: every fix goes to its Deployment's spec
-        from llmdoctor.judge.pod_fixes import change_in_pod, in_pod
+    return _Part(tuple(findings), tuple(unavailable), examined_lines(store.values))
 
-        findings = [replace(f, fix=in_pod(f.fix, pod.spec)) for f in findings]
-        changes = tuple(change_in_pod(c, pod.spec) for c in changes)
+
+def several_instances(engines) -> tuple:
+    """The instances to diagnose one by one: all of them, where some engine runs more than once
+    here (two llama-servers are two configurations, two APIs, two sets of findings); () otherwise."""
+    by_port: dict = {}
+    for e in engines or ():  # a server's forked workers show its command line too: one port, one server
+        by_port.setdefault((e.kind, e.port) if e.port else (e.kind, id(e)), e)
+    kinds = [e.kind for e in by_port.values()]
+    return tuple(by_port.values()) if len(set(kinds)) < len(kinds) else ()
+
+
+def instance_label(e) -> str:
+    """`llamacpp pid 3100 :8081`, `ollama unit ollama.service :11434`: what tells this instance apart."""
+    parts = [e.kind] + ([f"unit {e.unit}"] if e.unit else []) + ([f"pid {e.pid}"] if e.pid else [])
+    return " ".join(parts + ([f":{e.port}"] if e.port else []))
+
+
+def _per_instance(host: Host, ctx: Context, store: FactStore, instances, specs, errors) -> TargetResult:
+    """Each instance in a store of its own (its config, its API answers, its logs), sharing the
+    host's facts (GPU, memory); findings, summary lines, gaps and changes say which instance."""
+    shared = {k: v for k, v in store.values.items() if k in ALWAYS and k != "engines"}
+    findings, unavailable, examined, summary, changes, figures, measured = [], [], [], [], [], [], []
+    summary.extend((k, v) for k, v in _summary(store))
+    values, timings, missing = dict(store.values), dict(store.timings), {}
+    for inst in instances:
+        label = instance_label(inst)
+        sub = FactStore(ctx, preset={"engines": (inst,), **shared})
+        part = _diagnose_store(sub, specs, errors)
+        own = [replace(f, instance=label) for f in part.findings]
+        findings += own
+        unavailable += [Unavailable(f"{u.fact} ({label})", u.reason) for u in part.unavailable
+                        if u.fact not in shared]
+        examined += [f"{label}: {e}" for e in part.examined]
+        summary += [(f"{k} ({label})", v) for k, v in _summary(sub) if not any(k == s for s, _ in summary)]
+        changes += [replace(c, place=f"{c.place} ({label})") for c in what_to_change(own, sub.values)]
+        figs, runs = _probe_parts(sub.values.get("probe"))
+        figures += [replace(f, name=f"{f.name}_{inst.port or len(figures)}") for f in figs]  # one name per instance
+        measured += runs
+        values.update({f"{k} ({label})": v for k, v in sub.values.items() if k not in shared})
+        missing.update({f"{k} ({label})": redact_text(e.reason) for k, e in sub.missing.items()})
+    findings.sort(key=lambda f: (-f.severity.rank, f.confidence.rank, f.check, f.instance))
     report = TargetReport(
         target=redact_text(host.name),
         engine=engine_label(store.values),
         findings=tuple(findings),
         unavailable=tuple(unavailable),
         errors=tuple(errors),
-        summary=tuple((k, redact_text(v)) for k, v in _summary(store)),
+        summary=tuple((k, redact_text(v)) for k, v in summary),
         examined=tuple(redact_text(e) for e in examined),
-        not_diagnosed=redact_text(not_diagnosed_reason(store, examined, findings)),
-        figures=figures,
-        probe=measurements,
-        changes=changes,
+        not_diagnosed=redact_text(not_diagnosed_reason(store, tuple(examined), findings)),
+        figures=tuple(figures),
+        probe=tuple(measured),
+        changes=tuple(changes),
     )
-    missing = {name: redact_text(e.reason) for name, e in store.missing.items()}
-    return TargetResult(report, dict(store.values), dict(store.timings), missing)
+    return TargetResult(report, values, timings, missing)
 
 
 def what_to_change(findings, facts: dict[str, Any]) -> tuple[Change, ...]:

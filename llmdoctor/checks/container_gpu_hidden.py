@@ -32,7 +32,9 @@ def container_gpu_hidden(container: Container, engine_no_gpu_line: tuple[str, st
     if engine_no_gpu_line is not None:
         proof.append(Evidence(*engine_no_gpu_line))
     podman = (container.runtime or "") in ("oci", "crun") or "podman" in container.source
-    commands, config = container_gpu_fix(container_engine(container), container.image, podman, bool(requested))
+    amd = gpu is not None and gpu.vendor == "amd"
+    commands, config = container_gpu_fix(container_engine(container), container.image, podman, bool(requested),
+                                         container.name, amd)
     if container.form == "pod":
         from llmdoctor.judge.pod_fixes import gpu_fix
 
@@ -44,6 +46,11 @@ def container_gpu_hidden(container: Container, engine_no_gpu_line: tuple[str, st
                       "limit to the Deployment's container; the rollout replaces the pod."))
         title = ("The pod has a GPU limit, but the engine found no GPU" if requested else
                  "The engine's pod has no nvidia.com/gpu limit, so it computes on the CPU")
+    elif requested and amd:
+        title = "The AMD GPU's devices are in the container, but the engine found none: groups or the image's ROCm"
+        summary = ("The container has /dev/kfd and /dev/dri, yet the engine inside found no GPU, so it computes on the "
+                   "CPU. Its user needs the devices' groups (video, render), and the image must be a ROCm build "
+                   "(ollama/ollama:rocm, not the CUDA one); recreate the container with both.")
     elif requested:
         title = "A GPU was requested for the container, but the engine found none: the NVIDIA container toolkit is missing or broken"
         summary = ("The container asks for a GPU, yet the engine inside found no device, so it computes on the CPU. "
@@ -52,7 +59,7 @@ def container_gpu_hidden(container: Container, engine_no_gpu_line: tuple[str, st
     else:
         title = "The engine's container has no GPU passed in, so it computes on the CPU"
         summary = ("The container was created without a GPU (no `--gpus`, no device request, no `runtime: nvidia`, no "
-                   "CDI device), so the engine inside cannot see one and runs every layer on the CPU. Recreate the "
+                   "CDI device, no /dev/kfd for an AMD GPU), so the engine inside cannot see one and runs every layer on the CPU. Recreate the "
                    "container with the GPU passed in; a setting inside the container cannot change this.")
     yield Finding(
         Cause.CPU_SPILL, Severity.CRITICAL if host_gpus or engine_no_gpu_line else Severity.WARNING, title, proof,

@@ -77,7 +77,7 @@ def cpu_spill(
 
 def _fix(where: str | None) -> tuple[tuple[str, ...], str]:
     """The levers' settings where the server runs (a unit's drop-in unless it runs in a container)."""
-    if where in ("container", "kubernetes"):
+    if where in ("container", "kubernetes") or getattr(where, "name", None):  # a container, or the unit found
         return plus_commands(settings_fix(where, OLLAMA_FLASH_ATTENTION=1, OLLAMA_KV_CACHE_TYPE="q8_0"),
                              after=COMMANDS[1:])
     return COMMANDS, FIX_CONFIG

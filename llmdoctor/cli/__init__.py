@@ -208,6 +208,20 @@ Examples:
 """
 
 
+def _url_port(url: str) -> int:
+    """--url's port (the instance listens there on the diagnosed host's loopback)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url if "://" in url else f"http://{url}")
+        port = parts.port or {"http": 80, "https": 443}.get(parts.scheme)
+    except ValueError as e:
+        fail(f"--url {url}: {e}")
+    if parts.scheme not in ("http", "https") or not port:
+        fail(f"--url {url}: expected http://HOST:PORT")
+    return port
+
+
 @app.command(epilog=DIAGNOSE_EXAMPLES)
 def diagnose(
     evidence: Optional[Path] = typer.Option(None, "--evidence", "-e", help="Diagnose an evidence directory (or one file of pasted command outputs) instead of a live host."),
@@ -224,6 +238,7 @@ def diagnose(
     sample_seconds: float = typer.Option(2.0, "--sample-seconds", min=0.0, max=300.0, help="Window for swap and metric rate samples."),
     since: str = typer.Option("24h", "--since", help="How far back to read logs (e.g. 30m, 24h, 7d)."),
     log: List[Path] = typer.Option([], "--log", help="Extra engine log file to read (repeatable)."),
+    url: Optional[str] = typer.Option(None, "--url", help="Diagnose only the engine instance at this URL (http://127.0.0.1:8081), where a host runs several."),
     probe: bool = typer.Option(False, "--probe", help="Also run the light live probe (5 requests, at most 2 at once, <= 64 tokens each)."),
     probe_deadline: float = typer.Option(60.0, "--probe-deadline", min=5.0, max=600.0, help="With --probe: overall time limit per engine, seconds."),
     model: Optional[str] = typer.Option(None, "--model", help="With --probe: the model to probe (default: the loaded one)."),
@@ -249,7 +264,8 @@ def diagnose(
     from llmdoctor.facts import RunOptions
 
     options = RunOptions(probe=probe, probe_deadline=probe_deadline, probe_model=model,
-                         log_files=tuple(str(p) for p in log), state_dir=str(state_dir) if state_dir else None)
+                         log_files=tuple(str(p) for p in log), state_dir=str(state_dir) if state_dir else None,
+                         instance_port=_url_port(url) if url else None)
     opts = DiagnoseOptions(
         units=tuple(unit),
         since_seconds=_seconds(since, "--since"),

@@ -44,6 +44,7 @@ class RunOptions:
     log_files: tuple[str, ...] = ()  # --log FILE, read besides the journals
     state_dir: str | None = None  # remember log positions here, so a scheduled run reads only new lines
     journal_directory: str | None = None  # read journal files from here instead of the system journal
+    instance_port: int | None = None  # --url: diagnose only the engine instance listening on this port
 
     @classmethod
     def of(cls, value: "RunOptions | dict[str, Any] | None") -> "RunOptions":

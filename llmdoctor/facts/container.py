@@ -34,9 +34,14 @@ def _inspected(host):
     try:
         if looks_like_pod(res.stdout):  # a Kubernetes pod: kubectl get pod -o json, kubectl describe pod
             return _with_events(host, parse_pod_text(res.stdout, source, context=host.meta.get("context")))
-        return parse_inspect(res.stdout, source)
+        spec = parse_inspect(res.stdout, source)
     except ParseError as e:
         raise FactUnavailable(f"unparseable {source}: {e}") from None
+    if spec.name is None and len(res.argv) > 2 and res.argv[-2] == "--":
+        from dataclasses import replace  # output without "Name" (trimmed): the container asked about
+
+        spec = replace(spec, name=res.argv[-1])
+    return spec
 
 
 def _with_events(host, spec):

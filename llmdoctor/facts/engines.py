@@ -238,6 +238,24 @@ def discover_live(ctx: Context) -> tuple[list[EngineInstance], list[str]]:
     return list(found.values()), notes
 
 
+def instance_at(ctx: Context, found: list[EngineInstance], port: int) -> EngineInstance:
+    """The instance `--url` names: the one found listening on its port, else whatever engine
+    answers there, named by its answer (never by the port number)."""
+    for e in found:
+        if e.port == port:
+            return e
+    for kind, path in PORT_PROBES:
+        try:
+            resp = ctx.host.http("GET", port, path, timeout=2.0)
+        except HostError:
+            continue
+        answered = kind_of_answer(kind, resp.text) if resp.status < 500 or kind == LLAMACPP else None
+        if answered is not None:
+            return EngineInstance(answered, port=port, found_by=f"--url ({path})")
+    raise FactUnavailable(f"nothing on port {port} answered as Ollama, vLLM, llama-server or SGLang "
+                          f"(asked {', '.join(p for _, p in PORT_PROBES)})")
+
+
 def engines_from_log_files(ctx: Context) -> list[EngineInstance]:
     """Engines named by `--log FILE` when none runs here: the file name, else its first lines."""
     found = []
@@ -307,6 +325,8 @@ def engines(ctx: Context, evidence_recognition=None, container=None) -> tuple[En
         return tuple(found)
     found, notes = discover_live(ctx)
     found = _with_container(found, container)
+    if ctx.options.instance_port:
+        return (instance_at(ctx, found, ctx.options.instance_port),)
     if not found:
         found = engines_from_log_files(ctx)
     if not found:

@@ -1,8 +1,9 @@
-"""Fact "gpu": NVIDIA GPUs (memory total/used/free, driver) and the processes holding memory.
+"""Fact "gpu": the GPUs (memory total/used/free, driver) and the processes holding memory.
 
-NVML on this machine; `nvidia-smi --query-* --format=csv` through host.run on other
-hosts; nvidia_smi.txt (table or CSV) in an evidence directory. No GPU is not an
-error of the run: it becomes a "..." line.
+NVIDIA first: NVML on this machine; `nvidia-smi --query-* --format=csv` through host.run on
+other hosts; nvidia_smi.txt (table or CSV) in an evidence directory. Where there is none, AMD:
+amd-smi, rocm-smi or the amdgpu sysfs counters (facts/gpu_amd.py). No GPU is not an
+error of the run: it becomes a "..." line naming what was tried.
 """
 from __future__ import annotations
 
@@ -75,15 +76,29 @@ def _remote(ctx: Context) -> GpuFact:
     return GpuFact("nvidia-smi", gpus, procs, drivers.pop() if len(drivers) == 1 else None, tuple(notes))
 
 
-@provider("gpu")
-def gpu(ctx: Context) -> GpuFact:
-    """NVML where the host can reach it, else nvidia-smi through the host (a recording answers
-    with its nvidia_smi.txt, table or CSV)."""
-    host = ctx.host
+def _nvidia(ctx: Context) -> GpuFact:
     try:
-        return _process_names(ctx, host.nvml())
+        return _process_names(ctx, ctx.host.nvml())
     except Unanswerable:
         pass
     except HostError as e:  # NVML there, but no GPU or driver to read
         raise FactUnavailable(str(e)) from None
     return _process_names(ctx, _remote(ctx))
+
+
+@provider("gpu")
+def gpu(ctx: Context) -> GpuFact:
+    """NVML where the host can reach it, else nvidia-smi through the host (a recording answers
+    with its nvidia_smi.txt, table or CSV); where neither finds an NVIDIA GPU, the AMD ones."""
+    try:
+        return _nvidia(ctx)
+    except FactUnavailable as e:
+        nvidia = e
+    from llmdoctor.facts.gpu_amd import read_amd
+
+    try:
+        return read_amd(ctx.host)
+    except FactUnavailable as amd:
+        if amd.quiet or nvidia.quiet:
+            raise (nvidia if amd.quiet else amd) from None
+        raise FactUnavailable(f"{nvidia.reason}; {amd.reason}") from None

@@ -208,7 +208,24 @@ def ollama_config(ctx: Context, engines=None, ollama_version=None, ollama_log=No
                   declared_settings=None, container=None) -> OllamaConfig:
     engine = ollama_engine(engines)
     version = ollama_version or (ollama_log.version if ollama_log is not None else None)
-    return effective_config(version, ollama_log, _unit_for(engine, systemd_units), declared_settings, container)
+    unit = _unit_for(engine, systemd_units)
+    if unit is None and container is None and getattr(engine, "pid", None) and not ctx.host.recorded:
+        unit = _process_env(ctx, engine.pid)
+    return effective_config(version, ollama_log, unit, declared_settings, container)
+
+
+def _process_env(ctx: Context, pid: int):
+    """An Ollama started from a shell, nohup or a script: its environment is its process's
+    (/proc/PID/environ), shaped as effective_config() reads a unit's; None where unreadable."""
+    from types import SimpleNamespace
+
+    from llmdoctor.knowledge.systemd.environ import parse_proc_environ
+
+    try:
+        env = parse_proc_environ(ctx.host.read(f"/proc/{pid}/environ", 1024 * 1024))
+    except (OSError, HostError):
+        return None  # another user's process without root: the defaults and the log line stand
+    return SimpleNamespace(unit=None, file_env={}, file_env_origin={}, loaded_env=None, process_env=env)
 
 
 # -- log scan -------------------------------------------------------------------------------
@@ -272,9 +289,10 @@ def ollama_deployment(ctx: Context, engines=None, ollama_log=None, declared_sett
     engine = ollama_engine(engines)
     from llmdoctor.facts.engines import container_engine
 
+    from llmdoctor.knowledge.ollama.deployment import Deployment, deployment
+
     if container is not None and container_engine(container) in (OLLAMA, None):
-        return "kubernetes" if container.form == "pod" else "container"
-    from llmdoctor.knowledge.ollama.deployment import deployment
+        return Deployment("kubernetes" if container.form == "pod" else "container", getattr(container, "name", None))
 
     unit = _unit_for(engine, systemd_units)
     where = deployment(ollama_log, declared_settings, systemd=unit is not None)
@@ -282,4 +300,6 @@ def ollama_deployment(ctx: Context, engines=None, ollama_log=None, declared_sett
         where = "systemd" if getattr(engine, "unit", None) else None
     if where is None:
         raise FactUnavailable("how Ollama runs is not known", quiet=True)
+    if where == "systemd":  # the unit found, so a drop-in is written for it (not for `ollama` by habit)
+        return Deployment("systemd", getattr(unit, "unit", None) or getattr(engine, "unit", None))
     return where

@@ -26,6 +26,9 @@ COMMANDS: dict[tuple[str, ...], str] = {
     ("systemctl", "cat"): "systemctl_cat.txt",
     ("vmstat",): "vmstat.txt",
     ("nvidia-smi",): "nvidia_smi.txt",
+    ("amd-smi", "metric"): "amd_smi_metric.json",
+    ("amd-smi", "static"): "amd_smi_static.json",
+    ("rocm-smi",): "rocm_smi.json",
 }
 NOT_RECORDED = (("nvidia-smi", "--query-compute-apps"),)  # the processes: never part of nvidia_smi.txt
 
@@ -59,6 +62,7 @@ KNOWN_FILES = frozenset({
     "meta.json", "unit.service", "expected.json", "README.md", "README.txt", "health.json", "props.json",
     "slots.json", "server_info.json", "docker_inspect.json", "podman_inspect.json",
     "pod.json", "kubectl_describe.txt", "events.json", "pod.yaml", "deployment.yaml", "deployment.json",
+    "amd_smi_metric.json", "amd_smi_static.json", "rocm_smi.json",
 })
 UTF16_LIMIT = 256 * 1024 * 1024  # a UTF-16 log is a pasted one; more than this is not read
 REPAIR_LIMIT = 64 * 1024 * 1024  # logs up to this size are paste-repaired (pastes are small; collected logs are not pasted)

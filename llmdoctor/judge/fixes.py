@@ -67,7 +67,10 @@ def dropin_commands(unit: str, name: str = DROPIN_NAME) -> tuple[str, ...]:
 
 
 def settings_fix(where: str | None, unit: str = OLLAMA_UNIT, **values: Any) -> tuple[tuple[str, ...], str]:
-    """(commands, config) that set engine variables where the server runs."""
+    """(commands, config) that set engine variables where the server runs (for systemd: the unit
+    the deployment names, where it names one)."""
+    if where == "systemd" and getattr(where, "name", None):
+        unit = where.name
     pairs = [(k, str(v)) for k, v in values.items() if REDACTED not in str(v)]
     kept = tuple(kept_secret(k) for k, v in values.items() if REDACTED in str(v))
     if kept and where in ("windows", "macos", "container", "kubernetes"):
@@ -80,10 +83,14 @@ def settings_fix(where: str | None, unit: str = OLLAMA_UNIT, **values: Any) -> t
         return (tuple(f'launchctl setenv {k} "{v}"' for k, v in pairs)
                 + ("# then quit Ollama from the menu bar and open it again",), "")
     if where == "container":
-        config = "# docker-compose.yml, under the ollama service\nenvironment:\n" + "".join(
-            f'  - {k}={v}\n' for k, v in pairs)
+        from llmdoctor.knowledge.ollama.deployment import container_name
+
+        name = container_name(where)
+        config = (f"# docker-compose.yml, under the service of container {name}\nenvironment:\n" + "".join(
+            f'  - {k}={v}\n' for k, v in pairs))
         return (("docker compose up -d  # recreates the container with the new environment",
-                 "docker run ... " + " ".join(f"-e {k}={v}" for k, v in pairs) + " ollama/ollama  # without compose"),
+                 f"docker rm -f {name} && docker run --name {name} ... " + " ".join(f"-e {k}={v}" for k, v in pairs)
+                 + " ollama/ollama  # without compose: its other options as before"),
                 config)
     if where == "kubernetes":
         config = "env:\n" + "".join(f'- name: {k}\n  value: "{v}"\n' for k, v in pairs)
@@ -96,25 +103,41 @@ def ollama_gpu_recheck(where: str | None, grep: str) -> tuple[str, ...] | None:
     (None elsewhere: the caller's systemd commands apply)."""
     if where != "container":
         return None
-    return ("docker exec ollama nvidia-smi  # the GPU as the container sees it (none: recreate it with --gpus all)",
-            "docker restart ollama", f"docker logs ollama 2>&1 | grep -E '{grep}'")
+    from llmdoctor.knowledge.ollama.deployment import container_name
+
+    name = container_name(where)
+    return (f"docker exec {name} nvidia-smi  # the GPU as the container sees it (none: recreate it with --gpus all)",
+            f"docker restart {name}", f"docker logs {name} 2>&1 | grep -E '{grep}'")
 
 
 IMAGES = {"ollama": "ollama/ollama", "vllm": "vllm/vllm-openai", "llamacpp": "ghcr.io/ggml-org/llama.cpp:server-cuda"}
 
 
 def container_gpu_fix(engine: str | None, image: str | None = None, podman: bool = False,
-                      requested: bool = False) -> tuple[tuple[str, ...], str]:
-    """(commands, compose config) that pass the host's GPUs into the engine's container; when one
-    was requested already, the commands that install and register the NVIDIA container toolkit."""
+                      requested: bool = False, name: str | None = None, amd: bool = False) -> tuple[tuple[str, ...], str]:
+    """(commands, compose config) that pass the host's GPUs into the engine's container (by its
+    name, where docker inspect gave it); when one was requested already, the commands that install
+    and register the NVIDIA container toolkit. AMD GPUs go in as the /dev/kfd and /dev/dri devices
+    (Ollama's docs/docker.md: `--device /dev/kfd --device /dev/dri ... ollama/ollama:rocm`)."""
+    named = f"rm -f {name} && {'podman' if podman else 'docker'} run --name {name} " if name else "run "
+    if amd:
+        image = "ollama/ollama:rocm" if engine == "ollama" and (image or "ollama/ollama").split(":")[0] == "ollama/ollama" \
+            else image or "IMAGE"
+        cli = "podman" if podman else "docker"
+        check = ("ls -l /dev/kfd /dev/dri/render*  # the container's user needs their groups (video, render)",)
+        run = (f"{cli} {named}--device /dev/kfd --device /dev/dri ... {image}  # recreate the container: "
+               "a running one keeps its devices",)
+        config = ("# docker-compose.yml, under the engine's service\ndevices:\n  - /dev/kfd\n  - /dev/dri\n"
+                  "group_add:\n  - video\n  - render\n")
+        return ((check + run) if requested else (run + ("docker compose up -d  # with compose: recreates it",))), config
     image = image or IMAGES.get(engine or "", "IMAGE")
     toolkit = ("nvidia-ctk runtime configure --runtime=docker && systemctl restart docker  # after installing "
                "nvidia-container-toolkit", "docker run --rm --gpus all ubuntu nvidia-smi  # must list the GPU")
     if podman:
-        run = (f"podman run --device nvidia.com/gpu=all ... {image}  # CDI: nvidia-ctk cdi generate "
+        run = (f"podman {named}--device nvidia.com/gpu=all ... {image}  # CDI: nvidia-ctk cdi generate "
                "--output=/etc/cdi/nvidia.yaml first",)
     else:
-        run = (f"docker run --gpus all ... {image}  # recreate the container: a running one keeps its devices",)
+        run = (f"docker {named}--gpus all ... {image}  # recreate the container: a running one keeps its devices",)
     config = ("# docker-compose.yml, under the engine's service\ndeploy:\n  resources:\n    reservations:\n"
               "      devices:\n        - driver: nvidia\n          count: all\n          capabilities: [gpu]\n")
     return ((toolkit + run) if requested else (run + ("docker compose up -d  # with compose: recreates it",))), config

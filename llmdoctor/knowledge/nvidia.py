@@ -33,6 +33,7 @@ class GpuDevice:
     free_bytes: int | None = None
     driver: str | None = None
     uuid: str | None = None
+    memory: str = ""  # what total_bytes counts where it is not plainly the card's own memory (AMD: "VRAM", "GTT (unified ...)")
 
 
 @dataclass(frozen=True)
@@ -46,11 +47,12 @@ class GpuProcess:
 
 @dataclass(frozen=True)
 class GpuFact:
-    source: str  # "NVML", "nvidia-smi", "nvidia_smi.txt"
+    source: str  # "NVML", "nvidia-smi", "nvidia_smi.txt", "amd-smi", "rocm-smi", "amdgpu sysfs", ...
     gpus: tuple[GpuDevice, ...] = ()
     processes: tuple[GpuProcess, ...] = ()
     driver: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    vendor: str = "nvidia"  # "amd" for the GPUs of llmdoctor.knowledge.amd
 
     @property
     def total_bytes(self) -> int | None:
@@ -72,7 +74,7 @@ class GpuFact:
             label = "GPU" if len(self.gpus) == 1 else f"GPU {g.index}"
             parts = [g.name or "unknown GPU"]
             if g.total_bytes is not None:
-                parts.append(f"{human_bytes(g.total_bytes)} total")
+                parts.append(f"{human_bytes(g.total_bytes)} total" + (f" {g.memory}" if g.memory else ""))
             if g.used_bytes is not None:
                 parts.append(f"{human_bytes(g.used_bytes)} used")
             driver = g.driver or self.driver

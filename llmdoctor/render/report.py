@@ -54,8 +54,15 @@ def _md_code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+def merged_into(changes, f: Finding):
+    """The change a finding's setting went into (its own instance's, where the host runs several)."""
+    return next((c for c in changes if f.check in c.checks
+                 and (not f.instance or c.place.endswith(f"({f.instance})"))), None)
+
+
 def _md_finding(f: Finding, merged=None) -> list[str]:
-    out = [f"#### [{f.severity.value}] {f.title}", "", f"`{f.check}` · cause **{f.cause.value}** · confidence {f.confidence.value}", ""]
+    out = [f"#### [{f.severity.value}] {f.title}", "", f"`{f.check}` · cause **{f.cause.value}** · confidence {f.confidence.value}"
+           + (f" · instance {_md_escape(f.instance)}" if f.instance else ""), ""]
     out.append("Evidence:")
     out.append("")
     for e in f.evidence:
@@ -86,13 +93,12 @@ def render_markdown(report: Report) -> str:
             out += ["No problems found in what was examined.", ""]
         if t.examined:
             out += ["Examined: " + "; ".join(_md_code(e) for e in t.examined), ""]
-        merged_into = {check: c for c in t.changes for check in c.checks}
         for sev in Severity:
             group = [f for f in t.findings if f.severity is sev]
             if group:
                 out += [f"### {SEVERITY_HEADING[sev]}", ""]
                 for f in group:
-                    out += _md_finding(f, merged_into.get(f.check))
+                    out += _md_finding(f, merged_into(t.changes, f))
         if t.changes:
             out += _md_changes(t.changes)
         gaps = _gaps(t)
@@ -132,7 +138,6 @@ def _lines(t: TargetReport) -> list[Line]:
         out.append(((f"  Examined: {'; '.join(t.examined)}", "dim"),))
     if t.summary or t.examined:
         out.append(())
-    merged_into = {check: c for c in t.changes for check in c.checks}
     if not t.diagnosed and t.not_diagnosed:
         out += [(("  Could not diagnose: ", "bold yellow"), (t.not_diagnosed, "")), ()]
     elif not t.findings:
@@ -144,10 +149,10 @@ def _lines(t: TargetReport) -> list[Line]:
         style = SEVERITY_STYLE[sev]
         out.append(((f"{SEVERITY_HEADING[sev]} ({len(group)})", style),))
         for f in group:
-            out.append((("  ", ""), ("●", style), (" ", ""), (f.title, "bold"), (f"  {f.cause.value} · {f.check}", "dim")))
+            out.append((("  ", ""), ("●", style), (" ", ""), (f.title, "bold"), (f"  {f.cause.value} · {f.check}" + (f" · {f.instance}" if f.instance else ""), "dim")))
             out += [(("      ", ""), (f"{e.source}:", "dim"), (f" {e.text.strip()}", "")) for e in f.evidence]
             out.append((("    ", ""), ("Fix:", "green"), (f" {f.fix.summary}", "")))
-            merged = merged_into.get(f.check)
+            merged = merged_into(t.changes, f)
             if merged is not None:
                 out.append(((f"      → part of What to change ({merged.place}), below", "dim"),))
             else:

@@ -178,3 +178,23 @@ def test_behind_ssh_the_remote_cli_runs_everything():
         (["docker", "exec", "-e", "LC_ALL=C", "--", "ancient-smoke-8769", "nvidia-smi"], 7),
         (["http", "GET", "8000", "/v1/models"], 10),  # the published port, on the container's host
     ]
+
+
+def test_fixes_name_the_real_container(docker, monkeypatch):
+    """A container called ollama-gpu (not the docs' `ollama`): the fix recreates that one, and the
+    Ollama settings' fixes address it too (the recorded inspect has no "Name": the name asked for)."""
+    monkeypatch.setenv("FAKE_DOCKER_NAME", "ollama-gpu")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="120")
+    p = subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", "--host", "docker://ollama-gpu", "--format", "json"],
+                       capture_output=True, text=True, env=env, timeout=120, cwd=ROOT)
+    target = report_doc(p.stdout)["targets"][0]
+    finding = next(f for f in target["findings"] if f["check"] == "container-gpu-hidden")
+    assert any(c.startswith("docker rm -f ollama-gpu && docker run --name ollama-gpu --gpus all") for c in finding["fix"]["commands"])
+    from llmdoctor.facts import Context, FactStore
+    from llmdoctor.judge.fixes import ollama_gpu_recheck, settings_fix
+
+    where = FactStore(Context(ContainerHost("docker://ollama-gpu"))).get("ollama_deployment")
+    assert where == "container" and where.name == "ollama-gpu"
+    commands, config = settings_fix(where, OLLAMA_NUM_PARALLEL=2)
+    assert "docker run --name ollama-gpu" in commands[1] and "container ollama-gpu" in config
+    assert ollama_gpu_recheck(where, "x")[1] == "docker restart ollama-gpu"

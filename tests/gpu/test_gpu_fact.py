@@ -65,6 +65,9 @@ class RemoteHost(BaseHost):
         apps = fixture("compute-apps-595-rtx4080.csv")
         return CommandResult(tuple(argv), 0, noheader_nounits(apps, QUERY_APPS_FIELDS))
 
+    def listdir(self, path):
+        raise FileNotFoundError(path)
+
     def read(self, path, limit=4096):
         if path == "/proc/2165/comm":
             return b"kwin_wayland\n"
@@ -81,4 +84,5 @@ def test_remote_nvidia_smi_csv():
 def test_remote_without_nvidia_smi():
     with pytest.raises(FactUnavailable) as e:
         gpu(Context(host=RemoteHost(installed=False)))
-    assert e.value.reason == "nvidia-smi not found: no NVIDIA driver"
+    assert e.value.reason == ("nvidia-smi not found: no NVIDIA driver; "
+                              "no AMD GPU: amd-smi not found, rocm-smi not found, no /sys/class/drm")

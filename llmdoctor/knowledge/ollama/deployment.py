@@ -8,6 +8,21 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the log's parser is imported by whoever read a log (start-up time)
     from llmdoctor.knowledge.ollama.log import OllamaLogSummary
 
+class Deployment(str):
+    """How the server runs ("container", ...), equal to that word, and naming what runs it where
+    that is known (`container`: the container's name from docker inspect), so a fix names it."""
+
+    def __new__(cls, where: str, name: str | None = None) -> "Deployment":
+        value = super().__new__(cls, where)
+        value.name = name
+        return value
+
+
+def container_name(where: Any) -> str:
+    """The container a fix addresses: the one inspected, else the name the Ollama docs use."""
+    return getattr(where, "name", None) or "ollama"
+
+
 def deployment(log: OllamaLogSummary | None = None, declared: Any = None, systemd: bool = False) -> str | None:
     """How this Ollama runs, from what the evidence shows: "systemd", "windows", "macos",
     "container", "kubernetes", or None when nothing tells."""
