@@ -112,9 +112,46 @@ def log_sources(ctx: Context, engines=(), evidence_recognition=None) -> LogSourc
                                          ctx.since_seconds, state))
         except HostError as e:
             problems.append(f"{path}: {e}")
+    if not host.recorded:
+        sources = _without_probe(sources)
     if not sources:
         if problems:
             raise FactUnavailable("; ".join(problems))
         raise FactUnavailable("no log sources (no engine runs as a systemd unit; name files with --log)",
                               quiet=True)
     return LogSources(sources, problems)
+
+
+class _ProbeFiltered:
+    """A log source less the lines the probe's own requests left (knowledge/probe/own_requests.py).
+    Only lines(): the block readers would bypass the filter, and a probe's run rarely lies in a
+    log; it counts for `snapshot_key` neither (the probe's requests change the file anyway)."""
+
+    _BYPASS = frozenset({"raw_regions", "raw_blocks", "blocks", "snapshot_key"})
+
+    def __init__(self, inner, own) -> None:
+        self._inner, self._own = inner, own
+
+    def __getattr__(self, name: str):
+        if name in self._BYPASS:
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+    def lines(self):
+        return self._own.filter(self._inner.lines())
+
+
+def _without_probe(sources: list) -> list:
+    """Wrap each source whose engine the probe ran against within the last day."""
+    from llmdoctor.facts.live_probe.record import load_windows
+
+    windows = load_windows()
+    if not windows:
+        return sources
+    from llmdoctor.knowledge.probe.own_requests import OwnRequests
+
+    out = []
+    for s in sources:
+        own = OwnRequests(windows, getattr(s, "engine", None))
+        out.append(_ProbeFiltered(s, own) if own else s)
+    return out

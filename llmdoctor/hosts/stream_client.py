@@ -79,6 +79,32 @@ def get(url: str, path: str, timeout: float) -> GetResult:
         conn.close()
 
 
+def post_json(url: str, path: str, body: dict[str, Any], timeout: float) -> GetResult:
+    """POST a small JSON body (llama-server's /tokenize) within `timeout`; errors as for get()."""
+    conn, prefix = _connection(url, timeout)
+    start = time.monotonic()
+    deadline = Deadline(timeout)
+    try:
+        conn.connect()
+        deadline.watch(conn.sock)
+        try:
+            conn.request("POST", prefix + path, json.dumps(body).encode(),
+                         headers={"User-Agent": USER_AGENT, "Content-Type": "application/json"})
+            resp = conn.getresponse()
+            data = resp.read(4 * 1024 * 1024)
+        except (OSError, http.client.HTTPException):
+            if deadline.expired:
+                raise TimeoutError(f"no complete answer within {timeout:g} s") from None
+            raise
+        if deadline.expired:
+            raise TimeoutError(f"no complete answer within {timeout:g} s")
+        return GetResult(resp.status, data, {k.lower(): v for k, v in resp.getheaders()},
+                         time.monotonic() - start)
+    finally:
+        deadline.cancel()
+        conn.close()
+
+
 class Interrupt:
     """Shared stop switch: set on Ctrl-C or deadline; closes every open stream."""
 
@@ -122,6 +148,7 @@ class StreamRequest:
     first_byte_timeout_s: float | None = None  # wait for the answer (default: read_timeout_s)
     connect_timeout_s: float = CONNECT_TIMEOUT_S
     on_chunk: Callable[[str, int], None] | None = field(default=None, repr=False)
+    run: int = 0                               # the repetition of its scenario (copied to the sample)
 
 
 def stream(req: StreamRequest, t0: float, stop: Interrupt,
@@ -151,8 +178,10 @@ def stream(req: StreamRequest, t0: float, stop: Interrupt,
         if stop.is_set():
             return acc.sample(INTERRUPTED, "stopped before sending", None)
         body = json.dumps(req.body).encode()
+        # The marker a server's log can show: the User-Agent (and vLLM's request id, taken from
+        # X-Request-Id); the prompt itself starts with "[llmdoctor probe ...]" (prompts.marker).
         headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT,
-                   "Accept": "application/x-ndjson, text/event-stream"}
+                   "Accept": "application/x-ndjson, text/event-stream", "X-Request-Id": f"llmdoctor-probe-{req.id}-{id(req):x}"}
         sent = time.monotonic()
         acc.sent_s = sent - t0
         deadline = sent + req.timeout_s
