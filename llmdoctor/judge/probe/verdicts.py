@@ -80,9 +80,9 @@ def spread(values: list[float]) -> dict[str, Any]:
 
 def spread_line(what: str, values: list[float], fmt=lambda v: f"{v:.2f}") -> str:
     if len(values) == 1:
-        return f"{what}: {fmt(values[0])} (one run)"
-    return (f"{what} over {len(values)} runs: min {fmt(min(values))}, median {fmt(p50(values))}, "
-            f"max {fmt(max(values))}")
+        return f"{what} {fmt(values[0])}"
+    return (f"{what} {fmt(p50(values))} (median of {len(values)} runs; min {fmt(min(values))}, "
+            f"max {fmt(max(values))})")
 
 
 def _busy_verdict(name: str, skipped: int, result: ProbeResult) -> Verdict:

@@ -2,8 +2,8 @@
 served (pure: the answers are fetched in facts/live_probe/load.py).
 
 Read before every scenario run, while the probe itself has nothing in flight, so whatever the
-server says it is running belongs to someone else. Formats (FACTS.md §6.3, §5.5, §2;
-examples/samples.md §6-7):
+server says it is running belongs to someone else. Formats (llama.cpp tools/server/README.md
+and a real xllamacpp build, vLLM's metric names 0.7-0.33, Ollama's api/types.go):
 - llama-server `GET /slots`: one object per slot with `is_processing` (older builds: `state`,
   1 = processing) and `n_ctx`, the slot's context; `id_task` once the slot has had a task;
 - llama-server `GET /metrics` (with --metrics): gauges `llamacpp:requests_processing` and
