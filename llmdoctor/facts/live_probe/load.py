@@ -47,18 +47,20 @@ def read_load(url: str, engine: str, timeout: float = LOAD_TIMEOUT_S) -> ServerL
     return ServerLoad("no load endpoint for this engine")
 
 
-def wait_for_idle(url: str, engine: str, budget_s: float, stop: Interrupt | None = None) -> tuple[ServerLoad, float]:
+def wait_for_idle(url: str, engine: str, budget_s: float,
+                  stop: Interrupt | None = None) -> tuple[ServerLoad, ServerLoad, float]:
     """Read the load; while others are served, read again every IDLE_POLL_S for at most
-    `budget_s`. Returns the last reading and the seconds waited."""
+    `budget_s`. Returns the first reading, the last (the same object when it did not wait)
+    and the seconds waited."""
     start = time.monotonic()
-    load = read_load(url, engine)
+    first = load = read_load(url, engine)
     while load.busy and time.monotonic() - start + IDLE_POLL_S <= budget_s and not (stop and stop.is_set()):
         if stop is not None:
             stop.event.wait(IDLE_POLL_S)
         else:
             time.sleep(IDLE_POLL_S)
         load = read_load(url, engine)
-    return load, time.monotonic() - start
+    return first, load, time.monotonic() - start
 
 
 def count_tokens(url: str, engine: str, text: str, timeout: float = LOAD_TIMEOUT_S) -> int | None:

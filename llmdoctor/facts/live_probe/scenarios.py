@@ -194,9 +194,9 @@ class ProbeRunner:
             self.look("end")
         busy = [x for x in self.loads if x.busy and x.at != "end"]
         if busy:
-            self.notes.append(f"the server was busy with other requests before {len(busy)} of {len(self.loads) - 1} "
-                              f"readings (first: {busy[0].describe()}, before {busy[0].at}); what it measured "
-                              "then is inconclusive")
+            self.notes.append(f"the server was busy with other requests at {len(busy)} of {len(self.loads) - 1} "
+                              f"readings (first before {busy[0].at}: {busy[0].describe()}); the runs that started "
+                              "busy are left out of the verdicts")
         result = ProbeResult(url=t.url, engine=t.engine, model=t.model, version=t.version, mode=mode,
                              slots=t.slots, slots_source=t.slots_source, context=self.context, rtt_s=t.rtt_s,
                              started_at=self.started_at, wall_s=round(time.monotonic() - self.t0, 4),
@@ -228,13 +228,16 @@ class ProbeRunner:
         from llmdoctor.facts.live_probe.load import wait_for_idle
 
         budget = max(0.0, min(wait_s, self.idle_budget_left(), self.remaining() - MIN_SCENARIO_S))
-        load, waited = wait_for_idle(self.target.url, self.target.engine, budget, self.stop)
+        first, load, waited = wait_for_idle(self.target.url, self.target.engine, budget, self.stop)
         self.idle_wait_s += waited
+        if first is not load:  # it was busy and the probe waited: keep what it found first too
+            self.loads.append(replace(first, at=f"{at} (before waiting)", t_s=time.monotonic() - self.t0 - waited))
         load = replace(load, at=at, t_s=time.monotonic() - self.t0)
         self.loads.append(load)
-        if load.busy and at != "end":
-            self.progress(f"server busy before {at}: {load.describe()}"
-                          + (f" (waited {waited:.1f} s for idle)" if waited >= 0.1 else ""))
+        if first.busy and at != "end":
+            self.progress(f"server busy before {at}: {first.describe()}"
+                          + (f"; waited {waited:.1f} s: {'still busy' if load.busy else 'idle now'}"
+                             if waited >= 0.1 else ""))
         return load
 
     def idle_budget_left(self) -> float:

@@ -52,8 +52,14 @@ def _interval(s: StreamSample) -> tuple[float, float] | None:
 
 
 def _busy(result: ProbeResult, scenario: str, run: int) -> bool:
+    """Others' requests ran or waited before the run, or right after it: the next reading (the
+    probe has nothing in flight then either) tells of a request that arrived meanwhile."""
     load = result.load_before(scenario, run)
-    return load is not None and load.busy
+    if load is None:
+        return False
+    i = result.loads.index(load)
+    after = result.loads[i + 1] if i + 1 < len(result.loads) else None
+    return load.busy or (after is not None and after.busy)
 
 
 def _groups(result: ProbeResult, scenario: str, need=lambda s: True) -> tuple[list[list[StreamSample]], int]:
@@ -371,9 +377,10 @@ def summary_lines(result: ProbeResult) -> list[tuple[str, str]]:
         busy = result.busy_loads
         first = result.loads[0]
         if busy:
-            out.append((f"{label} server load", f"BUSY before {len(busy)} of {len(result.loads)} readings "
-                        f"(e.g. before {busy[0].at}: {busy[0].describe()}); waited {result.idle_wait_s:.1f} s "
-                        "for idle; runs that started busy are left out of the verdicts"))
+            out.append((f"{label} server load", f"BUSY with others' requests at {len(busy)} of "
+                        f"{len([x for x in result.loads if x.at != 'end'])} readings (first before {busy[0].at}: "
+                        f"{busy[0].describe()}); waited {result.idle_wait_s:.1f} s for idle; the runs that "
+                        "started busy are left out of the verdicts"))
         else:
             out.append((f"{label} server load", f"idle before every run ({first.describe()})"
                         if first.known else first.describe()))
