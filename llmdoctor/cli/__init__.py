@@ -218,7 +218,7 @@ def diagnose(
     sample_seconds: float = typer.Option(2.0, "--sample-seconds", min=0.0, max=300.0, help="Window for swap and metric rate samples."),
     since: str = typer.Option("24h", "--since", help="How far back to read logs (e.g. 30m, 24h, 7d)."),
     log: List[Path] = typer.Option([], "--log", help="Extra engine log file to read (repeatable)."),
-    probe: bool = typer.Option(False, "--probe", help="Also run the light live probe (5 requests, at most 2 at once, <= 64 tokens each)."),
+    probe: bool = typer.Option(False, "--probe", help="Also run the light live probe (13 requests, at most 2 at once, <= 20 tokens each)."),
     probe_deadline: float = typer.Option(60.0, "--probe-deadline", min=5.0, max=600.0, help="With --probe: overall time limit per engine, seconds."),
     model: Optional[str] = typer.Option(None, "--model", help="With --probe: the model to probe (default: the loaded one)."),
     state_dir: Optional[Path] = typer.Option(None, "--state-dir", help="Remember log positions here so the next run reads only new lines."),

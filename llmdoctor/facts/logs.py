@@ -124,10 +124,10 @@ def log_sources(ctx: Context, engines=(), evidence_recognition=None) -> LogSourc
 
 class _ProbeFiltered:
     """A log source less the lines the probe's own requests left (knowledge/probe/own_requests.py).
-    Only lines(): the block readers would bypass the filter, and a probe's run rarely lies in a
-    log; it counts for `snapshot_key` neither (the probe's requests change the file anyway)."""
+    Only lines(): the block readers would bypass the filter. Its snapshot key adds the probe's
+    runs, so an unchanged log is still scanned once while the runs stay the same."""
 
-    _BYPASS = frozenset({"raw_regions", "raw_blocks", "blocks", "snapshot_key"})
+    _BYPASS = frozenset({"raw_regions", "raw_blocks", "blocks"})
 
     def __init__(self, inner, own) -> None:
         self._inner, self._own = inner, own
@@ -136,6 +136,11 @@ class _ProbeFiltered:
         if name in self._BYPASS:
             raise AttributeError(name)
         return getattr(self._inner, name)
+
+    def snapshot_key(self):
+        key_of = getattr(self._inner, "snapshot_key", None)
+        key = key_of() if callable(key_of) else None
+        return None if key is None else tuple(key) + ("probe-runs",) + self._own.key
 
     def lines(self):
         return self._own.filter(self._inner.lines())

@@ -64,7 +64,7 @@ def test_one_slot_is_found_queueing(one_slot):
     assert f.cause.value == "QUEUEING"
     assert any("overlapped" in e.text for e in f.evidence)
     assert "-np 4" in f.fix.commands[0]
-    assert r.requests_sent <= 6 and all(s.completion_tokens <= 64 for s in r.samples if s.completion_tokens)
+    assert r.requests_sent <= 13 and all(s.completion_tokens <= 20 for s in r.samples if s.completion_tokens)
 
 
 def test_four_slots_are_not_queueing(four_slots):

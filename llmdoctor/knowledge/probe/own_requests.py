@@ -69,6 +69,7 @@ class OwnRequests:
         ws = [w for w in windows if engine is None or w.engine == engine]
         self.spans = [(math.floor(w.started) - MARGIN_S, w.ended + MARGIN_S) for w in ws]
         self.tasks = [w.tasks for w in ws if w.tasks and w.engine == LLAMACPP]
+        self.key = tuple(self.spans) + tuple(self.tasks)  # what decides which lines go
         self.left_out = 0
 
     def __bool__(self) -> bool:
