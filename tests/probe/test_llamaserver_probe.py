@@ -104,5 +104,6 @@ def test_load_mode_names_what_it_sends_and_measures(four_slots):
     assert "5 concurrent streaming requests" in text and "-token prompt" in text
     r = ProbeRunner(target).load()
     load = r.scenario("load")
-    assert len(load) == 5 and all(s.ok for s in load)
-    assert len(r.scenario("load-long")) == 1
+    rounds = {s.run for s in load}
+    assert rounds <= {1, 2, 3} and len(load) == 5 * len(rounds) and all(s.ok for s in load), r.errors
+    assert {s.run for s in r.scenario("load-long")} == rounds
