@@ -43,6 +43,11 @@ class LogSources(tuple):
             lines.append(("Logs", ", ".join(s.name for s in self)))
         for p in self.problems:
             lines.append(("Logs not read", p))
+        for s in self:
+            own = getattr(s, "_own", None)
+            if own is not None and own.left_out:
+                lines.append(("Logs left out", f"{own.left_out:,} lines of {s.name}: the requests of llmdoctor's "
+                              "own probe runs (probe-runs.json)"))
         return lines
 
 

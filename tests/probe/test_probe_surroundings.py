@@ -101,6 +101,7 @@ def log_findings(url):
     for spec in specs:
         if spec.id.startswith("llamacpp-"):
             out += run_check(spec, store).findings
+    log_findings.summary = dict(store.values["log_sources"].summary())
     return out
 
 
@@ -132,6 +133,7 @@ def test_the_probes_own_refused_prompt_is_left_out_of_the_log(server, monkeypatc
     assert any("over the 512-token context; resent" in n for n in r.notes), r.notes
     assert EXCEEDS in server.log_text()
     assert not [f for f in log_findings(server) if f.cause is Cause.CONTEXT_TRUNCATION]
+    assert "the requests of llmdoctor's own probe runs" in log_findings.summary.get("Logs left out", "")
     assert _post(server, "/v1/chat/completions", {"messages": [{"role": "user", "content": prompts.PASSAGE * 40}],
                                                   "max_tokens": 4}) == 400
     found = [f for f in log_findings(server) if f.cause is Cause.CONTEXT_TRUNCATION]

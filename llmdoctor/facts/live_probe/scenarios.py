@@ -192,11 +192,6 @@ class ProbeRunner:
             self.notes.append("stopped early (Ctrl-C or deadline): the figures cover what was measured")
         if self.read_load and self.samples:
             self.look("end")
-        busy = [x for x in self.loads if x.busy and x.at != "end"]
-        if busy:
-            self.notes.append(f"the server was busy with other requests at {len(busy)} of {len(self.loads) - 1} "
-                              f"readings (first before {busy[0].at}: {busy[0].describe()}); the runs that started "
-                              "busy are left out of the verdicts")
         result = ProbeResult(url=t.url, engine=t.engine, model=t.model, version=t.version, mode=mode,
                              slots=t.slots, slots_source=t.slots_source, context=self.context, rtt_s=t.rtt_s,
                              started_at=self.started_at, wall_s=round(time.monotonic() - self.t0, 4),

@@ -283,7 +283,8 @@ def load_concurrency(result: ProbeResult) -> Verdict | None:
                "ttft_p50_s": p50(ttfts), "ttft_p95_s": p95(ttfts), "itl_p50_s": p50(itls), "itl_p95_s": p95(itls),
                "queue_wait_p50_s": p50(waits), "queue_wait_p95_s": p95(waits),
                "spread": {"max_concurrent": spread([float(m) for m in mosts])}, "busy_runs": skipped}
-    lines = (f"{n} streams sent together: at most {spread_line('streaming at once', [float(m) for m in mosts], lambda v: f'{v:.0f}')}"
+    lines = (f"{n} streams sent together: " + spread_line("the most streaming at once", [float(m) for m in mosts],
+                                                           lambda v: f"{v:.0f}")
              + (f"; the server reports {result.slots} slots" if result.slots else ""),
              f"TTFT p50 {ms(p50(ttfts))}, p95 {ms(p95(ttfts))}; ITL p50 {ms(p50(itls))}, p95 {ms(p95(itls))}"
              + (f"; queue wait p95 {ms(p95(waits))}" if waits else ""))
@@ -379,8 +380,8 @@ def summary_lines(result: ProbeResult) -> list[tuple[str, str]]:
         if busy:
             out.append((f"{label} server load", f"BUSY with others' requests at {len(busy)} of "
                         f"{len([x for x in result.loads if x.at != 'end'])} readings (first before {busy[0].at}: "
-                        f"{busy[0].describe()}); waited {result.idle_wait_s:.1f} s for idle; the runs that "
-                        "started busy are left out of the verdicts"))
+                        f"{busy[0].describe()}); waited {result.idle_wait_s:.1f} s for idle; the runs with "
+                        "others' requests before or after them are left out of the verdicts"))
         else:
             out.append((f"{label} server load", f"idle before every run ({first.describe()})"
                         if first.known else first.describe()))
