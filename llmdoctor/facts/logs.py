@@ -153,7 +153,7 @@ class _ProbeFiltered:
 
 def _without_probe(sources: list) -> list:
     """Wrap each source whose engine the probe ran against within the last day."""
-    from llmdoctor.facts.live_probe.record import load_windows
+    from llmdoctor.facts.probe_runs import load_windows
 
     windows = load_windows()
     if not windows:

@@ -56,31 +56,15 @@ class GetResult:
 def get(url: str, path: str, timeout: float) -> GetResult:
     """GET url+path within `timeout` in all (connect, headers, body); raises TimeoutError
     past it, OSError/http.client errors on other transport failures."""
-    conn, prefix = _connection(url, timeout)
-    start = time.monotonic()
-    deadline = Deadline(timeout)
-    try:
-        conn.connect()
-        deadline.watch(conn.sock)
-        try:
-            conn.request("GET", prefix + path, headers={"User-Agent": USER_AGENT, "Accept": "*/*"})
-            resp = conn.getresponse()
-            body = resp.read(4 * 1024 * 1024)
-        except (OSError, http.client.HTTPException):
-            if deadline.expired:
-                raise TimeoutError(f"no complete answer within {timeout:g} s") from None
-            raise
-        if deadline.expired:
-            raise TimeoutError(f"no complete answer within {timeout:g} s")
-        return GetResult(resp.status, body, {k.lower(): v for k, v in resp.getheaders()},
-                         time.monotonic() - start)
-    finally:
-        deadline.cancel()
-        conn.close()
+    return _call("GET", url, path, None, {"Accept": "*/*"}, timeout)
 
 
 def post_json(url: str, path: str, body: dict[str, Any], timeout: float) -> GetResult:
     """POST a small JSON body (llama-server's /tokenize) within `timeout`; errors as for get()."""
+    return _call("POST", url, path, json.dumps(body).encode(), {"Content-Type": "application/json"}, timeout)
+
+
+def _call(method: str, url: str, path: str, body: bytes | None, headers: dict[str, str], timeout: float) -> GetResult:
     conn, prefix = _connection(url, timeout)
     start = time.monotonic()
     deadline = Deadline(timeout)
@@ -88,8 +72,7 @@ def post_json(url: str, path: str, body: dict[str, Any], timeout: float) -> GetR
         conn.connect()
         deadline.watch(conn.sock)
         try:
-            conn.request("POST", prefix + path, json.dumps(body).encode(),
-                         headers={"User-Agent": USER_AGENT, "Content-Type": "application/json"})
+            conn.request(method, prefix + path, body, headers={"User-Agent": USER_AGENT, **headers})
             resp = conn.getresponse()
             data = resp.read(4 * 1024 * 1024)
         except (OSError, http.client.HTTPException):

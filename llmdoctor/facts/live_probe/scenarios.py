@@ -199,7 +199,7 @@ class ProbeRunner:
                              notes=tuple(self.notes), interrupted=self.interrupted, loads=tuple(self.loads),
                              idle_wait_s=round(self.idle_wait_s, 3), runs=self.runs)
         if self.read_load and self.samples:
-            from llmdoctor.facts.live_probe.record import remember
+            from llmdoctor.facts.probe_runs import remember
 
             remember(result, time.time() - (time.monotonic() - self.t0))
         return result

@@ -12,10 +12,13 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from llmdoctor.knowledge.probe.own_requests import KEEP_S, ProbeWindow
-from llmdoctor.knowledge.probe.result import ProbeResult
+from llmdoctor.redact import redact_text
+
+if TYPE_CHECKING:  # diagnose imports this module to read the file: no probe machinery at start-up
+    from llmdoctor.knowledge.probe.result import ProbeResult
 
 FILE = "probe-runs.json"
 MAX_RECORDS = 50
@@ -48,16 +51,16 @@ def load_windows(path: Path | None = None, now: float | None = None) -> list[Pro
     return out[-MAX_RECORDS:]
 
 
-def window_of(result: ProbeResult, started: float, ended: float) -> ProbeWindow:
+def window_of(result: "ProbeResult", started: float, ended: float) -> ProbeWindow:
     """The run's wall-clock span and, for llama-server, the task ids /slots showed around it."""
     tasks = [x.max_task for x in result.loads]
     lo = tasks[0] if tasks and tasks[0] is not None else -1
     hi = max((t for t in tasks if t is not None), default=None)
     window = (lo, hi) if hi is not None and hi > lo else None
-    return ProbeWindow(result.url, result.engine, started, ended, window)
+    return ProbeWindow(redact_text(result.url), result.engine, started, ended, window)  # a URL may carry a password
 
 
-def remember(result: ProbeResult, started: float, path: Path | None = None) -> None:
+def remember(result: "ProbeResult", started: float, path: Path | None = None) -> None:
     path = path or state_path()
     now = time.time()
     records: list[dict[str, Any]] = [w.to_dict() for w in load_windows(path, now)]
