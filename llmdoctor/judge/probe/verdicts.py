@@ -3,6 +3,12 @@ figures it compared, or None when the probe has no data for that question.
 
 `kind` is "problem" (a check turns it into a finding), "healthy" or "inconclusive"
 (shown as a summary line). All thresholds come from `thresholds`.
+
+A repeated scenario (the probe runs each three times) is judged run by run: a verdict is a
+problem, or healthy, only when every run says so; runs on both sides of the threshold make it
+inconclusive, and its figures carry the spread (runs, min, p50, max). Runs with others'
+requests before or after them (the server's load, read around each run) are left out: what
+was measured then says as much about the others as about the server.
 """
 from __future__ import annotations
 
@@ -63,8 +69,8 @@ def _busy(result: ProbeResult, scenario: str, run: int) -> bool:
 
 
 def _groups(result: ProbeResult, scenario: str, need=lambda s: True) -> tuple[list[list[StreamSample]], int]:
-    """The ok samples of each run of a scenario (runs that started on a busy server left
-    out), and how many runs were left out for that."""
+    """The ok samples of each run of a scenario, less the runs with others' requests before or
+    after them (`_busy`), and how many runs were left out for that."""
     by_run: dict[int, list[StreamSample]] = {}
     for s in result.scenario(scenario):
         if s.ok and need(s):
@@ -94,8 +100,8 @@ def spread_line(what: str, values: list[float], fmt=lambda v: f"{v:.2f}") -> str
 def _busy_verdict(name: str, skipped: int, result: ProbeResult) -> Verdict:
     first = result.busy_loads[0].describe() if result.busy_loads else "others' requests"
     return Verdict(name, INCONCLUSIVE, f"Not judged: the server was busy with other requests before "
-                   f"{'each' if skipped > 1 else 'the'} run ({first})", (f"{skipped} run(s) left out: they started "
-                   "while others' requests were running or queued",), {"busy_runs": skipped}, Confidence.LOW)
+                   f"{'each' if skipped > 1 else 'the'} run ({first})", (f"{skipped} run(s) left out: others' requests "
+                   "were running or queued before or after them",), {"busy_runs": skipped}, Confidence.LOW)
 
 
 def _split(kinds: list[str]) -> str | None:
