@@ -50,6 +50,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config._llmdoctor_tmp = (own, os.environ.get("TMPDIR"), _entries(_SYSTEM_TMP))  # type: ignore[attr-defined]
     os.environ["TMPDIR"] = own
     tempfile.tempdir = own
+    os.environ["LLMDOCTOR_STATE_HOME"] = os.path.join(own, "state")  # the probe's run records stay in the session
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -299,8 +299,9 @@ def _probe_parts(runs: Any) -> tuple[tuple[Figure, ...], tuple[dict[str, Any], .
     if runs is None:
         return (), ()
     from llmdoctor.judge.probe.figures import probe_figures
+    from llmdoctor.judge.probe.verdicts import runs_with_verdicts
 
-    return probe_figures(runs), tuple(_redacted(r) for r in runs.to_dict())
+    return probe_figures(runs), tuple(_redacted(r) for r in runs_with_verdicts(runs))
 
 
 def _redacted(value: Any) -> Any:

@@ -239,7 +239,7 @@ def diagnose(
     since: str = typer.Option("24h", "--since", help="How far back to read logs (e.g. 30m, 24h, 7d)."),
     log: List[Path] = typer.Option([], "--log", help="Extra engine log file to read (repeatable)."),
     url: Optional[str] = typer.Option(None, "--url", help="Diagnose only the engine instance at this URL (http://127.0.0.1:8081), where a host runs several."),
-    probe: bool = typer.Option(False, "--probe", help="Also run the light live probe (5 requests, at most 2 at once, <= 64 tokens each)."),
+    probe: bool = typer.Option(False, "--probe", help="Also run the light live probe (13 requests, at most 2 at once, <= 20 tokens each)."),
     probe_deadline: float = typer.Option(60.0, "--probe-deadline", min=5.0, max=600.0, help="With --probe: overall time limit per engine, seconds."),
     model: Optional[str] = typer.Option(None, "--model", help="With --probe: the model to probe (default: the loaded one)."),
     state_dir: Optional[Path] = typer.Option(None, "--state-dir", help="Remember log positions here so the next run reads only new lines."),

@@ -118,7 +118,7 @@ Examples:
         """Measure TTFT and inter-token latency live; tell queueing from sharing, prefill and unload.
 
         URL is the server, e.g. http://127.0.0.1:11434 (default: the engines found on this host).
-        The light probe sends 5 requests, at most 2 at once, <= 64 tokens each; --mode load is opt-in.
+        The light probe sends 13 requests (3 runs of each scenario), at most 2 at once, <= 20 tokens each; --mode load is opt-in.
         """
         from llmdoctor.model import ExitCode, Report
         from llmdoctor.facts.live_probe import Interrupt, ProbeError

@@ -43,6 +43,11 @@ class LogSources(tuple):
             lines.append(("Logs", ", ".join(s.name for s in self)))
         for p in self.problems:
             lines.append(("Logs not read", p))
+        for s in self:
+            own = getattr(s, "_own", None)
+            if own is not None and own.left_out:
+                lines.append(("Logs left out", f"{own.left_out:,} lines of {s.name}: the requests of llmdoctor's "
+                              "own probe runs (probe-runs.json)"))
         return lines
 
 
@@ -112,9 +117,51 @@ def log_sources(ctx: Context, engines=(), evidence_recognition=None) -> LogSourc
                                          ctx.since_seconds, state))
         except HostError as e:
             problems.append(f"{path}: {e}")
+    if not host.recorded:
+        sources = _without_probe(sources)
     if not sources:
         if problems:
             raise FactUnavailable("; ".join(problems))
         raise FactUnavailable("no log sources (no engine runs as a systemd unit; name files with --log)",
                               quiet=True)
     return LogSources(sources, problems)
+
+
+class _ProbeFiltered:
+    """A log source less the lines the probe's own requests left (knowledge/probe/own_requests.py).
+    Only lines(): the block readers would bypass the filter. Its snapshot key adds the probe's
+    runs, so an unchanged log is still scanned once while the runs stay the same."""
+
+    _BYPASS = frozenset({"raw_regions", "raw_blocks", "blocks"})
+
+    def __init__(self, inner, own) -> None:
+        self._inner, self._own = inner, own
+
+    def __getattr__(self, name: str):
+        if name in self._BYPASS:
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+    def snapshot_key(self):
+        key_of = getattr(self._inner, "snapshot_key", None)
+        key = key_of() if callable(key_of) else None
+        return None if key is None else tuple(key) + ("probe-runs",) + self._own.key
+
+    def lines(self):
+        return self._own.filter(self._inner.lines())
+
+
+def _without_probe(sources: list) -> list:
+    """Wrap each source whose engine the probe ran against within the last day."""
+    from llmdoctor.facts.probe_runs import load_windows
+
+    windows = load_windows()
+    if not windows:
+        return sources
+    from llmdoctor.knowledge.probe.own_requests import OwnRequests
+
+    out = []
+    for s in sources:
+        own = OwnRequests(windows, getattr(s, "engine", None))
+        out.append(_ProbeFiltered(s, own) if own else s)
+    return out

@@ -56,6 +56,15 @@ class GetResult:
 def get(url: str, path: str, timeout: float) -> GetResult:
     """GET url+path within `timeout` in all (connect, headers, body); raises TimeoutError
     past it, OSError/http.client errors on other transport failures."""
+    return _call("GET", url, path, None, {"Accept": "*/*"}, timeout)
+
+
+def post_json(url: str, path: str, body: dict[str, Any], timeout: float) -> GetResult:
+    """POST a small JSON body (llama-server's /tokenize) within `timeout`; errors as for get()."""
+    return _call("POST", url, path, json.dumps(body).encode(), {"Content-Type": "application/json"}, timeout)
+
+
+def _call(method: str, url: str, path: str, body: bytes | None, headers: dict[str, str], timeout: float) -> GetResult:
     conn, prefix = _connection(url, timeout)
     start = time.monotonic()
     deadline = Deadline(timeout)
@@ -63,16 +72,16 @@ def get(url: str, path: str, timeout: float) -> GetResult:
         conn.connect()
         deadline.watch(conn.sock)
         try:
-            conn.request("GET", prefix + path, headers={"User-Agent": USER_AGENT, "Accept": "*/*"})
+            conn.request(method, prefix + path, body, headers={"User-Agent": USER_AGENT, **headers})
             resp = conn.getresponse()
-            body = resp.read(4 * 1024 * 1024)
+            data = resp.read(4 * 1024 * 1024)
         except (OSError, http.client.HTTPException):
             if deadline.expired:
                 raise TimeoutError(f"no complete answer within {timeout:g} s") from None
             raise
         if deadline.expired:
             raise TimeoutError(f"no complete answer within {timeout:g} s")
-        return GetResult(resp.status, body, {k.lower(): v for k, v in resp.getheaders()},
+        return GetResult(resp.status, data, {k.lower(): v for k, v in resp.getheaders()},
                          time.monotonic() - start)
     finally:
         deadline.cancel()
@@ -122,6 +131,7 @@ class StreamRequest:
     first_byte_timeout_s: float | None = None  # wait for the answer (default: read_timeout_s)
     connect_timeout_s: float = CONNECT_TIMEOUT_S
     on_chunk: Callable[[str, int], None] | None = field(default=None, repr=False)
+    run: int = 0                               # the repetition of its scenario (copied to the sample)
 
 
 def stream(req: StreamRequest, t0: float, stop: Interrupt,
@@ -151,8 +161,10 @@ def stream(req: StreamRequest, t0: float, stop: Interrupt,
         if stop.is_set():
             return acc.sample(INTERRUPTED, "stopped before sending", None)
         body = json.dumps(req.body).encode()
+        # The marker a server's log can show: the User-Agent (and vLLM's request id, taken from
+        # X-Request-Id); the prompt itself starts with "[llmdoctor probe ...]" (prompts.marker).
         headers = {"Content-Type": "application/json", "User-Agent": USER_AGENT,
-                   "Accept": "application/x-ndjson, text/event-stream"}
+                   "Accept": "application/x-ndjson, text/event-stream", "X-Request-Id": f"llmdoctor-probe-{req.id}-{id(req):x}"}
         sent = time.monotonic()
         acc.sent_s = sent - t0
         deadline = sent + req.timeout_s

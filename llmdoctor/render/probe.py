@@ -18,8 +18,10 @@ class ProbeView:
 
 
 def probe_json(view: ProbeView) -> str:
+    from llmdoctor.judge.probe.verdicts import runs_with_verdicts
+
     doc = report_to_dict(view.report)
-    doc["probe"] = view.runs.to_dict()
+    doc["probe"] = runs_with_verdicts(view.runs)
     return json.dumps(doc, indent=2) + "\n"
 
 

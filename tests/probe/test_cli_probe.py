@@ -28,8 +28,13 @@ def test_probe_json_has_findings_and_raw_timings():
     assert [f["check"] for f in target["findings"]] == ["probe-queueing"]
     assert "OLLAMA_NUM_PARALLEL" in target["findings"][0]["fix"]["config"]
     (raw,) = doc["probe"]
-    assert raw["requests_sent"] == 5 and raw["tokens_generated"] > 0
+    assert raw["requests_sent"] == 13 and raw["tokens_generated"] > 0  # a warm-up, 3 x (single, long, pair)
     assert {s["scenario"] for s in raw["samples"]} == {"warmup", "single", "long", "pair"}
+    assert raw["runs"] == 3 and {s["run"] for s in raw["samples"] if s["scenario"] != "warmup"} == {1, 2, 3}
+    verdicts = {v["name"]: v for v in raw["verdicts"]}
+    assert verdicts["queueing"]["kind"] == "problem"
+    assert verdicts["queueing"]["figures"]["spread"]["overlap_fraction"]["runs"] == 3
+    assert raw["loads"][0]["source"] == "/api/ps" and raw["busy"] is False
     assert all(len(s["chunk_s"]) == s["completion_tokens"] for s in raw["samples"])
     assert "probe:" in p.stderr  # progress goes to stderr, never into the JSON
 
@@ -48,7 +53,7 @@ def test_load_mode_says_what_it_sends_before_sending():
         p = run(srv.url, "--mode", "load", "--concurrency", "3", "--format", "json")
         sent = len(srv.requests)
     assert "load mode will send" in p.stderr and "3 concurrent streaming requests" in p.stderr
-    assert sent == 2 + 3 + 1  # warm-up, single, 3 streams, the injected long prompt
+    assert sent == 1 + 3 + 3 * (3 + 1)  # warm-up, 3 singles, 3 rounds of 3 streams and the injected long prompt
     assert p.returncode in (0, 1, 2), p.stderr
 
 
@@ -100,8 +105,9 @@ def test_probe_draws_the_streams_in_text_and_html():
     tail = text.stdout[text.stdout.index("Probe timeline · "):]
     assert max(len(line) for line in tail.splitlines()) <= 120  # COLUMNS
     rows = {line.split()[0]: line for line in tail.splitlines()[2:] if line.startswith("pair-")}
-    assert set(rows) == {"pair-1", "pair-2"}
+    rows = {k: v for k, v in rows.items() if k.endswith(".1")}  # the first of three runs
+    assert set(rows) == {"pair-1.1", "pair-2.1"}
     first, later = sorted(rows.values(), key=lambda r: r.index("|"))
-    assert later.index("|") - first.index("|") > 10 and "·····" in later  # it waited: queued, not shared
+    assert later.index("|") - first.index("|") > 5 and "·····" in later  # it waited: queued, not shared
     assert page.returncode == 1, page.stderr
     assert page.stdout.startswith("<!DOCTYPE html>") and page.stdout.count("<svg") == 2

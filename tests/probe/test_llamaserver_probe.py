@@ -64,7 +64,7 @@ def test_one_slot_is_found_queueing(one_slot):
     assert f.cause.value == "QUEUEING"
     assert any("overlapped" in e.text for e in f.evidence)
     assert "-np 4" in f.fix.commands[0]
-    assert r.requests_sent <= 6 and all(s.completion_tokens <= 64 for s in r.samples if s.completion_tokens)
+    assert r.requests_sent <= 13 and all(s.completion_tokens <= 20 for s in r.samples if s.completion_tokens)
 
 
 def test_four_slots_are_not_queueing(four_slots):
@@ -75,9 +75,13 @@ def test_four_slots_are_not_queueing(four_slots):
             break
     assert v is not None and v.kind != PROBLEM, v
     assert not [f for f in findings(r) if f.check == "probe-queueing"]
-    # both first tokens arrive long before either stream ends
-    a, b = sorted(r.scenario("pair"), key=lambda s: s.first_token_at)
-    assert b.first_token_at < a.last_token_at
+    # in a run that streamed together, both first tokens arrive long before either stream ends
+    runs = {}
+    for s in r.scenario("pair"):
+        if s.ok:
+            runs.setdefault(s.run, []).append(s)
+    pairs = [sorted(p, key=lambda s: s.first_token_at) for p in runs.values() if len(p) == 2]
+    assert any(b.first_token_at < a.last_token_at for a, b in pairs), pairs
 
 
 def test_probe_medians_agree_with_server_timings_within_10_percent(four_slots):
@@ -104,5 +108,6 @@ def test_load_mode_names_what_it_sends_and_measures(four_slots):
     assert "5 concurrent streaming requests" in text and "-token prompt" in text
     r = ProbeRunner(target).load()
     load = r.scenario("load")
-    assert len(load) == 5 and all(s.ok for s in load)
-    assert len(r.scenario("load-long")) == 1
+    rounds = {s.run for s in load}
+    assert rounds <= {1, 2, 3} and len(load) == 5 * len(rounds) and all(s.ok for s in load), r.errors
+    assert {s.run for s in r.scenario("load-long")} == rounds

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import threading
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Callable
 
@@ -19,12 +20,16 @@ from llmdoctor.hosts.stream_client import Interrupt, StreamRequest, stream
 from llmdoctor.facts.live_probe.detect import Target
 from llmdoctor.knowledge.probe.result import CONNECT_ERROR, HTTP_ERROR, INTERRUPTED, STALLED, TIMEOUT, ProbeResult, StreamSample
 from llmdoctor.knowledge.probe.limits import (
-    DEFAULT_DEADLINE_S, LIGHT_MAX_IN_FLIGHT, LOAD_LONG_PROMPT_TOKENS, LOAD_MAX_STREAMS,
-    LONG_PROMPT_MAX_CONTEXT_SHARE, LONG_PROMPT_OUTPUT_TOKENS, LONG_PROMPT_TOKENS, MAX_OUTPUT_TOKENS,
-    READ_TIMEOUT_S, REQUEST_TIMEOUT_S, WARMUP_OUTPUT_TOKENS, WARMUP_TIMEOUT_S,
+    DEFAULT_DEADLINE_S, IDLE_WAIT_MAX_S, IDLE_WAIT_PER_RUN_S, IDLE_WAIT_SHARE, LIGHT_MAX_IN_FLIGHT,
+    LOAD_LONG_PROMPT_TOKENS, LOAD_MAX_STREAMS, LONG_PROMPT_MAX_CONTEXT_SHARE, LONG_PROMPT_OUTPUT_TOKENS,
+    LONG_PROMPT_TOKENS, MAX_OUTPUT_TOKENS, READ_TIMEOUT_S, REPEAT_OUTPUT_TOKENS, REQUEST_TIMEOUT_S, RUNS,
+    WARMUP_OUTPUT_TOKENS, WARMUP_TIMEOUT_S,
 )
+from llmdoctor.knowledge.engines import OLLAMA
+from llmdoctor.knowledge.probe.load import ServerLoad
 
 Progress = Callable[[str], None]
+LONG_PROMPT_MIN_TOKENS = 256  # a repeated long prompt is never shorter than this
 MIN_SCENARIO_S = 2.0       # don't start a scenario with less time than this left
 INJECT_AFTER_CHUNKS = 8    # load mode: inject the long prompt once streams are running
 INJECT_AFTER_S = 3.0       # ... or after this long, whichever comes first
@@ -57,27 +62,35 @@ def load_streams(target: Target, concurrency: int | None) -> int:
     return max(1, min(n, LOAD_MAX_STREAMS))
 
 
-def describe_light(target: Target) -> str:
-    return (f"light probe of {target.engine} at {target.url}, model {target.model}: 5 requests, "
-            f"at most 2 at once (limit {LIGHT_MAX_IN_FLIGHT}), <= {MAX_OUTPUT_TOKENS} output tokens each, "
-            f"one ~{long_prompt_tokens(target.context)}-token prompt; fixed harmless text")
+def describe_light(target: Target, runs: int = RUNS) -> str:
+    return (f"light probe of {target.engine} at {target.url}, model {target.model}: {1 + 4 * runs} requests "
+            f"(a warm-up, then {runs} runs each of one stream, one long prompt and a pair), at most 2 at once "
+            f"(limit {LIGHT_MAX_IN_FLIGHT}), <= {REPEAT_OUTPUT_TOKENS} output tokens each, "
+            f"one ~{long_prompt_tokens(target.context, max(LONG_PROMPT_MIN_TOKENS, LONG_PROMPT_TOKENS // runs))}-token "
+            "prompt per run; fixed harmless text")
 
 
-def describe_load(target: Target, concurrency: int | None) -> str:
+def describe_load(target: Target, concurrency: int | None, runs: int = RUNS) -> str:
     n = load_streams(target, concurrency)
-    long_n = long_prompt_tokens(target.context, LOAD_LONG_PROMPT_TOKENS)
-    return (f"load mode will send to {target.url} (model {target.model}): {n} concurrent streaming requests "
-            f"(<= {MAX_OUTPUT_TOKENS} output tokens each, fixed harmless prompt) and, while they stream, "
-            f"one ~{long_n}-token prompt; before that a warm-up and one single stream")
+    long_n = long_prompt_tokens(target.context, max(LONG_PROMPT_MIN_TOKENS, LOAD_LONG_PROMPT_TOKENS // runs))
+    return (f"load mode will send to {target.url} (model {target.model}): {runs} rounds of {n} concurrent "
+            f"streaming requests (<= {REPEAT_OUTPUT_TOKENS} output tokens each, fixed harmless prompt) and, "
+            f"while they stream, one ~{long_n}-token prompt; before that a warm-up and {runs} single streams")
 
 
 class ProbeRunner:
     def __init__(self, target: Target, deadline_s: float = DEFAULT_DEADLINE_S,
-                 max_tokens: int = MAX_OUTPUT_TOKENS, progress: Progress | None = None,
+                 max_tokens: int = REPEAT_OUTPUT_TOKENS, progress: Progress | None = None,
                  stop: Interrupt | None = None, request_timeout_s: float = REQUEST_TIMEOUT_S,
-                 read_timeout_s: float = READ_TIMEOUT_S, warmup_timeout_s: float = WARMUP_TIMEOUT_S) -> None:
+                 read_timeout_s: float = READ_TIMEOUT_S, warmup_timeout_s: float = WARMUP_TIMEOUT_S,
+                 runs: int = RUNS, read_load: bool = True) -> None:
         self.target = target
         self.max_tokens = max(1, min(max_tokens, MAX_OUTPUT_TOKENS))
+        self.runs = max(1, runs)
+        self.read_load = read_load  # off: no load readings, no token counting (a test's bare runner)
+        self.loads: list[ServerLoad] = []
+        self.idle_wait_s = 0.0
+        self._long_tokens: dict[int, int] = {}  # wanted -> size that fits the slot
         self.progress = progress or (lambda _msg: None)
         self.stop = stop or Interrupt()
         self.request_timeout_s = request_timeout_s
@@ -98,14 +111,16 @@ class ProbeRunner:
         return self.deadline - time.monotonic()
 
     def request(self, id: str, scenario: str, prompt: str, max_tokens: int,
-                on_chunk: Callable[[str, int], None] | None = None, patient: bool = False) -> StreamRequest:
+                on_chunk: Callable[[str, int], None] | None = None, patient: bool = False,
+                run: int = 0) -> StreamRequest:
         """`patient`: may wait for a model load before its first byte (the warm-up)."""
         path, body = prompts.request(self.target.engine, self.target.model, prompt, max_tokens)
         limit = max(self.request_timeout_s, self.warmup_timeout_s) if patient else self.request_timeout_s
         first = max(self.read_timeout_s, self.warmup_timeout_s) if patient else self.read_timeout_s
         return StreamRequest(id=id, scenario=scenario, url=self.target.url, path=path, body=body,
                              wire=self.target.wire, timeout_s=max(0.5, min(limit, self.remaining())),
-                             read_timeout_s=self.read_timeout_s, first_byte_timeout_s=first, on_chunk=on_chunk)
+                             read_timeout_s=self.read_timeout_s, first_byte_timeout_s=first, on_chunk=on_chunk,
+                             run=run)
 
     def can_start(self, scenario: str) -> bool:
         if self.interrupted or self.fatal:
@@ -156,8 +171,8 @@ class ProbeRunner:
                 t.join(2.0)
         if self.stop.is_set() and not self.interrupted and self.remaining() > 0:
             self.interrupted = True
-        samples = [out.get(r.id) or StreamSample(r.id, r.scenario, status=INTERRUPTED,
-                                                error="never sent: the probe was stopped")
+        samples = [replace(out.get(r.id) or StreamSample(r.id, r.scenario, status=INTERRUPTED,
+                                                        error="never sent: the probe was stopped"), run=r.run)
                    for r in all_reqs]
         for s in samples:
             self.samples.append(s)
@@ -175,68 +190,163 @@ class ProbeRunner:
         t = self.target
         if self.interrupted:
             self.notes.append("stopped early (Ctrl-C or deadline): the figures cover what was measured")
-        return ProbeResult(url=t.url, engine=t.engine, model=t.model, version=t.version, mode=mode,
-                           slots=t.slots, slots_source=t.slots_source, context=t.context, rtt_s=t.rtt_s,
-                           started_at=self.started_at, wall_s=round(time.monotonic() - self.t0, 4),
-                           samples=tuple(self.samples), errors=tuple(self.errors),
-                           notes=tuple(self.notes), interrupted=self.interrupted)
+        if self.read_load and self.samples:
+            self.look("end")
+        result = ProbeResult(url=t.url, engine=t.engine, model=t.model, version=t.version, mode=mode,
+                             slots=t.slots, slots_source=t.slots_source, context=self.context, rtt_s=t.rtt_s,
+                             started_at=self.started_at, wall_s=round(time.monotonic() - self.t0, 4),
+                             samples=tuple(self.samples), errors=tuple(self.errors),
+                             notes=tuple(self.notes), interrupted=self.interrupted, loads=tuple(self.loads),
+                             idle_wait_s=round(self.idle_wait_s, 3), runs=self.runs)
+        if self.read_load and self.samples:
+            from llmdoctor.facts.probe_runs import remember
+
+            remember(result, time.time() - (time.monotonic() - self.t0))
+        return result
+
+    # -- surroundings ----------------------------------------------------------------
+    @property
+    def context(self) -> int | None:
+        """The per-request context: the smallest slot /slots listed, else what detection read."""
+        ctxs = [x.slot_ctx for x in self.loads if x.slot_ctx]
+        found = min(ctxs) if ctxs else None
+        if found and self.target.context:
+            return min(found, self.target.context)
+        return found or self.target.context or next(
+            (x.contexts.get(self.target.model) for x in self.loads if x.contexts.get(self.target.model)), None)
+
+    def look(self, at: str, wait_s: float = 0.0) -> ServerLoad | None:
+        """Read the server's load before a scenario run (the probe has nothing in flight then:
+        whatever runs is someone else's); while busy, wait up to `wait_s` for it to go idle."""
+        if not self.read_load:
+            return None
+        from llmdoctor.facts.live_probe.load import wait_for_idle
+
+        budget = max(0.0, min(wait_s, self.idle_budget_left(), self.remaining() - MIN_SCENARIO_S))
+        first, load, waited = wait_for_idle(self.target.url, self.target.engine, budget, self.stop)
+        self.idle_wait_s += waited
+        if first is not load:  # it was busy and the probe waited: keep what it found first too
+            self.loads.append(replace(first, at=f"{at} (before waiting)", t_s=time.monotonic() - self.t0 - waited))
+        load = replace(load, at=at, t_s=time.monotonic() - self.t0)
+        self.loads.append(load)
+        if first.busy and at != "end":
+            self.progress(f"server busy before {at}: {first.describe()}"
+                          + (f"; waited {waited:.1f} s: {'still busy' if load.busy else 'idle now'}"
+                             if waited >= 0.1 else ""))
+        return load
+
+    def idle_budget_left(self) -> float:
+        return min(IDLE_WAIT_MAX_S, IDLE_WAIT_SHARE * self.deadline_s) - self.idle_wait_s
+
+    def long_tokens(self, wanted: int) -> int:
+        """A long prompt that fits the slot: sized from the context read, then counted by the
+        server's own tokenizer where it has one (llama-server /tokenize) and shrunk to fit."""
+        if wanted in self._long_tokens:
+            return self._long_tokens[wanted]
+        # the runs share the one long prompt's budget of prompt tokens
+        n = long_prompt_tokens(self.context, max(LONG_PROMPT_MIN_TOKENS, wanted // self.runs))
+        if self.read_load and self.context:
+            from llmdoctor.facts.live_probe.load import count_tokens
+
+            limit = int(self.context * LONG_PROMPT_MAX_CONTEXT_SHARE)
+            for _ in range(3):
+                got = count_tokens(self.target.url, self.target.engine, prompts.long_prompt(n))
+                if got is None or got <= limit:
+                    break
+                n = max(32, int(n * limit / got * 0.95))
+        self._long_tokens[wanted] = n
+        return n
 
     # -- scenarios -------------------------------------------------------------------
-    def baseline(self) -> None:
-        """Warm-up (does the first request carry a model load?) and one short stream."""
+    def warmup(self) -> None:
+        """Does the first request carry a model load? Once: only a first request can."""
+        if self.can_start("warm-up"):
+            self.look("warmup", IDLE_WAIT_MAX_S)
         if self.can_start("warm-up"):
             self.progress("warm-up request (does the first request pay for a model load?)")
             self.run([self.request("warmup", "warmup", prompts.short_prompt(), WARMUP_OUTPUT_TOKENS, patient=True)])
-        if self.can_start("single stream"):
-            self.progress(f"single stream, short prompt, {self.max_tokens} tokens")
-            self.run([self.request("single", "single", prompts.short_prompt(), self.max_tokens)])
+            if self.target.engine == OLLAMA and self.read_load:
+                self.look("after warmup")  # /api/ps after: the model is in memory now
 
-    def long_prompt(self) -> None:
+    def single(self, run: int = 0) -> None:
+        name = f"single.{run}" if run else "single"
+        if run and self.can_start("single stream"):
+            self.look(f"single {run}", IDLE_WAIT_PER_RUN_S)
+        if self.can_start("single stream"):
+            self.progress(f"single stream, short prompt, {self.max_tokens} tokens" + (f" (run {run})" if run else ""))
+            self.run([self.request(name, "single", prompts.short_prompt(), self.max_tokens, run=run)])
+
+    def baseline(self) -> None:
+        """Warm-up (does the first request carry a model load?) and one short stream."""
+        self.warmup()
+        self.single(1 if self.runs > 1 else 0)
+
+    def long_prompt(self, run: int = 0) -> None:
+        if run and self.can_start("long prompt"):
+            self.look(f"long {run}", IDLE_WAIT_PER_RUN_S)
         if self.can_start("long prompt"):
-            n = long_prompt_tokens(self.target.context)
-            self.progress(f"single stream, ~{n}-token prompt (prefill speed)")
-            (first,) = self.run([self.request("long", "long", prompts.long_prompt(n), LONG_PROMPT_OUTPUT_TOKENS)])
+            n = self.long_tokens(LONG_PROMPT_TOKENS)
+            self.progress(f"single stream, ~{n}-token prompt (prefill speed)" + (f" (run {run})" if run else ""))
+            (first,) = self.run([self.request(f"long.{run}" if run else "long", "long", prompts.long_prompt(n),
+                                              LONG_PROMPT_OUTPUT_TOKENS, run=run)])
             over = context_overflow(first.error) if first.status == HTTP_ERROR else None
             if over and self.can_start("long prompt (resized)"):
                 # The tokenizer packs fewer words per token than estimated: resize once.
                 got, context = over
                 smaller = max(32, int(n * context * LONG_PROMPT_MAX_CONTEXT_SHARE / got))
+                self._long_tokens[LONG_PROMPT_TOKENS] = smaller
                 self.errors.remove(f"{first.id}: {first.error}")
                 self.notes.append(f"the ~{n}-token long prompt was {got} tokens, over the {context}-token "
                                   f"context; resent at ~{smaller}")
-                self.run([self.request("long-2", "long", prompts.long_prompt(smaller), LONG_PROMPT_OUTPUT_TOKENS)])
+                self.run([self.request(f"long-2.{run}" if run else "long-2", "long", prompts.long_prompt(smaller),
+                                       LONG_PROMPT_OUTPUT_TOKENS, run=run)])
 
-    def pair(self) -> None:
+    def pair(self, run: int = 0) -> None:
+        if run and self.can_start("pair"):
+            self.look(f"pair {run}", IDLE_WAIT_PER_RUN_S)
         if self.can_start("pair"):
-            self.progress("two streams released together (queueing or batching?)")
-            self.run([self.request(f"pair-{i}", "pair", prompts.short_prompt(), self.max_tokens) for i in (1, 2)],
-                     together=True)
+            self.progress("two streams released together (queueing or batching?)" + (f" (run {run})" if run else ""))
+            suffix = f".{run}" if run else ""
+            self.run([self.request(f"pair-{i}{suffix}", "pair", prompts.short_prompt(), self.max_tokens, run=run)
+                      for i in (1, 2)], together=True)
 
     def light(self) -> ProbeResult:
-        self.progress(describe_light(self.target))
-        self.baseline()
-        self.long_prompt()
-        self.pair()
+        self.progress(describe_light(self.target, self.runs))
+        self.warmup()
+        for run in range(1, self.runs + 1) if self.runs > 1 else (0,):
+            self.single(run)
+            self.long_prompt(run)
+            self.pair(run)
         return self.result("light")
 
     def load(self, concurrency: int | None = None) -> ProbeResult:
         n = load_streams(self.target, concurrency)
-        self.baseline()
-        if self.can_start("load"):
+        self.warmup()
+        repeated = self.runs > 1
+        for run in range(1, self.runs + 1) if repeated else (0,):
+            self.single(run)
+        for run in range(1, self.runs + 1) if repeated else (0,):
+            if not self.can_start("load"):
+                break
+            if run:
+                self.look(f"load {run}", IDLE_WAIT_PER_RUN_S)
             started = threading.Event()
 
-            def on_chunk(_id: str, count: int) -> None:
+            def on_chunk(_id: str, count: int, started=started) -> None:
                 if count >= INJECT_AFTER_CHUNKS:
                     started.set()
 
-            streams = [self.request(f"load-{i}", "load", prompts.short_prompt(), self.max_tokens, on_chunk)
-                       for i in range(1, n + 1)]
-            long_n = long_prompt_tokens(self.target.context, LOAD_LONG_PROMPT_TOKENS)
-            inject = self.request("load-long", "load-long", prompts.long_prompt(long_n), LONG_PROMPT_OUTPUT_TOKENS)
+            suffix = f".{run}" if run else ""
+            streams = [self.request(f"load-{i}{suffix}", "load", prompts.short_prompt(), self.max_tokens, on_chunk,
+                                    run=run) for i in range(1, n + 1)]
+            long_n = self.long_tokens(LOAD_LONG_PROMPT_TOKENS)
+            inject = self.request(f"load-long{suffix}", "load-long", prompts.long_prompt(long_n),
+                                  LONG_PROMPT_OUTPUT_TOKENS, run=run)
             timer = threading.Timer(INJECT_AFTER_S, started.set)
             timer.daemon = True
             timer.start()
-            self.progress(f"load: {n} streams at once, then one ~{long_n}-token prompt while they stream")
+            self.progress(f"load: {n} streams at once, then one ~{long_n}-token prompt while they stream"
+                          + (f" (run {run})" if run else ""))
             try:
                 self.run(streams, together=True, later=(started, inject))
             finally:

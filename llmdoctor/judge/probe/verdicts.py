@@ -3,6 +3,12 @@ figures it compared, or None when the probe has no data for that question.
 
 `kind` is "problem" (a check turns it into a finding), "healthy" or "inconclusive"
 (shown as a summary line). All thresholds come from `thresholds`.
+
+A repeated scenario (the probe runs each three times) is judged run by run: a verdict is a
+problem, or healthy, only when every run says so; runs on both sides of the threshold make it
+inconclusive, and its figures carry the spread (runs, min, p50, max). Runs with others'
+requests before or after them (the server's load, read around each run) are left out: what
+was measured then says as much about the others as about the server.
 """
 from __future__ import annotations
 
@@ -51,88 +57,172 @@ def _interval(s: StreamSample) -> tuple[float, float] | None:
     return (s.first_token_at, s.last_token_at)
 
 
-def queueing(result: ProbeResult) -> Verdict | None:
-    """Pair released together: did the second wait for the first to finish?"""
-    pair = [s for s in result.scenario("pair") if s.ok and _interval(s)]
-    if len(pair) < 2:
-        return None
+def _busy(result: ProbeResult, scenario: str, run: int) -> bool:
+    """Others' requests ran or waited before the run, or right after it: the next reading (the
+    probe has nothing in flight then either) tells of a request that arrived meanwhile."""
+    load = result.load_before(scenario, run)
+    if load is None:
+        return False
+    i = result.loads.index(load)
+    after = result.loads[i + 1] if i + 1 < len(result.loads) else None
+    return load.busy or (after is not None and after.busy)
+
+
+def _groups(result: ProbeResult, scenario: str, need=lambda s: True) -> tuple[list[list[StreamSample]], int]:
+    """The ok samples of each run of a scenario, less the runs with others' requests before or
+    after them (`_busy`), and how many runs were left out for that."""
+    by_run: dict[int, list[StreamSample]] = {}
+    for s in result.scenario(scenario):
+        if s.ok and need(s):
+            by_run.setdefault(s.run, []).append(s)
+    kept = {r: xs for r, xs in by_run.items() if not _busy(result, scenario, r)}
+    return [kept[r] for r in sorted(kept)], len(by_run) - len(kept)
+
+
+def _median_of(result: ProbeResult, scenario: str, attr: str) -> float | None:
+    groups, _ = _groups(result, scenario, lambda s: getattr(s, attr) is not None)
+    return p50(getattr(xs[0], attr) for xs in groups) if groups else None
+
+
+def spread(values: list[float]) -> dict[str, Any]:
+    """min / median / max of one figure over the runs."""
+    return {"runs": len(values), "min": round(min(values), 4), "p50": round(p50(values), 4),
+            "max": round(max(values), 4)}
+
+
+def spread_line(what: str, values: list[float], fmt=lambda v: f"{v:.2f}") -> str:
+    if len(values) == 1:
+        return f"{what} {fmt(values[0])}"
+    return (f"{what} {fmt(p50(values))} (median of {len(values)} runs; min {fmt(min(values))}, "
+            f"max {fmt(max(values))})")
+
+
+def _busy_verdict(name: str, skipped: int, result: ProbeResult) -> Verdict:
+    first = result.busy_loads[0].describe() if result.busy_loads else "others' requests"
+    return Verdict(name, INCONCLUSIVE, f"Not judged: the server was busy with other requests before "
+                   f"{'each' if skipped > 1 else 'the'} run ({first})", (f"{skipped} run(s) left out: others' requests "
+                   "were running or queued before or after them",), {"busy_runs": skipped}, Confidence.LOW)
+
+
+def _split(kinds: list[str]) -> str | None:
+    """PROBLEM or HEALTHY when every run agrees, None when the runs disagree."""
+    return kinds[0] if kinds and all(k == kinds[0] for k in kinds) else None
+
+
+def _queue_run(result: ProbeResult, pair: list[StreamSample], base_ttft: float | None):
     a, b = sorted(pair, key=lambda s: s.first_token_at)[:2]
     ia, ib = _interval(a), _interval(b)
     shorter = min(ia[1] - ia[0], ib[1] - ib[0])
     shared = overlap(ia, ib)
     frac = shared / shorter if shorter > 0 else (1.0 if shared > 0 else 0.0)
-    single = _one(result, "single")
-    base_ttft = single.ttft_s if single else a.ttft_s
-    extra = b.first_token_at - b.sent_s - base_ttft
-    figures = {"overlap_fraction": round(frac, 3), "first_stream": [round(ia[0], 4), round(ia[1], 4)],
+    base = base_ttft if base_ttft is not None else a.ttft_s
+    extra = b.first_token_at - b.sent_s - base
+    return a, b, ia, ib, frac, extra, base
+
+
+def queueing(result: ProbeResult) -> Verdict | None:
+    """Pairs released together: did the second wait for the first to finish? Every run must agree."""
+    groups, skipped = _groups(result, "pair", lambda s: _interval(s) is not None)
+    groups = [g for g in groups if len(g) >= 2]
+    if not groups:
+        return _busy_verdict("queueing", skipped, result) if skipped else None
+    base_ttft = _median_of(result, "single", "ttft_s")
+    runs = [_queue_run(result, g, base_ttft) for g in groups]
+    kinds = [PROBLEM if frac <= T.QUEUE_MAX_OVERLAP and extra >= T.QUEUE_MIN_EXTRA_WAIT_S else HEALTHY
+             for *_, frac, extra, _b in runs]
+    fracs, extras = [r[4] for r in runs], [r[5] for r in runs]
+    a, b, ia, ib, frac, extra, base_ttft = runs[0]
+    figures = {"overlap_fraction": round(p50(fracs), 3), "first_stream": [round(ia[0], 4), round(ia[1], 4)],
                "second_stream": [round(ib[0], 4), round(ib[1], 4)], "second_ttft_s": round(b.ttft_s, 4),
-               "single_ttft_s": round(base_ttft, 4), "slots": result.slots}
+               "single_ttft_s": round(base_ttft, 4), "slots": result.slots,
+               "spread": {"overlap_fraction": spread(fracs), "extra_wait_s": spread(extras)},
+               "busy_runs": skipped}
     lines = (f"two requests sent together: the first streamed from {ia[0] - a.sent_s:.2f} s to "
              f"{ia[1] - a.sent_s:.2f} s, the second's first token came at {b.ttft_s:.2f} s",
-             f"the streams overlapped {frac:.0%} of the time (queueing when <= {T.QUEUE_MAX_OVERLAP:.0%}); "
-             f"alone a first token takes {ms(base_ttft)}")
-    if frac <= T.QUEUE_MAX_OVERLAP and extra >= T.QUEUE_MIN_EXTRA_WAIT_S:
+             spread_line("the streams overlapped", fracs, lambda v: f"{v:.0%}")
+             + f" (queueing when <= {T.QUEUE_MAX_OVERLAP:.0%}); alone a first token takes {ms(base_ttft)}")
+    kind = _split(kinds)
+    if kind == PROBLEM:
         slots = f" (the server reports {result.slots} slot{'s' if result.slots != 1 else ''})" if result.slots else ""
         return Verdict("queueing", PROBLEM, f"Requests are served one at a time: the second waited "
-                       f"{extra:.2f} s for the first to finish{slots}", lines, figures)
-    return Verdict("queueing", HEALTHY, f"Two requests stream at the same time (overlap {frac:.0%})", lines, figures)
+                       f"{p50(extras):.2f} s for the first to finish{slots}", lines, figures)
+    if kind is None:
+        return Verdict("queueing", INCONCLUSIVE, f"{kinds.count(PROBLEM)} of {len(kinds)} pairs queued, the "
+                       f"others streamed together (overlap {min(fracs):.0%}-{max(fracs):.0%} across the "
+                       f"{T.QUEUE_MAX_OVERLAP:.0%} threshold)", lines, figures, Confidence.LOW)
+    return Verdict("queueing", HEALTHY, f"Two requests stream at the same time (overlap {p50(fracs):.0%})",
+                   lines, figures)
 
 
 def batching(result: ProbeResult) -> Verdict | None:
-    """Per-stream decode rate during the pair against a single stream's."""
+    """Per-stream decode rate during each pair against the median single-stream rate."""
     q = queueing(result)
-    single = _one(result, "single")
-    pair = [s for s in result.scenario("pair") if s.ok and s.decode_tps]
-    if q is None or q.kind == PROBLEM or single is None or not single.decode_tps or len(pair) < 2:
+    single = _median_of(result, "single", "decode_tps")
+    groups, _ = _groups(result, "pair", lambda s: bool(s.decode_tps))
+    groups = [g for g in groups if len(g) >= 2]
+    if q is None or q.kind != HEALTHY or not single or not groups:
         return None
-    rate = sum(s.decode_tps for s in pair) / len(pair)
-    share = rate / single.decode_tps
-    figures = {"single_decode_tps": round(single.decode_tps, 2), "pair_decode_tps": round(rate, 2),
-               "share": round(share, 3), "counts_from": single.counts_from}
-    lines = (f"alone: {tps(single.decode_tps)}; two at once: {tps(rate)} each = {share:.0%} of the "
-             f"single-stream rate (server counts: {single.counts_from})",
-             f"healthy batching >= {T.HEALTHY_BATCH_SHARE:.0%}, shared hardware <= {T.BANDWIDTH_LIMIT_SHARE:.0%}")
-    if share >= T.HEALTHY_BATCH_SHARE:
+    shares = [sum(s.decode_tps for s in g) / len(g) / single for g in groups]
+    share, rate = p50(shares), p50(shares) * single
+    counts_from = groups[0][0].counts_from
+    figures = {"single_decode_tps": round(single, 2), "pair_decode_tps": round(rate, 2),
+               "share": round(share, 3), "counts_from": counts_from, "spread": {"share": spread(shares)}}
+    lines = (f"alone: {tps(single)}; two at once: {tps(rate)} each = {share:.0%} of the "
+             f"single-stream rate (server counts: {counts_from})",
+             spread_line("share of the single-stream rate", shares, lambda v: f"{v:.0%}")
+             + f"; healthy batching >= {T.HEALTHY_BATCH_SHARE:.0%}, shared hardware <= {T.BANDWIDTH_LIMIT_SHARE:.0%}")
+    if min(shares) >= T.HEALTHY_BATCH_SHARE:
         return Verdict("batching", HEALTHY, f"Batching works: each of two streams keeps {share:.0%} of the "
                        "single-stream speed", lines, figures)
-    if share <= T.BANDWIDTH_LIMIT_SHARE:
+    if max(shares) <= T.BANDWIDTH_LIMIT_SHARE:
         return Verdict("batching", PROBLEM, f"Concurrent streams share the hardware: each of two runs at "
                        f"{share:.0%} of the single-stream speed", lines, figures)
-    return Verdict("batching", INCONCLUSIVE, f"Two streams keep {share:.0%} of the single-stream speed "
-                   "each (between healthy batching and a shared limit)", lines, figures, Confidence.MEDIUM)
+    return Verdict("batching", INCONCLUSIVE, f"Two streams keep {min(shares):.0%}-{max(shares):.0%} of the "
+                   "single-stream speed each (between, or across, healthy batching and a shared limit)",
+                   lines, figures, Confidence.MEDIUM)
 
 
 def prefill(result: ProbeResult) -> Verdict | None:
-    """Long prompt on an idle server: how long before the first token?"""
-    s = _one(result, "long")
-    if s is None:
-        return None
+    """Long prompt on an idle server: how long before the first token? Every run must agree."""
+    groups, skipped = _groups(result, "long", lambda s: s.ttft_s is not None)
+    if not groups:
+        return _busy_verdict("prefill", skipped, result) if skipped else None
+    runs = [g[-1] for g in groups]  # a resent (resized) prompt is the run's measurement
+    s = runs[0]
+    ttfts = [x.ttft_s for x in runs]
     ref = min(T.PREFILL_REFERENCE_TOKENS, result.context or T.PREFILL_REFERENCE_TOKENS)
-    est = ref / s.prefill_tps if s.prefill_tps else None
-    figures = {"ttft_s": round(s.ttft_s, 4), "prompt_tokens": s.prompt_tokens,
-               "prefill_tps": round(s.prefill_tps, 2) if s.prefill_tps else None,
-               "reference_tokens": ref, "reference_ttft_s": round(est, 3) if est else None}
-    lines = [f"a {s.prompt_tokens or '?'}-token prompt on an idle server: first token after {ms(s.ttft_s)}"
-             f" (PREFILL when >= {T.PREFILL_TTFT_WARN_S:.0f} s)"]
-    if s.prefill_tps:
-        lines.append(f"prefill {tps(s.prefill_tps)} (server counts: {s.counts_from}): a {ref}-token prompt "
+    rates = [x.prefill_tps for x in runs if x.prefill_tps]
+    ests = [ref / r for r in rates]
+    rate = p50(rates) if rates else None
+    est = ref / rate if rate else None
+    figures = {"ttft_s": round(p50(ttfts), 4), "prompt_tokens": s.prompt_tokens,
+               "prefill_tps": round(rate, 2) if rate else None,
+               "reference_tokens": ref, "reference_ttft_s": round(est, 3) if est else None,
+               "spread": {"ttft_s": spread(ttfts)} | ({"prefill_tps": spread(rates)} if rates else {}),
+               "busy_runs": skipped}
+    lines = [f"a {s.prompt_tokens or '?'}-token prompt on an idle server: "
+             + spread_line("first token", ttfts, ms) + f" (PREFILL when >= {T.PREFILL_TTFT_WARN_S:.0f} s)"]
+    if rate:
+        lines.append(f"prefill {tps(rate)} (server counts: {s.counts_from}): a {ref}-token prompt "
                      f"would wait ~{est:.1f} s (PREFILL when >= {T.PREFILL_REFERENCE_WARN_S:.0f} s)")
-    if s.ttft_s >= T.PREFILL_TTFT_WARN_S:
-        return Verdict("prefill", PROBLEM, f"Long prompts wait {s.ttft_s:.1f} s for the first token "
+    slow_ttft = [t >= T.PREFILL_TTFT_WARN_S for t in ttfts]
+    slow_rate = [e >= T.PREFILL_REFERENCE_WARN_S for e in ests]
+    if all(slow_ttft):
+        return Verdict("prefill", PROBLEM, f"Long prompts wait {p50(ttfts):.1f} s for the first token "
                        "on an idle server", tuple(lines), figures)
-    if est is not None and est >= T.PREFILL_REFERENCE_WARN_S:
-        return Verdict("prefill", PROBLEM, f"Prompt processing is slow ({tps(s.prefill_tps)}): a {ref}-token "
+    if slow_rate and all(slow_rate) and not any(slow_ttft):
+        return Verdict("prefill", PROBLEM, f"Prompt processing is slow ({tps(rate)}): a {ref}-token "
                        f"prompt waits ~{est:.0f} s", tuple(lines), figures, Confidence.MEDIUM)
-    return Verdict("prefill", HEALTHY, f"Prompt processing is fast enough ({ms(s.ttft_s)} for "
+    if any(slow_ttft) or any(slow_rate):
+        return Verdict("prefill", INCONCLUSIVE, f"Long prompts waited {ms(min(ttfts))}-{ms(max(ttfts))} for the "
+                       f"first token: the runs fall on both sides of the threshold", tuple(lines), figures,
+                       Confidence.LOW)
+    return Verdict("prefill", HEALTHY, f"Prompt processing is fast enough ({ms(p50(ttfts))} for "
                    f"{s.prompt_tokens or '?'} tokens)", tuple(lines), figures)
 
 
-def prefill_stall(result: ProbeResult) -> Verdict | None:
-    """Load mode: did the injected long prompt pause the running streams?"""
-    inj = _one(result, "load-long")
-    streams = [s for s in result.scenario("load") if s.ok and len(s.chunk_s) >= 3]
-    if inj is None or not streams:
-        return None
+def _stall_run(inj: StreamSample, streams: list[StreamSample]) -> tuple[float, float, str, float] | None:
+    """(longest gap, its stream's median gap, stream id, prefill time) while `inj` was prefilled."""
     # The prefill itself, not the injected request's queue wait: the server's own
     # prompt time when it reports one, else everything up to the first token.
     busy = inj.prompt_tokens / inj.prefill_tps if inj.prompt_tokens and inj.prefill_tps else inj.ttft_s
@@ -147,69 +237,120 @@ def prefill_stall(result: ProbeResult) -> Verdict | None:
                 worst = (g, med, s.id)
     if worst is None or not worst[1]:
         return None
-    gap, med, sid = worst
+    return worst + (busy,)
+
+
+def prefill_stall(result: ProbeResult) -> Verdict | None:
+    """Load mode: did the injected long prompt pause the running streams? Every run must agree."""
+    injected, _ = _groups(result, "load-long", lambda s: s.ttft_s is not None)
+    streams, _ = _groups(result, "load", lambda s: len(s.chunk_s) >= 3)
+    by_run = {g[0].run: g for g in streams}
+    runs = []
+    for g in injected:
+        inj = g[0]
+        got = _stall_run(inj, by_run.get(inj.run, []))
+        if got is not None:
+            runs.append((inj,) + got)
+    if not runs:
+        return None
+    stalls = [gap >= T.PREFILL_STALL_FACTOR * med and gap >= T.PREFILL_STALL_MIN_S for _, gap, med, _, _ in runs]
+    inj, gap, med, sid, busy = max(runs, key=lambda r: r[1] / r[2])
+    ratios = [r[1] / r[2] for r in runs]
     figures = {"longest_gap_s": round(gap, 4), "median_itl_s": round(med, 4),
-               "injected_prompt_tokens": inj.prompt_tokens, "injected_ttft_s": round(inj.ttft_s, 4)}
+               "injected_prompt_tokens": inj.prompt_tokens, "injected_ttft_s": round(inj.ttft_s, 4),
+               "spread": {"gap_over_median": spread(ratios), "longest_gap_s": spread([r[1] for r in runs])}}
     lines = (f"while a {inj.prompt_tokens or '?'}-token prompt was processed ({ms(busy)}), stream {sid} "
              f"paused {ms(gap)} between two tokens; its median gap is {ms(med)}",
-             f"stall when >= {T.PREFILL_STALL_FACTOR:.0f}x the median and >= {ms(T.PREFILL_STALL_MIN_S)}")
-    if gap >= T.PREFILL_STALL_FACTOR * med and gap >= T.PREFILL_STALL_MIN_S:
+             spread_line("longest pause / median gap", ratios, lambda v: f"{v:.1f}x")
+             + f"; stall when >= {T.PREFILL_STALL_FACTOR:.0f}x the median and >= {ms(T.PREFILL_STALL_MIN_S)}")
+    if all(stalls):
         return Verdict("prefill-stall", PROBLEM, f"A long prompt froze the running streams for {ms(gap)}",
                        lines, figures)
+    if any(stalls):
+        return Verdict("prefill-stall", INCONCLUSIVE, f"A long prompt froze the running streams in "
+                       f"{sum(stalls)} of {len(stalls)} runs", lines, figures, Confidence.LOW)
     return Verdict("prefill-stall", HEALTHY, "A long prompt did not stall the running streams", lines, figures)
 
 
 def load_concurrency(result: ProbeResult) -> Verdict | None:
-    """Load mode: how many streams ran at once, against the configured slots."""
-    streams = [s for s in result.scenario("load") if s.ok and _interval(s)]
-    if len(streams) < 2:
-        return None
-    most = max_concurrency(_interval(s) for s in streams)
+    """Load mode: how many streams ran at once, against the configured slots. Every run must agree."""
+    groups, skipped = _groups(result, "load", lambda s: _interval(s) is not None)
+    groups = [g for g in groups if len(g) >= 2]
+    if not groups:
+        return _busy_verdict("load-concurrency", skipped, result) if skipped else None
+    mosts = [max_concurrency(_interval(s) for s in g) for g in groups]
+    streams = [s for g in groups for s in g]
+    most, n = min(mosts), len(groups[0])
     ttfts = [s.ttft_s for s in streams]
     itls = [g for s in streams for g in s.itl]
-    single = _one(result, "single")
-    waits = [max(0.0, t - single.ttft_s) for t in ttfts] if single else []
-    figures = {"streams": len(streams), "max_concurrent": most, "slots": result.slots,
+    single = _median_of(result, "single", "ttft_s")
+    waits = [max(0.0, t - single) for t in ttfts] if single is not None else []
+    figures = {"streams": n, "max_concurrent": most, "slots": result.slots,
                "ttft_p50_s": p50(ttfts), "ttft_p95_s": p95(ttfts), "itl_p50_s": p50(itls), "itl_p95_s": p95(itls),
-               "queue_wait_p50_s": p50(waits), "queue_wait_p95_s": p95(waits)}
-    lines = (f"{len(streams)} streams sent together: at most {most} streamed at once"
+               "queue_wait_p50_s": p50(waits), "queue_wait_p95_s": p95(waits),
+               "spread": {"max_concurrent": spread([float(m) for m in mosts])}, "busy_runs": skipped}
+    lines = (f"{n} streams sent together: " + spread_line("the most streaming at once", [float(m) for m in mosts],
+                                                           lambda v: f"{v:.0f}")
              + (f"; the server reports {result.slots} slots" if result.slots else ""),
              f"TTFT p50 {ms(p50(ttfts))}, p95 {ms(p95(ttfts))}; ITL p50 {ms(p50(itls))}, p95 {ms(p95(itls))}"
              + (f"; queue wait p95 {ms(p95(waits))}" if waits else ""))
-    expected = min(result.slots, len(streams)) if result.slots else None
-    if most == 1 or (expected and most < expected):
+    expected = min(result.slots, n) if result.slots else None
+    kinds = [PROBLEM if m == 1 or (expected and m < expected) else HEALTHY for m in mosts]
+    kind = _split(kinds)
+    if kind == PROBLEM:
         of = f" of {expected} expected" if expected and expected > 1 else ""
-        return Verdict("load-concurrency", PROBLEM, f"Only {most}{of} of {len(streams)} streams sent together "
+        return Verdict("load-concurrency", PROBLEM, f"Only {max(mosts)}{of} of {n} streams sent together "
                        "ran at once: the others queued", lines, figures)
+    if kind is None:
+        return Verdict("load-concurrency", INCONCLUSIVE, f"{min(mosts)}-{max(mosts)} of {n} streams ran at once "
+                       f"across the runs ({expected or '?'} expected)", lines, figures, Confidence.LOW)
     return Verdict("load-concurrency", HEALTHY if expected else INCONCLUSIVE,
-                   f"{most} of {len(streams)} streams ran at once; TTFT p95 {ms(p95(ttfts))}, ITL p95 "
+                   f"{most} of {n} streams ran at once; TTFT p95 {ms(p95(ttfts))}, ITL p95 "
                    f"{ms(p95(itls))}" + (f", queue wait p95 {ms(p95(waits))}" if waits else ""), lines, figures)
 
 
+def _ps_evidence(result: ProbeResult) -> tuple[bool | None, str]:
+    """Ollama /api/ps before and after the warm-up: (absent before and present after, the line)."""
+    before, after = result.load_before("warmup", 0), result.load_before("after warmup", 0)
+    if before is None or after is None or before.source != "/api/ps" or after.source != "/api/ps":
+        return None, ""
+    was, now = result.model in before.models, result.model in after.models
+    return (not was and now), (f"/api/ps before the first request: {result.model} "
+                              f"{'in memory' if was else 'not in memory'}; after: {'in memory' if now else 'not in memory'}")
+
+
 def model_unload(result: ProbeResult) -> Verdict | None:
-    """Did the first request pay for loading the model?"""
-    w, s = _one(result, "warmup"), _one(result, "single")
+    """Did the first request pay for loading the model? Only the engine's own evidence says so:
+    Ollama's load_duration, or /api/ps showing the model absent before and present after. A slow
+    first request on an engine that reports no loads is a busy server or a cold start, not known which."""
+    w = _one(result, "warmup")
     if w is None:
         return None
+    loaded, ps_line = _ps_evidence(result)
     if result.engine == OLLAMA or w.load_s is not None:
         load = w.load_s or 0.0
-        figures = {"load_duration_s": round(load, 4), "warmup_ttft_s": round(w.ttft_s, 4)}
-        line = f"first request: load_duration {load:.2f} s, first token after {ms(w.ttft_s)}"
-        if load >= T.LOAD_DURATION_WARN_S:
+        figures = {"load_duration_s": round(load, 4), "warmup_ttft_s": round(w.ttft_s, 4), "loaded_by_probe": loaded}
+        lines = tuple(x for x in (f"first request: load_duration {load:.2f} s, first token after {ms(w.ttft_s)}",
+                                  ps_line) if x)
+        if load >= T.LOAD_DURATION_WARN_S or loaded:
+            spent = f"{load:.1f} s loading it" if load >= T.LOAD_DURATION_WARN_S else "loading it (/api/ps)"
             return Verdict("model-unload", PROBLEM, f"The model was not in memory: the first request spent "
-                           f"{load:.1f} s loading it", (line, f"a resident model loads in < {T.LOAD_DURATION_WARN_S} s"),
+                           f"{spent}", lines + (f"a resident model loads in < {T.LOAD_DURATION_WARN_S} s",),
                            figures)
-        return Verdict("model-unload", HEALTHY, "The model was already loaded", (line,), figures)
-    if s is None:
+        return Verdict("model-unload", HEALTHY, "The model was already loaded", lines, figures)
+    nxt = _median_of(result, "single", "ttft_s")
+    if nxt is None:
         return None
-    figures = {"warmup_ttft_s": round(w.ttft_s, 4), "next_ttft_s": round(s.ttft_s, 4)}
-    line = f"first request's first token after {ms(w.ttft_s)}, the next request's after {ms(s.ttft_s)}"
-    if w.ttft_s >= T.WARMUP_TTFT_FACTOR * s.ttft_s and w.ttft_s - s.ttft_s >= T.LOAD_EXTRA_MIN_S:
+    figures = {"warmup_ttft_s": round(w.ttft_s, 4), "next_ttft_s": round(nxt, 4)}
+    line = f"first request's first token after {ms(w.ttft_s)}, the next requests' (median) after {ms(nxt)}"
+    busy = _busy(result, "warmup", 0)
+    if busy or (w.ttft_s >= T.WARMUP_TTFT_FACTOR * nxt and w.ttft_s - nxt >= T.LOAD_EXTRA_MIN_S):
         # This engine reports no loads: the extra wait may as well be requests ahead of the
         # probe on a busy server. Saying MODEL_UNLOAD here would blame a reload it cannot see.
-        return Verdict("model-unload", INCONCLUSIVE, f"The first request took {w.ttft_s - s.ttft_s:.1f} s longer "
-                       f"than the next; {result.engine} reports no model loads, so this is a busy server "
-                       "(requests ahead of it) or a cold start, not known which", (line,), figures)
+        why = "the server was busy before it" if busy else f"it took {w.ttft_s - nxt:.1f} s longer than the next"
+        return Verdict("model-unload", INCONCLUSIVE, f"Not known whether the first request carried a load: "
+                       f"{why}, and {result.engine} reports no model loads (a busy server or a cold start)",
+                       (line,), figures, Confidence.LOW)
     return Verdict("model-unload", HEALTHY, "No cold start on the first request", (line,), figures)
 
 
@@ -235,16 +376,50 @@ def assess(result: ProbeResult) -> list[Verdict]:
 
 
 def summary_lines(result: ProbeResult) -> list[tuple[str, str]]:
-    """Figures for a report's summary: baseline TTFT/ITL/rates and the verdicts."""
+    """Figures for a report's summary: what the server was doing, baseline TTFT/ITL/rates over
+    the runs, and the verdicts."""
     out: list[tuple[str, str]] = []
-    s = _one(result, "single")
     label = "probe"
-    if s is not None:
-        out.append((f"{label} single stream", f"TTFT {ms(s.ttft_s)}"
-                    + (f" (first byte {ms(s.ttfb_s)})" if s.ttfb_s is not None and s.ttft_s - s.ttfb_s > 0.01 else "")
-                    + f", ITL p50 {ms(p50(s.itl))} p95 {ms(p95(s.itl))}, decode {tps(s.decode_tps)}"))
+    if result.loads:
+        busy = result.busy_loads
+        first = result.loads[0]
+        if busy:
+            out.append((f"{label} server load", f"BUSY with others' requests at {len(busy)} of "
+                        f"{len([x for x in result.loads if x.at != 'end'])} readings (first before {busy[0].at}: "
+                        f"{busy[0].describe()}); waited {result.idle_wait_s:.1f} s for idle; the runs with "
+                        "others' requests before or after them are left out of the verdicts"))
+        else:
+            out.append((f"{label} server load", f"idle before every run ({first.describe()})"
+                        if first.known else first.describe()))
+    groups, _ = _groups(result, "single", lambda s: s.ttft_s is not None)
+    singles = [g[0] for g in groups] or [s for s in result.scenario("single") if s.ok and s.ttft_s is not None]
+    if singles:
+        s = singles[0]
+        ttfts = [x.ttft_s for x in singles]
+        itl50 = [v for v in (p50(x.itl) for x in singles) if v is not None]
+        rates = [x.decode_tps for x in singles if x.decode_tps]
+        text = f"TTFT {ms(p50(ttfts))}"
+        if len(singles) > 1:
+            text += f" (min {ms(min(ttfts))}, max {ms(max(ttfts))}, {len(singles)} runs)"
+        elif s.ttfb_s is not None and s.ttft_s - s.ttfb_s > 0.01:
+            text += f" (first byte {ms(s.ttfb_s)})"
+        text += (f", ITL p50 {ms(p50(itl50) if itl50 else None)} p95 {ms(p95([g for x in singles for g in x.itl]))}"
+                 f", decode {tps(p50(rates) if rates else None)}")
+        out.append((f"{label} single stream", text))
     for v in assess(result):
         out.append((f"{label} {v.name}", f"{v.kind}: {v.title}"))
     out.append((f"{label} cost", f"{result.requests_sent} requests, {result.tokens_generated} tokens, "
                 f"{result.wall_s:.1f} s ({result.engine}, model {result.model})"))
     return out
+
+
+def verdict_dicts(result: ProbeResult) -> list[dict[str, Any]]:
+    """The verdicts in JSON form: name, kind, title, evidence and figures (a repeated
+    scenario's figures carry a "spread": runs, min, p50, max)."""
+    return [{"name": v.name, "kind": v.kind, "title": v.title, "evidence": list(v.evidence),
+             "figures": v.figures, "confidence": v.confidence.value} for v in assess(result)]
+
+
+def runs_with_verdicts(runs: Any) -> list[dict[str, Any]]:
+    """ProbeRuns.to_dict() with each result's verdicts added (JSON's `probe` section)."""
+    return [dict(d, verdicts=verdict_dicts(r)) for r, d in zip(runs.results, runs.to_dict())]

@@ -23,3 +23,15 @@ LONG_PROMPT_TOKENS = 1024
 LONG_PROMPT_MAX_CONTEXT_SHARE = 0.5
 LOAD_LONG_PROMPT_TOKENS = 2048   # the prompt injected in load mode
 LOAD_MAX_STREAMS = 32
+
+# Repetitions: every scenario (but the warm-up: only a first request can carry a load) runs
+# RUNS times, interleaved, so a verdict has a spread, within about the token budget one run of
+# each used to take (5 requests, ~210 tokens): each stream then generates REPEAT_OUTPUT_TOKENS.
+RUNS = 3
+REPEAT_OUTPUT_TOKENS = 20
+# A busy server (others' requests running or queued before a scenario): wait for it to go
+# idle for at most this long in all (a share of the deadline, capped), then probe anyway and
+# treat what was measured on it as inconclusive.
+IDLE_WAIT_MAX_S = 10.0
+IDLE_WAIT_SHARE = 0.15
+IDLE_WAIT_PER_RUN_S = 2.0        # before each later scenario run, a shorter wait

@@ -11,6 +11,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from llmdoctor.knowledge.probe.load import ServerLoad
 from llmdoctor.knowledge.probe.stats import gaps
 
 OK = "ok"
@@ -59,6 +60,7 @@ class StreamSample:
     load_s: float | None = None          # Ollama load_duration
     counts_from: str = ""                # "ollama" | "timings" | "usage"
     server: dict[str, Any] = field(default_factory=dict)  # raw final metrics/timings
+    run: int = 0                         # which repetition of its scenario (1, 2, 3); 0: not repeated
 
     @property
     def ok(self) -> bool:
@@ -100,7 +102,7 @@ class StreamSample:
                 kw[f.name] = dict(v)
             elif f.name in ("status", "error", "counts_from"):
                 kw[f.name] = str(v)
-            elif f.name in ("http_status", "prompt_tokens", "completion_tokens"):
+            elif f.name in ("http_status", "prompt_tokens", "completion_tokens", "run"):
                 kw[f.name] = int(_number(v, f.name))
             else:
                 kw[f.name] = _number(v, f.name)
@@ -124,9 +126,23 @@ class ProbeResult:
     errors: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     interrupted: bool = False
+    loads: tuple[ServerLoad, ...] = ()   # the server's load, read before each scenario run
+    idle_wait_s: float = 0.0             # how long the probe waited for the server to go idle
+    runs: int = 1                        # repetitions of each scenario asked for
 
     def scenario(self, name: str) -> list[StreamSample]:
         return [s for s in self.samples if s.scenario == name]
+
+    def load_before(self, scenario: str, run: int) -> ServerLoad | None:
+        """The reading taken just before this scenario's run (None when none was taken)."""
+        at = f"{scenario} {run}" if run else scenario
+        return next((x for x in self.loads if x.at == at), None)
+
+    @property
+    def busy_loads(self) -> tuple[ServerLoad, ...]:
+        """Readings before a scenario that found others' requests (the last reading, taken after
+        the probe's own requests, may still see one of them: it only bounds the task ids)."""
+        return tuple(x for x in self.loads if x.busy and x.at != "end")
 
     @property
     def requests_sent(self) -> int:
@@ -139,6 +155,8 @@ class ProbeResult:
     def to_dict(self) -> dict[str, Any]:
         d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "samples"}
         d["errors"], d["notes"] = list(self.errors), list(self.notes)
+        d["loads"] = [x.to_dict() for x in self.loads]
+        d["busy"] = bool(self.busy_loads)
         d["requests_sent"] = self.requests_sent
         d["tokens_generated"] = self.tokens_generated
         d["samples"] = [s.to_dict() for s in self.samples]
@@ -153,16 +171,17 @@ class ProbeResult:
         for name in ("model", "version", "mode", "slots_source", "started_at"):
             if d.get(name) is not None:
                 kw[name] = str(d[name])
-        for name in ("slots", "context"):
+        for name in ("slots", "context", "runs"):
             if d.get(name) is not None:
                 kw[name] = int(_number(d[name], name))
-        for name in ("rtt_s", "wall_s"):
+        for name in ("rtt_s", "wall_s", "idle_wait_s"):
             if d.get(name) is not None:
                 kw[name] = _number(d[name], name)
         kw["interrupted"] = bool(d.get("interrupted"))
         kw["samples"] = tuple(StreamSample.from_dict(s) for s in _list(d.get("samples") or [], "samples"))
         kw["errors"] = tuple(str(e) for e in _list(d.get("errors") or [], "errors"))
         kw["notes"] = tuple(str(n) for n in _list(d.get("notes") or [], "notes"))
+        kw["loads"] = tuple(ServerLoad.from_dict(x) for x in _list(d.get("loads") or [], "loads"))
         return cls(**kw)
 
 
