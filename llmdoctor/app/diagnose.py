@@ -146,7 +146,7 @@ def diagnose_target(
     load_errors: Iterable[str] = (),
 ) -> TargetResult:
     if specs is None:
-        specs, errs = load_checks(opts.checks_dirs)
+        specs, errs = load_checks(opts.checks_dirs, deferred=True)
         load_errors = list(load_errors) + errs
     specs = select(specs, opts.only)
     ctx = Context(
@@ -248,7 +248,7 @@ def diagnose(
 ) -> tuple[Report, list[TargetResult]]:
     """Diagnose every host concurrently. A host may be given as a factory, so that
     connecting (which can fail) happens inside its own worker."""
-    specs, load_errors = load_checks(opts.checks_dirs)
+    specs, load_errors = load_checks(opts.checks_dirs, deferred=True)
     select(specs, opts.only)  # an unknown --only name is an error before anything runs
     hosts = list(hosts)
     labels = list(names) if names is not None else [getattr(h, "name", str(h)) for h in hosts]

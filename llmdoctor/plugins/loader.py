@@ -31,15 +31,28 @@ def _specs_in(module: Any, origin: str) -> list[CheckSpec]:
     return found
 
 
-def _load_file(path: Path, origin: str) -> list[CheckSpec]:
-    name = f"llmdoctor_checks_{origin.replace('-', '_')}_{path.stem}"
+def _module_name(path: Path, origin: str) -> str:
+    return f"llmdoctor_checks_{origin.replace('-', '_')}_{path.stem}"
+
+
+def _exec_file(path: Path, origin: str) -> Any:
+    name = _module_name(path, origin)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    return _specs_in(module, origin)
+    return module
+
+
+def load_module(path: Path, origin: str) -> Any:
+    """The check module at `path`, executed once (a deferred check's first call)."""
+    return sys.modules.get(_module_name(path, origin)) or _exec_file(path, origin)
+
+
+def _load_file(path: Path, origin: str) -> list[CheckSpec]:
+    return _specs_in(_exec_file(path, origin), origin)
 
 
 def check_entry_points() -> list[tuple[str, str]]:
@@ -82,8 +95,9 @@ def _load_target(target: str) -> Any:
 
 
 def load_checks(extra_dirs: Iterable[str | Path] = (), site_dir: str | None = SITE_CHECKS_DIR,
-                entry_points: bool = True) -> tuple[list[CheckSpec], list[str]]:
-    """All checks, and one error line per source that failed to load."""
+                entry_points: bool = True, deferred: bool = False) -> tuple[list[CheckSpec], list[str]]:
+    """All checks, and one error line per source that failed to load. `deferred`: the built-in
+    checks from their index, each module imported when its check first runs (a diagnosis)."""
     specs: list[CheckSpec] = []
     errors: list[str] = []
     dirs: list[tuple[Path, str]] = [(builtin_checks_dir(), "built-in")]
@@ -94,6 +108,13 @@ def load_checks(extra_dirs: Iterable[str | Path] = (), site_dir: str | None = SI
         if not directory.is_dir():
             errors.append(f"checks directory {directory}: not a directory")
             continue
+        if deferred and origin == "built-in":
+            from llmdoctor.plugins.deferred import deferred_specs
+
+            indexed = deferred_specs(directory)
+            if indexed is not None:
+                specs.extend(indexed)
+                continue
         for path in sorted(directory.glob("*.py")):
             if path.name.startswith("_"):
                 continue
