@@ -111,7 +111,7 @@ def load_checks(extra_dirs: Iterable[str | Path] = (), site_dir: str | None = SI
         if deferred and origin == "built-in":
             from llmdoctor.plugins.deferred import deferred_specs
 
-            indexed = deferred_specs(directory)
+            indexed = deferred_specs(directory, lambda path: load_module(path, origin))
             if indexed is not None:
                 specs.extend(indexed)
                 continue
