@@ -2,9 +2,10 @@
 
 Every command is listed here: diagnose, collect, checks and facts are defined in this
 module; the others (COMMANDS) in a module of this package each, imported only when the
-command line names one of them or asks for help (start-up time).
+command line names one of them or asks for help (start-up time). No `from __future__ import
+annotations` here: typer reads the commands' annotations on every run, and would evaluate
+each one from a string, twice.
 """
-from __future__ import annotations
 
 import importlib
 import os

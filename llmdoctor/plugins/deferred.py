@@ -8,6 +8,7 @@ stale, and a checks directory whose file names differ from it is loaded the ordi
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Callable
 
@@ -46,7 +47,7 @@ def deferred_specs(directory: Path, module: Callable[[Path], Any]) -> list[Check
     from llmdoctor.model import Cause
     from llmdoctor.plugins.builtin_index import CHECKS
 
-    stems = {p.name[:-3] for p in directory.iterdir() if p.name.endswith(".py") and not p.name.startswith("_")}
+    stems = {n[:-3] for n in os.listdir(directory) if n.endswith(".py") and not n.startswith("_")}
     if stems != {row[0] for row in CHECKS}:
         return None
     return [CheckSpec(id=id, cause=Cause[cause], purpose=purpose, func=DeferredCheck(directory / f"{stem}.py", func, module),

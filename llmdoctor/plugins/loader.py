@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 from pathlib import Path
 from typing import Any, Iterable
@@ -64,13 +65,15 @@ def check_entry_points() -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     header = f"[{ENTRY_POINT_GROUP}]"
     for base in dict.fromkeys(sys.path):
-        try:
-            candidates = [p for p in Path(base or ".").iterdir() if p.suffix in (".dist-info", ".egg-info")]
+        try:  # (os.scandir: the standard library's directory holds hundreds of names, no Path for each)
+            with os.scandir(base or ".") as entries:
+                candidates = [e.path for e in entries if e.name.endswith((".dist-info", ".egg-info"))]
         except OSError:
             continue
         for dist in candidates:
             try:
-                text = (dist / "entry_points.txt").read_text()
+                with open(os.path.join(dist, "entry_points.txt"), encoding="utf-8") as f:
+                    text = f.read()
             except OSError:
                 continue
             if header not in text:
