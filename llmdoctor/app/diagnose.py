@@ -54,6 +54,8 @@ EXAMINED: dict[str, Callable[[Any], str | None]] = {
 
 @dataclass(frozen=True)
 class DiagnoseOptions:
+    """What a diagnosis is asked to do, the same for every target."""
+
     units: tuple[str, ...] = ()
     since_seconds: float = 24 * 3600.0
     sample_seconds: float = 2.0
@@ -67,6 +69,8 @@ class DiagnoseOptions:
 
 @dataclass(frozen=True)
 class TargetResult:
+    """One target's report, with the facts behind it (for --verbose, probe views and tests)."""
+
     report: TargetReport
     facts: dict[str, Any]
     timings: dict[str, float] = field(default_factory=dict)  # seconds per fact collected

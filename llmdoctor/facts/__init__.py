@@ -73,6 +73,8 @@ class Context:
 
 @dataclass(frozen=True)
 class Provider:
+    """A fact collector: the fact it provides and the facts (parameters) it needs."""
+
     name: str
     func: Callable[..., Any]
     params: tuple[str, ...]

@@ -23,6 +23,8 @@ NOT_SETTINGS = frozenset({"ollama_ps.txt", "vmstat.txt", "meminfo.txt", "nvidia_
 
 @dataclass(frozen=True)
 class DeclaredSettings:
+    """The engine variables as written in the recorded files, and the scripts that start a server."""
+
     assignments: tuple  # knowledge.env_forms.Assignment
     launches: dict  # source -> the line in it that starts the server (a script)
 

@@ -30,6 +30,8 @@ def llamacpp_state(ctx: Context, engines):
 
 @dataclass(frozen=True)
 class LlamaLog:
+    """What llama-server's logs show, one summary per source."""
+
     scans: tuple  # LlamaLogSummary per source with llama-server lines (client_errors.txt included)
 
     def summary(self) -> list[tuple[str, str]]:

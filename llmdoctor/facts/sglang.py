@@ -20,6 +20,8 @@ def sglang_instance(engines) -> EngineInstance:
 
 @dataclass(frozen=True)
 class SglangLog:
+    """What SGLang's logs show, one summary per source."""
+
     scans: tuple  # SglangLogSummary per source that held SGLang lines
 
     def summary(self) -> list[tuple[str, str]]:
@@ -60,6 +62,8 @@ def sglang_log(ctx: Context, engines, log_sources=()) -> SglangLog:
 
 @dataclass(frozen=True)
 class SglangMetricsSample:
+    """One scrape of SGLang's /metrics."""
+
     latest: object  # knowledge.sglang.metrics.SglangMetrics
     source: str
 

@@ -21,6 +21,8 @@ def vllm_instance(engines) -> EngineInstance:
 
 @dataclass(frozen=True)
 class VllmLog:
+    """What vLLM's logs show, one summary per source."""
+
     scans: tuple  # VllmLogSummary per source that held vLLM lines
 
     def summary(self) -> list[tuple[str, str]]:
@@ -86,6 +88,8 @@ def vllm_log(ctx: Context, engines, log_sources=()) -> VllmLog:
 
 @dataclass(frozen=True)
 class VllmMetricsSample:
+    """Two scrapes of vLLM's /metrics (one from a recording), for rates between them."""
+
     first: object  # VllmMetrics
     second: object | None  # VllmMetrics, None for a single scrape (evidence)
     seconds: float

@@ -14,6 +14,8 @@ GROWING, BURSTS, SPIKE, STEADY = "growing", "bursts", "spike", "steady"
 
 @dataclass(frozen=True)
 class QueueShape:
+    """How a queue behaved over a log: growing, in bursts, one spike, or steady."""
+
     kind: str  # GROWING | BURSTS | SPIKE | STEADY
     evidence: str  # the figures that decided it, as a sentence
 

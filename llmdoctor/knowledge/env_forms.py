@@ -70,6 +70,8 @@ _K8S_VALUE = re.compile(r"^value:\s*(.*?)\s*$")
 
 @dataclass(frozen=True)
 class Assignment:
+    """One engine variable as a line sets it (or means to), in the form it was written."""
+
     name: str
     value: str | None  # None when the line assigns nothing
     form: str  # a key of REACHES

@@ -23,6 +23,8 @@ ENGINE_KINDS = frozenset({"ollama", "vllm", "llamacpp", "sglang"})
 
 @dataclass(frozen=True)
 class CheckSpec:
+    """A check as the loader and runner see it: its function, the facts it reads, its trigger."""
+
     id: str
     cause: Cause
     purpose: str
