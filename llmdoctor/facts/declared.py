@@ -48,7 +48,7 @@ def _systemctl_show(text: str) -> bool:
 
 
 def _inspect(text: str) -> bool:
-    from llmdoctor.knowledge.containers.inspect import looks_like_inspect
+    from llmdoctor.knowledge.containers.looks import looks_like_inspect
 
     return looks_like_inspect(text)
 

@@ -206,7 +206,7 @@ class EvidenceHost:
     def _inspect_in_env(self) -> bool:
         if not self.has("env.txt"):
             return False
-        from llmdoctor.knowledge.containers.inspect import looks_like_inspect
+        from llmdoctor.knowledge.containers.looks import looks_like_inspect
 
         return looks_like_inspect(self._text("env.txt", 64 * 1024))
 

@@ -26,7 +26,6 @@ Those come back with `problem` set. Pure: text in, assignments out.
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
 
 from llmdoctor.knowledge.systemd.names import is_engine_var
@@ -98,6 +97,8 @@ def _unquote(value: str) -> str:
 
 
 def _words(text: str) -> list[str]:
+    import shlex  # (here: most recordings have no line that needs splitting)
+
     try:
         return shlex.split(text, comments=True)
     except ValueError:

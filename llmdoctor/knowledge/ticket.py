@@ -87,7 +87,7 @@ def _name_for_command(command: str) -> str | None:
 
 
 def _name_for_content(text: str) -> str:
-    from llmdoctor.knowledge.containers.inspect import looks_like_inspect
+    from llmdoctor.knowledge.containers.looks import looks_like_inspect
 
     if looks_like_inspect(text):
         return "docker_inspect.json"
