@@ -72,6 +72,8 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Fix:
+    """What to do about a finding: a summary, the commands to run, the file to write."""
+
     summary: str
     commands: tuple[str, ...] = ()
     config: str = ""
@@ -79,6 +81,8 @@ class Fix:
 
 @dataclass(frozen=True)
 class Finding:
+    """One diagnosed cause: how bad, the evidence that proves it and its fix."""
+
     cause: Cause
     severity: Severity
     title: str
@@ -135,6 +139,8 @@ class Figure:
 
 @dataclass(frozen=True)
 class TargetReport:
+    """The diagnosis of one host or evidence directory."""
+
     target: str
     engine: str
     findings: tuple[Finding, ...] = ()
@@ -160,6 +166,8 @@ class TargetReport:
 
 @dataclass(frozen=True)
 class Report:
+    """One run's diagnosis: a report per target, and the exit code they make together."""
+
     version: str
     targets: tuple[TargetReport, ...] = field(default_factory=tuple)
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-import shlex
+from functools import cache
 
 
 class ParseError(ValueError):
@@ -12,14 +12,16 @@ class ParseError(ValueError):
 
 # `Aug 08 23:02:37 j-360 ollama[1617]: ` (journalctl short format), optionally with a
 # year or ISO timestamp (`-o short-iso`), and pasted shell prompts are not our business.
-JOURNAL_PREFIX = re.compile(
-    r"^(?:[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[+-]\d{2}:?\d{2}|Z)?)"
-    r" \S+ [^\s:\[]+(?:\[\d+\])?: "
-)
+@cache
+def _journal_prefix() -> re.Pattern[str]:  # (compiled on first use: every run imports this module)
+    return re.compile(
+        r"^(?:[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[+-]\d{2}:?\d{2}|Z)?)"
+        r" \S+ [^\s:\[]+(?:\[\d+\])?: "
+    )
 
 
 def strip_journal_prefix(line: str) -> str:
-    return JOURNAL_PREFIX.sub("", line, count=1)
+    return _journal_prefix().sub("", line, count=1)
 
 
 def parse_size(text: str) -> int:
@@ -61,6 +63,8 @@ def split_cmdline(text: str | bytes) -> list[str]:
     if "\0" in text:
         return [a for a in text.split("\0") if a]
     text = text.strip().replace("\\\n", " ")
+    import shlex
+
     try:
         return shlex.split(text)
     except ValueError:

@@ -6,13 +6,23 @@ Every output passes through here: reports, every file `collect` writes, exporter
 progress lines, error messages. It runs over whole logs (100 MB in about 10 s), so a text
 is first searched, as lower-case bytes, by a pre-filter whose branches all start with
 literals (the regex engine skips ahead to them); only the lines it hits get the full scan.
+Each pattern is compiled when first used (start-up time: a report with no secret-like text
+never compiles the full scan, ~7 ms of regex compiling).
 """
 from __future__ import annotations
 
 import re
+from functools import cache
 
 REDACTED = "<redacted>"
 KEEP = "keep your current value"
+
+
+@cache
+def _compiled(pattern: str | bytes) -> re.Pattern:
+    """A pattern of this module, compiled on its first use."""
+    return re.compile(pattern)
+
 
 # -- names ------------------------------------------------------------------------------
 # A name is secret when one of its parts (split at _ . - and camelCase) is one of these.
@@ -31,7 +41,7 @@ _TRAILING_PARTS = frozenset({
 })
 # whole names that are not secrets although a part says so (`PWD` is the working directory)
 _NOT_SECRET = frozenset({"pwd", "oldpwd", "key", "keys", "passthrough"})
-_PARTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_PARTS = r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+"
 
 
 def is_secret_name(name: str) -> bool:
@@ -39,7 +49,7 @@ def is_secret_name(name: str) -> bool:
     `max_num_batched_tokens`, `key_length`, `num_key_value_heads`, `bos_token_id`, `PWD`: no."""
     if name.lower().strip("-_.") in _NOT_SECRET:
         return False
-    parts = [p.lower() for p in _PARTS.findall(name)]
+    parts = [p.lower() for p in _compiled(_PARTS).findall(name)]
     if _COUNT_PARTS.intersection(parts):
         return False
     for i, part in enumerate(parts):
@@ -86,11 +96,10 @@ def _by_first_char(patterns: list[str]) -> str:
     return "|".join(f"{re.escape(c)}(?:{'|'.join(rest)})" for c, rest in groups.items())
 _PEM = (r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,20000}?-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
         r"|(?:\\[nr]|[A-Za-z0-9+/=\s:,-])*)")
-_PEM_BLOCK = re.compile(_PEM)
 # a line of a key's body on its own (a report quotes evidence line by line): mixed-case base64
-_KEY_BODY = re.compile(r"(?m)^(?P<indent>[ \t]*)(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*[0-9])"
-                       r"[A-Za-z0-9+/]{40,}={0,2}[ \t]*$")
-_SCAN = re.compile("|".join([
+_KEY_BODY = (r"(?m)^(?P<indent>[ \t]*)(?=[A-Za-z0-9+/]*[a-z])(?=[A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*[0-9])"
+             r"[A-Za-z0-9+/]{40,}={0,2}[ \t]*$")
+_SCAN = "|".join([
     rf"(?P<shape>{_SHAPES})",
     # Authorization/Cookie headers: the value to the end of the line or quote
     r"(?P<header>(?:[Pp]roxy-)?[Aa]uthorization|(?:[Ss]et-)?[Cc]ookie|AUTHORIZATION|COOKIE)"
@@ -105,29 +114,29 @@ _SCAN = re.compile("|".join([
     rf"(?P<flag>--[A-Za-z0-9-]*{_KEYWORD}[A-Za-z0-9-]*)(?P<fsep>=|[ \t]+)(?P<fvalue>[^\s\"']+)",
     # NAME=value, NAME: value, "name": "value", 'name': ['value'] (the name is found around the keyword)
     rf"(?P<kw>{_KEYWORD})(?P<tail>[A-Za-z0-9_.-]*)(?P<q>\\?[\"']|)(?P<sep>[ \t]*[=:][ \t]*)" + _VALUE,
-]))
+])
 # The pre-filter: on the text's bytes in lower case, literal-led branches the regex engine
 # finds fast. It matches wherever a _SCAN branch would (a superset), so only the lines it
 # hits are scanned.
 _KEYWORD_LOWER = r"(?:token|key|secret|pass|pwd|auth|credential|cookie|sig)"
-_TRIGGER = re.compile("|".join([
+_TRIGGER = "|".join([
     _by_first_char([p.lower() for p in _SHAPE_LIST]),
     rf"{_KEYWORD_LOWER}[a-z0-9_.-]*\\?[\"']?[ \t]*[=:]",
     rf"--[a-z0-9-]*{_KEYWORD_LOWER}[a-z0-9-]*(?:=|[ \t]+)[^\s\"']",
     r"bearer[ \t]+[a-z0-9._~+/=-]{8}",
     r"://[^/\s@\"'<>?#]+@",
     r"://[^/\s:@\"'<>?#\[\]]+:[^/\s@\"'<>?#]*[a-z_]",
-]).encode())
+]).encode()
 _SMALL = 64 * 1024  # shorter texts are scanned whole
 # `{"name": "DB_PASSWORD", "value": "…"}` and `- name: DB_PASSWORD⏎  value: …` (Kubernetes env
 # in JSON or YAML, compose's long form): the name and its value stand under two keys, often on
 # two lines, so the NAME=value scan does not see them; kubectl sorts `name` before `value`
 _Q = r"""(?:\\?["'])?"""
-_NAMED = re.compile(
+_NAMED = (
     rf"""(?P<pre>{_Q}name{_Q}[ \t]*:[ \t]*(?P<nq>\\?["']|)(?P<name>[A-Za-z_][A-Za-z0-9_.-]*)(?P=nq)[ \t]*,?"""
     rf"""[ \t]*(?:\r?\n|\\n)?[ \t]*{_Q}value{_Q}[ \t]*:[ \t]*)"""
     rf"""(?P<value>{_DQ}|{_SQ}|{_EDQ}|[^\s,}}\]\\"']+)""")
-_NAMED_HINT = re.compile(rf"""name\\?["']?[ \t]*:[ \t]*\\?["']?[a-z0-9_.-]*{_KEYWORD_LOWER}""".encode())
+_NAMED_HINT = rf"""name\\?["']?[ \t]*:[ \t]*\\?["']?[a-z0-9_.-]*{_KEYWORD_LOWER}""".encode()
 
 
 def _named_value(m: re.Match[str]) -> str:
@@ -138,7 +147,7 @@ def _named_value(m: re.Match[str]) -> str:
 
 # what a value may be without being a secret
 # (placeholders such as `<TOKEN>` or `<s>`, shell expansions, comments)
-_HARMLESS = re.compile(r"(?is)(?:|<[^<>]*>|\*+|x+|\.\.\.|…|null|none|nil|true|false|-+|\(not set\)|\$.*|%\w+%|#.*)")
+_HARMLESS = r"(?is)(?:|<[^<>]*>|\*+|x+|\.\.\.|…|null|none|nil|true|false|-+|\(not set\)|\$.*|%\w+%|#.*)"
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _PLAIN_SCHEMES = ("ssh", "sftp", "scp", "rsync", "ssh+git", "git+ssh")
 
@@ -160,7 +169,7 @@ def _quoted_rest(text: str, start: int, quote: str) -> int:
 
 
 def _harmless(value: str) -> bool:
-    return bool(_HARMLESS.fullmatch(value.strip("\\\"'[] ")))
+    return bool(_compiled(_HARMLESS).fullmatch(value.strip("\\\"'[] ")))
 
 
 def _requote(value: str) -> str:
@@ -226,14 +235,14 @@ def redact_text(text: str) -> str:
     if not text:
         return text
     if "-----BEGIN" in text:
-        text = _PEM_BLOCK.sub(REDACTED, text)
+        text = _compiled(_PEM).sub(REDACTED, text)
     if len(text) <= _SMALL:
-        text = _KEY_BODY.sub(lambda m: m.group("indent") + REDACTED, text)
+        text = _compiled(_KEY_BODY).sub(lambda m: m.group("indent") + REDACTED, text)
     data = text.encode("utf-8", "replace").lower()  # one byte per ASCII character, newlines kept
-    if _NAMED_HINT.search(data):
-        text = _NAMED.sub(_named_value, text)
+    if _compiled(_NAMED_HINT).search(data):
+        text = _compiled(_NAMED).sub(_named_value, text)
         data = text.encode("utf-8", "replace").lower()
-    hits = _TRIGGER.finditer(data)
+    hits = _compiled(_TRIGGER).finditer(data)
     first = next(hits, None)
     if first is None:
         return text
@@ -257,8 +266,9 @@ def _scan_lines(text: str, data: bytes, first: re.Match[bytes], hits) -> str:
 def _scan(text: str) -> str:
     out: list[str] = []
     pos = 0
+    scan = _compiled(_SCAN)
     while True:
-        m = _SCAN.search(text, pos)
+        m = scan.search(text, pos)
         if m is None:
             break
         out.append(text[pos:m.start()])
@@ -286,7 +296,7 @@ def redact_value(name: str, value: str) -> str:
     return REDACTED if is_secret_name(name) else redact_text(value)
 
 
-_ENV_LINE = re.compile(r"""^(?P<indent>\s*)(?:Environment=["']?|export |setx |launchctl setenv |-e |- name: |- )?(?P<name>[A-Za-z_][A-Za-z0-9_]*)""")
+_ENV_LINE = r"""^(?P<indent>\s*)(?:Environment=["']?|export |setx |launchctl setenv |-e |- name: |- )?(?P<name>[A-Za-z_][A-Za-z0-9_]*)"""
 
 
 def redact_fix(text: str) -> str:
@@ -301,7 +311,7 @@ def redact_fix(text: str) -> str:
         if REDACTED not in shown:
             lines.append(shown)
             continue
-        m = _ENV_LINE.match(line)
+        m = _compiled(_ENV_LINE).match(line)
         name = m.group("name") if m else "the secret"
         lines.append(f"{m.group('indent') if m else ''}# {name}: {KEEP} (a secret, not shown: copy it from where it is set now)")
     return "\n".join(lines)

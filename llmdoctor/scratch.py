@@ -8,7 +8,6 @@ import atexit
 import os
 import shutil
 import signal
-import tempfile
 import threading
 
 _DIRS: list[str] = []
@@ -18,6 +17,8 @@ _SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 def scratch_dir(prefix: str) -> str:
     """A new private temporary directory, removed when the process ends however it ends."""
+    import tempfile  # (here: every run imports this module, few make a directory)
+
     path = tempfile.mkdtemp(prefix=prefix)
     with _LOCK:
         _DIRS.append(path)

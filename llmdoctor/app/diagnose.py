@@ -54,6 +54,8 @@ EXAMINED: dict[str, Callable[[Any], str | None]] = {
 
 @dataclass(frozen=True)
 class DiagnoseOptions:
+    """What a diagnosis is asked to do, the same for every target."""
+
     units: tuple[str, ...] = ()
     since_seconds: float = 24 * 3600.0
     sample_seconds: float = 2.0
@@ -67,6 +69,8 @@ class DiagnoseOptions:
 
 @dataclass(frozen=True)
 class TargetResult:
+    """One target's report, with the facts behind it (for --verbose, probe views and tests)."""
+
     report: TargetReport
     facts: dict[str, Any]
     timings: dict[str, float] = field(default_factory=dict)  # seconds per fact collected
@@ -148,7 +152,7 @@ def diagnose_target(
 ) -> TargetResult:
     """`store`: facts already collected for this host (tune diagnoses the facts it sized from)."""
     if specs is None:
-        specs, errs = load_checks(opts.checks_dirs)
+        specs, errs = load_checks(opts.checks_dirs, deferred=True)
         load_errors = list(load_errors) + errs
     specs = select(specs, opts.only)
     ctx = Context(
@@ -328,7 +332,7 @@ def diagnose(
 ) -> tuple[Report, list[TargetResult]]:
     """Diagnose every host concurrently. A host may be given as a factory, so that
     connecting (which can fail) happens inside its own worker."""
-    specs, load_errors = load_checks(opts.checks_dirs)
+    specs, load_errors = load_checks(opts.checks_dirs, deferred=True)
     select(specs, opts.only)  # an unknown --only name is an error before anything runs
     hosts = list(hosts)
     labels = list(names) if names is not None else [getattr(h, "name", str(h)) for h in hosts]

@@ -37,7 +37,7 @@ def cpu_spill(
     if not ollama_ps and ollama_log is None:
         return  # nothing of Ollama's to look at (and the figures module stays unimported)
     from llmdoctor.judge.ollama import evs, gpu_expected, last_load_with
-    from llmdoctor.knowledge.memory import human_bytes as human
+    from llmdoctor.knowledge.units import human_bytes as human
 
     evidence = []
     worst = 0

@@ -22,7 +22,7 @@ def gpu_not_used(
 ):
     from llmdoctor.judge.fixes import ollama_gpu_recheck
     from llmdoctor.judge.ollama import evs, gpu_process_bytes
-    from llmdoctor.knowledge.memory import human_bytes as human
+    from llmdoctor.knowledge.units import human_bytes as human
 
     claimed = [m for m in ollama_ps if m.cpu_percent == 0]
     if not claimed:

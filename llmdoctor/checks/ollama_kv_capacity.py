@@ -25,7 +25,7 @@ def kv_capacity(
     ollama_deployment: str | None = None,
 ):
     from llmdoctor.judge.fixes import settings_fix
-    from llmdoctor.knowledge.memory import human_bytes as human
+    from llmdoctor.knowledge.units import human_bytes as human
     from llmdoctor.judge.ollama_kv import kv_budget
 
     b = kv_budget(ollama_show, ollama_config, ollama_ps, ollama_log, gpu)

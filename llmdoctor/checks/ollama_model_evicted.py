@@ -25,7 +25,7 @@ def model_evicted(
 ):
     from llmdoctor.judge.ollama import evs
     from llmdoctor.judge.fixes import settings_fix
-    from llmdoctor.knowledge.memory import human_bytes as human
+    from llmdoctor.knowledge.units import human_bytes as human
 
     e = ollama_log.evictions
     if not e.count:

@@ -33,7 +33,7 @@ FIX = Fix(
 @check(id="swap-activity", cause=Cause.SWAP, purpose="Swap-in/out while serving: model plus context do not fit in RAM")
 def swap_activity(memory: MemoryFact):
     from llmdoctor.judge.swap import assess_swap
-    from llmdoctor.knowledge.memory import human_bytes
+    from llmdoctor.knowledge.units import human_bytes
 
     assessment = assess_swap(memory.intervals)
     if not assessment.any_active:

@@ -2,9 +2,10 @@
 
 Every command is listed here: diagnose, collect, checks and facts are defined in this
 module; the others (COMMANDS) in a module of this package each, imported only when the
-command line names one of them or asks for help (start-up time).
+command line names one of them or asks for help (start-up time). No `from __future__ import
+annotations` here: typer reads the commands' annotations on every run, and would evaluate
+each one from a string, twice.
 """
-from __future__ import annotations
 
 import importlib
 import os
@@ -467,14 +468,27 @@ def _register_commands() -> None:
         module.register(app)
 
 
+def _command_name(info) -> str:
+    return info.name or info.callback.__name__.lower().replace("_", "-")
+
+
 def _names_builtin_command(argv: list[str]) -> bool:
     """True when argv[1] is a command defined in this module: then the add-on commands
     need not be imported and built (typer builds every registered command on each run,
     which costs start-up time; `llmdoctor --help` and unknown names still see them all)."""
     if len(argv) < 2:
         return False
-    names = {c.name or c.callback.__name__.lower().replace("_", "-") for c in app.registered_commands if c.callback}
-    return argv[1] in names
+    return argv[1] in {_command_name(c) for c in app.registered_commands if c.callback}
+
+
+def _only(name: str) -> typer.Typer:
+    """The app with only the command `name` registered (its help, options and errors are the
+    same): typer builds a click command for every registered one before running any."""
+    import copy
+
+    one = copy.copy(app)
+    one.registered_commands = [c for c in app.registered_commands if c.callback and _command_name(c) == name]
+    return one
 
 
 def usage_line(message: str, command: str) -> str:
@@ -497,14 +511,18 @@ def main() -> None:
 
     on_terminate(remove_all)  # temporary evidence copies go with a SIGTERM too
     install()  # SIGTERM removes SSH control directories and temporary copies, then exits 143
+    completing = "_LLMDOCTOR_COMPLETE" in os.environ  # the shell asks for completions (`llmdoctor completion`)
+    run = app
     if not _names_builtin_command(sys.argv):
         _register_commands()
-    if "_LLMDOCTOR_COMPLETE" in os.environ:  # the shell asks for completions (`llmdoctor completion`)
+    elif not completing:
+        run = _only(sys.argv[1])
+    if completing:
         from typer.completion import completion_init
 
         completion_init()
     try:
-        code = app(prog_name="llmdoctor", standalone_mode=False)
+        code = run(prog_name="llmdoctor", standalone_mode=False)
     except click.UsageError as e:
         command = e.ctx.command_path.partition(" ")[2] if e.ctx is not None else ""
         from llmdoctor.redact import redact_text

@@ -10,13 +10,14 @@ means "does not apply here" (e.g. vLLM facts on an Ollama host) and is not shown
 as a gap in the report. Any other exception is caught and becomes an unavailable
 fact with the error as its reason, so one broken collector never ends a run.
 
-The provider modules named in facts/catalogue.py are imported on first use; adding a
-fact is a provider and its line in the catalogue (name, type, purpose).
+The provider modules named in facts/catalogue.py are imported on first use, each when a
+fact of its own is first asked for (start-up time: a diagnosis of Ollama evidence never
+imports the vLLM collectors); adding a fact is a provider and its line in the catalogue
+(name, type, purpose, module).
 """
 from __future__ import annotations
 
 import importlib
-import inspect
 import threading
 import time
 from dataclasses import dataclass, field
@@ -73,6 +74,8 @@ class Context:
 
 @dataclass(frozen=True)
 class Provider:
+    """A fact collector: the fact it provides and the facts (parameters) it needs."""
+
     name: str
     func: Callable[..., Any]
     params: tuple[str, ...]
@@ -85,13 +88,24 @@ _loaded = False
 _load_lock = threading.Lock()
 
 
+def parameters(func: Callable[..., Any]) -> tuple[tuple[str, ...], frozenset[str]]:
+    """(parameter names, those with a default), read off the code object: inspect.signature
+    costs a few milliseconds over every provider and check of a run."""
+    code = getattr(func, "__code__", None)
+    if code is None or code.co_flags & 0x0C or code.co_kwonlyargcount:  # *args/**kwargs, keyword-only
+        import inspect
+
+        sig = inspect.signature(func)
+        return (tuple(sig.parameters),
+                frozenset(p for p, v in sig.parameters.items() if v.default is not inspect.Parameter.empty))
+    names = code.co_varnames[:code.co_argcount]
+    defaults = len(func.__defaults__ or ())
+    return tuple(names), frozenset(names[len(names) - defaults:] if defaults else ())
+
+
 def provider(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     def register(func: Callable[..., Any]) -> Callable[..., Any]:
-        sig = inspect.signature(func)
-        params = tuple(sig.parameters)
-        optional = frozenset(
-            p for p, v in sig.parameters.items() if v.default is not inspect.Parameter.empty
-        )
+        params, optional = parameters(func)
         PROVIDERS[name] = Provider(name, func, params, optional, func.__module__)
         return func
 
@@ -99,6 +113,8 @@ def provider(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 
 
 def load_providers() -> dict[str, Provider]:
+    """Every provider, each catalogued module imported (`llmdoctor facts`, tests); a
+    diagnosis imports a module only when one of its facts is asked for (FactStore.get)."""
     global _loaded
     with _load_lock:
         if not _loaded:
@@ -110,19 +126,34 @@ def load_providers() -> dict[str, Provider]:
     return PROVIDERS
 
 
+def _provider_of(name: str) -> Provider | None:
+    """The provider of a fact, its catalogued module imported first if need be."""
+    prov = PROVIDERS.get(name)
+    if prov is None:
+        from llmdoctor.facts.catalogue import BY_NAME
+
+        spec = BY_NAME.get(name)
+        if spec is not None:
+            importlib.import_module(f"{__name__}.{spec.module}")
+            prov = PROVIDERS.get(name)
+    return prov
+
+
 class FactStore:
     """Collects each fact at most once per run and remembers why one is missing."""
 
     def __init__(self, ctx: Context, preset: dict[str, Any] | None = None) -> None:
         self.ctx = ctx
-        self.providers = load_providers()
+        self.providers = PROVIDERS  # filled as facts are asked for (_provider_of)
         self.values: dict[str, Any] = dict(preset or {})
         self.missing: dict[str, FactUnavailable] = {}
         self.timings: dict[str, float] = {}  # seconds in each collector, its dependencies not counted
         self._resolving: set[str] = set()
 
     def known(self, name: str) -> bool:
-        return name == CTX or name in self.providers or name in self.values
+        from llmdoctor.facts.catalogue import BY_NAME
+
+        return name == CTX or name in self.providers or name in BY_NAME or name in self.values
 
     def get(self, name: str) -> Any:
         """The fact's value, or raise FactUnavailable."""
@@ -132,7 +163,7 @@ class FactStore:
             return self.values[name]
         if name in self.missing:
             raise self.missing[name]
-        prov = self.providers.get(name)
+        prov = _provider_of(name)
         if prov is None:
             raise FactUnavailable(f"no collector provides {name!r}")
         if name in self._resolving:

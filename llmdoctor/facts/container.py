@@ -18,8 +18,6 @@ COMPOSE_FILES = ("compose.yaml", "compose.yml", "docker-compose.yml", "docker-co
 
 
 def _inspected(host):
-    from llmdoctor.knowledge.containers.inspect import parse_inspect
-
     try:
         res = host.container_inspect()
     except Unanswerable:
@@ -28,6 +26,7 @@ def _inspected(host):
         raise FactUnavailable(f"docker inspect: {e}") from None
     if not res.ok:
         raise FactUnavailable(f"`{' '.join(res.argv[:3])}` exited {res.returncode}: {res.stderr.strip()[:160]}")
+    from llmdoctor.knowledge.containers.inspect import parse_inspect  # (only with output to parse: start-up time)
     from llmdoctor.knowledge.containers.pod import looks_like_pod, parse_pod_text
 
     source = res.source or " ".join(res.argv[:3])
@@ -59,11 +58,11 @@ def _with_events(host, spec):
 
 
 def _composed(host):
-    from llmdoctor.knowledge.containers.compose import parse_compose
-
     for name in COMPOSE_FILES:
         if not host.recorded or not host.exists(name):
             continue
+        from llmdoctor.knowledge.containers.compose import parse_compose
+
         try:
             return parse_compose(host.read(name, 1024 * 1024).decode("utf-8", "replace"), name)
         except (OSError, HostError):

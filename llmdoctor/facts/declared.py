@@ -23,6 +23,8 @@ NOT_SETTINGS = frozenset({"ollama_ps.txt", "vmstat.txt", "meminfo.txt", "nvidia_
 
 @dataclass(frozen=True)
 class DeclaredSettings:
+    """The engine variables as written in the recorded files, and the scripts that start a server."""
+
     assignments: tuple  # knowledge.env_forms.Assignment
     launches: dict  # source -> the line in it that starts the server (a script)
 
@@ -46,7 +48,7 @@ def _systemctl_show(text: str) -> bool:
 
 
 def _inspect(text: str) -> bool:
-    from llmdoctor.knowledge.containers.inspect import looks_like_inspect
+    from llmdoctor.knowledge.containers.looks import looks_like_inspect
 
     return looks_like_inspect(text)
 

@@ -4,19 +4,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from llmdoctor.knowledge.engines import DEFAULT_PORTS, LLAMACPP, EngineInstance
-from llmdoctor.hosts.base import HostError
 from llmdoctor.facts import Context, FactUnavailable, provider
+from llmdoctor.facts.client_errors import CLIENT_ERRORS, client_errors_lines
 from llmdoctor.facts.engines import read_cmdline
-
-CLIENT_ERRORS = "client_errors.txt"
-
-
-def client_errors_lines(host) -> list[str] | None:
-    """Error texts clients received (evidence file `client_errors.txt`), or None."""
-    try:
-        return host.read(CLIENT_ERRORS, 4 * 1024 * 1024).decode("utf-8", "replace").splitlines()
-    except (OSError, HostError):
-        return None
 
 
 def llama_instance(engines) -> EngineInstance:
@@ -40,6 +30,8 @@ def llamacpp_state(ctx: Context, engines):
 
 @dataclass(frozen=True)
 class LlamaLog:
+    """What llama-server's logs show, one summary per source."""
+
     scans: tuple  # LlamaLogSummary per source with llama-server lines (client_errors.txt included)
 
     def summary(self) -> list[tuple[str, str]]:

@@ -20,6 +20,8 @@ def sglang_instance(engines) -> EngineInstance:
 
 @dataclass(frozen=True)
 class SglangLog:
+    """What SGLang's logs show, one summary per source."""
+
     scans: tuple  # SglangLogSummary per source that held SGLang lines
 
     def summary(self) -> list[tuple[str, str]]:
@@ -33,7 +35,7 @@ class SglangLog:
 def sglang_log(ctx: Context, engines, log_sources=()) -> SglangLog:
     sglang_instance(engines)
     from llmdoctor.knowledge.sglang.log import scan_sglang_lines
-    from llmdoctor.facts.llamacpp import CLIENT_ERRORS, client_errors_lines
+    from llmdoctor.facts.client_errors import CLIENT_ERRORS, client_errors_lines
 
     sources = [s for s in (log_sources or ()) if s.engine in (SGLANG, None)]
     scans, problems = [], []
@@ -60,6 +62,8 @@ def sglang_log(ctx: Context, engines, log_sources=()) -> SglangLog:
 
 @dataclass(frozen=True)
 class SglangMetricsSample:
+    """One scrape of SGLang's /metrics."""
+
     latest: object  # knowledge.sglang.metrics.SglangMetrics
     source: str
 
@@ -90,9 +94,9 @@ def _get(ctx: Context, engines, path: str, what: str):
 @provider("sglang_metrics")
 def sglang_metrics(ctx: Context, engines) -> SglangMetricsSample:
     """One scrape: SGLang's gauges are the scheduler's last logged values, not counters to diff."""
-    from llmdoctor.knowledge.sglang.metrics import is_sglang_exposition, parse_sglang_metrics
-
     text, source = _get(ctx, engines, "/metrics", "/metrics")
+    from llmdoctor.knowledge.sglang.metrics import is_sglang_exposition, parse_sglang_metrics  # (a scrape to parse)
+
     if not is_sglang_exposition(text):
         raise FactUnavailable(f"{source} holds no sglang: metrics", quiet=ctx.host.recorded)
     try:
@@ -103,9 +107,9 @@ def sglang_metrics(ctx: Context, engines) -> SglangMetricsSample:
 
 @provider("sglang_server_info")
 def sglang_server_info(ctx: Context, engines) -> dict:
+    text, source = _get(ctx, engines, "/get_server_info", "/get_server_info")
     from llmdoctor.knowledge.sglang.server_info import parse_server_info
 
-    text, source = _get(ctx, engines, "/get_server_info", "/get_server_info")
     try:
         return {**parse_server_info(text), "_source": source}
     except ParseError as e:

@@ -21,6 +21,8 @@ def vllm_instance(engines) -> EngineInstance:
 
 @dataclass(frozen=True)
 class VllmLog:
+    """What vLLM's logs show, one summary per source."""
+
     scans: tuple  # VllmLogSummary per source that held vLLM lines
 
     def summary(self) -> list[tuple[str, str]]:
@@ -56,7 +58,7 @@ def scan_source(source):
 def vllm_log(ctx: Context, engines, log_sources=()) -> VllmLog:
     vllm_instance(engines)
     from llmdoctor.knowledge.vllm.log import scan_vllm_lines
-    from llmdoctor.facts.llamacpp import CLIENT_ERRORS, client_errors_lines
+    from llmdoctor.facts.client_errors import CLIENT_ERRORS, client_errors_lines
 
     sources = [s for s in (log_sources or ()) if s.engine in (VLLM, None)]
     scans = []
@@ -86,6 +88,8 @@ def vllm_log(ctx: Context, engines, log_sources=()) -> VllmLog:
 
 @dataclass(frozen=True)
 class VllmMetricsSample:
+    """Two scrapes of vLLM's /metrics (one from a recording), for rates between them."""
+
     first: object  # VllmMetrics
     second: object | None  # VllmMetrics, None for a single scrape (evidence)
     seconds: float
@@ -116,12 +120,12 @@ class VllmMetricsSample:
 
 def _scrape(host, port: int, timeout: float):
     """One scrape of /metrics and where it came from."""
-    from llmdoctor.knowledge.vllm.metrics import is_vllm_exposition, parse_vllm_metrics
-
     r = host.http("GET", port, "/metrics", timeout=timeout)
     source = r.source or f"GET :{port}/metrics"
     if r.status != 200:
         raise FactUnavailable(f"{source} answered HTTP {r.status}")
+    from llmdoctor.knowledge.vllm.metrics import is_vllm_exposition, parse_vllm_metrics  # (a scrape to parse)
+
     text = r.text
     if not is_vllm_exposition(text):
         raise FactUnavailable(f"{source} holds no vllm: metrics")

@@ -45,6 +45,8 @@ class NotInEvidence(Unanswerable):
 
 @dataclass(frozen=True)
 class CommandResult:
+    """A command's exit status and output (or the recorded file that stands for it)."""
+
     argv: tuple[str, ...]
     returncode: int
     stdout: str
@@ -62,6 +64,8 @@ class CommandResult:
 
 @dataclass(frozen=True)
 class HttpResponse:
+    """An HTTP answer (or the recorded file that stands for it)."""
+
     status: int
     body: bytes
     headers: dict[str, str] = field(default_factory=dict)

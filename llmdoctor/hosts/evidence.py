@@ -210,9 +210,11 @@ class EvidenceHost:
         raise NotInEvidence(f"`{' '.join(argv[:2])}` output not in evidence")
 
     def _inspect_in_env(self) -> bool:
-        from llmdoctor.knowledge.containers.inspect import looks_like_inspect
+        if not self.has("env.txt"):
+            return False
+        from llmdoctor.knowledge.containers.looks import looks_like_inspect
 
-        return self.has("env.txt") and looks_like_inspect(self._text("env.txt", 64 * 1024))
+        return looks_like_inspect(self._text("env.txt", 64 * 1024))
 
     def container_inspect(self) -> CommandResult:
         """docker_inspect.json or podman_inspect.json, else env.txt when it holds inspect output."""

@@ -33,6 +33,8 @@ def config_evidence(config, name: str) -> Evidence:
 
 @dataclass(frozen=True)
 class Slots:
+    """How many requests Ollama serves at once (OLLAMA_NUM_PARALLEL), and how that is known."""
+
     count: int | None  # None = auto, decided per load
     how: str
     evidence: tuple[Evidence, ...]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from llmdoctor.knowledge.memory import human_bytes as human
+from llmdoctor.knowledge.units import human_bytes as human
 from llmdoctor.model import Evidence
 from llmdoctor.judge.ollama import gpu_total_bytes, last_load_with, slots
 

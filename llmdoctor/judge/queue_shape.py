@@ -19,6 +19,8 @@ SHAPES = (GROWING, BURSTS, SPIKE, STEADY)
 
 @dataclass(frozen=True)
 class QueueShape:
+    """How a queue behaved over a log: growing, in bursts, one spike, or steady."""
+
     kind: str  # GROWING | BURSTS | SPIKE | STEADY
     evidence: str  # the figures that decided it, as a sentence
     peak: float = 0.0  # the most requests waiting in the longest run

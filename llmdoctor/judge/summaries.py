@@ -18,7 +18,7 @@ def _probe(runs: Any) -> list[tuple[str, str]]:
 
 def _memory(fact: Any) -> list[tuple[str, str]]:
     from llmdoctor.judge.swap import assess_swap
-    from llmdoctor.knowledge.memory import human_bytes
+    from llmdoctor.knowledge.units import human_bytes
 
     lines: list[tuple[str, str]] = []
     m = fact.meminfo

@@ -26,7 +26,6 @@ Those come back with `problem` set. Pure: text in, assignments out.
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass
 
 from llmdoctor.knowledge.systemd.names import is_engine_var
@@ -70,6 +69,8 @@ _K8S_VALUE = re.compile(r"^value:\s*(.*?)\s*$")
 
 @dataclass(frozen=True)
 class Assignment:
+    """One engine variable as a line sets it (or means to), in the form it was written."""
+
     name: str
     value: str | None  # None when the line assigns nothing
     form: str  # a key of REACHES
@@ -96,6 +97,8 @@ def _unquote(value: str) -> str:
 
 
 def _words(text: str) -> list[str]:
+    import shlex  # (here: most recordings have no line that needs splitting)
+
     try:
         return shlex.split(text, comments=True)
     except ValueError:

@@ -11,26 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from llmdoctor.knowledge.units import GIB, KIB, MIB, human_bytes  # noqa: F401 - (re-exported)
 from llmdoctor.parsing import ParseError
-
-KIB = 1024
-MIB = 1024 * 1024
-GIB = 1024 * 1024 * 1024
 
 # `vmstat -S` unit letters -> bytes (procps: k=1000, K=1024, m=1000000, M=1048576).
 VMSTAT_UNITS = {"k": 1000, "K": 1024, "m": 1000 * 1000, "M": 1024 * 1024}
 DEFAULT_PAGE_SIZE = 4096
-
-
-def human_bytes(n: float | None) -> str:
-    """1610612736 -> '1.5 GiB' (binary units, as free -h and nvidia-smi use)."""
-    if n is None:
-        return "unknown"
-    n = float(n)
-    for unit, size in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
-        if abs(n) >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n:.0f} B"
 
 
 # -- /proc/meminfo --------------------------------------------------------------

@@ -14,7 +14,7 @@ import io
 import re
 from dataclasses import dataclass, field
 
-from llmdoctor.knowledge.memory import human_bytes
+from llmdoctor.knowledge.units import human_bytes
 from llmdoctor.parsing import ParseError
 
 MIB = 1024 * 1024

@@ -120,6 +120,8 @@ _PREFIX_SHARE = 0.5  # a column prefix is stripped when at least this share of l
 
 @dataclass(frozen=True)
 class Repaired:
+    """A log or configuration text with what pasting added removed, and what that was."""
+
     text: str
     prefixes: tuple[str, ...] = ()  # kinds stripped: journald, compose, kubectl, docker-timestamp, docker-json
     idents: tuple[str, ...] = ()  # journald identifiers, compose services, pod/container names seen

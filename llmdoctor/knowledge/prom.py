@@ -18,6 +18,8 @@ from llmdoctor.parsing import ParseError
 
 @dataclass(frozen=True)
 class Sample:
+    """One sample of an exposition: name, labels, value."""
+
     name: str  # exposition name, e.g. "vllm:num_preemptions_total"
     labels: tuple[tuple[str, str], ...]
     value: float
@@ -28,6 +30,8 @@ class Sample:
 
 @dataclass(frozen=True)
 class Exposition:
+    """A parsed Prometheus text exposition: its samples, and how many lines did not parse."""
+
     samples: tuple[Sample, ...]
     skipped_lines: int = 0  # lines that did not parse (truncation, garbage)
     names: frozenset[str] = field(default=frozenset())

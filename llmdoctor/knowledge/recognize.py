@@ -109,6 +109,8 @@ IDENT_ENGINE = ((re.compile(r"ollama", re.I), OLLAMA), (re.compile(r"vllm", re.I
 
 @dataclass(frozen=True)
 class Hit:
+    """One engine's signs in one text: how many lines carry one, and the first."""
+
     count: int  # lines with a sign
     line: str  # the first such line
     what: str  # the first sign's description
@@ -154,6 +156,8 @@ def ident_engines(idents) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class Recognition:
+    """The engines a set of evidence files speaks of, and why."""
+
     engines: tuple[str, ...]  # in order of evidence weight
     reasons: dict[str, str] = field(default_factory=dict)  # engine -> why ("journal.log: gin access log line")
     files: dict[str, str | None] = field(default_factory=dict)  # file -> engine whose lines it holds

@@ -103,7 +103,7 @@ def _name_for_command(command: str) -> str | None:
 
 
 def _name_for_content(text: str) -> str:
-    from llmdoctor.knowledge.containers.inspect import looks_like_inspect
+    from llmdoctor.knowledge.containers.looks import looks_like_inspect
 
     from llmdoctor.knowledge.containers.describe import looks_like_describe
     from llmdoctor.knowledge.containers.pod import looks_like_manifest, looks_like_pod

@@ -11,10 +11,10 @@ without a default is required).
 """
 from __future__ import annotations
 
-import inspect
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from llmdoctor.facts import parameters
 from llmdoctor.model import Cause
 
 MARK = "__llmdoctor_check__"
@@ -23,6 +23,8 @@ ENGINE_KINDS = frozenset({"ollama", "vllm", "llamacpp", "sglang"})
 
 @dataclass(frozen=True)
 class CheckSpec:
+    """A check as the loader and runner see it: its function, the facts it reads, its trigger."""
+
     id: str
     cause: Cause
     purpose: str
@@ -34,19 +36,6 @@ class CheckSpec:
     needs: tuple[str, ...] = ()  # ... and at least one of these facts is available
 
 
-def _parameters(func: Callable[..., Any]) -> tuple[tuple[str, ...], frozenset[str]]:
-    """(parameter names, those with a default), read off the code object: every check is
-    decorated on every run, and inspect.signature would cost a few milliseconds in all."""
-    code = getattr(func, "__code__", None)
-    if code is None or code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS) or code.co_kwonlyargcount:
-        sig = inspect.signature(func)
-        return (tuple(sig.parameters),
-                frozenset(p for p, v in sig.parameters.items() if v.default is not inspect.Parameter.empty))
-    names = code.co_varnames[:code.co_argcount]
-    defaults = len(func.__defaults__ or ())
-    return tuple(names), frozenset(names[len(names) - defaults:] if defaults else ())
-
-
 def check(id: str, cause: Cause, purpose: str = "", engines: tuple[str, ...] = (),
           needs: tuple[str, ...] = ()) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Mark a function as a check. `purpose` defaults to the docstring's first line."""
@@ -55,7 +44,7 @@ def check(id: str, cause: Cause, purpose: str = "", engines: tuple[str, ...] = (
         raise ValueError(f"check {id}: unknown engine {sorted(unknown)} (one of {sorted(ENGINE_KINDS)})")
 
     def mark(func: Callable[..., Any]) -> Callable[..., Any]:
-        params, optional = _parameters(func)
+        params, optional = parameters(func)
         doc = (func.__doc__ or "").strip().splitlines()
         missing = [n for n in needs if n not in params]
         if missing:

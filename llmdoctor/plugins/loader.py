@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 from pathlib import Path
 from typing import Any, Iterable
@@ -31,15 +32,28 @@ def _specs_in(module: Any, origin: str) -> list[CheckSpec]:
     return found
 
 
-def _load_file(path: Path, origin: str) -> list[CheckSpec]:
-    name = f"llmdoctor_checks_{origin.replace('-', '_')}_{path.stem}"
+def _module_name(path: Path, origin: str) -> str:
+    return f"llmdoctor_checks_{origin.replace('-', '_')}_{path.stem}"
+
+
+def _exec_file(path: Path, origin: str) -> Any:
+    name = _module_name(path, origin)
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)
-    return _specs_in(module, origin)
+    return module
+
+
+def load_module(path: Path, origin: str) -> Any:
+    """The check module at `path`, executed once (a deferred check's first call)."""
+    return sys.modules.get(_module_name(path, origin)) or _exec_file(path, origin)
+
+
+def _load_file(path: Path, origin: str) -> list[CheckSpec]:
+    return _specs_in(_exec_file(path, origin), origin)
 
 
 def check_entry_points() -> list[tuple[str, str]]:
@@ -51,13 +65,15 @@ def check_entry_points() -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     header = f"[{ENTRY_POINT_GROUP}]"
     for base in dict.fromkeys(sys.path):
-        try:
-            candidates = [p for p in Path(base or ".").iterdir() if p.suffix in (".dist-info", ".egg-info")]
+        try:  # (os.scandir: the standard library's directory holds hundreds of names, no Path for each)
+            with os.scandir(base or ".") as entries:
+                candidates = [e.path for e in entries if e.name.endswith((".dist-info", ".egg-info"))]
         except OSError:
             continue
         for dist in candidates:
             try:
-                text = (dist / "entry_points.txt").read_text()
+                with open(os.path.join(dist, "entry_points.txt"), encoding="utf-8") as f:
+                    text = f.read()
             except OSError:
                 continue
             if header not in text:
@@ -82,8 +98,9 @@ def _load_target(target: str) -> Any:
 
 
 def load_checks(extra_dirs: Iterable[str | Path] = (), site_dir: str | None = SITE_CHECKS_DIR,
-                entry_points: bool = True) -> tuple[list[CheckSpec], list[str]]:
-    """All checks, and one error line per source that failed to load."""
+                entry_points: bool = True, deferred: bool = False) -> tuple[list[CheckSpec], list[str]]:
+    """All checks, and one error line per source that failed to load. `deferred`: the built-in
+    checks from their index, each module imported when its check first runs (a diagnosis)."""
     specs: list[CheckSpec] = []
     errors: list[str] = []
     dirs: list[tuple[Path, str]] = [(builtin_checks_dir(), "built-in")]
@@ -94,6 +111,13 @@ def load_checks(extra_dirs: Iterable[str | Path] = (), site_dir: str | None = SI
         if not directory.is_dir():
             errors.append(f"checks directory {directory}: not a directory")
             continue
+        if deferred and origin == "built-in":
+            from llmdoctor.plugins.deferred import deferred_specs
+
+            indexed = deferred_specs(directory, lambda path: load_module(path, origin))
+            if indexed is not None:
+                specs.extend(indexed)
+                continue
         for path in sorted(directory.glob("*.py")):
             if path.name.startswith("_"):
                 continue

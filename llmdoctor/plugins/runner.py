@@ -10,6 +10,8 @@ from llmdoctor.plugins.check import CheckSpec
 
 @dataclass(frozen=True)
 class CheckOutcome:
+    """What running one check gave: its findings, or why it did not run, or its crash."""
+
     findings: tuple[Finding, ...] = ()
     skipped_for: str = ""  # the missing fact, when the check could not run
     crash: str = ""

@@ -1,10 +1,11 @@
 """Start-up structure: what loading the collectors and checks, and one diagnosis, import.
 
 `llmdoctor diagnose` is benchmarked against `python -c "import rich, typer"`
-(bench/diagnose_startup.py). Every fact module and every check file is imported on each
-run, so they may import only the light core at module level and must import engine
-parsers, helpers and third-party libraries where they are used. These tests guard that
-structure, not the time: each runs a fresh interpreter and looks at sys.modules.
+(bench/diagnose_startup.py). A diagnosis imports a fact module when one of its facts is
+asked for and a check file when its trigger holds, and both may import only the light core
+at module level: engine parsers, helpers and third-party libraries are imported where they
+are used. These tests guard that structure, not the time: each runs a fresh interpreter
+and looks at sys.modules.
 """
 from __future__ import annotations
 
@@ -68,19 +69,33 @@ def diagnose_modules(evidence: str) -> set[str]:
 
 
 OLLAMA_ONLY = ("llmdoctor.knowledge.ollama.log", "llmdoctor.judge.ollama", "llmdoctor.facts.ollama_api")
-VLLM_ONLY = ("llmdoctor.knowledge.vllm.log", "llmdoctor.knowledge.vllm.cmdline")
-LLAMACPP_ONLY = ("llmdoctor.knowledge.llamacpp.endpoints", "llmdoctor.knowledge.llamacpp.log")
-ALWAYS_HEAVY = ("prometheus_client", "pynvml", "requests", "numpy", "rich.console", "llmdoctor.app.tune", "llmdoctor.app.exporter")
+VLLM_ONLY = ("llmdoctor.knowledge.vllm.log", "llmdoctor.knowledge.vllm.cmdline", "llmdoctor.facts.vllm")
+LLAMACPP_ONLY = ("llmdoctor.knowledge.llamacpp.endpoints", "llmdoctor.knowledge.llamacpp.log", "llmdoctor.facts.llamacpp")
+SGLANG_ONLY = ("llmdoctor.knowledge.sglang", "llmdoctor.facts.sglang")
+# the container parsers, the memory parsers and tempfile: only with a container recording,
+# with /proc/meminfo or vmstat output, with a directory to make
+NOT_HERE = ("llmdoctor.knowledge.containers.inspect", "llmdoctor.knowledge.containers.compose",
+            "llmdoctor.knowledge.memory", "tempfile")
+ALWAYS_HEAVY = ("prometheus_client", "pynvml", "requests", "numpy", "rich.console", "llmdoctor.app.tune",
+                "llmdoctor.app.exporter", "llmdoctor.plugins.reindex")
+CHECKS = "llmdoctor_checks_built_in_"  # the module names the loader gives the built-in check files
 
 
-@pytest.mark.parametrize("evidence,absent", [
-    ("vllm-preempt-v1", OLLAMA_ONLY + LLAMACPP_ONLY + ("llmdoctor.facts.systemd_files", "llmdoctor.knowledge.nvidia")),
-    ("ollama-cpu-spill", VLLM_ONLY + LLAMACPP_ONLY + ("llmdoctor.facts.systemd_files",)),
-    ("llamacpp-prefill", OLLAMA_ONLY + VLLM_ONLY),
-    ("config-no-reload", VLLM_ONLY + LLAMACPP_ONLY),
+@pytest.mark.parametrize("evidence,absent,engine", [
+    ("vllm-preempt-v1", OLLAMA_ONLY + LLAMACPP_ONLY + SGLANG_ONLY + ("llmdoctor.facts.systemd_files", "llmdoctor.knowledge.nvidia"),
+     "vllm"),
+    ("ollama-cpu-spill", VLLM_ONLY + LLAMACPP_ONLY + SGLANG_ONLY + NOT_HERE + ("llmdoctor.facts.systemd_files",), "ollama"),
+    ("llamacpp-prefill", OLLAMA_ONLY + VLLM_ONLY + SGLANG_ONLY, "llamacpp"),
+    ("sglang-healthy", OLLAMA_ONLY + VLLM_ONLY + LLAMACPP_ONLY, "sglang"),
+    ("config-no-reload", VLLM_ONLY + LLAMACPP_ONLY + SGLANG_ONLY + NOT_HERE, "ollama"),
 ])
-def test_a_diagnosis_imports_only_what_its_evidence_needs(evidence, absent):
-    """Facts of an absent engine are quietly unavailable before their parsers are imported,
-    and checks that need them never run; piped text output needs no rich.console, and a
-    metrics.prom that parses plainly needs no prometheus_client."""
-    assert heavy_in(diagnose_modules(evidence), absent + ALWAYS_HEAVY) == []
+def test_a_diagnosis_imports_only_what_its_evidence_needs(evidence, absent, engine):
+    """Facts of an absent engine are quietly unavailable before their modules are imported,
+    and checks whose trigger does not hold are never imported (their triggers are read from
+    plugins/builtin_index.py); piped text output needs no rich.console, and a metrics.prom
+    that parses plainly needs no prometheus_client."""
+    modules = diagnose_modules(evidence)
+    assert heavy_in(modules, absent + ALWAYS_HEAVY) == []
+    checks = {m[len(CHECKS):] for m in modules if m.startswith(CHECKS)}
+    others = {"ollama", "vllm", "llamacpp", "sglang"} - {engine}
+    assert checks and not {c for c in checks if c.split("_", 1)[0] in others}, sorted(checks)

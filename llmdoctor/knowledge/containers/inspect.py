@@ -15,12 +15,10 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from llmdoctor.knowledge.containers.looks import looks_like_inspect  # noqa: F401 - (re-exported)
 from llmdoctor.parsing import ParseError
 
 MAX_TEXT = 16 * 1024 * 1024
-# `docker inspect` JSON, or the Env fragment of it, recognised by content (env.txt, tickets)
-_LOOKS = re.compile(r'^\s*\[?\s*\{\s*"(?:Driver|Id|Created|Path|State|HostConfig|Config)"\s*:|^\s*"(?:Env|HostConfig|DeviceRequests)"\s*:\s*[\[{]',
-                    re.M)
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
 
 
@@ -93,11 +91,6 @@ class ContainerSpec:
         if self.exit_code not in (None, 0):
             out.append(f"State.ExitCode: {self.exit_code}" + (" (137: killed, often for memory)" if self.exit_code == 137 else ""))
         return out
-
-
-def looks_like_inspect(text: str) -> bool:
-    """Is this `docker inspect` output (or its Env fragment), whatever file it was pasted into?"""
-    return bool(_LOOKS.search(text[:64 * 1024]))
 
 
 def _load(text: str) -> dict:

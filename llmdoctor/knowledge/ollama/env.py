@@ -19,6 +19,8 @@ FOREVER_TEXT = "2562047h47m16.854775807s"
 
 @dataclass(frozen=True)
 class Variable:
+    """One OLLAMA_* variable: its kind and its default in each version."""
+
     name: str
     kind: str
     # (first version, default from then on) in ascending order; "" = unset/empty.

@@ -246,8 +246,11 @@ def line_time(text: str) -> datetime | None:
             return None
     m = _OLD_TIME.search(text) if ".go:" in text else None
     if m:
+        s = m.group(1)  # YYYY/MM/DD HH:MM:SS (not strptime: its first call costs milliseconds of set-up)
+        if not s.isascii():
+            return None  # (as strptime: other digits than ASCII's are no time)
         try:
-            return datetime.strptime(m.group(1), "%Y/%m/%d %H:%M:%S")
+            return datetime(int(s[0:4]), int(s[5:7]), int(s[8:10]), int(s[11:13]), int(s[14:16]), int(s[17:19]))
         except ValueError:
             return None
     return None

@@ -16,6 +16,8 @@ from llmdoctor.parsing import ParseError, parse_size
 
 @dataclass(frozen=True)
 class LoadedModel:
+    """One model Ollama has loaded, as `ollama ps` or /api/ps shows it."""
+
     name: str
     size: int | None  # bytes (text: decimal units, rounded as printed)
     size_vram: int | None  # bytes on GPU (JSON only; estimated from PROCESSOR for text)
