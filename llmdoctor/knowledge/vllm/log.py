@@ -62,7 +62,7 @@ SETTINGS_MARKS = ("non-default args: {", "engine with config: ", "engine (v")
 # their lines; bytes.find costs a pass per mark) and, for "non-default args: {", memchr on "{".
 _MARK_FILTERS_B = (
     re.compile(rb"x(?:ceeds limit of|imum model length of|imum context length is|_model_len)").search,
-    re.compile(rb"ngine (?:with config: |\(v)").search,
+    re.compile(rb"gine (?:with config: |\(v)").search,  # 'g' is rarer than 'n': fewer stops
 )
 PEEK_LINES = 3  # window after a trigger for "Maximum concurrency" / the V0 prefix-cache line
 MAX_LINE = 64 * 1024  # longer lines are cut (bounded memory on a log without newlines)
@@ -115,6 +115,16 @@ _SETTING_KEYS = frozenset({"max_model_len", "max_num_seqs", "max_num_batched_tok
                            "tensor_parallel_size", "pipeline_parallel_size", "enable_prefix_caching",
                            "enable_chunked_prefill", "kv_cache_dtype", "block_size", "kv_cache_memory_bytes",
                            "swap_space", "preemption_mode", "quantization", "model", "dtype"})
+
+
+def newlines(buf, begin: int, end: int) -> int:
+    """buf.count(b"\n", begin, end), faster: bytes.count compares byte by byte, while
+    replace() finds newlines with memchr (2-4x faster), but only over the whole buffer, so it
+    is used when the region is most of it and the rest is counted apart."""
+    n = len(buf)
+    if (end - begin) * 4 < n * 3:
+        return buf.count(b"\n", begin, end)
+    return n - len(buf.replace(b"\n", b"")) - buf.count(b"\n", 0, begin) - buf.count(b"\n", end, n)
 
 
 def _config_value(v: str):
@@ -289,7 +299,8 @@ class VllmLogScanner:
         is_bytes = isinstance(buf, (bytes, bytearray))
         nl = b"\n" if is_bytes else "\n"
         find, rfind, startswith = buf.find, buf.rfind, buf.startswith
-        self.lines += buf.count(nl, begin, end) + (end > begin and buf[end - 1:end] != nl)
+        self.lines += (newlines(buf, begin, end) if is_bytes else buf.count(nl, begin, end)) \
+            + (end > begin and buf[end - 1:end] != nl)
 
         def line_at(pos: int) -> tuple[int, int]:
             ls = max(begin, rfind(nl, begin, pos) + 1)
@@ -340,6 +351,7 @@ class VllmLogScanner:
                             if region is None:
                                 region = QuietRegion(ls)
                             region.count += 1
+                            region.spans += (ls, le)
                             p = find(char, le + 1, end) if le < end else -1
                             continue
                 le = find(nl, p, end)
@@ -351,6 +363,7 @@ class VllmLogScanner:
                     line = buf[ls: le if le - ls <= MAX_LINE else ls + MAX_LINE]
                     if region is not None:  # its records go with the region's quiet ones, in order
                         self._region_line = region.slow[ls] = []
+                        region.spans.append(self._region_line)
                     stats(line.decode("utf-8", "replace") if is_bytes else line)
                     if region is not None:
                         region.count += len(self._region_line)  # type: ignore[arg-type]

@@ -64,7 +64,7 @@ class QuietRegion:
     bytes (`blob`) or, when they are few, the quiet lines themselves; `slow` maps the start
     of each line the scanner parsed there to the records it gave."""
 
-    __slots__ = ("first", "blob", "lines", "slow", "count")
+    __slots__ = ("first", "blob", "lines", "slow", "count", "spans")
 
     def __init__(self, first: int) -> None:
         self.first = first
@@ -72,24 +72,29 @@ class QuietRegion:
         self.lines: list | None = None  # bytes (a quiet line) or a list of records (a parsed line)
         self.slow: dict[int, list] = {}
         self.count = 0
+        # the region's stats lines in order, as the scanner met them: a quiet line's start and
+        # end (two ints), a parsed line's list of records (the same list as in `slow`)
+        self.spans: list = []
 
     def keep(self, buf, end: int) -> None:
         """Hold on to what the quiet records need, before the reader reuses `buf`."""
         begin = self.first
         if (self.count - len(self.slow)) * 1024 * 1024 > LINES_PER_MIB * max(1, end - begin):
             self.blob = bytes(memoryview(buf)[begin:end])
+            self.spans = []
             return
         lines: list = []
-        find, rfind = buf.find, buf.rfind
-        p = find(USAGE, begin, end)
-        while p != -1:
-            ls = max(begin, rfind(NL, begin, p) + 1)
-            le = find(NL, p, end)
-            le = end if le == -1 else le
-            raws = self.slow.get(ls)
-            lines.append(raws if raws is not None else bytes(buf[ls:le]))
-            p = find(USAGE, le + 1, end) if le < end else -1
-        self.lines, self.slow = lines, {}
+        spans = self.spans
+        i, n = 0, len(spans)
+        while i < n:  # no search: the scanner noted where each line is
+            item = spans[i]
+            if isinstance(item, list):
+                lines.append(item)
+                i += 1
+            else:
+                lines.append(bytes(buf[item:spans[i + 1]]))
+                i += 2
+        self.lines, self.slow, self.spans = lines, {}, []
 
     def records(self, parse) -> list:
         """The records in order; `parse(line_bytes)` turns a quiet line into its one record."""
