@@ -179,7 +179,6 @@ class VllmLogScanner:
         self._recent: deque = deque()  # raw records (see _materialize) and QuietRegions, oldest first
         self._recent_count = 0  # records they hold (at most keep_stats + one region's)
         self._last_raw: list | None = None
-        self._region: QuietRegion | None = None  # the region whose parsed lines are being recorded
         self._region_line: list | None = None  # records of the line being parsed in it
         self._kv_full = kv_full_mark(kv_full_pct)
         self.v1_preemptions = 0
@@ -349,8 +348,7 @@ class VllmLogScanner:
                             self._wait_run = self._kv_run = None
                             self._last_version = "v1"
                             if region is None:
-                                region = QuietRegion(ls)
-                            region.count += 1
+                                region = QuietRegion()
                             region.spans += (ls, le)
                             p = find(char, le + 1, end) if le < end else -1
                             continue
@@ -362,12 +360,10 @@ class VllmLogScanner:
                 elif find(usage, p - 2, le) != -1:  # a stats line (the hot path: keep it inline)
                     line = buf[ls: le if le - ls <= MAX_LINE else ls + MAX_LINE]
                     if region is not None:  # its records go with the region's quiet ones, in order
-                        self._region_line = region.slow[ls] = []
+                        self._region_line = []
                         region.spans.append(self._region_line)
                     stats(line.decode("utf-8", "replace") if is_bytes else line)
-                    if region is not None:
-                        region.count += len(self._region_line)  # type: ignore[arg-type]
-                        self._region_line = None
+                    self._region_line = None
                     if self._prefix_left:  # a V0 record: its prefix-cache line may follow
                         prefix_window(le + 1)
                     if find(word, p + 8, le) != -1 and self._other_kv(buf, p - 1, le, word, usage):
@@ -376,7 +372,7 @@ class VllmLogScanner:
                     starts.add(ls)
                 p = find(char, le + 1, end) if le < end else -1
         if region is not None:
-            region.keep(buf, end)
+            region.keep(buf, self.keep_stats)
             self._keep(region, region.count)
         if is_bytes:  # fewer passes than one per mark; the second step checks the marks themselves
             for search in _MARK_FILTERS_B + ((re.compile(re.escape(BUSY_MARK.encode())).search,) if self._busy else ()):
