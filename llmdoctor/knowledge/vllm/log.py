@@ -22,9 +22,11 @@ trigger line and which are read in a window of the next few lines. The chunk rea
 (`feed_bytes`, `scan_stream`, `feed_block`, `feed_raw_block`, `feed_region`) find trigger lines
 with memchr on a rare character ('V' of "KV", 'Q', '#'); a stats line that says nothing new
 (quiet_stats: Waiting 0, no preemptions, KV below the full mark, Running no higher than seen)
-is recognised by one C-level regex match and only counted, its bytes kept in case it is among
-the recent records, so the per-line Python work is proportional to the lines that matter. The
-context-length and settings marks are found with two regex passes and memchr on '{'.
+is recognised by one C-level regex match and only counted, its place noted and its bytes kept
+only if it is among the last records, so the per-line Python work is proportional to the lines
+that matter. Lines are counted with memchr (`newlines`). The context-length and settings marks
+are found with two regex passes and memchr on '{': these two passes are now most of the scan's
+time (CPython's regex and multi-byte find compare byte by byte; only one-byte find is memchr).
 `feed_line` applies the same pre-filter per line. Tests hold all of them to the same result,
 and to the scanner this one replaced (tests/engines/vllm/reference_vllm_log.py).
 """
