@@ -119,12 +119,15 @@ _SETTING_KEYS = frozenset({"max_model_len", "max_num_seqs", "max_num_batched_tok
                            "swap_space", "preemption_mode", "quantization", "model", "dtype"})
 
 
+REPLACE_MAX = 16 * 1024 * 1024  # newlines() copies the buffer once: bounded memory
+
+
 def newlines(buf, begin: int, end: int) -> int:
     """buf.count(b"\n", begin, end), faster: bytes.count compares byte by byte, while
     replace() finds newlines with memchr (2-4x faster), but only over the whole buffer, so it
     is used when the region is most of it and the rest is counted apart."""
     n = len(buf)
-    if (end - begin) * 4 < n * 3:
+    if (end - begin) * 4 < n * 3 or n > REPLACE_MAX:
         return buf.count(b"\n", begin, end)
     return n - len(buf.replace(b"\n", b"")) - buf.count(b"\n", 0, begin) - buf.count(b"\n", end, n)
 

@@ -226,3 +226,16 @@ def test_sparse_stats_scan_as_before(seed):
         new, old = both(data, FEEDS[name], keep_stats=keep)
         assert new == old, (seed, name)
         assert new.lines == old.lines and new.stats_lines > 0
+
+
+def test_newlines_counts_as_bytes_count_does():
+    from llmdoctor.knowledge.vllm.log import newlines
+
+    rnd = random.Random(3)
+    for _ in range(300):
+        n = rnd.choice((0, 1, 5, 100, 4096))
+        buf = bytes(rnd.choice(b"ab\n\n\xff") for _ in range(n))
+        begin = rnd.randint(0, n)
+        end = rnd.randint(begin, n)
+        for b in (buf, bytearray(buf)):
+            assert newlines(b, begin, end) == buf.count(b"\n", begin, end), (n, begin, end)
