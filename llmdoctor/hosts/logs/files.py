@@ -129,13 +129,18 @@ class FileSource:
             window = _Window(cutoff, now)
             # One reused buffer: the unfinished last line moves to its front, the next read
             # fills in behind it, and each block of whole lines is copied out exactly once.
+            # After the first (a reader of the head alone decodes no more), each read fills
+            # the whole buffer, so a region is nearly all of it (the vLLM scanner counts the
+            # newlines of such a region at memchr speed).
             buf = bytearray(CHUNK + MAX_LINE)
             view = memoryview(buf)
             filled = 0
+            limit = CHUNK
             skipping = False  # inside the dropped tail of a runaway line
             try:
                 while True:
-                    n = f.readinto(view[filled : filled + CHUNK])
+                    n = f.readinto(view[filled : filled + limit])
+                    limit = len(buf)
                     if not n:
                         break
                     end = filled + n

@@ -14,11 +14,6 @@ import re
 from functools import lru_cache
 
 AVG = b"Avg prompt throughput: "
-USAGE = b" KV cache usage: "
-NL = b"\n"
-# at most this many quiet records per MiB are copied one line at a time; denser regions are
-# copied whole (one memcpy is cheaper than many small slices)
-LINES_PER_MIB = 48
 
 
 def at_most(n: int) -> str:
@@ -60,59 +55,44 @@ def quiet_pattern(max_running: int, kv_full: int) -> re.Pattern[bytes]:
 
 
 class QuietRegion:
-    """The stats records of one region from its first quiet line on (`first`): either its
-    bytes (`blob`) or, when they are few, the quiet lines themselves; `slow` maps the start
-    of each line the scanner parsed there to the records it gave."""
+    """The stats records of one region from its first quiet line on. While scanning, `spans`
+    notes each stats line in order: a quiet line's start and end (two ints), a parsed line's
+    list of records. `keep` then holds only the last records a result can report (`lines`:
+    a quiet line's bytes, or a parsed line's records), so a dense region costs a few hundred
+    small copies rather than a copy of its bytes."""
 
-    __slots__ = ("first", "blob", "lines", "slow", "count")
+    __slots__ = ("lines", "count", "spans")
 
-    def __init__(self, first: int) -> None:
-        self.first = first
-        self.blob: bytes | None = None
-        self.lines: list | None = None  # bytes (a quiet line) or a list of records (a parsed line)
-        self.slow: dict[int, list] = {}
-        self.count = 0
+    def __init__(self) -> None:
+        self.lines: list = []
+        self.count = 0  # records held in `lines`
+        self.spans: list = []
 
-    def keep(self, buf, end: int) -> None:
-        """Hold on to what the quiet records need, before the reader reuses `buf`."""
-        begin = self.first
-        if (self.count - len(self.slow)) * 1024 * 1024 > LINES_PER_MIB * max(1, end - begin):
-            self.blob = bytes(memoryview(buf)[begin:end])
-            return
-        lines: list = []
-        find, rfind = buf.find, buf.rfind
-        p = find(USAGE, begin, end)
-        while p != -1:
-            ls = max(begin, rfind(NL, begin, p) + 1)
-            le = find(NL, p, end)
-            le = end if le == -1 else le
-            raws = self.slow.get(ls)
-            lines.append(raws if raws is not None else bytes(buf[ls:le]))
-            p = find(USAGE, le + 1, end) if le < end else -1
-        self.lines, self.slow = lines, {}
+    def keep(self, buf, want: int) -> None:
+        """Copy the quiet lines among the region's last `want` records out of `buf`, before the
+        reader reuses it; drop the earlier ones (later records only push them further out)."""
+        spans = self.spans
+        i, n = len(spans), 0
+        kept: list = []
+        while i > 0 and n < want:
+            item = spans[i - 1]
+            if isinstance(item, list):
+                kept.append(item)
+                n += len(item)
+                i -= 1
+            else:
+                kept.append(bytes(buf[spans[i - 2]:item]))
+                n += 1
+                i -= 2
+        kept.reverse()
+        self.lines, self.count, self.spans = kept, n, []
 
     def records(self, parse) -> list:
         """The records in order; `parse(line_bytes)` turns a quiet line into its one record."""
         out: list = []
-        if self.lines is not None:
-            for item in self.lines:
-                if isinstance(item, bytes):
-                    out.append(parse(item))
-                else:
-                    out.extend(item)
-            return out
-        blob, base = self.blob, self.first
-        assert blob is not None
-        find, rfind = blob.find, blob.rfind
-        p = find(USAGE)
-        while p != -1:
-            ls = rfind(NL, 0, p) + 1
-            le = find(NL, p)
-            le = len(blob) if le == -1 else le
-            raws = self.slow.get(ls + base)
-            if raws is not None:
-                out.extend(raws)
+        for item in self.lines:
+            if isinstance(item, bytes):
+                out.append(parse(item))
             else:
-                out.append(parse(blob[ls:le]))
-            p = find(USAGE, le + 1)
+                out.extend(item)
         return out

@@ -7,12 +7,15 @@ from __future__ import annotations
 import importlib.util
 import io
 import random
+import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
+from llmdoctor.hosts.logs import FileSource
 from llmdoctor.knowledge.vllm.log import VllmLogScanner
+from llmdoctor.scratch import scratch_dir
 
 ROOT = Path(__file__).resolve().parents[3]
 FIX = ROOT / "tests" / "fixtures"
@@ -52,8 +55,9 @@ def both(data: bytes, feed, **kw):
     return new.result(), old.result()
 
 
-def by_regions(size: int):
-    """As FileSource.raw_regions feeds: whole lines in a reused buffer, last newline left out."""
+def by_regions(size: int, stale: bytes = b"\xff"):
+    """As FileSource.raw_regions feeds: whole lines in a reused buffer, last newline left out;
+    `stale` fills the buffer around the region (newlines there must not be counted)."""
     def feed(sc, data: bytes) -> None:
         buf = bytearray(size + 4096)
         pos = 0
@@ -63,7 +67,7 @@ def by_regions(size: int):
                 cut = data.find(b"\n", pos)
                 cut = len(data) if cut == -1 else cut
             piece = data[pos:cut]
-            buf[:] = b"\xff" * len(buf)  # stale bytes around the region, as in a reused buffer
+            buf[:] = (stale * len(buf))[:len(buf)]  # stale bytes around the region, as in a reused buffer
             buf[7:7 + len(piece)] = piece
             sc.feed_region(buf, 7, 7 + len(piece))
             pos = cut + 1
@@ -88,8 +92,21 @@ def by_raw_blocks(sc, data: bytes) -> None:
         sc.feed_raw_block(b"\n".join(lines[i:i + 7]))
 
 
+def by_file_source(sc, data: bytes) -> None:
+    """Through the real reader (FileSource.raw_regions, whole-buffer reads), as diagnose reads a file."""
+    where = scratch_dir("llmdoctor-test-")
+    try:
+        path = Path(where) / "vllm.log"
+        path.write_bytes(data)
+        for buf, begin, end in FileSource(path, since_seconds=None).raw_regions():
+            sc.feed_region(buf, begin, end)
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+
+
 FEEDS = {"regions-1M": by_regions(1 << 20), "regions-4k": by_regions(4096), "chunks-777": by_chunks(777),
-         "stream": by_stream, "raw-blocks": by_raw_blocks}
+         "stream": by_stream, "raw-blocks": by_raw_blocks, "regions-1M-stale-newlines": by_regions(1 << 20, b"a\n"),
+         "file-source": by_file_source}
 
 
 def test_the_corpus_holds_vllm_logs():
@@ -183,3 +200,42 @@ def test_a_generated_dense_log_scans_as_before(tmp_path):
         gen.generate(path, 3 * 2**20, density=density, seed=5)
         new, old = both(path.read_bytes(), FEEDS["regions-1M"])
         assert new == old and new.stats_lines > 0
+
+
+def sparse_log(rnd: random.Random, n: int) -> bytes:
+    """Stats lines few and far between (a quiet server, or 0.5 % density): the scanner keeps
+    its quiet lines one by one, among parsed ones, rather than the region's bytes."""
+    lines = []
+    for i in range(n):
+        if rnd.random() < 0.004:
+            lines.append(gen.stats_line(rnd, 851, f"04-28 00:{i // 60 % 60:02d}:{i % 60:02d}",
+                                        busy=rnd.choice((0.0, 0.3))))
+        elif rnd.random() < 0.001:
+            lines.append(rnd.choice(EDGE))
+        else:
+            lines.append(gen.ACCESS.format(pid=851, a=1, b=2, c=3, port=rnd.randint(30000, 60000)))
+    return ("\n".join(lines) + rnd.choice(("", "\n"))).encode()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sparse_stats_scan_as_before(seed):
+    rnd = random.Random(seed)
+    data = sparse_log(rnd, rnd.choice((30000, 60000)))
+    keep = rnd.choice((1, 5, 360))
+    for name in ("regions-1M", "regions-1M-stale-newlines", "file-source"):
+        new, old = both(data, FEEDS[name], keep_stats=keep)
+        assert new == old, (seed, name)
+        assert new.lines == old.lines and new.stats_lines > 0
+
+
+def test_newlines_counts_as_bytes_count_does():
+    from llmdoctor.knowledge.vllm.log import newlines
+
+    rnd = random.Random(3)
+    for _ in range(300):
+        n = rnd.choice((0, 1, 5, 100, 4096))
+        buf = bytes(rnd.choice(b"ab\n\n\xff") for _ in range(n))
+        begin = rnd.randint(0, n)
+        end = rnd.randint(begin, n)
+        for b in (buf, bytearray(buf)):
+            assert newlines(b, begin, end) == buf.count(b"\n", begin, end), (n, begin, end)
