@@ -298,43 +298,39 @@ def _vocabulary(model: Path) -> list[str]:
 
 
 class BoundedLoad:
-    """Waves of `concurrent` completions of `max_tokens` tokens, until `stop()` is called,
-    `waves` waves were sent or `seconds` passed, whichever comes first."""
+    """`concurrent` clients, each sending completions of `max_tokens` tokens one after the
+    other, so that as many are in flight all the time (a steady load, not waves with gaps in
+    which nothing waits), until `stop()`, `rounds` requests per client, or `seconds`."""
 
     def __init__(self, server: VllmServer, concurrent: int, max_tokens: int, prompt_words: int,
-                 waves: int = 12, seconds: float = 90.0):
+                 rounds: int = 12, seconds: float = 90.0):
         self.server, self.concurrent, self.max_tokens = server, concurrent, max_tokens
-        self.prompt_words, self.waves, self.seconds = prompt_words, waves, seconds
+        self.prompt_words, self.rounds, self.seconds = prompt_words, rounds, seconds
         self.statuses: list[int] = []
-        self.waves_sent = 0
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._deadline = 0.0
+        self._threads = [threading.Thread(target=self._client, args=(i,), daemon=True) for i in range(concurrent)]
 
-    def _one(self, seed: int) -> None:
-        status, _ = self.server.complete(self.server.prompt(self.prompt_words, seed), self.max_tokens,
-                                         timeout=max(5.0, self._deadline - time.monotonic()))
-        self.statuses.append(status)
-
-    def _run(self) -> None:
-        self._deadline = time.monotonic() + self.seconds
-        for wave in range(self.waves):
-            if self._stop.is_set() or time.monotonic() >= self._deadline:
-                break
-            threads = [threading.Thread(target=self._one, args=(wave * 1000 + i,), daemon=True)
-                       for i in range(self.concurrent)]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join(max(0.1, self._deadline - time.monotonic()))
-            self.waves_sent += 1
+    def _client(self, i: int) -> None:
+        for n in range(self.rounds):
+            left = self._deadline - time.monotonic()
+            if self._stop.is_set() or left <= 0:
+                return
+            status, _ = self.server.complete(self.server.prompt(self.prompt_words, i * 1000 + n), self.max_tokens,
+                                             timeout=max(5.0, left))
+            self.statuses.append(status)
 
     def __enter__(self) -> "BoundedLoad":
-        self._thread.start()
+        self._deadline = time.monotonic() + self.seconds
+        for t in self._threads:
+            t.start()
         return self
 
     def __exit__(self, *exc) -> None:
         self._stop.set()
-        self._thread.join(self.seconds + 65)
+        end = time.monotonic() + self.seconds + 65
+        for t in self._threads:
+            t.join(max(0.1, end - time.monotonic()))
 
 
 def wait_for_metric(port: int, name: str, above: float, timeout: float = 60.0) -> float | None:
@@ -378,8 +374,12 @@ def timed(name: str):
 def diagnose(*args: str, timeout: float = 180.0) -> subprocess.CompletedProcess:
     """`llmdoctor diagnose ARGS` as a user runs it (this checkout, the test's interpreter)."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200"}
-    return subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, cwd=REPO, stdin=subprocess.DEVNULL)
+    start = time.monotonic()
+    try:
+        return subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", *args], capture_output=True, text=True,
+                              timeout=timeout, env=env, cwd=REPO, stdin=subprocess.DEVNULL)
+    finally:
+        TIMINGS.setdefault("diagnose_s", []).append(round(time.monotonic() - start, 1))
 
 
 if __name__ == "__main__":  # `python -m tests.support.vllm_cpu`: install ahead of a test run

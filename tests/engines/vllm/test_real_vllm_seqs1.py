@@ -31,7 +31,7 @@ def test_queueing_from_the_waiting_gauge_and_the_stats_lines(server):
     from tests.support.vllm_cpu import BoundedLoad, diagnose, wait_for_metric
 
     with timed("scenario_queueing_s"):
-        with BoundedLoad(server, concurrent=8, max_tokens=200, prompt_words=20, waves=12, seconds=150) as load:
+        with BoundedLoad(server, concurrent=8, max_tokens=200, prompt_words=20, rounds=40, seconds=150) as load:
             assert wait_for_metric(server.port, "vllm:num_requests_waiting", 2, timeout=60) is not None
             from_metrics = _findings(diagnose("--format", "json", "--sample-seconds", "2"))
             assert wait_for_metric(server.port, "vllm:num_requests_waiting", 2, timeout=60) is not None

@@ -42,7 +42,7 @@ def test_preemption_is_read_from_the_metrics_counter_rate(server):
 
     with timed("scenario_preemption_s"):
         before = server.log_text().count("\n")
-        with BoundedLoad(server, concurrent=16, max_tokens=300, prompt_words=200, waves=12, seconds=150) as load:
+        with BoundedLoad(server, concurrent=16, max_tokens=300, prompt_words=200, rounds=40, seconds=150) as load:
             assert wait_for_metric(server.port, "vllm:num_requests_waiting", 0, timeout=60) is not None
             result = diagnose("--format", "json", "--log", str(server.log_path), "--sample-seconds", "6")
         assert load.statuses and set(load.statuses) == {200}, sorted(set(load.statuses))
