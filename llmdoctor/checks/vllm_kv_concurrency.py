@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
-from llmdoctor.judge.vllm import kv_room_fix
+from llmdoctor.judge.vllm import kv_room_fix, setting
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -35,11 +35,16 @@ def kv_concurrency(
             demand = seen
             ev.append(Evidence(vllm_metrics.source, f"vllm:num_requests_running {m.running or 0:g} + "
                                                     f"vllm:num_requests_waiting {m.waiting or 0:g}"))
-    seqs = vllm_cmdline.get("max_num_seqs") if vllm_cmdline is not None else None
+    seqs = setting(vllm_cmdline, vllm_log, "max_num_seqs")
     asked = "observed"
+    if seqs and demand > seqs:  # the rest wait for a place in the batch (QUEUEING), not for KV room
+        demand = float(seqs)
+        ev.append(Evidence("cmdline.txt" if vllm_cmdline is not None and vllm_cmdline.get("max_num_seqs")
+                           else scan.source, f"max_num_seqs {seqs}: at most {seqs} of them run at once"))
     if seqs and seqs > demand:
         demand, asked = float(seqs), "configured"
-        ev.append(Evidence("cmdline.txt", f"--max-num-seqs {seqs}"))
+        ev.append(Evidence("cmdline.txt" if vllm_cmdline is not None and vllm_cmdline.get("max_num_seqs")
+                           else scan.source, f"--max-num-seqs {seqs}"))
     if cap.max_concurrency >= 1.0 and demand <= cap.max_concurrency:
         return
     ev = [Evidence(scan.source, line) for line in cap.lines if "concurrency" in line][:1] + ev

@@ -28,7 +28,9 @@ def kv_room_fix(cmdline, summary: str, capacity=None) -> Fix:
     """More KV room: memory fraction, shorter max length, fewer sequences, more GPUs, fp8 cache."""
     util = cmdline.get("gpu_memory_utilization") if cmdline is not None else None
     target = MAX_GPU_UTIL if util is None or util < MAX_GPU_UTIL else min(0.98, round(util + 0.02, 2))
-    flags: dict = {"gpu_memory_utilization": target}
+    fixed = cmdline.kv_cache_bytes if cmdline is not None else None
+    # a fixed --kv-cache-memory-bytes makes vLLM ignore --gpu-memory-utilization: raise that instead
+    flags: dict = {"kv_cache_memory_bytes": fixed * 2} if fixed else {"gpu_memory_utilization": target}
     max_len = cmdline.max_model_len_tokens if cmdline is not None else None
     per_req = capacity.tokens_per_request if capacity is not None else None
     if max_len or per_req:
@@ -38,8 +40,11 @@ def kv_room_fix(cmdline, summary: str, capacity=None) -> Fix:
         flags["max_num_seqs"] = max(1, int(capacity.max_concurrency * 2)) if not seqs else max(1, seqs // 2)
     elif seqs:
         flags["max_num_seqs"] = max(1, seqs // 2)
-    levers = ("Give the KV cache more room. Use the memory the GPU has: raise --gpu-memory-utilization (default 0.9, "
-              f"0.92 from v0.20) and lower --max-num-seqs. Beyond that, {MEMORY_ORDER[0].lower()}{MEMORY_ORDER[1:]} "
+    room = ("Its size is fixed with --kv-cache-memory-bytes, which makes vLLM ignore --gpu-memory-utilization: "
+            "raise it as far as the memory allows" if fixed else
+            "Use the memory the GPU has: raise --gpu-memory-utilization (default 0.9, 0.92 from v0.20)")
+    levers = (f"Give the KV cache more room. {room} and lower --max-num-seqs. Beyond that, "
+              f"{MEMORY_ORDER[0].lower()}{MEMORY_ORDER[1:]} "
               "For vLLM: --max-model-len, then --kv-cache-dtype fp8 (about twice the tokens), then "
               "--tensor-parallel-size 2.")
     return Fix(f"{summary} {levers}", (serve_flags_text(cmdline, **flags),))

@@ -36,7 +36,10 @@ INJECT_AFTER_S = 3.0       # ... or after this long, whichever comes first
 
 
 _LLAMA_OVERFLOW = re.compile(r"request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)")
-_VLLM_OVERFLOW = re.compile(r"maximum context length is (\d+) tokens.*?\((\d+) in the messages", re.S)
+# vLLM: "... you requested N tokens (M in the messages, ...)" before 0.10; 0.32 says "your prompt
+# contains [at least] M input tokens" (at least: it stops counting at the limit + 1).
+_VLLM_OVERFLOW = re.compile(r"maximum context length is (\d+) tokens.*?(?:\((\d+) in the messages|"
+                            r"prompt contains (?:at least )?(\d+) input tokens)", re.S)
 
 
 def context_overflow(error: str) -> tuple[int, int] | None:
@@ -46,7 +49,7 @@ def context_overflow(error: str) -> tuple[int, int] | None:
         return int(m.group(1)), int(m.group(2))
     m = _VLLM_OVERFLOW.search(error)
     if m:
-        return int(m.group(2)), int(m.group(1))
+        return int(m.group(2) or m.group(3)), int(m.group(1))
     return None
 
 

@@ -13,6 +13,7 @@ from llmdoctor.parsing import flag_settings, split_cmdline
 # flag -> (key, kind)
 FLAGS = {
     "--gpu-memory-utilization": ("gpu_memory_utilization", float),
+    "--kv-cache-memory-bytes": ("kv_cache_memory_bytes", str),  # accepts 2G / 512M; overrides the above
     "--max-model-len": ("max_model_len", str),  # accepts 32k / auto
     "--max-num-seqs": ("max_num_seqs", int),
     "--max-num-batched-tokens": ("max_num_batched_tokens", int),
@@ -43,18 +44,29 @@ class VllmCmdline:
 
     @property
     def max_model_len_tokens(self) -> int | None:
-        v = self.settings.get("max_model_len")
-        if not v:
-            return None
-        v = str(v).strip()
-        # vLLM's human-readable ints: k/m decimal, K/M binary
-        mult = {"k": 1000, "m": 1000_000, "K": 1024, "M": 1024 * 1024}.get(v[-1:], 1)
-        if mult != 1:
-            v = v[:-1]
-        try:
-            return int(float(v) * mult)
-        except (ValueError, OverflowError):  # "auto", "nan"; "inf", "1e400"
-            return None
+        return human_int(self.settings.get("max_model_len"))
+
+    @property
+    def kv_cache_bytes(self) -> int | None:
+        """--kv-cache-memory-bytes: a fixed KV cache size, with which vLLM ignores
+        --gpu-memory-utilization (vllm/config/cache.py, CacheConfig.kv_cache_memory_bytes)."""
+        return human_int(self.settings.get("kv_cache_memory_bytes"))
+
+
+def human_int(v) -> int | None:
+    """vLLM's human-readable ints (vllm/utils/argparse_utils.py): k/m/g/t decimal, K/M/G/T binary;
+    None for "auto" and what is no number."""
+    if v is None or v == "":
+        return None
+    v = str(v).strip()
+    mult = {"k": 10 ** 3, "m": 10 ** 6, "g": 10 ** 9, "t": 10 ** 12,
+            "K": 2 ** 10, "M": 2 ** 20, "G": 2 ** 30, "T": 2 ** 40}.get(v[-1:], 1)
+    if mult != 1:
+        v = v[:-1]
+    try:
+        return int(float(v) * mult)
+    except (ValueError, OverflowError):  # "auto", "nan"; "inf", "1e400"
+        return None
 
 
 # `LLM(model=..., max_model_len=1000, gpu_memory_utilization=0.95)`: the offline Python API takes

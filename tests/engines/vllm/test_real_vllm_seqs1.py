@@ -1,0 +1,51 @@
+"""A real vLLM 0.32 (CPU) with --max-num-seqs 1 under 8 concurrent requests, diagnosed live:
+requests queue for the one place in the batch (Waiting 7), with the KV cache nearly empty."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support.vllm_cpu import TIMINGS, serve, timed
+from tests.support.schema import report_doc
+
+# the first test pays for the install (the suite-wide 600 s would cut it on a busy box)
+pytestmark = [pytest.mark.vllm, pytest.mark.real, pytest.mark.slow, pytest.mark.timeout(2400)]
+
+
+@pytest.fixture(scope="module")
+def server(vllm_setup, tmp_path_factory):
+    s = serve(vllm_setup, tmp_path_factory.mktemp("vllm1"), 1)
+    yield s
+    s.stop()
+    TIMINGS["stop_seqs1_s"] = s.stop_s
+
+
+def _findings(result) -> list[dict]:
+    assert result.returncode in (0, 1, 2), result.stderr[-3000:]
+    [target] = [t for t in report_doc(result.stdout)["targets"] if t["engine"] == "vllm"]
+    return target["findings"]
+
+
+def test_queueing_from_the_waiting_gauge_and_the_stats_lines(server):
+    from tests.support.vllm_cpu import BoundedLoad, diagnose, wait_for_metric
+
+    with timed("scenario_queueing_s"):
+        with BoundedLoad(server, concurrent=8, max_tokens=200, prompt_words=20, rounds=40, seconds=150) as load:
+            assert wait_for_metric(server.port, "vllm:num_requests_waiting", 2, timeout=60) is not None
+            from_metrics = _findings(diagnose("--format", "json", "--sample-seconds", "2"))
+            assert wait_for_metric(server.port, "vllm:num_requests_waiting", 2, timeout=60) is not None
+            from_both = _findings(diagnose("--format", "json", "--log", str(server.log_path), "--sample-seconds", "2"))
+        assert load.statuses and set(load.statuses) == {200}, sorted(set(load.statuses))
+    TIMINGS["queueing_findings"] = sorted({f"{f['check']}:{f['cause']}" for f in from_both})
+    # /metrics alone: the waiting gauge
+    q = [f for f in from_metrics if f["cause"] == "QUEUEING"]
+    assert q and q[0]["check"] == "vllm-queueing", json.dumps(from_metrics)[:3000]
+    assert any("vllm:num_requests_waiting" in e["text"] for e in q[0]["evidence"])
+    # with the server's log: its `Waiting: N reqs` stats lines, and the batch cap named
+    q = [f for f in from_both if f["cause"] == "QUEUEING"]
+    assert q and any("Running: 1 reqs, Waiting: " in e["text"] for e in q[0]["evidence"])
+    assert "--max-num-seqs (1)" in q[0]["fix"]["summary"]
+    # the KV cache (2.12 full-length requests) is not what they wait for: one runs at a time
+    causes = {f["cause"] for f in from_both}
+    assert "KV_CAPACITY" not in causes and "PREEMPTION" not in causes
