@@ -143,3 +143,26 @@ def decode_starved(scan):
 
 def _capacity(vllm_log):
     return next((s.kv_capacity for s in vllm_log.scans if s.kv_capacity), None)
+
+
+SMALLEST_DEFAULT_SEQS = 128  # --max-num-seqs by default: 128 (CPU) to 1024 (H100/H200), FACTS.md
+ROOM_KV_PCT = 50.0  # a KV cache under half full while requests wait still has room for them
+
+
+def batch_room(vllm_log, vllm_metrics, running: int, seqs: int | None) -> str | None:
+    """Why requests wait although neither limit is reached — fewer run than --max-num-seqs and
+    the KV cache is under half full — so that "the batch is full" would be untrue; None when a
+    limit is reached or the KV use is unknown."""
+    kvs = [s.kv_usage_pct for scan in (vllm_log.scans if vllm_log is not None else ()) for s in scan.recent_stats
+           if s.waiting > 0]
+    if vllm_metrics is not None and (vllm_metrics.latest.waiting or 0) > 0 and vllm_metrics.latest.kv_usage is not None:
+        kvs.append(vllm_metrics.latest.kv_usage * 100)
+    if not kvs or max(kvs) >= ROOM_KV_PCT or running >= (seqs or SMALLEST_DEFAULT_SEQS):
+        return None
+    limit = f"--max-num-seqs {seqs}" if seqs else f"--max-num-seqs, {SMALLEST_DEFAULT_SEQS} or more by default"
+    return (f"Requests wait although the batch has room: at most {running} ran (below {limit}) and the KV "
+            f"cache was at most {max(kvs):.0f} % full. Something else holds them back: a --max-num-seqs set as "
+            f"low as {running} where this log does not show it (raise it), requests for more LoRA adapters at "
+            f"once than --max-loras (default 1), a long prompt's chunked prefill taking the step's token budget "
+            f"(--max-num-batched-tokens), or a request that never finishes (then the engine is stuck: restart it "
+            f"and report the version).")

@@ -125,3 +125,23 @@ def test_log_fact_on_an_evidence_dir_and_client_errors():
     log = s.get("vllm_log")
     assert [scan.source for scan in log.scans] == ["vllm.log", "client_errors.txt"]
     assert log.scans[1].queue_overflows == 1 and log.scans[0].stats_lines == 3
+
+
+# The stats line of vllm-project/vllm#11517 ("Requests stuck in pending state despite available
+# resources"), repeated with the time advanced 5 s per line: 1 running, 3 pending, KV 3.1 %.
+STUCK_LINE = ("2024-12-23 18:28:{:02d} - vllm.engine.metrics - INFO - Avg prompt throughput: 0.0 tokens/s, Avg "
+              "generation throughput: 45.7 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 3 reqs, GPU KV "
+              "cache usage: 3.1%, CPU KV cache usage: 0.0%.")
+
+
+@pytest.mark.parametrize("cmdline,room", [("", True), ("vllm serve Qwen/Qwen2.5-32B-Instruct --max-num-seqs 1", False)])
+def test_waiting_while_the_batch_has_room_is_not_called_a_full_batch(tmp_path, specs, cmdline, room):
+    (tmp_path / "meta.json").write_text('{"engine": "vllm"}')
+    (tmp_path / "vllm.log").write_text("\n".join(STUCK_LINE.format(5 * i) for i in range(4)) + "\n")
+    if cmdline:
+        (tmp_path / "cmdline.txt").write_text(cmdline + "\n")
+    s = FactStore(Context(EvidenceHost(tmp_path)), preset={"engines": (EngineInstance(VLLM, found_by="evidence"),)})
+    [f] = run_check(specs["vllm-queueing"], s).findings
+    assert f.fix.summary.startswith("Requests wait although the batch has room") is room
+    assert ("--max-loras" in f.fix.summary) is room and ("full batch" in f.fix.summary) is not room
+    assert (f.fix.commands == ()) is room  # more replicas would not help while a limit other than capacity holds
