@@ -145,7 +145,7 @@ def _capacity(vllm_log):
     return next((s.kv_capacity for s in vllm_log.scans if s.kv_capacity), None)
 
 
-SMALLEST_DEFAULT_SEQS = 128  # --max-num-seqs by default: 128 (CPU) to 1024 (H100/H200), FACTS.md
+SMALLEST_DEFAULT_SEQS = 128  # --max-num-seqs by default: 128 (CPU) to 1024 (H100/H200), vllm/engine/arg_utils.py get_batch_defaults
 ROOM_KV_PCT = 50.0  # a KV cache under half full while requests wait still has room for them
 
 
