@@ -64,7 +64,28 @@ def merge_by_time(*outputs: str) -> list[str]:
     return [line for *_, line in sorted(keyed)]
 
 
-class ContainerHost(BaseHost):
+class ExecFiles:
+    """Files read through the engine's own `exec` (`head -c`, `ls`): a live container or pod
+    has no other way in, and its files are only those of its own filesystem."""
+
+    live_kind = "container"
+
+    def read(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> bytes:
+        if not path.startswith("/"):
+            raise Unanswerable(f"{path}: a recorded evidence file, and this is a live {self.live_kind}")
+        res = self.run(["head", "-c", str(int(limit)), "--", path], DEFAULT_TIMEOUT)
+        if not res.ok:
+            raise _file_error(res.stderr, path)
+        return res.stdout.encode("utf-8", "surrogateescape")
+
+    def listdir(self, path: str) -> list[str]:
+        res = self.run(["ls", "-1A", "--", path if path.endswith("/") else path + "/"], DEFAULT_TIMEOUT)
+        if not res.ok:
+            raise _file_error(res.stderr, path)
+        return sorted(n for n in res.stdout.split("\n") if n)
+
+
+class ContainerHost(ExecFiles, BaseHost):
     """A container as a host. `via` is the host whose CLI reaches it (this machine by default)."""
 
     def __init__(self, target: str | ContainerTarget, via=None) -> None:
@@ -117,20 +138,6 @@ class ContainerHost(BaseHost):
             raise CommandNotFound(f"{argv[0]}: command not found in {self.name}")
         return CommandResult(tuple(argv), res.returncode, res.stdout, res.stderr,
                              source=f"{self.cli} exec {self.target.name} {shlex.join(argv[:2])}")
-
-    def read(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> bytes:
-        if not path.startswith("/"):
-            raise Unanswerable(f"{path}: a recorded evidence file, and this is a live container")
-        res = self.run(["head", "-c", str(int(limit)), "--", path], DEFAULT_TIMEOUT)
-        if not res.ok:
-            raise _file_error(res.stderr, path)
-        return res.stdout.encode("utf-8", "surrogateescape")
-
-    def listdir(self, path: str) -> list[str]:
-        res = self.run(["ls", "-1A", "--", path if path.endswith("/") else path + "/"], DEFAULT_TIMEOUT)
-        if not res.ok:
-            raise _file_error(res.stderr, path)
-        return sorted(n for n in res.stdout.split("\n") if n)
 
     def journal(self, unit, engine, since_seconds, state=None, directory=None):
         raise Unanswerable(f"{self.name}: a container has no systemd journal (its log is `{self.cli} logs`)")

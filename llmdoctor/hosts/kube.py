@@ -29,7 +29,6 @@ import weakref
 
 from llmdoctor.knowledge.containers.kube_target import KubeTarget, parse_kube_target
 from llmdoctor.hosts.base import (
-    DEFAULT_READ_LIMIT,
     DEFAULT_TIMEOUT,
     CommandNotFound,
     CommandResult,
@@ -38,6 +37,7 @@ from llmdoctor.hosts.base import (
     HttpResponse,
     Unanswerable,
 )
+from llmdoctor.hosts.container import ExecFiles
 from llmdoctor.hosts.live import BaseHost
 from llmdoctor.hosts.terminate import on_terminate
 from llmdoctor.redact import redact_text
@@ -125,10 +125,11 @@ class PortForward:
         _forwards.discard(self)
 
 
-class KubeHost(BaseHost):
+class KubeHost(ExecFiles, BaseHost):
     """A pod as a host, through kubectl on this machine."""
 
     kind = "k8s"
+    live_kind = "pod"
 
     def __init__(self, target: str | KubeTarget, kubectl: str = KUBECTL) -> None:
         self.target = target if isinstance(target, KubeTarget) else parse_kube_target(target)
@@ -242,24 +243,6 @@ class KubeHost(BaseHost):
         err = "\n".join(ln for ln in res.stderr.splitlines() if not ln.startswith("command terminated with exit code"))
         return CommandResult(tuple(argv), res.returncode, res.stdout, err,
                              source=f"kubectl exec {self.pod} {shlex.join(argv[:2])}")
-
-    def read(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> bytes:
-        if not path.startswith("/"):
-            raise Unanswerable(f"{path}: a recorded evidence file, and this is a live pod")
-        from llmdoctor.hosts.container import _file_error
-
-        res = self.run(["head", "-c", str(int(limit)), "--", path], DEFAULT_TIMEOUT)
-        if not res.ok:
-            raise _file_error(res.stderr, path)
-        return res.stdout.encode("utf-8", "surrogateescape")
-
-    def listdir(self, path: str) -> list[str]:
-        from llmdoctor.hosts.container import _file_error
-
-        res = self.run(["ls", "-1A", "--", path if path.endswith("/") else path + "/"], DEFAULT_TIMEOUT)
-        if not res.ok:
-            raise _file_error(res.stderr, path)
-        return sorted(n for n in res.stdout.split("\n") if n)
 
     def journal(self, unit, engine, since_seconds, state=None, directory=None):
         raise Unanswerable(f"{self.name}: a pod has no systemd journal (its log is `kubectl logs`)")
