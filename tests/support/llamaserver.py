@@ -179,3 +179,14 @@ def _child(config: dict[str, Any]) -> None:
 
 if __name__ == "__main__":
     _child(json.loads(sys.argv[1]))
+
+
+def generate(url: str, n: int, salt: int) -> None:
+    """One completion of n tokens (a background load); the server may be stopped under it."""
+    body = json.dumps({"prompt": f"{salt} the quick brown fox", "n_predict": n, "cache_prompt": False}).encode()
+    req = urllib.request.Request(url + "/completion", body, {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            r.read()
+    except OSError:
+        pass

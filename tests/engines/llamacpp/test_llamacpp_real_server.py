@@ -2,10 +2,8 @@
 wheel, tiny random-weight model): /health, /props, /slots, /metrics and the queueing check."""
 from __future__ import annotations
 
-import json
 import threading
 import time
-import urllib.request
 
 import pytest
 
@@ -15,7 +13,7 @@ from llmdoctor.facts.llamacpp_endpoints import read_state
 from llmdoctor.facts import Context, FactStore
 from llmdoctor.plugins import run_check
 from llmdoctor.hosts.local import LocalHost
-from tests.support.llamaserver import running_llama_server, skip_reason
+from tests.support.llamaserver import generate, running_llama_server, skip_reason
 
 pytestmark = [pytest.mark.real, pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")]
 
@@ -27,15 +25,6 @@ def model():
     return tiny_gguf("medium")
 
 
-def _generate(url: str, n: int, salt: int) -> None:
-    """One completion; the server may be stopped under it at the end of the test."""
-    body = json.dumps({"prompt": f"{salt} the quick brown fox", "n_predict": n, "cache_prompt": False}).encode()
-    req = urllib.request.Request(url + "/completion", body, {"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            r.read()
-    except OSError:
-        pass
 
 
 def _queueing_findings(host, port):
@@ -59,7 +48,7 @@ def test_idle_server_with_two_slots(model):
 
 def test_one_slot_under_load_defers_requests(model):
     with running_llama_server(model, n_parallel=1, n_ctx=2048, metrics=True) as url:
-        threads = [threading.Thread(target=_generate, args=(url, 200, i), daemon=True) for i in range(2)]
+        threads = [threading.Thread(target=generate, args=(url, 200, i), daemon=True) for i in range(2)]
         for t in threads:
             t.start()
             time.sleep(0.05)

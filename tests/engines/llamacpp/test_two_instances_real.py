@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import threading
 import time
-import urllib.request
 
 import pytest
 
@@ -16,7 +15,7 @@ from llmdoctor.hosts.base import CommandNotFound, CommandResult
 from llmdoctor.hosts.local import LocalHost
 from llmdoctor.model import report_to_dict
 from llmdoctor.plugins import load_checks
-from tests.support.llamaserver import running_llama_server, skip_reason
+from tests.support.llamaserver import generate, running_llama_server, skip_reason
 from tests.support.schema import report_doc
 
 pytestmark = [pytest.mark.real, pytest.mark.skipif(skip_reason() is not None, reason=skip_reason() or "")]
@@ -39,14 +38,6 @@ class TwoServersHost(LocalHost):
         return super().run(argv, timeout)
 
 
-def _generate(url: str, n: int, salt: int) -> None:
-    body = json.dumps({"prompt": f"{salt} the quick brown fox", "n_predict": n, "cache_prompt": False}).encode()
-    req = urllib.request.Request(url + "/completion", body, {"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            r.read()
-    except OSError:
-        pass
 
 
 def test_two_llama_servers_two_diagnoses():
@@ -58,7 +49,7 @@ def test_two_llama_servers_two_diagnoses():
     with running_llama_server(model, n_parallel=1, n_ctx=2048, metrics=True) as one, \
             running_llama_server(model, n_parallel=4, n_ctx=4096, metrics=True) as four:
         host = TwoServersHost({one.pid: (one.port, 1), four.pid: (four.port, 4)})
-        threads = [threading.Thread(target=_generate, args=(one, 200, i), daemon=True) for i in range(2)]
+        threads = [threading.Thread(target=generate, args=(one, 200, i), daemon=True) for i in range(2)]
         for t in threads:
             t.start()
             time.sleep(0.05)
