@@ -17,6 +17,13 @@ from llmdoctor.parsing import strip_journal_prefix
 from . import journalfile
 
 
+
+@pytest.fixture(autouse=True)
+def no_probe_runs(tmp_path, monkeypatch):
+    """Live sources are wrapped when the probe ran against their engine (its lines are left
+    out): earlier tests' probe runs must not change the sources these tests look at."""
+    monkeypatch.setenv("LLMDOCTOR_STATE_HOME", str(tmp_path / "probe-state"))
+
 def test_sniff_engine():
     assert sniff_engine('Aug 08 23:02:37 j-360 ollama[1617]: time=... msg="server config" env="map[]"') == OLLAMA
     assert sniff_engine("INFO 08-01 07:02:33 [loggers.py:123] Engine 000: Avg prompt throughput") == VLLM
