@@ -54,7 +54,6 @@ COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^(?:curl|wget|http)\b.*?/api/show\b", "api_show.json"),
         (r"^(?:curl|wget|http)\b.*?/metrics\b", "metrics.prom"),
         (r"^(?:curl|wget|http)\b.*?/(?:get_)?server_info\b", "server_info.json"),
-        (r"^(?:vllm|llama-server|\S*/llama-server)\b", "cmdline.txt"),
     )
 )
 
@@ -78,9 +77,18 @@ CONTENT: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 LOG_NAME = "journal.log"
 
 # A server started at the prompt: the command is its command line, what follows is its log.
+# A server started in the paste, at a prompt or bare at the start of a line (`./llama-server -m …`,
+# `C:\…\llama-server.exe …`, `python -m vllm.entrypoints.openai.api_server \⏎ --port …`): the
+# command, with its continuation lines, is the server's command line, and what follows is its log.
+_EXE = r"(?:\S*[/\\])?"
 LAUNCHES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"^(?:\S*python3?\s+-m\s+sglang\.launch_server|\S*sglang\s+serve)\b"), "sglang.log"),
+    (re.compile(rf"^(?:{_EXE}python3?(?:\.exe)?\s+-m\s+sglang\.launch_server|{_EXE}sglang\s+serve)\b"), "sglang.log"),
+    (re.compile(rf"^(?:{_EXE}python3?(?:\.exe)?\s+-m\s+vllm\.entrypoints\.openai\.api_server|{_EXE}vllm(?:\.exe)?\s+serve)\b"),
+     "vllm.log"),
+    (re.compile(rf"^{_EXE}llama-server(?:\.exe)?(?=\s)"), "server.log"),
 )
+BARE_LAUNCH = re.compile(r"\s+--?[A-Za-z]")  # a launch without a prompt needs a flag: prose does not start so
+CONTINUED = re.compile(r"(?:\s|^)[\\^`]$")  # a line continued by sh `\`, cmd `^` or PowerShell backtick
 
 
 def _prompt_command(line: str) -> str | None:
@@ -140,28 +148,51 @@ def split_ticket_into(lines: Iterable[str], write: Callable[[str, str], None]) -
     empty ones at either end; a piece of blanks is dropped; a piece without a prompt is
     named by its first SNIFF characters."""
     piece = _Piece(None)
+    launch: list[str] = []  # a server's command line still continued on the next line
     for raw in lines:
         line = ANSI.sub("", raw) if "\x1b" in raw else raw
         bare = re.sub(r"^\s*> ?", "", line)
+        if launch:
+            launch.append(bare.strip())
+            if not CONTINUED.search(launch[-1]):
+                write("cmdline.txt", _joined(launch) + "\n")
+                launch = []
+            continue
         if FENCE.match(bare):
             continue
         command = _prompt_command(bare)
-        if command is not None:
+        log = _launched(command if command is not None else bare.strip(), prompt=command is not None)
+        if command is not None or log:
             piece.close(write)
-            launch = next((log for pattern, log in LAUNCHES if pattern.search(command)), None)
-            if launch:  # a server started at the prompt: the command is its command line
-                write("cmdline.txt", command + "\n")
-            piece = _Piece(command, launch)
+            piece = _Piece(None if log else command, fallback=log)
+            if log:  # a server started here: its command line, and its log after it
+                launch = [(command if command is not None else bare).strip()]
+                if not CONTINUED.search(launch[0]):
+                    write("cmdline.txt", _joined(launch) + "\n")
+                    launch = []
             continue
         piece.add(line, write)
+    if launch:
+        write("cmdline.txt", _joined(launch) + "\n")
     piece.close(write)
+
+
+def _launched(command: str, prompt: bool) -> str | None:
+    """The log file name of a server this command starts (None: not a server's start)."""
+    log = next((name for pattern, name in LAUNCHES if pattern.search(command)), None)
+    return log if log and (prompt or BARE_LAUNCH.search(command)) else None
+
+
+def _joined(parts: list[str]) -> str:
+    return " ".join(CONTINUED.sub("", p).strip() for p in parts if CONTINUED.sub("", p).strip())
 
 
 class _Piece:
     """One command's output while it streams: lines are held only until its file is named."""
 
-    def __init__(self, command: str | None, name: str | None = None) -> None:
-        self.name = name or (_name_for_command(command) if command else None)
+    def __init__(self, command: str | None, fallback: str | None = None) -> None:
+        self.name = _name_for_command(command) if command else None
+        self.fallback = fallback  # the name when the content does not tell (a launched server's log)
         self.held: list[str] = []  # before the name is known (or before a non-blank line)
         self.held_size = 0
         self.blanks = 0  # empty lines not yet written: dropped if the piece ends here
@@ -194,6 +225,8 @@ class _Piece:
     def _start(self, write) -> None:
         body = "".join(self.held)
         self.name = self.name or _name_for_content(body.rstrip("\n"))
+        if self.name == LOG_NAME and self.fallback:
+            self.name = self.fallback
         self.held, self.started = [], True
         write(self.name, body)
 

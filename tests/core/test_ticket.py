@@ -66,3 +66,45 @@ def test_cli_diagnoses_a_ticket_file(tmp_path):
     checks = {x["check"] for x in doc["targets"][0]["findings"]}
     assert {"ollama-context-truncation", "ollama-cpu-spill", "ollama-one-slot"} <= checks, p.stdout
     assert "hf_abc" not in p.stdout
+
+
+# Launch commands as reporters paste them: ggml-org/llama.cpp#17300 (a Windows command line in a
+# fence, no prompt, its start log after some prose), vllm-project/vllm#11517 (continued lines).
+LLAMA_WINDOWS = """### Command line
+
+```shell
+C:\\Users\\21\\Downloads\\llama-b7079-bin-win-cpu-x64\\llama-server.exe -m "C:\\Users\\21\\Downloads\\Qwen3-VL-4B-Instruct-Q8_0.gguf" -c 8000 --port 1280 -np 1
+```
+
+this is the start log
+srv          init: initializing slots, n_slots = 4
+slot         init: id  0 | task -1 | new slot, n_ctx = 8000
+"""
+VLLM_CONTINUED = """```python
+python3 -m vllm.entrypoints.openai.api_server \\
+  --port 7071 \\
+  --model /Qwen/Qwen2.5-32B-Instruct \\
+  --max-model-len 32768
+
+2024-12-23 18:28:10 - vllm.engine.metrics - INFO - Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 45.7 tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 3 reqs, GPU KV cache usage: 3.1%, CPU KV cache usage: 0.0%.
+```
+"""
+
+
+def test_a_server_started_in_the_paste_gives_its_command_line_and_then_its_log():
+    files = split_ticket(LLAMA_WINDOWS)
+    assert files["cmdline.txt"].endswith("llama-server.exe -m \"C:\\Users\\21\\Downloads\\Qwen3-VL-4B-Instruct-Q8_0.gguf\" "
+                                          "-c 8000 --port 1280 -np 1\n")
+    assert "n_slots = 4" in files["server.log"]
+    files = split_ticket(VLLM_CONTINUED)
+    assert files["cmdline.txt"] == ("python3 -m vllm.entrypoints.openai.api_server --port 7071 "
+                                    "--model /Qwen/Qwen2.5-32B-Instruct --max-model-len 32768\n")
+    assert "Pending: 3 reqs" in files["vllm.log"]
+    files = split_ticket("user@box:~$ ./build/bin/llama-server -m m.gguf -np 4 \\\n    -c 8192\n"
+                         "srv          init: initializing slots, n_slots = 4\n")
+    assert files == {"cmdline.txt": "./build/bin/llama-server -m m.gguf -np 4 -c 8192\n",
+                     "server.log": "srv          init: initializing slots, n_slots = 4\n"}
+
+
+def test_prose_about_a_server_is_not_its_command_line():
+    assert "cmdline.txt" not in split_ticket("llama-server is slow for us\nvllm serve works but\n")
