@@ -88,6 +88,9 @@ LAUNCHES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"^{_EXE}llama-server(?:\.exe)?(?=\s)"), "server.log"),
 )
 BARE_LAUNCH = re.compile(r"\s+--?[A-Za-z]")  # a launch without a prompt needs a flag: prose does not start so
+# a shell line the user typed to set an engine variable (`export OLLAMA_NUM_PARALLEL=4` in ~/.bashrc):
+# no server prints one, so wherever it stands it is a setting as the user wrote it
+EXPORT = re.compile(r"^\s*(?:export|setx?|launchctl\s+setenv)\s+(?:OLLAMA|VLLM|LLAMA_ARG|SGLANG)_\w+[= ]")
 CONTINUED = re.compile(r"(?:\s|^)[\\^`]$")  # a line continued by sh `\`, cmd `^` or PowerShell backtick
 
 
@@ -171,6 +174,8 @@ def split_ticket_into(lines: Iterable[str], write: Callable[[str, str], None]) -
                     write("cmdline.txt", _joined(launch) + "\n")
                     launch = []
             continue
+        if EXPORT.match(bare):
+            write("shell_export.txt", bare.strip() + "\n")
         piece.add(line, write)
     if launch:
         write("cmdline.txt", _joined(launch) + "\n")

@@ -108,3 +108,12 @@ def test_a_server_started_in_the_paste_gives_its_command_line_and_then_its_log()
 
 def test_prose_about_a_server_is_not_its_command_line():
     assert "cmdline.txt" not in split_ticket("llama-server is slow for us\nvllm serve works but\n")
+
+
+def test_an_export_typed_in_the_paste_is_a_setting_as_written():
+    # ollama/ollama#4569: "I had set up env by: sudo nano ~/.bashrc / export OLLAMA_NUM_PARALLEL=4 / source
+    # ~/.bashrc / But it doesn't work" (no prompt, in prose)
+    files = split_ticket("I had set up env by:\n\nsudo nano ~/.bashrc\nexport OLLAMA_NUM_PARALLEL=4\n"
+                         "source ~/.bashrc\n\nBut it doesn't work\n")
+    assert files["shell_export.txt"] == "export OLLAMA_NUM_PARALLEL=4\n"
+    assert "shell_export.txt" not in split_ticket("time=2025 level=INFO msg=\"exporting OLLAMA_HOST\"\n")
