@@ -27,13 +27,26 @@ def _findings(result) -> list[dict]:
     return target["findings"]
 
 
+def _queueing_seen(server, tries: int = 3) -> list[dict]:
+    """diagnose's findings from /metrics alone, tried again (at most `tries` times) when a run saw no
+    queue: on a loaded 2-core box a scrape can time out, or land in a moment between requests."""
+    from tests.support.vllm_cpu import diagnose, wait_for_metric
+
+    findings: list[dict] = []
+    for _ in range(tries):
+        assert wait_for_metric(server.port, "vllm:num_requests_waiting", 2, timeout=60) is not None
+        findings = _findings(diagnose("--format", "json", "--sample-seconds", "2"))
+        if any(f["cause"] == "QUEUEING" for f in findings):
+            break
+    return findings
+
+
 def test_queueing_from_the_waiting_gauge_and_the_stats_lines(server):
     from tests.support.vllm_cpu import BoundedLoad, diagnose, wait_for_metric
 
     with timed("scenario_queueing_s"):
-        with BoundedLoad(server, concurrent=8, max_tokens=200, prompt_words=20, rounds=40, seconds=150) as load:
-            assert wait_for_metric(server.port, "vllm:num_requests_waiting", 2, timeout=60) is not None
-            from_metrics = _findings(diagnose("--format", "json", "--sample-seconds", "2"))
+        with BoundedLoad(server, concurrent=8, max_tokens=200, prompt_words=20, rounds=80, seconds=300) as load:
+            from_metrics = _queueing_seen(server)
             assert wait_for_metric(server.port, "vllm:num_requests_waiting", 2, timeout=60) is not None
             from_both = _findings(diagnose("--format", "json", "--log", str(server.log_path), "--sample-seconds", "2"))
         assert load.statuses and set(load.statuses) == {200}, sorted(set(load.statuses))
