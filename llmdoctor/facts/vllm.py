@@ -118,6 +118,9 @@ class VllmMetricsSample:
         return [("vLLM /metrics", ", ".join(parts))] if parts else []
 
 
+SCRAPE_TIMEOUT = 10.0  # a vLLM busy with every core's worth of requests can take seconds to render /metrics
+
+
 def _scrape(host, port: int, timeout: float):
     """One scrape of /metrics and where it came from."""
     r = host.http("GET", port, "/metrics", timeout=timeout)
@@ -141,12 +144,15 @@ def vllm_metrics(ctx: Context, engines) -> VllmMetricsSample:
     port = inst.port or DEFAULT_PORTS[VLLM]
     host = ctx.host
     try:
-        first, source = _scrape(host, port, 5.0)
+        first, source = _scrape(host, port, SCRAPE_TIMEOUT)
         if host.recorded:  # one scrape is all a recording holds: no rates
             return VllmMetricsSample(first, None, 0.0, source)
         start = time.monotonic()
         time.sleep(max(0.0, ctx.sample_seconds))
-        second, source = _scrape(host, port, 5.0)
+        try:
+            second, source = _scrape(host, port, SCRAPE_TIMEOUT)
+        except (HostError, FactUnavailable):  # a busy server missed the second: the first still says what it saw
+            return VllmMetricsSample(first, None, 0.0, source)
         return VllmMetricsSample(first, second, time.monotonic() - start, source)
     except NotInEvidence as e:
         raise FactUnavailable(f"vLLM /metrics: {e}", quiet=True)

@@ -145,3 +145,21 @@ def test_waiting_while_the_batch_has_room_is_not_called_a_full_batch(tmp_path, s
     assert f.fix.summary.startswith("Requests wait although the batch has room") is room
     assert ("--max-loras" in f.fix.summary) is room and ("full batch" in f.fix.summary) is not room
     assert (f.fix.commands == ()) is room  # more replicas would not help while a limit other than capacity holds
+
+
+class SecondScrapeTimesOut(ScrapeHost):
+    """A vLLM too busy to answer the second /metrics in time."""
+
+    def http(self, method, port, path, body=None, timeout=5.0, headers=None):
+        if getattr(self, "answered", False):
+            raise HostUnreachable(f":{port}{path}: timed out after {timeout:g} s")
+        self.answered = True
+        return super().http(method, port, path, body, timeout, headers)
+
+
+def test_a_missed_second_scrape_keeps_what_the_first_showed(specs):
+    s = store(SecondScrapeTimesOut(exposition(0, 6, 0.4, queue_s=8.0, prefill_s=0.3, itl_s=0.03)))
+    m = s.get("vllm_metrics")
+    assert m.second is None and m.latest.waiting == 6 and m.preemption_rate() is None
+    [f] = run_check(specs["vllm-queueing"], s).findings
+    assert f.confidence == "medium"  # one scrape proves less than two
