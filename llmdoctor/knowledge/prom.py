@@ -54,6 +54,32 @@ class Exposition:
         return sum(s.value for s in self.get(n) if not math.isnan(s.value))
 
 
+@dataclass(frozen=True)
+class Histo:
+    """A histogram's running totals (sum and count over every label set)."""
+
+    sum: float
+    count: float
+
+    @property
+    def mean(self) -> float | None:
+        return self.sum / self.count if self.count > 0 else None
+
+    def minus(self, earlier: "Histo | None") -> "Histo":
+        if earlier is None or self.count < earlier.count:  # restart: counters reset
+            return self
+        return Histo(self.sum - earlier.sum, self.count - earlier.count)
+
+
+def histo(exp: Exposition, *names: str) -> tuple[Histo | None, str | None]:
+    """The first histogram of several names (renamed across versions) present, and its name."""
+    for n in names:
+        s, c = exp.total(n + "_sum"), exp.total(n + "_count")
+        if s is not None and c is not None:
+            return Histo(s, c), n
+    return None, None
+
+
 _SAMPLE_LINE = re.compile(r'^\s*([A-Za-z_:][A-Za-z0-9_:]*)(\{[^}]*\})?\s+(\S+)')
 
 

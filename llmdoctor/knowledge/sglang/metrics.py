@@ -8,21 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llmdoctor.knowledge.prom import Exposition, parse_exposition
+from llmdoctor.knowledge.prom import Exposition, Histo, histo, parse_exposition
 
 ITL = ("sglang:inter_token_latency_seconds", "sglang:time_per_output_token_seconds")
 RETRACTED_TOTAL = ("sglang:num_retracted_requests_total",)
 RETRACTED_GAUGE = ("sglang:num_retracted_reqs",)
-
-
-@dataclass(frozen=True)
-class Histo:
-    sum: float
-    count: float
-
-    @property
-    def mean(self) -> float | None:
-        return self.sum / self.count if self.count > 0 else None
 
 
 @dataclass(frozen=True)
@@ -49,20 +39,12 @@ class SglangMetrics:
         return self.prompt_tokens / n if self.prompt_tokens is not None and n else None
 
 
-def _histo(exp: Exposition, *names: str) -> tuple[Histo | None, str | None]:
-    for n in names:
-        s, c = exp.total(n + "_sum"), exp.total(n + "_count")
-        if s is not None and c is not None:
-            return Histo(s, c), n
-    return None, None
-
-
 def _max(exp: Exposition, name: str) -> float | None:
     return max((s.value for s in exp.get(name)), default=None)
 
 
 def metrics_from_exposition(exp: Exposition) -> SglangMetrics:
-    itl, itl_name = _histo(exp, *ITL)
+    itl, itl_name = histo(exp, *ITL)
     return SglangMetrics(
         running=exp.total("sglang:num_running_reqs"),
         queued=exp.total("sglang:num_queue_reqs"),
@@ -74,9 +56,9 @@ def metrics_from_exposition(exp: Exposition) -> SglangMetrics:
         prompt_tokens=exp.total("sglang:prompt_tokens_total"),
         cached_tokens=exp.total("sglang:cached_tokens_total"),
         requests=exp.total("sglang:num_requests_total"),
-        ttft=_histo(exp, "sglang:time_to_first_token_seconds")[0],
+        ttft=histo(exp, "sglang:time_to_first_token_seconds")[0],
         itl=itl, itl_name=itl_name,
-        queue_time=_histo(exp, "sglang:queue_time_seconds")[0],
+        queue_time=histo(exp, "sglang:queue_time_seconds")[0],
     )
 
 

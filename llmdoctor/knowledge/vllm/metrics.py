@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from llmdoctor.knowledge.prom import Exposition, parse_exposition
+from llmdoctor.knowledge.prom import Exposition, Histo, histo, parse_exposition
 
 KV_USAGE = ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc")
 PREEMPTIONS = ("vllm:num_preemptions_total", "vllm:num_preemptions")
@@ -17,21 +17,6 @@ PREFIX_QUERIES = ("vllm:prefix_cache_queries_total", "vllm:gpu_prefix_cache_quer
 PREFIX_HITS = ("vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total",
                "vllm:prefix_cache_hits", "vllm:gpu_prefix_cache_hits")
 ITL = ("vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds")
-
-
-@dataclass(frozen=True)
-class Histo:
-    sum: float
-    count: float
-
-    @property
-    def mean(self) -> float | None:
-        return self.sum / self.count if self.count > 0 else None
-
-    def minus(self, earlier: "Histo | None") -> "Histo":
-        if earlier is None or self.count < earlier.count:  # restart: counters reset
-            return self
-        return Histo(self.sum - earlier.sum, self.count - earlier.count)
 
 
 @dataclass(frozen=True)
@@ -59,18 +44,10 @@ class VllmMetrics:
         return None if v is None else v.strip().lower() in ("true", "1", "yes")
 
 
-def _histo(exp: Exposition, *names: str) -> tuple[Histo | None, str | None]:
-    for n in names:
-        s, c = exp.total(n + "_sum"), exp.total(n + "_count")
-        if s is not None and c is not None:
-            return Histo(s, c), n
-    return None, None
-
-
 def metrics_from_exposition(exp: Exposition) -> VllmMetrics:
     kv_name = exp.first_present(*KV_USAGE)
     kv = max((s.value for s in exp.get(kv_name)), default=None) if kv_name else None
-    itl, itl_name = _histo(exp, *ITL)
+    itl, itl_name = histo(exp, *ITL)
     info = exp.get("vllm:cache_config_info")
     engines = {s.label("engine") for s in exp.samples if s.name.startswith("vllm:") and s.label("engine")}
     return VllmMetrics(
@@ -83,9 +60,9 @@ def metrics_from_exposition(exp: Exposition) -> VllmMetrics:
         prefix_queries=exp.total(*PREFIX_QUERIES),
         prefix_hits=exp.total(*PREFIX_HITS),
         prefix_hit_rate_v0=exp.total("vllm:gpu_prefix_cache_hit_rate"),
-        queue_time=_histo(exp, "vllm:request_queue_time_seconds")[0],
-        prefill_time=_histo(exp, "vllm:request_prefill_time_seconds")[0],
-        decode_time=_histo(exp, "vllm:request_decode_time_seconds")[0],
+        queue_time=histo(exp, "vllm:request_queue_time_seconds")[0],
+        prefill_time=histo(exp, "vllm:request_prefill_time_seconds")[0],
+        decode_time=histo(exp, "vllm:request_decode_time_seconds")[0],
         itl=itl,
         itl_name=itl_name,
         cache_config={k: v for k, v in info[0].labels} if info else {},
