@@ -25,6 +25,14 @@ LOOKED_FOR = (
 )
 
 
+def first_instance(engines, kind: str, what: str) -> EngineInstance:
+    """The first instance of `kind` the "engines" fact names (`what`: how the report calls it)."""
+    for e in engines or ():
+        if e.kind == kind:
+            return e
+    raise FactUnavailable(f"no {what} here", quiet=True)
+
+
 def engine_of_unit(unit: str) -> str | None:
     for kind, pattern in UNIT_PATTERNS:
         if pattern.search(unit):

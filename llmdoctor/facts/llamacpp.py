@@ -6,15 +6,12 @@ from dataclasses import dataclass
 from llmdoctor.knowledge.engines import DEFAULT_PORTS, LLAMACPP, EngineInstance
 from llmdoctor.facts import Context, FactUnavailable, provider
 from llmdoctor.facts.client_errors import CLIENT_ERRORS, client_errors_lines
-from llmdoctor.facts.engines import read_cmdline
+from llmdoctor.facts.engines import first_instance, read_cmdline
 
 
 def llama_instance(engines) -> EngineInstance:
     """The first llama-server the "engines" fact names."""
-    for e in engines or ():
-        if e.kind == LLAMACPP:
-            return e
-    raise FactUnavailable("no llama-server here", quiet=True)
+    return first_instance(engines, LLAMACPP, "llama-server")
 
 
 @provider("llamacpp_state")

@@ -7,15 +7,12 @@ from llmdoctor.knowledge.engines import DEFAULT_PORTS, SGLANG, EngineInstance
 from llmdoctor.hosts.base import HostError, NotInEvidence
 from llmdoctor.parsing import ParseError
 from llmdoctor.facts import Context, FactUnavailable, provider
-from llmdoctor.facts.engines import read_cmdline
+from llmdoctor.facts.engines import first_instance, read_cmdline
 
 
 def sglang_instance(engines) -> EngineInstance:
     """The first SGLang server the "engines" fact names."""
-    for e in engines or ():
-        if e.kind == SGLANG:
-            return e
-    raise FactUnavailable("no SGLang server here", quiet=True)
+    return first_instance(engines, SGLANG, "SGLang server")
 
 
 @dataclass(frozen=True)

@@ -8,15 +8,12 @@ from llmdoctor.knowledge.engines import DEFAULT_PORTS, VLLM, EngineInstance
 from llmdoctor.hosts.base import HostError, NotInEvidence
 from llmdoctor.parsing import ParseError
 from llmdoctor.facts import Context, FactUnavailable, provider
-from llmdoctor.facts.engines import read_cmdline
+from llmdoctor.facts.engines import first_instance, read_cmdline
 
 
 def vllm_instance(engines) -> EngineInstance:
     """The first vLLM server the "engines" fact names."""
-    for e in engines or ():
-        if e.kind == VLLM:
-            return e
-    raise FactUnavailable("no vLLM server here", quiet=True)
+    return first_instance(engines, VLLM, "vLLM server")
 
 
 @dataclass(frozen=True)
