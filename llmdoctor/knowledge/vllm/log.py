@@ -18,17 +18,20 @@ anchored at the start of a line.
 Speed (bench/vllm_log_scan.py): every interesting line contains "KV cache", "#" or
 "QueueOverflowError" (plus the 503 message text for client_errors.txt), except the "Maximum
 concurrency" and V0 "Prefix cache hit rate: GPU" lines, which vLLM prints right after a
-trigger line and which are read in a window of the next few lines. The chunk readers
-(`feed_bytes`, `scan_stream`, `feed_block`, `feed_raw_block`, `feed_region`) find trigger lines
-with memchr on a rare character ('V' of "KV", 'Q', '#'); a stats line that says nothing new
-(quiet_stats: Waiting 0, no preemptions, KV below the full mark, Running no higher than seen)
-is recognised by one C-level regex match and only counted, its place noted and its bytes kept
-only if it is among the last records, so the per-line Python work is proportional to the lines
-that matter. Lines are counted with memchr (`newlines`). The context-length and settings marks
-are found with two regex passes and memchr on '{': these two passes are now most of the scan's
-time (CPython's regex and multi-byte find compare byte by byte; only one-byte find is memchr).
-`feed_line` applies the same pre-filter per line. Tests hold all of them to the same result,
-and to the scanner this one replaced (tests/engines/vllm/reference_vllm_log.py).
+trigger line and which are read in a window of the next few lines, and the rare lines
+(rare_lines: context refusals, the settings line). The chunk readers (`feed_bytes`,
+`scan_stream`, `feed_block`, `feed_raw_block`, `feed_region`) find trigger lines with memchr on
+a rare character ('V' of "KV", 'Q', '#'); a stats line that says nothing new (quiet_stats:
+Waiting 0, no preemptions, KV below the full mark, Running no higher than seen) is recognised
+by one C-level regex match and only counted, its place noted and its bytes kept only if it is
+among the last records, so the per-line Python work is proportional to the lines that matter.
+Lines are counted with memchr (`newlines`). The rare lines are searched for wherever they stand
+in a log's first EXACT_LINES lines and, beyond, on lines with an anchor found by memchr
+(WARNING, ValueError, '{', "LLM engine"): a search for their marks everywhere would cost more
+than the rest of the scan (CPython's regex and multi-byte find compare byte by byte; only a
+one-byte find is memchr). `feed_line` applies the same tests per line. Tests hold all of them
+to the same result, and to the scanner this one replaced (tests/engines/vllm/reference_vllm_log.py)
+wherever a log is shorter than EXACT_LINES.
 """
 from __future__ import annotations
 
@@ -38,6 +41,16 @@ from typing import BinaryIO, Iterable
 
 from llmdoctor.knowledge.evidence_line import short_line
 from llmdoctor.knowledge.vllm.quiet_stats import AVG, QuietRegion, kv_full_mark, quiet_pattern
+from llmdoctor.knowledge.vllm.rare_lines import (
+    _V_ANCHORS_B,
+    BUSY_MARK,
+    EXACT_LINES,
+    V_ANCHORS,
+    anchored_starts,
+    exact_starts,
+    line_anchored,
+    marks_for,
+)
 from llmdoctor.knowledge.vllm.records import (  # noqa: F401  (re-exported: the scan's result types)
     KvCapacity,
     MaxSeqLenError,
@@ -48,24 +61,12 @@ from llmdoctor.knowledge.vllm.records import (  # noqa: F401  (re-exported: the 
 
 KV_MARK = "KV cache"
 HASH_MARK = "#"
-BUSY_MARK = "cannot accept new requests"
 OVERFLOW_MARK = "QueueOverflowError"
-# Searched in whole chunks at memchr speed: a rare character, then the word it starts or ends.
-# Access and request lines carry no capital 'V' or 'Q', so nearly every hit is a real one.
-_RARE = (("V", KV_MARK, 1), ("Q", OVERFLOW_MARK, 0), ("#", HASH_MARK, 0))
-_RARE_B = tuple((c.encode(), w.encode(), o) for c, w, o in _RARE)
-# Rare lines found by a plain substring search per chunk (no per-line work): requests refused
-# for max_model_len (V0 scheduler, input processor, OpenAI server wordings) and the start-up
-# line that names the engine's settings (V1 `non-default args: {...}`, V0 `with config: ...`).
-CONTEXT_MARKS = ("exceeds limit of", "maximum model length of", "maximum context length is",
-                 "cannot be greater than max_model_len")
-SETTINGS_MARKS = ("non-default args: {", "engine with config: ", "engine (v")
-# The marks above, found in two regex passes with a rarer first character (a superset of
-# their lines; bytes.find costs a pass per mark) and, for "non-default args: {", memchr on "{".
-_MARK_FILTERS_B = (
-    re.compile(rb"x(?:ceeds limit of|imum model length of|imum context length is|_model_len)").search,
-    re.compile(rb"gine (?:with config: |\(v)").search,  # 'g' is rarer than 'n': fewer stops
-)
+# Searched in whole chunks at memchr speed: a rare character, then the word it starts (the 'V'
+# of "KV cache" has a loop of its own, _stats_lines). Access and request lines carry no capital
+# 'V' or 'Q', so nearly every hit is a real one.
+_TRIGGERS = (("Q", OVERFLOW_MARK), ("#", HASH_MARK))
+_TRIGGERS_B = tuple((c.encode(), w.encode()) for c, w in _TRIGGERS)
 PEEK_LINES = 3  # window after a trigger for "Maximum concurrency" / the V0 prefix-cache line
 MAX_LINE = 64 * 1024  # longer lines are cut (bounded memory on a log without newlines)
 
@@ -163,7 +164,8 @@ class VllmLogScanner:
         (looking for the message would cost a slow extra pass over every byte)."""
         self.source = source
         self._busy = client_errors
-        self._marks = ((BUSY_MARK,) if client_errors else ()) + CONTEXT_MARKS + SETTINGS_MARKS
+        self._marks = marks_for(client_errors)
+        self._marks_b = tuple(m.encode() for m in self._marks)
         self.lines = 0  # lines read, whatever they held
         self.too_long = 0
         self.too_long_examples: list[str] = []
@@ -220,7 +222,7 @@ class VllmLogScanner:
             self._conc_follow_up(line)
         if KV_MARK in line or HASH_MARK in line or OVERFLOW_MARK in line or (self._busy and BUSY_MARK in line):
             self._handle(line)
-        elif any(m in line for m in self._marks):
+        elif any(m in line for m in self._marks) and (self.lines <= EXACT_LINES or line_anchored(line)):
             self._rare(line)
 
     def feed_lines(self, lines: Iterable[str]) -> "VllmLogScanner":
@@ -303,8 +305,16 @@ class VllmLogScanner:
         is_bytes = isinstance(buf, (bytes, bytearray))
         nl = b"\n" if is_bytes else "\n"
         find, rfind, startswith = buf.find, buf.rfind, buf.startswith
+        first_line = self.lines  # lines before this region
         self.lines += (newlines(buf, begin, end) if is_bytes else buf.count(nl, begin, end)) \
             + (end > begin and buf[end - 1:end] != nl)
+        anchored_from = begin  # from here on the rare lines need an anchor (see rare_lines)
+        if first_line < EXACT_LINES:
+            anchored_from = end
+            if self.lines > EXACT_LINES:  # the last exact line ends in this region
+                anchored_from = begin
+                for _ in range(EXACT_LINES - first_line):
+                    anchored_from = find(nl, anchored_from, end) + 1
 
         def line_at(pos: int) -> tuple[int, int]:
             ls = max(begin, rfind(nl, begin, pos) + 1)
@@ -325,82 +335,21 @@ class VllmLogScanner:
 
         # 1. stats lines, in order, parsed as feed_line parses them; 2. other trigger lines
         # are collected and handled afterwards in order (the two kinds do not interact).
-        usage = b" KV cache usage: " if is_bytes else " KV cache usage: "
         starts: set[int] = set()
-        stats = self._stats
-        # a quiet stats line (see quiet_stats) is one regex match: counted, its bytes kept unparsed
-        quiet = (quiet_pattern(self.max_running, self._kv_full).match
-                 if is_bytes and self._kv_full is not None else None)
-        region: QuietRegion | None = None
-        for char, word, offset in (_RARE_B if is_bytes else _RARE):
-            p = find(char, begin + offset, end)
+        self._stats_lines(buf, begin, end, anchored_from, starts, prefix_window)
+        for char, word in _TRIGGERS_B if is_bytes else _TRIGGERS:
+            p = find(char, begin, end)
             while p != -1:
-                if not startswith(word, p - offset):
+                if startswith(word, p):
+                    ls, le = line_at(p)
+                    starts.add(ls)
+                    p = find(char, le + 1, end) if le < end else -1
+                else:
                     p = find(char, p + 1, end)
-                    continue
-                ls = rfind(nl, begin, p) + 1
-                if ls < begin:
-                    ls = begin
-                if offset and quiet is not None:
-                    a = find(AVG, ls, p)
-                    m = quiet(buf, a, end) if a != -1 else None
-                    if m is not None:
-                        le = m.end()
-                        if buf[le - 1] == 10:  # b"\n"
-                            le -= 1
-                        if le - ls <= MAX_LINE and find(word, p + 8, le) == -1:
-                            self.stats_count += 1
-                            self._wait_run = self._kv_run = None
-                            self._last_version = "v1"
-                            if region is None:
-                                region = QuietRegion()
-                            region.spans += (ls, le)
-                            p = find(char, le + 1, end) if le < end else -1
-                            continue
-                le = find(nl, p, end)
-                if le == -1:
-                    le = end
-                if not offset:  # "#", "QueueOverflowError"
-                    starts.add(ls)
-                elif find(usage, p - 2, le) != -1:  # a stats line (the hot path: keep it inline)
-                    line = buf[ls: le if le - ls <= MAX_LINE else ls + MAX_LINE]
-                    if region is not None:  # its records go with the region's quiet ones, in order
-                        self._region_line = []
-                        region.spans.append(self._region_line)
-                    stats(line.decode("utf-8", "replace") if is_bytes else line)
-                    self._region_line = None
-                    if self._prefix_left:  # a V0 record: its prefix-cache line may follow
-                        prefix_window(le + 1)
-                    if find(word, p + 8, le) != -1 and self._other_kv(buf, p - 1, le, word, usage):
-                        starts.add(ls)
-                else:
-                    starts.add(ls)
-                p = find(char, le + 1, end) if le < end else -1
-        if region is not None:
-            region.keep(buf, self.keep_stats)
-            self._keep(region, region.count)
-        if is_bytes:  # fewer passes than one per mark; the second step checks the marks themselves
-            for search in _MARK_FILTERS_B + ((re.compile(re.escape(BUSY_MARK.encode())).search,) if self._busy else ()):
-                m = search(buf, begin, end)
-                while m is not None:
-                    ls, le = line_at(m.start())
-                    starts.add(ls)
-                    m = search(buf, le + 1, end) if le < end else None
-            p = find(b"{", begin, end)
-            while p != -1:
-                if startswith(b"non-default args: {", p - 18):
-                    ls, le = line_at(p)
-                    starts.add(ls)
-                    p = find(b"{", le + 1, end) if le < end else -1
-                else:
-                    p = find(b"{", p + 1, end)
-        else:
-            for mark in self._marks:
-                p = find(mark, begin, end)
-                while p != -1:
-                    ls, le = line_at(p)
-                    starts.add(ls)
-                    p = find(mark, le + 1, end) if le < end else -1
+        if anchored_from > begin:
+            starts |= exact_starts(buf, begin, anchored_from, self._marks)
+        if anchored_from < end:
+            starts |= anchored_starts(buf, anchored_from, end, self._marks, v_done=True)
         hits = sorted(starts)
         i, pos = 0, begin
         while True:
@@ -415,7 +364,7 @@ class VllmLogScanner:
             is_hit = i < len(hits) and hits[i] == pos
             le = find(nl, pos, end)
             le = end if le == -1 else le
-            line = text(pos, le)
+            line, exact = text(pos, le), pos < anchored_from
             pos = le + 1
             if self._conc_left:
                 self._conc_left -= 1
@@ -423,8 +372,88 @@ class VllmLogScanner:
             if is_hit and (KV_MARK in line or HASH_MARK in line or OVERFLOW_MARK in line
                            or (self._busy and BUSY_MARK in line)):
                 self._handle(line, stats=False)
-            elif is_hit and any(m in line for m in self._marks):
+            elif is_hit and any(m in line for m in self._marks) and (exact or line_anchored(line)):
                 self._rare(line)
+
+    def _stats_lines(self, buf, begin: int, end: int, anchored_from: int, starts: set, prefix_window) -> None:
+        """The 'V' lines of buf[begin:end]: stats lines are parsed here, in order (a quiet one is
+        one regex match: counted, its place noted, its bytes kept only if it may be reported);
+        other "KV cache" lines and, past anchored_from, the ValueError-anchored rare lines go to
+        `starts`. The hot loop of a dense log: each step here costs per stats line."""
+        is_bytes = isinstance(buf, (bytes, bytearray))
+        if is_bytes:
+            nl, char, kv, usage, avg, v_words = b"\n", b"V", b"KV cache", b" KV cache usage: ", AVG, _V_ANCHORS_B
+        else:
+            nl, char, kv, usage, avg, v_words = "\n", "V", KV_MARK, " KV cache usage: ", AVG.decode(), V_ANCHORS
+        find, rfind, startswith = buf.find, buf.rfind, buf.startswith
+        quiet = (quiet_pattern(self.max_running, self._kv_full).match
+                 if is_bytes and self._kv_full is not None else None)
+        spans: list = []  # QuietRegion.spans: pairs (a quiet line's start, end) or (a parsed line's records, None)
+        quiet_since = 0  # quiet lines not yet told to the scanner's state (see flush)
+
+        def flush() -> None:
+            """What the quiet lines since the last loud one did: counted, runs ended (v1 records)."""
+            self.stats_count += quiet_since
+            self._wait_run = self._kv_run = None
+            self._last_version = "v1"
+
+        p = find(char, begin + 1, end)
+        while p != -1:
+            ls = rfind(nl, begin, p) + 1
+            if ls < begin:
+                ls = begin
+            if quiet is not None:  # (a 'V' in a quiet record is its "KV cache": no need to check)
+                a = find(avg, ls, p)
+                m = quiet(buf, a, end) if a != -1 else None
+                if m is not None:
+                    le = m.end()
+                    if le - ls <= MAX_LINE:
+                        quiet_since += 1
+                        spans += (ls, le)
+                        p = find(char, le + 1, end)
+                        continue
+            if not startswith(kv, p - 1):
+                if p >= anchored_from and startswith(v_words, p):  # a rare line's anchor (rare_lines)
+                    ls, le = self._line(buf, nl, begin, end, p)
+                    if any(find(m, ls, le) != -1 for m in (self._marks_b if is_bytes else self._marks)):
+                        starts.add(ls)
+                p = find(char, p + 1, end)
+                continue
+            le = find(nl, p, end)
+            if le == -1:
+                le = end
+            if find(usage, p - 2, le) != -1:  # a stats line that says something: parsed
+                if quiet_since:
+                    flush()
+                    quiet_since = 0
+                line = buf[ls: le if le - ls <= MAX_LINE else ls + MAX_LINE]
+                if spans:  # its records go with the region's quiet ones, in order
+                    self._region_line = []
+                    spans += (self._region_line, None)
+                self._stats(line.decode("utf-8", "replace") if is_bytes else line)
+                if self._region_line == []:  # no record after all: a pair holds at least one (keep)
+                    del spans[-2:]
+                self._region_line = None
+                if self._prefix_left:  # a V0 record: its prefix-cache line may follow
+                    prefix_window(le + 1)
+                if find(kv, p + 8, le) != -1 and self._other_kv(buf, p - 1, le, kv, usage):
+                    starts.add(ls)
+            else:
+                starts.add(ls)
+            p = find(char, le + 1, end) if le < end else -1
+        if quiet_since:
+            flush()
+        if spans:
+            region = QuietRegion()
+            region.spans = spans
+            region.keep(buf, self.keep_stats)
+            self._keep(region, region.count)
+
+    @staticmethod
+    def _line(buf, nl, begin: int, end: int, pos: int) -> tuple[int, int]:
+        ls = max(begin, buf.rfind(nl, begin, pos) + 1)
+        le = buf.find(nl, pos, end)
+        return ls, (end if le == -1 else le)
 
     def _keep(self, item, n: int) -> None:
         """Add a record (or a QuietRegion of n) to the recent ones; drop what keep_stats no longer needs."""

@@ -43,23 +43,23 @@ def kv_full_mark(kv_full_pct: float) -> int | None:
 @lru_cache(maxsize=64)
 def quiet_pattern(max_running: int, kv_full: int) -> re.Pattern[bytes]:
     """A quiet record from its "Avg prompt throughput: " to the end of its line (the newline
-    included): Running <= max_running, Waiting 0, Preemptions absent or 0, KV usage below
-    kv_full %, the prefix-cache rate last and less than 60 characters after it (the
-    scanner's test for a line holding one record). Matched where the line's first
+    left out): Running <= max_running, Waiting 0, Preemptions absent or 0, KV usage below
+    kv_full %, the prefix-cache rate last, then less than 60 characters without another "KV
+    cache" (the scanner's test for a line holding one record). Matched where the line's first
     "Avg prompt throughput: " is, it proves the line holds exactly that one record."""
     quiet = (r"\d+(?:\.\d+)? tokens/s, Avg generation throughput: \d+(?:\.\d+)? tokens/s, "
              rf"Running: {at_most(max_running)} reqs, Waiting: 0 reqs, (?:Preemptions: 0, )?"
              rf"\w+ KV cache usage: {at_most(kv_full - 1)}(?:\.\d+)?%, Prefix cache hit rate: \d+(?:\.\d+)?%"
-             r"[^\n]{0,59}(?:\n|\Z)")
+             r"(?:(?!KV cache)[^\n]){0,59}(?![^\n])")
     return re.compile(re.escape(AVG) + quiet.encode())
 
 
 class QuietRegion:
     """The stats records of one region from its first quiet line on. While scanning, `spans`
-    notes each stats line in order: a quiet line's start and end (two ints), a parsed line's
-    list of records. `keep` then holds only the last records a result can report (`lines`:
-    a quiet line's bytes, or a parsed line's records), so a dense region costs a few hundred
-    small copies rather than a copy of its bytes."""
+    notes each stats line in order, as a pair: a quiet line's start and end, or a parsed
+    line's list of records (never empty) and None. `keep` then holds only the last records a result can
+    report (`lines`: a quiet line's bytes, or a parsed line's records), so a dense region
+    costs a few hundred small copies rather than a copy of its bytes."""
 
     __slots__ = ("lines", "count", "spans")
 
@@ -69,23 +69,13 @@ class QuietRegion:
         self.spans: list = []
 
     def keep(self, buf, want: int) -> None:
-        """Copy the quiet lines among the region's last `want` records out of `buf`, before the
-        reader reuses it; drop the earlier ones (later records only push them further out)."""
-        spans = self.spans
-        i, n = len(spans), 0
-        kept: list = []
-        while i > 0 and n < want:
-            item = spans[i - 1]
-            if isinstance(item, list):
-                kept.append(item)
-                n += len(item)
-                i -= 1
-            else:
-                kept.append(bytes(buf[spans[i - 2]:item]))
-                n += 1
-                i -= 2
-        kept.reverse()
-        self.lines, self.count, self.spans = kept, n, []
+        """Copy the quiet lines among the region's last `want` stats lines out of `buf` (they hold
+        at least `want` records), before the reader reuses it; drop the earlier ones (later
+        records only push them further out)."""
+        tail = self.spans[-2 * want:] if want > 0 else []
+        kept = [bytes(buf[a:b]) if b is not None else a for a, b in zip(tail[::2], tail[1::2])]
+        self.lines, self.spans = kept, []
+        self.count = len(kept) + sum(len(item) - 1 for item in kept if type(item) is list)
 
     def records(self, parse) -> list:
         """The records in order; `parse(line_bytes)` turns a quiet line into its one record."""

@@ -1,0 +1,130 @@
+"""Where a vLLM log's rare lines are: requests refused for the context length, and the start-up
+line that lists the engine's settings (in what clients received, also the 503 text).
+
+A plain search for their marks costs a pass over every byte per mark, or a regex pass (about
+grep's whole time each): on a log of gigabytes that is most of the scan. So a log is searched
+for the marks wherever they stand only in its first EXACT_LINES lines (a paste, a ticket, a
+short log, a long log's start-up); beyond them, only on lines that hold an anchor, one of
+the forms in which vLLM writes these lines:
+- the V0 scheduler's refusal is a warning: `WARNING ... Input prompt (N tokens) is too long and
+  exceeds limit of M`;
+- the other refusals reach a log as an exception (`ValueError: ...`, `VLLMValidationError:
+  ...`, `openai.BadRequestError: Error code: 400 - {...}`) or as a JSON error body
+  (`{"object": "error", "message": "This model's maximum context length is ..."}`);
+- the settings lines are `non-default args: {...}` (V1) and `Initializing a(n) (V1) LLM
+  engine (vX) with config: ...` (every version).
+Anchors are found with one-character finds (memchr): 'W' of WARNING, 'V' of ValueError and
+VLLMValidationError, '{', 'L' of "LLM engine"; a line is taken at most once per anchor. ("ERROR"
+and "Error" would be anchors too but for their 'E', which every `GET /metrics` access line holds.) A mark on a line
+without an anchor past the first EXACT_LINES lines is not read (vLLM prints none such).
+
+Pure: buffers in, line starts out; bytes and str alike.
+"""
+from __future__ import annotations
+
+import re
+
+EXACT_LINES = 65536  # lines of a log searched for the marks wherever they stand (~10 MB)
+CONTEXT_MARKS = ("exceeds limit of", "maximum model length of", "maximum context length is",
+                 "cannot be greater than max_model_len")
+SETTINGS_MARKS = ("non-default args: {", "engine with config: ", "engine (v")
+BUSY_MARK = "cannot accept new requests"
+# (character found by memchr, the words it must begin on the line to anchor it)
+V_ANCHORS = ("ValueError", "VLLMValidationError")  # the scanner's own 'V' loop finds these
+ANCHORS = (("W", ("WARNING",)), ("V", V_ANCHORS), ("{", ("{",)), ("L", ("LLM engine",)))
+_ANCHORS_B = tuple((c.encode(), tuple(w.encode() for w in words)) for c, words in ANCHORS)
+_V_ANCHORS_B = tuple(w.encode() for w in V_ANCHORS)
+_BYTES_MARKS: dict[tuple[str, ...], tuple[bytes, ...]] = {}
+# The exact search in bytes: fewer passes than one per mark, each a superset of its marks'
+# lines (a rarer first character stops less often); "non-default args: {" by memchr on "{".
+_EXACT_FILTERS: list = []
+
+
+def _exact_filters() -> list:
+    if not _EXACT_FILTERS:
+        _EXACT_FILTERS.extend((
+            re.compile(rb"x(?:ceeds limit of|imum model length of|imum context length is|_model_len)").search,
+            re.compile(rb"gine (?:with config: |\(v)").search,  # 'g' is rarer than 'n': fewer stops
+            re.compile(re.escape(BUSY_MARK.encode())).search,
+        ))
+    return _EXACT_FILTERS
+
+
+def marks_for(busy: bool) -> tuple[str, ...]:
+    return ((BUSY_MARK,) if busy else ()) + CONTEXT_MARKS + SETTINGS_MARKS
+
+
+def _line_at(buf, nl, begin: int, end: int, pos: int) -> tuple[int, int]:
+    ls = max(begin, buf.rfind(nl, begin, pos) + 1)
+    le = buf.find(nl, pos, end)
+    return ls, (end if le == -1 else le)
+
+
+def exact_starts(buf, begin: int, end: int, marks: tuple[str, ...]) -> set[int]:
+    """Starts of the lines of buf[begin:end] that may hold one of `marks` (a superset: the
+    caller checks each line's text)."""
+    starts: set[int] = set()
+    if isinstance(buf, (bytes, bytearray)):
+        filters = _exact_filters()
+        searches = filters[:2] + (filters[2:] if BUSY_MARK in marks else [])
+        find, startswith, nl = buf.find, buf.startswith, b"\n"
+        for search in searches:
+            m = search(buf, begin, end)
+            while m is not None:
+                ls, le = _line_at(buf, nl, begin, end, m.start())
+                starts.add(ls)
+                m = search(buf, le + 1, end) if le < end else None
+        p = find(b"{", begin, end)
+        while p != -1:
+            if startswith(b"non-default args: {", p - 18):
+                ls, le = _line_at(buf, nl, begin, end, p)
+                starts.add(ls)
+                p = find(b"{", le + 1, end) if le < end else -1
+            else:
+                p = find(b"{", p + 1, end)
+        return starts
+    for mark in marks:
+        p = buf.find(mark, begin, end)
+        while p != -1:
+            ls, le = _line_at(buf, "\n", begin, end, p)
+            starts.add(ls)
+            p = buf.find(mark, le + 1, end) if le < end else -1
+    return starts
+
+
+def anchored_starts(buf, begin: int, end: int, marks: tuple[str, ...], v_done: bool = False) -> set[int]:
+    """Starts of the lines of buf[begin:end] that hold an anchor and one of `marks`; `v_done`:
+    the caller has looked at every 'V' already (the vLLM scanner's stats loop does)."""
+    is_bytes = isinstance(buf, (bytes, bytearray))
+    if is_bytes:
+        anchors, nl = _ANCHORS_B, b"\n"
+        wanted = _BYTES_MARKS.get(marks)
+        if wanted is None:
+            wanted = _BYTES_MARKS[marks] = tuple(m.encode() for m in marks)
+    else:
+        anchors, nl, wanted = ANCHORS, "\n", marks
+    find, rfind, startswith = buf.find, buf.rfind, buf.startswith
+    starts: set[int] = set()
+    for char, words in anchors:
+        if v_done and char in ("V", b"V"):
+            continue
+        p = find(char, begin, end)
+        while p != -1:
+            if not startswith(words, p):
+                p = find(char, p + 1, end)
+                continue
+            ls = max(begin, rfind(nl, begin, p) + 1)
+            le = find(nl, p, end)
+            le = end if le == -1 else le
+            if ls not in starts:
+                for mark in wanted:
+                    if find(mark, ls, le) != -1:
+                        starts.add(ls)
+                        break
+            p = find(char, le + 1, end) if le < end else -1
+    return starts
+
+
+def line_anchored(line: str) -> bool:
+    """Does one line hold an anchor (the test past the first EXACT_LINES lines)?"""
+    return any(w in line for _, words in ANCHORS for w in words)
