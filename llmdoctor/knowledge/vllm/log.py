@@ -107,8 +107,11 @@ _TOO_LONG = (
     re.compile(r"maximum context length is (\d+) tokens\..*?prompt contains (?:at least )?(\d+) input tokens"),
 )
 # refusals without a prompt token count: a character pre-check, output tokens beyond the limit
-_TOO_LONG_OTHER = re.compile(r"maximum context length is (\d+) tokens\.|max_tokens=\d+ cannot be greater than "
-                             r"max_model_len=(\d+)")
+# (older: "max_tokens=N cannot be greater than max_model_len=M"; newer: "'max_tokens' or
+# 'max_completion_tokens' is too large: N. This model's maximum context length is M tokens and
+# your request has K input tokens (N > M - K)", the prompt itself fitting)
+_TOO_LONG_OTHER = re.compile(r"maximum context length is (\d+) tokens(?:\.| and your request has \d+ input tokens)"
+                             r"|max_tokens=\d+ cannot be greater than max_model_len=(\d+)")
 _CONFIG_PAIR = re.compile(r"\b(max_seq_len|max_model_len|tensor_parallel_size|pipeline_parallel_size|"
                           r"enable_prefix_caching|block_size|max_num_seqs|max_num_batched_tokens|"
                           r"gpu_memory_utilization|kv_cache_dtype|enable_chunked_prefill|quantization)=([^,)\s]+)")

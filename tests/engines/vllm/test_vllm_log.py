@@ -270,6 +270,13 @@ def test_requests_refused_for_max_model_len():
                          '{"error":{"message":"max_tokens=2000 cannot be greater than max_model_len=1024."}}'],
                         client_errors=True)
     assert s.prompts_too_long == 3 and s.prompt_too_long_max == (12324, 8192)
+    # the newer wording for output tokens beyond the limit (as pasted in many clients' public
+    # error reports): the prompt fits, so it is counted without a prompt figure
+    s = scan_vllm_lines(['{"error":{"message":"\'max_tokens\' or \'max_completion_tokens\' is too large: 8000. This '
+                         "model's maximum context length is 4096 tokens and your request has 2778 input tokens "
+                         '(8000 > 4096 - 2778). None","type":"BadRequestError","param":null,"code":400}}'],
+                        client_errors=True)
+    assert (s.prompts_too_long, s.prompt_too_long_max) == (1, None)
 
 
 def test_settings_from_the_start_up_line():
