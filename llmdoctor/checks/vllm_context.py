@@ -1,4 +1,4 @@
-"""CONTEXT_TRUNCATION in vLLM: requests refused because the prompt is longer than max_model_len."""
+"""CONTEXT_TRUNCATION in vLLM: requests refused because prompt (plus max_tokens) is longer than max_model_len."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -27,13 +27,21 @@ def prompt_too_long(vllm_log: VllmLog, vllm_cmdline: VllmCmdline | None = None):
         ev.append(Evidence("cmdline.txt" if vllm_cmdline is not None and vllm_cmdline.get("max_model_len")
                            else scan.source, f"max_model_len {configured}"))
     want = 1 << max(prompt + 1024, 4096).bit_length() if prompt else None
+    output = scan.output_too_long  # refused for max_tokens: the prompt itself fits
+    if output == scan.prompts_too_long:
+        title = (f"vLLM refused {output} request(s) asking for more output tokens (max_tokens) than max_model_len "
+                 "leaves after the prompt")
+    else:
+        title = (f"vLLM refused {scan.prompts_too_long - output} request(s) whose prompt is longer than max_model_len"
+                 + (f" ({prompt:,} tokens > {limit:,})" if prompt else "")
+                 + (f"; {output} more asked for more output tokens than fit" if output else ""))
     yield Finding(
-        Cause.CONTEXT_TRUNCATION, Severity.WARNING,
-        f"vLLM refused {scan.prompts_too_long} request(s) whose prompt is longer than max_model_len"
-        + (f" ({prompt:,} tokens > {limit:,})" if prompt else ""),
-        ev,
-        Fix("The limit is the engine's max_model_len (--max-model-len, or max_model_len= in LLM(...)); there is "
-            "no separate prompt limit to raise. Raise it to what the prompts need - within the model's trained "
-            "context (max_position_embeddings) and what the KV cache holds (the start-up 'Maximum concurrency' "
-            "line) - or shorten the prompts. A model trained for less than the prompt needs a long-context model.",
+        Cause.CONTEXT_TRUNCATION, Severity.WARNING, title, ev,
+        Fix("The limit is the engine's max_model_len (--max-model-len, or max_model_len= in LLM(...)): prompt plus "
+            "max_tokens must fit in it; there is no separate prompt limit to raise. "
+            + ("Have the clients ask for fewer output tokens (max_tokens / max_completion_tokens at most "
+               "max_model_len minus the prompt), or raise the limit " if output else "Raise it ")
+            + "to what the requests need - within the model's trained context (max_position_embeddings) and what "
+            "the KV cache holds (the start-up 'Maximum concurrency' line) - or shorten the prompts. A model trained "
+            "for less than the prompt needs a long-context model.",
             (serve_flags_text(vllm_cmdline, max_model_len=want) if want else "vllm serve MODEL --max-model-len 32768",)))

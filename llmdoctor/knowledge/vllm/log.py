@@ -173,6 +173,7 @@ class VllmLogScanner:
         self.too_long = 0
         self.too_long_examples: list[str] = []
         self.too_long_max: tuple[int, int] | None = None  # (prompt tokens, limit) of the largest
+        self.output_too_long = 0
         self.settings: dict = {}
         self.kv_full_pct = kv_full_pct
         self.preempt_warnings = 0
@@ -548,6 +549,8 @@ class VllmLogScanner:
         m = _TOO_LONG_OTHER.search(line)
         if m:
             self.too_long += 1
+            if not m.group(0).endswith("."):  # the output-token wordings (not the character pre-check)
+                self.output_too_long += 1
             if len(self.too_long_examples) < 3:
                 self.too_long_examples.append(short_line(line))
             return
@@ -772,6 +775,7 @@ class VllmLogScanner:
             prompts_too_long=self.too_long,
             prompt_too_long_examples=tuple(self.too_long_examples),
             prompt_too_long_max=self.too_long_max,
+            output_too_long=self.output_too_long,
             settings=dict(self.settings),
             lines=self.lines,
             engine_version=self._last_version or ("v0" if self._saw_v0 else None),

@@ -90,6 +90,7 @@ class VllmLogSummary:
     prompts_too_long: int = 0  # requests refused: the prompt exceeds max_model_len
     prompt_too_long_examples: tuple[str, ...] = ()
     prompt_too_long_max: tuple[int, int] | None = None  # (prompt tokens, limit)
+    output_too_long: int = 0  # of prompts_too_long: refused for max_tokens beyond the room left
     settings: dict = field(default_factory=dict)  # from `non-default args: {...}` / V0 `with config:`
     lines: int = field(default=0, compare=False)  # lines read (the feeding paths count a final empty line apart)
 

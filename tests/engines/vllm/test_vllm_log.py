@@ -269,14 +269,14 @@ def test_requests_refused_for_max_model_len():
                          "The decoder prompt (length 12324) is longer than the maximum model length of 8192.",
                          '{"error":{"message":"max_tokens=2000 cannot be greater than max_model_len=1024."}}'],
                         client_errors=True)
-    assert s.prompts_too_long == 3 and s.prompt_too_long_max == (12324, 8192)
+    assert s.prompts_too_long == 3 and s.prompt_too_long_max == (12324, 8192) and s.output_too_long == 1
     # the newer wording for output tokens beyond the limit (as pasted in many clients' public
     # error reports): the prompt fits, so it is counted without a prompt figure
     s = scan_vllm_lines(['{"error":{"message":"\'max_tokens\' or \'max_completion_tokens\' is too large: 8000. This '
                          "model's maximum context length is 4096 tokens and your request has 2778 input tokens "
                          '(8000 > 4096 - 2778). None","type":"BadRequestError","param":null,"code":400}}'],
                         client_errors=True)
-    assert (s.prompts_too_long, s.prompt_too_long_max) == (1, None)
+    assert (s.prompts_too_long, s.prompt_too_long_max, s.output_too_long) == (1, None, 1)
 
 
 def test_settings_from_the_start_up_line():

@@ -4,6 +4,7 @@ evidence holds a vLLM log, and generated logs with random mixes of lines, fed th
 llmdoctor feeds them (file regions, chunks, blocks, lines)."""
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import io
 import random
@@ -52,7 +53,8 @@ def both(data: bytes, feed, **kw):
     new, old = VllmLogScanner(**kw), reference.VllmLogScanner(**kw)
     feed(new, data)
     feed(old, data)
-    return new.result(), old.result()
+    # output_too_long: a figure the reference predates (tested in test_vllm_log.py)
+    return dataclasses.replace(new.result(), output_too_long=0), old.result()
 
 
 def by_regions(size: int, stale: bytes = b"\xff"):
