@@ -41,15 +41,25 @@ def prefill_interference(
                             f"next to it {busy.prompt_tps:g} prompt tokens/s: a long prefill took the engine's steps")]
     budget = vllm_cmdline.get("max_num_batched_tokens") if vllm_cmdline is not None else None
     target = max(512, (budget or 8192) // 4)
+    # V0 prefills a whole prompt in one step unless chunked prefill is on (off by default there)
+    v0 = vllm_log is not None and any(s.engine_version == "v0" for s in vllm_log.scans) and not (
+        (vllm_cmdline is not None and vllm_cmdline.get("enable_chunked_prefill"))
+        or any(s.settings.get("enable_chunked_prefill") for s in vllm_log.scans))
+    flags = dict(enable_chunked_prefill="", max_num_batched_tokens=target) if v0 else dict(max_num_batched_tokens=target)
     yield Finding(
         Cause.PREFILL, Severity.WARNING,
         ("Streaming answers stall while vLLM prefills another request's long prompt" if starved is not None else
          "Prefill of long prompts is crowding out generation in vLLM while requests wait"),
         ev,
         Fix("Long prompts take most of each scheduler step, so waiting requests and running streams both "
-            "slow down. Lower the chunked-prefill budget so decode steps interleave with prefill "
-            f"(--max-num-batched-tokens {target}), limit concurrent long prefills "
-            "(--max-num-partial-prefills, --long-prefill-token-threshold), keep prefix caching on for shared "
-            "prompt heads, and shorten prompts where you can.",
-            (serve_flags_text(vllm_cmdline, max_num_batched_tokens=target),)),
+            + ("slow down. This V0 engine (stats lines with 'Pending') prefills each prompt in one step: turn "
+               f"chunked prefill on (--enable-chunked-prefill, off by default in V0) with a budget "
+               f"(--max-num-batched-tokens {target}) so decode steps interleave with prefill, or move to a V1 "
+               "release, where it is always on; use "
+               if v0 else
+               "slow down. Lower the chunked-prefill budget so decode steps interleave with prefill "
+               f"(--max-num-batched-tokens {target}), limit concurrent long prefills "
+               "(--max-num-partial-prefills, --long-prefill-token-threshold), keep using ")
+            + "prefix caching for shared prompt heads, and shorten prompts where you can.",
+            (serve_flags_text(vllm_cmdline, **flags),)),
         confidence=Confidence.MEDIUM if starved is not None else Confidence.HIGH)

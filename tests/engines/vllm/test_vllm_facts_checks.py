@@ -147,6 +147,32 @@ def test_waiting_while_the_batch_has_room_is_not_called_a_full_batch(tmp_path, s
     assert (f.fix.commands == ()) is room  # more replicas would not help while a limit other than capacity holds
 
 
+# The stats lines of vllm-project/vllm#1734 (V0, AWQ, "each input temporarily halts" generation):
+# prompt throughput over 1000 tokens/s with generation at 0 while 9, 7, 5 requests are pending.
+HALT_LINES = (
+    "INFO 11-21 00:12:08 llm_engine.py:624] Avg prompt throughput: 0.0 tokens/s, Avg generation throughput: 122.2 "
+    "tokens/s, Running: 20 reqs, Swapped: 0 reqs, Pending: 9 reqs, GPU KV cache usage: 24.8%, CPU KV cache usage: 0.0%",
+    "INFO 11-21 00:12:13 llm_engine.py:624] Avg prompt throughput: 1032.4 tokens/s, Avg generation throughput: 0.0 "
+    "tokens/s, Running: 22 reqs, Swapped: 0 reqs, Pending: 7 reqs, GPU KV cache usage: 27.1%, CPU KV cache usage: 0.0%",
+    "INFO 11-21 00:12:18 llm_engine.py:624] Avg prompt throughput: 1096.2 tokens/s, Avg generation throughput: 0.0 "
+    "tokens/s, Running: 24 reqs, Swapped: 0 reqs, Pending: 5 reqs, GPU KV cache usage: 29.4%, CPU KV cache usage: 0.0%",
+)
+
+
+@pytest.mark.parametrize("cmdline,v0_fix", [("", True), ("python -m vllm.entrypoints.openai.api_server --model m "
+                                                            "--enable-chunked-prefill", False)])
+def test_prefill_on_a_v0_engine_turns_chunked_prefill_on(tmp_path, specs, cmdline, v0_fix):
+    (tmp_path / "meta.json").write_text('{"engine": "vllm"}')
+    (tmp_path / "vllm.log").write_text("\n".join(HALT_LINES) + "\n")
+    if cmdline:
+        (tmp_path / "cmdline.txt").write_text(cmdline + "\n")
+    s = FactStore(Context(EvidenceHost(tmp_path)), preset={"engines": (EngineInstance(VLLM, found_by="evidence"),)})
+    [f] = run_check(specs["vllm-prefill-interference"], s).findings
+    assert ("--enable-chunked-prefill, off by default in V0" in f.fix.summary) is v0_fix
+    assert ("--enable-chunked-prefill" in f.fix.commands[0]) is v0_fix
+    assert ("--max-num-partial-prefills" in f.fix.summary) is not v0_fix  # with chunked prefill on
+
+
 class SecondScrapeTimesOut(ScrapeHost):
     """A vLLM too busy to answer the second /metrics in time."""
 
