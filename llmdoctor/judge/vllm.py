@@ -159,6 +159,14 @@ def batch_room(vllm_log, vllm_metrics, running: int, seqs: int | None) -> str | 
         kvs.append(vllm_metrics.latest.kv_usage * 100)
     if not kvs or max(kvs) >= ROOM_KV_PCT or running >= (seqs or SMALLEST_DEFAULT_SEQS):
         return None
+    idle = [s for scan in (vllm_log.scans if vllm_log is not None else ()) for s in scan.recent_stats
+            if s.waiting > 0 and s.running == 0]
+    if idle:  # nothing ran at all while requests waited (vllm#8378: Running 0, Pending 12, then 22)
+        return (f"Requests wait while nothing runs: on {len(idle)} stats line(s) Running was 0 with up to "
+                f"{max(s.waiting for s in idle)} waiting and the KV cache {max(s.kv_usage_pct for s in idle):.0f} % "
+                f"full, so the engine admitted no request. It is stuck (restart it, and report the version and the "
+                f"request that came before), or one request needs more KV cache than there is (a warning in the "
+                f"log says so).")
     limit = f"--max-num-seqs {seqs}" if seqs else f"--max-num-seqs, {SMALLEST_DEFAULT_SEQS} or more by default"
     return (f"Requests wait although the batch has room: at most {running} ran (below {limit}) and the KV "
             f"cache was at most {max(kvs):.0f} % full. Something else holds them back: a --max-num-seqs set as "

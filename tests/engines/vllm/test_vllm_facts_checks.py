@@ -173,6 +173,19 @@ def test_prefill_on_a_v0_engine_turns_chunked_prefill_on(tmp_path, specs, cmdlin
     assert ("--max-num-partial-prefills" in f.fix.summary) is not v0_fix  # with chunked prefill on
 
 
+def test_waiting_while_nothing_runs_says_the_engine_admits_nothing(tmp_path, specs):
+    # vllm-project/vllm#8378 (a load test that "just hangs"): Running 0, Pending 12, then 22, KV 0 %
+    lines = [STUCK_LINE.format(0).replace("Running: 1 reqs", "Running: 2 reqs").replace("Pending: 3", "Pending: 0"),
+             STUCK_LINE.format(5).replace("Running: 1 reqs", "Running: 0 reqs").replace("Pending: 3", "Pending: 12"),
+             STUCK_LINE.format(10).replace("Running: 1 reqs", "Running: 0 reqs").replace("Pending: 3", "Pending: 22")]
+    (tmp_path / "meta.json").write_text('{"engine": "vllm"}')
+    (tmp_path / "vllm.log").write_text("\n".join(lines) + "\n")
+    s = FactStore(Context(EvidenceHost(tmp_path)), preset={"engines": (EngineInstance(VLLM, found_by="evidence"),)})
+    [f] = run_check(specs["vllm-queueing"], s).findings
+    assert f.fix.summary.startswith("Requests wait while nothing runs: on 2 stats line(s) Running was 0 with up to 22")
+    assert "stuck" in f.fix.summary and f.fix.commands == ()
+
+
 class SecondScrapeTimesOut(ScrapeHost):
     """A vLLM too busy to answer the second /metrics in time."""
 
