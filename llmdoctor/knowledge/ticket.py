@@ -67,10 +67,12 @@ CONTENT: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^MemTotal:\s+\d+", "meminfo.txt"),
         (r"NVIDIA-SMI \d|^index,\s*name,|^name,\s*memory\.total", "nvidia_smi.txt"),
         (r"^# /\S+\.service\s*$", "systemctl_cat.txt"),
+        # a unit file (its [Service] section) before `systemctl show` output: the unit's own
+        # Environment= lines are what was written, not what the service runs with
+        (r"^\[Service\]", "unit.service"),
         (r"^Environment=|^MainPID=|^NeedDaemonReload=", "env.txt"),
         (r"^# (?:HELP|TYPE) (?:vllm|llamacpp|sglang)[:_]", "metrics.prom"),
         (r'^\s*\{\s*"model_path"\s*:.*"tp_size"\s*:', "server_info.json"),
-        (r"^\[Service\]", "unit.service"),
     )
 )
 
@@ -162,6 +164,9 @@ def split_ticket_into(lines: Iterable[str], write: Callable[[str, str], None]) -
                 launch = []
             continue
         if FENCE.match(bare):
+            if not piece.blank or piece.started:  # a code block is a piece of its own (not when it
+                piece.close(write)                # opens a command's output, right after its prompt)
+                piece = _Piece(None)
             continue
         command = _prompt_command(bare)
         log = _launched(command if command is not None else bare.strip(), prompt=command is not None)

@@ -66,7 +66,8 @@ def test_streamed_split_equals_the_whole_split():
     split_ticket_into(ticket.split("\n"), lambda name, text: chunks.setdefault(name, []).append(text))
     whole = split_ticket(ticket)
     assert {k: "".join(v) for k, v in chunks.items()} == whole
-    assert whole["journal.log"] == "line one\n\nline two\nline three\nMemTotal:  1000 kB\n"
+    assert whole["journal.log"] == "line one\n\nline two\nline three\n"
+    assert whole["meminfo.txt"] == "MemTotal:  1000 kB\n"  # a code block after the output is a piece of its own
     assert "nvidia_smi.txt" not in whole  # a piece of blanks is dropped
 
 

@@ -117,3 +117,45 @@ def test_an_export_typed_in_the_paste_is_a_setting_as_written():
                          "source ~/.bashrc\n\nBut it doesn't work\n")
     assert files["shell_export.txt"] == "export OLLAMA_NUM_PARALLEL=4\n"
     assert "shell_export.txt" not in split_ticket("time=2025 level=INFO msg=\"exporting OLLAMA_HOST\"\n")
+
+
+# ollama/ollama#11942 ("they answer only 1 by 1"): prose, then the whole unit file in a code
+# block, asked "like that?". The block is a piece of its own: the unit file without the prose
+# (which systemd would reject line by line), and its Environment= lines are the unit's as written,
+# not `systemctl show` output (what the service runs with).
+UNIT_TICKET = """hello i have ollama and i use oss 20b, i try make 2 or 4 dialog but they awnswer only 1 by 1 how to fix it?
+
+> Set `OLLAMA_NUM_PARALLEL` in the server environment.
+
+like that?
+```
+[Unit]
+Description=Ollama Service
+After=network-online.target
+
+[Service]
+ExecStart=/usr/local/bin/ollama serve
+User=ollama
+Group=ollama
+Restart=always
+Environment="OLLAMA_HOST=0.0.0.0"
+RestartSec=3
+Environment="OLLAMA_NUM_PARALLEL=4"
+
+[Install]
+WantedBy=default.target
+```
+"""
+
+
+def test_a_unit_file_in_a_code_block_is_the_unit_without_the_prose(tmp_path):
+    files = split_ticket(UNIT_TICKET)
+    assert files["unit.service"].startswith("[Unit]\n") and files["unit.service"].endswith("WantedBy=default.target\n")
+    assert "env.txt" not in files and "like that?" in files["journal.log"]
+    path = tmp_path / "ticket.txt"
+    path.write_text(UNIT_TICKET)
+    doc = report_doc(subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", "--evidence", str(path),
+                                     "--format", "json"], capture_output=True, text=True, timeout=120,
+                                    env=dict(os.environ, NO_COLOR="1")).stdout)
+    checks = [f["check"] for t in doc["targets"] for f in t["findings"]]
+    assert checks == ["systemd-env-in-unit-file"]
