@@ -153,6 +153,7 @@ def split_ticket_into(lines: Iterable[str], write: Callable[[str, str], None]) -
     empty ones at either end; a piece of blanks is dropped; a piece without a prompt is
     named by its first SNIFF characters."""
     piece = _Piece(None)
+    in_block = False  # inside a ``` code block
     launch: list[str] = []  # a server's command line still continued on the next line
     for raw in lines:
         line = ANSI.sub("", raw) if "\x1b" in raw else raw
@@ -163,9 +164,11 @@ def split_ticket_into(lines: Iterable[str], write: Callable[[str, str], None]) -
                 write("cmdline.txt", _joined(launch) + "\n")
                 launch = []
             continue
-        if FENCE.match(bare):
-            if not piece.blank or piece.started:  # a code block is a piece of its own (not when it
-                piece.close(write)                # opens a command's output, right after its prompt)
+        if FENCE.match(bare):  # a code block is a piece of its own, except that one opened right
+            in_block = not in_block  # after a prompt holds that command's output, and a server
+            # started in a block logs what follows it
+            if not piece.blank or piece.started or (not in_block and piece.fallback is None):
+                piece.close(write)
                 piece = _Piece(None)
             continue
         command = _prompt_command(bare)
@@ -193,8 +196,13 @@ def _launched(command: str, prompt: bool) -> str | None:
     return log if log and (prompt or BARE_LAUNCH.search(command)) else None
 
 
+# a remark in parentheses after a pasted command (`llama-server -m m.gguf -c 1024 (-np omitted)`):
+# unquoted parentheses are not shell words, so they are the writer's, not the command's
+REMARK = re.compile(r"\s+\([^()'\"]*\)\s*$")
+
+
 def _joined(parts: list[str]) -> str:
-    return " ".join(CONTINUED.sub("", p).strip() for p in parts if CONTINUED.sub("", p).strip())
+    return REMARK.sub("", " ".join(CONTINUED.sub("", p).strip() for p in parts if CONTINUED.sub("", p).strip()))
 
 
 class _Piece:

@@ -159,3 +159,11 @@ def test_a_unit_file_in_a_code_block_is_the_unit_without_the_prose(tmp_path):
                                     env=dict(os.environ, NO_COLOR="1")).stdout)
     checks = [f["check"] for t in doc["targets"] for f in t["findings"]]
     assert checks == ["systemd-env-in-unit-file"]
+
+
+def test_a_remark_after_a_pasted_command_is_not_part_of_it():
+    # ggml-org/llama.cpp#23652: "llama-server -m ... -c 1024 (-np omitted)" in a ```shell block
+    files = split_ticket("### Command line\n\n```shell\nllama-server -m ... -c 1024 (-np omitted)\n```\n\n"
+                         "```console\n0.02.505.689 I slot   load_model: id  0 | task -1 | new slot, n_ctx = 1024\n```\n")
+    assert files["cmdline.txt"] == "llama-server -m ... -c 1024\n"
+    assert "new slot, n_ctx = 1024" in files["server.log"]
