@@ -8,6 +8,7 @@ from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.ollama import OllamaConfig
     from llmdoctor.knowledge.nvidia import GpuFact
     from llmdoctor.knowledge.ollama.log import OllamaLogSummary
     from llmdoctor.knowledge.ollama.ps import LoadedModel
@@ -23,6 +24,7 @@ FIX_CONFIG = dropin(OLLAMA_UNIT, {"OLLAMA_FLASH_ATTENTION": 1, "OLLAMA_KV_CACHE_
 
 
 COMMANDS = (reload_and_restart(OLLAMA_UNIT), "ollama ps  # PROCESSOR should read 100% GPU")
+SLOTS = 4  # what to lower a high OLLAMA_NUM_PARALLEL to: the old automatic default (v0.2.0-v0.6.6)
 
 
 @check(id="ollama-cpu-spill", cause=Cause.CPU_SPILL,
@@ -33,6 +35,7 @@ def cpu_spill(
     ollama_log: OllamaLogSummary | None = None,
     gpu: GpuFact | None = None,
     ollama_deployment: str | None = None,
+    ollama_config: OllamaConfig | None = None,
 ):
     if not ollama_ps and ollama_log is None:
         return  # nothing of Ollama's to look at (and the figures module stays unimported)
@@ -40,13 +43,13 @@ def cpu_spill(
     from llmdoctor.knowledge.units import human_bytes as human
 
     evidence = []
-    worst = 0
+    worst = shown = 0  # the CPU share by layers or by ps; shown: by ps (bytes) when it says
     for m in ollama_ps or ():
         if m.cpu_percent is None or m.cpu_percent == 0:
             continue
         if m.cpu_percent == 100 and gpu_expected(ollama_log, gpu) is None:
             continue  # a CPU-only host: nothing spilled
-        worst = max(worst, m.cpu_percent)
+        worst = shown = max(worst, m.cpu_percent)
         detail = m.line if m.source.endswith(".txt") or m.source == "ollama ps" else (
             f"{m.name}: {m.processor} (size {human(m.size)}, on GPU {human(m.size_vram or 0)})")
         evidence.append(Evidence(m.source, detail))
@@ -68,16 +71,23 @@ def cpu_spill(
     gpu_ev = gpu_expected(ollama_log, gpu)
     if gpu_ev is not None and not any(e.text == gpu_ev.text for e in evidence):
         evidence.append(gpu_ev)
+    slots = ollama_config.get("OLLAMA_NUM_PARALLEL") if ollama_config is not None else None
+    levers = {"OLLAMA_FLASH_ATTENTION": 1, "OLLAMA_KV_CACHE_TYPE": "q8_0"}
+    summary = LEVERS
+    if slots and slots.isdecimal() and int(slots) > SLOTS and not ollama_config.is_default("OLLAMA_NUM_PARALLEL"):
+        levers = {"OLLAMA_NUM_PARALLEL": SLOTS, **levers}  # set high: its KV cache is the first thing to cut
+        summary = (f"OLLAMA_NUM_PARALLEL={slots} reserves KV cache for {slots} requests at once ({slots} x the "
+                   f"context): start by lowering it (to {SLOTS} here). " + LEVERS)
     yield Finding(
         Cause.CPU_SPILL, Severity.CRITICAL if worst >= 50 else Severity.WARNING,
-        f"The model does not fit in GPU memory: about {worst}% of it runs on the CPU, and every token waits for it",
-        evidence, Fix(LEVERS, *_fix(ollama_deployment)),
+        f"The model does not fit in GPU memory: about {shown or worst}% of it runs on the CPU, and every token "
+        "waits for it",
+        evidence, Fix(summary, *_fix(ollama_deployment, levers)),
     )
 
 
-def _fix(where: str | None) -> tuple[tuple[str, ...], str]:
+def _fix(where: str | None, levers: dict) -> tuple[tuple[str, ...], str]:
     """The levers' settings where the server runs (a unit's drop-in unless it runs in a container)."""
     if where in ("container", "kubernetes") or getattr(where, "name", None):  # a container, or the unit found
-        return plus_commands(settings_fix(where, OLLAMA_FLASH_ATTENTION=1, OLLAMA_KV_CACHE_TYPE="q8_0"),
-                             after=COMMANDS[1:])
-    return COMMANDS, FIX_CONFIG
+        return plus_commands(settings_fix(where, **levers), after=COMMANDS[1:])
+    return COMMANDS, FIX_CONFIG if len(levers) == 2 else dropin(OLLAMA_UNIT, levers)

@@ -44,7 +44,7 @@ CHECKS = (
      ('ollama_config', 'ollama_log', 'ollama_deployment'), ('ollama_log', 'ollama_deployment'), ('ollama',), ()),
     ('ollama_cpu_spill', 'cpu_spill', 'ollama-cpu-spill', 'CPU_SPILL',
      'Part (or all) of a loaded model sits in system memory: ollama ps split, offloaded N/M < M',
-     ('ollama_ps', 'ollama_log', 'gpu', 'ollama_deployment'), ('ollama_ps', 'ollama_log', 'gpu', 'ollama_deployment'), ('ollama',), ('ollama_ps', 'ollama_log')),
+     ('ollama_ps', 'ollama_log', 'gpu', 'ollama_deployment', 'ollama_config'), ('ollama_ps', 'ollama_log', 'gpu', 'ollama_deployment', 'ollama_config'), ('ollama',), ('ollama_ps', 'ollama_log')),
     ('ollama_deep_queue', 'deep_queue', 'ollama-deep-queue', 'QUEUE_FULL',
      'OLLAMA_MAX_QUEUE lets far more requests wait than the slots can drain',
      ('ollama_config', 'ollama_log', 'ollama_deployment'), ('ollama_log', 'ollama_deployment'), ('ollama',), ()),

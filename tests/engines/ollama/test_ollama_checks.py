@@ -200,3 +200,18 @@ def test_cpu_backend_only_while_ps_claims_gpu(specs):
     assert "only the CPU backend" in f.evidence[1].text
     lines.append("load_backend: loaded CUDA backend from /usr/lib/ollama/cuda_v12/libggml-cuda.so")
     assert fire(specs["ollama-gpu-not-used"], ollama_ps=ps, ollama_log=log(*lines)) == ()
+
+
+def test_a_spill_with_many_slots_set_lowers_them_first(specs):
+    # ollama/ollama#5756: OLLAMA_NUM_PARALLEL=64 on a 20 GB MIG slice; `ollama ps` 36%/64% CPU/GPU and
+    # "offloaded 15/33 layers": the title gives ps's share, the fix cuts the 64 KV reservations first
+    ps = parse_ps_text("NAME            ID              SIZE    PROCESSOR       UNTIL   \n"
+                       "llama3:latest   365c0bd3c000    32 GB   36%/64% CPU/GPU Forever\n")
+    spilled = log("llm_load_tensors: offloaded 15/33 layers to GPU")
+    (f,) = fire(specs["ollama-cpu-spill"], ollama_ps=ps, ollama_log=spilled,
+                ollama_config=config(server="OLLAMA_NUM_PARALLEL:64"))
+    assert "about 36% of it runs on the CPU" in f.title and f.severity.value == "critical"  # 18 of 33 layers
+    assert f.fix.summary.startswith("OLLAMA_NUM_PARALLEL=64 reserves KV cache for 64 requests")
+    assert 'Environment="OLLAMA_NUM_PARALLEL=4"' in f.fix.config
+    (f,) = fire(specs["ollama-cpu-spill"], ollama_ps=ps, ollama_log=spilled, ollama_config=config())
+    assert "OLLAMA_NUM_PARALLEL=" not in (f.fix.config or "") and f.fix.summary.startswith("Make weights")
