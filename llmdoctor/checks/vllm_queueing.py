@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.judge.vllm import batch_room, classify_waiting, setting
+from llmdoctor.judge.vllm import batch_room, classify_waiting, kv_bound, setting
 from llmdoctor.judge.fixes import serve_flags_text
 from llmdoctor.judge.queue_shape import ADVICE, BURSTS, SPIKE, queue_shape
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
@@ -59,16 +59,20 @@ def queueing(
     else:
         cmd = serve_flags_text(vllm_cmdline, data_parallel_size=2)
     room = batch_room(vllm_log, vllm_metrics, running, seqs)
+    bound = None if room else kv_bound(vllm_log, vllm_metrics, running, seqs)
     if room:  # neither limit is reached: more capacity would not help
         summary, cmd = room, None
+    elif bound:  # few long requests fill the KV cache
+        summary, cmd = bound, serve_flags_text(vllm_cmdline, kv_cache_dtype="fp8")
     shape = _shape(vllm_log)
     kind = shape[1].kind if shape is not None else None
     if shape is not None:
         ev = [*ev, Evidence(shape[0], shape[1].evidence)]
         summary = (ADVICE[kind] + " " + summary).strip()
-    if kind == BURSTS and not room:  # the server keeps up on average: bound the wait, not more capacity
+    if kind == BURSTS and not room and not bound:  # the server keeps up on average: bound the wait, not more capacity
         cmd = serve_flags_text(vllm_cmdline, max_num_queued_reqs=shape[1].queue_cap())
     yield Finding(Cause.QUEUEING, Severity.INFO if kind == SPIKE else Severity.WARNING,
+                  "vLLM requests are waiting for KV cache space that a few long requests hold" if bound else
                   "vLLM requests are waiting for a place in the batch", ev,
                   Fix(summary, () if kind == SPIKE or cmd is None else (cmd,)),
                   confidence=Confidence.HIGH if sustained else Confidence.MEDIUM)

@@ -149,14 +149,41 @@ SMALLEST_DEFAULT_SEQS = 128  # --max-num-seqs by default: 128 (CPU) to 1024 (H10
 ROOM_KV_PCT = 50.0  # a KV cache under half full while requests wait still has room for them
 
 
-def batch_room(vllm_log, vllm_metrics, running: int, seqs: int | None) -> str | None:
-    """Why requests wait although neither limit is reached — fewer run than --max-num-seqs and
-    the KV cache is under half full — so that "the batch is full" would be untrue; None when a
-    limit is reached or the KV use is unknown."""
+def _waiting_kv(vllm_log, vllm_metrics) -> list[float]:
+    """KV cache use (%) on the stats lines and the scrape where requests waited."""
     kvs = [s.kv_usage_pct for scan in (vllm_log.scans if vllm_log is not None else ()) for s in scan.recent_stats
            if s.waiting > 0]
     if vllm_metrics is not None and (vllm_metrics.latest.waiting or 0) > 0 and vllm_metrics.latest.kv_usage is not None:
         kvs.append(vllm_metrics.latest.kv_usage * 100)
+    return kvs
+
+
+KV_HOG_PCT = 10.0  # a running request holding this share of the KV cache or more has a long context
+
+
+def kv_bound(vllm_log, vllm_metrics, running: int, seqs: int | None) -> str | None:
+    """Why requests wait when few run and those few fill the KV cache (intel/llm-scaler#391:
+    Running 1, Waiting 14, KV 77 % for an hour): they wait for cache space, not for a place in a
+    full batch; None otherwise."""
+    kvs = _waiting_kv(vllm_log, vllm_metrics)
+    if not kvs or max(kvs) < ROOM_KV_PCT or running >= (seqs or SMALLEST_DEFAULT_SEQS) \
+            or max(kvs) / max(running, 1) < KV_HOG_PCT:
+        return None
+    limit = f"--max-num-seqs {seqs}" if seqs else "--max-num-seqs"
+    return (f"Requests wait for KV cache space, not for a place in the batch: at most {running} ran (below {limit}) "
+            f"and held up to {max(kvs):.0f} % of the KV cache, about {max(kvs) / max(running, 1):.0f} % each, so a "
+            f"waiting request's context does not fit in the rest. Long contexts fill the cache: cap what one request "
+            f"may hold (--max-model-len; max_tokens at the client), give the cache more room (--kv-cache-dtype fp8 "
+            f"about doubles it, --gpu-memory-utilization), or add a replica. If one request runs alone for long while "
+            f"the queue stands still, it is one long generation holding the cache (or the engine is stuck: restart "
+            f"it and report the version).")
+
+
+def batch_room(vllm_log, vllm_metrics, running: int, seqs: int | None) -> str | None:
+    """Why requests wait although neither limit is reached — fewer run than --max-num-seqs and
+    the KV cache is under half full — so that "the batch is full" would be untrue; None when a
+    limit is reached or the KV use is unknown."""
+    kvs = _waiting_kv(vllm_log, vllm_metrics)
     if not kvs or max(kvs) >= ROOM_KV_PCT or running >= (seqs or SMALLEST_DEFAULT_SEQS):
         return None
     idle = [s for scan in (vllm_log.scans if vllm_log is not None else ()) for s in scan.recent_stats

@@ -186,6 +186,20 @@ def test_waiting_while_nothing_runs_says_the_engine_admits_nothing(tmp_path, spe
     assert "stuck" in f.fix.summary and f.fix.commands == ()
 
 
+def test_waiting_behind_one_request_that_fills_the_kv_cache(tmp_path, specs):
+    # intel/llm-scaler#391 ("VLLM seems be hang"): Running 1, Waiting 14 for an hour, KV 76.5-76.8 %
+    line = ("(APIServer pid=851) INFO 04-28 22:54:{:02d} [loggers.py:257] Engine 000: Avg prompt throughput: 0.0 "
+            "tokens/s, Avg generation throughput: 5.4 tokens/s, Running: 1 reqs, Waiting: 14 reqs, GPU KV cache "
+            "usage: 76.{}%, Prefix cache hit rate: 92.0%")
+    (tmp_path / "meta.json").write_text('{"engine": "vllm"}')
+    (tmp_path / "vllm.log").write_text("\n".join(line.format(32 + 10 * i, 5 + i) for i in range(3)) + "\n")
+    s = FactStore(Context(EvidenceHost(tmp_path)), preset={"engines": (EngineInstance(VLLM, found_by="evidence"),)})
+    [f] = run_check(specs["vllm-queueing"], s).findings
+    assert f.title == "vLLM requests are waiting for KV cache space that a few long requests hold"
+    assert "at most 1 ran (below --max-num-seqs) and held up to 77 % of the KV cache" in f.fix.summary
+    assert "full batch" not in f.fix.summary and f.fix.commands == ("vllm serve MODEL --kv-cache-dtype fp8",)
+
+
 class SecondScrapeTimesOut(ScrapeHost):
     """A vLLM too busy to answer the second /metrics in time."""
 
