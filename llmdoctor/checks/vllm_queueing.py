@@ -69,7 +69,7 @@ def queueing(
     if shape is not None:
         ev = [*ev, Evidence(shape[0], shape[1].evidence)]
         summary = (ADVICE[kind] + " " + summary).strip()
-    if kind == BURSTS and not room and not bound:  # the server keeps up on average: bound the wait, not more capacity
+    if kind == BURSTS and not room:  # the server keeps up on average: bound the wait, not more capacity
         cmd = serve_flags_text(vllm_cmdline, max_num_queued_reqs=shape[1].queue_cap())
     yield Finding(Cause.QUEUEING, Severity.INFO if kind == SPIKE else Severity.WARNING,
                   "vLLM requests are waiting for KV cache space that a few long requests hold" if bound else

@@ -93,6 +93,14 @@ CONFIG_FILES = ("cmdline.txt", "env.txt", "client_errors.txt", "metrics.prom", "
                 "ollama_ps.txt", "api_ps.json", "api_show.json", "shell_export.txt", "server_info.json")
 # The evidence format's log names, as hints for llama.cpp lines that nothing else places.
 NAME_HINTS = {"journal.log": OLLAMA, "server.log": LLAMACPP, "vllm.log": VLLM, "sglang.log": SGLANG}
+# Both print llama.cpp's lines; a file's own words naming just one of them hint more than its name
+# (a pasted ticket's unnamed pieces land in journal.log: llama.cpp#9016's `./srvr -np 4` log did).
+NAMED_IN_TEXT = ((OLLAMA, r"(?i)\bollama\b"), (LLAMACPP, r"(?i)\bllama[.-]?cpp\b|\bllama-server\b"))
+
+
+def _named_in(text: str) -> str | None:
+    named = [engine for engine, pattern in NAMED_IN_TEXT if re.search(pattern, text)]
+    return named[0] if len(named) == 1 else None
 
 
 def _head(source, limit: int = 256 * 1024) -> str:
@@ -133,7 +141,7 @@ def recognize_evidence(host):
             continue
     for name, text in texts.items():
         files[name] = signs_in(text)
-        hint = engine_from_name(name) or NAME_HINTS.get(name)
+        hint = engine_from_name(name) or _named_in(text) or NAME_HINTS.get(name)
         if hint and hint not in file_hints:
             file_hints[hint] = name
     # the evidence format's file names before the user's container names

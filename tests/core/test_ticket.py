@@ -167,3 +167,19 @@ def test_a_remark_after_a_pasted_command_is_not_part_of_it():
                          "```console\n0.02.505.689 I slot   load_model: id  0 | task -1 | new slot, n_ctx = 1024\n```\n")
     assert files["cmdline.txt"] == "llama-server -m ... -c 1024\n"
     assert "new slot, n_ctx = 1024" in files["server.log"]
+
+
+def test_llama_cpp_lines_in_an_unnamed_piece_go_to_the_engine_the_paste_names(tmp_path):
+    # ggml-org/llama.cpp#9016's shape: prose naming "the llama.cpp HTTP server", a `> ./srvr …` prompt,
+    # and the 2024 text-form server lines (tests/fixtures/llamacpp/slots_init_text_2024.log); the
+    # unnamed piece lands in journal.log, whose name alone would have said Ollama.
+    from pathlib import Path
+
+    lines = (Path(__file__).resolve().parents[1] / "fixtures" / "llamacpp" / "slots_init_text_2024.log").read_text()
+    path = tmp_path / "ticket.txt"
+    path.write_text("When using multiple slots with the llama.cpp HTTP server each slot gets a fraction.\n\n"
+                    "```shell\n> ./srvr --model models/m.gguf --n-gpu-layers 99\n" + lines + "```\n")
+    doc = report_doc(subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", "--evidence", str(path),
+                                     "--format", "json"], capture_output=True, text=True, timeout=120,
+                                    env=dict(os.environ, NO_COLOR="1")).stdout)
+    assert doc["targets"][0]["engine"] == "llamacpp"

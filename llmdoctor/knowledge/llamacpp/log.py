@@ -16,8 +16,10 @@ from typing import Iterable
 from llmdoctor.knowledge.llamacpp.lines import LlamaCppFacts, LlamaCppLines, RequestTiming  # noqa: F401 (re-exported)
 from llmdoctor.knowledge.evidence_line import short_line
 
-_N_SLOTS = re.compile(r"n_slots = (\d+)")
-_SLOT_CTX = re.compile(r"(?:n_ctx_slot = |new slot,? n_ctx(?:_slot)? = )(\d+)")
+# `n_slots = 4` / `n_ctx_slot = 2048`; the 2024 server's (and forks') `name=value` text form
+# (`INFO [ init] new slot | tid="…" timestamp=… id_slot=0 n_ctx_slot=2560`) and its JSON form
+_N_SLOTS = re.compile(r'n_slots(?: = |=|":\s*)(\d+)')
+_SLOT_CTX = re.compile(r'(?:n_ctx_slot(?: = |=|":\s*)|new slot,? n_ctx(?:_slot)? = )(\d+)')
 _KV_UNIFIED = re.compile(r"kv_unified\s*=\s*'?(true|false|1|0)'?")
 _N_CTX = re.compile(r"(?:llama_context|llama_new_context_with_model):\s+n_ctx\s*=\s*(\d+)")
 _N_CTX_SEQ = re.compile(r"(?:llama_context|llama_new_context_with_model):\s+n_ctx_(?:seq|per_seq)\s*=\s*(\d+)")

@@ -26,6 +26,7 @@ def scan(name: str):
     ("slots_init_cut_17300.log", 4, None),
     ("slots_timestamps_23652.log", 4, 1024),  # no n_slots line: counted from the slot ids
     ("slots_init_2024_10186.log", 1, 8192),
+    ("slots_init_text_2024.log", 1, 2560),  # `n_slots=1`, `n_ctx_slot=2560` (name=value text form)
     ("launch_slot_21760.log", None, 39936),
 ])
 def test_slot_lines_of_every_build(name, n_slots, slot_ctx):
