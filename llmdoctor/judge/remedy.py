@@ -95,7 +95,7 @@ def _flags(command: str) -> tuple[str, dict[str, str]] | None:
                     i += 1
                     continue
                 value = words[i + 1] if i + 1 < len(words) and not words[i + 1].startswith("-") else ""
-                if name != "-m":
+                if name not in ("-m", "--model-path"):  # the model is the command's, not a setting to merge
                     out[name] = value
                 i += 2 if value else 1
             return (place, out) if out else None

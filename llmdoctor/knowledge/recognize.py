@@ -76,6 +76,7 @@ SIGNS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
     SGLANG: _table(
         (r"\b(?:Decode|Prefill) batch(?: \[\d+\])?[.,] #(?:running-req|new-seq): \d+", "scheduler batch line"),
         (r"#retracted_reqs: \d+", "retraction line"),
+        (r"#running-req: \d+, #token: \d+, token usage: |new fill batch\. #seq: \d+\. ", "0.1 scheduler line"),
         (r"Input length \(\d+ tokens\) exceeds the maximum allowed length", "input-too-long line"),
         (r"(?i)\bsglang\b|\bSGLANG_[A-Z]", "sglang named"),
         (r"The server is fired up and ready to roll|server_args=ServerArgs\(", "start-up line"),

@@ -117,10 +117,41 @@ def _float(m):
         return None
 
 
+# SGLang 0.1 (2024): decode stats without the "Decode batch." head, and the prefill line
+# `new fill batch. #seq: 1. #cached_token: 330. #new_token: 2172. #remaining_req: 57. #running_req: 9. ...`
+# (#remaining_req: what still waits; the oldest builds leave out #cached_token)
+_OLD_DECODE = re.compile(r"#running-req: (\d+), #token: \d+, token usage: ([\d.]+), "
+                         r"(?:gen throughput \(token/s\): ([\d.]+), )?#queue-req: (\d+)")
+_OLD_FILL = re.compile(r"new fill batch\. #seq: (\d+)\. (?:#cached_token: (\d+)\. )?#new_token: (\d+)\. "
+                       r"#remaining_req: (\d+)\. #running_req: (\d+)")
+
+
+def _old_batch_line(line: str) -> BatchLine | None:
+    fill, decode = _OLD_FILL.search(line), None
+    if fill is None:
+        decode = _OLD_DECODE.search(line)
+        if decode is None:
+            return None
+    t = _TIME.search(line)
+    common = dict(time=" ".join(g for g in t.groups() if g) if t else None, text=line.strip()[:400])
+    if fill is not None:
+        seq, cached, new, waiting, running = fill.groups()
+        return BatchLine(kind="prefill", running=int(running), queue=int(waiting), token_usage=None, gen_tps=None,
+                         new_seq=int(seq), new_tokens=int(new), cached_tokens=int(cached) if cached else None, **common)
+    running, usage, gen, waiting = decode.groups()
+    try:
+        token_usage = float(usage)
+    except ValueError:  # "1.2.3": not a figure
+        token_usage = None
+    return BatchLine(kind="decode", running=int(running), queue=int(waiting), token_usage=token_usage,
+                     gen_tps=float(gen) if gen and gen.replace(".", "", 1).isdigit() else None,
+                     new_seq=None, new_tokens=None, cached_tokens=None, **common)
+
+
 def parse_batch_line(line: str) -> BatchLine | None:
     m = _BATCH.search(line)
     if not m:
-        return None
+        return _old_batch_line(line)
     running = _int(_RUNNING.search(line, m.end()))
     queue = _int(_QUEUE.search(line, m.end()))
     if running is None or queue is None:
@@ -175,7 +206,7 @@ class SglangLogScanner:
 
     def feed(self, line: str) -> None:
         self.lines += 1
-        if "batch" in line:
+        if "batch" in line or "#running-req: " in line:
             b = parse_batch_line(line)
             if b is not None:
                 self._batch(b)

@@ -26,6 +26,16 @@ def test_decode_line_old_dot_form():
     assert b.time == "2025-02-27 04:46:39"
 
 
+def test_the_0_1_forms_decode_without_its_head_and_new_fill_batch():
+    d = scan("decode_0_1_tuning_doc.log").recent[0]
+    assert (d.kind, d.running, d.queue, d.token_usage, d.gen_tps) == ("decode", 233, 417, 0.82, 4594.01)
+    f = scan("fill_batch_0_1_444.log")  # #remaining_req: what still waits after this fill
+    assert [(b.kind, b.new_seq, b.new_tokens, b.cached_tokens, b.running, b.queue) for b in f.recent] == [
+        ("prefill", 1, 2172, 330, 9, 57)]
+    assert f.max_queue == 57 and f.recent[0].token_usage is None
+    assert scan("fill_batch_0_1_55.log").recent[0].queue == 0
+
+
 def test_decode_line_comma_form_with_cuda_graph_and_trailing_comma():
     s = scan("decode_kv_full_queue_14972.log")
     assert s.batch_lines == 5 and s.max_queue == 5
