@@ -172,6 +172,17 @@ def _harmless(value: str) -> bool:
     return bool(_compiled(_HARMLESS).fullmatch(value.strip("\\\"'[] ")))
 
 
+def _token_count(name: str, value: str) -> bool:
+    """`#cached_token: 330.`, `new_tokens=2172`: a number of tokens, which LLM servers log all
+    the time, not a credential (those are long strings): "token" is the name's only secret part
+    and the value a number of at most 7 digits."""
+    words = value.strip("\"' ").split(None, 1)
+    first = words[0].rstrip(".,;") if words else ""
+    parts = {p.lower() for p in _compiled(_PARTS).findall(name)}
+    return first.isdigit() and len(first) <= 7 and bool(parts & {"token", "tokens"}) \
+        and not (parts & _SECRET_PARTS) - {"token", "tokens"}
+
+
 def _requote(value: str) -> str:
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
         return f"{value[0]}{REDACTED}{value[0]}"
@@ -191,7 +202,7 @@ def _pair(m: re.Match[str], text: str) -> tuple[str, int]:
     if not re.search(r":\s$", m.group("sep")) and not value.startswith(("\"", "'", "[", '\\"')):
         value = value.split(None, 1)[0]  # words after the first belong to a YAML value (`key: a b`) only
         end = m.start("value") + len(value)
-    if not is_secret_name(name) or _harmless(value):
+    if not is_secret_name(name) or _harmless(value) or _token_count(name, value):
         return text[m.start():m.start("value")], m.start("value")  # the scan goes on inside the value
     opener = text[start - 1] if start > 0 else ""
     if opener in "\"'" and not m.group("q") and not value.startswith(("\"", "'")):

@@ -114,3 +114,14 @@ def test_secret_named_env_entries_split_over_name_and_value(text):
         assert "q7" not in shown and REDACTED in shown
     assert "4" in redact_text(POD_ENV_FORMS[0]) and '"24h"' in redact_text(POD_ENV_FORMS[1])
     assert redact_text('"name": "OPENAI_API_KEY",\n "valueFrom": {"secretKeyRef": {"key": "k"}}').count(REDACTED) == 0
+
+
+def test_a_count_of_tokens_is_not_a_credential():
+    # SGLang 0.1's prefill line (sgl-project/sglang#444): `#cached_token: 330. #new_token: 2172.` are counts
+    line = ("new fill batch. #seq: 1. #cached_token: 330. #new_token: 2172. #remaining_req: 57. #running_req: 9. "
+            "tree_cache_hit_rate: 69.16%")
+    assert redact_text(line) == line
+    assert redact_text("prompt_tokens: 12") == "prompt_tokens: 12"
+    for secret in ("api_token: 12345678", "auth_token: 123", "AUTH_TOKEN=42", "password: 1234",
+                   "HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz"):  # long, or named for more than tokens
+        assert "<redacted>" in redact_text(secret), secret
