@@ -7,13 +7,15 @@ from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
+    from llmdoctor.facts.ollama import OllamaConfig
     from llmdoctor.knowledge.ollama.log import OllamaLogSummary
 
 
 @check(id="ollama-context-truncation", cause=Cause.CONTEXT_TRUNCATION,
        purpose="Ollama truncated prompts to the context window, shifted a full context, or rejected prompts longer than it",
        engines=("ollama",))
-def context_truncation(ollama_log: OllamaLogSummary, ollama_deployment: str | None = None):
+def context_truncation(ollama_log: OllamaLogSummary, ollama_deployment: str | None = None,
+                       ollama_config: OllamaConfig | None = None):
     t, errors, cpp = ollama_log.truncations, ollama_log.context_errors, ollama_log.cpp
     if not (t.count or errors.count or cpp.shift_count or cpp.exceeded_count):
         return
@@ -38,6 +40,20 @@ def context_truncation(ollama_log: OllamaLogSummary, ollama_deployment: str | No
         title = f"{errors.count + cpp.exceeded_count} request(s) were rejected: the prompt is longer than the context length"
     ev = evs(t.examples[:3]) + [Evidence(src, s.text) for s in cpp.shifts[:3]] + evs(errors.examples[:2]) \
         + [Evidence(src, x) for x in cpp.exceeded[:2]]
+    server = _server_context(ollama_config)
+    if server and limits and server > max(limits):  # the server's default did not govern these requests
+        ev.append(Evidence(ollama_config.server_config_line.source if ollama_config.server_config_line else src,
+                           f"OLLAMA_CONTEXT_LENGTH:{server} in the server config line"))
+        yield Finding(
+            Cause.CONTEXT_TRUNCATION, Severity.WARNING, title, ev,
+            Fix(f"The model only saw part of these prompts. OLLAMA_CONTEXT_LENGTH is already {server:,} in the "
+                f"server's environment, yet these requests ran with {lim}: a num_ctx given per request (the "
+                f"client's options.num_ctx) or per model (PARAMETER num_ctx in its Modelfile) wins over the "
+                f"server's default. Find it and raise it to about {target:,} tokens or remove it; some builds "
+                f"(ipex-llm's Ollama: IPEX_LLM_NUM_CTX) cap the context themselves.",
+                ("ollama show MODEL --parameters  # a num_ctx here overrides OLLAMA_CONTEXT_LENGTH",)),
+            confidence=Confidence.MEDIUM)
+        return
     yield Finding(
         Cause.CONTEXT_TRUNCATION, Severity.WARNING, title, ev,
         Fix(f"The model only saw part of these prompts. Raise the context to fit them (about {target:,} tokens, "
@@ -48,6 +64,14 @@ def context_truncation(ollama_log: OllamaLogSummary, ollama_deployment: str | No
             f"GPU - or send shorter prompts.",
             *settings_fix(ollama_deployment, OLLAMA_CONTEXT_LENGTH=target)),
     )
+
+
+def _server_context(config) -> int | None:
+    """OLLAMA_CONTEXT_LENGTH as the server printed it (so its version knows the variable)."""
+    if config is None or config.origin("OLLAMA_CONTEXT_LENGTH") != "server config log line":
+        return None
+    value = config.get("OLLAMA_CONTEXT_LENGTH") or ""
+    return int(value) if value.isdecimal() and int(value) > 0 else None
 
 
 @check(id="ollama-prefill", cause=Cause.PREFILL,

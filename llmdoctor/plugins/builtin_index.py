@@ -89,7 +89,7 @@ CHECKS = (
      ('ollama_log', 'ollama_config', 'ollama_deployment'), ('ollama_config', 'ollama_deployment'), ('ollama',), ()),
     ('ollama_truncation', 'context_truncation', 'ollama-context-truncation', 'CONTEXT_TRUNCATION',
      'Ollama truncated prompts to the context window, shifted a full context, or rejected prompts longer than it',
-     ('ollama_log', 'ollama_deployment'), ('ollama_deployment',), ('ollama',), ()),
+     ('ollama_log', 'ollama_deployment', 'ollama_config'), ('ollama_deployment', 'ollama_config'), ('ollama',), ()),
     ('ollama_truncation', 'prefill', 'ollama-prefill', 'PREFILL',
      "The runner's timing lines show prompt evaluation taking most of each request",
      ('ollama_log',), (), ('ollama',), ()),

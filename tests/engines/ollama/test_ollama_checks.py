@@ -215,3 +215,16 @@ def test_a_spill_with_many_slots_set_lowers_them_first(specs):
     assert 'Environment="OLLAMA_NUM_PARALLEL=4"' in f.fix.config
     (f,) = fire(specs["ollama-cpu-spill"], ollama_ps=ps, ollama_log=spilled, ollama_config=config())
     assert "OLLAMA_NUM_PARALLEL=" not in (f.fix.config or "") and f.fix.summary.startswith("Make weights")
+
+
+def test_truncation_below_a_server_context_that_is_already_set(specs):
+    # intel/ipex-llm#13106: the server config line has OLLAMA_CONTEXT_LENGTH:32768, the runner still
+    # truncates at 8192: a per-request or per-model num_ctx (or the build) decides, not the server's env
+    cut = log('time=2025-04-24T20:37:57.881+08:00 level=WARN source=runner.go:131 msg="truncating input prompt" '
+              'limit=8192 prompt=18538 keep=4 new=8192')
+    (f,) = fire(specs["ollama-context-truncation"], ollama_log=cut,
+                ollama_config=config(server="OLLAMA_CONTEXT_LENGTH:32768"))
+    assert "OLLAMA_CONTEXT_LENGTH is already 32,768" in f.fix.summary and not f.fix.config
+    assert f.fix.commands[0].startswith("ollama show MODEL --parameters")
+    (f,) = fire(specs["ollama-context-truncation"], ollama_log=cut, ollama_config=config())
+    assert 'OLLAMA_CONTEXT_LENGTH=32768' in (f.fix.config or "") + " ".join(f.fix.commands)
