@@ -81,3 +81,58 @@ def test_names_alone_make_no_engine_but_a_named_log_does():
 def test_garbage_never_raises(text):
     signs_in(text)
     engine_of_text(text)
+
+
+def _every_pattern_on_every_line(text: str) -> dict:
+    """signs_in as it was before its literal pre-tests: every pattern searched on every line."""
+    from llmdoctor.knowledge.recognize import HEAD, MAX_LINES, SIGNS, Hit
+
+    found: dict = {}
+    for n, line in enumerate(text[:HEAD].split("\n")):
+        if n >= MAX_LINES:
+            break
+        if not line.strip():
+            continue
+        for engine, table in SIGNS.items():
+            for _, pattern, what in table:
+                if pattern.search(line):
+                    hit = found.setdefault(engine, [0, line.strip()[:300], what])
+                    hit[0] += 1
+                    break
+    return {e: Hit(*h) for e, h in found.items()}
+
+
+def _fixture_texts():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "fixtures"
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and p.stat().st_size < 4_000_000:
+            yield p, p.read_bytes().decode("utf-8", "replace")
+
+
+def test_literal_pre_tests_change_no_result():
+    """A pattern runs only on lines holding one of its row's literals: on every fixture file
+    (and each of its lines in upper case) the signs found are those of every pattern on every line."""
+    from llmdoctor.knowledge.recognize import _signs_in
+
+    for path, text in _fixture_texts():
+        for variant in (text, text.upper()):
+            assert _signs_in.__wrapped__(variant) == _every_pattern_on_every_line(variant), path
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([line for _, line in LINES] + NOBODY + ["Ollama", "ſglang", "VLLM_X", "x.py:3] ", " W "]),
+                max_size=6).map(" ".join))
+def test_literal_pre_tests_on_mixed_lines(text):
+    from llmdoctor.knowledge.recognize import _signs_in
+
+    assert _signs_in.__wrapped__(text) == _every_pattern_on_every_line(text)
+
+
+def test_literals_are_case_folded():
+    from llmdoctor.knowledge.recognize import SIGNS
+
+    for table in SIGNS.values():
+        for literals, _, what in table:
+            assert literals and all(lit and lit == lit.casefold() for lit in literals), what
