@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
-FENCE = re.compile(r"^\s*(```|~~~)[\w+-]*\s*$")
+from llmdoctor.parsing import LazyPattern
+
+ANSI = LazyPattern(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+FENCE = LazyPattern(r"^\s*(```|~~~)[\w+-]*\s*$")
 # A prompt followed by one of the commands whose output we read, e.g.
 # `$ ollama ps`, `user@gpu:~$ sudo journalctl -u ollama`, `root@box:/# nvidia-smi`, `PS C:\> ollama ps`
-PROMPT = re.compile(
+PROMPT = LazyPattern(
     r"^\s*(?:\([^)]*\)\s*)?(?:[\w.@:~/\\-]*(?:\s?\[\d{1,3}\])?\s?[$#%>]|PS [^>]*>)\s*"
     r"(?:sudo\s+(?:-\S+\s+)*)?"
     r"(?:ollama|journalctl|systemctl|nvidia-smi|amd-smi|rocm-smi|vmstat|cat|curl|docker|podman|tail|head|grep|less|vllm|(?:\S*[/\\])?llama-server|python3?\s+-m\s+(?:sglang|vllm)|sglang|free|wget|http|kubectl|oc\s+(?:describe|logs|get)|k\s+(?:describe|logs|get))\b"
@@ -87,34 +89,34 @@ from dataclasses import dataclass
 
 # journald: short (any locale: the month is whatever strftime's %b gave), short-precise,
 # short-iso(-precise), short-full and short-unix, then `host ident[pid]: `.
-_JOURNAL = re.compile(
+_JOURNAL = LazyPattern(
     r"^(?:\S{1,12} {1,2}\d{1,2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?"
     r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?"
     r"|[A-Za-z]{2,4}\.? \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})? \S+"
     r"|\d{9,11}\.\d{3,6})"
     r" ((?!\d{4}-\d{2}-\d{2})\S+) ([^\s:\[]+)(?:\[\d+\])?: ?"  # (a host is not a second time stamp)
 )
-_KUBECTL = re.compile(r"^\[(?:pod/)?([\w.-]+)/([\w.-]+)\] ")
-_STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2}) ")
-_COMPOSE = re.compile(r"^([A-Za-z0-9][\w.-]*) *\| ?")
-_COMPOSE_STRICT = re.compile(r"^[A-Za-z0-9][\w.-]* +\| ")  # the padded column compose prints
-_DOCKER_JSON = re.compile(r'^\{"log":')
+_KUBECTL = LazyPattern(r"^\[(?:pod/)?([\w.-]+)/([\w.-]+)\] ")
+_STAMP = LazyPattern(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2}) ")
+_COMPOSE = LazyPattern(r"^([A-Za-z0-9][\w.-]*) *\| ?")
+_COMPOSE_STRICT = LazyPattern(r"^[A-Za-z0-9][\w.-]* +\| ")  # the padded column compose prints
+_DOCKER_JSON = LazyPattern(r'^\{"log":')
 # Where one log record starts: Go slog, old Go log, gin, vLLM (<0.11 and later), vLLM process
 # tags, llama-server's timestamped lines.
-_RECORD = re.compile(
+_RECORD = LazyPattern(
     r"^(?:time=\d{4}-\d{2}-\d{2}T|\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2} |\[GIN\] |"
     r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}|\((?:APIServer|EngineCore\w*|VllmWorker\w*) pid=\d+\) |"
     r"\d+\.\d{2}\.\d{3}\.\d{3} [IWEDT] |\{\"|(?:INFO|WARN|ERROR|DEBUG) \[)"
 )
 # A record glued behind other text (a tqdm bar, a lost newline): split before it.
-_GLUED = re.compile(
+_GLUED = LazyPattern(
     r"(?<=[^\s(])(?=(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2} |"
     r"\((?:APIServer|EngineCore\w*) pid=\d+\) |time=\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}|\[GIN\] \d{4}/)"
 )
 MAX_JOINED = 40  # continuation lines joined onto one record at most
 # A Python exception's message line (vLLM's refusals are raised as ValueError): its wrapped
 # continuation lines belong to it as a record's do.
-_EXCEPTION = re.compile(r"^(?:\[rank\d+\]:\s*)?(?:[\w.]+\.)?\w*(?:Error|Exception):\s")
+_EXCEPTION = LazyPattern(r"^(?:\[rank\d+\]:\s*)?(?:[\w.]+\.)?\w*(?:Error|Exception):\s")
 _PREFIX_SHARE = 0.5  # a column prefix is stripped when at least this share of lines carries it
 
 

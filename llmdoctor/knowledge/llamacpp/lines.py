@@ -37,39 +37,41 @@ import re
 from collections import deque
 from dataclasses import dataclass
 
+from llmdoctor.parsing import LazyPattern
+
 EXAMPLES = 3
 KEEP_TIMINGS = 200  # the most recent timed requests
 
-_NUM_FIELD = re.compile(r"\b([a-z_]\w*)\s*[=:]\s*\"?(-?\d+)\b")
-BACKEND_LOADED = re.compile(r"load_backend: loaded (\S+) backend from (\S+)")
-NO_DEVICE = re.compile(
+_NUM_FIELD = LazyPattern(r"\b([a-z_]\w*)\s*[=:]\s*\"?(-?\d+)\b")
+BACKEND_LOADED = LazyPattern(r"load_backend: loaded (\S+) backend from (\S+)")
+NO_DEVICE = LazyPattern(
     r"ggml_vulkan: No devices found|ggml_cuda_init: failed to initialize|no usable GPU found|"
     r"no CUDA-capable device is detected|CUDA driver version is insufficient|ggml_metal_init: error|"
     r"failed to initialize (?:the )?(?:CUDA|ROCm|HIP|Vulkan|Metal)", re.I)
-DEVICES_FOUND = re.compile(r"ggml_cuda_init: found (\d+) \w+ devices|ggml_vulkan: Found (\d+) Vulkan devices|"
-                           r"using device (?:CUDA|ROCm|Vulkan|MTL|SYCL)\d|since a GPU device is available")
-OFFLOADED = re.compile(r"offloaded\s+(\d+)/(\d+)\s+layers to GPU")
-BUFFER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s+(?:(model|KV|compute|output|RS)\s+)?buffer size\s*=\s*([\d.]+)\s*MiB")
-HOST_BACKEND = re.compile(r"^(?:CPU(?:_\w*)?|BLAS|\w+_Host)$")
-EXCEEDS = re.compile(r"request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)|"
-                     r"input \((\d+) tokens\) is larger than the max context size \((\d+) tokens\)")
+DEVICES_FOUND = LazyPattern(r"ggml_cuda_init: found (\d+) \w+ devices|ggml_vulkan: Found (\d+) Vulkan devices|"
+                            r"using device (?:CUDA|ROCm|Vulkan|MTL|SYCL)\d|since a GPU device is available")
+OFFLOADED = LazyPattern(r"offloaded\s+(\d+)/(\d+)\s+layers to GPU")
+BUFFER = LazyPattern(r"([A-Za-z_][A-Za-z0-9_]*)\s+(?:(model|KV|compute|output|RS)\s+)?buffer size\s*=\s*([\d.]+)\s*MiB")
+HOST_BACKEND = LazyPattern(r"^(?:CPU(?:_\w*)?|BLAS|\w+_Host)$")
+EXCEEDS = LazyPattern(r"request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)|"
+                      r"input \((\d+) tokens\) is larger than the max context size \((\d+) tokens\)")
 EXCEEDS_PLAIN = ("the request exceeds the available context size", "context shift is disabled",
                  "exceed_context_size_error")
-NEW_PROMPT = re.compile(r"new prompt, n_ctx_slot = (\d+),.*?n_prompt_tokens = (\d+)")
+NEW_PROMPT = LazyPattern(r"new prompt, n_ctx_slot = (\d+),.*?n_prompt_tokens = (\d+)")
 KV_FULL = ("failed to find free space in the KV cache", "Context size has been exceeded",
            "Input prompt is too big compared to KV size", "failed to find a memory slot for batch")
-CACHE_MATCH = re.compile(r"n_past = (\d+), slot\.prompt\.tokens\.size\(\) = (\d+)")
-CACHE_RM = re.compile(r"(?:slot (\d+) : )?kv cache rm (?:- )?\[(\d+), end\)")
-_TASK = re.compile(r"task (?:id = )?(\d+)")
-RELEASED = re.compile(r"slot (\d+) released \((\d+) tokens in cache\)")  # 2023 builds
+CACHE_MATCH = LazyPattern(r"n_past = (\d+), slot\.prompt\.tokens\.size\(\) = (\d+)")
+CACHE_RM = LazyPattern(r"(?:slot (\d+) : )?kv cache rm (?:- )?\[(\d+), end\)")
+_TASK = LazyPattern(r"task (?:id = )?(\d+)")
+RELEASED = LazyPattern(r"slot (\d+) released \((\d+) tokens in cache\)")  # 2023 builds
 FULL_REPROCESS = "forcing full prompt re-processing"
 # Builds with context checkpoints (2025-): a checkpoint past the point where the new prompt
 # stops matching is dropped, one line per checkpoint; its n_tokens is what had been cached
 # up to it, pos_next where processing starts again.
 ERASED_CHECKPOINT = "erased invalidated context checkpoint"
-_TASK_BAR = re.compile(r"task (\d+) \||id_task=(\d+)")
-PROMPT_EVAL = re.compile(r"prompt eval time\s*=\s*(\d+(?:\.\d+)?) ms /\s*(\d+) tokens")
-EVAL = re.compile(r"(?<!prompt )eval time\s*=\s*(\d+(?:\.\d+)?) ms /\s*(\d+) (?:tokens|runs)")
+_TASK_BAR = LazyPattern(r"task (\d+) \||id_task=(\d+)")
+PROMPT_EVAL = LazyPattern(r"prompt eval time\s*=\s*(\d+(?:\.\d+)?) ms /\s*(\d+) tokens")
+EVAL = LazyPattern(r"(?<!prompt )eval time\s*=\s*(\d+(?:\.\d+)?) ms /\s*(\d+) (?:tokens|runs)")
 _MARKS = ("eval time", "load_backend", "devices", "device", "GPU", "layers to GPU", "buffer size", "context shift",
           "truncated", "shifting", "context size", "KV", "n_past", "kv cache rm", "re-processing",
           "new prompt", "exceed", "Context size", "released", "checkpoint")
