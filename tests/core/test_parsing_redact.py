@@ -114,3 +114,43 @@ def test_secret_named_env_entries_split_over_name_and_value(text):
         assert "q7" not in shown and REDACTED in shown
     assert "4" in redact_text(POD_ENV_FORMS[0]) and '"24h"' in redact_text(POD_ENV_FORMS[1])
     assert redact_text('"name": "OPENAI_API_KEY",\n "valueFrom": {"secretKeyRef": {"key": "k"}}').count(REDACTED) == 0
+
+
+def _min_width(pattern: str) -> int:
+    import re._parser as sre_parse  # (the standard library's own reading of the pattern)
+
+    return sre_parse.parse(pattern).getwidth()[0]
+
+
+def test_every_token_shape_is_long_or_holds_a_trigger_word():
+    """What lets a short text skip the pre-filter (redact._may_trigger): a shape shorter than
+    _SHAPE_MIN must start with one of the words every other branch holds."""
+    from llmdoctor.redact import _SHAPE_LIST, _SHAPE_MIN, _TRIGGER_WORDS
+
+    for shape in _SHAPE_LIST:
+        assert _min_width(shape) >= _SHAPE_MIN or any(shape.lower().startswith(w.decode()) for w in _TRIGGER_WORDS), shape
+
+
+def _trigger_agrees(text: str) -> None:
+    import re
+
+    from llmdoctor.redact import _TRIGGER, _may_trigger
+
+    data = text.encode("utf-8", "replace").lower()
+    if re.search(_TRIGGER, data):
+        assert _may_trigger(data), text
+
+
+def test_the_pre_filter_is_skipped_only_where_it_cannot_match():
+    from tests.core.secrets_corpus import SECRETS
+
+    for s in SECRETS:
+        _trigger_agrees(s.line)
+        for cut in range(1, len(s.line)):  # every piece of it, too
+            _trigger_agrees(s.line[cut:cut + 24])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab:/@=-_. \tAKIA0123456789xoxp"), max_size=60))
+def test_the_pre_filter_skip_on_garbage(text):
+    _trigger_agrees(text)
