@@ -64,7 +64,9 @@ SIGNS: dict[str, tuple[Sign, ...]] = {
         ("input prompt (", r"Input prompt \(\d+ tokens\) is too long and exceeds limit", "V0 prompt-too-long line"),
         ("kv cache", r"max seq len \(\d+\)[^\n]*(?:KV cache is needed|stored in KV cache)|KV cache is needed, which is larger than "
          r"the available KV cache memory", "KV cache too small for max_model_len (start-up refusal)"),
-        (("max_", "max-", "gpu_memory", "gpu-memory", "tensor-parallel"),
+        (("max_model_len", "max_num_seqs", "gpu_memory_utilization", "max_num_batched_tokens", "max_seq_len",
+          "--max-model-len", "--max-num-seqs", "--gpu-memory-utilization", "--tensor-parallel-size",
+          "--max-num-batched-tokens"),
          r"\b(?:max_model_len|max_num_seqs|gpu_memory_utilization|max_num_batched_tokens|max_seq_len)\b"
          r"|--(?:max-model-len|max-num-seqs|gpu-memory-utilization|tensor-parallel-size|max-num-batched-tokens)\b",
          "vLLM setting"),
@@ -88,13 +90,17 @@ SIGNS: dict[str, tuple[Sign, ...]] = {
         ("input length (", r"Input length \(\d+ tokens\) exceeds the maximum allowed length", "input-too-long line"),
         ("sglang", r"(?i)\bsglang\b|\bSGLANG_[A-Z]", "sglang named"),
         (("the server is fired up", "server_args=serverargs("), r"The server is fired up and ready to roll|server_args=ServerArgs\(", "start-up line"),
-        (("mem-fraction", "mem_fraction", "max-running", "max_running", "radix", "conservativeness", "max_total_num"),
+        (("--mem-fraction-static", "--max-running-requests", "--disable-radix-cache", "--schedule-conservativeness",
+          "mem_fraction_static", "max_running_requests", "disable_radix_cache", "max_total_num_tokens"),
          r"--(?:mem-fraction-static|max-running-requests|disable-radix-cache|schedule-conservativeness)\b"
          r"|\b(?:mem_fraction_static|max_running_requests|disable_radix_cache|max_total_num_tokens)\b",
          "SGLang setting"),
     ),
     FAMILY: _table(
-        (("llm_", "llama_", "load_", "ggml_", "print_info", "common_init", "clip_"),
+        (("llm_load_", "load_tensors:", "llama_model_load", "print_info:", "llama_new_context_with_model:",
+          "llama_context:", "llama_kv_cache", "load_backend:", "ggml_cuda_init:", "ggml_vulkan:", "ggml_metal_",
+          "ggml_backend_", "llama_init_from_model:", "common_init_from_params:", "clip_model_load:", "llama_perf_",
+          "llama_print_timings:", "llama_load_model_from_file:"),
          r"\b(?:llm_load_tensors|load_tensors|llama_model_loader|llm_load_print_meta|print_info|"
          r"llama_new_context_with_model|llama_context|llama_kv_cache\w*|load_backend|ggml_cuda_init|"
          r"ggml_vulkan|ggml_metal_\w+|ggml_backend_\w+|llama_init_from_model|common_init_from_params|"

@@ -121,6 +121,37 @@ def test_literal_pre_tests_change_no_result():
             assert _signs_in.__wrapped__(variant) == _every_pattern_on_every_line(variant), path
 
 
+# Lines for the literals no fixture line needs alone (each pattern's other branches)
+BRANCHES = [
+    "Sequence group 5 is preempted by the scheduler", "cd llama.cpp/server && make", "see examples/server/README.md",
+    "0.02.505.689 D slot x", "0.02.505.689 T x", "LLAMA_ARG_CTX_SIZE=4096", "x --llamacpp rocm", '"total_slots": 4',
+    '"default_generation_settings": {', "--max-running-requests 8", "--schedule-conservativeness 0.3",
+    "max_running_requests=8", "disable_radix_cache=True", "max_total_num_tokens=1000", "max_seq_len = 4096",
+    "llm_load_print_meta: n_ctx_train = 4096", "llama_model_loader: loaded meta data", "print_info: file format = GGUF V3",
+    "ggml_cuda_init: found 1 CUDA devices:", "ggml_metal_init: allocating", "ggml_backend_metal_log_allocated_size: x",
+    "llama_init_from_model: n_ctx = 4096", "common_init_from_params: warming up", "clip_model_load: model name",
+    "llama_perf_context_print: load time", "llama_print_timings: load time = 1 ms",
+    "llama_load_model_from_file: using device CUDA0", "cmn  init: ok", "llama server is listening on http://x",
+    "prompt eval time =  10.5 ms / 12 tokens", "run -kvu",
+]
+
+
+def test_each_row_s_literals_hold_wherever_its_pattern_matches():
+    """Row by row (not only the first row that matches a line): on every line of every fixture
+    file where a pattern matches, one of its literals is in the case-folded line."""
+    from llmdoctor.knowledge.recognize import SIGNS
+
+    rows = [row for table in SIGNS.values() for row in table]
+    for line in BRANCHES:
+        assert any(pattern.search(line) for _, pattern, _ in rows), line
+    for path, text in [("BRANCHES", "\n".join(BRANCHES))] + list(_fixture_texts()):
+        for line in (text + "\n" + text.upper()).split("\n"):
+            folded = line.casefold()
+            for literals, pattern, what in rows:
+                if pattern.search(line):
+                    assert any(lit in folded for lit in literals), (path, what, line)
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from([line for _, line in LINES] + NOBODY + ["Ollama", "ſglang", "VLLM_X", "x.py:3] ", " W "]),
                 max_size=6).map(" ".join))
