@@ -21,6 +21,21 @@ PROMPT = LazyPattern(
     r"(?:ollama|journalctl|systemctl|nvidia-smi|amd-smi|rocm-smi|vmstat|cat|curl|docker|podman|tail|head|grep|less|vllm|(?:\S*[/\\])?llama-server|python3?\s+-m\s+(?:sglang|vllm)|sglang|free|wget|http|kubectl|oc\s+(?:describe|logs|get)|k\s+(?:describe|logs|get))\b"
 )
 
+# Words one of which every PROMPT match holds (its commands), besides one of $ # % >: the
+# pattern is compiled and tried only on lines that hold both (start-up time, and each line's cost).
+_PROMPT_WORDS = ("ollama", "journalctl", "systemctl", "-smi", "vmstat", "cat", "curl", "docker", "podman", "tail",
+                 "head", "grep", "less", "vllm", "llama-server", "python", "sglang", "free", "wget", "http", "kubectl",
+                 "describe", "logs", "get")
+
+
+def _is_prompt(line: str) -> bool:
+    return (any(c in line for c in "$#%>") and any(w in line for w in _PROMPT_WORDS)
+            and PROMPT.match(line) is not None)
+
+
+def _is_fence(line: str) -> bool:
+    return ("```" in line or "~~~" in line) and FENCE.match(line) is not None
+
 
 # What a quoted paste starts every line with: e-mail and Markdown `>`, and the bars chat and
 # issue front-ends draw (U+258E and its neighbours, box-drawing verticals). A `|` is left
@@ -68,7 +83,7 @@ def normalize_pasted(text: str) -> str:
     mark = quoted[0][0] if quoted else ""
     if mark in QUOTE_MARKS and all(l.startswith(mark) for l in quoted):
         lines = [re.sub(rf"^\s*{re.escape(mark)} ?", "", l) for l in lines]
-    kept = [l for l in lines if not FENCE.match(l) and not PROMPT.match(l)]
+    kept = [l for l in lines if not _is_fence(l) and not _is_prompt(l)]
     if len(kept) == len(lines):
         return "\n".join(lines)
     return "\n".join(kept)
@@ -120,6 +135,10 @@ _EXCEPTION = LazyPattern(r"^(?:\[rank\d+\]:\s*)?(?:[\w.]+\.)?\w*(?:Error|Excepti
 _PREFIX_SHARE = 0.5  # a column prefix is stripped when at least this share of lines carries it
 
 
+def _is_exception(line: str) -> bool:
+    return ("Error:" in line or "Exception:" in line) and _EXCEPTION.match(line) is not None
+
+
 @dataclass(frozen=True)
 class Repaired:
     """A log or configuration text with what pasting added removed, and what that was."""
@@ -139,11 +158,11 @@ class Repaired:
 def _docker_json(lines: list[str]) -> list[str] | None:
     """Docker's json-file lines (`{"log":"...\\n","stream":"stderr","time":"..."}`) as the text they carry."""
     body = [l for l in lines if l.strip()]
-    if not body or sum(1 for l in body if _DOCKER_JSON.match(l)) < _PREFIX_SHARE * len(body):
+    if not body or sum(1 for l in body if l.startswith('{"') and _DOCKER_JSON.match(l)) < _PREFIX_SHARE * len(body):
         return None
     out = []
     for line in lines:
-        if _DOCKER_JSON.match(line):
+        if line.startswith('{"') and _DOCKER_JSON.match(line):
             try:
                 record = _json.loads(line)
             except ValueError:
@@ -159,7 +178,7 @@ def _docker_json(lines: list[str]) -> list[str] | None:
 def _strip_line(line: str, compose: bool, kinds: dict, idents: dict) -> str:
     """One line without the prefixes a transport put in front of it, in any nesting."""
     for _ in range(4):
-        m = _KUBECTL.match(line)
+        m = _KUBECTL.match(line) if line.startswith("[") else None
         if m:
             kinds["kubectl"] = None
             idents[m.group(2)] = None
@@ -171,7 +190,7 @@ def _strip_line(line: str, compose: bool, kinds: dict, idents: dict) -> str:
             idents[m.group(1)] = None
             line = line.lstrip(" ")[m.end():]
             continue
-        m = _STAMP.match(line)
+        m = _STAMP.match(line) if line[:1].isdigit() else None  # (isdigit: whatever \d is, and more)
         if m and not _JOURNAL.match(line):
             kinds["docker-timestamp"] = None
             line = line[m.end():]
@@ -188,7 +207,7 @@ def _strip_line(line: str, compose: bool, kinds: dict, idents: dict) -> str:
 
 def _has_compose_column(lines: list[str]) -> bool:
     body = [l for l in lines if l.strip() and not l.startswith(("  ", "\t"))]  # not wrapped continuations
-    return bool(body) and sum(1 for l in body if _COMPOSE_STRICT.match(l.lstrip(" "))) >= _PREFIX_SHARE * len(body)
+    return bool(body) and sum(1 for l in body if " | " in l and _COMPOSE_STRICT.match(l.lstrip(" "))) >= _PREFIX_SHARE * len(body)
 
 
 def _strip_prefixes(lines: list[str]) -> tuple[list[str], list[str], list[str]]:
@@ -248,12 +267,12 @@ def _join_wrapped(lines: list[str]) -> tuple[list[str], int]:
                 out[-1] = tail + " " + stripped  # a sentence wrapped after a comma (an exception message)
             else:
                 out.append(line)
-                record, run = bool(_RECORD.match(line) or _EXCEPTION.match(line)), 0
+                record, run = bool(_RECORD.match(line) or _is_exception(line)), 0
                 continue
             joined, run = joined + 1, run + 1
             continue
         out.append(line)
-        record, run = bool(_RECORD.match(line) or _EXCEPTION.match(line)), 0
+        record, run = bool(_RECORD.match(line) or _is_exception(line)), 0
     return out, joined
 
 
