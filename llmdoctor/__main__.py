@@ -1,3 +1,7 @@
-from llmdoctor.cli import main
+from llmdoctor import collect_garbage_less
+
+collect_garbage_less()  # before the command line's imports (typer's among them)
+
+from llmdoctor.cli import main  # noqa: E402
 
 main()
