@@ -36,8 +36,12 @@ import json
 import re
 from collections import deque
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from llmdoctor.parsing import LazyPattern
+
+if TYPE_CHECKING:  # the event records are defined when a line tells of one (events.py)
+    from llmdoctor.knowledge.llamacpp.events import CacheMiss, RequestTiming, Shift
 
 EXAMPLES = 3
 KEEP_TIMINGS = 200  # the most recent timed requests
@@ -87,41 +91,6 @@ def fields(line: str) -> dict[str, int]:
         if isinstance(obj, dict):
             return {k: v for k, v in obj.items() if isinstance(v, int) and not isinstance(v, bool)}
     return {k: int(v) for k, v in _NUM_FIELD.findall(line) if len(v) < 12}
-
-
-@dataclass(frozen=True)
-class RequestTiming:
-    """One request's `print_timing(s)` lines: prompt evaluation (prefill) against generation."""
-
-    task: str
-    prompt_ms: float
-    prompt_tokens: int
-    eval_ms: float | None = None
-    eval_tokens: int | None = None
-    text: str = ""  # the prompt eval line
-
-    @property
-    def prompt_share(self) -> float | None:
-        if self.eval_ms is None or self.prompt_ms + self.eval_ms <= 0:
-            return None
-        return self.prompt_ms / (self.prompt_ms + self.eval_ms)
-
-
-@dataclass(frozen=True)
-class Shift:
-    """The slot's context filled: llama.cpp dropped tokens to go on (shift) or cut the prompt."""
-
-    kind: str  # "shift" (generation went past the context) | "truncated" (the prompt was cut)
-    n_ctx: int | None
-    dropped: int | None  # n_discard / n_erase
-    text: str
-
-
-@dataclass(frozen=True)
-class CacheMiss:
-    cached: int | None  # tokens the slot held
-    matched: int  # tokens of the new prompt found in it
-    text: str
 
 
 @dataclass(frozen=True)
@@ -243,10 +212,14 @@ class LlamaCppLines:
             return True
         if "context shift" in line and ("n_discard" in line or "n_keep" in line) and "new prompt" not in line \
                 or "context limit hit - shifting" in line:
+            from llmdoctor.knowledge.llamacpp.events import Shift
+
             f = fields(line)
             self.shifts.add(Shift("shift", f.get("n_ctx") or f.get("limit"), f.get("n_discard") or f.get("discard"), text))
             return True
         if "input truncated" in line:
+            from llmdoctor.knowledge.llamacpp.events import Shift
+
             f = fields(line)
             self.shifts.add(Shift("truncated", f.get("n_ctx"), f.get("n_erase") or f.get("n_discard"), text))
             return True
@@ -269,12 +242,16 @@ class LlamaCppLines:
             return True
         m = CACHE_MATCH.search(line)
         if m:
+            from llmdoctor.knowledge.llamacpp.events import CacheMiss
+
             self._miss(CacheMiss(int(m.group(2)), int(m.group(1)), text))
             return True
         m = CACHE_RM.search(line)
         if m:
             cached = self._cached.pop(m.group(1), None) if m.group(1) else None
             if cached is not None:  # a fresh slot prints [0, end) too: a miss only against a known cache
+                from llmdoctor.knowledge.llamacpp.events import CacheMiss
+
                 self._miss(CacheMiss(cached, int(m.group(2)), text))
             return True
         m = RELEASED.search(line)
@@ -282,6 +259,8 @@ class LlamaCppLines:
             self._cached[m.group(1)] = int(m.group(2))
             return True
         if FULL_REPROCESS in line:
+            from llmdoctor.knowledge.llamacpp.events import CacheMiss
+
             self._miss(CacheMiss(None, 0, text))
             return True
         if ERASED_CHECKPOINT in line:
@@ -297,6 +276,8 @@ class LlamaCppLines:
             return  # older wording without the restart position: no figure to read
         t = _TASK_BAR.search(line)
         task = (t.group(1) or t.group(2)) if t else "?"
+        from llmdoctor.knowledge.llamacpp.events import CacheMiss
+
         miss = CacheMiss(f["n_tokens"], f["pos_next"], text)
         held = self._erased.get(task)
         if held is None or (miss.cached or 0) > (held.cached or 0):
@@ -311,6 +292,8 @@ class LlamaCppLines:
 
     def _timing(self, line: str, text: str) -> None:
         """Pair a request's `prompt eval time` line with its `eval time` line (by task)."""
+        from llmdoctor.knowledge.llamacpp.events import RequestTiming
+
         t = _TASK_BAR.search(line)
         task = (t.group(1) or t.group(2)) if t else "?"
         m = PROMPT_EVAL.search(line)

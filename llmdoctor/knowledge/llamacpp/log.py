@@ -10,11 +10,14 @@ journald prefixes or `srv`/`slot` tags, so all patterns match substrings.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from llmdoctor.knowledge.llamacpp.lines import LlamaCppFacts, LlamaCppLines, RequestTiming  # noqa: F401 (re-exported)
+from llmdoctor.knowledge.llamacpp.lines import LlamaCppFacts, LlamaCppLines  # noqa: F401 (re-exported)
 from llmdoctor.knowledge.evidence_line import short_line
 from llmdoctor.parsing import LazyPattern
+
+if TYPE_CHECKING:
+    from llmdoctor.knowledge.llamacpp.events import RequestTiming
 
 _N_SLOTS = LazyPattern(r"n_slots = (\d+)")
 _SLOT_CTX = LazyPattern(r"(?:n_ctx_slot = |new slot,? n_ctx(?:_slot)? = )(\d+)")
