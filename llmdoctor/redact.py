@@ -128,18 +128,23 @@ _TRIGGER = "|".join([
     r"://[^/\s:@\"'<>?#\[\]]+:[^/\s@\"'<>?#]*[a-z_]",
 ]).encode()
 _SMALL = 64 * 1024  # shorter texts are scanned whole
-# Every branch of _TRIGGER holds one of these words, but for the token shapes, and those are 20
-# characters or more without a space: a short text with neither cannot match, and the pre-filter
-# (~2 ms to compile) is not even compiled for it (the report's own lines, start-up time).
-_TRIGGER_WORDS = (b"://", b"bearer", b"xox", b"xapp-", b"token", b"key", b"secret", b"pass", b"pwd", b"auth",
-                  b"credential", b"cookie", b"sig")
-_SHAPE_MIN = 20  # the shortest shape without such a word (A(?:KIA|...)[A-Z0-9]{16})
+# What each branch of _TRIGGER needs: one of these words (bearer, URLs, two short shapes); a
+# keyword and a `=`, `:` or `--` (names and flags); else a token shape, 20 characters or more
+# without a space. A short text with none of them cannot match, and the pre-filter (~2 ms to
+# compile) is not even compiled for it (the report's own lines, start-up time).
+_TRIGGER_WORDS = (b"://", b"bearer", b"xox", b"xapp-")
+_KEYWORDS = (b"token", b"key", b"secret", b"pass", b"pwd", b"auth", b"credential", b"cookie", b"sig")
+_SHAPE_MIN = 20  # the shortest shape without a word above (A(?:KIA|...)[A-Z0-9]{16})
 _KEY_BODY_MIN = 40  # _KEY_BODY's line of base64, as one word
 
 
 def _may_trigger(data: bytes) -> bool:
     """False when _TRIGGER cannot match `data` (a short text: it splits it into words)."""
-    return any(w in data for w in _TRIGGER_WORDS) or any(len(w) >= _SHAPE_MIN for w in data.split())
+    if any(w in data for w in _TRIGGER_WORDS):
+        return True
+    if any(k in data for k in _KEYWORDS) and (b"=" in data or b":" in data or b"--" in data):
+        return True
+    return any(len(w) >= _SHAPE_MIN for w in data.split())
 
 
 # `{"name": "DB_PASSWORD", "value": "…"}` and `- name: DB_PASSWORD⏎  value: …` (Kubernetes env
