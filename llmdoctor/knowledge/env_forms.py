@@ -237,15 +237,17 @@ def assignments_in(text: str, source: str, listing: bool = False) -> list[Assign
                 if is_engine_var(m.group(1)):
                     out.append(Assignment(m.group(1), _unquote(m.group(2)), "compose", line, n, source))
                 continue
-        m = _SYSTEMD.match(line)
+        # (each pattern is tried, and compiled, only on lines that start as its matches do)
+        m = _SYSTEMD.match(line) if line.startswith("Environment") else None
         if m:
             out += _systemd(m.group(1), line, n, source)
             continue
-        m = _EXPORT.match(line)
+        m = _EXPORT.match(line) if line.startswith(("export", "declare", "typeset")) else None
         if m:
             out += _exported(m.group(1), line, n, source)
             continue
-        m = _CMD_SET.match(line)
+        set_word = line[:3].casefold() == "set"  # (casefold: re.I lets "ſ" stand for "s")
+        m = _CMD_SET.match(line) if set_word else None
         if m and is_engine_var(m.group(1).strip()):
             name, spaced = m.group(1), bool(m.group(2))
             problem = (f"cmd.exe keeps the spaces: this sets a variable named '{name} ', not {name}"
@@ -253,7 +255,7 @@ def assignments_in(text: str, source: str, listing: bool = False) -> list[Assign
             out.append(Assignment(name, None if spaced else _unquote(m.group(4)), "cmd-set", line, n, source, problem,
                                   intended=_unquote(m.group(4)) if spaced else None))
             continue
-        m = _SETX.match(line)
+        m = _SETX.match(line) if set_word else None
         if m:
             words = [w for w in _words(m.group(1).replace("\\", "\\\\")) if not w.startswith("/")]
             if words and "=" in words[0] and is_engine_var(words[0].split("=", 1)[0]):
@@ -263,22 +265,23 @@ def assignments_in(text: str, source: str, listing: bool = False) -> list[Assign
             elif len(words) >= 2 and is_engine_var(words[0]):
                 out.append(Assignment(words[0], words[1], "setx", line, n, source))
             continue
-        m = _PWSH.match(line)
+        m = _PWSH.match(line) if line.startswith("$") else None
         if m:
             if is_engine_var(m.group(1)):
                 out.append(Assignment(m.group(1), _unquote(m.group(2)), "powershell", line, n, source))
             continue
-        m = _DOTNET.search(line)
+        m = _DOTNET.search(line) if "(" in line else None
         if m:
             if is_engine_var(m.group(1)):
                 out.append(Assignment(m.group(1), m.group(2), "setx", line, n, source))
             continue
-        m = _LAUNCHCTL.match(line)
+        m = _LAUNCHCTL.match(line) if line.startswith("launchctl") else None
         if m:
             if is_engine_var(m.group(1)):
                 out.append(Assignment(m.group(1), _unquote(m.group(2)), "launchctl", line, n, source))
             continue
-        if _DOCKER_RUN.search(line) or line.startswith(("-e ", "--env")):
+        if any(w in line for w in ("docker", "podman", "nerdctl")) and _DOCKER_RUN.search(line) \
+                or line.startswith(("-e ", "--env")):
             out += _docker(line, n, source)
             continue
         out += _plain(line, n, source, listing)
