@@ -7,14 +7,17 @@ stalls the others; each host's failure is a line in its own section.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from llmdoctor import __version__
 from llmdoctor.plugins import CheckSpec, load_checks, run_check
 from llmdoctor.facts import Context, FactStore, FactUnavailable, RunOptions
 from llmdoctor.hosts.base import Host, HostError
-from llmdoctor.model import UNREACHABLE, Change, Evidence, Figure, Finding, Fix, Report, TargetReport, Unavailable
+from llmdoctor.model import UNREACHABLE, Evidence, Finding, Fix, Report, TargetReport, Unavailable
 from llmdoctor.redact import redact_fix, redact_text
+
+if TYPE_CHECKING:
+    from llmdoctor.model_extras import Change, Figure
 
 # Facts every report summarises, whether or not a check needed them.
 ALWAYS = ("engines", "gpu", "memory")
