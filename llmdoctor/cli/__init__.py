@@ -506,7 +506,7 @@ def main() -> None:
     argument) is one line on stderr and exit 3, UNKNOWN: a monitor reads 2 as CRITICAL."""
     from llmdoctor import collect_garbage_less
 
-    collect_garbage_less()  # (the `llmdoctor` script comes here first; `python -m llmdoctor` did it already)
+    collect_garbage_less(sys.argv)  # (the `llmdoctor` script comes here first; `python -m llmdoctor` did it already)
     import click
 
     from llmdoctor.hosts.terminate import install, on_terminate
