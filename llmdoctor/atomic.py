@@ -10,7 +10,6 @@ nor systemd (`*.conf`) ever reads it.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 # Test-only fault injection: LLMDOCTOR_TEST_CRASH_AT=N kills this process with SIGKILL at
@@ -40,6 +39,8 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, mode: int = 0o644) -
     target = Path(path)
     directory = target.parent if str(target.parent) else Path(".")
     directory.mkdir(parents=True, exist_ok=True)
+    import tempfile  # (here: every run imports this module, few write a file)
+
     fd, tmp = tempfile.mkstemp(prefix=temporary_prefix(target.name), suffix=".tmp", dir=directory)
     try:
         crash_point()

@@ -7,7 +7,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from llmdoctor.model_extras import Change, Figure
+
+
+def __getattr__(name: str) -> Any:
+    """Change and Figure, from model_extras.py on first use (most runs make neither)."""
+    if name in ("Change", "Figure"):
+        from llmdoctor import model_extras
+
+        return getattr(model_extras, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Cause(str, Enum):
@@ -109,32 +121,6 @@ class Unavailable:
 
     fact: str
     reason: str
-
-
-@dataclass(frozen=True)
-class Change:
-    """The one change to make at one place (a unit's drop-in, an environment, a server's
-    command line): every finding's setting there merged, conflicts resolved."""
-
-    place: str  # "systemd ollama.service", "llama-server command line", ...
-    settings: tuple[tuple[str, str], ...]
-    commands: tuple[str, ...] = ()
-    config: str = ""  # the file to write, when the change is a file
-    checks: tuple[str, ...] = ()  # the findings merged into it
-    notes: tuple[str, ...] = ()  # conflicts and how they were resolved
-    held_back: tuple[str, ...] = ()  # settings asked for but not changed yet, and why
-
-
-@dataclass(frozen=True)
-class Figure:
-    """A measured number a monitor can graph (performance data), with the levels at which
-    llmdoctor itself would warn or call it critical, when it has such levels."""
-
-    name: str  # a label: letters, digits and "_" only
-    value: float
-    unit: str = ""  # "s", "%", "" (a count)
-    warn: float | None = None
-    crit: float | None = None
 
 
 @dataclass(frozen=True)

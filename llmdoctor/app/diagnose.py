@@ -7,14 +7,17 @@ stalls the others; each host's failure is a line in its own section.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from llmdoctor import __version__
 from llmdoctor.plugins import CheckSpec, load_checks, run_check
 from llmdoctor.facts import Context, FactStore, FactUnavailable, RunOptions
 from llmdoctor.hosts.base import Host, HostError
-from llmdoctor.model import UNREACHABLE, Change, Evidence, Figure, Finding, Fix, Report, TargetReport, Unavailable
+from llmdoctor.model import UNREACHABLE, Evidence, Finding, Fix, Report, TargetReport, Unavailable
 from llmdoctor.redact import redact_fix, redact_text
+
+if TYPE_CHECKING:
+    from llmdoctor.model_extras import Change, Figure
 
 # Facts every report summarises, whether or not a check needed them.
 ALWAYS = ("engines", "gpu", "memory")
@@ -195,11 +198,16 @@ def diagnose_target(
     return TargetResult(report, dict(store.values), dict(store.timings), missing)
 
 
-@dataclass(frozen=True)
 class _Part:
-    findings: tuple[Finding, ...]
-    unavailable: tuple[Unavailable, ...]
-    examined: tuple[str, ...]
+    """One store's findings, gaps and what was read. (Plain: a dataclass costs ~1 ms to define.)"""
+
+    __slots__ = ("findings", "unavailable", "examined")
+
+    def __init__(self, findings: tuple[Finding, ...], unavailable: tuple[Unavailable, ...],
+                 examined: tuple[str, ...]) -> None:
+        self.findings = findings
+        self.unavailable = unavailable
+        self.examined = examined
 
 
 def _diagnose_store(store: FactStore, specs: list[CheckSpec], errors: list[str]) -> _Part:
@@ -282,6 +290,8 @@ def _per_instance(host: Host, ctx: Context, store: FactStore, instances, specs, 
 
 def what_to_change(findings, facts: dict[str, Any]) -> tuple[Change, ...]:
     """The findings' settings merged into one change per place, with secrets left out."""
+    if not findings:
+        return ()  # (nothing to merge: the merging rules are not even imported)
     from llmdoctor.judge.remedy import merge
 
     argv = {}

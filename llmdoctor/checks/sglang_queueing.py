@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.judge.fixes import launch_flags_text
-from llmdoctor.judge.queue_shape import BURSTS, SGLANG_ADVICE, SPIKE, series_shape
 from llmdoctor.judge.sglang import backlogs, setting
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 from llmdoctor.plugins import check
@@ -21,6 +20,8 @@ def _shape(sglang_log):
     if not scans:
         return None
     scan = max(scans, key=lambda s: s.longest_queue_run.length)
+    from llmdoctor.judge.queue_shape import series_shape  # (only with a queue: start-up time)
+
     shape = series_shape((b.queue for b in scan.recent), "batch line")
     return (scan.source, shape) if shape is not None else None
 
@@ -38,6 +39,8 @@ def queueing(
     found = next((b for b in backlogs(sglang_log, sglang_metrics) if b[0] == "queue"), None)
     if found is None:
         return
+    from llmdoctor.judge.queue_shape import BURSTS, SGLANG_ADVICE, SPIKE
+
     _, ev, sustained = found
     cap, where = setting("max_running_requests", sglang_cmdline, sglang_server_info, sglang_log)
     running = max((s.max_running for s in sglang_log.scans), default=0) if sglang_log is not None else 0

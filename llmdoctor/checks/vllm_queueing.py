@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import batch_room, classify_waiting, kv_bound, setting
 from llmdoctor.judge.fixes import serve_flags_text
-from llmdoctor.judge.queue_shape import ADVICE, BURSTS, SPIKE, queue_shape
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -30,6 +29,8 @@ def _shape(vllm_log):
     if not scans:
         return None
     scan = max(scans, key=lambda s: s.longest_waiting_run.length)
+    from llmdoctor.judge.queue_shape import queue_shape  # (only with a queue: start-up time)
+
     shape = queue_shape(scan.longest_waiting_run, scan.waiting_lines, scan.stats_lines)
     return (scan.source, shape) if shape is not None else None
 
@@ -45,6 +46,8 @@ def queueing(
     kind, ev, sustained = _evidence_sets(vllm_log, vllm_metrics)
     if kind != "queue":
         return
+    from llmdoctor.judge.queue_shape import ADVICE, BURSTS, SPIKE
+
     seqs = setting(vllm_cmdline, vllm_log, "max_num_seqs")
     summary = ("Requests queue behind a full batch: more arrive than the server runs at once. Time to first "
                "token grows with the queue while tokens/s of running requests stay flat. Cap concurrency at "

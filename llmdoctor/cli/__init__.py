@@ -504,6 +504,9 @@ def usage_line(message: str, command: str) -> str:
 def main() -> None:
     """Run the command line. A usage error (an unknown option, a value out of range, a missing
     argument) is one line on stderr and exit 3, UNKNOWN: a monitor reads 2 as CRITICAL."""
+    from llmdoctor import collect_garbage_less
+
+    collect_garbage_less(sys.argv)  # (the `llmdoctor` script comes here first; `python -m llmdoctor` did it already)
     import click
 
     from llmdoctor.hosts.terminate import install, on_terminate

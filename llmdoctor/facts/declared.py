@@ -58,7 +58,6 @@ def declared_settings(ctx: Context) -> DeclaredSettings:
     host = ctx.host
     if not host.recorded:
         raise FactUnavailable("settings as written are read from recorded evidence files", quiet=True)
-    from llmdoctor.knowledge.env_forms import assignments_in, launches_engine, unit_file_assignments
 
     def text_of(name: str) -> str | None:
         try:
@@ -72,6 +71,8 @@ def declared_settings(ctx: Context) -> DeclaredSettings:
         for name in [f for f in host.files() if f.startswith("dropins/")]:
             text = text_of(name)
             if text is not None:
+                from llmdoctor.knowledge.env_forms import unit_file_assignments  # (with a file to read: start-up time)
+
                 found += unit_file_assignments(text, name)
     names = [n for n in SOURCES if host.exists(n)]
     names += [n for n in host.recorded_logs() if n.endswith(".txt") and n not in NOT_SETTINGS and n not in names]
@@ -83,6 +84,8 @@ def declared_settings(ctx: Context) -> DeclaredSettings:
             continue  # systemd's own view: the systemd collectors read it
         if name == "env.txt" and _inspect(text):
             continue  # docker inspect pasted as env.txt: the container fact reads it
+        from llmdoctor.knowledge.env_forms import assignments_in, launches_engine  # (with a file to read)
+
         items = assignments_in(text, name, listing=name == "env.txt")
         if name == "shell_export.txt":  # "the shell line a user believed configured the server"
             from dataclasses import replace

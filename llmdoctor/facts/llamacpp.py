@@ -66,9 +66,9 @@ def llamacpp_log(ctx: Context, engines, log_sources=()) -> LlamaLog:
 @provider("llamacpp_cmdline")
 def llamacpp_cmdline(ctx: Context, engines, container=None):
     inst = llama_instance(engines)
-    from llmdoctor.knowledge.llamacpp.cmdline import looks_like_llama_cmdline, parse_llama_cmdline
-
     raw = read_cmdline(ctx, inst, "llama-server", container)
+    from llmdoctor.knowledge.llamacpp.cmdline import looks_like_llama_cmdline, parse_llama_cmdline  # (with one to parse)
+
     parsed = parse_llama_cmdline(raw)
     if not looks_like_llama_cmdline(list(parsed.argv)):
         raise FactUnavailable("the command line is not llama-server's", quiet=True)

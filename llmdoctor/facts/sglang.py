@@ -116,9 +116,10 @@ def sglang_server_info(ctx: Context, engines) -> dict:
 @provider("sglang_cmdline")
 def sglang_cmdline(ctx: Context, engines):
     inst = sglang_instance(engines)
-    from llmdoctor.knowledge.sglang.cmdline import looks_like_sglang_cmdline, parse_sglang_cmdline
+    raw = read_cmdline(ctx, inst, "SGLang")
+    from llmdoctor.knowledge.sglang.cmdline import looks_like_sglang_cmdline, parse_sglang_cmdline  # (with one to parse)
 
-    parsed = parse_sglang_cmdline(read_cmdline(ctx, inst, "SGLang"))
+    parsed = parse_sglang_cmdline(raw)
     if not parsed.argv or (ctx.host.recorded and not looks_like_sglang_cmdline(parsed.argv)):
         raise FactUnavailable("cmdline.txt is not an SGLang command line", quiet=True)
     return parsed

@@ -11,7 +11,7 @@ import posixpath
 import re
 
 from llmdoctor.hosts.base import HostError, Unanswerable
-from llmdoctor.parsing import ParseError
+from llmdoctor.parsing import LazyPattern, ParseError
 from llmdoctor.knowledge.systemd.environ import (
     HOME_SHELL_FILES,
     SYSTEM_SHELL_FILES,
@@ -39,7 +39,7 @@ from llmdoctor.knowledge.systemd.units import (
 )
 
 UNIT_FILE_LIMIT = 256 * 1024
-_UNIT_DIR = re.compile(r"\.(service|socket|timer|path|mount|automount|swap|target|slice|scope|device)\.d$")
+_UNIT_DIR = LazyPattern(r"\.(service|socket|timer|path|mount|automount|swap|target|slice|scope|device)\.d$")
 BACKUP_SUFFIXES = ("~", ".bak", ".orig", ".old", ".save", ".swp", ".dpkg-old", ".dpkg-dist", ".dpkg-new",
                    ".ucf-old", ".ucf-dist", ".rpmsave", ".rpmnew", ".disabled")
 

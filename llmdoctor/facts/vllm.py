@@ -160,10 +160,10 @@ def vllm_metrics(ctx: Context, engines) -> VllmMetricsSample:
 @provider("vllm_cmdline")
 def vllm_cmdline(ctx: Context, engines, container=None):
     inst = vllm_instance(engines)
-    from llmdoctor.knowledge.vllm.cmdline import looks_like_vllm_cmdline, parse_vllm_cmdline
-
     host = ctx.host
     raw = read_cmdline(ctx, inst, "vLLM", container)
+    from llmdoctor.knowledge.vllm.cmdline import looks_like_vllm_cmdline, parse_vllm_cmdline  # (with one to parse)
+
     parsed = parse_vllm_cmdline(raw)
     if not parsed.argv or (host.recorded and not looks_like_vllm_cmdline(list(parsed.argv))
                            and not parsed.settings):

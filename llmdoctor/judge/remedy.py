@@ -16,6 +16,7 @@ from typing import Iterable
 
 from llmdoctor.judge import fixes
 from llmdoctor.model import Cause, Change, Finding
+from llmdoctor.parsing import LazyPattern
 
 RULES = (
     "One value per setting: where findings disagree, what a memory finding (CPU_SPILL, KV_CAPACITY, "
@@ -38,11 +39,11 @@ SERVERS = (("llama-server", "llama-server command line"), ("vllm serve", "vllm s
            ("python3 -m sglang.launch_server", "SGLang command line"), ("sglang serve", "SGLang command line"))
 REMOVED = "\0removed"  # the value of a flag a fix takes off the command line
 
-_ENV = re.compile(r'^Environment="?([A-Za-z_][A-Za-z0-9_]*)=(.*?)"?\s*$')
-_DROPIN_PATH = re.compile(r"^#\s*/etc/systemd/system/([^/\s]+?)\.d/")
-_SETX = re.compile(r'^(setx|launchctl setenv)\s+([A-Za-z_][A-Za-z0-9_]*)\s+"?([^"]*)"?\s*$')
-_COMPOSE = re.compile(r"^\s*-\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
-_K8S_ENV = re.compile(r'^-\s*name:\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\n\s+value:\s*"?(.*?)"?\s*$', re.M)
+_ENV = LazyPattern(r'^Environment="?([A-Za-z_][A-Za-z0-9_]*)=(.*?)"?\s*$')
+_DROPIN_PATH = LazyPattern(r"^#\s*/etc/systemd/system/([^/\s]+?)\.d/")
+_SETX = LazyPattern(r'^(setx|launchctl setenv)\s+([A-Za-z_][A-Za-z0-9_]*)\s+"?([^"]*)"?\s*$')
+_COMPOSE = LazyPattern(r"^\s*-\s*([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
+_K8S_ENV = LazyPattern(r'^-\s*name:\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*\n\s+value:\s*"?(.*?)"?\s*$', re.M)
 
 
 @dataclass

@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass
 
 from llmdoctor.knowledge.systemd.names import is_engine_var
+from llmdoctor.parsing import LazyPattern
 
 REACHES = {
     "systemd": "the service, after daemon-reload and restart",
@@ -48,23 +49,23 @@ REACHES = {
 # container) never sees unless it was started from that very shell.
 SESSION_ONLY = ("export", "shell", "cmd-set", "powershell")
 DELIVERED = ("systemd", "env-prefix", "docker", "compose", "kubernetes", "listing")
-ENGINE_LAUNCH = re.compile(r"(?:^|[\s/\\])(?:ollama(?:\.exe)?\s+serve|vllm\s+serve|llama-server|"
-                           r"python3?\s+-m\s+vllm\.entrypoints|sglang\.launch_server)\b")
+ENGINE_LAUNCH = LazyPattern(r"(?:^|[\s/\\])(?:ollama(?:\.exe)?\s+serve|vllm\s+serve|llama-server|"
+                            r"python3?\s+-m\s+vllm\.entrypoints|sglang\.launch_server)\b")
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
-_EXPORT = re.compile(rf"^(?:export|declare\s+-\w*x\w*|typeset\s+-\w*x\w*)\s+(.*)$")
-_MALFORMED_EXPORT = re.compile(rf"^({_NAME})\s*(:|\s+=|=\s+)\s*(.*)$")
-_CMD_SET = re.compile(r'^set\s+(?:/\w\s+)?"?([^=\s"]+)(\s*)=(\s*)(.*?)"?\s*$', re.I)
-_SETX = re.compile(r"^setx(?:\.exe)?\s+(.+)$", re.I)
-_PWSH = re.compile(rf"^\$env:({_NAME})\s*=\s*(.*)$", re.I)
-_DOTNET = re.compile(rf"SetEnvironmentVariable\(\s*['\"]({_NAME})['\"]\s*,\s*['\"]([^'\"]*)['\"]", re.I)
-_LAUNCHCTL = re.compile(rf"^launchctl\s+setenv\s+({_NAME})\s+(.*)$")
-_SYSTEMD = re.compile(r"^Environment\s*=\s*(.*)$")
+_EXPORT = LazyPattern(rf"^(?:export|declare\s+-\w*x\w*|typeset\s+-\w*x\w*)\s+(.*)$")
+_MALFORMED_EXPORT = LazyPattern(rf"^({_NAME})\s*(:|\s+=|=\s+)\s*(.*)$")
+_CMD_SET = LazyPattern(r'^set\s+(?:/\w\s+)?"?([^=\s"]+)(\s*)=(\s*)(.*?)"?\s*$', re.I)
+_SETX = LazyPattern(r"^setx(?:\.exe)?\s+(.+)$", re.I)
+_PWSH = LazyPattern(rf"^\$env:({_NAME})\s*=\s*(.*)$", re.I)
+_DOTNET = LazyPattern(rf"SetEnvironmentVariable\(\s*['\"]({_NAME})['\"]\s*,\s*['\"]([^'\"]*)['\"]", re.I)
+_LAUNCHCTL = LazyPattern(rf"^launchctl\s+setenv\s+({_NAME})\s+(.*)$")
+_SYSTEMD = LazyPattern(r"^Environment\s*=\s*(.*)$")
 _CURLY = "“”‘’„‟«»"
-_DOCKER_RUN = re.compile(r"\b(?:docker|podman|nerdctl)\s+(?:container\s+)?(?:run|create)\b")
-_COMPOSE_LIST = re.compile(rf"^-\s+['\"]?({_NAME})=(.*?)['\"]?\s*$")
-_COMPOSE_MAP = re.compile(rf"^({_NAME}):\s*(.*?)\s*$")
-_K8S_NAME = re.compile(rf"^-\s+name:\s*['\"]?({_NAME})['\"]?\s*$")
-_K8S_VALUE = re.compile(r"^value:\s*(.*?)\s*$")
+_DOCKER_RUN = LazyPattern(r"\b(?:docker|podman|nerdctl)\s+(?:container\s+)?(?:run|create)\b")
+_COMPOSE_LIST = LazyPattern(rf"^-\s+['\"]?({_NAME})=(.*?)['\"]?\s*$")
+_COMPOSE_MAP = LazyPattern(rf"^({_NAME}):\s*(.*?)\s*$")
+_K8S_NAME = LazyPattern(rf"^-\s+name:\s*['\"]?({_NAME})['\"]?\s*$")
+_K8S_VALUE = LazyPattern(r"^value:\s*(.*?)\s*$")
 
 
 @dataclass(frozen=True)
@@ -215,7 +216,7 @@ def assignments_in(text: str, source: str, listing: bool = False) -> list[Assign
         lead = len(raw) - len(raw.lstrip())
         if section is not None and lead <= indent and not line.startswith("-"):
             section = None
-        if re.match(r"^-?\s*(?:environment|env):\s*$", line):
+        if "env" in line and re.match(r"^-?\s*(?:environment|env):\s*$", line):
             section, indent = ("environment" if "environment" in line else "env"), lead
             continue
         if section == "env":
@@ -236,15 +237,17 @@ def assignments_in(text: str, source: str, listing: bool = False) -> list[Assign
                 if is_engine_var(m.group(1)):
                     out.append(Assignment(m.group(1), _unquote(m.group(2)), "compose", line, n, source))
                 continue
-        m = _SYSTEMD.match(line)
+        # (each pattern is tried, and compiled, only on lines that start as its matches do)
+        m = _SYSTEMD.match(line) if line.startswith("Environment") else None
         if m:
             out += _systemd(m.group(1), line, n, source)
             continue
-        m = _EXPORT.match(line)
+        m = _EXPORT.match(line) if line.startswith(("export", "declare", "typeset")) else None
         if m:
             out += _exported(m.group(1), line, n, source)
             continue
-        m = _CMD_SET.match(line)
+        set_word = line[:3].casefold() == "set"  # (casefold: re.I lets "ſ" stand for "s")
+        m = _CMD_SET.match(line) if set_word else None
         if m and is_engine_var(m.group(1).strip()):
             name, spaced = m.group(1), bool(m.group(2))
             problem = (f"cmd.exe keeps the spaces: this sets a variable named '{name} ', not {name}"
@@ -252,7 +255,7 @@ def assignments_in(text: str, source: str, listing: bool = False) -> list[Assign
             out.append(Assignment(name, None if spaced else _unquote(m.group(4)), "cmd-set", line, n, source, problem,
                                   intended=_unquote(m.group(4)) if spaced else None))
             continue
-        m = _SETX.match(line)
+        m = _SETX.match(line) if set_word else None
         if m:
             words = [w for w in _words(m.group(1).replace("\\", "\\\\")) if not w.startswith("/")]
             if words and "=" in words[0] and is_engine_var(words[0].split("=", 1)[0]):
@@ -262,22 +265,23 @@ def assignments_in(text: str, source: str, listing: bool = False) -> list[Assign
             elif len(words) >= 2 and is_engine_var(words[0]):
                 out.append(Assignment(words[0], words[1], "setx", line, n, source))
             continue
-        m = _PWSH.match(line)
+        m = _PWSH.match(line) if line.startswith("$") else None
         if m:
             if is_engine_var(m.group(1)):
                 out.append(Assignment(m.group(1), _unquote(m.group(2)), "powershell", line, n, source))
             continue
-        m = _DOTNET.search(line)
+        m = _DOTNET.search(line) if "(" in line else None
         if m:
             if is_engine_var(m.group(1)):
                 out.append(Assignment(m.group(1), m.group(2), "setx", line, n, source))
             continue
-        m = _LAUNCHCTL.match(line)
+        m = _LAUNCHCTL.match(line) if line.startswith("launchctl") else None
         if m:
             if is_engine_var(m.group(1)):
                 out.append(Assignment(m.group(1), _unquote(m.group(2)), "launchctl", line, n, source))
             continue
-        if _DOCKER_RUN.search(line) or line.startswith(("-e ", "--env")):
+        if any(w in line for w in ("docker", "podman", "nerdctl")) and _DOCKER_RUN.search(line) \
+                or line.startswith(("-e ", "--env")):
             out += _docker(line, n, source)
             continue
         out += _plain(line, n, source, listing)

@@ -4,21 +4,21 @@ vLLM's `INFO 08-01 07:02:33` (a year-less stamp is the latest such moment not mo
 day ahead of now)."""
 from __future__ import annotations
 
-import calendar
-import re
 import time
+
+from llmdoctor.parsing import LazyPattern
 
 DAY = 24 * 3600.0
 
 _MONTHS = {m: i for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
 # 2026-08-01T07:02:33.347Z (slog, short-iso), 2025/03/06 - 11:42:21 (gin), 2024/10/30 09:20:45 (old Ollama)
-_ISO = re.compile(
+_ISO = LazyPattern(
     r"(\d{4})[-/](\d{2})[-/](\d{2})(?:[T ]| - )(\d{2}):(\d{2}):(\d{2})(?:[.,]\d+)?\s?(Z|[+-]\d{2}:?\d{2}(?!\d))?"
 )
 # Aug 08 23:02:37 (journalctl short, no year)
-_SYSLOG = re.compile(r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) (\d{2}):(\d{2}):(\d{2})\b")
+_SYSLOG = LazyPattern(r"\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) ([ \d]\d) (\d{2}):(\d{2}):(\d{2})\b")
 # INFO 08-01 07:02:33 [loggers.py:123] (vLLM, no year)
-_VLLM = re.compile(r"\b(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})\b")
+_VLLM = LazyPattern(r"\b(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) (\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})\b")
 SCAN = 200  # time stamps are looked for in the first characters of a line only
 
 
@@ -26,6 +26,8 @@ def _epoch(year: int, month: int, day: int, hh: int, mm: int, ss: int, tz: str |
     try:
         if tz is None:  # a time without zone is the host's local time
             return time.mktime((year, month, day, hh, mm, ss, 0, 0, -1))
+        import calendar  # (here: most runs read no zoned time stamp; ~1 ms of start-up)
+
         seconds = calendar.timegm((year, month, day, hh, mm, ss, 0, 0, 0))
     except (ValueError, OverflowError):
         return None

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from llmdoctor.knowledge.units import GIB, KIB, MIB, human_bytes  # noqa: F401 - (re-exported)
-from llmdoctor.parsing import ParseError
+from llmdoctor.parsing import LazyPattern, ParseError
 
 # `vmstat -S` unit letters -> bytes (procps: k=1000, K=1024, m=1000000, M=1048576).
 VMSTAT_UNITS = {"k": 1000, "K": 1024, "m": 1000 * 1000, "M": 1024 * 1024}
@@ -107,9 +107,9 @@ def interval_from_counters(
 VMSTAT_COLUMNS = frozenset(
     "r b swpd free buff cache inact active si so bi bo in cs us sy id wa st gu".split()
 )
-_DATE_OR_TIME = re.compile(r"^(?:\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}:\d{2}(?:\.\d+)?|\d{4}/\d{2}/\d{2})$")
-_GROUP_LINE = re.compile(r"^\s*(?:-*time-*\s+)?-*procs\b.*-{2,}")
-_UNIT_FLAG = re.compile(r"vmstat\b[^\n]*?(?:-S\s*|--unit[=\s]+|-\w*S)([kKmM])\b")
+_DATE_OR_TIME = LazyPattern(r"^(?:\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}:\d{2}(?:\.\d+)?|\d{4}/\d{2}/\d{2})$")
+_GROUP_LINE = LazyPattern(r"^\s*(?:-*time-*\s+)?-*procs\b.*-{2,}")
+_UNIT_FLAG = LazyPattern(r"vmstat\b[^\n]*?(?:-S\s*|--unit[=\s]+|-\w*S)([kKmM])\b")
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from llmdoctor.knowledge.units import human_bytes
-from llmdoctor.parsing import ParseError
+from llmdoctor.parsing import LazyPattern, ParseError
 
 MIB = 1024 * 1024
 
@@ -185,10 +185,10 @@ def parse_compute_apps_csv(text: str, fields: tuple[str, ...] | None = None,
 
 # -- the default table ----------------------------------------------------------------------------
 
-_DRIVER = re.compile(r"Driver Version:\s*(\S+)")
-_GPU_ROW = re.compile(r"^\|\s+(\d+)\s+(.+?)\s+(On|Off)\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d")
-_MEMORY = re.compile(r"(\d+)MiB\s*/\s*(\d+)MiB")
-_PROCESS_ROW = re.compile(
+_DRIVER = LazyPattern(r"Driver Version:\s*(\S+)")
+_GPU_ROW = LazyPattern(r"^\|\s+(\d+)\s+(.+?)\s+(On|Off)\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d")
+_MEMORY = LazyPattern(r"(\d+)MiB\s*/\s*(\d+)MiB")
+_PROCESS_ROW = LazyPattern(
     r"^\|\s+(\d+|N/A)\s+(?:(?:N/A|\d+)\s+(?:N/A|\d+)\s+)?(\d+)\s+(C\+G|G\+C|M\+C|C|G|M)\s+(.*?)\s+(\d+MiB|N/A)\s*\|\s*$"
 )
 

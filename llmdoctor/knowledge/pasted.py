@@ -9,15 +9,32 @@ from __future__ import annotations
 
 import re
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
-FENCE = re.compile(r"^\s*(```|~~~)[\w+-]*\s*$")
+from llmdoctor.parsing import LazyPattern
+
+ANSI = LazyPattern(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
+FENCE = LazyPattern(r"^\s*(```|~~~)[\w+-]*\s*$")
 # A prompt followed by one of the commands whose output we read, e.g.
 # `$ ollama ps`, `user@gpu:~$ sudo journalctl -u ollama`, `root@box:/# nvidia-smi`, `PS C:\> ollama ps`
-PROMPT = re.compile(
+PROMPT = LazyPattern(
     r"^\s*(?:\([^)]*\)\s*)?(?:[\w.@:~/\\-]*(?:\s?\[\d{1,3}\])?\s?[$#%>]|PS [^>]*>)\s*"
     r"(?:sudo\s+(?:-\S+\s+)*)?"
     r"(?:ollama|journalctl|systemctl|nvidia-smi|amd-smi|rocm-smi|vmstat|cat|curl|docker|podman|tail|head|grep|less|vllm|(?:\S*[/\\])?llama-server|python3?\s+-m\s+(?:sglang|vllm)|sglang|free|wget|http|kubectl|oc\s+(?:describe|logs|get)|k\s+(?:describe|logs|get))\b"
 )
+
+# Words one of which every PROMPT match holds (its commands), besides one of $ # % >: the
+# pattern is compiled and tried only on lines that hold both (start-up time, and each line's cost).
+_PROMPT_WORDS = ("ollama", "journalctl", "systemctl", "-smi", "vmstat", "cat", "curl", "docker", "podman", "tail",
+                 "head", "grep", "less", "vllm", "llama-server", "python", "sglang", "free", "wget", "http", "kubectl",
+                 "describe", "logs", "get")
+
+
+def _is_prompt(line: str) -> bool:
+    return (any(c in line for c in "$#%>") and any(w in line for w in _PROMPT_WORDS)
+            and PROMPT.match(line) is not None)
+
+
+def _is_fence(line: str) -> bool:
+    return ("```" in line or "~~~" in line) and FENCE.match(line) is not None
 
 
 # What a quoted paste starts every line with: e-mail and Markdown `>`, and the bars chat and
@@ -66,7 +83,7 @@ def normalize_pasted(text: str) -> str:
     mark = quoted[0][0] if quoted else ""
     if mark in QUOTE_MARKS and all(l.startswith(mark) for l in quoted):
         lines = [re.sub(rf"^\s*{re.escape(mark)} ?", "", l) for l in lines]
-    kept = [l for l in lines if not FENCE.match(l) and not PROMPT.match(l)]
+    kept = [l for l in lines if not _is_fence(l) and not _is_prompt(l)]
     if len(kept) == len(lines):
         return "\n".join(lines)
     return "\n".join(kept)
@@ -87,35 +104,39 @@ from dataclasses import dataclass
 
 # journald: short (any locale: the month is whatever strftime's %b gave), short-precise,
 # short-iso(-precise), short-full and short-unix, then `host ident[pid]: `.
-_JOURNAL = re.compile(
+_JOURNAL = LazyPattern(
     r"^(?:\S{1,12} {1,2}\d{1,2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})?"
     r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?"
     r"|[A-Za-z]{2,4}\.? \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})? \S+"
     r"|\d{9,11}\.\d{3,6})"
     r" ((?!\d{4}-\d{2}-\d{2})\S+) ([^\s:\[]+)(?:\[\d+\])?: ?"  # (a host is not a second time stamp)
 )
-_KUBECTL = re.compile(r"^\[(?:pod/)?([\w.-]+)/([\w.-]+)\] ")
-_STAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2}) ")
-_COMPOSE = re.compile(r"^([A-Za-z0-9][\w.-]*) *\| ?")
-_COMPOSE_STRICT = re.compile(r"^[A-Za-z0-9][\w.-]* +\| ")  # the padded column compose prints
-_DOCKER_JSON = re.compile(r'^\{"log":')
+_KUBECTL = LazyPattern(r"^\[(?:pod/)?([\w.-]+)/([\w.-]+)\] ")
+_STAMP = LazyPattern(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2}) ")
+_COMPOSE = LazyPattern(r"^([A-Za-z0-9][\w.-]*) *\| ?")
+_COMPOSE_STRICT = LazyPattern(r"^[A-Za-z0-9][\w.-]* +\| ")  # the padded column compose prints
+_DOCKER_JSON = LazyPattern(r'^\{"log":')
 # Where one log record starts: Go slog, old Go log, gin, vLLM (<0.11 and later), vLLM process
 # tags, llama-server's timestamped lines.
-_RECORD = re.compile(
+_RECORD = LazyPattern(
     r"^(?:time=\d{4}-\d{2}-\d{2}T|\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2} |\[GIN\] |"
     r"(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2}|\((?:APIServer|EngineCore\w*|VllmWorker\w*) pid=\d+\) |"
     r"\d+\.\d{2}\.\d{3}\.\d{3} [IWEDT] |\{\"|(?:INFO|WARN|ERROR|DEBUG) \[)"
 )
 # A record glued behind other text (a tqdm bar, a lost newline): split before it.
-_GLUED = re.compile(
+_GLUED = LazyPattern(
     r"(?<=[^\s(])(?=(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2} |"
     r"\((?:APIServer|EngineCore\w*) pid=\d+\) |time=\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}|\[GIN\] \d{4}/)"
 )
 MAX_JOINED = 40  # continuation lines joined onto one record at most
 # A Python exception's message line (vLLM's refusals are raised as ValueError): its wrapped
 # continuation lines belong to it as a record's do.
-_EXCEPTION = re.compile(r"^(?:\[rank\d+\]:\s*)?(?:[\w.]+\.)?\w*(?:Error|Exception):\s")
+_EXCEPTION = LazyPattern(r"^(?:\[rank\d+\]:\s*)?(?:[\w.]+\.)?\w*(?:Error|Exception):\s")
 _PREFIX_SHARE = 0.5  # a column prefix is stripped when at least this share of lines carries it
+
+
+def _is_exception(line: str) -> bool:
+    return ("Error:" in line or "Exception:" in line) and _EXCEPTION.match(line) is not None
 
 
 @dataclass(frozen=True)
@@ -137,11 +158,11 @@ class Repaired:
 def _docker_json(lines: list[str]) -> list[str] | None:
     """Docker's json-file lines (`{"log":"...\\n","stream":"stderr","time":"..."}`) as the text they carry."""
     body = [l for l in lines if l.strip()]
-    if not body or sum(1 for l in body if _DOCKER_JSON.match(l)) < _PREFIX_SHARE * len(body):
+    if not body or sum(1 for l in body if l.startswith('{"') and _DOCKER_JSON.match(l)) < _PREFIX_SHARE * len(body):
         return None
     out = []
     for line in lines:
-        if _DOCKER_JSON.match(line):
+        if line.startswith('{"') and _DOCKER_JSON.match(line):
             try:
                 record = _json.loads(line)
             except ValueError:
@@ -157,7 +178,7 @@ def _docker_json(lines: list[str]) -> list[str] | None:
 def _strip_line(line: str, compose: bool, kinds: dict, idents: dict) -> str:
     """One line without the prefixes a transport put in front of it, in any nesting."""
     for _ in range(4):
-        m = _KUBECTL.match(line)
+        m = _KUBECTL.match(line) if line.startswith("[") else None
         if m:
             kinds["kubectl"] = None
             idents[m.group(2)] = None
@@ -169,7 +190,7 @@ def _strip_line(line: str, compose: bool, kinds: dict, idents: dict) -> str:
             idents[m.group(1)] = None
             line = line.lstrip(" ")[m.end():]
             continue
-        m = _STAMP.match(line)
+        m = _STAMP.match(line) if line[:1].isdigit() else None  # (isdigit: whatever \d is, and more)
         if m and not _JOURNAL.match(line):
             kinds["docker-timestamp"] = None
             line = line[m.end():]
@@ -186,7 +207,7 @@ def _strip_line(line: str, compose: bool, kinds: dict, idents: dict) -> str:
 
 def _has_compose_column(lines: list[str]) -> bool:
     body = [l for l in lines if l.strip() and not l.startswith(("  ", "\t"))]  # not wrapped continuations
-    return bool(body) and sum(1 for l in body if _COMPOSE_STRICT.match(l.lstrip(" "))) >= _PREFIX_SHARE * len(body)
+    return bool(body) and sum(1 for l in body if " | " in l and _COMPOSE_STRICT.match(l.lstrip(" "))) >= _PREFIX_SHARE * len(body)
 
 
 def _strip_prefixes(lines: list[str]) -> tuple[list[str], list[str], list[str]]:
@@ -246,12 +267,12 @@ def _join_wrapped(lines: list[str]) -> tuple[list[str], int]:
                 out[-1] = tail + " " + stripped  # a sentence wrapped after a comma (an exception message)
             else:
                 out.append(line)
-                record, run = bool(_RECORD.match(line) or _EXCEPTION.match(line)), 0
+                record, run = bool(_RECORD.match(line) or _is_exception(line)), 0
                 continue
             joined, run = joined + 1, run + 1
             continue
         out.append(line)
-        record, run = bool(_RECORD.match(line) or _EXCEPTION.match(line)), 0
+        record, run = bool(_RECORD.match(line) or _is_exception(line)), 0
     return out, joined
 
 

@@ -9,11 +9,10 @@ keep every sample that parses. prometheus_client is imported only for text that 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
 from llmdoctor.knowledge.prom_plain import parse_plain
-from llmdoctor.parsing import ParseError
+from llmdoctor.parsing import LazyPattern, ParseError
 
 
 @dataclass(frozen=True)
@@ -80,7 +79,7 @@ def histo(exp: Exposition, *names: str) -> tuple[Histo | None, str | None]:
     return None, None
 
 
-_SAMPLE_LINE = re.compile(r'^\s*([A-Za-z_:][A-Za-z0-9_:]*)(\{[^}]*\})?\s+(\S+)')
+_SAMPLE_LINE = LazyPattern(r'^\s*([A-Za-z_:][A-Za-z0-9_:]*)(\{[^}]*\})?\s+(\S+)')
 
 
 def _families_to_samples(text: str) -> list[Sample]:

@@ -8,14 +8,14 @@ not parse - it returns None and the caller uses prometheus_client, which knows e
 """
 from __future__ import annotations
 
-import re
+from llmdoctor.parsing import LazyPattern
 
 _NAME = r"[a-zA-Z_:][a-zA-Z0-9_:]*"
 _VALUE = r"[+-]?(?:(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|Inf|inf|NaN|nan)"
 _PAIR = r'[a-zA-Z_][a-zA-Z0-9_]*="[^"\\]*"'
-_SAMPLE = re.compile(rf"({_NAME})(?:\{{((?:{_PAIR}(?:,{_PAIR})*,?)?)\}})? ({_VALUE})(?: ({_VALUE}))?")
-_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="([^"\\]*)"')
-_NAME_ONLY = re.compile(_NAME)
+_SAMPLE = LazyPattern(rf"({_NAME})(?:\{{((?:{_PAIR}(?:,{_PAIR})*,?)?)\}})? ({_VALUE})(?: ({_VALUE}))?")
+_LABEL = LazyPattern(r'([a-zA-Z_][a-zA-Z0-9_]*)="([^"\\]*)"')
+_NAME_ONLY = LazyPattern(_NAME)
 _TYPES = frozenset({"counter", "gauge", "summary", "histogram", "gaugehistogram", "unknown", "info", "stateset",
                     "untyped"})  # what prometheus_client accepts
 _ALLOWED = {"counter": ("",), "gauge": ("",), "summary": ("_count", "_sum", ""),

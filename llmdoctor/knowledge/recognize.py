@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from llmdoctor.parsing import LazyPattern
+
 OLLAMA, VLLM, LLAMACPP, SGLANG = "ollama", "vllm", "llamacpp", "sglang"
 FAMILY = "llama.cpp"  # llama.cpp code: Ollama's runner or llama-server, decided by the rest
 ENGINES = (OLLAMA, VLLM, LLAMACPP, SGLANG)
@@ -24,88 +26,104 @@ HEAD = 256 * 1024  # characters of a file that are read for its signs
 MAX_LINES = 4000
 
 
-def _table(*rows: tuple[str, str]) -> tuple[tuple[re.Pattern[str], str], ...]:
-    return tuple((re.compile(p), what) for p, what in rows)
+Sign = tuple[tuple[str, ...], LazyPattern, str]  # (literals, pattern, what it is)
 
 
-SIGNS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
+def _table(*rows: tuple[str | tuple[str, ...], str, str]) -> tuple[Sign, ...]:
+    """Rows of (literal or literals, pattern, description). Every match of a pattern holds one
+    of its row's literals, in lower case once the line is case-folded: a pattern is compiled
+    and searched only on lines that hold one (start-up time, and the cost of each line)."""
+    return tuple(((lit,) if isinstance(lit, str) else lit, LazyPattern(p), what) for lit, p, what in rows)
+
+
+SIGNS: dict[str, tuple[Sign, ...]] = {
     OLLAMA: _table(
-        (r"\[GIN\] \d{4}/\d{2}/\d{2}", "gin access log line"),
-        (r'server config"? env=', "server config line"),
-        (r'msg="inference compute"', "GPU inventory line"),
-        (r"\bsource=[\w.-]+\.go:\d+ ", "Go slog line (time= level= source=x.go)"),
-        (r"^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2} [\w.-]+\.go:\d+: ", "old Go log line (date x.go:N:)"),
-        (r"\bOLLAMA_[A-Z][A-Z0-9_]*", "OLLAMA_* variable"),
-        (r"\bollama(?:\.exe)?\s+(?:serve|runner|run|ps|pull|create|show|list|stop)\b", "ollama command"),
-        (r"/api/(?:generate|chat|embed|embeddings|tags|ps|show|pull)\b", "Ollama API path"),
-        (r"\.ollama[/\\]models|/usr/share/ollama|lib[/\\]ollama\b|\\Ollama\\|\bollama/ollama\b", "Ollama path or image"),
-        (r"llama runner (?:started|process)|starting llama server|\bollama runner\b|waiting for llama runner", "Ollama runner line"),
-        (r"maximum pending requests exceeded", "Ollama queue-full text"),
-        (r"^NAME\s+ID\s+SIZE\s+PROCESSOR\b", "`ollama ps` table"),
-        (r'"size_vram"\s*:', "/api/ps response"),
+        ("[gin] ", r"\[GIN\] \d{4}/\d{2}/\d{2}", "gin access log line"),
+        ("server config", r'server config"? env=', "server config line"),
+        ('msg="inference compute"', r'msg="inference compute"', "GPU inventory line"),
+        (".go:", r"\bsource=[\w.-]+\.go:\d+ ", "Go slog line (time= level= source=x.go)"),
+        (".go:", r"^\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2} [\w.-]+\.go:\d+: ", "old Go log line (date x.go:N:)"),
+        ("ollama_", r"\bOLLAMA_[A-Z][A-Z0-9_]*", "OLLAMA_* variable"),
+        ("ollama", r"\bollama(?:\.exe)?\s+(?:serve|runner|run|ps|pull|create|show|list|stop)\b", "ollama command"),
+        ("/api/", r"/api/(?:generate|chat|embed|embeddings|tags|ps|show|pull)\b", "Ollama API path"),
+        ("ollama", r"\.ollama[/\\]models|/usr/share/ollama|lib[/\\]ollama\b|\\Ollama\\|\bollama/ollama\b", "Ollama path or image"),
+        (("llama runner", "llama server"), r"llama runner (?:started|process)|starting llama server|\bollama runner\b|waiting for llama runner", "Ollama runner line"),
+        ("maximum pending requests exceeded", r"maximum pending requests exceeded", "Ollama queue-full text"),
+        ("processor", r"^NAME\s+ID\s+SIZE\s+PROCESSOR\b", "`ollama ps` table"),
+        ('"size_vram"', r'"size_vram"\s*:', "/api/ps response"),
     ),
     VLLM: _table(
-        (r"(?i)\bvllm\b|VLLM_[A-Z]", "vllm named"),
-        (r"Avg prompt throughput: [\d.]+ tokens/s", "stats line"),
-        (r"\bEngine \d{3}: ", "V1 engine stats prefix"),
-        (r"# (?:GPU|cuda|CPU|XPU) blocks: \d+", "V0 KV block count"),
-        (r"KV cache size: [\d,]+ tokens|Maximum concurrency for [\d,]+ tokens per request", "KV capacity line"),
-        (r"PreemptionMode\.|is preempted by", "preemption warning"),
-        (r"\((?:APIServer|EngineCore\w*|VllmWorker\w*|Worker\w*) pid=\d+\)", "vLLM process tag"),
-        (r"\b[\w]+\.py:\d+\] ", "vLLM log prefix (file.py:N])"),
-        (r"Input prompt \(\d+ tokens\) is too long and exceeds limit", "V0 prompt-too-long line"),
-        (r"max seq len \(\d+\)[^\n]*(?:KV cache is needed|stored in KV cache)|KV cache is needed, which is larger than "
+        ("vllm", r"(?i)\bvllm\b|VLLM_[A-Z]", "vllm named"),
+        ("avg prompt throughput: ", r"Avg prompt throughput: [\d.]+ tokens/s", "stats line"),
+        ("engine ", r"\bEngine \d{3}: ", "V1 engine stats prefix"),
+        (" blocks: ", r"# (?:GPU|cuda|CPU|XPU) blocks: \d+", "V0 KV block count"),
+        (("kv cache size: ", "maximum concurrency for "), r"KV cache size: [\d,]+ tokens|Maximum concurrency for [\d,]+ tokens per request", "KV capacity line"),
+        (("preemptionmode.", "is preempted by"), r"PreemptionMode\.|is preempted by", "preemption warning"),
+        (" pid=", r"\((?:APIServer|EngineCore\w*|VllmWorker\w*|Worker\w*) pid=\d+\)", "vLLM process tag"),
+        (".py:", r"\b[\w]+\.py:\d+\] ", "vLLM log prefix (file.py:N])"),
+        ("input prompt (", r"Input prompt \(\d+ tokens\) is too long and exceeds limit", "V0 prompt-too-long line"),
+        ("kv cache", r"max seq len \(\d+\)[^\n]*(?:KV cache is needed|stored in KV cache)|KV cache is needed, which is larger than "
          r"the available KV cache memory", "KV cache too small for max_model_len (start-up refusal)"),
-        (r"\b(?:max_model_len|max_num_seqs|gpu_memory_utilization|max_num_batched_tokens|max_seq_len)\b"
+        (("max_model_len", "max_num_seqs", "gpu_memory_utilization", "max_num_batched_tokens", "max_seq_len",
+          "--max-model-len", "--max-num-seqs", "--gpu-memory-utilization", "--tensor-parallel-size",
+          "--max-num-batched-tokens"),
+         r"\b(?:max_model_len|max_num_seqs|gpu_memory_utilization|max_num_batched_tokens|max_seq_len)\b"
          r"|--(?:max-model-len|max-num-seqs|gpu-memory-utilization|tensor-parallel-size|max-num-batched-tokens)\b",
          "vLLM setting"),
-        (r"\bLLM\(\s*model\s*=", "vLLM LLM(...) call"),
-        (r"Initializing an? (?:V1 )?LLM engine", "engine start-up line"),
+        ("llm(", r"\bLLM\(\s*model\s*=", "vLLM LLM(...) call"),
+        ("initializing a", r"Initializing an? (?:V1 )?LLM engine", "engine start-up line"),
     ),
     LLAMACPP: _table(
-        (r"\bllama-server\b|\bllama\.cpp/server\b|examples/server", "llama-server named"),
-        (r"^\d+\.\d{2}\.\d{3}\.\d{3} [IWEDT] ", "llama-server timestamped log line"),
-        (r"ghcr\.io/(?:ggerganov|ggml-org)/llama\.cpp", "llama.cpp image"),
-        (r"\bLLAMA_ARG_[A-Z][A-Z0-9_]*", "LLAMA_ARG_* variable"),
-        (r"\bllamacpp[:_][a-z]", "llama-server metric"),
-        (r"(?i)\blemonade\b|--llamacpp", "Lemonade (llama-server front-end)"),
-        (r'"total_slots"\s*:|"default_generation_settings"', "/props response"),
+        (("llama-server", "llama.cpp/server", "examples/server"), r"\bllama-server\b|\bllama\.cpp/server\b|examples/server", "llama-server named"),
+        ((" i ", " w ", " e ", " d ", " t "), r"^\d+\.\d{2}\.\d{3}\.\d{3} [IWEDT] ", "llama-server timestamped log line"),
+        ("ghcr.io/", r"ghcr\.io/(?:ggerganov|ggml-org)/llama\.cpp", "llama.cpp image"),
+        ("llama_arg_", r"\bLLAMA_ARG_[A-Z][A-Z0-9_]*", "LLAMA_ARG_* variable"),
+        ("llamacpp", r"\bllamacpp[:_][a-z]", "llama-server metric"),
+        (("lemonade", "--llamacpp"), r"(?i)\blemonade\b|--llamacpp", "Lemonade (llama-server front-end)"),
+        (('"total_slots"', '"default_generation_settings"'), r'"total_slots"\s*:|"default_generation_settings"', "/props response"),
     ),
     # SGLang (knowledge/sglang/FORMATS.md): its scheduler's batch and retraction lines, its
     # launch module and flags, its metric prefix
     SGLANG: _table(
-        (r"\b(?:Decode|Prefill) batch(?: \[\d+\])?[.,] #(?:running-req|new-seq): \d+", "scheduler batch line"),
-        (r"#retracted_reqs: \d+", "retraction line"),
-        (r"#running-req: \d+, #token: \d+, token usage: |new fill batch\. #seq: \d+\. ", "0.1 scheduler line"),
-        (r"Input length \(\d+ tokens\) exceeds the maximum allowed length", "input-too-long line"),
-        (r"(?i)\bsglang\b|\bSGLANG_[A-Z]", "sglang named"),
-        (r"The server is fired up and ready to roll|server_args=ServerArgs\(", "start-up line"),
-        (r"--(?:mem-fraction-static|max-running-requests|disable-radix-cache|schedule-conservativeness)\b"
+        (" batch", r"\b(?:Decode|Prefill) batch(?: \[\d+\])?[.,] #(?:running-req|new-seq): \d+", "scheduler batch line"),
+        ("#retracted_reqs: ", r"#retracted_reqs: \d+", "retraction line"),
+        (("#running-req: ", "new fill batch. #seq: "),
+         r"#running-req: \d+, #token: \d+, token usage: |new fill batch\. #seq: \d+\. ", "0.1 scheduler line"),
+        ("input length (", r"Input length \(\d+ tokens\) exceeds the maximum allowed length", "input-too-long line"),
+        ("sglang", r"(?i)\bsglang\b|\bSGLANG_[A-Z]", "sglang named"),
+        (("the server is fired up", "server_args=serverargs("), r"The server is fired up and ready to roll|server_args=ServerArgs\(", "start-up line"),
+        (("--mem-fraction-static", "--max-running-requests", "--disable-radix-cache", "--schedule-conservativeness",
+          "mem_fraction_static", "max_running_requests", "disable_radix_cache", "max_total_num_tokens"),
+         r"--(?:mem-fraction-static|max-running-requests|disable-radix-cache|schedule-conservativeness)\b"
          r"|\b(?:mem_fraction_static|max_running_requests|disable_radix_cache|max_total_num_tokens)\b",
          "SGLang setting"),
     ),
     FAMILY: _table(
-        (r"\b(?:llm_load_tensors|load_tensors|llama_model_loader|llm_load_print_meta|print_info|"
+        (("llm_load_", "load_tensors:", "llama_model_load", "print_info:", "llama_new_context_with_model:",
+          "llama_context:", "llama_kv_cache", "load_backend:", "ggml_cuda_init:", "ggml_vulkan:", "ggml_metal_",
+          "ggml_backend_", "llama_init_from_model:", "common_init_from_params:", "clip_model_load:", "llama_perf_",
+          "llama_print_timings:", "llama_load_model_from_file:"),
+         r"\b(?:llm_load_tensors|load_tensors|llama_model_loader|llm_load_print_meta|print_info|"
          r"llama_new_context_with_model|llama_context|llama_kv_cache\w*|load_backend|ggml_cuda_init|"
          r"ggml_vulkan|ggml_metal_\w+|ggml_backend_\w+|llama_init_from_model|common_init_from_params|"
          r"llama_model_load\w*|clip_model_load|llama_perf_\w+|llama_print_timings|llm_load_vocab|"
          r"llama_load_model_from_file|llama_model_load_from_file_impl):", "llama.cpp loader line"),
-        (r"^(?:srv|slot|que|cmn)\s+\w+: |^main: |server is listening on http", "llama-server srv/slot line"),
-        (r"^(?:INFO|WARN|ERROR|VERB|DEBUG) \[\s*\w+\] ", "old llama.cpp server line (INFO [func])"),
-        (r'^\{"(?:function|timestamp|tid|level)":', "old llama.cpp server JSON line"),
-        (r"\bGGML_ASSERT\b|\bggml_\w+: ", "ggml line"),
-        (r"\bn_slots\s*=|\bn_ctx(?:_slot|_seq|_per_seq|_train)?\s*=|\bkv_unified\s*=", "slot/context figure"),
-        (r"slot context shift|input truncated \||print_timing|prompt eval time\s*=", "slot request line"),
-        (r"(?:^|\s)(?:--n-gpu-layers|-ngl|--ctx-size|-np|--parallel|--kv-unified|-kvu|--threads-http|"
+        (("srv", "slot", "que", "cmn", "main: ", "server is listening on http"), r"^(?:srv|slot|que|cmn)\s+\w+: |^main: |server is listening on http", "llama-server srv/slot line"),
+        (" [", r"^(?:INFO|WARN|ERROR|VERB|DEBUG) \[\s*\w+\] ", "old llama.cpp server line (INFO [func])"),
+        ('{"', r'^\{"(?:function|timestamp|tid|level)":', "old llama.cpp server JSON line"),
+        ("ggml_", r"\bGGML_ASSERT\b|\bggml_\w+: ", "ggml line"),
+        (("n_slots", "n_ctx", "kv_unified"), r"\bn_slots\s*=|\bn_ctx(?:_slot|_seq|_per_seq|_train)?\s*=|\bkv_unified\s*=", "slot/context figure"),
+        (("slot context shift", "input truncated |", "print_timing", "prompt eval time"), r"slot context shift|input truncated \||print_timing|prompt eval time\s*=", "slot request line"),
+        (("--", "-n", "-kvu"), r"(?:^|\s)(?:--n-gpu-layers|-ngl|--ctx-size|-np|--parallel|--kv-unified|-kvu|--threads-http|"
          r"--cont-batching|--mmproj)(?:[ =]|$)", "llama.cpp flag"),
-        (r"\.gguf\b", "GGUF model file"),
+        (".gguf", r"\.gguf\b", "GGUF model file"),
     ),
 }
 # journald identifiers and container names that name an engine: the ident is the binary
 # (strong), a compose service or pod name is the user's choice (a hint when nothing else is).
-IDENT_ENGINE = ((re.compile(r"ollama", re.I), OLLAMA), (re.compile(r"vllm", re.I), VLLM),
-                (re.compile(r"sglang", re.I), SGLANG),
-                (re.compile(r"llama[-_.]?(?:server|cpp)", re.I), LLAMACPP))
+IDENT_ENGINE = ((LazyPattern(r"ollama", re.I), OLLAMA), (LazyPattern(r"vllm", re.I), VLLM),
+                (LazyPattern(r"sglang", re.I), SGLANG),
+                (LazyPattern(r"llama[-_.]?(?:server|cpp)", re.I), LLAMACPP))
 
 
 @dataclass(frozen=True)
@@ -132,8 +150,14 @@ def _signs_in(text: str) -> dict[str, Hit]:
             break
         if not line.strip():
             continue
+        folded = line.casefold()  # (casefold, not lower: (?i) matches "ſ" for "s" and "K" for "k")
         for engine, table in SIGNS.items():
-            for pattern, what in table:
+            for literals, pattern, what in table:
+                for literal in literals:
+                    if literal in folded:
+                        break
+                else:
+                    continue
                 if pattern.search(line):
                     hit = found.get(engine)
                     if hit is None:

@@ -10,8 +10,9 @@ characters. Pure functions, except `output_width`, which asks the terminal.
 from __future__ import annotations
 
 import os
-import re
 import shutil
+
+from llmdoctor.parsing import LazyPattern
 
 Segment = tuple[str, str]  # (text, style): styles are names in PAINT
 Line = tuple[Segment, ...]
@@ -24,8 +25,8 @@ PAINT = {  # style name -> SGR parameters; unknown styles paint nothing
     "bold red": "1;31", "bold yellow": "1;33", "bold green": "1;32", "rule": "1",
 }
 
-_WORD = re.compile(r"\S+|\s+")
-_BREAK_AFTER = re.compile(r"[/=,:;\-_.&?]")
+_WORD = LazyPattern(r"\S+|\s+")
+_BREAK_AFTER = LazyPattern(r"[/=,:;\-_.&?]")
 
 
 def output_width(stream, environ=os.environ) -> int:

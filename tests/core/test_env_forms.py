@@ -61,3 +61,30 @@ def test_a_drop_in_read_alone():
     assert "in [Unit]" in a.problem
     [a] = unit_file_assignments('[Service]\nEnvironment="OLLAMA_NUM_PARALLEL=4"\n', "d")
     assert (a.value, a.problem) == ("4", None)
+
+
+def test_literal_pre_tests_change_no_match():
+    """Each pattern of assignments_in is tried only on lines that start (or hold) what its
+    matches do: on every fixture line, stripped as assignments_in strips it, and on lines made
+    to match, the pre-test never turns a match away."""
+    from pathlib import Path
+
+    from llmdoctor.knowledge import env_forms as E
+
+    made = [line.replace("A", "OLLAMA_NUM_PARALLEL") for line in (
+        "Environment=A=1", "export A=x", "declare -x A=1", "SET A=1", "ſet A=1", "setx A 1", "SETX.exe A 1",
+        "$env:A='x'", "$ENV:A=1", "[Environment]::SetEnvironmentVariable('A', '2', 'User')", "launchctl setenv A 1",
+        "docker run -e A=1 img", "podman create x")]
+    root = Path(__file__).resolve().parents[1] / "fixtures"
+    lines = made + [l.strip() for p in sorted(root.rglob("*")) if p.is_file() and p.stat().st_size < 4_000_000
+                    for l in p.read_bytes().decode("utf-8", "replace").splitlines()]
+    tests = [(E._SYSTEMD, lambda l: l.startswith("Environment")),
+             (E._EXPORT, lambda l: l.startswith(("export", "declare", "typeset"))),
+             (E._CMD_SET, lambda l: l[:3].casefold() == "set"), (E._SETX, lambda l: l[:3].casefold() == "set"),
+             (E._PWSH, lambda l: l.startswith("$")), (E._LAUNCHCTL, lambda l: l.startswith("launchctl"))]
+    for line in lines:
+        for pattern, pre in tests:
+            assert pre(line) or not pattern.match(line), (pattern, line)
+        assert "(" in line or not E._DOTNET.search(line), line
+        assert any(w in line for w in ("docker", "podman", "nerdctl")) or not E._DOCKER_RUN.search(line), line
+    assert len(E.assignments_in("\n".join(made), "x")) >= 10

@@ -125,3 +125,51 @@ def test_a_count_of_tokens_is_not_a_credential():
     for secret in ("api_token: 12345678", "auth_token: 123", "AUTH_TOKEN=42", "password: 1234",
                    "HF_TOKEN=hf_abcdefghijklmnopqrstuvwxyz"):  # long, or named for more than tokens
         assert "<redacted>" in redact_text(secret), secret
+
+
+def _min_width(pattern: str) -> int:
+    import re._parser as sre_parse  # (the standard library's own reading of the pattern)
+
+    return sre_parse.parse(pattern).getwidth()[0]
+
+
+def test_every_token_shape_is_long_or_holds_a_trigger_word():
+    """What lets a short text skip the pre-filter (redact._may_trigger): a shape shorter than
+    _SHAPE_MIN must start with one of _TRIGGER_WORDS."""
+    from llmdoctor.redact import _SHAPE_LIST, _SHAPE_MIN, _TRIGGER_WORDS
+
+    for shape in _SHAPE_LIST:
+        assert _min_width(shape) >= _SHAPE_MIN or any(shape.lower().startswith(w.decode()) for w in _TRIGGER_WORDS), shape
+
+
+def _trigger_agrees(text: str) -> None:
+    import re
+
+    from llmdoctor.redact import _TRIGGER, _may_trigger
+
+    data = text.encode("utf-8", "replace").lower()
+    if re.search(_TRIGGER, data):
+        assert _may_trigger(data), text
+
+
+def test_the_pre_filter_is_skipped_only_where_it_cannot_match():
+    from tests.core.secrets_corpus import SECRETS
+
+    for s in SECRETS:
+        _trigger_agrees(s.line)
+        for cut in range(1, len(s.line)):  # every piece of it, too
+            _trigger_agrees(s.line[cut:cut + 24])
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "fixtures"
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and p.stat().st_size < 4_000_000:
+            for line in p.read_bytes().decode("utf-8", "replace").split("\n"):
+                _trigger_agrees(line)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["ab", ":", "/", "@", "=", "-", "_", ".", " ", "\t", "AKIA", "0123", "xoxp",
+                                 "token", "key", "Bearer ", "--", "sig", "'", '"']), max_size=40).map("".join))
+def test_the_pre_filter_skip_on_garbage(text):
+    _trigger_agrees(text)

@@ -51,3 +51,29 @@ def test_systemctl_cat_pasted_as_unit_file(tmp_path):
     host = EvidenceHost(tmp_path)
     assert host.listdir("/etc/systemd/system/ollama.service.d") == ["override.conf"]
     assert b"OLLAMA_NUM_PARALLEL=4" in host.read("/etc/systemd/system/ollama.service.d/override.conf")
+
+
+def test_literal_pre_tests_change_no_match():
+    """The cheap tests in front of PROMPT, FENCE, _EXCEPTION, _KUBECTL, _STAMP, _COMPOSE_STRICT and
+    _DOCKER_JSON (each pattern compiled and tried only on lines that can match it) decide as the
+    patterns alone do, on every line of every fixture file and on lines made to match."""
+    from pathlib import Path
+
+    from llmdoctor.knowledge import pasted as P
+
+    made = ["$ ollama ps", "user@gpu:~$ sudo journalctl -u ollama", "PS C:\\> ollama ps", "(venv) $ python -m vllm x",
+            "> k logs pod", "```text", "  ~~~", "ValueError: too long", "[pod/a-0/b] x", "2024-01-01T00:00:00Z x",
+            "ollama  | msg", '{"log":"x\\n"}', "[rank0]: RuntimeError: x"]
+    root = Path(__file__).resolve().parents[1] / "fixtures"
+    lines = made + [l for p in sorted(root.rglob("*")) if p.is_file() and p.stat().st_size < 4_000_000
+                    for l in p.read_bytes().decode("utf-8", "replace").split("\n")]
+    for line in lines:
+        assert P._is_prompt(line) == bool(P.PROMPT.match(line)), line
+        assert P._is_fence(line) == bool(P.FENCE.match(line)), line
+        assert P._is_exception(line) == bool(P._EXCEPTION.match(line)), line
+        assert bool(line.startswith("[") and P._KUBECTL.match(line)) == bool(P._KUBECTL.match(line)), line
+        assert bool(line[:1].isdigit() and P._STAMP.match(line)) == bool(P._STAMP.match(line)), line
+        bare = line.lstrip(" ")
+        assert bool(" | " in line and P._COMPOSE_STRICT.match(bare)) == bool(P._COMPOSE_STRICT.match(bare)), line
+        assert bool(line.startswith('{"') and P._DOCKER_JSON.match(line)) == bool(P._DOCKER_JSON.match(line)), line
+    assert sum(P._is_prompt(l) for l in made) >= 5 and sum(P._is_fence(l) for l in made) == 2

@@ -81,3 +81,89 @@ def test_names_alone_make_no_engine_but_a_named_log_does():
 def test_garbage_never_raises(text):
     signs_in(text)
     engine_of_text(text)
+
+
+def _every_pattern_on_every_line(text: str) -> dict:
+    """signs_in as it was before its literal pre-tests: every pattern searched on every line."""
+    from llmdoctor.knowledge.recognize import HEAD, MAX_LINES, SIGNS, Hit
+
+    found: dict = {}
+    for n, line in enumerate(text[:HEAD].split("\n")):
+        if n >= MAX_LINES:
+            break
+        if not line.strip():
+            continue
+        for engine, table in SIGNS.items():
+            for _, pattern, what in table:
+                if pattern.search(line):
+                    hit = found.setdefault(engine, [0, line.strip()[:300], what])
+                    hit[0] += 1
+                    break
+    return {e: Hit(*h) for e, h in found.items()}
+
+
+def _fixture_texts():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "fixtures"
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and p.stat().st_size < 4_000_000:
+            yield p, p.read_bytes().decode("utf-8", "replace")
+
+
+def test_literal_pre_tests_change_no_result():
+    """A pattern runs only on lines holding one of its row's literals: on every fixture file
+    (and each of its lines in upper case) the signs found are those of every pattern on every line."""
+    from llmdoctor.knowledge.recognize import _signs_in
+
+    for path, text in _fixture_texts():
+        for variant in (text, text.upper()):
+            assert _signs_in.__wrapped__(variant) == _every_pattern_on_every_line(variant), path
+
+
+# Lines for the literals no fixture line needs alone (each pattern's other branches)
+BRANCHES = [
+    "Sequence group 5 is preempted by the scheduler", "cd llama.cpp/server && make", "see examples/server/README.md",
+    "0.02.505.689 D slot x", "0.02.505.689 T x", "LLAMA_ARG_CTX_SIZE=4096", "x --llamacpp rocm", '"total_slots": 4',
+    '"default_generation_settings": {', "--max-running-requests 8", "--schedule-conservativeness 0.3",
+    "max_running_requests=8", "disable_radix_cache=True", "max_total_num_tokens=1000", "max_seq_len = 4096",
+    "llm_load_print_meta: n_ctx_train = 4096", "llama_model_loader: loaded meta data", "print_info: file format = GGUF V3",
+    "ggml_cuda_init: found 1 CUDA devices:", "ggml_metal_init: allocating", "ggml_backend_metal_log_allocated_size: x",
+    "llama_init_from_model: n_ctx = 4096", "common_init_from_params: warming up", "clip_model_load: model name",
+    "llama_perf_context_print: load time", "llama_print_timings: load time = 1 ms",
+    "llama_load_model_from_file: using device CUDA0", "cmn  init: ok", "llama server is listening on http://x",
+    "prompt eval time =  10.5 ms / 12 tokens", "run -kvu",
+]
+
+
+def test_each_row_s_literals_hold_wherever_its_pattern_matches():
+    """Row by row (not only the first row that matches a line): on every line of every fixture
+    file where a pattern matches, one of its literals is in the case-folded line."""
+    from llmdoctor.knowledge.recognize import SIGNS
+
+    rows = [row for table in SIGNS.values() for row in table]
+    for line in BRANCHES:
+        assert any(pattern.search(line) for _, pattern, _ in rows), line
+    for path, text in [("BRANCHES", "\n".join(BRANCHES))] + list(_fixture_texts()):
+        for line in (text + "\n" + text.upper()).split("\n"):
+            folded = line.casefold()
+            for literals, pattern, what in rows:
+                if pattern.search(line):
+                    assert any(lit in folded for lit in literals), (path, what, line)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([line for _, line in LINES] + NOBODY + ["Ollama", "ſglang", "VLLM_X", "x.py:3] ", " W "]),
+                max_size=6).map(" ".join))
+def test_literal_pre_tests_on_mixed_lines(text):
+    from llmdoctor.knowledge.recognize import _signs_in
+
+    assert _signs_in.__wrapped__(text) == _every_pattern_on_every_line(text)
+
+
+def test_literals_are_case_folded():
+    from llmdoctor.knowledge.recognize import SIGNS
+
+    for table in SIGNS.values():
+        for literals, _, what in table:
+            assert literals and all(lit and lit == lit.casefold() for lit in literals), what

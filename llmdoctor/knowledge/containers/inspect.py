@@ -16,10 +16,10 @@ import re
 from dataclasses import dataclass, field
 
 from llmdoctor.knowledge.containers.looks import looks_like_inspect  # noqa: F401 - (re-exported)
-from llmdoctor.parsing import ParseError
+from llmdoctor.parsing import LazyPattern, ParseError
 
 MAX_TEXT = 16 * 1024 * 1024
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
+_ENV_NAME = LazyPattern(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
 
 
 @dataclass(frozen=True)

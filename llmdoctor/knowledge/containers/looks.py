@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 
-_LOOKS = re.compile(r'^\s*\[?\s*\{\s*"(?:Driver|Id|Created|Path|State|HostConfig|Config)"\s*:|^\s*"(?:Env|HostConfig|DeviceRequests)"\s*:\s*[\[{]',
-                    re.M)
+from llmdoctor.parsing import LazyPattern
+
+_LOOKS = LazyPattern(r'^\s*\[?\s*\{\s*"(?:Driver|Id|Created|Path|State|HostConfig|Config)"\s*:|^\s*"(?:Env|HostConfig|DeviceRequests)"\s*:\s*[\[{]',
+                     re.M)
 
 
 def looks_like_inspect(text: str) -> bool:

@@ -6,9 +6,9 @@ compute inventory with library=cpu, and vLLM's platform detection.
 """
 from __future__ import annotations
 
-import re
+from llmdoctor.parsing import LazyPattern
 
-NO_GPU = re.compile(
+NO_GPU = LazyPattern(
     r'msg="no compatible GPUs were discovered"|msg="no nvidia devices detected"|msg="no GPU detected'
     r'|msg="Discovered GPU libraries: \[\]"|msg="inference compute"[^\n]*\blibrary=cpu\b'
     r"|routes\.go:\d+: Warning: GPU support may not enabled"

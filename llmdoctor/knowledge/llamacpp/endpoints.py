@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from llmdoctor.parsing import ParseError
+from llmdoctor.parsing import LazyPattern, ParseError
 
 @dataclass(frozen=True)
 class LlamaHealth:
@@ -150,7 +149,7 @@ def parse_slots(body: bytes | str | list) -> tuple[SlotState, ...]:
     return tuple(out)
 
 
-_LLAMA_SAMPLE = re.compile(r"^\s*(llamacpp[:_][A-Za-z0-9_]+)(?:\{[^}]*\})?\s+([-+0-9.eE]+|NaN|[+-]?Inf)\s*(?:\d+)?\s*$")
+_LLAMA_SAMPLE = LazyPattern(r"^\s*(llamacpp[:_][A-Za-z0-9_]+)(?:\{[^}]*\})?\s+([-+0-9.eE]+|NaN|[+-]?Inf)\s*(?:\d+)?\s*$")
 
 
 def parse_llama_metrics(text: str) -> LlamaMetrics:

@@ -36,40 +36,46 @@ import json
 import re
 from collections import deque
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from llmdoctor.parsing import LazyPattern
+
+if TYPE_CHECKING:  # the event records are defined when a line tells of one (events.py)
+    from llmdoctor.knowledge.llamacpp.events import CacheMiss, RequestTiming, Shift
 
 EXAMPLES = 3
 KEEP_TIMINGS = 200  # the most recent timed requests
 
-_NUM_FIELD = re.compile(r"\b([a-z_]\w*)\s*[=:]\s*\"?(-?\d+)\b")
-BACKEND_LOADED = re.compile(r"load_backend: loaded (\S+) backend from (\S+)")
-NO_DEVICE = re.compile(
+_NUM_FIELD = LazyPattern(r"\b([a-z_]\w*)\s*[=:]\s*\"?(-?\d+)\b")
+BACKEND_LOADED = LazyPattern(r"load_backend: loaded (\S+) backend from (\S+)")
+NO_DEVICE = LazyPattern(
     r"ggml_vulkan: No devices found|ggml_cuda_init: failed to initialize|no usable GPU found|"
     r"no CUDA-capable device is detected|CUDA driver version is insufficient|ggml_metal_init: error|"
     r"failed to initialize (?:the )?(?:CUDA|ROCm|HIP|Vulkan|Metal)", re.I)
-DEVICES_FOUND = re.compile(r"ggml_cuda_init: found (\d+) \w+ devices|ggml_vulkan: Found (\d+) Vulkan devices|"
-                           r"using device (?:CUDA|ROCm|Vulkan|MTL|SYCL)\d|since a GPU device is available")
-OFFLOADED = re.compile(r"offloaded\s+(\d+)/(\d+)\s+layers to GPU")
-BUFFER = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s+(?:(model|KV|compute|output|RS)\s+)?buffer size\s*=\s*([\d.]+)\s*MiB")
-HOST_BACKEND = re.compile(r"^(?:CPU(?:_\w*)?|BLAS|\w+_Host)$")
-EXCEEDS = re.compile(r"request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)|"
-                     r"input \((\d+) tokens\) is larger than the max context size \((\d+) tokens\)")
+DEVICES_FOUND = LazyPattern(r"ggml_cuda_init: found (\d+) \w+ devices|ggml_vulkan: Found (\d+) Vulkan devices|"
+                            r"using device (?:CUDA|ROCm|Vulkan|MTL|SYCL)\d|since a GPU device is available")
+OFFLOADED = LazyPattern(r"offloaded\s+(\d+)/(\d+)\s+layers to GPU")
+BUFFER = LazyPattern(r"([A-Za-z_][A-Za-z0-9_]*)\s+(?:(model|KV|compute|output|RS)\s+)?buffer size\s*=\s*([\d.]+)\s*MiB")
+HOST_BACKEND = LazyPattern(r"^(?:CPU(?:_\w*)?|BLAS|\w+_Host)$")
+EXCEEDS = LazyPattern(r"request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)|"
+                      r"input \((\d+) tokens\) is larger than the max context size \((\d+) tokens\)")
 EXCEEDS_PLAIN = ("the request exceeds the available context size", "context shift is disabled",
                  "exceed_context_size_error")
-NEW_PROMPT = re.compile(r"new prompt, n_ctx_slot = (\d+),.*?n_prompt_tokens = (\d+)")
+NEW_PROMPT = LazyPattern(r"new prompt, n_ctx_slot = (\d+),.*?n_prompt_tokens = (\d+)")
 KV_FULL = ("failed to find free space in the KV cache", "Context size has been exceeded",
            "Input prompt is too big compared to KV size", "failed to find a memory slot for batch")
-CACHE_MATCH = re.compile(r"n_past = (\d+), slot\.prompt\.tokens\.size\(\) = (\d+)")
-CACHE_RM = re.compile(r"(?:slot (\d+) : )?kv cache rm (?:- )?\[(\d+), end\)")
-_TASK = re.compile(r"task (?:id = )?(\d+)")
-RELEASED = re.compile(r"slot (\d+) released \((\d+) tokens in cache\)")  # 2023 builds
+CACHE_MATCH = LazyPattern(r"n_past = (\d+), slot\.prompt\.tokens\.size\(\) = (\d+)")
+CACHE_RM = LazyPattern(r"(?:slot (\d+) : )?kv cache rm (?:- )?\[(\d+), end\)")
+_TASK = LazyPattern(r"task (?:id = )?(\d+)")
+RELEASED = LazyPattern(r"slot (\d+) released \((\d+) tokens in cache\)")  # 2023 builds
 FULL_REPROCESS = "forcing full prompt re-processing"
 # Builds with context checkpoints (2025-): a checkpoint past the point where the new prompt
 # stops matching is dropped, one line per checkpoint; its n_tokens is what had been cached
 # up to it, pos_next where processing starts again.
 ERASED_CHECKPOINT = "erased invalidated context checkpoint"
-_TASK_BAR = re.compile(r"task (\d+) \||id_task=(\d+)")
-PROMPT_EVAL = re.compile(r"prompt eval time\s*=\s*(\d+(?:\.\d+)?) ms /\s*(\d+) tokens")
-EVAL = re.compile(r"(?<!prompt )eval time\s*=\s*(\d+(?:\.\d+)?) ms /\s*(\d+) (?:tokens|runs)")
+_TASK_BAR = LazyPattern(r"task (\d+) \||id_task=(\d+)")
+PROMPT_EVAL = LazyPattern(r"prompt eval time\s*=\s*(\d+(?:\.\d+)?) ms /\s*(\d+) tokens")
+EVAL = LazyPattern(r"(?<!prompt )eval time\s*=\s*(\d+(?:\.\d+)?) ms /\s*(\d+) (?:tokens|runs)")
 _MARKS = ("eval time", "load_backend", "devices", "device", "GPU", "layers to GPU", "buffer size", "context shift",
           "truncated", "shifting", "context size", "KV", "n_past", "kv cache rm", "re-processing",
           "new prompt", "exceed", "Context size", "released", "checkpoint")
@@ -85,41 +91,6 @@ def fields(line: str) -> dict[str, int]:
         if isinstance(obj, dict):
             return {k: v for k, v in obj.items() if isinstance(v, int) and not isinstance(v, bool)}
     return {k: int(v) for k, v in _NUM_FIELD.findall(line) if len(v) < 12}
-
-
-@dataclass(frozen=True)
-class RequestTiming:
-    """One request's `print_timing(s)` lines: prompt evaluation (prefill) against generation."""
-
-    task: str
-    prompt_ms: float
-    prompt_tokens: int
-    eval_ms: float | None = None
-    eval_tokens: int | None = None
-    text: str = ""  # the prompt eval line
-
-    @property
-    def prompt_share(self) -> float | None:
-        if self.eval_ms is None or self.prompt_ms + self.eval_ms <= 0:
-            return None
-        return self.prompt_ms / (self.prompt_ms + self.eval_ms)
-
-
-@dataclass(frozen=True)
-class Shift:
-    """The slot's context filled: llama.cpp dropped tokens to go on (shift) or cut the prompt."""
-
-    kind: str  # "shift" (generation went past the context) | "truncated" (the prompt was cut)
-    n_ctx: int | None
-    dropped: int | None  # n_discard / n_erase
-    text: str
-
-
-@dataclass(frozen=True)
-class CacheMiss:
-    cached: int | None  # tokens the slot held
-    matched: int  # tokens of the new prompt found in it
-    text: str
 
 
 @dataclass(frozen=True)
@@ -241,10 +212,14 @@ class LlamaCppLines:
             return True
         if "context shift" in line and ("n_discard" in line or "n_keep" in line) and "new prompt" not in line \
                 or "context limit hit - shifting" in line:
+            from llmdoctor.knowledge.llamacpp.events import Shift
+
             f = fields(line)
             self.shifts.add(Shift("shift", f.get("n_ctx") or f.get("limit"), f.get("n_discard") or f.get("discard"), text))
             return True
         if "input truncated" in line:
+            from llmdoctor.knowledge.llamacpp.events import Shift
+
             f = fields(line)
             self.shifts.add(Shift("truncated", f.get("n_ctx"), f.get("n_erase") or f.get("n_discard"), text))
             return True
@@ -267,12 +242,16 @@ class LlamaCppLines:
             return True
         m = CACHE_MATCH.search(line)
         if m:
+            from llmdoctor.knowledge.llamacpp.events import CacheMiss
+
             self._miss(CacheMiss(int(m.group(2)), int(m.group(1)), text))
             return True
         m = CACHE_RM.search(line)
         if m:
             cached = self._cached.pop(m.group(1), None) if m.group(1) else None
             if cached is not None:  # a fresh slot prints [0, end) too: a miss only against a known cache
+                from llmdoctor.knowledge.llamacpp.events import CacheMiss
+
                 self._miss(CacheMiss(cached, int(m.group(2)), text))
             return True
         m = RELEASED.search(line)
@@ -280,6 +259,8 @@ class LlamaCppLines:
             self._cached[m.group(1)] = int(m.group(2))
             return True
         if FULL_REPROCESS in line:
+            from llmdoctor.knowledge.llamacpp.events import CacheMiss
+
             self._miss(CacheMiss(None, 0, text))
             return True
         if ERASED_CHECKPOINT in line:
@@ -295,6 +276,8 @@ class LlamaCppLines:
             return  # older wording without the restart position: no figure to read
         t = _TASK_BAR.search(line)
         task = (t.group(1) or t.group(2)) if t else "?"
+        from llmdoctor.knowledge.llamacpp.events import CacheMiss
+
         miss = CacheMiss(f["n_tokens"], f["pos_next"], text)
         held = self._erased.get(task)
         if held is None or (miss.cached or 0) > (held.cached or 0):
@@ -309,6 +292,8 @@ class LlamaCppLines:
 
     def _timing(self, line: str, text: str) -> None:
         """Pair a request's `prompt eval time` line with its `eval time` line (by task)."""
+        from llmdoctor.knowledge.llamacpp.events import RequestTiming
+
         t = _TASK_BAR.search(line)
         task = (t.group(1) or t.group(2)) if t else "?"
         m = PROMPT_EVAL.search(line)

@@ -9,32 +9,35 @@ journald prefixes or `srv`/`slot` tags, so all patterns match substrings.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from llmdoctor.knowledge.llamacpp.lines import LlamaCppFacts, LlamaCppLines, RequestTiming  # noqa: F401 (re-exported)
+from llmdoctor.knowledge.llamacpp.lines import LlamaCppFacts, LlamaCppLines  # noqa: F401 (re-exported)
 from llmdoctor.knowledge.evidence_line import short_line
+from llmdoctor.parsing import LazyPattern
+
+if TYPE_CHECKING:
+    from llmdoctor.knowledge.llamacpp.events import RequestTiming
 
 # `n_slots = 4` / `n_ctx_slot = 2048`; the 2024 server's (and forks') `name=value` text form
 # (`INFO [ init] new slot | tid="…" timestamp=… id_slot=0 n_ctx_slot=2560`) and its JSON form
-_N_SLOTS = re.compile(r'n_slots(?: = |=|":\s*)(\d+)')
-_SLOT_CTX = re.compile(r'(?:n_ctx_slot(?: = |=|":\s*)|new slot,? n_ctx(?:_slot)? = )(\d+)')
-_KV_UNIFIED = re.compile(r"kv_unified\s*=\s*'?(true|false|1|0)'?")
-_N_CTX = re.compile(r"(?:llama_context|llama_new_context_with_model):\s+n_ctx\s*=\s*(\d+)")
-_N_CTX_SEQ = re.compile(r"(?:llama_context|llama_new_context_with_model):\s+n_ctx_(?:seq|per_seq)\s*=\s*(\d+)")
-_N_SEQ_MAX = re.compile(r"n_seq_max\s*=\s*(\d+)")
-_CTX_WARN = re.compile(r"n_ctx_(?:seq|per_seq) \((\d+)\) ([<>]) n_ctx_train \((\d+)\)")
-_N_CTX_TRAIN = re.compile(r"print_info: n_ctx_train\s*=\s*(\d+)")
-_KV_BUFFER = re.compile(r"(\S+) KV buffer size =\s*(\d+(?:\.\d+)?) MiB")
-_KV_SIZE = re.compile(r"llama_kv_cache: size =\s*(\d+(?:\.\d+)?) MiB \(\s*(\d+) cells,\s*(\d+) layers,\s*(\d+)/\s*(\d+) seqs\)")
-_SLOT_ID = re.compile(r"id\s+(\d+) \| task -?\d+ \| new slot")
-_LAUNCH_CTX = re.compile(r'"n_ctx":(\d+)')
-_STAMP = re.compile(r"^(\d+)\.(\d{2})\.(\d{3})\.(\d{3}) [IWEDT] ")  # minutes.seconds.ms.us since start
-_LAUNCH = re.compile(r"slot launch_slot_: id\s+(\d+) \| task (\d+)")
-_RELEASE = re.compile(r"slot\s+release: id\s+(\d+) \| task (\d+)")
+_N_SLOTS = LazyPattern(r'n_slots(?: = |=|":\s*)(\d+)')
+_SLOT_CTX = LazyPattern(r'(?:n_ctx_slot(?: = |=|":\s*)|new slot,? n_ctx(?:_slot)? = )(\d+)')
+_KV_UNIFIED = LazyPattern(r"kv_unified\s*=\s*'?(true|false|1|0)'?")
+_N_CTX = LazyPattern(r"(?:llama_context|llama_new_context_with_model):\s+n_ctx\s*=\s*(\d+)")
+_N_CTX_SEQ = LazyPattern(r"(?:llama_context|llama_new_context_with_model):\s+n_ctx_(?:seq|per_seq)\s*=\s*(\d+)")
+_N_SEQ_MAX = LazyPattern(r"n_seq_max\s*=\s*(\d+)")
+_CTX_WARN = LazyPattern(r"n_ctx_(?:seq|per_seq) \((\d+)\) ([<>]) n_ctx_train \((\d+)\)")
+_N_CTX_TRAIN = LazyPattern(r"print_info: n_ctx_train\s*=\s*(\d+)")
+_KV_BUFFER = LazyPattern(r"(\S+) KV buffer size =\s*(\d+(?:\.\d+)?) MiB")
+_KV_SIZE = LazyPattern(r"llama_kv_cache: size =\s*(\d+(?:\.\d+)?) MiB \(\s*(\d+) cells,\s*(\d+) layers,\s*(\d+)/\s*(\d+) seqs\)")
+_SLOT_ID = LazyPattern(r"id\s+(\d+) \| task -?\d+ \| new slot")
+_LAUNCH_CTX = LazyPattern(r'"n_ctx":(\d+)')
+_STAMP = LazyPattern(r"^(\d+)\.(\d{2})\.(\d{3})\.(\d{3}) [IWEDT] ")  # minutes.seconds.ms.us since start
+_LAUNCH = LazyPattern(r"slot launch_slot_: id\s+(\d+) \| task (\d+)")
+_RELEASE = LazyPattern(r"slot\s+release: id\s+(\d+) \| task (\d+)")
 BACK_TO_BACK_S = 0.05  # a slot taken this soon after it was freed: the request was already waiting
-_JSON_SLOTS = re.compile(r'"n_idle_slots":\s*(\d+),\s*"n_processing_slots":\s*(\d+)')
+_JSON_SLOTS = LazyPattern(r'"n_idle_slots":\s*(\d+),\s*"n_processing_slots":\s*(\d+)')
 
 
 @dataclass(frozen=True)

@@ -7,12 +7,10 @@ recognised at bracket depth 0 after a space.
 """
 from __future__ import annotations
 
-import re
+from llmdoctor.parsing import LazyPattern, ParseError
 
-from llmdoctor.parsing import ParseError
-
-START = re.compile(r'server config"?\s+env="?map\[')
-_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*:")
+START = LazyPattern(r'server config"?\s+env="?map\[')
+_KEY = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*:")
 
 
 def is_start(line: str) -> bool:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from llmdoctor.parsing import LazyPattern
+
 UINT, BOOL, DURATION, STRING, HOST, LEVEL = "uint", "bool", "duration", "string", "host", "level"
 
 # Go's time.Duration max (math.MaxInt64 ns); Ollama prints it for a negative keep-alive.
@@ -161,7 +163,7 @@ def strip_value(value: str) -> str:
 
 _GO_UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000,
              "s": 1_000_000_000, "m": 60_000_000_000, "h": 3_600_000_000_000}
-_GO_PART = re.compile(r"(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)")
+_GO_PART = LazyPattern(r"(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)")
 
 
 def parse_go_duration(text: str) -> int:

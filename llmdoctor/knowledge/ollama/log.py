@@ -16,7 +16,7 @@ from typing import Iterable
 
 from llmdoctor.knowledge.llamacpp.lines import BACKEND_LOADED as _BACKEND, BUFFER as _BUFFER, HOST_BACKEND as HOST_BACKENDS
 from llmdoctor.knowledge.llamacpp.lines import OFFLOADED as _OFFLOADED, LlamaCppFacts, LlamaCppLines
-from llmdoctor.parsing import ParseError, parse_size, strip_journal_prefix
+from llmdoctor.parsing import LazyPattern, ParseError, parse_size, strip_journal_prefix
 from llmdoctor.knowledge.ollama import config_line as cfgline
 from llmdoctor.knowledge.ollama.env import parse_go_duration
 
@@ -35,25 +35,25 @@ OOM_SUBSTRINGS = ("out of memory", "out of device memory", "cudamalloc failed", 
                   "failed to allocate", "allocation failed", "not enough memory", "insufficient memory",
                   "vk_error_out_of_device_memory", "erroroutofmemory")
 # CUDA error 999 (cudaErrorUnknown) at start-up is the suspend/resume signature (ollama#5464, #6647)
-GPU_INIT_FAILURE = re.compile(r"(?:cudaSetDevice err|cudart init failure|cuda driver library init failure|cuInit err)\W+999"
-                              r"|unable to init gpu", re.I)
+GPU_INIT_FAILURE = LazyPattern(r"(?:cudaSetDevice err|cudart init failure|cuda driver library init failure|cuInit err)\W+999"
+                               r"|unable to init gpu", re.I)
 
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_TIME = re.compile(r"\btime=(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?)")
-_OLD_TIME = re.compile(r"(?:^|\s)(\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}) \S+\.go:\d+: ")
-_GIN = re.compile(r"\[\s*GIN\s*\]\s*(\d{4}/\d{2}/\d{2}) - (\d{2}:\d{2}:\d{2})\s*\|\s*(\d{3})\s*\|"
-                  r"\s*([0-9][0-9.hmsuµμn]*)\s*\|\s*(\S*)\s*\|\s*([A-Z]+)\s*\"([^\"]*)\"")
-_DEVICE_MEM = re.compile(r'msg="(model weights|kv cache|compute graph)" device=(\S+) size="([^"]+)"')
-_STARTED = re.compile(r"(llama runner|llama-server) started in ([\d.]+) seconds")
-_START_CMD = re.compile(r'msg="starting (?:llama server|runner|llama-server)"\s+cmd=')
-_CTX = re.compile(r"(?:--ctx-size|(?<!\S)-c)[ =](\d+)")
-_PAR = re.compile(r"(?:--parallel|(?<!\S)-np)[ =](\d+)")
-_MODEL = re.compile(r"(?:--model|(?<!\S)-m)[ =](\S+)")
-_LOAD_REQ = re.compile(r"msg=load request=\"\{[^}]*?Parallel:(\d+)[^}]*?KvSize:(\d+)")
-_TRUNC = re.compile(r'truncating input prompt"?\s+limit=(\d+)\s+prompt=(\d+)(?:\s+keep=(\d+))?(?:\s+new=(\d+))?')
-_LISTEN = re.compile(r"Listening on (\S+) \(version ([^)\s]+)\)")
-_INVENTORY = re.compile(r'msg="inference compute"')
-_KV = re.compile(r'([A-Za-z_][\w.]*)=("(?:[^"\\]|\\.)*"|\S+)')
+_ANSI = LazyPattern(r"\x1b\[[0-9;]*m")
+_TIME = LazyPattern(r"\btime=(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?)")
+_OLD_TIME = LazyPattern(r"(?:^|\s)(\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}) \S+\.go:\d+: ")
+_GIN = LazyPattern(r"\[\s*GIN\s*\]\s*(\d{4}/\d{2}/\d{2}) - (\d{2}:\d{2}:\d{2})\s*\|\s*(\d{3})\s*\|"
+                   r"\s*([0-9][0-9.hmsuµμn]*)\s*\|\s*(\S*)\s*\|\s*([A-Z]+)\s*\"([^\"]*)\"")
+_DEVICE_MEM = LazyPattern(r'msg="(model weights|kv cache|compute graph)" device=(\S+) size="([^"]+)"')
+_STARTED = LazyPattern(r"(llama runner|llama-server) started in ([\d.]+) seconds")
+_START_CMD = LazyPattern(r'msg="starting (?:llama server|runner|llama-server)"\s+cmd=')
+_CTX = LazyPattern(r"(?:--ctx-size|(?<!\S)-c)[ =](\d+)")
+_PAR = LazyPattern(r"(?:--parallel|(?<!\S)-np)[ =](\d+)")
+_MODEL = LazyPattern(r"(?:--model|(?<!\S)-m)[ =](\S+)")
+_LOAD_REQ = LazyPattern(r"msg=load request=\"\{[^}]*?Parallel:(\d+)[^}]*?KvSize:(\d+)")
+_TRUNC = LazyPattern(r'truncating input prompt"?\s+limit=(\d+)\s+prompt=(\d+)(?:\s+keep=(\d+))?(?:\s+new=(\d+))?')
+_LISTEN = LazyPattern(r"Listening on (\S+) \(version ([^)\s]+)\)")
+_INVENTORY = LazyPattern(r'msg="inference compute"')
+_KV = LazyPattern(r'([A-Za-z_][\w.]*)=("(?:[^"\\]|\\.)*"|\S+)')
 _FORCED_ONE = "model architecture does not currently support parallel requests"
 # The scheduler unloading a loaded model to make room (INFO; DEBUG for the last two), and a
 # keep-alive running out (DEBUG only): server/sched.go, llm/server.go.
@@ -61,16 +61,16 @@ EVICTIONS = ("evicting a model to make space", "predicted to exceed available me
              "max runners achieved, unloading one to make room", "resetting model to expire immediately to make room",
              "evicting all other models", "evicting all other loaded models")
 EXPIRIES = ("timer expired, expiring to unload", "runner expired event received", "expiring to unload")
-_SCHED_LOAD = re.compile(r'msg="(?:new model will fit in available (?:VRAM|memory)[^"]*, loading|loading first model|'
-                         r'loading model(?: via llama-server)?)"')
-_MODEL_ARG = re.compile(r'\bmodel(?:Path)?=("?)([^"\s]+)\1')
-_SYS_MEM = re.compile(r'msg="system memory" total="([^"]+)" free="([^"]+)"')
-_RUNNERS = re.compile(r'msg="Dynamic LLM libraries" runners="?\[([^\]]*)\]')
-_COMPATIBLE = re.compile(r'msg="compatible gpu libraries" compatible=\[([^\]]*)\]')
-_DETECTED = re.compile(r'msg="detected GPUs"[^\n]*?count=(\d+)|msg="inference compute"[^\n]*?library=(?!cpu)(\w+)')
-_LIBDIR_MISSING = re.compile(r"lib[/\\]ollama\S*[’'\"]?:? No such file or directory|cannot access\s+\S*lib[/\\]ollama")
+_SCHED_LOAD = LazyPattern(r'msg="(?:new model will fit in available (?:VRAM|memory)[^"]*, loading|loading first model|'
+                          r'loading model(?: via llama-server)?)"')
+_MODEL_ARG = LazyPattern(r'\bmodel(?:Path)?=("?)([^"\s]+)\1')
+_SYS_MEM = LazyPattern(r'msg="system memory" total="([^"]+)" free="([^"]+)"')
+_RUNNERS = LazyPattern(r'msg="Dynamic LLM libraries" runners="?\[([^\]]*)\]')
+_COMPATIBLE = LazyPattern(r'msg="compatible gpu libraries" compatible=\[([^\]]*)\]')
+_DETECTED = LazyPattern(r'msg="detected GPUs"[^\n]*?count=(\d+)|msg="inference compute"[^\n]*?library=(?!cpu)(\w+)')
+_LIBDIR_MISSING = LazyPattern(r"lib[/\\]ollama\S*[’'\"]?:? No such file or directory|cannot access\s+\S*lib[/\\]ollama")
 GPU_BACKEND_NAMES = ("CUDA", "ROCm", "HIP", "Vulkan", "Metal", "MTL", "SYCL", "OpenCL", "CANN", "MUSA")
-_VRAM_CTX = re.compile(r'vram-based default context"?\s+total_vram="?([^"]+?)"?\s+default_num_ctx=(\d+)')
+_VRAM_CTX = LazyPattern(r'vram-based default context"?\s+total_vram="?([^"]+?)"?\s+default_num_ctx=(\d+)')
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from llmdoctor.parsing import ParseError, parse_size
+from llmdoctor.parsing import LazyPattern, ParseError, parse_size
 
 
 @dataclass(frozen=True)
@@ -76,8 +76,8 @@ _COLUMN = {
     "PROCESSOR": r"\d+%/\d+% CPU/GPU|\d+% (?:CPU|GPU)|Unknown",
     "CONTEXT": r"\d+",
 }
-_HEADER = re.compile(r"\bNAME\s+ID\s+SIZE\s+PROCESSOR\b.*\bUNTIL\b")
-_PROMPT = re.compile(r"^\s*(?:\S*[$#%>]\s|>>>\s)")
+_HEADER = LazyPattern(r"\bNAME\s+ID\s+SIZE\s+PROCESSOR\b.*\bUNTIL\b")
+_PROMPT = LazyPattern(r"^\s*(?:\S*[$#%>]\s|>>>\s)")
 
 
 def _row_regex(headers: list[str]) -> re.Pattern[str]:

@@ -6,10 +6,9 @@ Only the flags the checks read or name in their fixes are kept. SGLang's argpars
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
-from llmdoctor.parsing import flag_settings, split_cmdline
+from llmdoctor.parsing import LazyPattern, flag_settings, split_cmdline
 
 # flag -> (key, kind); keys are ServerArgs field names, as /get_server_info and the
 # `server_args=ServerArgs(...)` start-up line spell them
@@ -41,7 +40,7 @@ SWITCHES = {
     "--enable-metrics": ("enable_metrics", True),
     "--enable-hierarchical-cache": ("enable_hierarchical_cache", True),
 }
-_LAUNCH = re.compile(r"sglang\.launch_server|(?:^|/)sglang$")
+_LAUNCH = LazyPattern(r"sglang\.launch_server|(?:^|/)sglang$")
 
 
 @dataclass(frozen=True)

@@ -7,36 +7,37 @@ with the SGLang source that prints it and a real recorded line (tests/fixtures/s
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field
+
+from llmdoctor.parsing import LazyPattern
 
 # `Decode batch. #running-req: 8, ...` (<= 0.4), `Decode batch, #running-req: ...` (>= 0.5),
 # `Decode batch [123], ...` with SGLANG_LOG_FORWARD_ITERS; likewise `Prefill batch`.
-_BATCH = re.compile(r"\b(Decode|Prefill) batch(?: \[\d+\])?[.,] ")
-_RUNNING = re.compile(r"#running-req: (\d+)")
-_QUEUE = re.compile(r"#queue-req: (\d+)")
-_USAGE = re.compile(r"token usage: ([\d.]+)")  # also `full token usage` / `swa token usage` (hybrid)
-_GEN_TPS = re.compile(r"gen throughput \(token/s\): ([\d.]+)")
-_NEW_SEQ = re.compile(r"#new-seq: (\d+)")
-_NEW_TOKEN = re.compile(r"#new-token: (\d+)")
-_CACHED = re.compile(r"#cached-token: (\d+)")
-_TIME = re.compile(r"\[(?:(\d{4}-\d{2}-\d{2}) )?(\d{2}:\d{2}:\d{2})(?: (?:TP|DP|PP)\d+[^\]]*)?\]")
+_BATCH = LazyPattern(r"\b(Decode|Prefill) batch(?: \[\d+\])?[.,] ")
+_RUNNING = LazyPattern(r"#running-req: (\d+)")
+_QUEUE = LazyPattern(r"#queue-req: (\d+)")
+_USAGE = LazyPattern(r"token usage: ([\d.]+)")  # also `full token usage` / `swa token usage` (hybrid)
+_GEN_TPS = LazyPattern(r"gen throughput \(token/s\): ([\d.]+)")
+_NEW_SEQ = LazyPattern(r"#new-seq: (\d+)")
+_NEW_TOKEN = LazyPattern(r"#new-token: (\d+)")
+_CACHED = LazyPattern(r"#cached-token: (\d+)")
+_TIME = LazyPattern(r"\[(?:(\d{4}-\d{2}-\d{2}) )?(\d{2}:\d{2}:\d{2})(?: (?:TP|DP|PP)\d+[^\]]*)?\]")
 # scheduler.py: "Decode out of memory happened. #retracted_reqs: N, ..." (2024-25), before that
 # "decode out of memory happened, #retracted_reqs: ..."; now "KV cache pool is full. Retract requests. ..."
-_RETRACT = re.compile(r"(?:[Dd]ecode out of memory happened[.,]|KV cache pool is full\. Retract requests\.)"
-                      r" #retracted_reqs: (\d+)")
+_RETRACT = LazyPattern(r"(?:[Dd]ecode out of memory happened[.,]|KV cache pool is full\. Retract requests\.)"
+                       r" #retracted_reqs: (\d+)")
 # scheduler: "Input length (160062 tokens) exceeds the maximum allowed length (59862 tokens). ..."
-_INPUT_TOO_LONG = re.compile(r"Input length \((\d+) tokens\) exceeds the maximum allowed length \((\d+) tokens\)")
+_INPUT_TOO_LONG = LazyPattern(r"Input length \((\d+) tokens\) exceeds the maximum allowed length \((\d+) tokens\)")
 # tokenizer manager, returned to the client as HTTP 400:
 # "The input (61709 tokens) is longer than the model's context length (40960 tokens)."
-_LONGER_THAN_CONTEXT = re.compile(r"The input \((\d+) tokens\) is longer than the model\\?'s context length "
-                                  r"\((\d+) tokens\)")
+_LONGER_THAN_CONTEXT = LazyPattern(r"The input \((\d+) tokens\) is longer than the model\\?'s context length "
+                                   r"\((\d+) tokens\)")
 # "max_total_num_tokens=2086558, chunked_prefill_size=8192, max_prefill_tokens=16384, max_running_requests=33,
 #  context_len=256000, available_gpu_mem=17.22 GB" (the effective values, after SGLang's own caps)
-_SUMMARY = re.compile(r"\bmax_total_num_tokens=(\d+)\b.*?\bmax_running_requests=(\d+)")
-_SUMMARY_CONTEXT = re.compile(r"\bcontext_len=(\d+)")
-_SERVER_ARGS = re.compile(r"server_args=ServerArgs\((.*)")
-_KWARG = re.compile(r"\b([a-z_]+)=('[^']*'|\"[^\"]*\"|[^,()\[\]\s]+)")
+_SUMMARY = LazyPattern(r"\bmax_total_num_tokens=(\d+)\b.*?\bmax_running_requests=(\d+)")
+_SUMMARY_CONTEXT = LazyPattern(r"\bcontext_len=(\d+)")
+_SERVER_ARGS = LazyPattern(r"server_args=ServerArgs\((.*)")
+_KWARG = LazyPattern(r"\b([a-z_]+)=('[^']*'|\"[^\"]*\"|[^,()\[\]\s]+)")
 KEEP_ARGS = ("model_path", "context_length", "mem_fraction_static", "max_running_requests", "max_total_tokens",
              "chunked_prefill_size", "max_prefill_tokens", "schedule_policy", "schedule_conservativeness",
              "kv_cache_dtype", "tp_size", "dp_size", "disable_radix_cache", "allow_auto_truncate", "page_size")
@@ -120,10 +121,10 @@ def _float(m):
 # SGLang 0.1 (2024): decode stats without the "Decode batch." head, and the prefill line
 # `new fill batch. #seq: 1. #cached_token: 330. #new_token: 2172. #remaining_req: 57. #running_req: 9. ...`
 # (#remaining_req: what still waits; the oldest builds leave out #cached_token)
-_OLD_DECODE = re.compile(r"#running-req: (\d+), #token: \d+, token usage: ([\d.]+), "
-                         r"(?:gen throughput \(token/s\): ([\d.]+), )?#queue-req: (\d+)")
-_OLD_FILL = re.compile(r"new fill batch\. #seq: (\d+)\. (?:#cached_token: (\d+)\. )?#new_token: (\d+)\. "
-                       r"#remaining_req: (\d+)\. #running_req: (\d+)")
+_OLD_DECODE = LazyPattern(r"#running-req: (\d+), #token: \d+, token usage: ([\d.]+), "
+                          r"(?:gen throughput \(token/s\): ([\d.]+), )?#queue-req: (\d+)")
+_OLD_FILL = LazyPattern(r"new fill batch\. #seq: (\d+)\. (?:#cached_token: (\d+)\. )?#new_token: (\d+)\. "
+                        r"#remaining_req: (\d+)\. #running_req: (\d+)")
 
 
 def _old_batch_line(line: str) -> BatchLine | None:

@@ -12,6 +12,7 @@ import shlex
 from dataclasses import dataclass
 
 from llmdoctor.knowledge.systemd.units import ENV_NAME, EnvSetting, split_words
+from llmdoctor.parsing import LazyPattern
 
 # Shell files read at login or by interactive shells, relative to a home directory.
 HOME_SHELL_FILES = (".bashrc", ".profile", ".bash_profile", ".bash_login", ".zshrc", ".zshenv", ".zprofile")
@@ -77,8 +78,8 @@ class ShellSetting:
     text: str
 
 
-_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)\Z", re.S)
-_EXPORT_PREFIX = re.compile(r"^(?:export|declare\s+-[a-zA-Z]*x[a-zA-Z]*|typeset\s+-[a-zA-Z]*x[a-zA-Z]*|readonly)\s+")
+_ASSIGN = LazyPattern(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)\Z", re.S)
+_EXPORT_PREFIX = LazyPattern(r"^(?:export|declare\s+-[a-zA-Z]*x[a-zA-Z]*|typeset\s+-[a-zA-Z]*x[a-zA-Z]*|readonly)\s+")
 
 
 def _shell_words(text: str) -> list[str]:

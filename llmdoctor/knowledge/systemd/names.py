@@ -4,6 +4,8 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from llmdoctor.parsing import LazyPattern
+
 # Search directories of the system manager in priority order (systemd.unit(5)).
 SYSTEM_UNIT_PATHS = (
     "/etc/systemd/system.control",
@@ -15,9 +17,9 @@ SYSTEM_UNIT_PATHS = (
     "/usr/lib/systemd/system",
     "/lib/systemd/system",
 )
-ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+ENV_NAME = LazyPattern(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 # Variables that configure an LLM engine (what a misplaced export breaks).
-ENGINE_VAR = re.compile(
+ENGINE_VAR = LazyPattern(
     r"(?:OLLAMA_\w+|VLLM_\w+|LLAMA_ARG_\w+|CUDA_VISIBLE_DEVICES|HIP_VISIBLE_DEVICES|ROCR_VISIBLE_DEVICES"
     r"|GGML_VK_VISIBLE_DEVICES)\Z"
 )
@@ -30,7 +32,7 @@ def is_engine_var(name: str) -> bool:
 UNIT_SUFFIXES = ("service", "socket", "target", "device", "mount", "automount", "swap", "timer", "path",
                  "slice", "scope")
 UNIT_NAME_MAX = 255  # systemd's UNIT_NAME_MAX (256 with the terminating NUL)
-_UNIT_NAME = re.compile(r"[A-Za-z0-9:_.\\@-]+\Z")
+_UNIT_NAME = LazyPattern(r"[A-Za-z0-9:_.\\@-]+\Z")
 
 
 class BadUnitName(ValueError):

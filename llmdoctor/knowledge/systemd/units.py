@@ -32,6 +32,7 @@ from llmdoctor.knowledge.systemd.names import (  # noqa: F401  (re-exported: the
     is_engine_var,
     normalize_unit,
 )
+from llmdoctor.parsing import LazyPattern
 
 
 # -- words: systemd's extract_first_word(UNQUOTE | CUNESCAPE | RELAX) -----------------
@@ -156,7 +157,7 @@ class UnitFile:
     sections: tuple[str, ...] = ()
 
 
-_SECTION = re.compile(r"\[([^\[\]]+)\]\s*\Z")
+_SECTION = LazyPattern(r"\[([^\[\]]+)\]\s*\Z")
 
 
 def parse_unit_text(text: str, path: str) -> UnitFile:

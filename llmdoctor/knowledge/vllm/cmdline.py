@@ -5,10 +5,9 @@ Only the flags the checks name in their fixes are kept. vLLM accepts `--flag val
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
-from llmdoctor.parsing import flag_settings, split_cmdline
+from llmdoctor.parsing import LazyPattern, flag_settings, split_cmdline
 
 # flag -> (key, kind)
 FLAGS = {
@@ -71,7 +70,7 @@ def human_int(v) -> int | None:
 
 # `LLM(model=..., max_model_len=1000, gpu_memory_utilization=0.95)`: the offline Python API takes
 # the same settings as keyword arguments.
-_KWARG = re.compile(r"\b([a-z_]+)\s*=\s*(\"[^\"]*\"|'[^']*'|[^,()\s]+)")
+_KWARG = LazyPattern(r"\b([a-z_]+)\s*=\s*(\"[^\"]*\"|'[^']*'|[^,()\s]+)")
 
 
 def _python_kwargs(text: str) -> dict:
