@@ -35,11 +35,11 @@ wherever a log is shorter than EXACT_LINES.
 """
 from __future__ import annotations
 
-import re
 from collections import deque
 from typing import BinaryIO, Iterable
 
 from llmdoctor.knowledge.evidence_line import short_line
+from llmdoctor.parsing import LazyPattern
 from llmdoctor.knowledge.vllm.quiet_stats import AVG, QuietRegion, kv_full_mark, quiet_pattern
 from llmdoctor.knowledge.vllm.rare_lines import (
     _V_ANCHORS_B,
@@ -70,9 +70,9 @@ _TRIGGERS_B = tuple((c.encode(), w.encode()) for c, w in _TRIGGERS)
 PEEK_LINES = 3  # window after a trigger for "Maximum concurrency" / the V0 prefix-cache line
 MAX_LINE = 64 * 1024  # longer lines are cut (bounded memory on a log without newlines)
 
-_TS = re.compile(r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (\d\d-\d\d \d\d:\d\d:\d\d)")
-_PREEMPT = re.compile(r"is preempted (?:by|in) (?:PreemptionMode\.)?(\w+) mode")
-_CUMULATIVE = re.compile(r"(?:total_num_cumulative_preemption|total_cumulative_preemption_cnt)=(\d+)")
+_TS = LazyPattern(r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (\d\d-\d\d \d\d:\d\d:\d\d)")
+_PREEMPT = LazyPattern(r"is preempted (?:by|in) (?:PreemptionMode\.)?(\w+) mode")
+_CUMULATIVE = LazyPattern(r"(?:total_num_cumulative_preemption|total_cumulative_preemption_cnt)=(\d+)")
 _STATS_BODY = (
     r"Running: (\d+) reqs, (?:Swapped: (\d+) reqs, )?(Pending|Waiting): (\d+) reqs, "
     r"((?:[A-Za-z][A-Za-z ]*: [^,%]*, )*?)"  # Deferred, KV fetch, Preemptions, future fields
@@ -82,37 +82,37 @@ _STATS_BODY = (
 )
 # The usual record, matched in one go from its literal start; records without the throughput
 # part fall back to _STATS (groups shifted by two).
-_STATS_FULL = re.compile(
+_STATS_FULL = LazyPattern(
     r"Avg prompt throughput: (\d+(?:\.\d+)?) tokens/s, Avg generation throughput: (\d+(?:\.\d+)?) tokens/s, "
     + _STATS_BODY)
-_STATS = re.compile(_STATS_BODY)
-_AGGREGATED = re.compile(r"(\d+) Engines Aggregated: ")
-_DEFERRED = re.compile(r"Deferred: (\d+) reqs")
-_PREEMPTIONS = re.compile(r"Preemptions: (\d+)")
-_V0_PREFIX = re.compile(r"Prefix cache hit rate: GPU: (\d+(?:\.\d+)?)%")
-_BLOCKS = re.compile(r"(\w+) blocks: (\d+)(?:, # CPU blocks: (\d+))?")
-_KV_TOKENS = re.compile(r"KV cache size: (\d[\d,]*) tokens")
-_MAX_CONC = re.compile(r"Maximum concurrency for (\d[\d,]*) tokens per request: (\d+(?:\.\d+)?)x")
-_AVAILABLE = re.compile(r"Available KV cache memory: (\d+(?:\.\d+)?) ?GiB")
-_MAX_SEQ_V0 = re.compile(
+_STATS = LazyPattern(_STATS_BODY)
+_AGGREGATED = LazyPattern(r"(\d+) Engines Aggregated: ")
+_DEFERRED = LazyPattern(r"Deferred: (\d+) reqs")
+_PREEMPTIONS = LazyPattern(r"Preemptions: (\d+)")
+_V0_PREFIX = LazyPattern(r"Prefix cache hit rate: GPU: (\d+(?:\.\d+)?)%")
+_BLOCKS = LazyPattern(r"(\w+) blocks: (\d+)(?:, # CPU blocks: (\d+))?")
+_KV_TOKENS = LazyPattern(r"KV cache size: (\d[\d,]*) tokens")
+_MAX_CONC = LazyPattern(r"Maximum concurrency for (\d[\d,]*) tokens per request: (\d+(?:\.\d+)?)x")
+_AVAILABLE = LazyPattern(r"Available KV cache memory: (\d+(?:\.\d+)?) ?GiB")
+_MAX_SEQ_V0 = LazyPattern(
     r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)")
-_MAX_SEQ_V1 = re.compile(
+_MAX_SEQ_V1 = LazyPattern(
     r"max seq len \((\d+)\),\s*\(?(\d+(?:\.\d+)?) GiB KV cache is needed, which is larger than the available KV cache "
     r"memory \((\d+(?:\.\d+)?) GiB\)")
-_ESTIMATED = re.compile(r"estimated maximum model length is (\d+)")
-_TOO_LONG = (
-    re.compile(r"Input prompt \((\d+) tokens\) is too long and exceeds limit of (\d+)"),
-    re.compile(r"prompt \(length (\d+)\) is longer than the maximum model length of (\d+)"),
-    re.compile(r"maximum context length is (\d+) tokens\. However, you requested (\d+) tokens"),
-    re.compile(r"maximum context length is (\d+) tokens\..*?prompt contains (?:at least )?(\d+) input tokens"),
+_ESTIMATED = LazyPattern(r"estimated maximum model length is (\d+)")
+_TOO_LONG = (  # (pattern, whether it names the limit first)
+    (LazyPattern(r"Input prompt \((\d+) tokens\) is too long and exceeds limit of (\d+)"), False),
+    (LazyPattern(r"prompt \(length (\d+)\) is longer than the maximum model length of (\d+)"), False),
+    (LazyPattern(r"maximum context length is (\d+) tokens\. However, you requested (\d+) tokens"), True),
+    (LazyPattern(r"maximum context length is (\d+) tokens\..*?prompt contains (?:at least )?(\d+) input tokens"), True),
 )
 # refusals without a prompt token count: a character pre-check, output tokens beyond the limit
 # (older: "max_tokens=N cannot be greater than max_model_len=M"; newer: "'max_tokens' or
 # 'max_completion_tokens' is too large: N. This model's maximum context length is M tokens and
 # your request has K input tokens (N > M - K)", the prompt itself fitting)
-_TOO_LONG_OTHER = re.compile(r"maximum context length is (\d+) tokens(?:\.| and your request has \d+ input tokens)"
+_TOO_LONG_OTHER = LazyPattern(r"maximum context length is (\d+) tokens(?:\.| and your request has \d+ input tokens)"
                              r"|max_tokens=\d+ cannot be greater than max_model_len=(\d+)")
-_CONFIG_PAIR = re.compile(r"\b(max_seq_len|max_model_len|tensor_parallel_size|pipeline_parallel_size|"
+_CONFIG_PAIR = LazyPattern(r"\b(max_seq_len|max_model_len|tensor_parallel_size|pipeline_parallel_size|"
                           r"enable_prefix_caching|block_size|max_num_seqs|max_num_batched_tokens|"
                           r"gpu_memory_utilization|kv_cache_dtype|enable_chunked_prefill|quantization)=([^,)\s]+)")
 
@@ -535,11 +535,11 @@ class VllmLogScanner:
 
     def _rare(self, line: str) -> None:
         """A request refused for the context length, or the line that lists the engine's settings."""
-        for rx in _TOO_LONG:
+        for rx, limit_first in _TOO_LONG:
             m = rx.search(line)
             if m:
                 a, b = int(m.group(1)), int(m.group(2))
-                prompt, limit = (b, a) if "maximum context length is" in rx.pattern else (a, b)
+                prompt, limit = (b, a) if limit_first else (a, b)
                 self.too_long += 1
                 if len(self.too_long_examples) < 3:
                     self.too_long_examples.append(short_line(line))
