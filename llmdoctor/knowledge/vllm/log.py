@@ -49,6 +49,7 @@ from llmdoctor.knowledge.vllm.rare_lines import (
     anchored_starts,
     exact_starts,
     line_anchored,
+    line_bounds,
     marks_for,
 )
 from llmdoctor.knowledge.vllm.records import (  # noqa: F401  (re-exported: the scan's result types)
@@ -308,7 +309,7 @@ class VllmLogScanner:
         are parsed as found, the other trigger lines afterwards in order with their follow-ups."""
         is_bytes = isinstance(buf, (bytes, bytearray))
         nl = b"\n" if is_bytes else "\n"
-        find, rfind, startswith = buf.find, buf.rfind, buf.startswith
+        find, startswith = buf.find, buf.startswith
         first_line = self.lines  # lines before this region
         self.lines += (newlines(buf, begin, end) if is_bytes else buf.count(nl, begin, end)) \
             + (end > begin and buf[end - 1:end] != nl)
@@ -321,9 +322,7 @@ class VllmLogScanner:
                     anchored_from = find(nl, anchored_from, end) + 1
 
         def line_at(pos: int) -> tuple[int, int]:
-            ls = max(begin, rfind(nl, begin, pos) + 1)
-            le = find(nl, pos, end)
-            return ls, (end if le == -1 else le)
+            return line_bounds(buf, nl, begin, end, pos)
 
         def text(ls: int, le: int) -> str:
             chunk = buf[ls: min(le, ls + MAX_LINE)]
@@ -418,7 +417,7 @@ class VllmLogScanner:
                         continue
             if not startswith(kv, p - 1):
                 if p >= anchored_from and startswith(v_words, p):  # a rare line's anchor (rare_lines)
-                    ls, le = self._line(buf, nl, begin, end, p)
+                    ls, le = line_bounds(buf, nl, begin, end, p)
                     if any(find(m, ls, le) != -1 for m in (self._marks_b if is_bytes else self._marks)):
                         starts.add(ls)
                 p = find(char, p + 1, end)
@@ -452,12 +451,6 @@ class VllmLogScanner:
             region.spans = spans
             region.keep(buf, self.keep_stats)
             self._keep(region, region.count)
-
-    @staticmethod
-    def _line(buf, nl, begin: int, end: int, pos: int) -> tuple[int, int]:
-        ls = max(begin, buf.rfind(nl, begin, pos) + 1)
-        le = buf.find(nl, pos, end)
-        return ls, (end if le == -1 else le)
 
     def _keep(self, item, n: int) -> None:
         """Add a record (or a QuietRegion of n) to the recent ones; drop what keep_stats no longer needs."""

@@ -54,7 +54,8 @@ def marks_for(busy: bool) -> tuple[str, ...]:
     return ((BUSY_MARK,) if busy else ()) + CONTEXT_MARKS + SETTINGS_MARKS
 
 
-def _line_at(buf, nl, begin: int, end: int, pos: int) -> tuple[int, int]:
+def line_bounds(buf, nl, begin: int, end: int, pos: int) -> tuple[int, int]:
+    """(start, end) of the line of buf[begin:end] that holds `pos`, the newline left out."""
     ls = max(begin, buf.rfind(nl, begin, pos) + 1)
     le = buf.find(nl, pos, end)
     return ls, (end if le == -1 else le)
@@ -71,13 +72,13 @@ def exact_starts(buf, begin: int, end: int, marks: tuple[str, ...]) -> set[int]:
         for search in searches:
             m = search(buf, begin, end)
             while m is not None:
-                ls, le = _line_at(buf, nl, begin, end, m.start())
+                ls, le = line_bounds(buf, nl, begin, end, m.start())
                 starts.add(ls)
                 m = search(buf, le + 1, end) if le < end else None
         p = find(b"{", begin, end)
         while p != -1:
             if startswith(b"non-default args: {", p - 18):
-                ls, le = _line_at(buf, nl, begin, end, p)
+                ls, le = line_bounds(buf, nl, begin, end, p)
                 starts.add(ls)
                 p = find(b"{", le + 1, end) if le < end else -1
             else:
@@ -86,7 +87,7 @@ def exact_starts(buf, begin: int, end: int, marks: tuple[str, ...]) -> set[int]:
     for mark in marks:
         p = buf.find(mark, begin, end)
         while p != -1:
-            ls, le = _line_at(buf, "\n", begin, end, p)
+            ls, le = line_bounds(buf, "\n", begin, end, p)
             starts.add(ls)
             p = buf.find(mark, le + 1, end) if le < end else -1
     return starts
