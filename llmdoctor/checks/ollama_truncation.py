@@ -41,29 +41,26 @@ def context_truncation(ollama_log: OllamaLogSummary, ollama_deployment: str | No
     ev = evs(t.examples[:3]) + [Evidence(src, s.text) for s in cpp.shifts[:3]] + evs(errors.examples[:2]) \
         + [Evidence(src, x) for x in cpp.exceeded[:2]]
     server = _server_context(ollama_config)
-    if server and limits and server > max(limits):  # the server's default did not govern these requests
+    overridden = bool(server and limits and server > max(limits))  # the server's default did not govern them
+    if overridden:
         ev.append(Evidence(ollama_config.server_config_line.source if ollama_config.server_config_line else src,
                            f"OLLAMA_CONTEXT_LENGTH:{server} in the server config line"))
-        yield Finding(
-            Cause.CONTEXT_TRUNCATION, Severity.WARNING, title, ev,
-            Fix(f"The model only saw part of these prompts. OLLAMA_CONTEXT_LENGTH is already {server:,} in the "
-                f"server's environment, yet these requests ran with {lim}: a num_ctx given per request (the "
-                f"client's options.num_ctx) or per model (PARAMETER num_ctx in its Modelfile) wins over the "
-                f"server's default. Find it and raise it to about {target:,} tokens or remove it; some builds "
-                f"(ipex-llm's Ollama: IPEX_LLM_NUM_CTX) cap the context themselves.",
-                ("ollama show MODEL --parameters  # a num_ctx here overrides OLLAMA_CONTEXT_LENGTH",)),
-            confidence=Confidence.MEDIUM)
-        return
-    yield Finding(
-        Cause.CONTEXT_TRUNCATION, Severity.WARNING, title, ev,
-        Fix(f"The model only saw part of these prompts. Raise the context to fit them (about {target:,} tokens, "
-            f"within what the model was trained for): num_ctx in the request's options, PARAMETER num_ctx in a "
-            f"Modelfile, or OLLAMA_CONTEXT_LENGTH in the server's own environment (Ollama >= 0.5.13). `/set "
-            f"parameter num_ctx` in `ollama run` changes only that interactive session, and the OpenAI-compatible "
-            f"endpoints send no num_ctx. KV memory grows with the context, so check `ollama ps` still shows 100% "
-            f"GPU - or send shorter prompts.",
-            *settings_fix(ollama_deployment, OLLAMA_CONTEXT_LENGTH=target)),
-    )
+        fix = Fix(f"The model only saw part of these prompts. OLLAMA_CONTEXT_LENGTH is already {server:,} in the "
+                  f"server's environment, yet these requests ran with {lim}: a num_ctx given per request (the "
+                  f"client's options.num_ctx) or per model (PARAMETER num_ctx in its Modelfile) wins over the "
+                  f"server's default. Find it and raise it to about {target:,} tokens or remove it; some builds "
+                  f"(ipex-llm's Ollama: IPEX_LLM_NUM_CTX) cap the context themselves.",
+                  ("ollama show MODEL --parameters  # a num_ctx here overrides OLLAMA_CONTEXT_LENGTH",))
+    else:
+        fix = Fix(f"The model only saw part of these prompts. Raise the context to fit them (about {target:,} tokens, "
+                  f"within what the model was trained for): num_ctx in the request's options, PARAMETER num_ctx in a "
+                  f"Modelfile, or OLLAMA_CONTEXT_LENGTH in the server's own environment (Ollama >= 0.5.13). `/set "
+                  f"parameter num_ctx` in `ollama run` changes only that interactive session, and the "
+                  f"OpenAI-compatible endpoints send no num_ctx. KV memory grows with the context, so check "
+                  f"`ollama ps` still shows 100% GPU - or send shorter prompts.",
+                  *settings_fix(ollama_deployment, OLLAMA_CONTEXT_LENGTH=target))
+    yield Finding(Cause.CONTEXT_TRUNCATION, Severity.WARNING, title, ev, fix,
+                  confidence=Confidence.MEDIUM if overridden else Confidence.HIGH)
 
 
 def _server_context(config) -> int | None:
