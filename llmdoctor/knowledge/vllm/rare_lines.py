@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import re
 
+from llmdoctor.parsing import LazyPattern
+
 EXACT_LINES = 65536  # lines of a log searched for the marks wherever they stand (~10 MB)
 CONTEXT_MARKS = ("exceeds limit of", "maximum model length of", "maximum context length is",
                  "cannot be greater than max_model_len")
@@ -37,17 +39,9 @@ _V_ANCHORS_B = tuple(w.encode() for w in V_ANCHORS)
 _BYTES_MARKS: dict[tuple[str, ...], tuple[bytes, ...]] = {}
 # The exact search in bytes: fewer passes than one per mark, each a superset of its marks'
 # lines (a rarer first character stops less often); "non-default args: {" by memchr on "{".
-_EXACT_FILTERS: list = []
-
-
-def _exact_filters() -> list:
-    if not _EXACT_FILTERS:
-        _EXACT_FILTERS.extend((
-            re.compile(rb"x(?:ceeds limit of|imum model length of|imum context length is|_model_len)").search,
-            re.compile(rb"gine (?:with config: |\(v)").search,  # 'g' is rarer than 'n': fewer stops
-            re.compile(re.escape(BUSY_MARK.encode())).search,
-        ))
-    return _EXACT_FILTERS
+_CONTEXT_OR_LIMIT = LazyPattern(rb"x(?:ceeds limit of|imum model length of|imum context length is|_model_len)")
+_ENGINE_CONFIG = LazyPattern(rb"gine (?:with config: |\(v)")  # 'g' is rarer than 'n': fewer stops
+_BUSY = LazyPattern(re.escape(BUSY_MARK.encode()))
 
 
 def marks_for(busy: bool) -> tuple[str, ...]:
@@ -66,8 +60,7 @@ def exact_starts(buf, begin: int, end: int, marks: tuple[str, ...]) -> set[int]:
     caller checks each line's text)."""
     starts: set[int] = set()
     if isinstance(buf, (bytes, bytearray)):
-        filters = _exact_filters()
-        searches = filters[:2] + (filters[2:] if BUSY_MARK in marks else [])
+        searches = (_CONTEXT_OR_LIMIT.search, _ENGINE_CONFIG.search) + ((_BUSY.search,) if BUSY_MARK in marks else ())
         find, startswith, nl = buf.find, buf.startswith, b"\n"
         for search in searches:
             m = search(buf, begin, end)
