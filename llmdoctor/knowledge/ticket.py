@@ -22,7 +22,11 @@ COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"^ollama\s+ps\b", "ollama_ps.txt"),
         (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head)\b.*\bvllm", "vllm.log"),
         (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head)\b.*\bsglang", "sglang.log"),
-        (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head|grep)\b", "journal.log"),
+        (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head|grep)\b.*\bllama[-_.]?(?:server|cpp)", "server.log"),
+        (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head|grep)\b.*\bollama", "journal.log"),
+        # a log viewed without an engine's name in the command: named like an unprompted piece,
+        # so that no file name decides whose llama.cpp lines these are (journal.log says Ollama)
+        (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head|grep)\b", "pasted.log"),
         (r"^(?:docker|podman)\s+(?:container\s+)?inspect\b", "docker_inspect.json"),
         (rf"^{KUBECTL}describe\s+(?:pods?|po)\b", "kubectl_describe.txt"),
         (rf"^{KUBECTL}get\s+(?:events?|ev)\b", "events.json"),
@@ -76,7 +80,7 @@ CONTENT: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     )
 )
 
-LOG_NAME = "journal.log"
+LOG_NAME = "pasted.log"  # a piece nothing names; `collect`'s journal.log would hint at Ollama
 
 # A server started at the prompt: the command is its command line, what follows is its log.
 # A server started in the paste, at a prompt or bare at the start of a line (`./llama-server -m …`,

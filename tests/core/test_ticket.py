@@ -151,7 +151,7 @@ WantedBy=default.target
 def test_a_unit_file_in_a_code_block_is_the_unit_without_the_prose(tmp_path):
     files = split_ticket(UNIT_TICKET)
     assert files["unit.service"].startswith("[Unit]\n") and files["unit.service"].endswith("WantedBy=default.target\n")
-    assert "env.txt" not in files and "like that?" in files["journal.log"]
+    assert "env.txt" not in files and "like that?" in files["pasted.log"]
     path = tmp_path / "ticket.txt"
     path.write_text(UNIT_TICKET)
     doc = report_doc(subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", "--evidence", str(path),
@@ -179,6 +179,24 @@ def test_llama_cpp_lines_in_an_unnamed_piece_go_to_the_engine_the_paste_names(tm
     path = tmp_path / "ticket.txt"
     path.write_text("When using multiple slots with the llama.cpp HTTP server each slot gets a fraction.\n\n"
                     "```shell\n> ./srvr --model models/m.gguf --n-gpu-layers 99\n" + lines + "```\n")
+    doc = report_doc(subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", "--evidence", str(path),
+                                     "--format", "json"], capture_output=True, text=True, timeout=120,
+                                    env=dict(os.environ, NO_COLOR="1")).stdout)
+    assert doc["targets"][0]["engine"] == "llamacpp"
+
+
+def test_a_log_viewed_without_an_engine_name_is_not_named_for_ollama(tmp_path):
+    # journal.log is `collect`'s name for Ollama's journal, and a name that decides whose llama.cpp
+    # lines a file holds; a paste's unnamed piece, or `tail`/`grep` of some file, must not claim it
+    from pathlib import Path
+
+    slots = (Path(__file__).resolve().parents[1] / "fixtures" / "llamacpp" / "slots_timestamps_23652.log").read_text()
+    assert list(split_ticket(slots)) == ["pasted.log"]
+    assert list(split_ticket("$ tail -n 50 app.log\n" + slots)) == ["pasted.log"]
+    assert list(split_ticket("$ docker logs llama-server\n" + slots)) == ["server.log"]
+    assert list(split_ticket("$ journalctl -u ollama\n" + slots)) == ["journal.log"]
+    path = tmp_path / "ticket.txt"
+    path.write_text(slots)
     doc = report_doc(subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", "--evidence", str(path),
                                      "--format", "json"], capture_output=True, text=True, timeout=120,
                                     env=dict(os.environ, NO_COLOR="1")).stdout)
