@@ -225,6 +225,7 @@ class OllamaLogSummary:
     unit_warnings: Signal = Signal()  # systemd: "Invalid environment assignment, ignoring: ..."
     fast_error_burst: tuple[Example, ...] = ()  # the largest same-second burst of fast 5xx answers
     fast_error_burst_size: int = 0
+    load_aborted: Signal = Signal()  # the client went away while its model loaded (llm/server.go WaitUntilRunning)
 
 
 def _number(text: str) -> float | None:
@@ -447,7 +448,7 @@ class OllamaLogScanner:
         self.pending_estimator: tuple[str, str, int] | None = None
         self.t = {k: _Tally() for k in ("invalid_env", "load_times", "trunc", "ctx_err", "forced",
                                          "s503", "pending", "oom", "gpu_init", "evict", "expire",
-                                         "compat_empty", "libdir", "busy", "unit_warn")}
+                                         "compat_empty", "libdir", "busy", "unit_warn", "load_aborted")}
         self.loads: deque[Load] = deque(maxlen=MAX_LOADS)
         self.load_count = 0
         self.current: _LoadBuilder | None = None
@@ -824,7 +825,7 @@ class OllamaLogScanner:
             runner_backends_example=self.runner_backends_ex, runner_libraries=self.runner_libs,
             runner_libraries_example=self.runner_libs_ex, gpu_libraries_empty=t["compat_empty"],
             libdir_missing=t["libdir"], unit_warnings=t["unit_warn"], gpu_seen=self.gpu_seen or self._inventory_gpu(startups), busy=t["busy"],
-            fast_error_burst=burst, fast_error_burst_size=burst_size,
+            fast_error_burst=burst, fast_error_burst_size=burst_size, load_aborted=t["load_aborted"],
         )
 
     @staticmethod
@@ -876,6 +877,7 @@ RULES: tuple = (
     (_has("Listening on"), _LISTEN, OllamaLogScanner._listening),
     (_has("inference compute"), _INVENTORY, OllamaLogScanner._inventory),
     (_offload_estimate, None, OllamaLogScanner._estimator_start),
+    (_has("client connection closed before server finished loading"), None, _tally("load_aborted")),
     (_scheduler_words, None, OllamaLogScanner._scheduler_line),
     (_has("cmd="), _START_CMD, OllamaLogScanner._runner_command),
     (_has("load request"), _LOAD_REQ, OllamaLogScanner._load_request),
