@@ -114,6 +114,7 @@ SIGNS: dict[str, tuple[Sign, ...]] = {
         ("ggml_", r"\bGGML_ASSERT\b|\bggml_\w+: ", "ggml line"),
         (("n_slots", "n_ctx", "kv_unified"), r"\bn_slots\s*=|\bn_ctx(?:_slot|_seq|_per_seq|_train)?\s*=|\bkv_unified\s*=", "slot/context figure"),
         (("slot context shift", "input truncated |", "print_timing", "prompt eval time"), r"slot context shift|input truncated \||print_timing|prompt eval time\s*=", "slot request line"),
+        ("failed to find free space in the kv cache", r"failed to find free space in the KV cache", "KV cache full line"),
         (("--", "-n", "-kvu"), r"(?:^|\s)(?:--n-gpu-layers|-ngl|--ctx-size|-np|--parallel|--kv-unified|-kvu|--threads-http|"
          r"--cont-batching|--mmproj)(?:[ =]|$)", "llama.cpp flag"),
         (".gguf", r"\.gguf\b", "GGUF model file"),

@@ -201,3 +201,12 @@ def test_a_log_viewed_without_an_engine_name_is_not_named_for_ollama(tmp_path):
                                      "--format", "json"], capture_output=True, text=True, timeout=120,
                                     env=dict(os.environ, NO_COLOR="1")).stdout)
     assert doc["targets"][0]["engine"] == "llamacpp"
+
+
+def test_the_kv_cache_full_line_alone_is_llama_cpp():
+    # mozilla-ai/llamafile#244 (llama.cpp's server, February 2024): only these lines were pasted
+    from llmdoctor.knowledge.recognize import LLAMACPP, engine_of_text
+
+    text = "\n".join(f"[1707364943] update_slots : failed to find free space in the KV cache, retrying with smaller "
+                     f"n_batch = {n}" for n in (256, 128, 64)) + "\n[1707364943] update_slots : failed to decode the batch, n_batch = 1, ret = 1\n"
+    assert engine_of_text(text) == LLAMACPP
