@@ -159,8 +159,9 @@ def _waiting_kv(vllm_log, vllm_metrics) -> list[float]:
 
 
 KV_HOG_PCT = 10.0  # a running request holding this share of the KV cache or more has a long context
-KV_BOUND_PCT = 70.0  # fuller than this, a waiting long request may not fit in what is left (under
-# it, vLLM admits what waits as soon as a step allows: a queue then is not the cache's doing)
+FEW_LONG_KV_PCT = 70.0  # fuller than this, a waiting long request may not fit in what is left (under
+# it, vLLM admits what waits as soon as a step allows: a queue then is not the cache's doing; from
+# KV_BOUND_PCT on, classify_waiting calls it a KV-bound wait of its own)
 
 
 def kv_bound(vllm_log, vllm_metrics, running: int, seqs: int | None) -> str | None:
@@ -168,7 +169,7 @@ def kv_bound(vllm_log, vllm_metrics, running: int, seqs: int | None) -> str | No
     Running 1, Waiting 14, KV 77 % for an hour): they wait for cache space, not for a place in a
     full batch; None otherwise."""
     kvs = _waiting_kv(vllm_log, vllm_metrics)
-    if not kvs or max(kvs) < KV_BOUND_PCT or running >= (seqs or SMALLEST_DEFAULT_SEQS) \
+    if not kvs or max(kvs) < FEW_LONG_KV_PCT or running >= (seqs or SMALLEST_DEFAULT_SEQS) \
             or max(kvs) / max(running, 1) < KV_HOG_PCT:
         return None
     limit = f"--max-num-seqs {seqs}" if seqs else "--max-num-seqs"
