@@ -298,6 +298,8 @@ def make_plan(
                 rec_ctx, rec_cache, rec_fit = best
                 steps.append(f"{target} slots do not fit in any option; the most that do: {rec_fit}"
                              f" with KV cache {rec_cache} at {rec_ctx:,} tokens.")
+            if wanted is None and rec_fit >= 1:
+                fits_wanted = True  # without a workload, one conversation that fits is all that was asked
 
     if wanted is None:
         parallel = max(1, min(rec_fit, max_parallel))

@@ -223,3 +223,11 @@ def test_more_demand_never_gets_fewer_slots(total, weights, demand, more, contex
     low = make_plan(QWEN, memory, Workload(concurrent=demand), context, **kw).recommended
     high = make_plan(QWEN, memory, Workload(concurrent=demand + more), context, **kw).recommended
     assert high.parallel >= low.parallel, (low, high)
+
+
+def test_without_a_workload_one_conversation_that_fits_is_what_was_wanted():
+    # found by hypothesis (the property above): f16 fits no 8,192-token conversation in ~0.6 GB of KV
+    # budget, q8_0 fits one; the plan said it did not fit what was wanted, with no warning saying why
+    p = make_plan(QWEN, Memory(2_252_341_248, 0), Workload(), 8192, max_parallel=2)
+    assert (p.recommended.parallel, p.recommended.kv_cache_type) == (1, "q8_0")
+    assert p.fits_wanted and not p.warnings
