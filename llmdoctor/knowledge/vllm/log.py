@@ -42,12 +42,14 @@ from llmdoctor.knowledge.evidence_line import short_line
 from llmdoctor.parsing import LazyPattern
 from llmdoctor.knowledge.vllm.quiet_stats import AVG, QuietRegion, kv_full_mark, quiet_pattern
 from llmdoctor.knowledge.vllm.rare_lines import (
-    _V_ANCHORS_B,
     BUSY_MARK,
     EXACT_LINES,
     V_ANCHORS,
+    V_ANCHORS_B,
     anchored_starts,
+    encoded,
     exact_starts,
+    holds_mark,
     line_anchored,
     line_bounds,
     marks_for,
@@ -169,7 +171,7 @@ class VllmLogScanner:
         self.source = source
         self._busy = client_errors
         self._marks = marks_for(client_errors)
-        self._marks_b = tuple(m.encode() for m in self._marks)
+        self._marks_b = encoded(self._marks)
         self.lines = 0  # lines read, whatever they held
         self.too_long = 0
         self.too_long_examples: list[str] = []
@@ -385,7 +387,7 @@ class VllmLogScanner:
         `starts`. The hot loop of a dense log: each step here costs per stats line."""
         is_bytes = isinstance(buf, (bytes, bytearray))
         if is_bytes:
-            nl, char, kv, usage, avg, v_words = b"\n", b"V", b"KV cache", b" KV cache usage: ", AVG, _V_ANCHORS_B
+            nl, char, kv, usage, avg, v_words = b"\n", b"V", b"KV cache", b" KV cache usage: ", AVG, V_ANCHORS_B
         else:
             nl, char, kv, usage, avg, v_words = "\n", "V", KV_MARK, " KV cache usage: ", AVG.decode(), V_ANCHORS
         find, rfind, startswith = buf.find, buf.rfind, buf.startswith
@@ -418,7 +420,7 @@ class VllmLogScanner:
             if not startswith(kv, p - 1):
                 if p >= anchored_from and startswith(v_words, p):  # a rare line's anchor (rare_lines)
                     ls, le = line_bounds(buf, nl, begin, end, p)
-                    if any(find(m, ls, le) != -1 for m in (self._marks_b if is_bytes else self._marks)):
+                    if holds_mark(buf, ls, le, self._marks_b if is_bytes else self._marks):
                         starts.add(ls)
                 p = find(char, p + 1, end)
                 continue

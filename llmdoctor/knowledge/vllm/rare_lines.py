@@ -23,6 +23,7 @@ Pure: buffers in, line starts out; bytes and str alike.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from llmdoctor.parsing import LazyPattern
 
@@ -35,8 +36,7 @@ BUSY_MARK = "cannot accept new requests"
 V_ANCHORS = ("ValueError", "VLLMValidationError")  # the scanner's own 'V' loop finds these
 ANCHORS = (("W", ("WARNING",)), ("V", V_ANCHORS), ("{", ("{",)), ("L", ("LLM engine",)))
 _ANCHORS_B = tuple((c.encode(), tuple(w.encode() for w in words)) for c, words in ANCHORS)
-_V_ANCHORS_B = tuple(w.encode() for w in V_ANCHORS)
-_BYTES_MARKS: dict[tuple[str, ...], tuple[bytes, ...]] = {}
+V_ANCHORS_B = tuple(w.encode() for w in V_ANCHORS)
 # The exact search in bytes: fewer passes than one per mark, each a superset of its marks'
 # lines (a rarer first character stops less often); "non-default args: {" by memchr on "{".
 _CONTEXT_OR_LIMIT = LazyPattern(rb"x(?:ceeds limit of|imum model length of|imum context length is|_model_len)")
@@ -46,6 +46,17 @@ _BUSY = LazyPattern(re.escape(BUSY_MARK.encode()))
 
 def marks_for(busy: bool) -> tuple[str, ...]:
     return ((BUSY_MARK,) if busy else ()) + CONTEXT_MARKS + SETTINGS_MARKS
+
+
+@lru_cache(maxsize=4)
+def encoded(marks: tuple[str, ...]) -> tuple[bytes, ...]:
+    """`marks` for searching bytes."""
+    return tuple(m.encode() for m in marks)
+
+
+def holds_mark(buf, ls: int, le: int, marks) -> bool:
+    """Does buf[ls:le] hold one of `marks` (bytes marks for a bytes buffer)?"""
+    return any(buf.find(m, ls, le) != -1 for m in marks)
 
 
 def line_bounds(buf, nl, begin: int, end: int, pos: int) -> tuple[int, int]:
@@ -91,13 +102,10 @@ def anchored_starts(buf, begin: int, end: int, marks: tuple[str, ...], v_done: b
     the caller has looked at every 'V' already (the vLLM scanner's stats loop does)."""
     is_bytes = isinstance(buf, (bytes, bytearray))
     if is_bytes:
-        anchors, nl = _ANCHORS_B, b"\n"
-        wanted = _BYTES_MARKS.get(marks)
-        if wanted is None:
-            wanted = _BYTES_MARKS[marks] = tuple(m.encode() for m in marks)
+        anchors, nl, wanted = _ANCHORS_B, b"\n", encoded(marks)
     else:
         anchors, nl, wanted = ANCHORS, "\n", marks
-    find, rfind, startswith = buf.find, buf.rfind, buf.startswith
+    find, startswith = buf.find, buf.startswith
     starts: set[int] = set()
     for char, words in anchors:
         if v_done and char in ("V", b"V"):
@@ -107,14 +115,9 @@ def anchored_starts(buf, begin: int, end: int, marks: tuple[str, ...], v_done: b
             if not startswith(words, p):
                 p = find(char, p + 1, end)
                 continue
-            ls = max(begin, rfind(nl, begin, p) + 1)
-            le = find(nl, p, end)
-            le = end if le == -1 else le
-            if ls not in starts:
-                for mark in wanted:
-                    if find(mark, ls, le) != -1:
-                        starts.add(ls)
-                        break
+            ls, le = line_bounds(buf, nl, begin, end, p)
+            if ls not in starts and holds_mark(buf, ls, le, wanted):
+                starts.add(ls)
             p = find(char, le + 1, end) if le < end else -1
     return starts
 
