@@ -20,9 +20,6 @@ LEVERS = ("Make weights plus KV cache fit in GPU memory: fewer slots (OLLAMA_NUM
           "the model (e.g. Q4_K_M instead of Q8_0).")
 
 
-FIX_CONFIG = dropin(OLLAMA_UNIT, {"OLLAMA_FLASH_ATTENTION": 1, "OLLAMA_KV_CACHE_TYPE": "q8_0"})
-
-
 COMMANDS = (reload_and_restart(OLLAMA_UNIT), "ollama ps  # PROCESSOR should read 100% GPU")
 SLOTS = 4  # what to lower a high OLLAMA_NUM_PARALLEL to: the old automatic default (v0.2.0-v0.6.6)
 
@@ -90,4 +87,4 @@ def _fix(where: str | None, levers: dict) -> tuple[tuple[str, ...], str]:
     """The levers' settings where the server runs (a unit's drop-in unless it runs in a container)."""
     if where in ("container", "kubernetes") or getattr(where, "name", None):  # a container, or the unit found
         return plus_commands(settings_fix(where, **levers), after=COMMANDS[1:])
-    return COMMANDS, FIX_CONFIG if len(levers) == 2 else dropin(OLLAMA_UNIT, levers)
+    return COMMANDS, dropin(OLLAMA_UNIT, levers)
