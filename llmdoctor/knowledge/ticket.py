@@ -15,18 +15,19 @@ from llmdoctor.knowledge.pasted import ANSI, FENCE, PROMPT
 
 # `kubectl`, `k` (the usual alias) or `oc`, with any options before the verb (`kubectl -n ai describe pod`)
 KUBECTL = r"(?:kubectl|k|oc)\s+(?:-{1,2}[\w-]+(?:[= ]\S+)?\s+)*"
+_VIEWER = r"journalctl|docker\s+logs|podman\s+logs|tail|less|head"  # commands that show a log
 # (command regex on the text after the prompt, evidence file name); first match wins
 COMMANDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p), name)
     for p, name in (
         (r"^ollama\s+ps\b", "ollama_ps.txt"),
-        (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head)\b.*\bvllm", "vllm.log"),
-        (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head)\b.*\bsglang", "sglang.log"),
-        (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head|grep)\b.*\bllama[-_.]?(?:server|cpp)", "server.log"),
-        (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head|grep)\b.*\bollama", "journal.log"),
+        (rf"^(?:{_VIEWER})\b.*\bvllm", "vllm.log"),
+        (rf"^(?:{_VIEWER})\b.*\bsglang", "sglang.log"),
+        (rf"^(?:{_VIEWER}|grep)\b.*\bllama[-_.]?(?:server|cpp)", "server.log"),
+        (rf"^(?:{_VIEWER}|grep)\b.*\bollama", "journal.log"),
         # a log viewed without an engine's name in the command: named like an unprompted piece,
         # so that no file name decides whose llama.cpp lines these are (journal.log says Ollama)
-        (r"^(?:journalctl|docker\s+logs|podman\s+logs|tail|less|head|grep)\b", "pasted.log"),
+        (rf"^(?:{_VIEWER}|grep)\b", "pasted.log"),
         (r"^(?:docker|podman)\s+(?:container\s+)?inspect\b", "docker_inspect.json"),
         (rf"^{KUBECTL}describe\s+(?:pods?|po)\b", "kubectl_describe.txt"),
         (rf"^{KUBECTL}get\s+(?:events?|ev)\b", "events.json"),
