@@ -140,13 +140,13 @@ def _old_batch_line(line: str) -> BatchLine | None:
         return BatchLine(kind="prefill", running=int(running), queue=int(waiting), token_usage=None, gen_tps=None,
                          new_seq=int(seq), new_tokens=int(new), cached_tokens=int(cached) if cached else None, **common)
     running, usage, gen, waiting = decode.groups()
-    try:
-        token_usage = float(usage)
-    except ValueError:  # "1.2.3": not a figure
-        token_usage = None
-    return BatchLine(kind="decode", running=int(running), queue=int(waiting), token_usage=token_usage,
-                     gen_tps=float(gen) if gen and gen.replace(".", "", 1).isdigit() else None,
-                     new_seq=None, new_tokens=None, cached_tokens=None, **common)
+    return BatchLine(kind="decode", running=int(running), queue=int(waiting), token_usage=_figure(usage),
+                     gen_tps=_figure(gen), new_seq=None, new_tokens=None, cached_tokens=None, **common)
+
+
+def _figure(text: str | None) -> float | None:
+    """A `[\d.]+` group as a number; None when absent or not one ("1.2.3")."""
+    return float(text) if text and text.replace(".", "", 1).isdigit() else None
 
 
 def parse_batch_line(line: str) -> BatchLine | None:
