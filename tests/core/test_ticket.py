@@ -57,11 +57,16 @@ def test_garbage_never_raises(text):
         assert name and body.endswith("\n")
 
 
+def diagnose_json(path) -> subprocess.CompletedProcess:
+    """`llmdoctor diagnose --evidence PATH --format json`, as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", "--evidence", str(path), "--format", "json"],
+                          capture_output=True, text=True, timeout=120, env=dict(os.environ, NO_COLOR="1"))
+
+
 def test_cli_diagnoses_a_ticket_file(tmp_path):
     f = tmp_path / "ticket.txt"
     f.write_bytes(b"\xff\xfe" + TICKET.encode("utf-16-le"))
-    p = subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", "--evidence", str(f), "--format", "json"],
-                       capture_output=True, text=True, timeout=120, env=dict(os.environ, NO_COLOR="1"))
+    p = diagnose_json(f)
     doc = report_doc(p.stdout)
     checks = {x["check"] for x in doc["targets"][0]["findings"]}
     assert {"ollama-context-truncation", "ollama-cpu-spill", "ollama-one-slot"} <= checks, p.stdout
@@ -154,9 +159,7 @@ def test_a_unit_file_in_a_code_block_is_the_unit_without_the_prose(tmp_path):
     assert "env.txt" not in files and "like that?" in files["pasted.log"]
     path = tmp_path / "ticket.txt"
     path.write_text(UNIT_TICKET)
-    doc = report_doc(subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", "--evidence", str(path),
-                                     "--format", "json"], capture_output=True, text=True, timeout=120,
-                                    env=dict(os.environ, NO_COLOR="1")).stdout)
+    doc = report_doc(diagnose_json(path).stdout)
     checks = [f["check"] for t in doc["targets"] for f in t["findings"]]
     assert checks == ["systemd-env-in-unit-file"]
 
@@ -179,9 +182,7 @@ def test_llama_cpp_lines_in_an_unnamed_piece_go_to_the_engine_the_paste_names(tm
     path = tmp_path / "ticket.txt"
     path.write_text("When using multiple slots with the llama.cpp HTTP server each slot gets a fraction.\n\n"
                     "```shell\n> ./srvr --model models/m.gguf --n-gpu-layers 99\n" + lines + "```\n")
-    doc = report_doc(subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", "--evidence", str(path),
-                                     "--format", "json"], capture_output=True, text=True, timeout=120,
-                                    env=dict(os.environ, NO_COLOR="1")).stdout)
+    doc = report_doc(diagnose_json(path).stdout)
     assert doc["targets"][0]["engine"] == "llamacpp"
 
 
@@ -197,9 +198,7 @@ def test_a_log_viewed_without_an_engine_name_is_not_named_for_ollama(tmp_path):
     assert list(split_ticket("$ journalctl -u ollama\n" + slots)) == ["journal.log"]
     path = tmp_path / "ticket.txt"
     path.write_text(slots)
-    doc = report_doc(subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", "--evidence", str(path),
-                                     "--format", "json"], capture_output=True, text=True, timeout=120,
-                                    env=dict(os.environ, NO_COLOR="1")).stdout)
+    doc = report_doc(diagnose_json(path).stdout)
     assert doc["targets"][0]["engine"] == "llamacpp"
 
 
