@@ -134,13 +134,18 @@ STUCK_LINE = ("2024-12-23 18:28:{:02d} - vllm.engine.metrics - INFO - Avg prompt
               "cache usage: 3.1%, CPU KV cache usage: 0.0%.")
 
 
-@pytest.mark.parametrize("cmdline,room", [("", True), ("vllm serve Qwen/Qwen2.5-32B-Instruct --max-num-seqs 1", False)])
-def test_waiting_while_the_batch_has_room_is_not_called_a_full_batch(tmp_path, specs, cmdline, room):
+def log_store(tmp_path, lines, cmdline: str = "") -> FactStore:
+    """Facts of an evidence directory holding these vllm.log lines (and a command line)."""
     (tmp_path / "meta.json").write_text('{"engine": "vllm"}')
-    (tmp_path / "vllm.log").write_text("\n".join(STUCK_LINE.format(5 * i) for i in range(4)) + "\n")
+    (tmp_path / "vllm.log").write_text("\n".join(lines) + "\n")
     if cmdline:
         (tmp_path / "cmdline.txt").write_text(cmdline + "\n")
-    s = FactStore(Context(EvidenceHost(tmp_path)), preset={"engines": (EngineInstance(VLLM, found_by="evidence"),)})
+    return FactStore(Context(EvidenceHost(tmp_path)), preset={"engines": (EngineInstance(VLLM, found_by="evidence"),)})
+
+
+@pytest.mark.parametrize("cmdline,room", [("", True), ("vllm serve Qwen/Qwen2.5-32B-Instruct --max-num-seqs 1", False)])
+def test_waiting_while_the_batch_has_room_is_not_called_a_full_batch(tmp_path, specs, cmdline, room):
+    s = log_store(tmp_path, [STUCK_LINE.format(5 * i) for i in range(4)], cmdline)
     [f] = run_check(specs["vllm-queueing"], s).findings
     assert f.fix.summary.startswith("Requests wait although the batch has room") is room
     assert ("--max-loras" in f.fix.summary) is room and ("full batch" in f.fix.summary) is not room
@@ -162,11 +167,7 @@ HALT_LINES = (
 @pytest.mark.parametrize("cmdline,v0_fix", [("", True), ("python -m vllm.entrypoints.openai.api_server --model m "
                                                             "--enable-chunked-prefill", False)])
 def test_prefill_on_a_v0_engine_turns_chunked_prefill_on(tmp_path, specs, cmdline, v0_fix):
-    (tmp_path / "meta.json").write_text('{"engine": "vllm"}')
-    (tmp_path / "vllm.log").write_text("\n".join(HALT_LINES) + "\n")
-    if cmdline:
-        (tmp_path / "cmdline.txt").write_text(cmdline + "\n")
-    s = FactStore(Context(EvidenceHost(tmp_path)), preset={"engines": (EngineInstance(VLLM, found_by="evidence"),)})
+    s = log_store(tmp_path, HALT_LINES, cmdline)
     [f] = run_check(specs["vllm-prefill-interference"], s).findings
     assert ("--enable-chunked-prefill, off by default in V0" in f.fix.summary) is v0_fix
     assert ("--enable-chunked-prefill" in f.fix.commands[0]) is v0_fix
@@ -178,9 +179,7 @@ def test_waiting_while_nothing_runs_says_the_engine_admits_nothing(tmp_path, spe
     lines = [STUCK_LINE.format(0).replace("Running: 1 reqs", "Running: 2 reqs").replace("Pending: 3", "Pending: 0"),
              STUCK_LINE.format(5).replace("Running: 1 reqs", "Running: 0 reqs").replace("Pending: 3", "Pending: 12"),
              STUCK_LINE.format(10).replace("Running: 1 reqs", "Running: 0 reqs").replace("Pending: 3", "Pending: 22")]
-    (tmp_path / "meta.json").write_text('{"engine": "vllm"}')
-    (tmp_path / "vllm.log").write_text("\n".join(lines) + "\n")
-    s = FactStore(Context(EvidenceHost(tmp_path)), preset={"engines": (EngineInstance(VLLM, found_by="evidence"),)})
+    s = log_store(tmp_path, lines)
     [f] = run_check(specs["vllm-queueing"], s).findings
     assert f.fix.summary.startswith("Requests wait while nothing runs: on 2 stats line(s) Running was 0 with up to 22")
     assert "stuck" in f.fix.summary and f.fix.commands == ()
@@ -191,9 +190,7 @@ def test_waiting_behind_one_request_that_fills_the_kv_cache(tmp_path, specs):
     line = ("(APIServer pid=851) INFO 04-28 22:54:{:02d} [loggers.py:257] Engine 000: Avg prompt throughput: 0.0 "
             "tokens/s, Avg generation throughput: 5.4 tokens/s, Running: 1 reqs, Waiting: 14 reqs, GPU KV cache "
             "usage: 76.{}%, Prefix cache hit rate: 92.0%")
-    (tmp_path / "meta.json").write_text('{"engine": "vllm"}')
-    (tmp_path / "vllm.log").write_text("\n".join(line.format(32 + 10 * i, 5 + i) for i in range(3)) + "\n")
-    s = FactStore(Context(EvidenceHost(tmp_path)), preset={"engines": (EngineInstance(VLLM, found_by="evidence"),)})
+    s = log_store(tmp_path, [line.format(32 + 10 * i, 5 + i) for i in range(3)])
     [f] = run_check(specs["vllm-queueing"], s).findings
     assert f.title == "vLLM requests are waiting for KV cache space that a few long requests hold"
     assert "at most 1 ran (below --max-num-seqs) and held up to 77 % of the KV cache" in f.fix.summary
