@@ -26,6 +26,17 @@ def _first_time_after(f, offset: int, now: float) -> float | None:
     return None
 
 
+def _open_before(f, begin: int, end: int, cutoff: float, now: float) -> bool:
+    """Is a line of bytes begin..end-1 inside the window (stamped at or after `cutoff`)? Then
+    every later line is: a window once open stays open."""
+    f.seek(begin)
+    for raw in f.read(end - begin).split(b"\n")[1:]:
+        t = line_time(raw[:SCAN].decode("utf-8", "replace"), now)
+        if t is not None:
+            return t >= cutoff
+    return False
+
+
 def window_start(f, start: int, size: int, cutoff: float, now: float) -> int:
     """Byte offset at or before the first line newer than `cutoff` (binary search on stamps).
     Returns `start` when the file is small or carries no parseable stamps."""
@@ -102,17 +113,45 @@ class FileSource:
         return (os.path.abspath(self.path), self.name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
                 self.since_seconds, self.now)
 
+    def split_span(self, share: float, least: int) -> tuple[tuple[int, int, bool], tuple[int, int, bool]] | None:
+        """The spans (raw_regions) of this read cut in two at a line start about `share` of the
+        way in, for two readers; None when it should not be: shorter than `least` bytes, a read
+        that resumes, a time window not surely open before the cut, an unreadable file."""
+        if self.state is not None:
+            return None
+        try:
+            with open(self.path, "rb") as f:
+                st = os.fstat(f.fileno())
+                now = time.time() if self.now is None else self.now
+                cutoff = now - self.since_seconds if self.since_seconds else None
+                start = window_start(f, 0, st.st_size, cutoff, now) if cutoff is not None else 0
+                if st.st_size - start < least:
+                    return None
+                f.seek(start + int((st.st_size - start) * share))
+                head = f.read(MAX_LINE)
+                cut = head.find(b"\n")
+                if cut < 0:
+                    return None
+                mid = f.tell() - len(head) + cut + 1
+                if cutoff is not None and not _open_before(f, max(start, mid - 64 * 1024), mid, cutoff, now):
+                    return None
+        except OSError:
+            return None
+        return (start, mid, True), (mid, st.st_size, False)
+
     def raw_blocks(self) -> Iterator[bytes]:
         """Bytes holding whole lines, undecoded."""
         for buf, begin, end in self.raw_regions():
             yield bytes(buf[begin:end])
 
-    def raw_regions(self) -> Iterator[tuple[bytearray, int, int]]:
+    def raw_regions(self, span: tuple[int, int, bool] | None = None) -> Iterator[tuple[bytearray, int, int]]:
         """(buffer, begin, end): buffer[begin:end] holds whole lines, undecoded and uncopied.
 
         The buffer is reused: a region is valid only until the next one is asked for. Once
         the time window is reached no byte is decoded or copied, so a scanner keeps pace
-        with grep."""
+        with grep. `span` (from split_span): (start, stop, windowed): bytes start..stop-1 of the
+        file only, through the time window when `windowed`, without resume state; the same
+        span of an unchanged file always gives the same regions."""
         try:
             f = open(self.path, "rb")
         except OSError as e:
@@ -120,12 +159,17 @@ class FileSource:
             return
         with f:
             st = os.fstat(f.fileno())
-            start = self._start(st)
             now = time.time() if self.now is None else self.now
             cutoff = now - self.since_seconds if self.since_seconds else None
-            pos = window_start(f, start, st.st_size, cutoff, now) if cutoff is not None else start
-            resumable = self.state is not None
+            if span is not None:
+                pos, stop, windowed = span
+                cutoff, resumable = cutoff if windowed else None, False
+            else:
+                start = self._start(st)
+                pos = window_start(f, start, st.st_size, cutoff, now) if cutoff is not None else start
+                stop, resumable = None, self.state is not None
             f.seek(pos)
+            unread = None if stop is None else stop - pos  # bytes of the span not read yet
             window = _Window(cutoff, now)
             # One reused buffer: the unfinished last line moves to its front, the next read
             # fills in behind it, and each block of whole lines is copied out exactly once.
@@ -139,10 +183,12 @@ class FileSource:
             skipping = False  # inside the dropped tail of a runaway line
             try:
                 while True:
-                    n = f.readinto(view[filled : filled + limit])
+                    n = f.readinto(view[filled : filled + (limit if unread is None else min(limit, unread))])
                     limit = len(buf)
                     if not n:
                         break
+                    if unread is not None:
+                        unread -= n
                     end = filled + n
                     begin = 0
                     if skipping:
@@ -179,7 +225,7 @@ class FileSource:
             except OSError as e:
                 self.error = f"{self.path}: {e.strerror or e}"
             finally:
-                if self.state is not None and self._reached:
+                if span is None and self.state is not None and self._reached:
                     self.state.put(self.state_key, {"inode": st.st_ino, "offset": self._reached, "size": st.st_size})
 
     def blocks(self) -> Iterator[str]:

@@ -41,6 +41,7 @@ from typing import BinaryIO, Iterable
 from llmdoctor.knowledge.evidence_line import short_line
 from llmdoctor.parsing import LazyPattern
 from llmdoctor.knowledge.vllm.quiet_stats import AVG, QuietRegion, kv_full_mark, quiet_pattern
+from llmdoctor.knowledge.vllm.stats_frames import frame_items
 from llmdoctor.knowledge.vllm.rare_lines import (
     BUSY_MARK,
     EXACT_LINES,
@@ -216,6 +217,7 @@ class VllmLogScanner:
         self._prefix_target: list | None = None
         self._conc_left = 0  # lines left in which "Maximum concurrency" may follow
         self._tail = b""
+        self.framed = 0  # regions read through a helper's frames
 
     # -- feeding -------------------------------------------------------------------
     def feed_line(self, line: str) -> None:
@@ -278,12 +280,13 @@ class VllmLogScanner:
         self.feed_bytes(b"", final=True)
         return self
 
-    def feed_region(self, buf: bytearray, begin: int, end: int) -> None:
-        """Feed buf[begin:end], whole lines from a LogSource's raw_regions(), without copying."""
+    def feed_region(self, buf: bytearray, begin: int, end: int, frame: tuple | None = None) -> None:
+        """Feed buf[begin:end], whole lines from a LogSource's raw_regions(), without copying.
+        `frame`: what a helper process found in the same region (stats_frame), when it did."""
         if self._tail:
             self.feed_raw_block(bytes(buf[begin:end]))
         elif end > begin:
-            self._scan_region(buf, end, begin)
+            self._scan_region(buf, end, begin, frame if self.frame_fits(frame, begin, end) else None)
         else:
             self.feed_line("")
 
@@ -305,16 +308,17 @@ class VllmLogScanner:
         if text.endswith("\n"):  # the block's last line is empty: it still counts in windows
             self.feed_line("")
 
-    def _scan_region(self, buf, end: int, begin: int = 0) -> None:
+    def _scan_region(self, buf, end: int, begin: int = 0, frame: tuple | None = None) -> None:
         """Handle the lines of buf[begin:end] exactly as feed_line would, without a Python step
         per line: trigger lines are found through a rare character at memchr speed; stats lines
-        are parsed as found, the other trigger lines afterwards in order with their follow-ups."""
+        are parsed as found (or as a helper's frame lists them), the other trigger lines
+        afterwards in order with their follow-ups."""
         is_bytes = isinstance(buf, (bytes, bytearray))
         nl = b"\n" if is_bytes else "\n"
         find, startswith = buf.find, buf.startswith
         first_line = self.lines  # lines before this region
-        self.lines += (newlines(buf, begin, end) if is_bytes else buf.count(nl, begin, end)) \
-            + (end > begin and buf[end - 1:end] != nl)
+        count = frame[2] if frame is not None else (newlines(buf, begin, end) if is_bytes else buf.count(nl, begin, end))
+        self.lines += count + (end > begin and buf[end - 1:end] != nl)
         anchored_from = begin  # from here on the rare lines need an anchor (see rare_lines)
         if first_line < EXACT_LINES:
             anchored_from = end
@@ -341,20 +345,11 @@ class VllmLogScanner:
         # 1. stats lines, in order, parsed as feed_line parses them; 2. other trigger lines
         # are collected and handled afterwards in order (the two kinds do not interact).
         starts: set[int] = set()
-        self._stats_lines(buf, begin, end, anchored_from, starts, prefix_window)
-        for char, word in _TRIGGERS_B if is_bytes else _TRIGGERS:
-            p = find(char, begin, end)
-            while p != -1:
-                if startswith(word, p):
-                    ls, le = line_at(p)
-                    starts.add(ls)
-                    p = find(char, le + 1, end) if le < end else -1
-                else:
-                    p = find(char, p + 1, end)
-        if anchored_from > begin:
-            starts |= exact_starts(buf, begin, anchored_from, self._marks)
-        if anchored_from < end:
-            starts |= anchored_starts(buf, anchored_from, end, self._marks, v_done=True)
+        if frame is not None:
+            self._stats_from_frame(buf, begin, end, frame, starts, prefix_window)
+        else:
+            self._stats_lines(buf, begin, end, anchored_from, starts, prefix_window)
+            self._trigger_starts(buf, begin, end, anchored_from, starts)
         hits = sorted(starts)
         i, pos = 0, begin
         while True:
@@ -380,11 +375,34 @@ class VllmLogScanner:
             elif is_hit and any(m in line for m in self._marks) and (exact or line_anchored(line)):
                 self._rare(line)
 
-    def _stats_lines(self, buf, begin: int, end: int, anchored_from: int, starts: set, prefix_window) -> None:
+    def _trigger_starts(self, buf, begin: int, end: int, anchored_from: int, starts: set) -> None:
+        """Add the starts of the other trigger lines ('Q', '#') and of the rare lines (exact
+        before anchored_from, anchored from it on) of buf[begin:end] to `starts`."""
+        is_bytes = isinstance(buf, (bytes, bytearray))
+        nl = b"\n" if is_bytes else "\n"
+        find, startswith = buf.find, buf.startswith
+        for char, word in _TRIGGERS_B if is_bytes else _TRIGGERS:
+            p = find(char, begin, end)
+            while p != -1:
+                if startswith(word, p):
+                    ls, le = line_bounds(buf, nl, begin, end, p)
+                    starts.add(ls)
+                    p = find(char, le + 1, end) if le < end else -1
+                else:
+                    p = find(char, p + 1, end)
+        if anchored_from > begin:
+            starts |= exact_starts(buf, begin, anchored_from, self._marks)
+        if anchored_from < end:
+            starts |= anchored_starts(buf, anchored_from, end, self._marks, v_done=True)
+
+    def _stats_lines(self, buf, begin: int, end: int, anchored_from: int, starts: set, prefix_window,
+                     trace: list | None = None) -> None:
         """The 'V' lines of buf[begin:end]: stats lines are parsed here, in order (a quiet one is
         one regex match: counted, its place noted, its bytes kept only if it may be reported);
         other "KV cache" lines and, past anchored_from, the ValueError-anchored rare lines go to
-        `starts`. The hot loop of a dense log: each step here costs per stats line."""
+        `starts`. The hot loop of a dense log: each step here costs per stats line. `trace`
+        (a helper's scan, stats_frame): each parsed line is noted there as (quiet lines before
+        it, start, end, 'V' position) instead of among the quiet lines' spans."""
         is_bytes = isinstance(buf, (bytes, bytearray))
         if is_bytes:
             nl, char, kv, usage, avg, v_words = b"\n", b"V", b"KV cache", b" KV cache usage: ", AVG, V_ANCHORS_B
@@ -394,13 +412,7 @@ class VllmLogScanner:
         quiet = (quiet_pattern(self.max_running, self._kv_full).match
                  if is_bytes and self._kv_full is not None else None)
         spans: list = []  # QuietRegion.spans: pairs (a quiet line's start, end) or (a parsed line's records, None)
-        quiet_since = 0  # quiet lines not yet told to the scanner's state (see flush)
-
-        def flush() -> None:
-            """What the quiet lines since the last loud one did: counted, runs ended (v1 records)."""
-            self.stats_count += quiet_since
-            self._wait_run = self._kv_run = None
-            self._last_version = "v1"
+        quiet_since = 0  # quiet lines not yet told to the scanner's state (see _quiet_told)
 
         p = find(char, begin + 1, end)
         while p != -1:
@@ -429,30 +441,102 @@ class VllmLogScanner:
                 le = end
             if find(usage, p - 2, le) != -1:  # a stats line that says something: parsed
                 if quiet_since:
-                    flush()
+                    self._quiet_told(quiet_since)
                     quiet_since = 0
-                line = buf[ls: le if le - ls <= MAX_LINE else ls + MAX_LINE]
-                if spans:  # its records go with the region's quiet ones, in order
-                    self._region_line = []
-                    spans += (self._region_line, None)
-                self._stats(line.decode("utf-8", "replace") if is_bytes else line)
-                if self._region_line == []:  # no record after all: a pair holds at least one (keep)
-                    del spans[-2:]
-                self._region_line = None
-                if self._prefix_left:  # a V0 record: its prefix-cache line may follow
-                    prefix_window(le + 1)
-                if find(kv, p + 8, le) != -1 and self._other_kv(buf, p - 1, le, kv, usage):
-                    starts.add(ls)
+                if trace is not None:
+                    trace.append((len(spans) >> 1, ls, le, p))
+                self._loud_line(buf, ls, le, p, spans if trace is None else (), starts, prefix_window)
             else:
                 starts.add(ls)
             p = find(char, le + 1, end) if le < end else -1
         if quiet_since:
-            flush()
+            self._quiet_told(quiet_since)
+        if trace is not None:
+            trace.append(spans)
+        elif spans:
+            self._keep_region(buf, spans)
+
+    def _quiet_told(self, n: int) -> None:
+        """What n quiet lines since the last parsed one did: counted, runs ended (v1 records)."""
+        self.stats_count += n
+        self._wait_run = self._kv_run = None
+        self._last_version = "v1"
+
+    def _keep_region(self, buf, spans: list) -> None:
+        region = QuietRegion()
+        region.spans = spans
+        region.keep(buf, self.keep_stats)
+        self._keep(region, region.count)
+
+    def _loud_line(self, buf, ls: int, le: int, p: int, spans, starts: set, prefix_window) -> None:
+        """A stats line that may say something (the 'V' of its first "KV cache" at p): parsed,
+        its records placed among the region's quiet ones when some came before it."""
+        is_bytes = isinstance(buf, (bytes, bytearray))
+        line = buf[ls: le if le - ls <= MAX_LINE else ls + MAX_LINE]
+        if spans:  # its records go with the region's quiet ones, in order
+            self._region_line = []
+            spans += (self._region_line, None)
+        self._stats(line.decode("utf-8", "replace") if is_bytes else line)
+        if self._region_line == []:  # no record after all: a pair holds at least one (keep)
+            del spans[-2:]
+        self._region_line = None
+        if self._prefix_left:  # a V0 record: its prefix-cache line may follow
+            prefix_window(le + 1)
+        kv, usage = (b"KV cache", b" KV cache usage: ") if is_bytes else (KV_MARK, " KV cache usage: ")
+        if buf.find(kv, p + 8, le) != -1 and self._other_kv(buf, p - 1, le, kv, usage):
+            starts.add(ls)
+
+    # -- a helper process's share (stats_frames) ---------------------------------------
+    def stats_frame(self, buf, begin: int, end: int) -> tuple:
+        """What a helper process scanning a later part of the log sends for one region: its
+        bounds, its newline count, its stats lines as stats_frames.frame_items lays them out,
+        and the starts of its other lines to handle (all past the exact head). The helper's own state only serves to classify (its highest Running so far is at
+        most the reader's, so a line quiet here is quiet there)."""
+        trace: list = []
+        starts: set[int] = set()
+        self.lines = max(self.lines, EXACT_LINES)  # past the exact head: rare lines need an anchor
+        self._prefix_left = self._conc_left = 0
+        self._stats_lines(buf, begin, end, begin, starts, lambda pos: None, trace)
+        self._trigger_starts(buf, begin, end, begin, starts)
+        self._prefix_left = self._conc_left = 0
+        return (begin, end, newlines(buf, begin, end), frame_items(trace, self.keep_stats), sorted(starts))
+
+    def can_use_frames(self) -> bool:
+        """Could a helper's frames serve this scanner? (Not where quiet lines are not recognised
+        at all, nor for what clients received.)"""
+        return self._kv_full is not None and not self._busy
+
+    def frame_fits(self, frame, begin: int, end: int) -> bool:
+        """May this region be read through `frame`? Only for the same bounds, when this scanner
+        is past the exact head too (where the helper's scan began)."""
+        if type(frame) is tuple and len(frame) == 5 and frame[0] == begin and frame[1] == end \
+                and self.lines >= EXACT_LINES and self.can_use_frames():
+            self.framed += 1
+            return True
+        return False
+
+    def _stats_from_frame(self, buf, begin: int, end: int, frame: tuple, starts: set, prefix_window) -> None:
+        """_stats_lines for a region a helper scanned: the quiet lines it found are counted in
+        bulk, the rest parsed here in order as _stats_lines parses them."""
+        starts.update(frame[4])
+        spans: list = []
+        quiet_since = 0
+        for item in frame[3]:
+            if type(item) is int:
+                quiet_since += item
+            elif type(item) is list:
+                quiet_since += len(item) >> 1
+                spans += item
+            else:
+                if quiet_since:
+                    self._quiet_told(quiet_since)
+                    quiet_since = 0
+                ls, le, p = item
+                self._loud_line(buf, ls, le, p, spans, starts, prefix_window)
+        if quiet_since:
+            self._quiet_told(quiet_since)
         if spans:
-            region = QuietRegion()
-            region.spans = spans
-            region.keep(buf, self.keep_stats)
-            self._keep(region, region.count)
+            self._keep_region(buf, spans)
 
     def _keep(self, item, n: int) -> None:
         """Add a record (or a QuietRegion of n) to the recent ones; drop what keep_stats no longer needs."""

@@ -1,0 +1,124 @@
+"""Work done beside this process by a forked copy of it, its results read back in order.
+
+Used to split the scan of a log of gigabytes between two cores (facts/vllm.py). The copy shares
+this process's memory as it was (copy on write: no import, no start-up), runs `produce(send)`
+and leaves with os._exit (no atexit handler, no flush of this process's buffers). Each `send`
+writes one frame (marshal: ints, bytes, lists, tuples) to a pipe; an empty frame ends the
+stream. The reader gets the frames in order and stops at the end, at a copy that died or sent
+garbage, or when no frame came within `wait` seconds: then `ended` says why and the caller does
+that work itself. Forking is refused while other threads run: a copy of a threaded process can
+inherit a lock held by a thread it does not have.
+"""
+from __future__ import annotations
+
+import marshal
+import os
+import select
+import signal
+import struct
+import sys
+from typing import Callable, Iterator
+
+_HEAD = struct.Struct("<I")
+PIPE_BYTES = 1 << 20  # asked for the pipe, so the copy can run ahead of a reader still busy elsewhere
+
+
+def can_fork() -> bool:
+    """Whether a copy may be forked now: a POSIX system, and no other thread running."""
+    if not hasattr(os, "fork"):
+        return False
+    threading = sys.modules.get("threading")
+    return threading is None or threading.active_count() == 1
+
+
+class Forked:
+    """A forked copy running `produce(send)`; `frames()` yields what it sends, in order."""
+
+    def __init__(self, produce: Callable[[Callable[[object], None]], None], wait: float = 30.0) -> None:
+        self.wait = wait
+        self.ended: str | None = None  # why the frames stopped ("done" when the copy said so)
+        read_fd, write_fd = os.pipe()
+        try:
+            import fcntl
+
+            fcntl.fcntl(write_fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
+        except (ImportError, OSError):
+            pass  # a smaller pipe only makes the copy wait for the reader sooner
+        self.pid = os.fork()
+        if self.pid == 0:  # the copy
+            os.close(read_fd)
+            code = 0
+            try:
+                def send(frame: object) -> None:
+                    data = marshal.dumps(frame)
+                    _write_all(write_fd, _HEAD.pack(len(data)) + data)
+
+                produce(send)
+                _write_all(write_fd, _HEAD.pack(0))
+            except BaseException:  # the reader sees a stream without its end and does the rest itself
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(write_fd)
+        self._fd = read_fd
+
+    def frames(self) -> Iterator[object]:
+        while self.ended is None:
+            head = self._read(_HEAD.size)
+            if head is None:
+                return
+            (size,) = _HEAD.unpack(head)
+            if size == 0:
+                self.ended = "done"
+                return
+            data = self._read(size)
+            if data is None:
+                return
+            try:
+                frame = marshal.loads(data)
+            except (EOFError, ValueError, TypeError):
+                self.ended = "an unreadable frame"
+                return
+            yield frame
+
+    def _read(self, n: int) -> bytes | None:
+        parts, got = [], 0
+        while got < n:
+            ready, _, _ = select.select([self._fd], [], [], self.wait)
+            if not ready:
+                self.ended = f"no frame within {self.wait:g} s"
+                return None
+            part = os.read(self._fd, n - got)
+            if not part:
+                self.ended = "the helper process stopped early"
+                return None
+            parts.append(part)
+            got += len(part)
+        return b"".join(parts)
+
+    def close(self) -> None:
+        """Stop the copy (when it has not finished) and reap it."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        if self.ended != "done":
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
+
+    def __enter__(self) -> "Forked":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
