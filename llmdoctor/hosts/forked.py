@@ -24,8 +24,8 @@ PIPE_BYTES = 1 << 20  # asked for the pipe, so the copy can run ahead of a reade
 
 
 def can_fork() -> bool:
-    """Whether a copy may be forked now: a POSIX system, and no other thread running."""
-    if not hasattr(os, "fork"):
+    """Whether a copy may be forked now: Linux, and no other thread running."""
+    if not sys.platform.startswith("linux"):
         return False
     threading = sys.modules.get("threading")
     return threading is None or threading.active_count() == 1

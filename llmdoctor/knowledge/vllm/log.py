@@ -31,7 +31,9 @@ in a log's first EXACT_LINES lines and, beyond, on lines with an anchor found by
 than the rest of the scan (CPython's regex and multi-byte find compare byte by byte; only a
 one-byte find is memchr). `feed_line` applies the same tests per line. Tests hold all of them
 to the same result, and to the scanner this one replaced (tests/engines/vllm/reference_vllm_log.py)
-wherever a log is shorter than EXACT_LINES.
+wherever a log is shorter than EXACT_LINES. On a large file the stats-line loop of the later
+regions can run in a helper process (`stats_frame`, read back through `feed_region(frame=...)`:
+stats_frames.py), with the same result.
 """
 from __future__ import annotations
 
@@ -402,7 +404,7 @@ class VllmLogScanner:
         other "KV cache" lines and, past anchored_from, the ValueError-anchored rare lines go to
         `starts`. The hot loop of a dense log: each step here costs per stats line. `trace`
         (a helper's scan, stats_frame): each parsed line is noted there as (quiet lines before
-        it, start, end, 'V' position) instead of among the quiet lines' spans."""
+        it, start, end, 'V' position, records), then the quiet lines' spans."""
         is_bytes = isinstance(buf, (bytes, bytearray))
         if is_bytes:
             nl, char, kv, usage, avg, v_words = b"\n", b"V", b"KV cache", b" KV cache usage: ", AVG, V_ANCHORS_B
@@ -443,9 +445,7 @@ class VllmLogScanner:
                 if quiet_since:
                     self._quiet_told(quiet_since)
                     quiet_since = 0
-                if trace is not None:
-                    trace.append((len(spans) >> 1, ls, le, p))
-                self._loud_line(buf, ls, le, p, spans if trace is None else (), starts, prefix_window)
+                self._loud_line(buf, ls, le, p, spans, starts, prefix_window, trace=trace)
             else:
                 starts.add(ls)
             p = find(char, le + 1, end) if le < end else -1
@@ -468,20 +468,31 @@ class VllmLogScanner:
         region.keep(buf, self.keep_stats)
         self._keep(region, region.count)
 
-    def _loud_line(self, buf, ls: int, le: int, p: int, spans, starts: set, prefix_window) -> None:
+    def _loud_line(self, buf, ls: int, le: int, p: int, spans, starts: set, prefix_window,
+                   records: list | None = None, trace: list | None = None) -> None:
         """A stats line that may say something (the 'V' of its first "KV cache" at p): parsed,
-        its records placed among the region's quiet ones when some came before it."""
+        its records placed among the region's quiet ones when some came before it. In a
+        helper (`trace`) only its highest Running is taken, and the line with its records
+        noted for the reader; `records`: those the helper sent."""
         is_bytes = isinstance(buf, (bytes, bytearray))
         line = buf[ls: le if le - ls <= MAX_LINE else ls + MAX_LINE]
-        if spans:  # its records go with the region's quiet ones, in order
-            self._region_line = []
-            spans += (self._region_line, None)
-        self._stats(line.decode("utf-8", "replace") if is_bytes else line)
-        if self._region_line == []:  # no record after all: a pair holds at least one (keep)
-            del spans[-2:]
-        self._region_line = None
-        if self._prefix_left:  # a V0 record: its prefix-cache line may follow
-            prefix_window(le + 1)
+        line = line.decode("utf-8", "replace") if is_bytes else line
+        if trace is not None:
+            records = stats_records(line)
+            for g, _, _ in records:
+                if int(g[2]) > self.max_running:
+                    self.max_running = int(g[2])
+            trace.append((len(spans) >> 1, ls, le, p, records))
+        else:
+            if spans:  # its records go with the region's quiet ones, in order
+                self._region_line = []
+                spans += (self._region_line, None)
+            self._stats(line, records)
+            if self._region_line == []:  # no record after all: a pair holds at least one (keep)
+                del spans[-2:]
+            self._region_line = None
+            if self._prefix_left:  # a V0 record: its prefix-cache line may follow
+                prefix_window(le + 1)
         kv, usage = (b"KV cache", b" KV cache usage: ") if is_bytes else (KV_MARK, " KV cache usage: ")
         if buf.find(kv, p + 8, le) != -1 and self._other_kv(buf, p - 1, le, kv, usage):
             starts.add(ls)
@@ -531,8 +542,8 @@ class VllmLogScanner:
                 if quiet_since:
                     self._quiet_told(quiet_since)
                     quiet_since = 0
-                ls, le, p = item
-                self._loud_line(buf, ls, le, p, spans, starts, prefix_window)
+                ls, le, p, records = item
+                self._loud_line(buf, ls, le, p, spans, starts, prefix_window, records)
         if quiet_since:
             self._quiet_told(quiet_since)
         if spans:
@@ -687,19 +698,13 @@ class VllmLogScanner:
             self._segment_first = n
         self._segment_last = n
 
-    def _stats(self, line: str) -> None:
-        m = _STATS_FULL.search(line)
-        if m is not None and len(line) - m.end() < 60:  # the usual line: one record
-            self._stats_record(line, m.groups(), m.start(), m.end())
-        else:
-            rx, shift = (_STATS_FULL, ()) if m else (_STATS, (None, None))
-            if m is None:
-                m = _STATS.search(line)
-            if m is None:
-                return
-            while m:
-                self._stats_record(line, shift + m.groups() if shift else m.groups(), m.start(), m.end())
-                m = rx.search(line, m.end()) if len(line) - m.end() > 60 else None
+    def _stats(self, line: str, records: list | None = None) -> None:
+        """The stats records of a line (`records`: as stats_records found them, in a helper)."""
+        records = stats_records(line) if records is None else records
+        if not records:
+            return
+        for g, start, end in records:
+            self._stats_record(line, g, start, end)
         if self._last_version == "v0":
             self._prefix_left = PEEK_LINES
 
@@ -859,6 +864,22 @@ class VllmLogScanner:
             lines=self.lines,
             engine_version=self._last_version or ("v0" if self._saw_v0 else None),
         )
+
+
+def stats_records(line: str) -> list:
+    """(groups, start, end) of each stats record of a line: the usual line holds one; a line
+    that lost its newlines several (each within 60 characters of the previous one's end)."""
+    m = _STATS_FULL.search(line)
+    if m is not None and len(line) - m.end() < 60:  # the usual line: one record
+        return [(m.groups(), m.start(), m.end())]
+    rx, shift = (_STATS_FULL, ()) if m else (_STATS, (None, None))
+    if m is None:
+        m = _STATS.search(line)
+    out = []
+    while m:
+        out.append((shift + m.groups() if shift else m.groups(), m.start(), m.end()))
+        m = rx.search(line, m.end()) if len(line) - m.end() > 60 else None
+    return out
 
 
 def _materialize(raw: list) -> StatsLine:

@@ -8,7 +8,8 @@ reader goes on through the later regions with the helper's frames instead of the
 
 A frame says, for one region: its bounds, its newline count, the line starts the loop would
 have handed on (other "KV cache" lines, anchored rare lines), and its stats lines in order:
-every line to parse as (start, end, 'V' position), and between them the quiet lines, as a count
+every line to parse as (start, end, 'V' position, its records' regex groups and bounds: the
+reader skips the regex), and between them the quiet lines, as a count
 or, among the region's last `keep` stats lines (the ones a result may report), as their spans.
 The reader parses the listed lines itself, in order, so its state evolves as in a scan of its
 own. A line the helper called quiet is quiet for the reader too: the helper saw no Running
@@ -22,17 +23,18 @@ from __future__ import annotations
 
 def frame_items(trace: list, keep: int) -> list:
     """The stats part of a frame from a traced loop (VllmLogScanner._stats_lines with `trace`):
-    (quiet lines before it, start, end, 'V' position) per parsed line, then the quiet spans."""
+    (quiet lines before it, start, end, 'V' position, records) per parsed line, then the quiet
+    lines' spans."""
     spans = trace[-1]
     quiet_total = len(spans) >> 1
     tail_from = max(0, quiet_total + len(trace) - 1 - keep)  # the first entry that may be reported
     items: list = []
     done = entry = 0  # quiet lines laid out; entries (quiet and parsed lines) before them
-    for k, ls, le, p in trace[:-1]:
+    for k, ls, le, p, records in trace[:-1]:
         _quiet_items(items, spans, done, k, entry, tail_from)
         entry += k - done + 1
         done = k
-        items.append((ls, le, p))
+        items.append((ls, le, p, records))
     _quiet_items(items, spans, done, quiet_total, entry, tail_from)
     return items
 

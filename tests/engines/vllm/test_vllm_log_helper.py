@@ -118,11 +118,12 @@ def test_a_frame_for_other_bounds_or_garbage_is_not_read(small_head):
 def test_frame_items_count_quiet_lines_and_keep_the_last_as_spans():
     # two parsed lines among seven quiet ones; keep 4: the last four entries are laid out
     spans = [i for q in range(7) for i in (10 * q, 10 * q + 5)]
-    trace = [(2, 100, 105, 101), (5, 200, 205, 201), spans]
+    a, b = (100, 105, 101, ["records of a"]), (200, 205, 201, ["records of b"])
+    trace = [(2,) + a, (5,) + b, spans]
     items = frame_items(trace, 4)
-    assert items == [2, (100, 105, 101), 2, spans[8:10], (200, 205, 201), spans[10:14]]
-    assert frame_items(trace, 0) == [2, (100, 105, 101), 3, (200, 205, 201), 2]
-    assert frame_items(trace, 100) == [spans[:4], (100, 105, 101), spans[4:10], (200, 205, 201), spans[10:]]
+    assert items == [2, a, 2, spans[8:10], b, spans[10:14]]
+    assert frame_items(trace, 0) == [2, a, 3, b, 2]
+    assert frame_items(trace, 100) == [spans[:4], a, spans[4:10], b, spans[10:]]
     assert frame_items([[]], 5) == []
 
 
