@@ -67,8 +67,10 @@ def _scan_with_helper(source, scanner) -> bool:
     Whatever the helper does not send in time, this process finds itself: same result."""
     from llmdoctor.hosts.forked import Forked, can_fork
 
-    split = getattr(source, "split_span", None)
-    spans = split(HELPER_SHARE, HELPER_ABOVE) if callable(split) and can_fork() else None
+    from llmdoctor.knowledge.vllm import log as vlog
+
+    split = getattr(source, "split_span", None)  # cut past the exact head: the helper's frames begin there
+    spans = split(HELPER_SHARE, HELPER_ABOVE, vlog.EXACT_LINES + 1) if callable(split) and can_fork() else None
     if spans is None or not scanner.can_use_frames():
         return False
     first, rest = spans

@@ -26,6 +26,25 @@ def _first_time_after(f, offset: int, now: float) -> float | None:
     return None
 
 
+def _after_lines(f, start: int, lines: int) -> int:
+    """The offset at or before which the first `lines` lines from `start` end."""
+    f.seek(start)
+    pos, left = start, lines
+    while left > 0:
+        data = f.read(CHUNK)
+        if not data:
+            break
+        n = data.count(b"\n")
+        if n >= left:
+            cut = -1
+            for _ in range(left):
+                cut = data.find(b"\n", cut + 1)
+            return pos + cut
+        left -= n
+        pos += len(data)
+    return pos
+
+
 def _open_before(f, begin: int, end: int, cutoff: float, now: float) -> bool:
     """Is a line of bytes begin..end-1 inside the window (stamped at or after `cutoff`)? Then
     every later line is: a window once open stays open."""
@@ -113,10 +132,11 @@ class FileSource:
         return (os.path.abspath(self.path), self.name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns,
                 self.since_seconds, self.now)
 
-    def split_span(self, share: float, least: int) -> tuple[tuple[int, int, bool], tuple[int, int, bool]] | None:
+    def split_span(self, share: float, least: int, after_lines: int = 0) -> tuple[tuple, tuple] | None:
         """The spans (raw_regions) of this read cut in two at a line start about `share` of the
-        way in, for two readers; None when it should not be: shorter than `least` bytes, a read
-        that resumes, a time window not surely open before the cut, an unreadable file."""
+        way in, and after its first `after_lines` lines, for two readers; None when it should
+        not be: shorter than `least` bytes, a read that resumes, a time window not surely open
+        before the cut, an unreadable file."""
         if self.state is not None:
             return None
         try:
@@ -127,13 +147,15 @@ class FileSource:
                 start = window_start(f, 0, st.st_size, cutoff, now) if cutoff is not None else 0
                 if st.st_size - start < least:
                     return None
-                f.seek(start + int((st.st_size - start) * share))
+                at = max(start + int((st.st_size - start) * share), _after_lines(f, start, after_lines))
+                f.seek(at)
                 head = f.read(MAX_LINE)
                 cut = head.find(b"\n")
                 if cut < 0:
                     return None
-                mid = f.tell() - len(head) + cut + 1
-                if cutoff is not None and not _open_before(f, max(start, mid - 64 * 1024), mid, cutoff, now):
+                mid = at + cut + 1
+                if mid >= st.st_size or (cutoff is not None
+                                         and not _open_before(f, max(start, mid - 64 * 1024), mid, cutoff, now)):
                     return None
         except OSError:
             return None

@@ -206,6 +206,16 @@ def test_a_split_only_where_the_time_window_is_surely_open(tmp_path):
     assert late is None
 
 
+def test_the_cut_comes_after_the_lines_asked_for(tmp_path):
+    path = tmp_path / "vllm.log"
+    path.write_bytes(b"".join(b"line %d\n" % i for i in range(100000)))
+    for lines in (0, 1, 7, 50000, 99999):
+        (start, mid, _), (mid2, stop, _) = FileSource(path, since_seconds=None).split_span(0.1, 0, lines)
+        assert mid == mid2 and path.read_bytes()[:mid].count(b"\n") >= max(lines, 1)
+        assert mid <= max(path.read_bytes().find(b"line %d\n" % lines), int(stop * 0.1)) + 20
+    assert FileSource(path, since_seconds=None).split_span(0.1, 0, 100000) is None
+
+
 def test_forked_frames_arrive_in_order_and_a_silent_helper_times_out():
     with Forked(lambda send: [send((i, [i] * 3, b"x")) for i in range(50)]) as helper:
         assert list(helper.frames()) == [(i, [i] * 3, b"x") for i in range(50)]
