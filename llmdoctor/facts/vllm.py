@@ -36,6 +36,7 @@ class VllmLog:
 # helper's work costs about what the reader's own scan does, reading with frames a quarter).
 HELPER_ABOVE = 64 * 1024 * 1024
 HELPER_SHARE = 0.4
+FRAME_WAIT = 0.0  # seconds to wait for a frame before scanning its region here (tests wait)
 
 
 def scan_source(source):
@@ -64,9 +65,9 @@ def scan_source(source):
 def _scan_with_helper(source, scanner) -> bool:
     """Scan a large file with a helper process (see HELPER_ABOVE); False when it is not one to
     split, or no helper can be forked now (other threads running): the caller scans it alone.
-    Whatever the helper does not send in time, this process finds itself: same result."""
-    from llmdoctor.hosts.forked import Forked, can_fork
-
+    A region whose frame has not come when this process reaches it (a helper slowed down by a
+    busy machine, or gone) is scanned here: the same result, never a wait."""
+    from llmdoctor.hosts.forked import PENDING, Forked, can_fork
     from llmdoctor.knowledge.vllm import log as vlog
 
     split = getattr(source, "split_span", None)  # cut past the exact head: the helper's frames begin there
@@ -87,9 +88,16 @@ def _scan_with_helper(source, scanner) -> bool:
     with helper:
         for buf, begin, end in source.raw_regions(first):
             scanner.feed_region(buf, begin, end)
-        frames = helper.frames()
-        for buf, begin, end in source.raw_regions(rest):
-            scanner.feed_region(buf, begin, end, next(frames, None))
+        taken = 0  # frames read so far: frame k is the helper's for region k of the rest
+        for k, (buf, begin, end) in enumerate(source.raw_regions(rest)):
+            frame = None
+            while taken <= k:  # (a frame for a region scanned here meanwhile is dropped)
+                got = helper.poll(FRAME_WAIT)
+                if got is PENDING or got is None:
+                    break
+                taken += 1
+                frame = got if taken == k + 1 else None
+            scanner.feed_region(buf, begin, end, frame)
     return True
 
 

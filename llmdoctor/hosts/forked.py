@@ -4,9 +4,11 @@ Used to split the scan of a log of gigabytes between two cores (facts/vllm.py). 
 this process's memory as it was (copy on write: no import, no start-up), runs `produce(send)`
 and leaves with os._exit (no atexit handler, no flush of this process's buffers). Each `send`
 writes one frame (marshal: ints, bytes, lists, tuples) to a pipe; an empty frame ends the
-stream. The reader gets the frames in order and stops at the end, at a copy that died or sent
-garbage, or when no frame came within `wait` seconds: then `ended` says why and the caller does
-that work itself. Forking is refused while other threads run: a copy of a threaded process can
+stream. The reader gets the frames in order, each when it asks (`poll`: at once or not yet, so
+that a copy slowed down by a busy machine never keeps the reader waiting) or waiting for it
+(`frames`), and they stop at the end, at a copy that died or sent garbage, or when a frame
+began but did not arrive within `wait` seconds: then `ended` says why and the caller does that
+work itself. Forking is refused while other threads run: a copy of a threaded process can
 inherit a lock held by a thread it does not have.
 """
 from __future__ import annotations
@@ -20,6 +22,7 @@ import sys
 from typing import Callable, Iterator
 
 _HEAD = struct.Struct("<I")
+PENDING = object()  # poll(): no frame yet
 PIPE_BYTES = 1 << 20  # asked for the pipe, so the copy can run ahead of a reader still busy elsewhere
 
 
@@ -62,22 +65,35 @@ class Forked:
         os.close(write_fd)
         self._fd = read_fd
 
+    def poll(self, wait: float = 0.0) -> object:
+        """The next frame; PENDING when none has begun to arrive within `wait` seconds (the
+        caller may do that work itself meanwhile); None once the frames have ended (`ended`)."""
+        if self.ended is not None:
+            return None
+        ready, _, _ = select.select([self._fd], [], [], wait)
+        if not ready:
+            return PENDING
+        head = self._read(_HEAD.size)
+        if head is None:
+            return None
+        (size,) = _HEAD.unpack(head)
+        if size == 0:
+            self.ended = "done"
+            return None
+        data = self._read(size)
+        if data is None:
+            return None
+        try:
+            return marshal.loads(data)
+        except (EOFError, ValueError, TypeError):
+            self.ended = "an unreadable frame"
+            return None
+
     def frames(self) -> Iterator[object]:
-        while self.ended is None:
-            head = self._read(_HEAD.size)
-            if head is None:
-                return
-            (size,) = _HEAD.unpack(head)
-            if size == 0:
-                self.ended = "done"
-                return
-            data = self._read(size)
-            if data is None:
-                return
-            try:
-                frame = marshal.loads(data)
-            except (EOFError, ValueError, TypeError):
-                self.ended = "an unreadable frame"
+        """Every frame in order, waiting for each (up to `wait` seconds)."""
+        while (frame := self.poll(self.wait)) is not None:
+            if frame is PENDING:
+                self.ended = f"no frame within {self.wait:g} s"
                 return
             yield frame
 

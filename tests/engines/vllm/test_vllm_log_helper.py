@@ -10,6 +10,7 @@ import os
 import random
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -130,8 +131,10 @@ def test_frame_items_count_quiet_lines_and_keep_the_last_as_spans():
 # -- the real helper process -------------------------------------------------------------
 @pytest.fixture
 def small_split(monkeypatch):
-    """Split files from 256 KiB on, read in 64 KiB chunks, past an exact head of 50 lines."""
+    """Split files from 256 KiB on, read in 64 KiB chunks, past an exact head of 50 lines; the
+    reader waits for each frame (it would scan a region itself rather than wait)."""
     monkeypatch.setattr(fv, "HELPER_ABOVE", 256 * 1024)
+    monkeypatch.setattr(fv, "FRAME_WAIT", 10.0)
     monkeypatch.setattr(files, "CHUNK", 64 * 1024)
     monkeypatch.setattr(files, "MAX_LINE", 64 * 1024)
     monkeypatch.setattr(vlog, "EXACT_LINES", 50)
@@ -171,6 +174,23 @@ def test_when_the_helper_dies_the_reader_scans_the_rest_itself(tmp_path, small_s
     alone, helped, used = alone_and_helped(path)
     assert used and helped.framed == 2
     assert helped.result() == alone
+
+
+def test_the_reader_does_not_wait_for_a_slow_helper(tmp_path, small_split, monkeypatch):
+    path = tmp_path / "vllm.log"
+    gen.generate(path, 1 * 2**20, density=0.05, seed=14)
+    real = VllmLogScanner.stats_frame
+
+    def slow(self, buf, begin, end):
+        time.sleep(0.5)
+        return real(self, buf, begin, end)
+
+    monkeypatch.setattr(VllmLogScanner, "stats_frame", slow)
+    monkeypatch.setattr(fv, "FRAME_WAIT", 0.0)
+    t = time.monotonic()
+    alone, helped, used = alone_and_helped(path)
+    assert used and helped.result() == alone
+    assert helped.framed <= 2 and time.monotonic() - t < 5
 
 
 def test_small_files_threads_and_resumed_reads_are_scanned_alone(tmp_path, small_split):
@@ -220,7 +240,7 @@ def test_forked_frames_arrive_in_order_and_a_silent_helper_times_out():
     with Forked(lambda send: [send((i, [i] * 3, b"x")) for i in range(50)]) as helper:
         assert list(helper.frames()) == [(i, [i] * 3, b"x") for i in range(50)]
         assert helper.ended == "done"
-    with Forked(lambda send: (send(1), __import__("time").sleep(30)), wait=0.5) as helper:
+    with Forked(lambda send: (send(1), time.sleep(30)), wait=0.5) as helper:
         assert list(helper.frames()) == [1]
         assert helper.ended.startswith("no frame within")
     with Forked(lambda send: (send(1), 1 / 0)) as helper:
