@@ -288,7 +288,10 @@ class VllmLogScanner:
         if self._tail:
             self.feed_raw_block(bytes(buf[begin:end]))
         elif end > begin:
-            self._scan_region(buf, end, begin, frame if self.frame_fits(frame, begin, end) else None)
+            if frame is not None and not self.frame_fits(frame, begin, end):
+                frame = None
+            self.framed += frame is not None
+            self._scan_region(buf, end, begin, frame)
         else:
             self.feed_line("")
 
@@ -501,8 +504,9 @@ class VllmLogScanner:
     def stats_frame(self, buf, begin: int, end: int) -> tuple:
         """What a helper process scanning a later part of the log sends for one region: its
         bounds, its newline count, its stats lines as stats_frames.frame_items lays them out,
-        and the starts of its other lines to handle (all past the exact head). The helper's own state only serves to classify (its highest Running so far is at
-        most the reader's, so a line quiet here is quiet there)."""
+        and the starts of its other lines to handle (all past the exact head). The helper's
+        state only serves to classify: its highest Running so far is at most the reader's, so
+        a line quiet here is quiet there."""
         trace: list = []
         starts: set[int] = set()
         self.lines = max(self.lines, EXACT_LINES)  # past the exact head: rare lines need an anchor
@@ -520,11 +524,8 @@ class VllmLogScanner:
     def frame_fits(self, frame, begin: int, end: int) -> bool:
         """May this region be read through `frame`? Only for the same bounds, when this scanner
         is past the exact head too (where the helper's scan began)."""
-        if type(frame) is tuple and len(frame) == 5 and frame[0] == begin and frame[1] == end \
-                and self.lines >= EXACT_LINES and self.can_use_frames():
-            self.framed += 1
-            return True
-        return False
+        return (type(frame) is tuple and len(frame) == 5 and frame[0] == begin and frame[1] == end
+                and self.lines >= EXACT_LINES and self.can_use_frames())
 
     def _stats_from_frame(self, buf, begin: int, end: int, frame: tuple, starts: set, prefix_window) -> None:
         """_stats_lines for a region a helper scanned: the quiet lines it found are counted in
