@@ -47,19 +47,9 @@ def small_head(monkeypatch):
 
 
 def regions(data: bytes, size: int) -> list[tuple[bytearray, int, int]]:
-    """Whole-line regions as FileSource.raw_regions yields them (last newline left out), each
-    in a buffer of its own with stale bytes around it."""
-    out, pos = [], 0
-    while pos < len(data):
-        cut = data.rfind(b"\n", pos, pos + size)
-        if cut < pos:
-            cut = data.find(b"\n", pos)
-            cut = len(data) if cut == -1 else cut
-        piece = data[pos:cut]
-        buf = bytearray(b"\xff" * 3) + piece + b"\n\xff"
-        out.append((buf, 3, 3 + len(piece)))
-        pos = cut + 1
-    return out
+    """Whole-line regions as FileSource.raw_regions yields them, each in a buffer of its own
+    with stale bytes around it."""
+    return [(bytearray(b"\xff" * 3) + piece + b"\n\xff", 3, 3 + len(piece)) for piece in ref.pieces(data, size)]
 
 
 def serial_and_split(data: bytes, size: int, handed: int, **kw):

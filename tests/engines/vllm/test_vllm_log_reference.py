@@ -57,22 +57,28 @@ def both(data: bytes, feed, **kw):
     return dataclasses.replace(new.result(), output_too_long=0), old.result()
 
 
+def pieces(data: bytes, size: int):
+    """The regions FileSource.raw_regions would yield: whole lines of at most `size` bytes (or
+    one longer line), the last newline left out."""
+    pos = 0
+    while pos < len(data):
+        cut = data.rfind(b"\n", pos, pos + size)
+        if cut < pos:
+            cut = data.find(b"\n", pos)
+            cut = len(data) if cut == -1 else cut
+        yield data[pos:cut]
+        pos = cut + 1
+
+
 def by_regions(size: int, stale: bytes = b"\xff"):
     """As FileSource.raw_regions feeds: whole lines in a reused buffer, last newline left out;
     `stale` fills the buffer around the region (newlines there must not be counted)."""
     def feed(sc, data: bytes) -> None:
         buf = bytearray(size + 4096)
-        pos = 0
-        while pos < len(data):
-            cut = data.rfind(b"\n", pos, pos + size)
-            if cut < pos:
-                cut = data.find(b"\n", pos)
-                cut = len(data) if cut == -1 else cut
-            piece = data[pos:cut]
+        for piece in pieces(data, size):
             buf[:] = (stale * len(buf))[:len(buf)]  # stale bytes around the region, as in a reused buffer
             buf[7:7 + len(piece)] = piece
             sc.feed_region(buf, 7, 7 + len(piece))
-            pos = cut + 1
     return feed
 
 
