@@ -66,8 +66,9 @@ def _scan_with_helper(source, scanner) -> bool:
     """Scan a large file with a helper process (see HELPER_ABOVE); False when it is not one to
     split, or no helper can be forked now (other threads running): the caller scans it alone.
     A region whose frame has not come when this process reaches it (a helper slowed down by a
-    busy machine, or gone) is scanned here: the same result, never a wait."""
-    from llmdoctor.hosts.forked import PENDING, Forked, can_fork
+    busy machine, or gone) is scanned here, and the helper told to skip it: the same result,
+    never a wait, and the two meet wherever the work is even."""
+    from llmdoctor.hosts.forked import Forked, can_fork
     from llmdoctor.knowledge.vllm import log as vlog
 
     split = getattr(source, "split_span", None)  # cut past the exact head: the helper's frames begin there
@@ -77,9 +78,10 @@ def _scan_with_helper(source, scanner) -> bool:
     first, rest = spans
     twin = type(scanner)(scanner.source, keep_stats=scanner.keep_stats, kv_full_pct=scanner.kv_full_pct)
 
-    def produce(send) -> None:
-        for buf, begin, end in source.raw_regions(rest):
-            send(twin.stats_frame(buf, begin, end))
+    def produce(send, told) -> None:
+        for k, (buf, begin, end) in enumerate(source.raw_regions(rest)):
+            if k >= told():  # (the reader is past region told()-1: it scanned those itself)
+                send((k,) + twin.stats_frame(buf, begin, end))
 
     try:
         helper = Forked(produce)
@@ -88,15 +90,21 @@ def _scan_with_helper(source, scanner) -> bool:
     with helper:
         for buf, begin, end in source.raw_regions(first):
             scanner.feed_region(buf, begin, end)
-        taken = 0  # frames read so far: frame k is the helper's for region k of the rest
+        held = None  # a frame read ahead of its region
         for k, (buf, begin, end) in enumerate(source.raw_regions(rest)):
             frame = None
-            while taken <= k:  # (a frame for a region scanned here meanwhile is dropped)
-                got = helper.poll(FRAME_WAIT)
-                if got is PENDING or got is None:
+            while True:
+                got, held = (held, None) if held is not None else (helper.poll(FRAME_WAIT), None)
+                if type(got) is not tuple or not got or type(got[0]) is not int:
+                    break  # none yet, the end, or garbage: this region is scanned here
+                if got[0] == k:
+                    frame = got[1:]
                     break
-                taken += 1
-                frame = got if taken == k + 1 else None
+                if got[0] > k:
+                    held = got
+                    break
+            if frame is None:
+                helper.tell(k + 1)  # the helper skips what this process scans itself
             scanner.feed_region(buf, begin, end, frame)
     return True
 

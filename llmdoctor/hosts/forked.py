@@ -8,12 +8,14 @@ stream. The reader gets the frames in order, each when it asks (`poll`: at once 
 that a copy slowed down by a busy machine never keeps the reader waiting) or waiting for it
 (`frames`), and they stop at the end, at a copy that died or sent garbage, or when a frame
 began but did not arrive within `wait` seconds: then `ended` says why and the caller does that
-work itself. Forking is refused while other threads run: a copy of a threaded process can
+work itself. The reader can tell the copy how far it got (`tell`, a number in memory both
+share), so that the copy skips what the reader did itself. Forking is refused while other threads run: a copy of a threaded process can
 inherit a lock held by a thread it does not have.
 """
 from __future__ import annotations
 
 import marshal
+import mmap
 import os
 import select
 import signal
@@ -22,7 +24,9 @@ import sys
 from typing import Callable, Iterator
 
 _HEAD = struct.Struct("<I")
+_MARK = struct.Struct("<q")
 PENDING = object()  # poll(): no frame yet
+NICE = 10  # the copy yields its core to anything else that wants it: the reader, the engine itself
 PIPE_BYTES = 1 << 20  # asked for the pipe, so the copy can run ahead of a reader still busy elsewhere
 
 
@@ -35,11 +39,13 @@ def can_fork() -> bool:
 
 
 class Forked:
-    """A forked copy running `produce(send)`; `frames()` yields what it sends, in order."""
+    """A forked copy running `produce(send, told)`; `poll`/`frames()` give what it sends, in
+    order; `told()` in the copy is the last number this process gave `tell`."""
 
-    def __init__(self, produce: Callable[[Callable[[object], None]], None], wait: float = 30.0) -> None:
+    def __init__(self, produce: Callable[..., None], wait: float = 30.0) -> None:
         self.wait = wait
         self.ended: str | None = None  # why the frames stopped ("done" when the copy said so)
+        self._mark = mmap.mmap(-1, _MARK.size)  # shared with the copy: a number the reader tells it
         read_fd, write_fd = os.pipe()
         try:
             import fcntl
@@ -52,11 +58,12 @@ class Forked:
             os.close(read_fd)
             code = 0
             try:
+                os.nice(NICE)
                 def send(frame: object) -> None:
                     data = marshal.dumps(frame)
                     _write_all(write_fd, _HEAD.pack(len(data)) + data)
 
-                produce(send)
+                produce(send, self.told)
                 _write_all(write_fd, _HEAD.pack(0))
             except BaseException:  # the reader sees a stream without its end and does the rest itself
                 code = 1
@@ -64,6 +71,14 @@ class Forked:
                 os._exit(code)
         os.close(write_fd)
         self._fd = read_fd
+
+    def tell(self, n: int) -> None:
+        """Let the copy know a number (how far this process got); it reads it with `told`."""
+        _MARK.pack_into(self._mark, 0, n)
+
+    def told(self) -> int:
+        """The number the reader told last (0 before it told any); for the copy."""
+        return _MARK.unpack_from(self._mark, 0)[0]
 
     def poll(self, wait: float = 0.0) -> object:
         """The next frame; PENDING when none has begun to arrive within `wait` seconds (the
@@ -117,6 +132,7 @@ class Forked:
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+        self._mark.close()
         if self.ended != "done":
             try:
                 os.kill(self.pid, signal.SIGKILL)

@@ -65,6 +65,7 @@ from llmdoctor.knowledge.vllm.records import (  # noqa: F401  (re-exported: the 
     VllmLogSummary,
 )
 
+AVG_LEN = len(AVG)
 KV_MARK = "KV cache"
 HASH_MARK = "#"
 OVERFLOW_MARK = "QueueOverflowError"
@@ -426,7 +427,7 @@ class VllmLogScanner:
                 ls = begin
             if quiet is not None:  # (a 'V' in a quiet record is its "KV cache": no need to check)
                 a = find(avg, ls, p)
-                m = quiet(buf, a, end) if a != -1 else None
+                m = quiet(buf, a + AVG_LEN, end) if a != -1 else None
                 if m is not None:
                     le = m.end()
                     if le - ls <= MAX_LINE:

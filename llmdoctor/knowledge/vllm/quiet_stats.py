@@ -4,7 +4,7 @@ A busy server writes a stats line every few seconds, and most say nothing new: W
 preemptions, KV cache below the full mark, and a Running count no higher than one already
 seen. Such a *quiet* line only adds one to the stats count, ends a waiting or KV-full run and
 may become one of the recent records. `quiet_pattern()` is the one bytes pattern that
-recognises it from its "Avg prompt throughput: " to the end of the line, in C; the scanner
+recognises it from its "Avg prompt throughput: " on to the end of the line, in C; the scanner
 then keeps the line's bytes (`QuietRegion`) and parses them only if they end up among the
 recent records that a result reports.
 """
@@ -43,11 +43,12 @@ def kv_full_mark(kv_full_pct: float) -> int | None:
 
 @lru_cache(maxsize=64)
 def quiet_pattern(max_running: int, kv_full: int) -> re.Pattern[bytes]:
-    """A quiet record from its "Avg prompt throughput: " to the end of its line (the newline
-    left out): Running <= max_running, Waiting 0, Preemptions absent or 0, KV usage below
-    kv_full %, the prefix-cache rate last, then less than 60 characters without another "KV
-    cache" (the scanner's test for a line holding one record). Matched where the line's first
-    "Avg prompt throughput: " is, it proves the line holds exactly that one record."""
+    """A quiet record from just after its "Avg prompt throughput: " (AVG, which the scanner has
+    found already: matching it again costs a third of the match) to the end of its line, the
+    newline left out: Running <= max_running, Waiting 0, Preemptions absent or 0, KV usage
+    below kv_full %, the prefix-cache rate last, then the end of the line or less than 60
+    characters without another "KV cache" (the scanner's test for a line holding one record).
+    Matched after the line's first AVG, it proves the line holds exactly that one record."""
     # \d+(?:\.\d+)?, possessive where Python has it (3.11): the same numbers here (no digit or
     # '.' follows one), about 20 % less time per match
     possessive = "+" if sys.version_info >= (3, 11) else ""
@@ -55,8 +56,8 @@ def quiet_pattern(max_running: int, kv_full: int) -> re.Pattern[bytes]:
     quiet = (rf"{num} tokens/s, Avg generation throughput: {num} tokens/s, "
              rf"Running: {at_most(max_running)} reqs, Waiting: 0 reqs, (?:Preemptions: 0, )?"
              rf"\w+ KV cache usage: {at_most(kv_full - 1)}(?:\.\d+{possessive})?{possessive}%, Prefix cache hit rate: {num}%"
-             r"(?:(?!KV cache)[^\n]){0,59}(?![^\n])")
-    return re.compile(re.escape(AVG) + quiet.encode())
+             r"(?:(?=\n)|\Z|(?:(?!KV cache)[^\n]){1,59}(?![^\n]))")
+    return re.compile(quiet.encode())
 
 
 class QuietRegion:

@@ -18,7 +18,7 @@ import pytest
 import llmdoctor.facts.vllm as fv
 import llmdoctor.hosts.logs.files as files
 import llmdoctor.knowledge.vllm.log as vlog
-from llmdoctor.hosts.forked import Forked, can_fork
+from llmdoctor.hosts.forked import PENDING, Forked, can_fork
 from llmdoctor.hosts.logs import FileSource
 from llmdoctor.knowledge.vllm.log import VllmLogScanner
 from llmdoctor.knowledge.vllm.stats_frames import frame_items
@@ -227,12 +227,24 @@ def test_the_cut_comes_after_the_lines_asked_for(tmp_path):
 
 
 def test_forked_frames_arrive_in_order_and_a_silent_helper_times_out():
-    with Forked(lambda send: [send((i, [i] * 3, b"x")) for i in range(50)]) as helper:
+    with Forked(lambda send, told: [send((i, [i] * 3, b"x")) for i in range(50)]) as helper:
         assert list(helper.frames()) == [(i, [i] * 3, b"x") for i in range(50)]
         assert helper.ended == "done"
-    with Forked(lambda send: (send(1), time.sleep(30)), wait=0.5) as helper:
+    with Forked(lambda send, told: (send(1), time.sleep(30)), wait=0.5) as helper:
         assert list(helper.frames()) == [1]
         assert helper.ended.startswith("no frame within")
-    with Forked(lambda send: (send(1), 1 / 0)) as helper:
+    with Forked(lambda send, told: (send(1), 1 / 0)) as helper:
         assert list(helper.frames()) == [1]
         assert helper.ended == "the helper process stopped early"
+
+
+def test_the_helper_hears_how_far_the_reader_got():
+    def produce(send, told):
+        while told() < 7:
+            time.sleep(0.01)
+        send(told())
+
+    with Forked(produce, wait=10) as helper:
+        assert helper.poll() is PENDING
+        helper.tell(7)
+        assert helper.poll(10) == 7 and helper.poll(10) is None and helper.ended == "done"

@@ -24,11 +24,16 @@ def test_kv_full_mark_is_a_whole_percentage_or_none():
 def test_the_quiet_pattern_takes_a_healthy_record_and_nothing_more():
     line = ("Avg prompt throughput: 1.0 tokens/s, Avg generation throughput: 2.0 tokens/s, Running: 7 reqs, "
             "Waiting: 0 reqs, GPU KV cache usage: 94.9%, Prefix cache hit rate: 3.0%")
-    quiet = quiet_pattern(7, 95)
-    assert quiet.match(line.encode() + b"\n")
-    assert not quiet_pattern(6, 95).match(line.encode())  # a new highest Running
-    assert not quiet.match(line.replace("Waiting: 0", "Waiting: 1").encode())
-    assert not quiet.match(line.replace("94.9%", "95.0%").encode())
-    assert quiet.match(line.replace("Waiting: 0 reqs, ", "Waiting: 0 reqs, Preemptions: 0, ").encode())
-    assert not quiet.match(line.replace("Waiting: 0 reqs, ", "Waiting: 0 reqs, Preemptions: 1, ").encode())
-    assert not quiet.match(line.encode() + b" " * 60)  # the scanner would look for a second record
+    after = len("Avg prompt throughput: ")  # the scanner matches after the words it found
+
+    def quiet(text: str, pattern=quiet_pattern(7, 95)):
+        return pattern.match(text.encode(), after)
+
+    assert quiet(line + "\n") and quiet(line) and quiet(line + " (tail)\n")
+    assert not quiet(line, quiet_pattern(6, 95))  # a new highest Running
+    assert not quiet(line.replace("Waiting: 0", "Waiting: 1"))
+    assert not quiet(line.replace("94.9%", "95.0%"))
+    assert quiet(line.replace("Waiting: 0 reqs, ", "Waiting: 0 reqs, Preemptions: 0, "))
+    assert not quiet(line.replace("Waiting: 0 reqs, ", "Waiting: 0 reqs, Preemptions: 1, "))
+    assert not quiet(line + " " * 60)  # the scanner would look for a second record
+    assert not quiet(line + " KV cache usage")
