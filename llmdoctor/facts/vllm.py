@@ -31,9 +31,10 @@ class VllmLog:
 
 # A log this large (after its time window begins) is scanned by two processes (hosts/forked.py,
 # knowledge/vllm/stats_frames.py): this one reads the first HELPER_SHARE of it whole, a forked
-# helper the stats lines of the rest, which this one then reads with the helper's frames. The
-# share evens the two out (bench/vllm_log_scan.py, stats on 0.5-20 % of the lines: per byte, the
-# helper's work costs about what the reader's own scan does, reading with frames a quarter).
+# helper the stats lines of the rest, which this one then reads with the helper's frames, or
+# alone where a frame is not there yet. Per byte, the helper's work costs about what a scan by
+# one process does and reading with its frames a third of that, so with a second core free the
+# helper stays ahead from this share on (bench/vllm_log_scan.py, stats on 0.5-20 % of the lines).
 HELPER_ABOVE = 64 * 1024 * 1024
 HELPER_SHARE = 0.4
 FRAME_WAIT = 0.0  # seconds to wait for a frame before scanning its region here (tests wait)
