@@ -53,16 +53,22 @@ class Forked:
             fcntl.fcntl(write_fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_BYTES)
         except (ImportError, OSError):
             pass  # a smaller pipe only makes the copy wait for the reader sooner
-        self.pid = os.fork()
+        try:
+            self.pid = os.fork()
+        except OSError:
+            os.close(read_fd)
+            os.close(write_fd)
+            self._mark.close()
+            raise
         if self.pid == 0:  # the copy
             os.close(read_fd)
             code = 0
+            def send(frame: object) -> None:
+                data = marshal.dumps(frame)
+                _write_all(write_fd, _HEAD.pack(len(data)) + data)
+
             try:
                 os.nice(NICE)
-                def send(frame: object) -> None:
-                    data = marshal.dumps(frame)
-                    _write_all(write_fd, _HEAD.pack(len(data)) + data)
-
                 produce(send, self.told)
                 _write_all(write_fd, _HEAD.pack(0))
             except BaseException:  # the reader sees a stream without its end and does the rest itself
