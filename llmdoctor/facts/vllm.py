@@ -69,12 +69,15 @@ def _scan_with_helper(source, scanner) -> bool:
     A region whose frame has not come when this process reaches it (a helper slowed down by a
     busy machine, or gone) is scanned here, and the helper told to skip it: the same result,
     never a wait, and the two meet wherever the work is even."""
-    from llmdoctor.hosts.forked import Forked, can_fork
     from llmdoctor.knowledge.vllm import log as vlog
 
     split = getattr(source, "split_span", None)  # cut past the exact head: the helper's frames begin there
-    spans = split(HELPER_SHARE, HELPER_ABOVE, vlog.EXACT_LINES + 1) if callable(split) and can_fork() else None
+    spans = split(HELPER_SHARE, HELPER_ABOVE, vlog.EXACT_LINES + 1) if callable(split) else None
     if spans is None or not scanner.can_use_frames():
+        return False
+    from llmdoctor.hosts.forked import Forked, can_fork
+
+    if not can_fork():
         return False
     first, rest = spans
     twin = type(scanner)(scanner.source, keep_stats=scanner.keep_stats, kv_full_pct=scanner.kv_full_pct)
