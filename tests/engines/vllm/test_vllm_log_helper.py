@@ -104,6 +104,7 @@ def test_a_frame_for_other_bounds_or_garbage_is_not_read(small_head):
     for wrong in ((b + 1,) + frame[1:], frame[:4], "garbage", None, [frame]):
         assert not reader.frame_fits(wrong, b, e)
     assert VllmLogScanner(client_errors=True).can_use_frames() is False
+    assert VllmLogScanner(kv_full_pct=99.5).can_use_frames() is False  # no quiet lines: nothing to hand over
 
 
 def test_frame_items_count_quiet_lines_and_keep_the_last_as_spans():
