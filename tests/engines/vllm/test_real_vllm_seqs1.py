@@ -76,4 +76,5 @@ def test_queueing_from_the_waiting_gauge_and_the_stats_lines(server):
     assert "--max-num-seqs (1)" in q[0]["fix"]["summary"]
     # the KV cache (2.12 full-length requests) is not what they wait for: one runs at a time
     causes = {f["cause"] for f in from_both}
-    assert "KV_CAPACITY" not in causes and "PREEMPTION" not in causes
+    assert "KV_CAPACITY" not in causes and "PREEMPTION" not in causes, json.dumps(
+        [f for f in from_both if f["cause"] in ("KV_CAPACITY", "PREEMPTION")])[:3000]
