@@ -8,7 +8,7 @@ from llmdoctor.plugins.check import CheckSpec
 
 class CheckOutcome:
     """What running one check gave: its findings, or why it did not run, or its crash. (A
-    plain class, only ever read: defining a frozen dataclass costs ~1 ms of every run's start.)"""
+    plain class, never copied or pickled: defining a frozen dataclass costs ~1 ms of every run's start.)"""
 
     __slots__ = ("findings", "skipped_for", "crash")
 
@@ -16,6 +16,18 @@ class CheckOutcome:
         self.findings = findings
         self.skipped_for = skipped_for  # the missing fact, when the check could not run
         self.crash = crash
+
+    def _key(self) -> tuple:
+        return (self.findings, self.skipped_for, self.crash)
+
+    def __eq__(self, other: object) -> bool:  # (a deferred check's outcome is compared with the loaded one's)
+        return self._key() == other._key() if isinstance(other, CheckOutcome) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"CheckOutcome(findings={self.findings!r}, skipped_for={self.skipped_for!r}, crash={self.crash!r})"
 
 
 def _available(store: FactStore, name: str) -> bool:
