@@ -138,13 +138,55 @@ _SHAPE_MIN = 20  # the shortest shape without a word above (A(?:KIA|...)[A-Z0-9]
 _KEY_BODY_MIN = 40  # _KEY_BODY's line of base64, as one word
 
 
+def _shape_heads(patterns: list[str]) -> tuple[bytes, ...]:
+    """The literal text every match of each shape starts with, in lower case: `hf_`, `gh`,
+    `akia`...`anva` (a leading group of literal alternatives is spelled out), `sg.`."""
+    heads: list[bytes] = []
+    for p in patterns:
+        head, i = "", 0
+        while i < len(p) and (p[i].isalnum() or p[i] in "_-" or p[i:i + 2] in ("\\.", "\\-")):
+            head, i = head + p[i + (p[i] == "\\")], i + 1 + (p[i] == "\\")
+        group = p[i + 3:p.index(")", i)] if p.startswith("(?:", i) else ""
+        if group and p[p.index(")", i) + 1:][:1] not in ("?", "*", "{") and all(a.isalnum() for a in group.split("|")):
+            heads += [(head + alt).lower().encode() for alt in group.split("|")]
+        else:
+            heads.append(head.lower().encode())
+    return tuple(dict.fromkeys(heads))
+
+
+_SHAPE_HEADS = _shape_heads(_SHAPE_LIST)
+_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_.-")
+
+
+def _keyword_then_separator(data: bytes) -> bool:
+    """_TRIGGER's name branch, done by hand: a keyword, name characters, an optional `\\`
+    and quote, blanks, then `=` or `:` (none of the characters after the name can be one of
+    its characters, so no backtracking is missed)."""
+    for k in _KEYWORDS:
+        at = data.find(k)
+        while at >= 0:
+            i = at + len(k)
+            while i < len(data) and data[i] in _NAME_BYTES:
+                i += 1
+            i += data[i:i + 1] == b"\\"
+            i += data[i:i + 1] in (b'"', b"'")
+            while data[i:i + 1] in (b" ", b"\t"):
+                i += 1
+            if data[i:i + 1] in (b"=", b":"):
+                return True
+            at = data.find(k, at + 1)
+    return False
+
+
 def _may_trigger(data: bytes) -> bool:
-    """False when _TRIGGER cannot match `data` (a short text: it splits it into words)."""
+    """False when _TRIGGER cannot match `data` (a short text: it splits it into words). Most
+    reports speak of tokens and long numbers: the keyword must stand before a separator, and
+    a long word must hold the start of a shape, for the pre-filter to be compiled (~2 ms)."""
     if any(w in data for w in _TRIGGER_WORDS):
         return True
-    if any(k in data for k in _KEYWORDS) and (b"=" in data or b":" in data or b"--" in data):
+    if any(k in data for k in _KEYWORDS) and (b"--" in data or _keyword_then_separator(data)):
         return True
-    return any(len(w) >= _SHAPE_MIN for w in data.split())
+    return any(len(w) >= _SHAPE_MIN and any(h in w for h in _SHAPE_HEADS) for w in data.split())
 
 
 # `{"name": "DB_PASSWORD", "value": "…"}` and `- name: DB_PASSWORD⏎  value: …` (Kubernetes env

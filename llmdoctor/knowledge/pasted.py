@@ -100,7 +100,6 @@ def normalize_pasted(text: str) -> str:
 # the parts that can touch a configuration file (prefixes, the `%`).
 
 import json as _json
-from dataclasses import dataclass
 
 # journald: short (any locale: the month is whatever strftime's %b gave), short-precise,
 # short-iso(-precise), short-full and short-unix, then `host ident[pid]: `.
@@ -139,16 +138,24 @@ def _is_exception(line: str) -> bool:
     return ("Error:" in line or "Exception:" in line) and _EXCEPTION.match(line) is not None
 
 
-@dataclass(frozen=True)
 class Repaired:
-    """A log or configuration text with what pasting added removed, and what that was."""
+    """A log or configuration text with what pasting added removed, and what that was. (Plain,
+    only ever read: a frozen dataclass costs ~1 ms of every run's start to define.)"""
 
-    text: str
-    prefixes: tuple[str, ...] = ()  # kinds stripped: journald, compose, kubectl, docker-timestamp, docker-json
-    idents: tuple[str, ...] = ()  # journald identifiers, compose services, pod/container names seen
-    joined: int = 0  # wrapped continuation lines joined
-    split: int = 0  # glued records split apart
-    cleaned: bool = False  # line endings, colour codes, quote marks, fences or prompts removed
+    __slots__ = ("text", "prefixes", "idents", "joined", "split", "cleaned")
+
+    def __init__(self, text: str, prefixes: tuple[str, ...] = (), idents: tuple[str, ...] = (), joined: int = 0,
+                 split: int = 0, cleaned: bool = False) -> None:
+        self.text = text
+        self.prefixes = prefixes  # kinds stripped: journald, compose, kubectl, docker-timestamp, docker-json
+        self.idents = idents  # journald identifiers, compose services, pod/container names seen
+        self.joined = joined  # wrapped continuation lines joined
+        self.split = split  # glued records split apart
+        self.cleaned = cleaned  # line endings, colour codes, quote marks, fences or prompts removed
+
+    def __repr__(self) -> str:
+        return (f"Repaired(prefixes={self.prefixes!r}, idents={self.idents!r}, joined={self.joined!r}, "
+                f"split={self.split!r}, cleaned={self.cleaned!r}, text={self.text[:60]!r}...)")
 
     @property
     def changed(self) -> bool:
