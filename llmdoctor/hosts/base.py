@@ -12,7 +12,6 @@ directory listing shows every entry).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Iterator, Protocol, runtime_checkable
 
 DEFAULT_TIMEOUT = 10.0
@@ -43,15 +42,32 @@ class NotInEvidence(Unanswerable):
     """An evidence directory does not hold the answer to this question."""
 
 
-@dataclass(frozen=True)
 class CommandResult:
-    """A command's exit status and output (or the recorded file that stands for it)."""
+    """A command's exit status and output (or the recorded file that stands for it). (A plain
+    class, never replace()d: a frozen dataclass costs ~1 ms of every run's start to define;
+    == and repr are a dataclass's.)"""
 
-    argv: tuple[str, ...]
-    returncode: int
-    stdout: str
-    stderr: str = ""
-    source: str = ""  # where the output came from, for evidence lines ("nvidia-smi", "nvidia_smi.txt")
+    __slots__ = ("argv", "returncode", "stdout", "stderr", "source")
+
+    def __init__(self, argv: tuple[str, ...], returncode: int, stdout: str, stderr: str = "", source: str = "") -> None:
+        self.argv = argv
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+        self.source = source  # where the output came from, for evidence lines ("nvidia-smi", "nvidia_smi.txt")
+
+    def _key(self) -> tuple:
+        return (self.argv, self.returncode, self.stdout, self.stderr, self.source)
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, CommandResult) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"CommandResult(argv={self.argv!r}, returncode={self.returncode!r}, stdout={self.stdout!r}, "
+                f"stderr={self.stderr!r}, source={self.source!r})")
 
     @property
     def origin(self) -> str:
@@ -62,14 +78,29 @@ class CommandResult:
         return self.returncode == 0
 
 
-@dataclass(frozen=True)
 class HttpResponse:
-    """An HTTP answer (or the recorded file that stands for it)."""
+    """An HTTP answer (or the recorded file that stands for it). (Plain, never replace()d: a
+    frozen dataclass costs ~1 ms of every run's start to define; == and repr are a dataclass's.)"""
 
-    status: int
-    body: bytes
-    headers: dict[str, str] = field(default_factory=dict)
-    source: str = ""  # where the body came from ("GET :11434/api/ps", "api_ps.json")
+    __slots__ = ("status", "body", "headers", "source")
+
+    def __init__(self, status: int, body: bytes, headers: dict[str, str] | None = None, source: str = "") -> None:
+        self.status = status
+        self.body = body
+        self.headers = {} if headers is None else headers
+        self.source = source  # where the body came from ("GET :11434/api/ps", "api_ps.json")
+
+    def _key(self) -> tuple:
+        return (self.status, self.body, self.headers, self.source)
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if isinstance(other, HttpResponse) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"HttpResponse(status={self.status!r}, body={self.body!r}, headers={self.headers!r}, source={self.source!r})"
 
     @property
     def text(self) -> str:
