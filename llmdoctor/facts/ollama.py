@@ -62,7 +62,6 @@ def ollama_ps(ctx: Context, engines=None) -> tuple[LoadedModel, ...]:
     """Loaded models: /api/ps for exact sizes, `ollama ps` for UNTIL (`Stopping...`)."""
     engine = ollama_engine(engines)
     from llmdoctor.facts.ollama_api import OllamaApiError, get_ps_with_source
-    from llmdoctor.knowledge.ollama.ps import merge, parse_api_ps, parse_ps_text
 
     api: tuple[LoadedModel, ...] | None = None
     text: tuple[LoadedModel, ...] | None = None
@@ -71,6 +70,8 @@ def ollama_ps(ctx: Context, engines=None) -> tuple[LoadedModel, ...]:
     api_src = "/api/ps"
     try:
         data, api_src = get_ps_with_source(ctx.host, _port(engine))
+        from llmdoctor.knowledge.ollama.ps import parse_api_ps  # (once there is an answer to parse: start-up time)
+
         api = parse_api_ps(data, api_src)
     except OllamaApiError as e:
         reasons.append(str(e))
@@ -82,6 +83,8 @@ def ollama_ps(ctx: Context, engines=None) -> tuple[LoadedModel, ...]:
         res = ctx.host.run(["ollama", "ps"], timeout=10)
         text_src = res.source or text_src
         if res.ok:
+            from llmdoctor.knowledge.ollama.ps import parse_ps_text
+
             text = parse_ps_text(res.stdout, text_src)
         else:
             reasons.append(f"`ollama ps` exited {res.returncode}: {res.stderr.strip()[:160]}")
@@ -92,6 +95,8 @@ def ollama_ps(ctx: Context, engines=None) -> tuple[LoadedModel, ...]:
         reasons.append(f"unparseable {text_src}: {e}")
     if api is None and text is None:
         raise FactUnavailable("; ".join(reasons), quiet=missing == 2)
+    from llmdoctor.knowledge.ollama.ps import merge
+
     return merge(api or (), text or ())
 
 
