@@ -115,10 +115,13 @@ class Finding:
         return replace(self, check=check_id)
 
 
-class _Record:
-    """==, hash and repr over __slots__, in order, as a frozen dataclass has them. The report's
-    own records are plain classes (never replace()d): a frozen dataclass costs ~1 ms of every
-    run's start to define. What checks build (Evidence, Fix, Finding) stays a dataclass."""
+class Record:
+    """A record's ==, hash and repr over its __slots__, in order, as a frozen dataclass has them.
+
+    For the records a diagnosis defines on every start (a plain class with __slots__ and a
+    written __init__): defining a frozen dataclass costs ~1 ms of start-up, a plain class next
+    to nothing. Only for records that are never replace()d, copied field by field or pickled;
+    what check authors build (Evidence, Fix, Finding) stays a dataclass."""
 
     __slots__ = ()
 
@@ -135,7 +138,7 @@ class _Record:
         return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.__slots__)})"
 
 
-class Unavailable(_Record):
+class Unavailable(Record):
     """A fact that could not be examined, and why (shown at the end of a report)."""
 
     __slots__ = ("fact", "reason")
@@ -145,7 +148,7 @@ class Unavailable(_Record):
         self.reason = reason
 
 
-class TargetReport(_Record):
+class TargetReport(Record):
     """The diagnosis of one host or evidence directory."""
 
     __slots__ = ("target", "engine", "findings", "unavailable", "errors", "summary", "examined", "not_diagnosed",
@@ -189,7 +192,7 @@ class TargetReport(_Record):
         return ranked[-1] if ranked else None
 
 
-class Report(_Record):
+class Report(Record):
     """One run's diagnosis: a report per target, and the exit code they make together."""
 
     __slots__ = ("version", "targets")

@@ -1,30 +1,14 @@
 """The events llama.cpp's lines tell of, one record each: a timed request, a context shift or
 cut prompt, a prompt-cache miss. Their own module: most logs have none of them (knowledge/
-llamacpp/lines.py imports this module when its first such line comes). Plain classes with a
-dataclass's ==, hash and repr, never replace()d: a frozen dataclass costs ~1 ms of start-up
-to define, three of them a tenth of what a llama-server diagnosis adds to Python's start."""
+llamacpp/lines.py imports this module when its first such line comes). Plain classes
+(llmdoctor.model.Record: a dataclass's ==, hash and repr), never replace()d: three frozen
+dataclasses cost ~3 ms of a llama-server diagnosis's start to define."""
 from __future__ import annotations
 
-
-class _Record:
-    """==, hash and repr over __slots__, in order, as a frozen dataclass has them."""
-
-    __slots__ = ()
-
-    def _key(self) -> tuple:
-        return tuple(getattr(self, n) for n in self.__slots__)
-
-    def __eq__(self, other: object) -> bool:
-        return self._key() == other._key() if other.__class__ is self.__class__ else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.__slots__)})"
+from llmdoctor.model import Record
 
 
-class RequestTiming(_Record):
+class RequestTiming(Record):
     """One request's `print_timing(s)` lines: prompt evaluation (prefill) against generation."""
 
     __slots__ = ("task", "prompt_ms", "prompt_tokens", "eval_ms", "eval_tokens", "text")
@@ -45,7 +29,7 @@ class RequestTiming(_Record):
         return self.prompt_ms / (self.prompt_ms + self.eval_ms)
 
 
-class Shift(_Record):
+class Shift(Record):
     """The slot's context filled: llama.cpp dropped tokens to go on (shift) or cut the prompt."""
 
     __slots__ = ("kind", "n_ctx", "dropped", "text")
@@ -57,7 +41,7 @@ class Shift(_Record):
         self.text = text
 
 
-class CacheMiss(_Record):
+class CacheMiss(Record):
     __slots__ = ("cached", "matched", "text")
 
     def __init__(self, cached: int | None, matched: int, text: str) -> None:

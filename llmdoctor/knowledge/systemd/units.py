@@ -32,6 +32,7 @@ from llmdoctor.knowledge.systemd.names import (  # noqa: F401  (re-exported: the
     is_engine_var,
     normalize_unit,
 )
+from llmdoctor.model import Record
 from llmdoctor.parsing import LazyPattern
 
 
@@ -125,28 +126,10 @@ def expand_specifiers(value: str, unit: str) -> tuple[str, bool]:
 
 
 # -- unit file text -----------------------------------------------------------------------
+# The records below are plain classes (llmdoctor.model.Record: a dataclass's ==, hash and repr),
+# never replace()d or copied: seven frozen dataclasses cost ~7 ms of a systemd diagnosis's start.
 
-class _Record:
-    """==, hash and repr over __slots__, in order, as a frozen dataclass has them. The records of
-    this module are plain classes (never replace()d or copied): seven frozen dataclasses cost
-    ~7 ms of a systemd diagnosis's start to define."""
-
-    __slots__ = ()
-
-    def _key(self) -> tuple:
-        return tuple(getattr(self, n) for n in self.__slots__)
-
-    def __eq__(self, other: object) -> bool:
-        return self._key() == other._key() if other.__class__ is self.__class__ else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.__slots__)})"
-
-
-class Assignment(_Record):
+class Assignment(Record):
     """One `Key=value` line of a unit file (continuations joined)."""
 
     __slots__ = ("key", "value", "path", "lineno", "section", "text")
@@ -160,7 +143,7 @@ class Assignment(_Record):
         self.text = text  # the line as written (first physical line when continued)
 
 
-class UnitFileProblem(_Record):
+class UnitFileProblem(Record):
     """Something in the files that systemd ignores (or that is not where systemd looks)."""
 
     __slots__ = ("kind", "path", "detail", "lineno", "text")
@@ -173,7 +156,7 @@ class UnitFileProblem(_Record):
         self.text = text
 
 
-class UnitFile(_Record):
+class UnitFile(Record):
     __slots__ = ("path", "assignments", "problems", "sections")
 
     def __init__(
@@ -262,7 +245,7 @@ def _same_file_on_merged_usr(a: str, b: str) -> bool:
     return canonical_path(a) == canonical_path(b)
 
 
-class DropinOrder(_Record):
+class DropinOrder(Record):
     __slots__ = ("paths", "masked", "ignored")
 
     def __init__(
@@ -313,7 +296,7 @@ def order_dropins(unit: str, listing: Mapping[str, Sequence[str]],
 
 # -- effective environment -----------------------------------------------------------------
 
-class EnvSetting(_Record):
+class EnvSetting(Record):
     """Where one variable got a value: the file, the line, the value."""
 
     __slots__ = ("name", "value", "path", "lineno", "text", "complete")
@@ -327,7 +310,7 @@ class EnvSetting(_Record):
         self.complete = complete  # False when the value holds a specifier we cannot expand offline
 
 
-class EnvironmentFileRef(_Record):
+class EnvironmentFileRef(Record):
     __slots__ = ("path", "optional", "origin")
 
     def __init__(self, path: str, optional: bool, origin: str) -> None:
@@ -417,7 +400,7 @@ def file_environment(unit: str, files: Iterable[UnitFile]) -> FileEnvironment:
 
 # -- the fact value --------------------------------------------------------------------
 
-class UnitState(_Record):
+class UnitState(Record):
     """One engine unit: what its files say, what systemd loaded, what the process got.
 
     The first fields are the cross-helper contract (COMMON.md); the rest are extras
