@@ -13,7 +13,7 @@ from llmdoctor import __version__
 from llmdoctor.plugins import CheckSpec, load_checks, run_check
 from llmdoctor.facts import Context, FactStore, FactUnavailable, RunOptions
 from llmdoctor.hosts.base import Host, HostError
-from llmdoctor.model import UNREACHABLE, Evidence, Finding, Fix, Report, TargetReport, Unavailable
+from llmdoctor.model import UNREACHABLE, Evidence, Finding, Fix, Record, Report, TargetReport, Unavailable
 from llmdoctor.redact import redact_fix, redact_text
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ class DiagnoseOptions:
         object.__setattr__(self, "options", RunOptions.of(self.options))
 
 
-class TargetResult:
+class TargetResult(Record):
     """One target's report, with the facts behind it (for --verbose, probe views and tests).
     (Plain, only ever read: a frozen dataclass costs ~1 ms of every run's start to define.)"""
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from llmdoctor.hosts.base import HostError
 from llmdoctor.facts import Context, FactUnavailable, provider
+from llmdoctor.model import Record
 
 # Files that can hold such lines, besides any unknown *.txt (a compose file, a console session).
 SOURCES = ("cmdline.txt", "env.txt", "shell_export.txt", "compose.yaml", "compose.yml", "docker-compose.yml",
@@ -19,7 +20,7 @@ NOT_SETTINGS = frozenset({"ollama_ps.txt", "vmstat.txt", "meminfo.txt", "nvidia_
                           "client_errors.txt", "libdir_listing.txt", "bench.txt"})
 
 
-class DeclaredSettings:
+class DeclaredSettings(Record):
     """The engine variables as written in the recorded files, and the scripts that start a server.
     (Plain, only ever read: a frozen dataclass costs ~1 ms of every run's start to define.)"""
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Iterator, Protocol, runtime_checkable
 
+from llmdoctor.model import Record
+
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_READ_LIMIT = 4 * 1024 * 1024
 
@@ -42,7 +44,7 @@ class NotInEvidence(Unanswerable):
     """An evidence directory does not hold the answer to this question."""
 
 
-class CommandResult:
+class CommandResult(Record):
     """A command's exit status and output (or the recorded file that stands for it). (A plain
     class, never replace()d: a frozen dataclass costs ~1 ms of every run's start to define;
     == and repr are a dataclass's.)"""
@@ -56,19 +58,6 @@ class CommandResult:
         self.stderr = stderr
         self.source = source  # where the output came from, for evidence lines ("nvidia-smi", "nvidia_smi.txt")
 
-    def _key(self) -> tuple:
-        return (self.argv, self.returncode, self.stdout, self.stderr, self.source)
-
-    def __eq__(self, other: object) -> bool:
-        return self._key() == other._key() if isinstance(other, CommandResult) else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return (f"CommandResult(argv={self.argv!r}, returncode={self.returncode!r}, stdout={self.stdout!r}, "
-                f"stderr={self.stderr!r}, source={self.source!r})")
-
     @property
     def origin(self) -> str:
         return self.source or " ".join(self.argv[:3])
@@ -78,7 +67,7 @@ class CommandResult:
         return self.returncode == 0
 
 
-class HttpResponse:
+class HttpResponse(Record):
     """An HTTP answer (or the recorded file that stands for it). (Plain, never replace()d: a
     frozen dataclass costs ~1 ms of every run's start to define; == and repr are a dataclass's.)"""
 
@@ -89,18 +78,6 @@ class HttpResponse:
         self.body = body
         self.headers = {} if headers is None else headers
         self.source = source  # where the body came from ("GET :11434/api/ps", "api_ps.json")
-
-    def _key(self) -> tuple:
-        return (self.status, self.body, self.headers, self.source)
-
-    def __eq__(self, other: object) -> bool:
-        return self._key() == other._key() if isinstance(other, HttpResponse) else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return f"HttpResponse(status={self.status!r}, body={self.body!r}, headers={self.headers!r}, source={self.source!r})"
 
     @property
     def text(self) -> str:

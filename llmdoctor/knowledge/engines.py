@@ -1,12 +1,14 @@
 """Per-engine knowledge: API clients, output/log parsers, documented defaults."""
 from __future__ import annotations
 
+from llmdoctor.model import Record
+
 OLLAMA, VLLM, LLAMACPP, SGLANG = "ollama", "vllm", "llamacpp", "sglang"
 # SGLang: `--port` default 30000 (python/sglang/srt/server_args.py)
 DEFAULT_PORTS = {OLLAMA: 11434, VLLM: 8000, LLAMACPP: 8080, SGLANG: 30000}
 
 
-class EngineInstance:
+class EngineInstance(Record):
     """One LLM server found on a host (or named by an evidence directory). (A plain class,
     never replace()d: a frozen dataclass costs ~1 ms of every run's start to define; ==, hash
     and repr are a dataclass's.)"""
@@ -21,16 +23,3 @@ class EngineInstance:
         self.port = port
         self.version = version
         self.found_by = found_by  # "systemd unit", "process", "port", "evidence"
-
-    def _key(self) -> tuple:
-        return (self.kind, self.unit, self.pid, self.port, self.version, self.found_by)
-
-    def __eq__(self, other: object) -> bool:
-        return self._key() == other._key() if isinstance(other, EngineInstance) else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return (f"EngineInstance(kind={self.kind!r}, unit={self.unit!r}, pid={self.pid!r}, port={self.port!r}, "
-                f"version={self.version!r}, found_by={self.found_by!r})")

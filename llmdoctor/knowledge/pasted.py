@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from llmdoctor.model import Record
 from llmdoctor.parsing import LazyPattern
 
 ANSI = LazyPattern(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
@@ -138,7 +139,7 @@ def _is_exception(line: str) -> bool:
     return ("Error:" in line or "Exception:" in line) and _EXCEPTION.match(line) is not None
 
 
-class Repaired:
+class Repaired(Record):
     """A log or configuration text with what pasting added removed, and what that was. (Plain,
     only ever read: a frozen dataclass costs ~1 ms of every run's start to define.)"""
 
@@ -152,10 +153,6 @@ class Repaired:
         self.joined = joined  # wrapped continuation lines joined
         self.split = split  # glued records split apart
         self.cleaned = cleaned  # line endings, colour codes, quote marks, fences or prompts removed
-
-    def __repr__(self) -> str:
-        return (f"Repaired(prefixes={self.prefixes!r}, idents={self.idents!r}, joined={self.joined!r}, "
-                f"split={self.split!r}, cleaned={self.cleaned!r}, text={self.text[:60]!r}...)")
 
     @property
     def changed(self) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from llmdoctor.model import Record
 from llmdoctor.parsing import LazyPattern
 
 OLLAMA, VLLM, LLAMACPP, SGLANG = "ollama", "vllm", "llamacpp", "sglang"
@@ -126,7 +127,7 @@ IDENT_ENGINE = ((LazyPattern(r"ollama", re.I), OLLAMA), (LazyPattern(r"vllm", re
                 (LazyPattern(r"llama[-_.]?(?:server|cpp)", re.I), LLAMACPP))
 
 
-class Hit:
+class Hit(Record):
     """One engine's signs in one text: how many lines carry one, and the first. (Plain: a
     frozen dataclass costs ~1 ms of every run's start to define; compared in tests.)"""
 
@@ -136,18 +137,6 @@ class Hit:
         self.count = count  # lines with a sign
         self.line = line  # the first such line
         self.what = what  # the first sign's description
-
-    def _key(self) -> tuple[int, str, str]:
-        return (self.count, self.line, self.what)
-
-    def __eq__(self, other: object) -> bool:
-        return self._key() == other._key() if isinstance(other, Hit) else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return f"Hit(count={self.count!r}, line={self.line!r}, what={self.what!r})"
 
 
 def signs_in(text: str) -> dict[str, Hit]:
@@ -194,7 +183,7 @@ def ident_engines(idents) -> dict[str, str]:
     return out
 
 
-class Recognition:
+class Recognition(Record):
     """The engines a set of evidence files speaks of, and why. (Plain, only ever read: a
     frozen dataclass costs ~1 ms of every run's start to define.)"""
 

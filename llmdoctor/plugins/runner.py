@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from llmdoctor.facts import FactStore, FactUnavailable
-from llmdoctor.model import Finding
+from llmdoctor.model import Finding, Record
 from llmdoctor.plugins.check import CheckSpec
 
 
-class CheckOutcome:
+class CheckOutcome(Record):
     """What running one check gave: its findings, or why it did not run, or its crash. (A
     plain class, never copied or pickled: defining a frozen dataclass costs ~1 ms of every run's start.)"""
 
@@ -16,18 +16,6 @@ class CheckOutcome:
         self.findings = findings
         self.skipped_for = skipped_for  # the missing fact, when the check could not run
         self.crash = crash
-
-    def _key(self) -> tuple:
-        return (self.findings, self.skipped_for, self.crash)
-
-    def __eq__(self, other: object) -> bool:  # (a deferred check's outcome is compared with the loaded one's)
-        return self._key() == other._key() if isinstance(other, CheckOutcome) else NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return f"CheckOutcome(findings={self.findings!r}, skipped_for={self.skipped_for!r}, crash={self.crash!r})"
 
 
 def _available(store: FactStore, name: str) -> bool:
