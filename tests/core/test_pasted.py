@@ -67,6 +67,9 @@ def test_literal_pre_tests_change_no_match():
             "root@h:/# sudo -n systemctl cat ollama", "5月 21 17:49:23 host ollama[1576]: x",
             "Dec 01 21:00:00 gpu-box ollama[1]: x", "1700000000.123456 host ollama[1]: x",
             "Mon 2024-01-01 00:00:00 UTC host x: y", "2024-01-01T00:00:00.5+0000 host ollama[1]: x"]
+    made += [f"$ {c} x" for c in ("journalctl", "systemctl", "nvidia-smi", "amd-smi", "rocm-smi", "vmstat", "cat", "curl",
+                                  "docker", "podman", "tail", "head", "grep", "less", "vllm", "sglang", "free", "wget",
+                                  "http", "kubectl", "oc logs", "k get", "python3 -m sglang")]
     root = Path(__file__).resolve().parents[1] / "fixtures"
     lines = made + [l for p in sorted(root.rglob("*")) if p.is_file() and p.stat().st_size < 4_000_000
                     for l in p.read_bytes().decode("utf-8", "replace").split("\n")]
