@@ -14,7 +14,7 @@ from llmdoctor.parsing import ParseError
 from llmdoctor.facts import Context, FactUnavailable, provider
 
 if TYPE_CHECKING:  # the parsers are imported where used: only when Ollama is here (start-up time)
-    from llmdoctor.knowledge.ollama.log import Example, OllamaLogSummary
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
     from llmdoctor.knowledge.ollama.ps import LoadedModel
     from llmdoctor.facts.ollama_config import OllamaConfig
 
