@@ -14,6 +14,8 @@ def sglang_instance(engines) -> EngineInstance:
     return first_instance(engines, SGLANG, "SGLang server")
 
 
+# The records here are plain classes (llmdoctor.model.Record: a dataclass's ==, hash and repr),
+# never replace()d or copied: a frozen dataclass costs ~1 ms of start-up to define.
 class SglangLog(Record):
     """What SGLang's logs show, one summary per source."""
 

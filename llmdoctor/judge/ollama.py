@@ -30,6 +30,8 @@ def config_evidence(config, name: str) -> Evidence:
     return Evidence(origin, f"{name}={value}")
 
 
+# The records here are plain classes (llmdoctor.model.Record: a dataclass's ==, hash and repr),
+# never replace()d or copied: a frozen dataclass costs ~1 ms of start-up to define.
 class Slots(Record):
     """How many requests Ollama serves at once (OLLAMA_NUM_PARALLEL), and how that is known."""
 

@@ -14,6 +14,8 @@ RETRACTED_TOTAL = ("sglang:num_retracted_requests_total",)
 RETRACTED_GAUGE = ("sglang:num_retracted_reqs",)
 
 
+# The records here are plain classes (llmdoctor.model.Record: a dataclass's ==, hash and repr),
+# never replace()d or copied: a frozen dataclass costs ~1 ms of start-up to define.
 class SglangMetrics(Record):
     __slots__ = ("running", "queued", "token_usage", "cache_hit_rate", "max_total_num_tokens", "retracted_total",
                  "retracted_now", "prompt_tokens", "cached_tokens", "requests", "ttft", "itl", "itl_name",
