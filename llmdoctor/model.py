@@ -5,7 +5,7 @@ closed set of causes change only with a version bump.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import Enum, IntEnum
 from typing import TYPE_CHECKING, Any
 
@@ -115,30 +115,72 @@ class Finding:
         return replace(self, check=check_id)
 
 
-@dataclass(frozen=True)
-class Unavailable:
+class Record:
+    """A record's ==, hash and repr over its __slots__, in order, as a frozen dataclass has them.
+
+    For the records a diagnosis defines on every start (a plain class with __slots__ and a
+    written __init__): defining a frozen dataclass costs ~1 ms of start-up, a plain class next
+    to nothing. Only for records that are never replace()d, copied field by field or pickled;
+    what check authors build (Evidence, Fix, Finding) stays a dataclass."""
+
+    __slots__ = ()
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, n) for n in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return self._key() == other._key() if other.__class__ is self.__class__ else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.__slots__)})"
+
+
+class Unavailable(Record):
     """A fact that could not be examined, and why (shown at the end of a report)."""
 
-    fact: str
-    reason: str
+    __slots__ = ("fact", "reason")
+
+    def __init__(self, fact: str, reason: str) -> None:
+        self.fact = fact
+        self.reason = reason
 
 
-@dataclass(frozen=True)
-class TargetReport:
+class TargetReport(Record):
     """The diagnosis of one host or evidence directory."""
 
-    target: str
-    engine: str
-    findings: tuple[Finding, ...] = ()
-    unavailable: tuple[Unavailable, ...] = ()
-    errors: tuple[str, ...] = ()
-    summary: tuple[tuple[str, str], ...] = ()  # (label, value) facts shown above findings
-    examined: tuple[str, ...] = ()  # what was read: "no problems found" is said about these only
-    not_diagnosed: str = ""  # why nothing could be diagnosed (nothing engine-relevant was read)
-    reachable: bool = True  # False: the target could not be examined at all (errors say why)
-    figures: tuple[Figure, ...] = ()  # measured numbers (the probe's latencies), for monitors
-    probe: tuple[dict[str, Any], ...] = ()  # the probe's own measurements, as `probe --format json` has them
-    changes: tuple[Change, ...] = ()  # "What to change": the findings' settings merged per place
+    __slots__ = ("target", "engine", "findings", "unavailable", "errors", "summary", "examined", "not_diagnosed",
+                 "reachable", "figures", "probe", "changes")
+
+    def __init__(
+        self,
+        target: str,
+        engine: str,
+        findings: tuple[Finding, ...] = (),
+        unavailable: tuple[Unavailable, ...] = (),
+        errors: tuple[str, ...] = (),
+        summary: tuple[tuple[str, str], ...] = (),
+        examined: tuple[str, ...] = (),
+        not_diagnosed: str = "",
+        reachable: bool = True,
+        figures: tuple[Figure, ...] = (),
+        probe: tuple[dict[str, Any], ...] = (),
+        changes: tuple[Change, ...] = (),
+    ) -> None:
+        self.target = target
+        self.engine = engine
+        self.findings = findings
+        self.unavailable = unavailable
+        self.errors = errors
+        self.summary = summary  # (label, value) facts shown above findings
+        self.examined = examined  # what was read: "no problems found" is said about these only
+        self.not_diagnosed = not_diagnosed  # why nothing could be diagnosed (nothing engine-relevant was read)
+        self.reachable = reachable  # False: the target could not be examined at all (errors say why)
+        self.figures = figures  # measured numbers (the probe's latencies), for monitors
+        self.probe = probe  # the probe's own measurements, as `probe --format json` has them
+        self.changes = changes  # "What to change": the findings' settings merged per place
 
     @property
     def diagnosed(self) -> bool:
@@ -150,12 +192,14 @@ class TargetReport:
         return ranked[-1] if ranked else None
 
 
-@dataclass(frozen=True)
-class Report:
+class Report(Record):
     """One run's diagnosis: a report per target, and the exit code they make together."""
 
-    version: str
-    targets: tuple[TargetReport, ...] = field(default_factory=tuple)
+    __slots__ = ("version", "targets")
+
+    def __init__(self, version: str, targets: tuple[TargetReport, ...] = ()) -> None:
+        self.version = version
+        self.targets = targets
 
     def exit_code(self) -> int:
         """Worst across targets: critical (2) > could not diagnose (3) > warning (1) > ok (0)."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 import importlib
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from llmdoctor.hosts.base import Host, HostError
@@ -58,18 +58,23 @@ class RunOptions:
         return cls(**items)
 
 
-@dataclass
 class Context:
-    """What a collector may know about the run besides the host."""
+    """What a collector may know about the run besides the host. (A plain class, never
+    compared or copied: a dataclass costs ~1 ms of every run's start to define.)"""
 
-    host: Host
-    units: tuple[str, ...] = ()  # --unit NAME; empty = discover
-    since_seconds: float = 24 * 3600.0  # log time window
-    sample_seconds: float = 2.0  # swap/metric sampling window
-    options: RunOptions = field(default_factory=RunOptions)
+    __slots__ = ("host", "units", "since_seconds", "sample_seconds", "options")
 
-    def __post_init__(self) -> None:
-        self.options = RunOptions.of(self.options)
+    def __init__(self, host: Host, units: tuple[str, ...] = (), since_seconds: float = 24 * 3600.0,
+                 sample_seconds: float = 2.0, options: RunOptions | dict[str, Any] | None = None) -> None:
+        self.host = host
+        self.units = units  # --unit NAME; empty = discover
+        self.since_seconds = since_seconds  # log time window
+        self.sample_seconds = sample_seconds  # swap/metric sampling window
+        self.options = RunOptions.of(options)
+
+    def __repr__(self) -> str:
+        return (f"Context(host={self.host!r}, units={self.units!r}, since_seconds={self.since_seconds!r}, "
+                f"sample_seconds={self.sample_seconds!r}, options={self.options!r})")
 
 
 class Provider:

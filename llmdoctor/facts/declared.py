@@ -9,10 +9,9 @@ systemd loaded.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from llmdoctor.hosts.base import HostError
 from llmdoctor.facts import Context, FactUnavailable, provider
+from llmdoctor.model import Record
 
 # Files that can hold such lines, besides any unknown *.txt (a compose file, a console session).
 SOURCES = ("cmdline.txt", "env.txt", "shell_export.txt", "compose.yaml", "compose.yml", "docker-compose.yml",
@@ -21,12 +20,15 @@ NOT_SETTINGS = frozenset({"ollama_ps.txt", "vmstat.txt", "meminfo.txt", "nvidia_
                           "client_errors.txt", "libdir_listing.txt", "bench.txt"})
 
 
-@dataclass(frozen=True)
-class DeclaredSettings:
-    """The engine variables as written in the recorded files, and the scripts that start a server."""
+class DeclaredSettings(Record):
+    """The engine variables as written in the recorded files, and the scripts that start a server.
+    (Plain, only ever read: a frozen dataclass costs ~1 ms of every run's start to define.)"""
 
-    assignments: tuple  # knowledge.env_forms.Assignment
-    launches: dict  # source -> the line in it that starts the server (a script)
+    __slots__ = ("assignments", "launches")
+
+    def __init__(self, assignments: tuple, launches: dict) -> None:
+        self.assignments = assignments  # knowledge.env_forms.Assignment
+        self.launches = launches  # source -> the line in it that starts the server (a script)
 
     def reaches_server(self, a) -> bool:
         """The value arrives in the server's environment (as written, at its next start)."""

@@ -1,9 +1,8 @@
 """llama-server facts: its endpoints, its log, its command line."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from llmdoctor.knowledge.engines import DEFAULT_PORTS, LLAMACPP, EngineInstance
+from llmdoctor.model import Record
 from llmdoctor.facts import Context, FactUnavailable, provider
 from llmdoctor.facts.client_errors import CLIENT_ERRORS, client_errors_lines
 from llmdoctor.facts.engines import first_instance, read_cmdline
@@ -25,11 +24,13 @@ def llamacpp_state(ctx: Context, engines):
     return state
 
 
-@dataclass(frozen=True)
-class LlamaLog:
+class LlamaLog(Record):
     """What llama-server's logs show, one summary per source."""
 
-    scans: tuple  # LlamaLogSummary per source with llama-server lines (client_errors.txt included)
+    __slots__ = ("scans",)
+
+    def __init__(self, scans: tuple) -> None:
+        self.scans = scans  # LlamaLogSummary per source with llama-server lines (client_errors.txt included)
 
     def summary(self) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []

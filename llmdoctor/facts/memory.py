@@ -9,8 +9,7 @@ sampled again: it answers /proc/meminfo from meminfo.txt and `vmstat` from vmsta
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from llmdoctor.hosts.base import HostError, Unanswerable
 from llmdoctor.parsing import ParseError
@@ -18,32 +17,18 @@ from llmdoctor.facts import Context, FactUnavailable, provider
 
 if TYPE_CHECKING:  # llmdoctor.knowledge.memory is imported where used, once there is memory to read (start-up time)
     from llmdoctor.knowledge.memory import MemInfo, SwapInterval, VmstatTable
+    from llmdoctor.facts.memory_fact import MemoryFact
 
 MAX_INTERVALS = 10
 
 
-@dataclass(frozen=True)
-class MemoryFact:
-    """RAM/swap in bytes and swap traffic as per-interval rates (bytes per second)."""
+def __getattr__(name: str) -> Any:
+    """MemoryFact, from memory_fact.py on first use: most evidence holds no memory to report."""
+    if name == "MemoryFact":
+        from llmdoctor.facts.memory_fact import MemoryFact
 
-    meminfo: MemInfo | None = None
-    meminfo_source: str = ""
-    intervals: tuple[SwapInterval, ...] = ()
-    intervals_source: str = ""  # "/proc/vmstat" or "vmstat.txt"
-    vmstat: VmstatTable | None = None
-    notes: tuple[str, ...] = field(default_factory=tuple)
-
-    @property
-    def swap_in_bps(self) -> float | None:
-        return _mean([i.swap_in_bps for i in self.intervals])
-
-    @property
-    def swap_out_bps(self) -> float | None:
-        return _mean([i.swap_out_bps for i in self.intervals])
-
-
-def _mean(values: list[float]) -> float | None:
-    return sum(values) / len(values) if values else None
+        return MemoryFact
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _page_size(ctx: Context) -> int:
@@ -131,6 +116,8 @@ def memory(ctx: Context) -> MemoryFact:
                 raise FactUnavailable("no meminfo.txt or vmstat.txt in the evidence", quiet=True)
             raise FactUnavailable("; ".join(notes))
         intervals = table.intervals() if table is not None else ()
+        from llmdoctor.facts.memory_fact import MemoryFact
+
         return MemoryFact(meminfo, meminfo_source, intervals, table_source if intervals else "", table, tuple(notes))
     intervals: tuple[SwapInterval, ...] = ()
     try:
@@ -141,4 +128,6 @@ def memory(ctx: Context) -> MemoryFact:
         raise FactUnavailable("cannot read /proc/meminfo or /proc/vmstat (" + "; ".join(notes) + ")")
     if meminfo is None and ctx.sample_seconds <= 0:
         raise FactUnavailable("cannot read /proc/meminfo (" + "; ".join(notes) + ")")
+    from llmdoctor.facts.memory_fact import MemoryFact
+
     return MemoryFact(meminfo, meminfo_source, intervals, "/proc/vmstat" if intervals else "", None, tuple(notes))

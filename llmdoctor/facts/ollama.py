@@ -6,7 +6,6 @@ log files (hosts/evidence.py).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable
 
 from llmdoctor.knowledge.engines import DEFAULT_PORTS, OLLAMA
@@ -15,10 +14,20 @@ from llmdoctor.parsing import ParseError
 from llmdoctor.facts import Context, FactUnavailable, provider
 
 if TYPE_CHECKING:  # the parsers are imported where used: only when Ollama is here (start-up time)
-    from llmdoctor.knowledge.ollama.log import Example, OllamaLogSummary
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
     from llmdoctor.knowledge.ollama.ps import LoadedModel
+    from llmdoctor.facts.ollama_config import OllamaConfig
 
 SNIFF_LINES = 2000
+
+
+def __getattr__(name: str) -> Any:
+    """OllamaConfig, from ollama_config.py on first use: a run with no Ollama never defines it."""
+    if name == "OllamaConfig":
+        from llmdoctor.facts.ollama_config import OllamaConfig
+
+        return OllamaConfig
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def ollama_engine(engines) -> Any:
@@ -53,7 +62,6 @@ def ollama_ps(ctx: Context, engines=None) -> tuple[LoadedModel, ...]:
     """Loaded models: /api/ps for exact sizes, `ollama ps` for UNTIL (`Stopping...`)."""
     engine = ollama_engine(engines)
     from llmdoctor.facts.ollama_api import OllamaApiError, get_ps_with_source
-    from llmdoctor.knowledge.ollama.ps import merge, parse_api_ps, parse_ps_text
 
     api: tuple[LoadedModel, ...] | None = None
     text: tuple[LoadedModel, ...] | None = None
@@ -62,6 +70,8 @@ def ollama_ps(ctx: Context, engines=None) -> tuple[LoadedModel, ...]:
     api_src = "/api/ps"
     try:
         data, api_src = get_ps_with_source(ctx.host, _port(engine))
+        from llmdoctor.knowledge.ollama.ps import parse_api_ps  # (once there is an answer to parse: start-up time)
+
         api = parse_api_ps(data, api_src)
     except OllamaApiError as e:
         reasons.append(str(e))
@@ -73,6 +83,8 @@ def ollama_ps(ctx: Context, engines=None) -> tuple[LoadedModel, ...]:
         res = ctx.host.run(["ollama", "ps"], timeout=10)
         text_src = res.source or text_src
         if res.ok:
+            from llmdoctor.knowledge.ollama.ps import parse_ps_text
+
             text = parse_ps_text(res.stdout, text_src)
         else:
             reasons.append(f"`ollama ps` exited {res.returncode}: {res.stderr.strip()[:160]}")
@@ -83,6 +95,8 @@ def ollama_ps(ctx: Context, engines=None) -> tuple[LoadedModel, ...]:
         reasons.append(f"unparseable {text_src}: {e}")
     if api is None and text is None:
         raise FactUnavailable("; ".join(reasons), quiet=missing == 2)
+    from llmdoctor.knowledge.ollama.ps import merge
+
     return merge(api or (), text or ())
 
 
@@ -114,37 +128,6 @@ def ollama_tags(ctx: Context, engines=None) -> tuple[dict, ...]:
 
 
 # -- effective configuration --------------------------------------------------------------
-
-@dataclass(frozen=True)
-class OllamaConfig:
-    """What Ollama runs with, and where each value came from.
-
-    `values`/`origins`: the effective value of every known variable (server config log
-    line > process environment > unit environment > the version's default).
-    `assigned`: raw values someone set (var -> (value, where)), for parse problems."""
-
-    version: str | None
-    values: dict[str, str]
-    origins: dict[str, str]
-    assigned: dict[str, tuple[str, str]] = field(default_factory=dict)
-    server_config_line: Example | None = None
-
-    def get(self, name: str) -> str | None:
-        return self.values.get(name)
-
-    def origin(self, name: str) -> str:
-        return self.origins.get(name, "unknown")
-
-    def is_default(self, name: str) -> bool:
-        return self.origins.get(name, "").startswith("default")
-
-    def summary(self) -> list[tuple[str, str]]:
-        keys = ("OLLAMA_NUM_PARALLEL", "OLLAMA_MAX_QUEUE", "OLLAMA_KEEP_ALIVE", "OLLAMA_CONTEXT_LENGTH")
-        shown = ", ".join(f"{k.removeprefix('OLLAMA_')}={self.values.get(k, '?') or '(empty)'}"
-                          + ("*" if self.is_default(k) else "") for k in keys)
-        note = "* = default of this version" if self.version else "* = newest default; version unknown"
-        return [("Ollama", f"{self.version or 'version unknown'}: {shown} ({note})")]
-
 
 def _unit_for(engine, systemd_units) -> Any:
     units = list(systemd_units or ())
@@ -200,6 +183,8 @@ def effective_config(version: str | None, log: OllamaLogSummary | None, unit: An
         values.setdefault(k, envdef.strip_value(v))
         origins.setdefault(k, where)
     ex = log.server_config_example if log is not None else None
+    from llmdoctor.facts.ollama_config import OllamaConfig
+
     return OllamaConfig(version, values, origins, assigned, ex)
 
 

@@ -1,8 +1,7 @@
 """SGLang facts: the scheduler log scan, /metrics, /get_server_info and the launch command line."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from llmdoctor.model import Record
 from llmdoctor.knowledge.engines import DEFAULT_PORTS, SGLANG, EngineInstance
 from llmdoctor.hosts.base import HostError, NotInEvidence
 from llmdoctor.parsing import ParseError
@@ -15,11 +14,15 @@ def sglang_instance(engines) -> EngineInstance:
     return first_instance(engines, SGLANG, "SGLang server")
 
 
-@dataclass(frozen=True)
-class SglangLog:
+# The records here are plain classes (llmdoctor.model.Record: a dataclass's ==, hash and repr),
+# never replace()d or copied: a frozen dataclass costs ~1 ms of start-up to define.
+class SglangLog(Record):
     """What SGLang's logs show, one summary per source."""
 
-    scans: tuple  # SglangLogSummary per source that held SGLang lines
+    __slots__ = ("scans",)
+
+    def __init__(self, scans: tuple) -> None:
+        self.scans = scans  # SglangLogSummary per source that held SGLang lines
 
     def summary(self) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
@@ -57,12 +60,14 @@ def sglang_log(ctx: Context, engines, log_sources=()) -> SglangLog:
     return SglangLog(tuple(scans))
 
 
-@dataclass(frozen=True)
-class SglangMetricsSample:
+class SglangMetricsSample(Record):
     """One scrape of SGLang's /metrics."""
 
-    latest: object  # knowledge.sglang.metrics.SglangMetrics
-    source: str
+    __slots__ = ("latest", "source")
+
+    def __init__(self, latest: object, source: str) -> None:
+        self.latest = latest  # knowledge.sglang.metrics.SglangMetrics
+        self.source = source
 
     def summary(self) -> list[tuple[str, str]]:
         m = self.latest

@@ -12,8 +12,9 @@ directory listing shows every entry).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Iterator, Protocol, runtime_checkable
+
+from llmdoctor.model import Record
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_READ_LIMIT = 4 * 1024 * 1024
@@ -43,15 +44,19 @@ class NotInEvidence(Unanswerable):
     """An evidence directory does not hold the answer to this question."""
 
 
-@dataclass(frozen=True)
-class CommandResult:
-    """A command's exit status and output (or the recorded file that stands for it)."""
+class CommandResult(Record):
+    """A command's exit status and output (or the recorded file that stands for it). (A plain
+    class, never replace()d: a frozen dataclass costs ~1 ms of every run's start to define;
+    == and repr are a dataclass's.)"""
 
-    argv: tuple[str, ...]
-    returncode: int
-    stdout: str
-    stderr: str = ""
-    source: str = ""  # where the output came from, for evidence lines ("nvidia-smi", "nvidia_smi.txt")
+    __slots__ = ("argv", "returncode", "stdout", "stderr", "source")
+
+    def __init__(self, argv: tuple[str, ...], returncode: int, stdout: str, stderr: str = "", source: str = "") -> None:
+        self.argv = argv
+        self.returncode = returncode
+        self.stdout = stdout
+        self.stderr = stderr
+        self.source = source  # where the output came from, for evidence lines ("nvidia-smi", "nvidia_smi.txt")
 
     @property
     def origin(self) -> str:
@@ -62,14 +67,17 @@ class CommandResult:
         return self.returncode == 0
 
 
-@dataclass(frozen=True)
-class HttpResponse:
-    """An HTTP answer (or the recorded file that stands for it)."""
+class HttpResponse(Record):
+    """An HTTP answer (or the recorded file that stands for it). (Plain, never replace()d: a
+    frozen dataclass costs ~1 ms of every run's start to define; == and repr are a dataclass's.)"""
 
-    status: int
-    body: bytes
-    headers: dict[str, str] = field(default_factory=dict)
-    source: str = ""  # where the body came from ("GET :11434/api/ps", "api_ps.json")
+    __slots__ = ("status", "body", "headers", "source")
+
+    def __init__(self, status: int, body: bytes, headers: dict[str, str] | None = None, source: str = "") -> None:
+        self.status = status
+        self.body = body
+        self.headers = {} if headers is None else headers
+        self.source = source  # where the body came from ("GET :11434/api/ps", "api_ps.json")
 
     @property
     def text(self) -> str:

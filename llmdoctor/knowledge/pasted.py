@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from llmdoctor.model import Record
 from llmdoctor.parsing import LazyPattern
 
 ANSI = LazyPattern(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
@@ -21,16 +22,27 @@ PROMPT = LazyPattern(
     r"(?:ollama|journalctl|systemctl|nvidia-smi|amd-smi|rocm-smi|vmstat|cat|curl|docker|podman|tail|head|grep|less|vllm|(?:\S*[/\\])?llama-server|python3?\s+-m\s+(?:sglang|vllm)|sglang|free|wget|http|kubectl|oc\s+(?:describe|logs|get)|k\s+(?:describe|logs|get))\b"
 )
 
-# Words one of which every PROMPT match holds (its commands), besides one of $ # % >: the
-# pattern is compiled and tried only on lines that hold both (start-up time, and each line's cost).
-_PROMPT_WORDS = ("ollama", "journalctl", "systemctl", "-smi", "vmstat", "cat", "curl", "docker", "podman", "tail",
-                 "head", "grep", "less", "vllm", "llama-server", "python", "sglang", "free", "wget", "http", "kubectl",
-                 "describe", "logs", "get")
+# What follows the prompt character (after blanks) in every PROMPT match: sudo, one of its
+# commands, or a path to llama-server. The pattern is compiled and tried only on lines where
+# some $ # % > is followed by one (start-up time: unit files are full of `#` and "cat").
+_PROMPT_STARTS = ("sudo", "ollama", "journalctl", "systemctl", "nvidia-smi", "amd-smi", "rocm-smi", "vmstat", "cat",
+                  "curl", "docker", "podman", "tail", "head", "grep", "less", "vllm", "python", "sglang", "free",
+                  "wget", "http", "kubectl", "oc", "k")
+
+
+def _command_after_prompt_char(line: str) -> bool:
+    for c in "$#%>":
+        i = line.find(c)
+        while i >= 0:
+            rest = line[i + 1:].lstrip()
+            if rest.startswith(_PROMPT_STARTS) or (rest and "llama-server" in rest.split(None, 1)[0]):
+                return True
+            i = line.find(c, i + 1)
+    return False
 
 
 def _is_prompt(line: str) -> bool:
-    return (any(c in line for c in "$#%>") and any(w in line for w in _PROMPT_WORDS)
-            and PROMPT.match(line) is not None)
+    return _command_after_prompt_char(line) and PROMPT.match(line) is not None
 
 
 def _is_fence(line: str) -> bool:
@@ -100,7 +112,6 @@ def normalize_pasted(text: str) -> str:
 # the parts that can touch a configuration file (prefixes, the `%`).
 
 import json as _json
-from dataclasses import dataclass
 
 # journald: short (any locale: the month is whatever strftime's %b gave), short-precise,
 # short-iso(-precise), short-full and short-unix, then `host ident[pid]: `.
@@ -111,6 +122,14 @@ _JOURNAL = LazyPattern(
     r"|\d{9,11}\.\d{3,6})"
     r" ((?!\d{4}-\d{2}-\d{2})\S+) ([^\s:\[]+)(?:\[\d+\])?: ?"  # (a host is not a second time stamp)
 )
+
+
+def _journal(line: str):
+    """_JOURNAL.match(line), tried only where it can match: every form of its time stamp has a
+    `:` within 20 characters, but the Unix one, which starts with a digit."""
+    return _JOURNAL.match(line) if ":" in line[:20] or line[:1].isdigit() else None
+
+
 _KUBECTL = LazyPattern(r"^\[(?:pod/)?([\w.-]+)/([\w.-]+)\] ")
 _STAMP = LazyPattern(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2}) ")
 _COMPOSE = LazyPattern(r"^([A-Za-z0-9][\w.-]*) *\| ?")
@@ -139,16 +158,20 @@ def _is_exception(line: str) -> bool:
     return ("Error:" in line or "Exception:" in line) and _EXCEPTION.match(line) is not None
 
 
-@dataclass(frozen=True)
-class Repaired:
-    """A log or configuration text with what pasting added removed, and what that was."""
+class Repaired(Record):
+    """A log or configuration text with what pasting added removed, and what that was. (Plain,
+    only ever read: a frozen dataclass costs ~1 ms of every run's start to define.)"""
 
-    text: str
-    prefixes: tuple[str, ...] = ()  # kinds stripped: journald, compose, kubectl, docker-timestamp, docker-json
-    idents: tuple[str, ...] = ()  # journald identifiers, compose services, pod/container names seen
-    joined: int = 0  # wrapped continuation lines joined
-    split: int = 0  # glued records split apart
-    cleaned: bool = False  # line endings, colour codes, quote marks, fences or prompts removed
+    __slots__ = ("text", "prefixes", "idents", "joined", "split", "cleaned")
+
+    def __init__(self, text: str, prefixes: tuple[str, ...] = (), idents: tuple[str, ...] = (), joined: int = 0,
+                 split: int = 0, cleaned: bool = False) -> None:
+        self.text = text
+        self.prefixes = prefixes  # kinds stripped: journald, compose, kubectl, docker-timestamp, docker-json
+        self.idents = idents  # journald identifiers, compose services, pod/container names seen
+        self.joined = joined  # wrapped continuation lines joined
+        self.split = split  # glued records split apart
+        self.cleaned = cleaned  # line endings, colour codes, quote marks, fences or prompts removed
 
     @property
     def changed(self) -> bool:
@@ -191,11 +214,11 @@ def _strip_line(line: str, compose: bool, kinds: dict, idents: dict) -> str:
             line = line.lstrip(" ")[m.end():]
             continue
         m = _STAMP.match(line) if line[:1].isdigit() else None  # (isdigit: whatever \d is, and more)
-        if m and not _JOURNAL.match(line):
+        if m and not _journal(line):
             kinds["docker-timestamp"] = None
             line = line[m.end():]
             continue
-        m = _JOURNAL.match(line)
+        m = _journal(line)
         if m:
             kinds["journald"] = None
             idents[m.group(2)] = None
@@ -217,12 +240,12 @@ def _strip_prefixes(lines: list[str]) -> tuple[list[str], list[str], list[str]]:
     kinds: dict[str, None] = {}
     idents: dict[str, None] = {}
     body = [l for l in lines if l.strip()]
-    journal_idents = [m.group(2) for m in map(_JOURNAL.match, body[1:]) if m]
+    journal_idents = [m.group(2) for m in map(_journal, body[1:]) if m]
     compose = _has_compose_column(lines)
     out = [_strip_line(line, compose, kinds, idents) for line in lines]
     if not compose and _has_compose_column(out):
         out = [_strip_line(line, True, kinds, idents) for line in out]
-    if journal_idents and out and not _JOURNAL.match(lines[0]):
+    if journal_idents and out and not _journal(lines[0]):
         # a first line cut inside its journald prefix: drop what is left of the prefix
         cut = re.search(r"\b" + re.escape(journal_idents[0]) + r"(?:\[\d+\])?: ?", out[0][:120])
         if cut:

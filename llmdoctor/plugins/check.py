@@ -11,7 +11,6 @@ without a default is required).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable
 
 from llmdoctor.facts import parameters
@@ -21,19 +20,26 @@ MARK = "__llmdoctor_check__"
 ENGINE_KINDS = frozenset({"ollama", "vllm", "llamacpp", "sglang"})
 
 
-@dataclass(frozen=True)
 class CheckSpec:
-    """A check as the loader and runner see it: its function, the facts it reads, its trigger."""
+    """A check as the loader and runner see it: its function, the facts it reads, its trigger.
+    (A plain class, only ever read and copied through its __dict__ by the loader: defining a
+    frozen dataclass costs ~1 ms of every run's start.)"""
 
-    id: str
-    cause: Cause
-    purpose: str
-    func: Callable[..., Any]
-    params: tuple[str, ...]
-    optional: frozenset[str]
-    origin: str = "built-in"
-    engines: tuple[str, ...] = ()  # the check runs only where one of these engines was found
-    needs: tuple[str, ...] = ()  # ... and at least one of these facts is available
+    def __init__(self, id: str, cause: Cause, purpose: str, func: Callable[..., Any], params: tuple[str, ...],
+                 optional: frozenset[str], origin: str = "built-in", engines: tuple[str, ...] = (),
+                 needs: tuple[str, ...] = ()) -> None:
+        self.id = id
+        self.cause = cause
+        self.purpose = purpose
+        self.func = func
+        self.params = params
+        self.optional = optional
+        self.origin = origin
+        self.engines = engines  # the check runs only where one of these engines was found
+        self.needs = needs  # ... and at least one of these facts is available
+
+    def __repr__(self) -> str:
+        return f"CheckSpec({self.id!r}, origin={self.origin!r})"
 
 
 def check(id: str, cause: Cause, purpose: str = "", engines: tuple[str, ...] = (),

@@ -99,3 +99,18 @@ def test_a_diagnosis_imports_only_what_its_evidence_needs(evidence, absent, engi
     checks = {m[len(CHECKS):] for m in modules if m.startswith(CHECKS)}
     others = {"ollama", "vllm", "llamacpp", "sglang"} - {engine}
     assert checks and not {c for c in checks if c.split("_", 1)[0] in others}, sorted(checks)
+
+
+@pytest.mark.parametrize("command,frozen", [("diagnose", True), ("exporter", False)])
+def test_a_command_line_run_freezes_what_lives_at_exit(command, frozen):
+    """The exit handler (registered once however often it is asked) freezes the live objects,
+    so that the interpreter's last collections skip them; the long-running exporter keeps the
+    ordinary collector."""
+    code = (
+        "import atexit, gc, llmdoctor\n"
+        f"llmdoctor.collect_garbage_less(['llmdoctor', {command!r}])\n"
+        f"llmdoctor.collect_garbage_less(['llmdoctor', {command!r}])\n"
+        "n = atexit._ncallbacks()\natexit._run_exitfuncs()\nprint(n, gc.get_freeze_count() > 0)\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert res.stdout.split() == (["1", "True"] if frozen else ["0", "False"]), res.stderr

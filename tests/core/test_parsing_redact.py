@@ -173,3 +173,17 @@ def test_the_pre_filter_is_skipped_only_where_it_cannot_match():
                                  "token", "key", "Bearer ", "--", "sig", "'", '"']), max_size=40).map("".join))
 def test_the_pre_filter_skip_on_garbage(text):
     _trigger_agrees(text)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_every_shape_passes_the_pre_filter_skip(data):
+    """A token of every shape, alone or inside a sentence, is never skipped by _may_trigger
+    (which asks a long word to hold the start of some shape)."""
+    from llmdoctor.redact import _SHAPE_LIST, _may_trigger
+
+    for shape in _SHAPE_LIST:
+        token = data.draw(st.from_regex(shape, fullmatch=True), label=shape)
+        for text in (token, f"the value was {token}, see the run", f"x{token}y"):
+            assert _may_trigger(text.encode("utf-8", "replace").lower()), (shape, text)
+            _trigger_agrees(text)

@@ -35,9 +35,9 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from llmdoctor.model import Record
 from llmdoctor.parsing import LazyPattern
 
 if TYPE_CHECKING:  # the event records are defined when a line tells of one (events.py)
@@ -93,30 +93,62 @@ def fields(line: str) -> dict[str, int]:
     return {k: int(v) for k, v in _NUM_FIELD.findall(line) if len(v) < 12}
 
 
-@dataclass(frozen=True)
-class LlamaCppFacts:
-    backends: tuple[str, ...] = ()  # backends loaded (load_backend), in order
-    no_device: tuple[str, ...] = ()  # lines saying a GPU backend found no usable device
-    devices_found: int = 0  # lines naming a GPU device in use
-    offloaded: tuple[int, int] | None = None  # last "offloaded N/M layers to GPU"
-    offload_line: str | None = None
-    host_buffer_mib: float = 0.0  # model weights in host memory (last load)
-    gpu_buffer_mib: float = 0.0
-    buffer_lines: tuple[str, ...] = ()
-    shifts: tuple[Shift, ...] = ()  # first and last few
-    shift_count: int = 0
-    exceeded: tuple[str, ...] = ()  # requests longer than the slot context (examples)
-    exceeded_count: int = 0
-    exceeded_max: tuple[int, int] | None = None  # (request tokens, context tokens) of the largest
-    kv_full: tuple[str, ...] = ()
-    kv_full_count: int = 0
-    cache_misses: tuple[CacheMiss, ...] = ()
-    cache_miss_count: int = 0
-    worst_miss: CacheMiss | None = None  # the most tokens re-processed
-    timings: tuple[RequestTiming, ...] = ()  # the most recent timed requests
-    requests_timed: int = 0
-    prompt_ms_total: float = 0.0
-    eval_ms_total: float = 0.0
+class LlamaCppFacts(Record):
+    """What llama.cpp's own lines said (in llama-server's log or Ollama's runner's). (A plain class,
+    llmdoctor.model.Record, never replace()d: a frozen dataclass costs ~2 ms of start-up to define.)"""
+
+    __slots__ = ("backends", "no_device", "devices_found", "offloaded", "offload_line", "host_buffer_mib",
+                 "gpu_buffer_mib", "buffer_lines", "shifts", "shift_count", "exceeded", "exceeded_count",
+                 "exceeded_max", "kv_full", "kv_full_count", "cache_misses", "cache_miss_count", "worst_miss",
+                 "timings", "requests_timed", "prompt_ms_total", "eval_ms_total")
+
+    def __init__(
+        self,
+        backends: tuple[str, ...] = (),
+        no_device: tuple[str, ...] = (),
+        devices_found: int = 0,
+        offloaded: tuple[int, int] | None = None,
+        offload_line: str | None = None,
+        host_buffer_mib: float = 0.0,
+        gpu_buffer_mib: float = 0.0,
+        buffer_lines: tuple[str, ...] = (),
+        shifts: tuple[Shift, ...] = (),
+        shift_count: int = 0,
+        exceeded: tuple[str, ...] = (),
+        exceeded_count: int = 0,
+        exceeded_max: tuple[int, int] | None = None,
+        kv_full: tuple[str, ...] = (),
+        kv_full_count: int = 0,
+        cache_misses: tuple[CacheMiss, ...] = (),
+        cache_miss_count: int = 0,
+        worst_miss: CacheMiss | None = None,
+        timings: tuple[RequestTiming, ...] = (),
+        requests_timed: int = 0,
+        prompt_ms_total: float = 0.0,
+        eval_ms_total: float = 0.0,
+    ) -> None:
+        self.backends = backends  # backends loaded (load_backend), in order
+        self.no_device = no_device  # lines saying a GPU backend found no usable device
+        self.devices_found = devices_found  # lines naming a GPU device in use
+        self.offloaded = offloaded  # last "offloaded N/M layers to GPU"
+        self.offload_line = offload_line
+        self.host_buffer_mib = host_buffer_mib  # model weights in host memory (last load)
+        self.gpu_buffer_mib = gpu_buffer_mib
+        self.buffer_lines = buffer_lines
+        self.shifts = shifts  # first and last few
+        self.shift_count = shift_count
+        self.exceeded = exceeded  # requests longer than the slot context (examples)
+        self.exceeded_count = exceeded_count
+        self.exceeded_max = exceeded_max  # (request tokens, context tokens) of the largest
+        self.kv_full = kv_full
+        self.kv_full_count = kv_full_count
+        self.cache_misses = cache_misses
+        self.cache_miss_count = cache_miss_count
+        self.worst_miss = worst_miss  # the most tokens re-processed
+        self.timings = timings  # the most recent timed requests
+        self.requests_timed = requests_timed
+        self.prompt_ms_total = prompt_ms_total
+        self.eval_ms_total = eval_ms_total
 
     def prefill_dominates(self, min_requests: int = 3, share: float = 0.5) -> tuple[float, RequestTiming] | None:
         """(share of request time spent evaluating prompts, the slowest prompt) when prompt

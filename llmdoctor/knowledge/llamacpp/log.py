@@ -9,11 +9,11 @@ journald prefixes or `srv`/`slot` tags, so all patterns match substrings.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable
 
 from llmdoctor.knowledge.llamacpp.lines import LlamaCppFacts, LlamaCppLines  # noqa: F401 (re-exported)
 from llmdoctor.knowledge.evidence_line import short_line
+from llmdoctor.model import Record
 from llmdoctor.parsing import LazyPattern
 
 if TYPE_CHECKING:
@@ -40,33 +40,61 @@ BACK_TO_BACK_S = 0.05  # a slot taken this soon after it was freed: the request 
 _JSON_SLOTS = LazyPattern(r'"n_idle_slots":\s*(\d+),\s*"n_processing_slots":\s*(\d+)')
 
 
-@dataclass(frozen=True)
-class ContextExceeded:
-    request_tokens: int
-    context_tokens: int
-    text: str
+# The records below are plain classes (llmdoctor.model.Record: a dataclass's ==, hash and repr),
+# never replace()d or copied: a frozen dataclass costs ~1 ms of start-up to define.
+class ContextExceeded(Record):
+    __slots__ = ("request_tokens", "context_tokens", "text")
+
+    def __init__(self, request_tokens: int, context_tokens: int, text: str) -> None:
+        self.request_tokens = request_tokens
+        self.context_tokens = context_tokens
+        self.text = text
 
 
-@dataclass(frozen=True)
-class LlamaLogSummary:
-    source: str
-    n_slots: int | None = None
-    slot_n_ctx: int | None = None  # per-slot context of the last start-up
-    slots_line: str | None = None
-    n_ctx: int | None = None
-    n_ctx_seq: int | None = None
-    n_seq_max: int | None = None
-    kv_unified: bool | None = None
-    n_ctx_train: int | None = None
-    ctx_warning: str | None = None
-    kv_buffers_mib: tuple[tuple[str, float], ...] = ()
-    kv_size_line: str | None = None
-    startups: int = 0
-    slot_ctx_lines: int = 0  # `new slot, n_ctx = N` lines of the last start-up (one per slot)
-    cpp: LlamaCppFacts = LlamaCppFacts()  # llama.cpp's own lines: backends, offload, shifts, refusals
-    lines: int = 0  # lines read
-    queued_launches: int = 0  # requests started the moment a slot freed, with every other slot busy
-    queued_examples: tuple[str, ...] = ()
+class LlamaLogSummary(Record):
+    __slots__ = ("source", "n_slots", "slot_n_ctx", "slots_line", "n_ctx", "n_ctx_seq", "n_seq_max", "kv_unified",
+                 "n_ctx_train", "ctx_warning", "kv_buffers_mib", "kv_size_line", "startups", "slot_ctx_lines", "cpp",
+                 "lines", "queued_launches", "queued_examples")
+
+    def __init__(
+        self,
+        source: str,
+        n_slots: int | None = None,
+        slot_n_ctx: int | None = None,
+        slots_line: str | None = None,
+        n_ctx: int | None = None,
+        n_ctx_seq: int | None = None,
+        n_seq_max: int | None = None,
+        kv_unified: bool | None = None,
+        n_ctx_train: int | None = None,
+        ctx_warning: str | None = None,
+        kv_buffers_mib: tuple[tuple[str, float], ...] = (),
+        kv_size_line: str | None = None,
+        startups: int = 0,
+        slot_ctx_lines: int = 0,
+        cpp: LlamaCppFacts = LlamaCppFacts(),
+        lines: int = 0,
+        queued_launches: int = 0,
+        queued_examples: tuple[str, ...] = (),
+    ) -> None:
+        self.source = source
+        self.n_slots = n_slots
+        self.slot_n_ctx = slot_n_ctx  # per-slot context of the last start-up
+        self.slots_line = slots_line
+        self.n_ctx = n_ctx
+        self.n_ctx_seq = n_ctx_seq
+        self.n_seq_max = n_seq_max
+        self.kv_unified = kv_unified
+        self.n_ctx_train = n_ctx_train
+        self.ctx_warning = ctx_warning
+        self.kv_buffers_mib = kv_buffers_mib
+        self.kv_size_line = kv_size_line
+        self.startups = startups
+        self.slot_ctx_lines = slot_ctx_lines  # `new slot, n_ctx = N` lines of the last start-up (one per slot)
+        self.cpp = cpp  # llama.cpp's own lines: backends, offload, shifts, refusals
+        self.lines = lines  # lines read
+        self.queued_launches = queued_launches  # requests started the moment a slot freed, with every other slot busy
+        self.queued_examples = queued_examples
 
     @property
     def timings(self) -> tuple[RequestTiming, ...]:

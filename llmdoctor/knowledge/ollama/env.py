@@ -8,8 +8,8 @@ server's version and never assumes the newest behaviour.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from llmdoctor.model import Record
 from llmdoctor.parsing import LazyPattern
 
 UINT, BOOL, DURATION, STRING, HOST, LEVEL = "uint", "bool", "duration", "string", "host", "level"
@@ -19,17 +19,20 @@ FOREVER_NS = 9223372036854775807
 FOREVER_TEXT = "2562047h47m16.854775807s"
 
 
-@dataclass(frozen=True)
-class Variable:
-    """One OLLAMA_* variable: its kind and its default in each version."""
+class Variable(Record):
+    """One OLLAMA_* variable: its kind and its default in each version. (A plain class,
+    llmdoctor.model.Record, never replace()d: a frozen dataclass costs ~1 ms of start-up.)"""
 
-    name: str
-    kind: str
-    # (first version, default from then on) in ascending order; "" = unset/empty.
-    defaults: tuple[tuple[str, str], ...]
-    added: str | None = None  # first version that reads it (None = as old as we know)
-    removed: str | None = None  # first version that no longer reads it
-    note: str = ""
+    __slots__ = ("name", "kind", "defaults", "added", "removed", "note")
+
+    def __init__(self, name: str, kind: str, defaults: tuple[tuple[str, str], ...], added: str | None = None,
+                 removed: str | None = None, note: str = "") -> None:
+        self.name = name
+        self.kind = kind
+        self.defaults = defaults  # (first version, default from then on) in ascending order; "" = unset/empty.
+        self.added = added  # first version that reads it (None = as old as we know)
+        self.removed = removed  # first version that no longer reads it
+        self.note = note
 
 
 def _v(name, kind, defaults, added=None, removed=None, note=""):

@@ -10,12 +10,12 @@ from __future__ import annotations
 import math
 import re
 from collections import deque
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Iterable
 
 from llmdoctor.knowledge.llamacpp.lines import BACKEND_LOADED as _BACKEND, BUFFER as _BUFFER, HOST_BACKEND as HOST_BACKENDS
 from llmdoctor.knowledge.llamacpp.lines import OFFLOADED as _OFFLOADED, LlamaCppFacts, LlamaCppLines
+from llmdoctor.model import Record
 from llmdoctor.parsing import LazyPattern, ParseError, parse_size, strip_journal_prefix
 from llmdoctor.knowledge.ollama import config_line as cfgline
 from llmdoctor.knowledge.ollama.env import parse_go_duration
@@ -73,18 +73,26 @@ GPU_BACKEND_NAMES = ("CUDA", "ROCm", "HIP", "Vulkan", "Metal", "MTL", "SYCL", "O
 _VRAM_CTX = LazyPattern(r'vram-based default context"?\s+total_vram="?([^"]+?)"?\s+default_num_ctx=(\d+)')
 
 
-@dataclass(frozen=True)
-class Example:
-    source: str
-    line: str
+# The records below are plain classes (llmdoctor.model.Record: a dataclass's ==, hash and repr),
+# never replace()d or copied: as frozen dataclasses they cost ~12 ms of every start that reads
+# an Ollama log to define.
+
+class Example(Record):
+    __slots__ = ("source", "line")
+
+    def __init__(self, source: str, line: str) -> None:
+        self.source = source
+        self.line = line
 
 
-@dataclass(frozen=True)
-class Signal:
+class Signal(Record):
     """How often a log signal occurred, with its first and last lines."""
 
-    count: int = 0
-    examples: tuple[Example, ...] = ()
+    __slots__ = ("count", "examples")
+
+    def __init__(self, count: int = 0, examples: tuple[Example, ...] = ()) -> None:
+        self.count = count
+        self.examples = examples
 
 
 class _Tally:
@@ -107,67 +115,120 @@ class _Tally:
         return Signal(self.count, tuple(self.first) + tuple(self.last))
 
 
-@dataclass(frozen=True)
-class Load:
+class Load(Record):
     """One model load (runner start) and what the log said about it."""
 
-    model: str | None = None
-    ctx_size: int | None = None  # runner --ctx-size/-c (pre-0.30: num_ctx x parallel)
-    parallel: int | None = None
-    started_at: datetime | None = None
-    load_seconds: float | None = None
-    offloaded: tuple[int, int] | None = None  # (layers on GPU, layers)
-    host_buffer_mib: float = 0.0  # every llama.cpp buffer (model, KV, compute...) in host memory
-    gpu_buffer_mib: float = 0.0
-    model_buffer_mib: float = 0.0  # weights only, wherever they are
-    host_weights_bytes: int = 0  # `model weights device=CPU` (Go engine)
-    gpu_weights_bytes: int = 0
-    backends: tuple[str, ...] = ()  # load_backend: loaded X backend
-    output_on_cpu: bool = False  # `offloading output layer to CPU` (Ollama engine)
-    idle_before_s: float | None = None  # seconds since the previous request finished
-    examples: tuple[Example, ...] = ()  # start cmd, offloaded, started-in lines
+    __slots__ = ("model", "ctx_size", "parallel", "started_at", "load_seconds", "offloaded", "host_buffer_mib",
+                 "gpu_buffer_mib", "model_buffer_mib", "host_weights_bytes", "gpu_weights_bytes", "backends",
+                 "output_on_cpu", "idle_before_s", "examples")
+
+    def __init__(
+        self,
+        model: str | None = None,
+        ctx_size: int | None = None,
+        parallel: int | None = None,
+        started_at: datetime | None = None,
+        load_seconds: float | None = None,
+        offloaded: tuple[int, int] | None = None,
+        host_buffer_mib: float = 0.0,
+        gpu_buffer_mib: float = 0.0,
+        model_buffer_mib: float = 0.0,
+        host_weights_bytes: int = 0,
+        gpu_weights_bytes: int = 0,
+        backends: tuple[str, ...] = (),
+        output_on_cpu: bool = False,
+        idle_before_s: float | None = None,
+        examples: tuple[Example, ...] = (),
+    ) -> None:
+        self.model = model
+        self.ctx_size = ctx_size  # runner --ctx-size/-c (pre-0.30: num_ctx x parallel)
+        self.parallel = parallel
+        self.started_at = started_at
+        self.load_seconds = load_seconds
+        self.offloaded = offloaded  # (layers on GPU, layers)
+        self.host_buffer_mib = host_buffer_mib  # every llama.cpp buffer (model, KV, compute...) in host memory
+        self.gpu_buffer_mib = gpu_buffer_mib
+        self.model_buffer_mib = model_buffer_mib  # weights only, wherever they are
+        self.host_weights_bytes = host_weights_bytes  # `model weights device=CPU` (Go engine)
+        self.gpu_weights_bytes = gpu_weights_bytes
+        self.backends = backends  # load_backend: loaded X backend
+        self.output_on_cpu = output_on_cpu  # `offloading output layer to CPU` (Ollama engine)
+        self.idle_before_s = idle_before_s  # seconds since the previous request finished
+        self.examples = examples  # start cmd, offloaded, started-in lines
 
 
-@dataclass(frozen=True)
-class Startup:
+class Startup(Record):
     """One server start: its inventory of compute devices."""
 
-    at: datetime | None
-    libraries: tuple[str, ...]  # "cuda", "rocm", "cpu", ...
-    examples: tuple[Example, ...]
-    gpu_total_bytes: int = 0  # summed `total=` of the non-CPU devices
+    __slots__ = ("at", "libraries", "examples", "gpu_total_bytes")
+
+    def __init__(
+        self,
+        at: datetime | None,
+        libraries: tuple[str, ...],
+        examples: tuple[Example, ...],
+        gpu_total_bytes: int = 0,
+    ) -> None:
+        self.at = at
+        self.libraries = libraries  # "cuda", "rocm", "cpu", ...
+        self.examples = examples
+        self.gpu_total_bytes = gpu_total_bytes  # summed `total=` of the non-CPU devices
 
     @property
     def has_gpu(self) -> bool:
         return any(lib not in ("cpu", "?") for lib in self.libraries)
 
 
-@dataclass(frozen=True)
-class RequestTiming:
+class RequestTiming(Record):
     """Access-log concurrency, from gin lines (end time + duration)."""
 
-    requests: int = 0
-    concurrent_groups: int = 0  # groups of requests in flight together
-    serial_groups: int = 0  # ... that completed strictly one after another
-    parallel_pairs: int = 0  # two long requests finishing within a second of each other
-    peak_in_flight: int = 0
-    max_duration_s: float = 0.0
-    typical_service_s: float | None = None  # median duration of requests that had the server alone
-    serial_example: tuple[Example, ...] = ()
-    serial_figures: str = ""
-    cold: tuple["ColdStart", ...] = ()  # first requests after an idle gap, much slower than the next ones
+    __slots__ = ("requests", "concurrent_groups", "serial_groups", "parallel_pairs", "peak_in_flight",
+                 "max_duration_s", "typical_service_s", "serial_example", "serial_figures", "cold")
+
+    def __init__(
+        self,
+        requests: int = 0,
+        concurrent_groups: int = 0,
+        serial_groups: int = 0,
+        parallel_pairs: int = 0,
+        peak_in_flight: int = 0,
+        max_duration_s: float = 0.0,
+        typical_service_s: float | None = None,
+        serial_example: tuple[Example, ...] = (),
+        serial_figures: str = "",
+        cold: tuple["ColdStart", ...] = (),
+    ) -> None:
+        self.requests = requests
+        self.concurrent_groups = concurrent_groups  # groups of requests in flight together
+        self.serial_groups = serial_groups  # ... that completed strictly one after another
+        self.parallel_pairs = parallel_pairs  # two long requests finishing within a second of each other
+        self.peak_in_flight = peak_in_flight
+        self.max_duration_s = max_duration_s
+        self.typical_service_s = typical_service_s  # median duration of requests that had the server alone
+        self.serial_example = serial_example
+        self.serial_figures = serial_figures
+        self.cold = cold  # first requests after an idle gap, much slower than the next ones
 
 
-@dataclass(frozen=True)
-class ColdStart:
+class ColdStart(Record):
     """A request after `idle_s` without traffic that took `seconds`, against the `typical_s`
     median of the requests that came without a pause: a reload, or a prompt not cached."""
 
-    idle_s: float
-    seconds: float
-    typical_s: float
-    example: Example
-    warm: tuple[Example, ...]  # requests that came without a pause, for contrast
+    __slots__ = ("idle_s", "seconds", "typical_s", "example", "warm")
+
+    def __init__(
+        self,
+        idle_s: float,
+        seconds: float,
+        typical_s: float,
+        example: Example,
+        warm: tuple[Example, ...],
+    ) -> None:
+        self.idle_s = idle_s
+        self.seconds = seconds
+        self.typical_s = typical_s
+        self.example = example
+        self.warm = warm  # requests that came without a pause, for contrast
 
 
 IDLE_GAP_S = 30.0  # a pause in traffic after which a much slower request is a "cold" one
@@ -176,56 +237,116 @@ COLD_MARGIN_S = 5.0
 MAX_TIMED = 400  # inference requests kept for the cold-start comparison
 
 
-@dataclass(frozen=True)
-class OllamaLogSummary:
-    sources: tuple[str, ...] = ()
-    lines: int = 0
-    version: str | None = None
-    version_example: Example | None = None
-    server_config: dict[str, str] | None = None
-    server_config_example: Example | None = None
-    server_config_count: int = 0
-    server_config_at: datetime | None = None
-    server_config_errors: tuple[str, ...] = ()
-    invalid_env: Signal = Signal()
-    loads: tuple[Load, ...] = ()  # the last MAX_LOADS
-    load_count: int = 0
-    ctx_sizes_by_model: dict[str, dict[int, int]] = field(default_factory=dict)
-    load_times: Signal = Signal()
-    max_load_seconds: float = 0.0
-    truncations: Signal = Signal()
-    truncation_max_prompt: int = 0
-    truncation_limits: tuple[int, ...] = ()
-    context_errors: Signal = Signal()
-    forced_single_slot: Signal = Signal()
-    status_503: Signal = Signal()
-    max_pending: Signal = Signal()
-    oom: Signal = Signal()
-    gpu_init_failures: Signal = Signal()
-    startups: tuple[Startup, ...] = ()
-    estimator: dict[str, str] | None = None  # last `msg=offload` key/values
-    estimator_example: Example | None = None
-    vram_default_ctx: int | None = None
-    requests: RequestTiming = RequestTiming()
-    status_counts: dict[int, int] = field(default_factory=dict)
-    last_request_at: datetime | None = None
-    cpp: LlamaCppFacts = LlamaCppFacts()  # the runner's llama.cpp lines (shifts, cut prompts, devices)
-    evictions: Signal = Signal()  # a loaded model unloaded to make room for another
-    expiries: Signal = Signal()  # keep-alive ran out (DEBUG lines)
-    system_memory: Example | None = None  # the last `msg="system memory"` line
-    system_free_bytes: int | None = None
-    runner_backends: tuple[str, ...] | None = None  # backends in the runner's `msg=system` line
-    runner_backends_example: Example | None = None
-    runner_libraries: tuple[str, ...] | None = None  # old `Dynamic LLM libraries runners=[...]`
-    runner_libraries_example: Example | None = None
-    gpu_libraries_empty: Signal = Signal()  # `compatible gpu libraries compatible=[]`
-    libdir_missing: Signal = Signal()  # a listing that shows lib/ollama is not there
-    gpu_seen: Example | None = None  # a line that shows a GPU was found or planned for
-    busy: Signal = Signal()  # old runner "llm busy - no slots available"
-    unit_warnings: Signal = Signal()  # systemd: "Invalid environment assignment, ignoring: ..."
-    fast_error_burst: tuple[Example, ...] = ()  # the largest same-second burst of fast 5xx answers
-    fast_error_burst_size: int = 0
-    load_aborted: Signal = Signal()  # the client went away while its model loaded (llm/server.go WaitUntilRunning)
+class OllamaLogSummary(Record):
+    __slots__ = ("sources", "lines", "version", "version_example", "server_config", "server_config_example",
+                 "server_config_count", "server_config_at", "server_config_errors", "invalid_env", "loads",
+                 "load_count", "ctx_sizes_by_model", "load_times", "max_load_seconds", "truncations",
+                 "truncation_max_prompt", "truncation_limits", "context_errors", "forced_single_slot", "status_503",
+                 "max_pending", "oom", "gpu_init_failures", "startups", "estimator", "estimator_example",
+                 "vram_default_ctx", "requests", "status_counts", "last_request_at", "cpp", "evictions", "expiries",
+                 "system_memory", "system_free_bytes", "runner_backends", "runner_backends_example",
+                 "runner_libraries", "runner_libraries_example", "gpu_libraries_empty", "libdir_missing", "gpu_seen",
+                 "busy", "unit_warnings", "fast_error_burst", "fast_error_burst_size", "load_aborted")
+
+    def __init__(
+        self,
+        sources: tuple[str, ...] = (),
+        lines: int = 0,
+        version: str | None = None,
+        version_example: Example | None = None,
+        server_config: dict[str, str] | None = None,
+        server_config_example: Example | None = None,
+        server_config_count: int = 0,
+        server_config_at: datetime | None = None,
+        server_config_errors: tuple[str, ...] = (),
+        invalid_env: Signal = Signal(),
+        loads: tuple[Load, ...] = (),
+        load_count: int = 0,
+        ctx_sizes_by_model: dict[str, dict[int, int]] | None = None,
+        load_times: Signal = Signal(),
+        max_load_seconds: float = 0.0,
+        truncations: Signal = Signal(),
+        truncation_max_prompt: int = 0,
+        truncation_limits: tuple[int, ...] = (),
+        context_errors: Signal = Signal(),
+        forced_single_slot: Signal = Signal(),
+        status_503: Signal = Signal(),
+        max_pending: Signal = Signal(),
+        oom: Signal = Signal(),
+        gpu_init_failures: Signal = Signal(),
+        startups: tuple[Startup, ...] = (),
+        estimator: dict[str, str] | None = None,
+        estimator_example: Example | None = None,
+        vram_default_ctx: int | None = None,
+        requests: RequestTiming = RequestTiming(),
+        status_counts: dict[int, int] | None = None,
+        last_request_at: datetime | None = None,
+        cpp: LlamaCppFacts = LlamaCppFacts(),
+        evictions: Signal = Signal(),
+        expiries: Signal = Signal(),
+        system_memory: Example | None = None,
+        system_free_bytes: int | None = None,
+        runner_backends: tuple[str, ...] | None = None,
+        runner_backends_example: Example | None = None,
+        runner_libraries: tuple[str, ...] | None = None,
+        runner_libraries_example: Example | None = None,
+        gpu_libraries_empty: Signal = Signal(),
+        libdir_missing: Signal = Signal(),
+        gpu_seen: Example | None = None,
+        busy: Signal = Signal(),
+        unit_warnings: Signal = Signal(),
+        fast_error_burst: tuple[Example, ...] = (),
+        fast_error_burst_size: int = 0,
+        load_aborted: Signal = Signal(),
+    ) -> None:
+        self.sources = sources
+        self.lines = lines
+        self.version = version
+        self.version_example = version_example
+        self.server_config = server_config
+        self.server_config_example = server_config_example
+        self.server_config_count = server_config_count
+        self.server_config_at = server_config_at
+        self.server_config_errors = server_config_errors
+        self.invalid_env = invalid_env
+        self.loads = loads  # the last MAX_LOADS
+        self.load_count = load_count
+        self.ctx_sizes_by_model = {} if ctx_sizes_by_model is None else ctx_sizes_by_model
+        self.load_times = load_times
+        self.max_load_seconds = max_load_seconds
+        self.truncations = truncations
+        self.truncation_max_prompt = truncation_max_prompt
+        self.truncation_limits = truncation_limits
+        self.context_errors = context_errors
+        self.forced_single_slot = forced_single_slot
+        self.status_503 = status_503
+        self.max_pending = max_pending
+        self.oom = oom
+        self.gpu_init_failures = gpu_init_failures
+        self.startups = startups
+        self.estimator = estimator  # last `msg=offload` key/values
+        self.estimator_example = estimator_example
+        self.vram_default_ctx = vram_default_ctx
+        self.requests = requests
+        self.status_counts = {} if status_counts is None else status_counts
+        self.last_request_at = last_request_at
+        self.cpp = cpp  # the runner's llama.cpp lines (shifts, cut prompts, devices)
+        self.evictions = evictions  # a loaded model unloaded to make room for another
+        self.expiries = expiries  # keep-alive ran out (DEBUG lines)
+        self.system_memory = system_memory  # the last `msg="system memory"` line
+        self.system_free_bytes = system_free_bytes
+        self.runner_backends = runner_backends  # backends in the runner's `msg=system` line
+        self.runner_backends_example = runner_backends_example
+        self.runner_libraries = runner_libraries  # old `Dynamic LLM libraries runners=[...]`
+        self.runner_libraries_example = runner_libraries_example
+        self.gpu_libraries_empty = gpu_libraries_empty  # `compatible gpu libraries compatible=[]`
+        self.libdir_missing = libdir_missing  # a listing that shows lib/ollama is not there
+        self.gpu_seen = gpu_seen  # a line that shows a GPU was found or planned for
+        self.busy = busy  # old runner "llm busy - no slots available"
+        self.unit_warnings = unit_warnings  # systemd: "Invalid environment assignment, ignoring: ..."
+        self.fast_error_burst = fast_error_burst  # the largest same-second burst of fast 5xx answers
+        self.fast_error_burst_size = fast_error_burst_size
+        self.load_aborted = load_aborted  # the client went away while its model loaded (llm/server.go WaitUntilRunning)
 
 
 def _number(text: str) -> float | None:
@@ -257,14 +378,16 @@ def line_time(text: str) -> datetime | None:
     return None
 
 
-@dataclass(frozen=True)
-class GinLine:
-    at: datetime
-    status: int
-    seconds: float
-    client: str
-    method: str
-    path: str
+class GinLine(Record):
+    __slots__ = ("at", "status", "seconds", "client", "method", "path")
+
+    def __init__(self, at: datetime, status: int, seconds: float, client: str, method: str, path: str) -> None:
+        self.at = at
+        self.status = status
+        self.seconds = seconds
+        self.client = client
+        self.method = method
+        self.path = path
 
 
 def parse_gin(line: str) -> GinLine | None:

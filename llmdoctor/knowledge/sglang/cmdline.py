@@ -6,8 +6,7 @@ Only the flags the checks read or name in their fixes are kept. SGLang's argpars
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from llmdoctor.model import Record
 from llmdoctor.parsing import LazyPattern, flag_settings, split_cmdline
 
 # flag -> (key, kind); keys are ServerArgs field names, as /get_server_info and the
@@ -43,10 +42,14 @@ SWITCHES = {
 _LAUNCH = LazyPattern(r"sglang\.launch_server|(?:^|/)sglang$")
 
 
-@dataclass(frozen=True)
-class SglangCmdline:
-    argv: tuple[str, ...]
-    settings: dict = field(default_factory=dict)
+# The records here are plain classes (llmdoctor.model.Record: a dataclass's ==, hash and repr),
+# never replace()d or copied: a frozen dataclass costs ~1 ms of start-up to define.
+class SglangCmdline(Record):
+    __slots__ = ("argv", "settings")
+
+    def __init__(self, argv: tuple[str, ...], settings: dict | None = None) -> None:
+        self.argv = argv
+        self.settings = {} if settings is None else settings
 
     def get(self, key: str, default=None):
         return self.settings.get(key, default)

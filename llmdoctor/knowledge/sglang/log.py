@@ -7,8 +7,8 @@ with the SGLang source that prints it and a real recorded line (tests/fixtures/s
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 
+from llmdoctor.model import Record
 from llmdoctor.parsing import LazyPattern
 
 # `Decode batch. #running-req: 8, ...` (<= 0.4), `Decode batch, #running-req: ...` (>= 0.5),
@@ -45,20 +45,37 @@ RECENT = 400  # batch lines kept (oldest dropped)
 EXAMPLES = 3
 
 
-@dataclass(frozen=True)
-class BatchLine:
+# The records here are plain classes (llmdoctor.model.Record: a dataclass's ==, hash and repr),
+# never replace()d or copied: a frozen dataclass costs ~1 ms of start-up to define.
+class BatchLine(Record):
     """One `Decode batch` or `Prefill batch` record."""
 
-    kind: str  # "decode" | "prefill"
-    running: int
-    queue: int
-    token_usage: float | None  # 0..1 (the larger of full/swa on hybrid models)
-    gen_tps: float | None = None
-    new_seq: int | None = None
-    new_tokens: int | None = None  # prefill: tokens computed
-    cached_tokens: int | None = None  # prefill: tokens served from the radix cache
-    time: str | None = None
-    text: str = ""
+    __slots__ = ("kind", "running", "queue", "token_usage", "gen_tps", "new_seq", "new_tokens", "cached_tokens",
+                 "time", "text")
+
+    def __init__(
+        self,
+        kind: str,
+        running: int,
+        queue: int,
+        token_usage: float | None,
+        gen_tps: float | None = None,
+        new_seq: int | None = None,
+        new_tokens: int | None = None,
+        cached_tokens: int | None = None,
+        time: str | None = None,
+        text: str = "",
+    ) -> None:
+        self.kind = kind  # "decode" | "prefill"
+        self.running = running
+        self.queue = queue
+        self.token_usage = token_usage  # 0..1 (the larger of full/swa on hybrid models)
+        self.gen_tps = gen_tps
+        self.new_seq = new_seq
+        self.new_tokens = new_tokens  # prefill: tokens computed
+        self.cached_tokens = cached_tokens  # prefill: tokens served from the radix cache
+        self.time = time
+        self.text = text
 
     @property
     def hit_rate(self) -> float | None:
@@ -67,32 +84,54 @@ class BatchLine:
         return self.cached_tokens / (self.new_tokens + self.cached_tokens)
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(Record):
     """Consecutive batch lines that all met a condition."""
 
-    length: int
-    first: BatchLine
-    last: BatchLine
-    peak: float
+    __slots__ = ("length", "first", "last", "peak")
+
+    def __init__(self, length: int, first: BatchLine, last: BatchLine, peak: float) -> None:
+        self.length = length
+        self.first = first
+        self.last = last
+        self.peak = peak
 
 
-@dataclass(frozen=True)
-class SglangLogSummary:
-    source: str
-    lines: int
-    batch_lines: int
-    recent: tuple[BatchLine, ...]  # oldest first
-    longest_queue_run: Run | None  # consecutive batch lines with #queue-req > 0
-    max_running: int
-    max_queue: int
-    retractions: int  # lines
-    retracted_reqs: int  # sum of #retracted_reqs
-    retraction_examples: tuple[str, ...]
-    refusals: int
-    refusal_examples: tuple[str, ...]
-    refusal_max: tuple[int, int] | None  # (prompt tokens, limit) of the longest refused prompt
-    settings: dict = field(default_factory=dict)  # from `server_args=ServerArgs(...)` and the summary line
+class SglangLogSummary(Record):
+    __slots__ = ("source", "lines", "batch_lines", "recent", "longest_queue_run", "max_running", "max_queue",
+                 "retractions", "retracted_reqs", "retraction_examples", "refusals", "refusal_examples",
+                 "refusal_max", "settings")
+
+    def __init__(
+        self,
+        source: str,
+        lines: int,
+        batch_lines: int,
+        recent: tuple[BatchLine, ...],
+        longest_queue_run: Run | None,
+        max_running: int,
+        max_queue: int,
+        retractions: int,
+        retracted_reqs: int,
+        retraction_examples: tuple[str, ...],
+        refusals: int,
+        refusal_examples: tuple[str, ...],
+        refusal_max: tuple[int, int] | None,
+        settings: dict | None = None,
+    ) -> None:
+        self.source = source
+        self.lines = lines
+        self.batch_lines = batch_lines
+        self.recent = recent  # oldest first
+        self.longest_queue_run = longest_queue_run  # consecutive batch lines with #queue-req > 0
+        self.max_running = max_running
+        self.max_queue = max_queue
+        self.retractions = retractions  # lines
+        self.retracted_reqs = retracted_reqs  # sum of #retracted_reqs
+        self.retraction_examples = retraction_examples
+        self.refusals = refusals
+        self.refusal_examples = refusal_examples
+        self.refusal_max = refusal_max  # (prompt tokens, limit) of the longest refused prompt
+        self.settings = {} if settings is None else settings  # from `server_args=ServerArgs(...)` and the summary line
 
     @property
     def empty(self) -> bool:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
 
+from llmdoctor.model import Record
 from llmdoctor.knowledge.systemd.units import ENV_NAME, EnvSetting, split_words
 from llmdoctor.parsing import LazyPattern
 
@@ -67,15 +67,19 @@ def parse_env_file(text: str, path: str) -> list[EnvSetting]:
     return out
 
 
-@dataclass(frozen=True)
-class ShellSetting:
+# The records here are plain classes (llmdoctor.model.Record: a dataclass's ==, hash and repr),
+# never replace()d or copied: a frozen dataclass costs ~1 ms of start-up to define.
+class ShellSetting(Record):
     """A variable set in a shell start-up file (exported or not), with its line."""
 
-    name: str
-    value: str
-    path: str
-    lineno: int
-    text: str
+    __slots__ = ("name", "value", "path", "lineno", "text")
+
+    def __init__(self, name: str, value: str, path: str, lineno: int, text: str) -> None:
+        self.name = name
+        self.value = value
+        self.path = path
+        self.lineno = lineno
+        self.text = text
 
 
 _ASSIGN = LazyPattern(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)\Z", re.S)

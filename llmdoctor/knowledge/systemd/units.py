@@ -32,6 +32,7 @@ from llmdoctor.knowledge.systemd.names import (  # noqa: F401  (re-exported: the
     is_engine_var,
     normalize_unit,
 )
+from llmdoctor.model import Record
 from llmdoctor.parsing import LazyPattern
 
 
@@ -125,36 +126,50 @@ def expand_specifiers(value: str, unit: str) -> tuple[str, bool]:
 
 
 # -- unit file text -----------------------------------------------------------------------
+# The records below are plain classes (llmdoctor.model.Record: a dataclass's ==, hash and repr),
+# never replace()d or copied: seven frozen dataclasses cost ~7 ms of a systemd diagnosis's start.
 
-@dataclass(frozen=True)
-class Assignment:
+class Assignment(Record):
     """One `Key=value` line of a unit file (continuations joined)."""
 
-    key: str
-    value: str
-    path: str
-    lineno: int
-    section: str | None  # None: before any section header
-    text: str  # the line as written (first physical line when continued)
+    __slots__ = ("key", "value", "path", "lineno", "section", "text")
+
+    def __init__(self, key: str, value: str, path: str, lineno: int, section: str | None, text: str) -> None:
+        self.key = key
+        self.value = value
+        self.path = path
+        self.lineno = lineno
+        self.section = section  # None: before any section header
+        self.text = text  # the line as written (first physical line when continued)
 
 
-@dataclass(frozen=True)
-class UnitFileProblem:
+class UnitFileProblem(Record):
     """Something in the files that systemd ignores (or that is not where systemd looks)."""
 
-    kind: str  # outside-section | wrong-section | invalid-assignment | not-conf | wrong-dir | unreadable
-    path: str
-    detail: str
-    lineno: int = 0
-    text: str = ""
+    __slots__ = ("kind", "path", "detail", "lineno", "text")
+
+    def __init__(self, kind: str, path: str, detail: str, lineno: int = 0, text: str = "") -> None:
+        self.kind = kind  # outside-section | wrong-section | invalid-assignment | not-conf | wrong-dir | unreadable
+        self.path = path
+        self.detail = detail
+        self.lineno = lineno
+        self.text = text
 
 
-@dataclass(frozen=True)
-class UnitFile:
-    path: str
-    assignments: tuple[Assignment, ...] = ()
-    problems: tuple[UnitFileProblem, ...] = ()
-    sections: tuple[str, ...] = ()
+class UnitFile(Record):
+    __slots__ = ("path", "assignments", "problems", "sections")
+
+    def __init__(
+        self,
+        path: str,
+        assignments: tuple[Assignment, ...] = (),
+        problems: tuple[UnitFileProblem, ...] = (),
+        sections: tuple[str, ...] = (),
+    ) -> None:
+        self.path = path
+        self.assignments = assignments
+        self.problems = problems
+        self.sections = sections
 
 
 _SECTION = LazyPattern(r"\[([^\[\]]+)\]\s*\Z")
@@ -230,11 +245,18 @@ def _same_file_on_merged_usr(a: str, b: str) -> bool:
     return canonical_path(a) == canonical_path(b)
 
 
-@dataclass(frozen=True)
-class DropinOrder:
-    paths: tuple[str, ...]  # applied in this order
-    masked: tuple[tuple[str, str], ...] = ()  # (hidden path, path that masks it)
-    ignored: tuple[UnitFileProblem, ...] = ()  # wrong suffix
+class DropinOrder(Record):
+    __slots__ = ("paths", "masked", "ignored")
+
+    def __init__(
+        self,
+        paths: tuple[str, ...],
+        masked: tuple[tuple[str, str], ...] = (),
+        ignored: tuple[UnitFileProblem, ...] = (),
+    ) -> None:
+        self.paths = paths  # applied in this order
+        self.masked = masked  # (hidden path, path that masks it)
+        self.ignored = ignored  # wrong suffix
 
 
 def order_dropins(unit: str, listing: Mapping[str, Sequence[str]],
@@ -274,23 +296,27 @@ def order_dropins(unit: str, listing: Mapping[str, Sequence[str]],
 
 # -- effective environment -----------------------------------------------------------------
 
-@dataclass(frozen=True)
-class EnvSetting:
+class EnvSetting(Record):
     """Where one variable got a value: the file, the line, the value."""
 
-    name: str
-    value: str
-    path: str
-    lineno: int
-    text: str
-    complete: bool = True  # False when the value holds a specifier we cannot expand offline
+    __slots__ = ("name", "value", "path", "lineno", "text", "complete")
+
+    def __init__(self, name: str, value: str, path: str, lineno: int, text: str, complete: bool = True) -> None:
+        self.name = name
+        self.value = value
+        self.path = path
+        self.lineno = lineno
+        self.text = text
+        self.complete = complete  # False when the value holds a specifier we cannot expand offline
 
 
-@dataclass(frozen=True)
-class EnvironmentFileRef:
-    path: str
-    optional: bool
-    origin: str  # file:line that names it
+class EnvironmentFileRef(Record):
+    __slots__ = ("path", "optional", "origin")
+
+    def __init__(self, path: str, optional: bool, origin: str) -> None:
+        self.path = path
+        self.optional = optional
+        self.origin = origin  # file:line that names it
 
 
 @dataclass
@@ -374,41 +400,74 @@ def file_environment(unit: str, files: Iterable[UnitFile]) -> FileEnvironment:
 
 # -- the fact value --------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class UnitState:
+class UnitState(Record):
     """One engine unit: what its files say, what systemd loaded, what the process got.
 
     The first fields are the cross-helper contract (COMMON.md); the rest are extras
     the CONFIG_NOT_APPLIED checks use.
     """
 
-    unit: str
-    engine: str | None = None
-    fragment_path: str | None = None
-    dropin_paths: tuple[str, ...] = ()
-    file_env: dict[str, str] = field(default_factory=dict)
-    file_env_origin: dict[str, str] = field(default_factory=dict)
-    loaded_env: dict[str, str] | None = None
-    process_env: dict[str, str] | None = None
-    need_daemon_reload: bool | None = None
-    main_pid: int | None = None
-    active_since: str | None = None
-    # extras
-    file_env_settings: dict[str, tuple[EnvSetting, ...]] = field(default_factory=dict)
-    file_env_incomplete: frozenset[str] = frozenset()
-    environment_files: tuple[EnvironmentFileRef, ...] = ()
-    environment_file_env: dict[str, str] = field(default_factory=dict)  # contents as read now
-    environment_file_origin: dict[str, str] = field(default_factory=dict)
-    loaded_dropin_paths: tuple[str, ...] | None = None
-    loaded_fragment_path: str | None = None
-    loaded_environment_files: tuple[str, ...] | None = None
-    load_state: str | None = None
-    user: str | None = None
-    problems: tuple[UnitFileProblem, ...] = ()
-    masked_dropins: tuple[tuple[str, str], ...] = ()
-    notes: tuple[str, ...] = ()  # why a view is missing (process env unreadable, ...)
-    loaded_env_plain: bool = False  # loaded_env came from hand-made NAME=value lines (may be partial)
-    loaded_env_lines: dict[str, str] = field(default_factory=dict)  # var -> `systemctl show` line
+    __slots__ = ("unit", "engine", "fragment_path", "dropin_paths", "file_env", "file_env_origin", "loaded_env",
+                 "process_env", "need_daemon_reload", "main_pid", "active_since", "file_env_settings",
+                 "file_env_incomplete", "environment_files", "environment_file_env", "environment_file_origin",
+                 "loaded_dropin_paths", "loaded_fragment_path", "loaded_environment_files", "load_state", "user",
+                 "problems", "masked_dropins", "notes", "loaded_env_plain", "loaded_env_lines")
+
+    def __init__(
+        self,
+        unit: str,
+        engine: str | None = None,
+        fragment_path: str | None = None,
+        dropin_paths: tuple[str, ...] = (),
+        file_env: dict[str, str] | None = None,
+        file_env_origin: dict[str, str] | None = None,
+        loaded_env: dict[str, str] | None = None,
+        process_env: dict[str, str] | None = None,
+        need_daemon_reload: bool | None = None,
+        main_pid: int | None = None,
+        active_since: str | None = None,
+        file_env_settings: dict[str, tuple[EnvSetting, ...]] | None = None,
+        file_env_incomplete: frozenset[str] = frozenset(),
+        environment_files: tuple[EnvironmentFileRef, ...] = (),
+        environment_file_env: dict[str, str] | None = None,
+        environment_file_origin: dict[str, str] | None = None,
+        loaded_dropin_paths: tuple[str, ...] | None = None,
+        loaded_fragment_path: str | None = None,
+        loaded_environment_files: tuple[str, ...] | None = None,
+        load_state: str | None = None,
+        user: str | None = None,
+        problems: tuple[UnitFileProblem, ...] = (),
+        masked_dropins: tuple[tuple[str, str], ...] = (),
+        notes: tuple[str, ...] = (),
+        loaded_env_plain: bool = False,
+        loaded_env_lines: dict[str, str] | None = None,
+    ) -> None:
+        self.unit = unit
+        self.engine = engine
+        self.fragment_path = fragment_path
+        self.dropin_paths = dropin_paths
+        self.file_env = {} if file_env is None else file_env
+        self.file_env_origin = {} if file_env_origin is None else file_env_origin
+        self.loaded_env = loaded_env
+        self.process_env = process_env
+        self.need_daemon_reload = need_daemon_reload
+        self.main_pid = main_pid
+        self.active_since = active_since
+        self.file_env_settings = {} if file_env_settings is None else file_env_settings
+        self.file_env_incomplete = file_env_incomplete
+        self.environment_files = environment_files
+        self.environment_file_env = {} if environment_file_env is None else environment_file_env  # contents as read now
+        self.environment_file_origin = {} if environment_file_origin is None else environment_file_origin
+        self.loaded_dropin_paths = loaded_dropin_paths
+        self.loaded_fragment_path = loaded_fragment_path
+        self.loaded_environment_files = loaded_environment_files
+        self.load_state = load_state
+        self.user = user
+        self.problems = problems
+        self.masked_dropins = masked_dropins
+        self.notes = notes  # why a view is missing (process env unreadable, ...)
+        self.loaded_env_plain = loaded_env_plain  # loaded_env came from hand-made NAME=value lines (may be partial)
+        self.loaded_env_lines = {} if loaded_env_lines is None else loaded_env_lines  # var -> `systemctl show` line
 
 
 def ignored_file_problems(kind: str, path: str, text: str, detail: str) -> list[UnitFileProblem]:

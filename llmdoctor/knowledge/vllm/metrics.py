@@ -6,8 +6,7 @@ running version exposes. Counters are only meaningful as a change between two sc
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
+from llmdoctor.model import Record
 from llmdoctor.knowledge.prom import Exposition, Histo, histo, parse_exposition
 
 KV_USAGE = ("vllm:kv_cache_usage_perc", "vllm:gpu_cache_usage_perc")
@@ -19,24 +18,48 @@ PREFIX_HITS = ("vllm:prefix_cache_hits_total", "vllm:gpu_prefix_cache_hits_total
 ITL = ("vllm:inter_token_latency_seconds", "vllm:time_per_output_token_seconds")
 
 
-@dataclass(frozen=True)
-class VllmMetrics:
-    running: float | None = None
-    waiting: float | None = None
-    swapped: float | None = None  # V0 only
-    kv_usage: float | None = None  # 0..1, max over engines
-    kv_usage_name: str | None = None
-    preemptions_total: float | None = None
-    prefix_queries: float | None = None
-    prefix_hits: float | None = None
-    prefix_hit_rate_v0: float | None = None  # V0 gauge, 0..1
-    queue_time: Histo | None = None
-    prefill_time: Histo | None = None
-    decode_time: Histo | None = None
-    itl: Histo | None = None
-    itl_name: str | None = None
-    cache_config: dict[str, str] = field(default_factory=dict)
-    engines: int = 0  # distinct `engine` label values (data parallel)
+# The records here are plain classes (llmdoctor.model.Record: a dataclass's ==, hash and repr),
+# never replace()d or copied: a frozen dataclass costs ~1 ms of start-up to define.
+class VllmMetrics(Record):
+    __slots__ = ("running", "waiting", "swapped", "kv_usage", "kv_usage_name", "preemptions_total", "prefix_queries",
+                 "prefix_hits", "prefix_hit_rate_v0", "queue_time", "prefill_time", "decode_time", "itl", "itl_name",
+                 "cache_config", "engines")
+
+    def __init__(
+        self,
+        running: float | None = None,
+        waiting: float | None = None,
+        swapped: float | None = None,
+        kv_usage: float | None = None,
+        kv_usage_name: str | None = None,
+        preemptions_total: float | None = None,
+        prefix_queries: float | None = None,
+        prefix_hits: float | None = None,
+        prefix_hit_rate_v0: float | None = None,
+        queue_time: Histo | None = None,
+        prefill_time: Histo | None = None,
+        decode_time: Histo | None = None,
+        itl: Histo | None = None,
+        itl_name: str | None = None,
+        cache_config: dict[str, str] | None = None,
+        engines: int = 0,
+    ) -> None:
+        self.running = running
+        self.waiting = waiting
+        self.swapped = swapped  # V0 only
+        self.kv_usage = kv_usage  # 0..1, max over engines
+        self.kv_usage_name = kv_usage_name
+        self.preemptions_total = preemptions_total
+        self.prefix_queries = prefix_queries
+        self.prefix_hits = prefix_hits
+        self.prefix_hit_rate_v0 = prefix_hit_rate_v0  # V0 gauge, 0..1
+        self.queue_time = queue_time
+        self.prefill_time = prefill_time
+        self.decode_time = decode_time
+        self.itl = itl
+        self.itl_name = itl_name
+        self.cache_config = {} if cache_config is None else cache_config
+        self.engines = engines  # distinct `engine` label values (data parallel)
 
     @property
     def prefix_caching_enabled(self) -> bool | None:
@@ -79,11 +102,13 @@ def is_vllm_exposition(text: str) -> bool:
     return "vllm:" in text
 
 
-@dataclass(frozen=True)
-class PreemptionRate:
-    preemptions: float  # during the interval
-    seconds: float
-    restarted: bool = False  # counter went backwards: the server restarted in between
+class PreemptionRate(Record):
+    __slots__ = ("preemptions", "seconds", "restarted")
+
+    def __init__(self, preemptions: float, seconds: float, restarted: bool = False) -> None:
+        self.preemptions = preemptions  # during the interval
+        self.seconds = seconds
+        self.restarted = restarted  # counter went backwards: the server restarted in between
 
     @property
     def per_minute(self) -> float:
