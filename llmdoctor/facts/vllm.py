@@ -94,6 +94,7 @@ def _scan_with_helper(source, scanner) -> bool:
     with helper:
         for buf, begin, end in source.raw_regions(first):
             scanner.feed_region(buf, begin, end)
+            helper.drain()  # its frames so far: the helper must not wait on a full pipe
         held = None  # a frame read ahead of its region
         for k, (buf, begin, end) in enumerate(source.raw_regions(rest)):
             frame = None

@@ -5,10 +5,10 @@ this process's memory as it was (copy on write: no import, no start-up), runs `p
 and leaves with os._exit (no atexit handler, no flush of this process's buffers). Each `send`
 writes one frame (marshal: ints, bytes, lists, tuples) to a pipe; an empty frame ends the
 stream. The reader gets the frames in order, each when it asks (`poll`: at once or not yet, so
-that a copy slowed down by a busy machine never keeps the reader waiting) or waiting for it
-(`frames`), and they stop at the end, at a copy that died or sent garbage, or when a frame
-began but did not arrive within `wait` seconds: then `ended` says why and the caller does that
-work itself. The reader can tell the copy how far it got (`tell`, a number in memory both
+that a copy slowed down by a busy machine never keeps the reader waiting; `drain` takes in what
+came meanwhile, so the copy never waits on a full pipe) or waiting for each (`frames`); they
+stop at the end, or at a copy that died or sent garbage: then `ended` says why and the caller
+does that work itself. The reader can tell the copy how far it got (`tell`, a number in memory both
 share), so that the copy skips what the reader did itself. Forking is refused while other threads run: a copy of a threaded process can
 inherit a lock held by a thread it does not have.
 """
@@ -21,6 +21,7 @@ import select
 import signal
 import struct
 import sys
+import time
 from typing import Callable, Iterator
 
 _HEAD = struct.Struct("<I")
@@ -77,6 +78,8 @@ class Forked:
                 os._exit(code)
         os.close(write_fd)
         self._fd = read_fd
+        self._buf = bytearray()  # read from the pipe, not yet taken as frames
+        self._eof = False
 
     def tell(self, n: int) -> None:
         """Let the copy know a number (how far this process got); it reads it with `told`."""
@@ -86,52 +89,61 @@ class Forked:
         """The number the reader told last (0 before it told any); for the copy."""
         return _MARK.unpack_from(self._mark, 0)[0]
 
+    def drain(self) -> None:
+        """Take in what the copy has written so far, without waiting: a reader busy elsewhere
+        calls this now and then, so that the copy never stops on a full pipe."""
+        while not self._eof and select.select([self._fd], [], [], 0)[0]:
+            self._read_some()
+
     def poll(self, wait: float = 0.0) -> object:
-        """The next frame; PENDING when none has begun to arrive within `wait` seconds (the
-        caller may do that work itself meanwhile); None once the frames have ended (`ended`)."""
-        if self.ended is not None:
-            return None
-        ready, _, _ = select.select([self._fd], [], [], wait)
-        if not ready:
-            return PENDING
-        head = self._read(_HEAD.size)
-        if head is None:
-            return None
-        (size,) = _HEAD.unpack(head)
-        if size == 0:
-            self.ended = "done"
-            return None
-        data = self._read(size)
-        if data is None:
-            return None
-        try:
-            return marshal.loads(data)
-        except (EOFError, ValueError, TypeError):
-            self.ended = "an unreadable frame"
-            return None
+        """The next frame; PENDING when none has come whole within `wait` seconds (the caller
+        may do that work itself meanwhile); None once the frames have ended (`ended`)."""
+        deadline = time.monotonic() + wait
+        while self.ended is None:
+            frame = self._frame()
+            if frame is not PENDING:
+                return frame
+            if self._eof:
+                self.ended = "the helper process stopped early"
+                break
+            if not select.select([self._fd], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                return PENDING
+            self._read_some()
+        return None
 
     def frames(self) -> Iterator[object]:
-        """Every frame in order, waiting for each (up to `wait` seconds)."""
+        """Every frame in order, waiting up to `wait` seconds for each."""
         while (frame := self.poll(self.wait)) is not None:
             if frame is PENDING:
                 self.ended = f"no frame within {self.wait:g} s"
                 return
             yield frame
 
-    def _read(self, n: int) -> bytes | None:
-        parts, got = [], 0
-        while got < n:
-            ready, _, _ = select.select([self._fd], [], [], self.wait)
-            if not ready:
-                self.ended = f"no frame within {self.wait:g} s"
-                return None
-            part = os.read(self._fd, n - got)
-            if not part:
-                self.ended = "the helper process stopped early"
-                return None
-            parts.append(part)
-            got += len(part)
-        return b"".join(parts)
+    def _read_some(self) -> None:
+        part = os.read(self._fd, PIPE_BYTES)
+        if part:
+            self._buf += part
+        else:
+            self._eof = True
+
+    def _frame(self) -> object:
+        """A whole frame from what was read (None at the end), else PENDING."""
+        buf = self._buf
+        if len(buf) < _HEAD.size:
+            return PENDING
+        (size,) = _HEAD.unpack_from(buf)
+        if size == 0:
+            self.ended = "done"
+            return None
+        if len(buf) < _HEAD.size + size:
+            return PENDING
+        data = bytes(buf[_HEAD.size:_HEAD.size + size])
+        del buf[:_HEAD.size + size]
+        try:
+            return marshal.loads(data)
+        except (EOFError, ValueError, TypeError):
+            self.ended = "an unreadable frame"
+            return None
 
     def close(self) -> None:
         """Stop the copy (when it has not finished) and reap it."""
