@@ -1,14 +1,16 @@
-"""vLLM facts: the log scan, /metrics (two samples -> rates), and the serve command line."""
+"""vLLM facts: the log scan, /metrics (two samples -> rates), and the serve command line. (The
+records are plain llmdoctor.model.Records, never replace()d: a frozen dataclass costs ~1 ms of
+start-up each to define.)"""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 from llmdoctor.knowledge.engines import DEFAULT_PORTS, VLLM, EngineInstance
 from llmdoctor.hosts.base import HostError, NotInEvidence
 from llmdoctor.parsing import ParseError
 from llmdoctor.facts import Context, FactUnavailable, provider
 from llmdoctor.facts.engines import first_instance, read_cmdline
+from llmdoctor.model import Record
 
 
 def vllm_instance(engines) -> EngineInstance:
@@ -16,11 +18,13 @@ def vllm_instance(engines) -> EngineInstance:
     return first_instance(engines, VLLM, "vLLM server")
 
 
-@dataclass(frozen=True)
-class VllmLog:
+class VllmLog(Record):
     """What vLLM's logs show, one summary per source."""
 
-    scans: tuple  # VllmLogSummary per source that held vLLM lines
+    __slots__ = ("scans",)
+
+    def __init__(self, scans: tuple) -> None:
+        self.scans = scans  # VllmLogSummary per source that held vLLM lines
 
     def summary(self) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
@@ -146,14 +150,16 @@ def vllm_log(ctx: Context, engines, log_sources=()) -> VllmLog:
     return VllmLog(tuple(scans))
 
 
-@dataclass(frozen=True)
-class VllmMetricsSample:
+class VllmMetricsSample(Record):
     """Two scrapes of vLLM's /metrics (one from a recording), for rates between them."""
 
-    first: object  # VllmMetrics
-    second: object | None  # VllmMetrics, None for a single scrape (evidence)
-    seconds: float
-    source: str
+    __slots__ = ("first", "second", "seconds", "source")
+
+    def __init__(self, first: object, second: object | None, seconds: float, source: str) -> None:
+        self.first = first  # VllmMetrics
+        self.second = second  # VllmMetrics, None for a single scrape (evidence)
+        self.seconds = seconds
+        self.source = source
 
     @property
     def latest(self):

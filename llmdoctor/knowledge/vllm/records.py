@@ -1,99 +1,203 @@
-"""What a vLLM log scan found, as frozen values (produced by llmdoctor.knowledge.vllm.log)."""
+"""What a vLLM log scan found (produced by llmdoctor.knowledge.vllm.log), as plain records
+(llmdoctor.model.Record: a dataclass's ==, hash and repr; never replace()d or copied, and a
+frozen dataclass costs ~1 ms of start-up each to define)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from llmdoctor.model import Record
 
 
-@dataclass(frozen=True)
-class StatsLine:
+class StatsLine(Record):
     """One periodic stats record. `waiting` is V1 Waiting or V0 Pending."""
 
-    engine_version: str  # "v0" (Pending/Swapped form) or "v1"
-    running: int
-    waiting: int
-    kv_usage_pct: float
-    kv_device: str = "GPU"
-    swapped: int | None = None
-    deferred: int | None = None
-    preemptions: int | None = None  # V1 >= 0.12: preemptions during this interval
-    cpu_kv_usage_pct: float | None = None
-    prefix_hit_pct: float | None = None
-    prompt_tps: float | None = None
-    generation_tps: float | None = None
-    engines_aggregated: int | None = None
-    time: str | None = None  # "MM-DD HH:MM:SS" from the log prefix
-    text: str = ""
+    __slots__ = ("engine_version", "running", "waiting", "kv_usage_pct", "kv_device", "swapped", "deferred",
+                 "preemptions", "cpu_kv_usage_pct", "prefix_hit_pct", "prompt_tps", "generation_tps",
+                 "engines_aggregated", "time", "text")
+
+    def __init__(
+        self,
+        engine_version: str,
+        running: int,
+        waiting: int,
+        kv_usage_pct: float,
+        kv_device: str = "GPU",
+        swapped: int | None = None,
+        deferred: int | None = None,
+        preemptions: int | None = None,
+        cpu_kv_usage_pct: float | None = None,
+        prefix_hit_pct: float | None = None,
+        prompt_tps: float | None = None,
+        generation_tps: float | None = None,
+        engines_aggregated: int | None = None,
+        time: str | None = None,
+        text: str = "",
+    ) -> None:
+        self.engine_version = engine_version  # "v0" (Pending/Swapped form) or "v1"
+        self.running = running
+        self.waiting = waiting
+        self.kv_usage_pct = kv_usage_pct
+        self.kv_device = kv_device
+        self.swapped = swapped
+        self.deferred = deferred
+        self.preemptions = preemptions  # V1 >= 0.12: preemptions during this interval
+        self.cpu_kv_usage_pct = cpu_kv_usage_pct
+        self.prefix_hit_pct = prefix_hit_pct
+        self.prompt_tps = prompt_tps
+        self.generation_tps = generation_tps
+        self.engines_aggregated = engines_aggregated
+        self.time = time  # "MM-DD HH:MM:SS" from the log prefix
+        self.text = text
 
 
-@dataclass(frozen=True)
-class KvCapacity:
+class KvCapacity(Record):
     """What vLLM printed about its KV cache at one start-up."""
 
-    gpu_blocks: int | None = None
-    cpu_blocks: int | None = None
-    kv_tokens: int | None = None
-    available_gib: float | None = None
-    max_concurrency: float | None = None
-    tokens_per_request: int | None = None  # max_model_len the concurrency refers to
-    lines: tuple[str, ...] = ()
+    __slots__ = ("gpu_blocks", "cpu_blocks", "kv_tokens", "available_gib", "max_concurrency",
+                 "tokens_per_request", "lines")
+
+    def __init__(
+        self,
+        gpu_blocks: int | None = None,
+        cpu_blocks: int | None = None,
+        kv_tokens: int | None = None,
+        available_gib: float | None = None,
+        max_concurrency: float | None = None,
+        tokens_per_request: int | None = None,
+        lines: tuple[str, ...] = (),
+    ) -> None:
+        self.gpu_blocks = gpu_blocks
+        self.cpu_blocks = cpu_blocks
+        self.kv_tokens = kv_tokens
+        self.available_gib = available_gib
+        self.max_concurrency = max_concurrency
+        self.tokens_per_request = tokens_per_request  # max_model_len the concurrency refers to
+        self.lines = lines
 
 
-@dataclass(frozen=True)
-class MaxSeqLenError:
-    max_seq_len: int
-    kv_tokens: int | None = None  # V0 wording
-    needed_gib: float | None = None  # V1 wording
-    available_gib: float | None = None
-    estimated_max_len: int | None = None
-    text: str = ""
+class MaxSeqLenError(Record):
+    """vLLM refused to start: max_model_len does not fit in the KV cache (V0 or V1 wording)."""
+
+    __slots__ = ("max_seq_len", "kv_tokens", "needed_gib", "available_gib", "estimated_max_len", "text")
+
+    def __init__(
+        self,
+        max_seq_len: int,
+        kv_tokens: int | None = None,
+        needed_gib: float | None = None,
+        available_gib: float | None = None,
+        estimated_max_len: int | None = None,
+        text: str = "",
+    ) -> None:
+        self.max_seq_len = max_seq_len
+        self.kv_tokens = kv_tokens  # V0 wording
+        self.needed_gib = needed_gib  # V1 wording
+        self.available_gib = available_gib
+        self.estimated_max_len = estimated_max_len
+        self.text = text
 
 
-@dataclass(frozen=True)
-class Run:
+class Run(Record):
     """A stretch of consecutive stats lines that all met a condition."""
 
-    length: int
-    first: StatsLine
-    last: StatsLine
-    peak: float
+    __slots__ = ("length", "first", "last", "peak")
+
+    def __init__(
+        self,
+        length: int,
+        first: StatsLine,
+        last: StatsLine,
+        peak: float,
+    ) -> None:
+        self.length = length
+        self.first = first
+        self.last = last
+        self.peak = peak
 
 
-@dataclass(frozen=True)
-class VllmLogSummary:
-    source: str
-    preemption_warnings: int
-    preemptions_at_least: int  # from cumulative counts (every 50th is logged)
-    preemption_modes: tuple[tuple[str, int], ...]
-    first_preemption: str | None
-    last_preemption: str | None
-    last_cumulative: int | None
-    max_cumulative: int | None  # highest total_num_cumulative_preemption seen (since that start-up)
-    stats_lines: int
-    recent_stats: tuple[StatsLine, ...]  # the last ones, oldest first
-    v1_preemptions: int  # sum of `Preemptions: N` over all stats lines
-    stats_with_preemptions: int
-    first_stats_preemption: StatsLine | None
-    last_stats_preemption: StatsLine | None
-    longest_waiting_run: Run | None
-    longest_kv_full_run: Run | None
-    max_running: int
-    max_waiting: int
-    max_in_flight: int  # max Running + Waiting on one line
-    prompt_heavy_waiting_lines: int  # Waiting > 0 while prompt tokens/s >> generation tokens/s
-    waiting_lines: int
-    kv_capacity: KvCapacity | None  # the last start-up
-    startups: int
-    max_seq_len_error: MaxSeqLenError | None
-    queue_overflows: int
-    queue_overflow_example: str | None
-    engine_version: str | None  # "v0" / "v1" / None when unknown
-    prompts_too_long: int = 0  # requests refused: the prompt exceeds max_model_len
-    prompt_too_long_examples: tuple[str, ...] = ()
-    prompt_too_long_max: tuple[int, int] | None = None  # (prompt tokens, limit)
-    output_too_long: int = 0  # of prompts_too_long: refused for max_tokens beyond the room left
-    settings: dict = field(default_factory=dict)  # from `non-default args: {...}` / V0 `with config:`
-    lines: int = field(default=0, compare=False)  # lines read (the feeding paths count a final empty line apart)
+class VllmLogSummary(Record):
+    """What one vLLM log held: preemptions, stats, KV capacity, refusals, settings."""
 
+    __slots__ = ("source", "preemption_warnings", "preemptions_at_least", "preemption_modes",
+                 "first_preemption", "last_preemption", "last_cumulative", "max_cumulative", "stats_lines",
+                 "recent_stats", "v1_preemptions", "stats_with_preemptions", "first_stats_preemption",
+                 "last_stats_preemption", "longest_waiting_run", "longest_kv_full_run", "max_running",
+                 "max_waiting", "max_in_flight", "prompt_heavy_waiting_lines", "waiting_lines", "kv_capacity",
+                 "startups", "max_seq_len_error", "queue_overflows", "queue_overflow_example",
+                 "engine_version", "prompts_too_long", "prompt_too_long_examples", "prompt_too_long_max",
+                 "output_too_long", "settings", "lines")
+
+    def __init__(
+        self,
+        source: str,
+        preemption_warnings: int,
+        preemptions_at_least: int,
+        preemption_modes: tuple[tuple[str, int], ...],
+        first_preemption: str | None,
+        last_preemption: str | None,
+        last_cumulative: int | None,
+        max_cumulative: int | None,
+        stats_lines: int,
+        recent_stats: tuple[StatsLine, ...],
+        v1_preemptions: int,
+        stats_with_preemptions: int,
+        first_stats_preemption: StatsLine | None,
+        last_stats_preemption: StatsLine | None,
+        longest_waiting_run: Run | None,
+        longest_kv_full_run: Run | None,
+        max_running: int,
+        max_waiting: int,
+        max_in_flight: int,
+        prompt_heavy_waiting_lines: int,
+        waiting_lines: int,
+        kv_capacity: KvCapacity | None,
+        startups: int,
+        max_seq_len_error: MaxSeqLenError | None,
+        queue_overflows: int,
+        queue_overflow_example: str | None,
+        engine_version: str | None,
+        prompts_too_long: int = 0,
+        prompt_too_long_examples: tuple[str, ...] = (),
+        prompt_too_long_max: tuple[int, int] | None = None,
+        output_too_long: int = 0,
+        settings: dict | None = None,
+        lines: int = 0,
+    ) -> None:
+        self.source = source
+        self.preemption_warnings = preemption_warnings
+        self.preemptions_at_least = preemptions_at_least  # from cumulative counts (every 50th is logged)
+        self.preemption_modes = preemption_modes
+        self.first_preemption = first_preemption
+        self.last_preemption = last_preemption
+        self.last_cumulative = last_cumulative
+        self.max_cumulative = max_cumulative  # highest total_num_cumulative_preemption seen (since that start-up)
+        self.stats_lines = stats_lines
+        self.recent_stats = recent_stats  # the last ones, oldest first
+        self.v1_preemptions = v1_preemptions  # sum of `Preemptions: N` over all stats lines
+        self.stats_with_preemptions = stats_with_preemptions
+        self.first_stats_preemption = first_stats_preemption
+        self.last_stats_preemption = last_stats_preemption
+        self.longest_waiting_run = longest_waiting_run
+        self.longest_kv_full_run = longest_kv_full_run
+        self.max_running = max_running
+        self.max_waiting = max_waiting
+        self.max_in_flight = max_in_flight  # max Running + Waiting on one line
+        self.prompt_heavy_waiting_lines = prompt_heavy_waiting_lines  # Waiting > 0 while prompt tokens/s >> generation tokens/s
+        self.waiting_lines = waiting_lines
+        self.kv_capacity = kv_capacity  # the last start-up
+        self.startups = startups
+        self.max_seq_len_error = max_seq_len_error
+        self.queue_overflows = queue_overflows
+        self.queue_overflow_example = queue_overflow_example
+        self.engine_version = engine_version  # "v0" / "v1" / None when unknown
+        self.prompts_too_long = prompts_too_long  # requests refused: the prompt exceeds max_model_len
+        self.prompt_too_long_examples = prompt_too_long_examples
+        self.prompt_too_long_max = prompt_too_long_max  # (prompt tokens, limit)
+        self.output_too_long = output_too_long  # of prompts_too_long: refused for max_tokens beyond the room left
+        self.settings = {} if settings is None else settings  # from `non-default args: {...}` / V0 `with config:`
+        self.lines = lines  # lines read (the feeding paths count a final empty line apart)
+
+    def _key(self) -> tuple:
+        """All but `lines` (not compared: the feeding paths count a final empty line apart)."""
+        return tuple(getattr(self, n) for n in self.__slots__[:-1])
     @property
     def empty(self) -> bool:
         return not (self.preemption_warnings or self.stats_lines or self.kv_capacity
