@@ -30,9 +30,10 @@ def _findings(result) -> list[dict]:
 def _queueing_seen(server, tries: int = 5) -> tuple[list[dict], tuple[str, ...]]:
     """diagnose's findings from /metrics alone, tried again (at most `tries` times) when a run saw no
     queue: on a loaded 2-core box a scrape can time out, or land in a moment between requests. When
-    finding the engine itself timed out (vLLM's CPU workers keep both cores busy, so `ps` and
-    `systemctl` may not answer within their 10 s), the later tries name it with --url; also
-    returned, for the caller's own run."""
+    a try found no queue, or finding the engine itself timed out (vLLM's CPU workers keep both
+    cores busy, so `ps` and `systemctl` may not answer within their 10 s), the later tries name
+    it with --url; also returned, for the caller's own run. What each missed try saw (its
+    findings, how the server was named, what it could not read) goes to the CI log."""
     from tests.support.vllm_cpu import diagnose, wait_for_metric
 
     findings: list[dict] = []
@@ -49,7 +50,11 @@ def _queueing_seen(server, tries: int = 5) -> tuple[list[dict], tuple[str, ...]]
         findings = _findings(result)
         if any(f["cause"] == "QUEUEING" for f in findings):
             break
-        seen.append(sorted(f["check"] for f in findings))
+        [target] = report_doc(result.stdout)["targets"]
+        seen.append((sorted(f["check"] for f in findings), where, target.get("unavailable")))
+        # no queue seen: the next try names the server, in case discovery under this load found
+        # it only in part (the scrape itself is what this test is about)
+        where = ("--url", f"http://127.0.0.1:{server.port}")
     TIMINGS["queueing_metrics_misses"] = seen  # what the tries before the last saw, for the CI log
     assert findings or not seen, seen
     return findings, where
