@@ -321,7 +321,7 @@ class VllmLogScanner:
         afterwards in order with their follow-ups."""
         is_bytes = isinstance(buf, (bytes, bytearray))
         nl = b"\n" if is_bytes else "\n"
-        find, startswith = buf.find, buf.startswith
+        find = buf.find
         first_line = self.lines  # lines before this region
         count = frame[2] if frame is not None else (newlines(buf, begin, end) if is_bytes else buf.count(nl, begin, end))
         self.lines += count + (end > begin and buf[end - 1:end] != nl)
@@ -511,10 +511,8 @@ class VllmLogScanner:
         trace: list = []
         starts: set[int] = set()
         self.lines = max(self.lines, EXACT_LINES)  # past the exact head: rare lines need an anchor
-        self._prefix_left = self._conc_left = 0
-        self._stats_lines(buf, begin, end, begin, starts, lambda pos: None, trace)
+        self._stats_lines(buf, begin, end, begin, starts, lambda pos: None, trace)  # (traced: opens no window)
         self._trigger_starts(buf, begin, end, begin, starts)
-        self._prefix_left = self._conc_left = 0
         return (begin, end, newlines(buf, begin, end), frame_items(trace, self.keep_stats), sorted(starts))
 
     def can_use_frames(self) -> bool:
