@@ -19,7 +19,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "realcases"
 EXTRA = ROOT.parent / "realcases_extra"  # collected later, to measure how the diagnosis generalises
 EXTRA3 = ROOT.parent / "realcases_extra3"  # a third set, run once unseen (7/10 held out), then fixed
-CORPORA = (ROOT, EXTRA, EXTRA3)
+EXTRA4 = ROOT.parent / "realcases_extra4"  # Ollama threads, collected unseen (measured before any fix)
+EXTRA5 = ROOT.parent / "realcases_extra5"  # vLLM, llama-server and SGLang threads, collected unseen
+CORPORA = (ROOT, EXTRA, EXTRA3, EXTRA4, EXTRA5)
 
 RENAME = {
     "dropin.conf": "dropins/override.conf",
