@@ -428,6 +428,33 @@ def list_facts(fmt: str = typer.Option("text", "--format", "-f", help="text or j
         typer.echo(f"{f.name:<{width}}  {f.purpose}\n{'':<{width}}  -> {kind}")
 
 
+@app.command("messages", epilog="""\b
+Examples:
+  llmdoctor messages                 every engine's catalogue, with its coverage
+  llmdoctor messages vllm            one engine's
+  llmdoctor messages ollama -f json  as JSON (id, versions, source, pattern, facts, causes, examples)""")
+def list_messages(
+    engine: Optional[str] = typer.Argument(None, help="ollama, vllm, llamacpp (llama-server and the shared llama.cpp lines), sglang, or llama.cpp (the shared lines only)."),
+    fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+) -> None:
+    """List the engine messages llmdoctor understands: what prints each (source file and line, versions), what it tells, the causes it supports."""
+    from llmdoctor.knowledge.messages import ENGINE_NAMES, catalogue, coverage
+    from llmdoctor.render.messages import messages_json, messages_text
+
+    if engine is not None and engine not in ENGINE_NAMES:
+        typer.echo(f"unknown engine {engine!r}: one of {', '.join(ENGINE_NAMES)}", err=True)
+        raise typer.Exit(3)
+    rows = catalogue(engine)
+    if fmt == "json":
+        typer.echo(messages_json(rows))
+    else:
+        import sys
+
+        from llmdoctor.render.layout import output_width
+
+        typer.echo(messages_text(rows, coverage(), output_width(sys.stdout)), nl=False)
+
+
 @app.command("schema")
 def schema() -> None:
     """Print the JSON Schema of the report that `diagnose --format json` prints."""

@@ -169,7 +169,22 @@ def _signs_in(text: str) -> dict[str, Hit]:
                     else:
                         hit[0] += 1
                     break
+    if not any(e in found for e in ENGINES):
+        _catalogued(text, found)
     return {e: Hit(*h) for e, h in found.items()}
+
+
+def _catalogued(text: str, found: dict[str, list]) -> None:
+    """Signs from the message catalogue, for a text with no sign of its own engine (a paste of
+    one message, without the prefix it came with): any catalogued message names its engine."""
+    from llmdoctor.knowledge.messages import messages_in
+
+    for engine, (count, line, mid) in messages_in(text[:HEAD].split("\n"), MAX_LINES).items():
+        hit = found.get(engine)
+        if hit is None:
+            found[engine] = [count, line, f"catalogued message {mid}"]
+        else:
+            hit[0] += count
 
 
 def ident_engines(idents) -> dict[str, str]:

@@ -59,3 +59,17 @@ VARIANTS = {"journald-de": lambda t, ident="ollama": journald(t, ident, month="D
             "journald-zh": lambda t, ident="ollama": journald(t, ident, month="11月"),
             "compose": compose, "kubectl": kubectl, "docker-json": docker_json, "wrapped": wrapped,
             "fenced": fenced, "crlf-zsh": crlf_zsh}
+
+
+def _one(fn):
+    return lambda line, engine: fn(line)
+
+
+# One message pasted on its own, the ways a ticket carries it (the catalogue test).
+LINE_FORMS = {
+    "plain": lambda line, engine: line,
+    "journald": lambda line, engine: journald(line, engine),
+    "journald-de": lambda line, engine: journald(line, engine, month="Dez"),
+    "compose": _one(compose), "kubectl": _one(kubectl), "docker-json": _one(docker_json),
+    "wrapped-indented": _one(wrapped), "fenced": _one(fenced), "crlf-zsh": _one(crlf_zsh),
+}
