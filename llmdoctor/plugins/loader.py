@@ -19,8 +19,11 @@ ENTRY_POINT_GROUP = "llmdoctor.checks"
 
 
 def builtin_checks_dir() -> Path:
-    """The directory of the built-in checks (llmdoctor/checks/)."""
-    return Path(__file__).resolve().parent.parent / "checks"
+    """The directory of the built-in checks: `checks/` at the top of a checkout, installed as
+    the package `llmdoctor.checks` (llmdoctor/checks/ in a wheel or sdist install)."""
+    package = Path(__file__).resolve().parent.parent
+    installed = package / "checks"
+    return installed if installed.is_dir() else package.parent / "checks"
 
 
 def _specs_in(module: Any, origin: str) -> list[CheckSpec]:

@@ -41,7 +41,7 @@ def test_a_deferred_check_runs_like_the_loaded_one(tmp_path):
     from llmdoctor.facts import Context, FactStore
     from llmdoctor.hosts.evidence import EvidenceHost
 
-    ev = builtin_checks_dir().parents[1] / "tests" / "fixtures" / "evidence" / "ollama-cpu-spill"
+    ev = builtin_checks_dir().parent / "tests" / "fixtures" / "evidence" / "ollama-cpu-spill"
     loaded = {s.id: s for s in eager()}
     deferred = {s.id: s for s in load_checks(site_dir=None, entry_points=False, deferred=True)[0]}
     a = run_check(loaded["ollama-cpu-spill"], FactStore(Context(EvidenceHost(ev))))
