@@ -442,8 +442,7 @@ def list_messages(
     from llmdoctor.render.messages import messages_json, messages_text
 
     if engine is not None and engine not in ENGINE_NAMES:
-        typer.echo(f"unknown engine {engine!r}: one of {', '.join(ENGINE_NAMES)}", err=True)
-        raise typer.Exit(3)
+        fail(f"unknown engine {engine!r}: one of {', '.join(ENGINE_NAMES)}")
     rows = catalogue(engine)
     if fmt == "json":
         typer.echo(messages_json(rows))
