@@ -23,7 +23,9 @@ def builtin_checks_dir() -> Path:
     the package `llmdoctor.checks` (llmdoctor/checks/ in a wheel or sdist install)."""
     package = Path(__file__).resolve().parent.parent
     installed = package / "checks"
-    return installed if installed.is_dir() else package.parent / "checks"
+    # (the package's own file, not the directory: a checkout from before the move keeps an
+    # llmdoctor/checks/__pycache__ that would hide the real checks)
+    return installed if (installed / "__init__.py").is_file() else package.parent / "checks"
 
 
 def _specs_in(module: Any, origin: str) -> list[CheckSpec]:
