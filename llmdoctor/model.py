@@ -187,6 +187,14 @@ class TargetReport(Record):
         return not self.not_diagnosed and self.reachable
 
     @property
+    def could_not_diagnose(self) -> str:
+        """Why this target has no diagnosis ("" when it has one): the one reason every output
+        gives, so text never says "No findings." where JSON says "could not diagnose"."""
+        if self.diagnosed:
+            return ""
+        return self.not_diagnosed or (self.errors[0] if self.errors else "the target could not be examined")
+
+    @property
     def worst(self) -> Severity | None:
         ranked = sorted((f.severity for f in self.findings), key=lambda s: s.rank)
         return ranked[-1] if ranked else None
@@ -240,7 +248,7 @@ def report_to_dict(r: Report) -> dict[str, Any]:
                 "target": t.target,
                 "engine": t.engine,
                 "status": "diagnosed" if t.diagnosed else "could not diagnose",
-                "could_not_diagnose": t.not_diagnosed or (t.errors[0] if not t.diagnosed and t.errors else ""),
+                "could_not_diagnose": t.could_not_diagnose,
                 "examined": list(t.examined),
                 "findings": [finding_to_dict(f) for f in t.findings],
                 "unavailable": [{"fact": u.fact, "reason": u.reason} for u in t.unavailable],

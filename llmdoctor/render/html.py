@@ -12,7 +12,7 @@ from typing import Any
 
 from llmdoctor.model import Finding, Report, Severity, TargetReport
 from llmdoctor.render.charts import HtmlUnavailable, latency_svg, timeline_svg
-from llmdoctor.render.report import SEVERITY_HEADING, unavailable_line
+from llmdoctor.render.report import SEVERITY_HEADING, errors_of, gaps_of, unavailable_line
 
 __all__ = ["HtmlUnavailable", "render_html"]
 
@@ -54,8 +54,8 @@ def _target(t: TargetReport) -> list[str]:
         out += ["<ul>"] + [f"<li><strong>{escape(k)}</strong>: {escape(v)}</li>" for k, v in t.summary] + ["</ul>"]
     if t.examined:
         out.append('<p class="examined">Examined: ' + escape("; ".join(t.examined)) + "</p>")
-    if not t.diagnosed and t.not_diagnosed:
-        out.append(f"<p><strong>Could not diagnose:</strong> {escape(t.not_diagnosed)}</p>")
+    if not t.diagnosed:
+        out.append(f"<p><strong>Could not diagnose:</strong> {escape(t.could_not_diagnose)}</p>")
     elif not t.findings:
         out.append("<p>No problems found in what was examined.</p>")
     for sev in Severity:
@@ -64,11 +64,11 @@ def _target(t: TargetReport) -> list[str]:
             out.append(f"<h3>{SEVERITY_HEADING[sev]} ({len(group)})</h3>")
             for f in group:
                 out += _finding(f)
-    gaps = [u for u in t.unavailable if u.reason != t.not_diagnosed]
-    if gaps or t.errors:
+    gaps, errors = gaps_of(t), errors_of(t)
+    if gaps or errors:
         out += ["<h3>Could not examine</h3>", "<ul>"]
         out += [f"<li>{escape(unavailable_line(u.fact, u.reason))}</li>" for u in gaps]
-        out += [f'<li class="error">{escape(e)}</li>' for e in t.errors]
+        out += [f'<li class="error">{escape(e)}</li>' for e in errors]
         out.append("</ul>")
     return out
 

@@ -25,7 +25,7 @@ def target_text(t: TargetReport) -> str:
     if not t.reachable:
         return f"unreachable ({t.errors[0] if t.errors else 'no reason given'})"
     if not t.diagnosed:
-        return f"could not diagnose ({t.not_diagnosed})"
+        return f"could not diagnose ({t.could_not_diagnose})"
     if not t.findings:
         return "no problems found in what was examined"
     worst = t.findings[0]  # findings are sorted worst first

@@ -37,9 +37,14 @@ def unavailable_line(fact: str, reason: str) -> str:
     return f"{label}: not available ({reason})"
 
 
-def _gaps(t: TargetReport):
+def gaps_of(t: TargetReport):
     """What could not be examined, less the reason already given as "could not diagnose"."""
-    return [u for u in t.unavailable if u.reason != t.not_diagnosed]
+    return [u for u in t.unavailable if u.reason != t.could_not_diagnose]
+
+
+def errors_of(t: TargetReport) -> list[str]:
+    """The target's errors, less the one already given as "could not diagnose"."""
+    return [e for e in t.errors if e != t.could_not_diagnose]
 
 
 def _md_escape(text: str) -> str:
@@ -87,8 +92,8 @@ def render_markdown(report: Report) -> str:
             out.append(f"- **{label}**: {value}")
         if t.summary:
             out.append("")
-        if not t.diagnosed and t.not_diagnosed:
-            out += [f"**Could not diagnose**: {_md_escape(t.not_diagnosed)}", ""]
+        if not t.diagnosed:
+            out += [f"**Could not diagnose**: {_md_escape(t.could_not_diagnose)}", ""]
         elif not t.findings:
             out += ["No problems found in what was examined.", ""]
         if t.examined:
@@ -101,11 +106,11 @@ def render_markdown(report: Report) -> str:
                     out += _md_finding(f, merged_into(t.changes, f))
         if t.changes:
             out += _md_changes(t.changes)
-        gaps = _gaps(t)
-        if gaps or t.errors:
+        gaps, errors = gaps_of(t), errors_of(t)
+        if gaps or errors:
             out += ["### Not examined", ""]
             out += [f"- {unavailable_line(u.fact, u.reason)}" for u in gaps]
-            out += [f"- error: {e}" for e in t.errors]
+            out += [f"- error: {e}" for e in errors]
             out.append("")
     return "\n".join(out) + "\n"
 
@@ -138,8 +143,8 @@ def _lines(t: TargetReport) -> list[Line]:
         out.append(((f"  Examined: {'; '.join(t.examined)}", "dim"),))
     if t.summary or t.examined:
         out.append(())
-    if not t.diagnosed and t.not_diagnosed:
-        out += [(("  Could not diagnose: ", "bold yellow"), (t.not_diagnosed, "")), ()]
+    if not t.diagnosed:
+        out += [(("  Could not diagnose: ", "bold yellow"), (t.could_not_diagnose, "")), ()]
     elif not t.findings:
         out += [(("  No problems found in what was examined.", "green") if not t.errors else ("  No findings.", ""),), ()]
     for sev in Severity:
@@ -162,11 +167,11 @@ def _lines(t: TargetReport) -> list[Line]:
             out.append(())
     if t.changes:
         out += _change_lines(t.changes)
-    gaps = _gaps(t)
-    if gaps or t.errors:
+    gaps, errors = gaps_of(t), errors_of(t)
+    if gaps or errors:
         out.append((("Could not examine", "bold"),))
         out += [((f"  {unavailable_line(u.fact, u.reason)}", ""),) for u in gaps]
-        out += [((f"  {e}", "red"),) for e in t.errors]
+        out += [((f"  {e}", "red"),) for e in errors]
         out.append(())
     return out
 

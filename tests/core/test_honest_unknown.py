@@ -68,3 +68,17 @@ def test_unknown_only_and_missing_log_are_errors(tmp_path):
     assert p.returncode == 0  # a cause is a valid --only name
     p = run("diagnose", "--log", str(tmp_path / "missing.log"), "--sample-seconds", "0")
     assert p.returncode == 3 and "no such file" in p.stderr
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json", "html", "nagios"])
+def test_an_unreachable_target_is_could_not_diagnose_in_every_format(fmt):
+    from llmdoctor.model import Report, TargetReport
+    from llmdoctor.render import render
+
+    why = "gpu-7: unreachable: connection refused (ssh: connect to host gpu-7 port 22: Connection refused)"
+    out = render(Report("t", (TargetReport("gpu-7", "unreachable", (), (), (why,), reachable=False),)), fmt)
+    assert "could not diagnose" in out.lower() or ("unreachable" in out.lower() and fmt == "nagios"), out
+    assert "connection refused" in out.lower()
+    assert "No findings" not in out and "no problems found" not in out.lower()
+    if fmt == "text":
+        assert out.count("Connection refused") == 1, out  # said once, not again under "Could not examine"
