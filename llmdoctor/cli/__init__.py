@@ -566,7 +566,18 @@ def main() -> None:
 
         print(redact_text(f"llmdoctor: {e.format_message()}"), file=sys.stderr)
         code = ExitCode.UNKNOWN
+    if code == INTERRUPTED:  # typer turns Ctrl-C into exit 130 and says nothing: say what was cut
+        print(f"llmdoctor: interrupted{_what_was_cut()}", file=sys.stderr)
     sys.exit(code if isinstance(code, int) else ExitCode.OK)
+
+
+INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a Ctrl-C
+
+
+def _what_was_cut() -> str:
+    probe = sys.modules.get("llmdoctor.facts.live_probe")  # (only where a probe ran)
+    cut = probe.ProbeInterrupted.last if probe is not None else ""
+    return f": {cut}" if cut else ""
 
 
 if __name__ == "__main__":

@@ -111,3 +111,22 @@ def test_probe_draws_the_streams_in_text_and_html():
     assert later.index("|") - first.index("|") > 5 and "·····" in later  # it waited: queued, not shared
     assert page.returncode == 1, page.stderr
     assert page.stdout.startswith("<!DOCTYPE html>") and page.stdout.count("<svg") == 2
+
+
+def test_ctrl_c_during_diagnose_probe_exits_130_and_says_what_was_cut():
+    """diagnose --probe used to catch Ctrl-C inside the probe and report half a probe with exit 0."""
+    import signal
+    import time
+
+    with ollama_replay(slots=1, itl_s=0.1) as srv:
+        p = subprocess.Popen([sys.executable, "-m", "llmdoctor", "diagnose", "--url", srv.url, "--probe",
+                              "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+        deadline = time.monotonic() + 60
+        while len(srv.requests) < 2 and time.monotonic() < deadline:  # the probe is streaming
+            time.sleep(0.05)
+        assert len(srv.requests) >= 2, "the probe never started"
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    assert p.returncode == 130, (out, err)
+    assert "Traceback" not in err and out == ""  # no half report
+    assert "interrupted: the live probe of" in err and "cut after" in err, err

@@ -27,4 +27,21 @@ def run_probe(url: str, model: str | None = None, mode: str = "light", concurren
         raise ProbeError(f"unknown probe mode {mode!r}; choose light or load")
     target = detect(url, model=model, slots=slots)
     runner = ProbeRunner(target, deadline_s=deadline_s or DEFAULT_DEADLINE_S, progress=progress, stop=stop)
-    return runner.load(concurrency) if mode == "load" else runner.light()
+    result = runner.load(concurrency) if mode == "load" else runner.light()
+    if runner.by_user:
+        done = sum(1 for s in result.samples if s.ok)
+        raise ProbeInterrupted(f"the live probe of {target.url} was cut after {done} complete request"
+                               f"{'s' if done != 1 else ''}; nothing was diagnosed")
+    return result
+
+
+class ProbeInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a probe that was part of a larger run (diagnose --probe): the run stops
+    and says what was cut, instead of reporting half a probe as if it were the whole. (The
+    command line turns a KeyboardInterrupt into exit 130 and drops it: `last` keeps the words.)"""
+
+    last = ""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(what)
+        ProbeInterrupted.last = what

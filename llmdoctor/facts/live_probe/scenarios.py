@@ -107,6 +107,7 @@ class ProbeRunner:
         self.errors: list[str] = []
         self.notes: list[str] = []
         self.interrupted = False
+        self.by_user = False  # Ctrl-C, not the probe's own deadline
         self.fatal = False  # a failure that makes further requests pointless
 
     # -- plumbing --------------------------------------------------------------------
@@ -166,14 +167,14 @@ class ProbeRunner:
                 for t in threads:
                     t.join(0.05)
         except KeyboardInterrupt:
-            self.interrupted = True
+            self.interrupted = self.by_user = True
             self.stop.set()
             if barrier is not None:
                 barrier.abort()
             for t in threads:
                 t.join(2.0)
         if self.stop.is_set() and not self.interrupted and self.remaining() > 0:
-            self.interrupted = True
+            self.interrupted = self.by_user = True  # stopped from outside (Ctrl-C in the command), not by the deadline
         samples = [replace(out.get(r.id) or StreamSample(r.id, r.scenario, status=INTERRUPTED,
                                                         error="never sent: the probe was stopped"), run=r.run)
                    for r in all_reqs]
@@ -191,8 +192,11 @@ class ProbeRunner:
 
     def result(self, mode: str) -> ProbeResult:
         t = self.target
-        if self.interrupted:
-            self.notes.append("stopped early (Ctrl-C or deadline): the figures cover what was measured")
+        if self.by_user:
+            self.notes.append("stopped by Ctrl-C: the figures cover what was measured")
+        elif self.interrupted:
+            self.notes.append(f"stopped early by the {self.deadline_s:.0f} s probe deadline: the figures cover what "
+                              "was measured (--probe-deadline gives it more time)")
         if self.read_load and self.samples:
             self.look("end")
         result = ProbeResult(url=t.url, engine=t.engine, model=t.model, version=t.version, mode=mode,
