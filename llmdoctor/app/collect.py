@@ -116,6 +116,8 @@ def collect_evidence(
         break  # one engine unit per evidence directory: the file names are singular
     attempt("unit files on disk", lambda: _unit_files(host, store, put))
     _container(host, since_seconds, put, attempt)
+    if any(e.kind in (VLLM, SGLANG, LLAMACPP) for e in engines):
+        attempt("engine progress", lambda: _progress(store, put))
     if probe:
         attempt("live probe", lambda: _probe(store, put))
     attempt("vmstat", lambda: _run_to(host, ["vmstat", "1", "3"], put, "vmstat.txt", timeout=10))
@@ -178,6 +180,15 @@ def _unit_files(host: Host, store: FactStore, put) -> None:
         raise HostError(reason.reason if reason else "no engine unit")
     for name, text in evidence_files(host, states, store.optional("shell_exports", ()) or ()).items():
         put(name, text)
+
+
+def _progress(store: FactStore, put) -> None:
+    """Each engine's health answer and counters across the sampling window (ENGINE_STALLED)."""
+    watched = store.optional("engine_progress")
+    if watched is None:
+        missing = store.missing.get("engine_progress")
+        raise HostError(missing.reason if missing else "no result")
+    put("progress.json", json.dumps([p.to_dict() for p in watched], indent=1) + "\n")
 
 
 def _probe(store: FactStore, put) -> None:

@@ -51,6 +51,9 @@ EXAMINED: dict[str, Callable[[Any], str | None]] = {
     "declared_settings": lambda v: "settings as written in " + ", ".join(dict.fromkeys(a.source for a in v.assignments)),
     "container": lambda v: (f"{'pod' if v.form == 'pod' else 'container'} {v.name or v.image or ''} ({v.source})".replace("  ", " ")
                             if v.speaks_of_an_engine() else None),
+    "engine_progress": lambda v: "; ".join(dict.fromkeys(
+        f"{p.kind} :{p.port} progress ({len(p.readings)} reading{'s' if len(p.readings) != 1 else ''})"
+        for p in v if p.health in ("ok", "timeout", "loading"))) or None,
     # a probe whose every request timed out measured nothing: it is not "examined"
     "probe": lambda v: "live probe" if any(s.ok for r in v.results for s in r.samples) else None,
 }

@@ -17,6 +17,15 @@ LLAMACPP_CACHE_MISS_TOKENS = 1024
 # A slot context below this is small for today's chats: an explicit -np split -c that far.
 LLAMACPP_SMALL_SLOT_TOKENS = 8192
 
+# -- Progress (llmdoctor ready, ENGINE_STALLED) -------------------------------------------------
+# A decode step takes milliseconds and a stats or slot counter moves with each token: requests
+# in flight and not one token in this long is no progress, not a slow step. (A prefill of a
+# very long prompt can take longer than this on a CPU; the counters of prompt processing do
+# not move per batch in every engine, so ENGINE_STALLED from counters alone waits this long.)
+STALL_MIN_WINDOW_S = 1.5
+# `llmdoctor ready`'s default deadline: what a load balancer or a Kubernetes probe waits.
+READY_DEADLINE_S = 5.0
+
 # -- Ollama -----------------------------------------------------------------------------------
 # A model load taking longer than this is felt as "the first request hangs".
 OLLAMA_SLOW_LOAD_S = 5.0
