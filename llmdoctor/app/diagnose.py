@@ -51,6 +51,7 @@ EXAMINED: dict[str, Callable[[Any], str | None]] = {
     "declared_settings": lambda v: "settings as written in " + ", ".join(dict.fromkeys(a.source for a in v.assignments)),
     "container": lambda v: (f"{'pod' if v.form == 'pod' else 'container'} {v.name or v.image or ''} ({v.source})".replace("  ", " ")
                             if v.speaks_of_an_engine() else None),
+    "cpu_load": lambda v: f"CPU use over {v.seconds:g} s" if v.engine is not None else None,
     "engine_progress": lambda v: "; ".join(dict.fromkeys(
         f"{p.kind} :{p.port} progress ({len(p.readings)} reading{'s' if len(p.readings) != 1 else ''})"
         for p in v if p.health in ("ok", "timeout", "loading"))) or None,

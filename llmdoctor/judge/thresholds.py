@@ -26,6 +26,18 @@ STALL_MIN_WINDOW_S = 1.5
 # `llmdoctor ready`'s default deadline: what a load balancer or a Kubernetes probe waits.
 READY_DEADLINE_S = 5.0
 
+# -- CPU contention ------------------------------------------------------------------------------
+# Other work holding at least this share of every core's time over the window, on a host whose
+# cores were at least CPU_BUSY_SHARE busy, leaves the engine no spare core: decode on the CPU
+# (and a GPU engine's scheduling and sampling threads) waits for it. Steal at or above
+# CPU_STEAL_SHARE is the hypervisor giving the VM's time to others (the same wait).
+CPU_OTHERS_SHARE = 0.5
+CPU_BUSY_SHARE = 0.9
+CPU_STEAL_SHARE = 0.1
+# ...while the engine was at work: its processes used at least this many cores' worth (an idle
+# engine waits for nobody, whoever holds the cores).
+CPU_ENGINE_ACTIVE_CORES = 0.1
+
 # -- Ollama -----------------------------------------------------------------------------------
 # A model load taking longer than this is felt as "the first request hangs".
 OLLAMA_SLOW_LOAD_S = 5.0
