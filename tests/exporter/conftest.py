@@ -34,7 +34,9 @@ def full_facts() -> dict:
     from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
     from llmdoctor.knowledge.memory import SwapInterval
     from llmdoctor.knowledge.nvidia import GpuDevice, GpuFact
+    from llmdoctor.facts.progress import EngineProgress
     from llmdoctor.knowledge.probe.result import ProbeResult, ProbeRuns, StreamSample
+    from llmdoctor.knowledge.progress import Reading
 
     streams = tuple(
         StreamSample(id=f"s{i}", scenario="concurrent", ttft_s=ttft, chunk_s=(ttft, ttft + 0.03, ttft + 0.06, ttft + 0.14))
@@ -53,6 +55,9 @@ def full_facts() -> dict:
                                              recent_stats=(), preemptions_at_least=0, v1_preemptions=0),)),
         "llamacpp_state": LlamaState(8080, metrics=LlamaMetrics(requests_processing=4, requests_deferred=2)),
         "probe": ProbeRuns((ProbeResult("http://127.0.0.1:11434", "ollama", started_at="2026-11-29T11:00:00+00:00", samples=streams),)),
+        "engine_progress": (EngineProgress("vllm", 8000, "ok", "GET /health: 200",
+                                           (Reading(0.0, "/metrics", 10.0, 1, 0, (10.0,)),
+                                            Reading(2.0, "/metrics", 90.0, 1, 0, (90.0,)))),),
     }
 
 

@@ -404,8 +404,24 @@ def counter_readings(facts: Mapping[str, Any], log_mode: str = "total") -> list[
     return out
 
 
+def progress_samples(facts: Mapping[str, Any]) -> list[Sample]:
+    """llmdoctor_engine_progress from the engine_progress fact (judge/progress.py decides)."""
+    from llmdoctor.judge.progress import STALLED, from_readings
+
+    out: list[Sample] = []
+    for p in items(facts.get("engine_progress")):
+        if field(p, "health") not in ("ok", "timeout"):
+            continue  # refused, loading or unreadable: llmdoctor_up and the findings say so
+        verdict = from_readings(field(p, "readings", ()), "")
+        stalled = field(p, "health") == "timeout" or (verdict is not None and verdict.state == STALLED)
+        out.append(("llmdoctor_engine_progress", (("engine", label_value(field(p, "kind"), 16)),
+                                                  ("port", label_value(field(p, "port"), 8))), 0.0 if stalled else 1.0))
+    return out
+
+
 GAUGE_READERS = (
     engine_samples,
+    progress_samples,
     ollama_config_samples,
     model_memory_samples,
     swap_samples,
