@@ -39,7 +39,7 @@ def back_to_back_queue(ollama_log: OllamaLogSummary, ollama_deployment: str | No
     yield Finding(
         Cause.QUEUEING, Severity.WARNING,
         f"Requests were served one at a time without a pause while clients gave up at {c.deadline_s:.0f} s: "
-        f"the last of {len(c.spans)} waited about {c.waited_s:.0f} s",
+        f"the last of {len(c.spans)}, if sent with the first, waited about {c.waited_s:.0f} s",
         [Evidence("ollama access log", figures)] + failed,
         Fix("The server never idled between these requests and clients timed out behind each other: serve more "
             "at once (raise OLLAMA_NUM_PARALLEL, or check the client or proxy does not send one request at a "

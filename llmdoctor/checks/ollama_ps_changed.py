@@ -32,12 +32,14 @@ def keepalive_shortened(ollama_ps: tuple[LoadedModel, ...]):
         if c.kind == "keep_alive_shortened":
             yield Finding(
                 Cause.MODEL_UNLOAD, Severity.WARNING,
-                f"{c.model} was kept loaded forever, then a request set its keep-alive to "
-                f"'{c.after.until or c.after.expires_at}': it will unload and the next request reloads it",
+                f"{c.model} was kept loaded forever, then its keep-alive became a countdown "
+                f"('{c.after.until or c.after.expires_at}'): a request's keep_alive replaced the server's; it will "
+                "unload and the next request reloads it",
                 _ev(c),
                 Fix("A request's keep_alive overrides OLLAMA_KEEP_ALIVE for the model it loads or touches. Make the "
                     "client omit keep_alive or send -1 (Open WebUI: Settings > Models > keep_alive; the OpenAI-"
-                    "compatible API cannot send it, so set it on the native API callers)."),
+                    "compatible API cannot send it, so set it on the native API callers).",
+                    "ollama ps  # UNTIL should stay Forever after the clients' next requests"),
             )
             return
 
@@ -58,7 +60,8 @@ def reloaded_other_options(ollama_ps: tuple[LoadedModel, ...]):
                 "different num_ctx (or num_parallel) make Ollama unload and load it again",
                 _ev(c),
                 Fix("Give every client the same options: set the context once on the server (OLLAMA_CONTEXT_LENGTH, "
-                    "or a Modelfile PARAMETER num_ctx) and stop clients sending their own num_ctx."),
+                    "or a Modelfile PARAMETER num_ctx) and stop clients sending their own num_ctx.",
+                    "ollama ps  # SIZE and CONTEXT should stay the same between runs"),
             )
             return
 
@@ -78,6 +81,7 @@ def moved_to_cpu(ollama_ps: tuple[LoadedModel, ...]):
                 _ev(c),
                 Fix("Find what the reload asked for (a client's num_ctx, more slots, another model holding VRAM) and "
                     "keep the load inside the GPU: a smaller context, OLLAMA_KV_CACHE_TYPE=q8_0 with "
-                    "OLLAMA_FLASH_ATTENTION=1, or fewer models at once (OLLAMA_MAX_LOADED_MODELS)."),
+                    "OLLAMA_FLASH_ATTENTION=1, or fewer models at once (OLLAMA_MAX_LOADED_MODELS).",
+                    "ollama ps  # PROCESSOR should read 100% GPU"),
             )
             return

@@ -20,8 +20,11 @@ from typing import Any
 
 from llmdoctor.model import Record
 
-# A client deadline is a round number of seconds (10 s, 30 s, 5m0s); a generation stopped by
-# its own end almost never lands within this of one.
+# A client deadline is a round number of seconds, set by a person: a multiple of 5 s (10 s, 30 s,
+# 5m0s, 30m0s). gin prints durations under a minute to the nanosecond, so one stopped by its own
+# end almost never lands within ROUND_TOLERANCE_S of one; from a minute on it truncates them to
+# the second (`29m59s` for a 30-minute deadline), so there the tolerance is that second.
+ROUND_STEP_S = 5.0
 ROUND_TOLERANCE_S = 0.05
 # Deadlines shorter than this are not client timeouts worth naming (a 1 s health check).
 MIN_DEADLINE_S = 5.0
@@ -76,8 +79,17 @@ def waits_one_slot(spans: Sequence[Span]) -> list[float]:
     return [0.0] + [max(0.0, c[i - 1].end - c[i].start) for i in range(1, len(c))]
 
 
+def deadline_of(seconds: float) -> float | None:
+    """The round deadline a duration stopped at (knowing gin's precision), or None."""
+    if not seconds >= MIN_DEADLINE_S or seconds > 1e7:
+        return None
+    nearest = round(seconds / ROUND_STEP_S) * ROUND_STEP_S
+    tolerance = 1.0 if seconds >= 60 else ROUND_TOLERANCE_S
+    return nearest if -tolerance <= seconds - nearest <= (tolerance if seconds < 60 else ROUND_TOLERANCE_S) else None
+
+
 def is_round(seconds: float) -> bool:
-    return seconds >= MIN_DEADLINE_S and abs(seconds - round(seconds)) <= ROUND_TOLERANCE_S
+    return deadline_of(seconds) is not None
 
 
 class Chain(Record):
@@ -99,10 +111,11 @@ class Chain(Record):
 
 
 def _deadline(spans: Sequence[Span]) -> tuple[float | None, int]:
-    counts: dict[int, int] = {}
+    counts: dict[float, int] = {}
     for s in spans:
-        if s.status in FAILED and is_round(s.seconds):
-            counts[round(s.seconds)] = counts.get(round(s.seconds), 0) + 1
+        d = deadline_of(s.seconds) if s.status in FAILED else None
+        if d is not None:
+            counts[d] = counts.get(d, 0) + 1
     if not counts:
         return None, 0
     secs, n = max(counts.items(), key=lambda kv: (kv[1], kv[0]))

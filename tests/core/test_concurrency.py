@@ -47,6 +47,7 @@ def test_one_slot_waits_are_the_previous_end_minus_the_start():
 
 def test_round_durations_are_client_deadlines():
     assert is_round(10.007) and is_round(1800.0) and not is_round(10.3)  # case132: 500 after 10.007 s
+    assert is_round(1799.0) and not is_round(72.0)  # gin truncates from a minute on: 29m59s is 30m; 1m12s is none
     assert not is_round(3.0)  # too short to be a client's deadline
 
 
@@ -100,3 +101,13 @@ def test_the_check_speaks_on_a_deadline_chain_only():
     assert run(spans_of("realcases/case109_*")) == []
     (f,) = run([Span(0, 10, 500), Span(10.3, 20.3, 500), Span(20.5, 30.5, 200)])
     assert f.cause.value == "QUEUEING" and "waited about 20 s" in f.title and "10 s" in f.title
+
+
+def test_a_real_burst_rebuilt_from_growing_durations():
+    """ollama#9192: thirteen /api/chat requests sent within two seconds finish about a second
+    apart with durations growing 2.5 -> 21.7 s: thirteen in flight, the last waited ~21 s."""
+    log = FIX / "ollama" / "gin_growing_9192.log"
+    spans = OllamaLogScanner().feed_all(log.read_text().splitlines(), "j").summary().requests.spans
+    assert len(spans) == 14 and peak(in_flight(spans)) == 13
+    waits = waits_one_slot(spans)
+    assert 20 < max(waits) < 22 and chains(spans) == []  # overlapping, so no back-to-back chain

@@ -30,3 +30,29 @@ def test_an_export_the_server_runs_with_is_applied(tmp_path):
 
 def test_an_export_of_another_value_is_not_applied(tmp_path):
     assert findings(tmp_path, "export OLLAMA_MAX_LOADED_MODELS=2") == [("config-set-outside-server", "warning")]
+
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def _summary(*names: str):
+    from llmdoctor.knowledge.ollama.log import OllamaLogScanner
+
+    lines = [ln for n in names for ln in (FIX / n).read_text().splitlines()]
+    return OllamaLogScanner().feed_all(lines, "journal.log").summary()
+
+
+def test_a_cpu_only_host_is_a_fact_not_a_fault():
+    """ollama#16970: the start-up inventory lists only `library=cpu` (tests/fixtures/ollama)."""
+    from llmdoctor.checks.ollama_cpu_only_host import cpu_only_host
+
+    (f,) = cpu_only_host(_summary("ollama/log_inventory_cpu_only.log"))
+    assert f.severity.value == "info" and "library=cpu" in f.evidence[0].text
+
+
+def test_a_lost_gpu_is_no_cpu_only_host():
+    """The same CPU-only inventory after CUDA failed to initialise (evidence/ollama-gpu-lost)."""
+    from llmdoctor.checks.ollama_cpu_only_host import cpu_only_host
+
+    assert list(cpu_only_host(_summary("evidence/ollama-gpu-lost/journal.log"))) == []
+    assert list(cpu_only_host(_summary("evidence/ollama-healthy/journal.log"))) == []
