@@ -56,3 +56,16 @@ def test_a_lost_gpu_is_no_cpu_only_host():
 
     assert list(cpu_only_host(_summary("evidence/ollama-gpu-lost/journal.log"))) == []
     assert list(cpu_only_host(_summary("evidence/ollama-healthy/journal.log"))) == []
+
+
+def test_ollamas_runner_is_no_llama_server_command_line():
+    """ollama#11964 (tests/fixtures/ollama/cmd_runner_parallel5.txt): `ollama runner` takes
+    llama-server's flags (--parallel 5, --ctx-size 40960), but they are Ollama's settings."""
+    from llmdoctor.knowledge.llamacpp.cmdline import looks_like_llama_cmdline, parse_llama_cmdline
+
+    runner = (FIX / "ollama" / "cmd_runner_parallel5.txt").read_bytes()
+    assert not looks_like_llama_cmdline(list(parse_llama_cmdline(runner).argv))
+    old = b"/tmp/ollama1/runners/cuda_v12/ollama_llama_server --model /x/blobs/sha256-1 --ctx-size 2048 --parallel 1"
+    assert not looks_like_llama_cmdline(list(parse_llama_cmdline(old).argv))
+    own = b"llama-server -m /root/.ollama/models/blobs/sha256-b112e727c6f1 -c 8192 -np 4"  # a blob served by llama-server
+    assert looks_like_llama_cmdline(list(parse_llama_cmdline(own).argv))
