@@ -69,3 +69,18 @@ def test_ollamas_runner_is_no_llama_server_command_line():
     assert not looks_like_llama_cmdline(list(parse_llama_cmdline(old).argv))
     own = b"llama-server -m /root/.ollama/models/blobs/sha256-b112e727c6f1 -c 8192 -np 4"  # a blob served by llama-server
     assert looks_like_llama_cmdline(list(parse_llama_cmdline(own).argv))
+
+
+def test_the_runners_layers_outweigh_the_schedulers_estimate():
+    """ollama#11819's scheduler estimate (layers.offload=48 of 49) is a spill on its own; the
+    runner's own `load_tensors: offloaded 49/49 layers to GPU` (llama.cpp's wording, added here)
+    says every layer went to the GPU, and wins."""
+    from llmdoctor.checks.ollama_cpu_spill import cpu_spill
+    from llmdoctor.knowledge.ollama.log import OllamaLogScanner
+
+    est = [ln for ln in (FIX / "ollama" / "log_v011_runner_journal.log").read_text().splitlines() if "layers.offload=" in ln]
+    runner = "Aug 08 23:02:40 j-360 ollama[1617]: load_tensors: offloaded 49/49 layers to GPU"
+    alone = OllamaLogScanner().feed_all(est, "journal.log").summary()
+    both = OllamaLogScanner().feed_all(est + [runner], "journal.log").summary()
+    assert [f.cause.value for f in cpu_spill(ollama_log=alone)] == ["CPU_SPILL"]
+    assert list(cpu_spill(ollama_log=both)) == []
