@@ -88,3 +88,15 @@ def _diagnose(case: str) -> list[dict]:
 def test_case106_truncation_stays_first():
     fs = [x for x in _diagnose("realcases/case106_*") if x["severity"] != "info"]
     assert fs[0]["cause"] == "CONTEXT_TRUNCATION" and not any("caused_by" in x for x in fs)
+
+
+def test_every_renderer_names_the_root():
+    from llmdoctor.model import Report, TargetReport
+    from llmdoctor.render import render_markdown, render_text
+    from llmdoctor.render.html import render_html
+
+    out = link([f("llamacpp-context-exceeded", Cause.CONTEXT_TRUNCATION), f("llamacpp-slot-context", Cause.KV_CAPACITY)])
+    r = Report("t", (TargetReport(target="t", engine="llamacpp", findings=tuple(out)),))
+    for text in (render_text(r, color=False), render_markdown(r), render_html(r)):
+        assert "follows from" in text and "llamacpp-slot-context" in text
+    assert render_text(r, color=False).index("llamacpp-slot-context") < render_text(r, color=False).index("llamacpp-context-exceeded")
