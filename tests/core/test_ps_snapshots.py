@@ -52,3 +52,17 @@ def test_a_context_change_in_api_ps():
 
 def test_different_models_are_not_compared():
     assert kinds(FOREVER + CASE113) == []
+
+
+def test_several_api_ps_answers_in_one_file_are_snapshots():
+    one = '{"models":[{"name":"qwen3:8b","size":6000000000,"size_vram":6000000000,"expires_at":"2318-05-01T00:00:00Z"}]}'
+    two = '{"models":[{"name":"qwen3:8b","size":6000000000,"size_vram":6000000000,"expires_at":"2025-05-01T10:04:00Z"}]}'
+    rows = parse_api_ps(one + "\n" + two)
+    assert len(rows) == 2 and [c.kind for c in compare(rows)] == ["keep_alive_shortened"]
+    import pytest
+
+    from llmdoctor.parsing import ParseError
+
+    for bad in (one + " [1]", one + " {", "{} x"):
+        with pytest.raises(ParseError):
+            parse_api_ps(bad)

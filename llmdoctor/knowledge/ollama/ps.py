@@ -153,6 +153,11 @@ def parse_api_ps(data: bytes | str | dict, source: str = "GET /api/ps") -> tuple
     if not isinstance(data, dict):
         try:
             data = json.loads(data)
+        except json.JSONDecodeError as e:
+            several = _several(data) if e.msg == "Extra data" else None
+            if several is None:
+                raise ParseError(f"not JSON: {e}") from None
+            return tuple(m for one in several for m in parse_api_ps(one, source))
         except (TypeError, ValueError, UnicodeDecodeError) as e:  # TypeError: a JSON null read before us
             raise ParseError(f"not JSON: {e}") from None
     if not isinstance(data, dict) or not isinstance(data.get("models", []), list):
@@ -175,6 +180,25 @@ def parse_api_ps(data: bytes | str | dict, source: str = "GET /api/ps") -> tuple
             id=str(m.get("digest") or "")[:12], source=source, line=line,
         ))
     return tuple(out)
+
+
+def _several(data: bytes | str) -> list[dict] | None:
+    """Several /api/ps answers one after another (a ticket with `curl .../api/ps` run twice):
+    each object, in order, so that compare() sees them as snapshots; None if any is not one."""
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    dec, out, i = json.JSONDecoder(), [], 0
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            return out or None
+        try:
+            obj, i = dec.raw_decode(text, i)
+        except ValueError:
+            return None
+        if not isinstance(obj, dict):
+            return None
+        out.append(obj)
 
 
 def _int(v) -> int | None:
