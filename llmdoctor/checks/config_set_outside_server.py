@@ -37,25 +37,6 @@ def _contradiction(a, ollama_config, ollama_log):
     return None
 
 
-# Sources that say what the running server has, stronger than any line a user wrote: the server's
-# own config line, its process's environment, its unit or its container (facts/ollama.py origins).
-STRONGER = ("server config log line", "process environment", "unit ", "container environment", "pod environment")
-
-
-def _confirmed(a, ollama_config) -> Evidence | None:
-    """The server runs with the value the line sets, by a stronger source: then the line is no
-    proof of a setting not applied (the server was started from that shell, or set it elsewhere)."""
-    if ollama_config is None or not a.name.startswith("OLLAMA_"):
-        return None
-    origin = ollama_config.origin(a.name) or ""
-    have = ollama_config.get(a.name)
-    if have is None or not origin.startswith(STRONGER) or have.strip('"') != (a.value or "").strip('"'):
-        return None
-    if origin == "server config log line" and ollama_config.server_config_line is not None:
-        return Evidence(ollama_config.server_config_line.source, f"{a.name}:{have} in the server config line")
-    return Evidence(origin, f"{a.name}={have}")
-
-
 @check(id="config-set-outside-server", cause=Cause.CONFIG_NOT_APPLIED,
        purpose="An engine variable set only in a shell or console session, which a server running as a service or app never reads",
        needs=("declared_settings",))
@@ -68,10 +49,11 @@ def set_outside_server(
     if declared_settings is None:
         return
     from llmdoctor.judge.fixes import settings_fix
+    from llmdoctor.judge.weighing import confirmed_by_server
 
     session = [a for a in declared_settings.assignments if a.problem is None and a.value is not None
                and a.session_only and not declared_settings.reaches_server(a)]
-    confirmed = [(a, e) for a, e in ((a, _confirmed(a, ollama_config)) for a in session) if e is not None]
+    confirmed = [(a, e) for a, e in ((a, confirmed_by_server(a, ollama_config)) for a in session) if e is not None]
     if confirmed:
         yield Finding(
             Cause.CONFIG_NOT_APPLIED, Severity.INFO,

@@ -29,6 +29,10 @@ ROUND_TOLERANCE_S = 0.05
 # Deadlines shorter than this are not client timeouts worth naming (a 1 s health check).
 MIN_DEADLINE_S = 5.0
 FAILED = frozenset((499, 500, 502, 503, 504))
+# One request cut at a round duration is one runaway generation meeting its client's limit
+# (ollama#8387: a 30m0s 500 among 20-70 s answers); two in one back-to-back chain are a limit
+# the queue keeps hitting.
+DEADLINE_HITS = 2
 
 
 class Span(Record):
@@ -107,7 +111,7 @@ class Chain(Record):
 
     @property
     def sent_together(self) -> bool:
-        return self.deadline_hits >= 2
+        return self.deadline_hits >= DEADLINE_HITS
 
 
 def _deadline(spans: Sequence[Span]) -> tuple[float | None, int]:
