@@ -84,3 +84,21 @@ def test_the_runners_layers_outweigh_the_schedulers_estimate():
     both = OllamaLogScanner().feed_all(est + [runner], "journal.log").summary()
     assert [f.cause.value for f in cpu_spill(ollama_log=alone)] == ["CPU_SPILL"]
     assert list(cpu_spill(ollama_log=both)) == []
+
+
+def test_a_process_environment_with_the_value_outweighs_the_rc_file(tmp_path):
+    """evidence/config-shell-export (recorded from systemd 252): `export OLLAMA_HOST=...` in
+    ~/.bashrc, which the service never reads, is "not applied"; the same recording whose running
+    process has the value in /proc/PID/environ (started from that shell after all) is not."""
+    src = FIX / "evidence" / "config-shell-export"
+    specs, _ = load_checks(site_dir=None, entry_points=False)
+
+    def fired(d):
+        res = diagnose_target(EvidenceHost(d), DiagnoseOptions(sample_seconds=0), specs)
+        return [f.check for f in res.report.findings if f.check == "systemd-env-outside-unit"]
+
+    assert fired(src) == ["systemd-env-outside-unit"]
+    shutil.copytree(src, tmp_path / "e")
+    environ = tmp_path / "e" / "files" / "proc" / "114" / "environ"
+    environ.write_bytes(environ.read_bytes().rstrip(b"\0") + b"\0OLLAMA_HOST=0.0.0.0:11434\0")
+    assert fired(tmp_path / "e") == []
