@@ -76,3 +76,8 @@ QUEUE_TREND_PEAK_SHARE = 0.8
 QUEUE_TREND_GROWTH = 2.0
 QUEUE_TREND_MIN_LINES = 3
 QUEUE_SPIKE_MAX_LINES = 2
+
+# --- Concurrency rebuilt from access logs (knowledge/concurrency.py) -----------------------
+# A back-to-back chain this long is a server that never idled, not two requests that happened to
+# meet (Ollama issue 9054: three /api/chat lines, each starting as the previous ended).
+BACK_TO_BACK_MIN_REQUESTS = 3

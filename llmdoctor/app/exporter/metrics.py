@@ -57,6 +57,8 @@ SPECS: dict[str, FamilySpec] = {
     "llmdoctor_queue_trend_info": FamilySpec(GAUGE, "1 for the shape of the waiting count over the exporter's last cycles: growing (arrivals outpace service: more slots or a replica), bursts (drains between: shape the bursts or cap the queue), spike (nothing structural) or steady.", ("engine", "shape")),
     "llmdoctor_requests_running": FamilySpec(GAUGE, "Requests being served now.", ("engine",)),
     "llmdoctor_engine_progress": FamilySpec(GAUGE, "1 while the engine shows progress or nothing to make progress on (idle), 0 while it is stalled: requests in flight and no token across the run's sampling window, or a port that takes connections while its API answers nothing (ENGINE_STALLED says which).", ("engine", "port")),
+    "llmdoctor_engine_requests_in_flight": FamilySpec(GAUGE, "Most requests in flight at once, rebuilt from the access log read (Ollama: each line's end minus its duration).", ("engine",)),
+    "llmdoctor_engine_request_wait_seconds": FamilySpec(GAUGE, "Longest wait for a turn rebuilt from the access log: one slot finishing overlapping requests one after another, or a back-to-back chain whose clients hit one deadline (0 when none).", ("engine",)),
     "llmdoctor_kv_demand_tokens": FamilySpec(GAUGE, "KV-cache tokens asked for: Ollama slots x context, vLLM sequences running or waiting x tokens per request."),
     "llmdoctor_kv_capacity_tokens": FamilySpec(GAUGE, "KV-cache tokens the server has room for (Ollama: next to the weights on the GPU; vLLM: its start-up KV cache size)."),
     "llmdoctor_kv_usage_ratio": FamilySpec(GAUGE, "Fraction of the KV cache in use (0-1), as the engine reports it.", ("engine",)),

@@ -183,7 +183,7 @@ class RequestTiming(Record):
     """Access-log concurrency, from gin lines (end time + duration)."""
 
     __slots__ = ("requests", "concurrent_groups", "serial_groups", "parallel_pairs", "peak_in_flight",
-                 "max_duration_s", "typical_service_s", "serial_example", "serial_figures", "cold")
+                 "max_duration_s", "typical_service_s", "serial_example", "serial_figures", "cold", "spans")
 
     def __init__(
         self,
@@ -197,6 +197,7 @@ class RequestTiming(Record):
         serial_example: tuple[Example, ...] = (),
         serial_figures: str = "",
         cold: tuple["ColdStart", ...] = (),
+        spans: tuple = (),
     ) -> None:
         self.requests = requests
         self.concurrent_groups = concurrent_groups  # groups of requests in flight together
@@ -208,6 +209,7 @@ class RequestTiming(Record):
         self.serial_example = serial_example
         self.serial_figures = serial_figures
         self.cold = cold  # first requests after an idle gap, much slower than the next ones
+        self.spans = spans  # the last MAX_TIMED requests as knowledge.concurrency.Span (unix seconds)
 
 
 class ColdStart(Record):
@@ -487,6 +489,7 @@ class _Requests:
         self.best: tuple[int, tuple[Example, ...], str] = (0, (), "")
         self.last_end: float | None = None
         self.timed: deque[tuple[float | None, float, Example]] = deque(maxlen=MAX_TIMED)  # (gap before, seconds, line)
+        self.spans: deque[tuple[float, float, int, Example]] = deque(maxlen=MAX_TIMED)  # (start, end, status, line)
 
     def add(self, g: GinLine, ex: Example) -> None:
         try:
@@ -497,6 +500,7 @@ class _Requests:
         self.max_dur = max(self.max_dur, g.seconds)
         start = end - g.seconds
         self.timed.append((None if self.last_end is None else start - self.last_end, g.seconds, ex))
+        self.spans.append((start, end, g.status, ex))
         self.last_end = end if self.last_end is None else max(self.last_end, end)
         # gin prints whole seconds: count as overlap only what exceeds that resolution
         if self.cluster and start < self.cluster_end - 1.0 and len(self.cluster) < MAX_CLUSTER:
@@ -505,6 +509,14 @@ class _Requests:
             self._close()
             self.cluster = [(start, end, ex)]
         self.cluster_end = max(self.cluster_end if len(self.cluster) > 1 else end, end)
+
+    def add_failed(self, g: GinLine, ex: Example) -> None:
+        """A failed request only joins the spans (a client deadline shows there), not the timings."""
+        try:
+            end = g.at.timestamp()
+        except (ValueError, OverflowError, OSError):
+            return
+        self.spans.append((end - g.seconds, end, g.status, ex))
 
     def _cold(self) -> tuple[ColdStart, ...]:
         """Requests after a pause that took many times what the requests without one took."""
@@ -553,7 +565,13 @@ class _Requests:
     def frozen(self) -> RequestTiming:
         self._close()
         return RequestTiming(self.count, self.groups, self.serial, self.parallel_pairs, self.peak,
-                             round(self.max_dur, 3), self._typical(), self.best[1], self.best[2], self._cold())
+                             round(self.max_dur, 3), self._typical(), self.best[1], self.best[2], self._cold(),
+                             self._spans())
+
+    def _spans(self) -> tuple:
+        from llmdoctor.knowledge.concurrency import Span
+
+        return tuple(Span(s, e, st, ex) for s, e, st, ex in self.spans)
 
 
 class OllamaLogScanner:
@@ -840,6 +858,8 @@ class OllamaLogScanner:
             self.burst.add(g, Example(source, text[:MAX_LINE]))
         if inference and g.status < 400:
             self.req.add(g, Example(source, text[:MAX_LINE]))
+        elif inference:
+            self.req.add_failed(g, Example(source, text[:MAX_LINE]))
         if inference:
             self.last_request = g.at
         self.last_time = g.at
