@@ -196,10 +196,10 @@ MESSAGES = (
         "llm/server.go:406 @ v0.1.32; llm/server.go:595, :606 @ v0.3.14; llm/server.go:1358 @ v0.17.6; "
         "llm/llama_server.go:1302, :1336 @ v0.32.15",
         r"timed out waiting for (?:llama runner|llama-server) to start", "timed out waiting for",
-        facts=("a model load gave up (OLLAMA_LOAD_TIMEOUT, or the client's context canceled)",), causes=("MODEL_UNLOAD",),
-        examples=[('time=2024-10-29T03:24:29.283Z level=ERROR source=sched.go:455 msg="error loading llama server" '
-                   'error="timed out waiting for llama runner to start: context canceled"',
-                   "tests/fixtures/evidence/ollama-load-aborted/journal.log"),
+        facts=("a model load stalled past OLLAMA_LOAD_TIMEOUT (`: context canceled` is the client leaving: load_aborted)",),
+        causes=("MODEL_UNLOAD",),
+        examples=[("ollama._types.ResponseError: timed out waiting for llama runner to start - progress 0.00 -",
+                   "https://github.com/ollama/ollama/issues/8470"),
                   ("Error: timed out waiting for llama runner to start - progress 0.00 -",
                    "https://github.com/ollama/ollama/issues/4131"),
                   ('time=2026-08-01T07:05:00.000Z level=ERROR source=sched.go:734 msg="error loading llama server" '
@@ -560,7 +560,9 @@ MESSAGES = (
         r'entering low vram mode"?\s+"total vram"=', "entering low vram mode",
         facts=("total VRAM under 20 GiB: the smaller default context",), causes=("CONTEXT_TRUNCATION",),
         examples=[('time=2025-09-10T22:02:49.002+02:00 level=INFO source=routes.go:1425 msg="entering low vram mode" '
-                   '"total vram"="15.6 GiB" threshold="20.0 GiB"', "https://github.com/ollama/ollama/issues/12243")],
+                   '"total vram"="15.6 GiB" threshold="20.0 GiB"', "https://github.com/ollama/ollama/issues/12243"),
+                  ('time=2025-11-01T15:21:35.202-04:00 level=INFO source=routes.go:1618 msg="entering low vram mode" '
+                   '"total vram"="0 B" threshold="20.0 GiB"', "https://github.com/ollama/ollama/issues/12903")],
         expect=[("low_vram.count", 1)],
     ),
     message(
@@ -693,7 +695,7 @@ MESSAGES = (
         examples=[('time=2024-10-17T10:00:00.000Z level=WARN source=gpu.go:602 msg="version mismatch between driver and cuda '
                    'driver library - reboot or upgrade may be required: library /usr/lib/x86_64-linux-gnu/libcuda.so.560.35.03"',
                    _R + "discover/gpu.go:601 @ v0.3.14")],
-        expect=[("no_gpu.count", 1)],
+        expect=[("gpu_rejected.count", 1)],
     ),
     message(
         "ollama.gpu.cuda_too_old", E, "v0.1.2x-v0.9.6",
@@ -702,20 +704,26 @@ MESSAGES = (
         facts=("the GPU's compute capability is below what the build supports: CPU",), causes=("CPU_SPILL",),
         examples=[('time=2024-10-17T10:00:00.000Z level=INFO source=gpu.go:312 msg="[0] CUDA GPU is too old. Compute '
                    'Capability detected: 3.0"', _R + "discover/gpu.go:312 @ v0.3.14")],
-        expect=[("no_gpu.count", 1)],
+        expect=[("gpu_rejected.count", 1)],
     ),
     message(
-        "ollama.discover.amdgpu_unsupported", E, "v0.1.2x-v0.11.x",
-        "gpu/amd_linux.go:84, :116 @ v0.1.32; discover/amd_linux.go:305, :372 @ v0.3.14",
-        r"amdgpu (?:\[\d+\] )?(?:too old|\S+ is not supported|is not supported \(supported types)",
+        "ollama.discover.amdgpu_unsupported", E,
+        "v0.1.2x-v0.1.3x (`amdgpu [N] gfxX is not supported by DIR`), v0.2.x-v0.3.4 (`amdgpu is not supported` "
+        "supported_types=), v0.3.5-v0.11.x (`amdgpu is not supported (supported types:[...])`)",
+        "gpu/amd_linux.go:84, :116 @ v0.1.32; gpu/amd_linux.go:340, gpu/amd_windows.go:97 @ v0.3.4; "
+        "discover/amd_linux.go:305, :372 @ v0.3.14",
+        r"amdgpu (?:\[\d+\] )?(?:too old|\S+ is not supported|is not supported)",
         ("amdgpu too old", "amdgpu [", "amdgpu is not supported"),
         facts=("an AMD GPU the ROCm library does not support: CPU",), causes=("CPU_SPILL",),
-        examples=[('time=2024-10-17T10:00:00.000Z level=WARN source=amd_linux.go:372 msg="amdgpu is not supported (supported '
-                   'types:[gfx1030 gfx1100 gfx1101 gfx1102 gfx900 gfx906 gfx908 gfx90a gfx940 gfx941 gfx942])" '
-                   'gpu_type=gfx1031 gpu=0 library=/usr/lib/ollama', _R + "discover/amd_linux.go:372 @ v0.3.14"),
+        examples=[('time=2025-07-29T13:31:47.016+02:00 level=WARN source=amd_windows.go:138 msg="amdgpu is not supported '
+                   '(supported types:[])" gpu_type=gfx1100 gpu=0 library=C:\\Users\\krdb\\AppData\\Local\\Programs\\Ollama\\lib\\'
+                   'ollama\\rocm', "https://github.com/ByronLeeeee/Ollama-For-AMD-Installer/issues/12"),
+                  ('time=2024-08-09T00:25:59.172+08:00 level=WARN source=amd_windows.go:97 msg="amdgpu is not supported" gpu=0 '
+                   'gpu_type=gfx1031 library=C:\\Users\\Administrator\\AppData\\Local\\Programs\\Ollama\\rocm '
+                   'supported_types=[gfx1103]', "https://github.com/likelovewant/ollama-for-amd/issues/14"),
                   ('time=2024-04-16T10:00:00.000Z level=WARN source=amd_linux.go:116 msg="amdgpu [0] gfx1031 is not supported '
                    'by /tmp/ollama123/rocm [gfx1030 gfx1100]"', _R + "gpu/amd_linux.go:116 @ v0.1.32")],
-        expect=[("no_gpu.count", 1)],
+        expect=[("gpu_rejected.count", 1)],
     ),
     message(
         "ollama.discover.no_rocm_library", E, "v0.1.2x-v0.9.6",
@@ -724,7 +732,7 @@ MESSAGES = (
         facts=("an AMD GPU but no ROCm runner: CPU",), causes=("CPU_SPILL",),
         examples=[('time=2024-10-17T10:00:00.000Z level=WARN source=amd_windows.go:174 msg="amdgpu detected, but no compatible '
                    'rocm library found.  Please install ROCm"', _R + "discover/amd_windows.go:174 @ v0.3.14")],
-        expect=[("no_gpu.count", 1)],
+        expect=[("gpu_rejected.count", 1)],
     ),
     message(
         "ollama.discover.nvidia_driver_too_old", E, "v0.30.0-v0.32.15",
@@ -734,7 +742,7 @@ MESSAGES = (
         examples=[('time=2026-08-01T07:00:00.000Z level=WARN source=cuda_compat.go:65 msg="NVIDIA driver too old" '
                    'device="NVIDIA GeForce RTX 3090" compute=8.6 driver=535 required_driver="550 or newer"',
                    _R + "discover/cuda_compat.go:65 @ v0.32.15")],
-        expect=[("no_gpu.count", 1)],
+        expect=[("gpu_rejected.count", 1)],
     ),
     message(
         "ollama.discover.discovery_failed", E, "v0.12.x-v0.24.0; v0.30.0-v0.32.15 (`llama-server GPU discovery`)",

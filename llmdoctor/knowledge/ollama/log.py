@@ -106,19 +106,19 @@ MARKS = {
     "truncating input messages": "history_truncations",
     "truncating native chat messages": "history_truncations",
     "entering low vram mode": "low_vram",
-    # GPU discovery gave a GPU up, or found none (gpu/, discover/)
+    # GPU discovery found no GPU (gpu/, discover/)
     "no compatible gpus were discovered": "no_gpu",
     "no nvidia devices detected": "no_gpu",
-    "cuda gpu is too old": "no_gpu",
-    "amdgpu detected, but no compatible rocm library": "no_gpu",
-    "all detected amdgpus are skipped": "no_gpu",
-    "amdgpu is not supported": "no_gpu",
-    "amdgpu too old": "no_gpu",
-    "is not supported by": "no_gpu",  # `amdgpu [0] gfx1031 is not supported by DIR [...]` (0.1.x): needs "amdgpu"
-    "nvidia driver too old": "no_gpu",
     "failure during gpu discovery": "no_gpu",
     "failure during llama-server gpu discovery": "no_gpu",
-    "version mismatch between driver and cuda driver library": "no_gpu",
+    # ... or found one and refused it: the device, its driver or the ROCm library does not qualify
+    "cuda gpu is too old": "gpu_rejected",
+    "amdgpu detected, but no compatible rocm library": "gpu_rejected",
+    "amdgpu is not supported": "gpu_rejected",
+    "amdgpu too old": "gpu_rejected",
+    "is not supported by": "gpu_rejected",  # `amdgpu [0] gfx1031 is not supported by DIR [...]` (0.1.x): needs "amdgpu"
+    "nvidia driver too old": "gpu_rejected",
+    "version mismatch between driver and cuda driver library": "gpu_rejected",
 }
 MARKED = tuple(dict.fromkeys(MARKS.values()))
 _MARK = LazyPattern("|".join(re.escape(k) for k in sorted(MARKS, key=len, reverse=True)))
@@ -754,8 +754,10 @@ class OllamaLogScanner:
     def _mark(self, m, text, source, at) -> bool:
         low = text.lower()
         for key in dict.fromkeys(MARKS[h.group()] for h in _MARK.finditer(low)):
-            if key == "no_gpu" and "is not supported by" in low and "amdgpu" not in low:
+            if key == "gpu_rejected" and "amdgpu" not in low and "is not supported by" in low:
                 continue
+            if key == "load_timeouts" and "context canceled" in low:
+                continue  # the client went away (ctx.Err()), not OLLAMA_LOAD_TIMEOUT: see load_aborted
             self.t[key].add(source, text)
         return False  # counted; the rows below may read more from it
 

@@ -228,3 +228,24 @@ def test_truncation_below_a_server_context_that_is_already_set(specs):
     assert f.fix.commands[0].startswith("ollama show MODEL --parameters")
     (f,) = fire(specs["ollama-context-truncation"], ollama_log=cut, ollama_config=config())
     assert 'OLLAMA_CONTEXT_LENGTH=32768' in (f.fix.config or "") + " ".join(f.fix.commands)
+
+
+AMD_REFUSED = ('time=2025-07-29T13:31:47.016+02:00 level=WARN source=amd_windows.go:138 msg="amdgpu is not supported '
+               '(supported types:[])" gpu_type=gfx1100 gpu=0 library=C:\\Ollama\\lib\\ollama\\rocm')
+
+
+def test_gpu_rejected_advice_follows_the_words(specs):
+    (f,) = fire(specs["ollama-gpu-rejected"], ollama_log=log(AMD_REFUSED))
+    assert "HSA_OVERRIDE_GFX_VERSION" in f.fix.summary and f.evidence[0].text == AMD_REFUSED
+    mismatch = ('time=2024-10-17T10:00:00.000Z level=WARN source=gpu.go:602 msg="version mismatch between driver and '
+                'cuda driver library - reboot or upgrade may be required: library /usr/lib64/libcuda.so.1"')
+    (f,) = fire(specs["ollama-gpu-rejected"], ollama_log=log(mismatch))
+    assert "reboot" in f.fix.summary and "HSA_OVERRIDE" not in f.fix.summary
+
+
+def test_gpu_rejected_silent_without_a_refusal_or_after_a_start_with_a_gpu(specs, sample):
+    # no GPU at all is another question (container-gpu-hidden, no-gpu-runner)
+    assert fire(specs["ollama-gpu-rejected"],
+                ollama_log=log('level=INFO source=gpu.go:377 msg="no compatible GPUs were discovered"')) == ()
+    later = sample("log_inventory_cuda.log").splitlines()
+    assert fire(specs["ollama-gpu-rejected"], ollama_log=log(AMD_REFUSED, *later)) == ()
