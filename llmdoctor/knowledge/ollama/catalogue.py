@@ -220,6 +220,70 @@ MESSAGES = (
         expect=[("load_aborted.count", 1)],
     ),
 
+    message(
+        "ollama.llm.waiting_for_runner", E,
+        "v0.1.32-v0.24.0 (`llama runner`), v0.30.0-v0.32.15 (`llama-server`); `waiting for server to become available` "
+        "v0.1.4x-v0.32.15",
+        "llm/server.go:389 @ v0.1.32; llm/server.go:1350, :1384 @ v0.17.6; llm/llama_server.go:1295, :1350 @ v0.32.15",
+        r"waiting for (?:llama runner|llama-server) to start responding|waiting for (?:server|llama-server) to become "
+        r"available",
+        ("to start responding", "to become available"),
+        facts=("a model load in progress (the request waits for it)",), causes=("MODEL_UNLOAD",),
+        examples=[('time=2024-10-29T03:24:27.778Z level=INFO source=server.go:621 msg="waiting for server to become available" '
+                   'status="llm server loading model"', "tests/fixtures/evidence/ollama-load-aborted/journal.log"),
+                  ('time=2026-08-01T07:02:33.394Z level=INFO source=llama_server.go:1207 msg="waiting for llama-server to start '
+                   'responding"', "tests/fixtures/ollama/log_v030_loaded.log")],
+    ),
+    message(
+        "ollama.llm.model_load_progress", E, "v0.1.4x-v0.24.0 (DEBUG)",
+        "llm/server.go:600 @ v0.5.7; llm/server.go:1394 @ v0.17.6",
+        r"model load progress \d\.\d\d", "model load progress",
+        facts=("how fast a model loads (a slow disk, a model spilling to swap)",), causes=("MODEL_UNLOAD", "SWAP"),
+        examples=[('time=2025-05-01T16:40:14.182+02:00 level=DEBUG source=server.go:625 msg="model load progress 0.18"',
+                   "https://github.com/ollama/ollama/issues/10517")],
+    ),
+    message(
+        "ollama.sched.load_failed", E,
+        "v0.1.33-v0.32.15 (`error loading llama server`), v0.4.x-v0.17.x (`NewLlamaServer failed`), v0.12.x-v0.32.15 "
+        "(`Load failed`), v0.30.0-v0.32.15 (`failed to create server`)",
+        "server/sched.go:428, :455 @ v0.5.7; server/sched.go:471, :516, :571 @ v0.17.6; server/sched.go:591, :641, :734 @ v0.32.15",
+        r'msg="(?:Load failed|NewLlamaServer failed|error loading llama server|failed to create server)"',
+        ('msg="load failed"', 'msg="newllamaserver failed"', 'msg="error loading llama server"', 'msg="failed to create server"'),
+        facts=("a model load failed, and why (error=)",), causes=("MODEL_UNLOAD", "KV_CAPACITY"),
+        examples=[('time=2024-10-29T03:24:29.283Z level=ERROR source=sched.go:455 msg="error loading llama server" '
+                   'error="timed out waiting for llama runner to start: context canceled"',
+                   "tests/fixtures/evidence/ollama-load-aborted/journal.log"),
+                  ('time=2026-03-01T10:00:00.000Z level=INFO source=sched.go:516 msg="Load failed" model=' + _BLOB +
+                   ' error="model requires more system memory (12.0 GiB) than is available (6.1 GiB)"',
+                   _R + "server/sched.go:516 @ v0.17.6")],
+        expect=[("load_failures.count", 1)],
+    ),
+    message(
+        "ollama.sched.loaded_runners", E, "v0.1.33-v0.32.15",
+        "server/sched.go:449 @ v0.5.7; server/sched.go:565 @ v0.17.6; server/sched.go:728 @ v0.32.15",
+        r'msg="loaded runners"\s+count=\d+', "loaded runners",
+        facts=("models loaded after a load (compare OLLAMA_MAX_LOADED_MODELS)",), causes=("MODEL_UNLOAD",),
+        examples=[('Aug 08 23:02:37 j-360 ollama[1617]: time=2025-08-08T23:02:37.187+01:00 level=INFO source=sched.go:481 '
+                   'msg="loaded runners" count=1', "tests/fixtures/ollama/log_v011_runner_journal.log")],
+    ),
+    message(
+        "ollama.old.vram_layers", E, "v0.1.0-v0.1.17 (log.Printf; `MiB` at v0.1.0, `MB` after)",
+        "llm/llama.go:238 @ v0.1.0; llm/llama.go:291 @ v0.1.10; llm/llama.go:300 @ v0.1.17",
+        r"\d+ Mi?B VRAM available, loading up to \d+ GPU layers", "vram available, loading up to",
+        facts=("free VRAM and the GPU layers planned",), causes=("CPU_SPILL",),
+        examples=[("2023/10/08 06:05:44 llama.go:239: 6144 MiB VRAM available, loading up to 54 GPU layers",
+                   "https://github.com/ollama/ollama/issues/734")],
+    ),
+    message(
+        "ollama.ext_server.slot_data", E, "v0.1.2x-v0.3.14 (the C++ ext_server runner's JSON log)",
+        "llm/ext_server/server.cpp:1506 @ v0.1.32",
+        r'"msg":"slot data","n_idle_slots":\d+,"n_processing_slots":\d+', '"msg":"slot data"',
+        facts=("runner slots idle and busy when a task arrived",), causes=("QUEUEING",),
+        examples=[('{"function":"process_single_task","level":"INFO","line":1513,"msg":"slot data","n_idle_slots":1,'
+                   '"n_processing_slots":0,"task_id":22,"tid":"9888","timestamp":1714737092}',
+                   "tests/fixtures/realcases/case121_ollama_win_embed_burst_500_queue_of_10/journal.log")],
+    ),
+
     # -- scheduler: unloads, evictions, keep-alive ------------------------------------------
     message(
         "ollama.sched.max_runners", E, "v0.1.33-v0.32.15 (DEBUG)",
@@ -399,7 +463,37 @@ MESSAGES = (
         expect=[("client_aborts.count", 1)],
     ),
 
+    message(
+        "ollama.runner.cache_slot", E, "v0.3.13-v0.24.0 (DEBUG; the Go runners' prompt cache)",
+        "llama/runner/cache.go:104, :165 @ v0.5.7; runner/ollamarunner/cache.go:151, :212 @ v0.17.6",
+        r"(?:loading|evicting) cache slot", ("loading cache slot", "evicting cache slot"),
+        facts=("a prompt's reuse of a cached prefix (used= of prompt=), a slot's cache evicted for another",),
+        causes=("PREFILL",),
+        examples=[('time=2025-06-25T15:47:25.991+08:00 level=DEBUG source=cache.go:104 msg="loading cache slot" id=0 cache=0 '
+                   'prompt=47 used=0 remaining=47', "tests/fixtures/ollama/log_debug_history_truncation.log")],
+        expect=[("cache_slot_loads.count", 1)],
+    ),
+
     # -- memory fit and offload -------------------------------------------------------------
+    message(
+        "ollama.sched.predicted_exceeds_vram", E, "v0.1.4x-v0.32.15",
+        "server/sched.go:499 @ v0.5.7; server/sched.go:676 @ v0.17.6; server/sched.go:1324 @ v0.32.15",
+        r"predicted usage exceeds VRAM", "predicted usage exceeds vram",
+        facts=("the loaded models are predicted to need more VRAM than the GPU has",), causes=("CPU_SPILL", "MODEL_UNLOAD"),
+        examples=[('time=2025-01-16T10:00:00.000Z level=WARN source=sched.go:499 msg="predicted usage exceeds VRAM" '
+                   'gpu=GPU-4e6d6c87-524c-3720-e9a4-e2010f88f2c4 totalMemory=25769803776 predicted=27917287424',
+                   _R + "server/sched.go:499 @ v0.5.7")],
+        expect=[("vram_overcommit.count", 1)],
+    ),
+    message(
+        "ollama.sched.mmap_off_memory_pressure", E, "v0.30.0-v0.32.15",
+        "server/sched.go:1215 @ v0.32.15",
+        r"disabling mmap for llama-server load due to host memory pressure", "due to host memory pressure",
+        facts=("host memory is short: the model is read into RAM, not mapped",), causes=("SWAP",),
+        examples=[('time=2026-08-01T07:00:00.000Z level=INFO source=sched.go:1215 msg="disabling mmap for llama-server load '
+                   'due to host memory pressure" model=qwen3:32b', _R + "server/sched.go:1215 @ v0.32.15")],
+        expect=[("host_memory_pressure.count", 1)],
+    ),
     message(
         "ollama.sched.system_memory", E, "v0.11.x-v0.32.15",
         "llm/server.go:135 @ v0.11.x; server/sched.go:489 @ v0.17.6; server/sched.go:613 @ v0.32.15",
@@ -536,12 +630,15 @@ MESSAGES = (
         "ollama.llm.runner_terminated", E, "v0.1.3x-v0.24.0 (`llama-server process has terminated` from v0.30.0)",
         "llm/server.go:398 @ v0.1.32; llm/server.go:597 @ v0.3.14; llm/server.go:1360 @ v0.17.6; "
         "llm/llama_server.go:1306 @ v0.32.15",
-        r"(?:llama runner|llama-server) process has terminated", "process has terminated",
+        r"(?:llama runner|llama-server) process (?:has terminated|no longer running)",
+        ("process has terminated", "process no longer running"),
         facts=("the runner died while loading (its last error line follows)",), causes=("KV_CAPACITY", "CPU_SPILL"),
         examples=[('time=2024-10-17T10:00:00.000Z level=ERROR source=sched.go:455 msg="error loading llama server" '
                    'error="llama runner process has terminated: cudaMalloc failed: out of memory"',
-                   _R + "llm/server.go:597 @ v0.3.14")],
-        expect=[("oom.count", 1), ("runner_died.count", 1)],
+                   _R + "llm/server.go:597 @ v0.3.14"),
+                  ('time=2026-03-01T10:00:00.000Z level=WARN source=server.go:1270 msg="llama runner process no longer running" '
+                   'sys=137 string="signal: killed"', _R + "llm/server.go:1270 @ v0.17.6")],
+        expect=[("runner_died.count", 1)],
     ),
 
     # -- context limits and truncation ------------------------------------------------------

@@ -98,6 +98,17 @@ MARKS = {
     "failed to commit memory for model": "layout_misfits",
     "runner process has terminated": "runner_died",
     "llama-server process has terminated": "runner_died",
+    "llama runner process no longer running": "runner_died",
+    "llama-server process no longer running": "runner_died",
+    'msg="load failed"': "load_failures",
+    'msg="newllamaserver failed"': "load_failures",
+    'msg="error loading llama server"': "load_failures",
+    'msg="failed to create server"': "load_failures",
+    "predicted usage exceeds vram": "vram_overcommit",
+    "disabling mmap for llama-server load due to host memory pressure": "host_memory_pressure",
+    # the Go runners' prompt cache (DEBUG): a slot reused for a prompt, and a slot's cache thrown away
+    "loading cache slot": "cache_slot_loads",
+    "evicting cache slot": "cache_slot_evictions",
     "timed out waiting for llama runner to start": "load_timeouts",
     "timed out waiting for llama-server to start": "load_timeouts",
     # context
