@@ -249,3 +249,12 @@ def test_gpu_rejected_silent_without_a_refusal_or_after_a_start_with_a_gpu(specs
                 ollama_log=log('level=INFO source=gpu.go:377 msg="no compatible GPUs were discovered"')) == ()
     later = sample("log_inventory_cuda.log").splitlines()
     assert fire(specs["ollama-gpu-rejected"], ollama_log=log(AMD_REFUSED, *later)) == ()
+
+
+def test_automatic_parallel_turned_to_one_by_a_gpu_without_free_memory(specs):
+    line = ('time=2024-10-17T10:00:00.000Z level=INFO source=sched.go:185 msg="one or more GPUs detected that are unable '
+            'to accurately report free memory - disabling default concurrency"')
+    (f,) = fire(specs["ollama-one-slot"], ollama_config=config("0.5.7"), ollama_log=log(line))
+    assert "cannot report its free memory" in f.title and f.evidence[-1].text == line
+    # set explicitly: the message does not apply
+    assert fire(specs["ollama-one-slot"], ollama_config=config("0.5.7", OLLAMA_NUM_PARALLEL="4"), ollama_log=log(line)) == ()
