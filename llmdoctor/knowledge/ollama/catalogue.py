@@ -89,9 +89,12 @@ MESSAGES = (
         "server/sched.go:162 @ v0.1.33; server/sched.go:224 @ v0.5.7; server/sched.go:299 @ v0.32.15",
         r'loading first model"?\s+model=', "loading first model",
         facts=("a model load begins",), causes=("MODEL_UNLOAD",),
-        examples=[(f'time=2025-01-16T10:00:00.000Z level=DEBUG source=sched.go:224 msg="loading first model" model={_BLOB}',
+        examples=[('time=2024-08-04T06:18:50.451 level=DEBUG source=sched.go:219 msg="loading first model" model=C:\\Users\\'
+                   '<username>\\.ollama\\models\\blobs\\sha256-ff1d1fc78170d787ee1201778e2dd65ea211654ca5fb7d69b5a2e7b123a50373',
+                   "https://github.com/ollama/ollama/issues/6148"),
+                  (f'time=2025-01-16T10:00:00.000Z level=DEBUG source=sched.go:224 msg="loading first model" model={_BLOB}',
                    _R + "server/sched.go:224 @ v0.5.7")],
-        expect=[("load_count", 1), ("last_load.model", "sha256-6a0746a1ec1a")],
+        expect=[("load_count", 1), ("last_load.model", True)],
     ),
     message(
         "ollama.sched.new_model_will_fit", E, "v0.1.33-v0.9.6 (INFO from v0.3.x; gone at v0.12.11)",
@@ -669,7 +672,10 @@ MESSAGES = (
         r"requested context (?:size too large for model|length is greater than model max context length)",
         ("requested context size too large", "requested context length is greater"),
         facts=("num_ctx above the model's training context: cut to it",), causes=("CONTEXT_TRUNCATION",),
-        examples=[('time=2026-03-01T10:00:00.000Z level=WARN source=server.go:168 msg="requested context size too large for '
+        examples=[('Jun 29 00:03:19 trixie ollama[3307952]: time=2026-06-29T00:03:19.987Z level=WARN source=server.go:114 '
+                   'msg="requested context size too large for model" num_ctx=8192 n_ctx_train=2048',
+                   "https://github.com/open-webui/open-webui/issues/26457"),
+                  ('time=2026-03-01T10:00:00.000Z level=WARN source=server.go:168 msg="requested context size too large for '
                    'model" num_ctx=262144 n_ctx_train=131072', _R + "llm/server.go:168 @ v0.17.6"),
                   ('time=2024-04-16T10:00:00.000Z level=WARN source=server.go:51 msg="requested context length is greater '
                    'than model max context length" requested=32768 model=8192', _R + "llm/server.go:51 @ v0.1.32")],
@@ -846,9 +852,9 @@ MESSAGES = (
         "discover/runner.go:445 @ v0.12.11; discover/runner.go:462 @ v0.24.0; discover/runner.go:522 @ v0.32.15",
         r"failure during (?:llama-server )?GPU discovery", "gpu discovery",
         facts=("a GPU library failed its discovery run: its devices are not used",), causes=("CPU_SPILL",),
-        examples=[('time=2025-11-13T10:00:00.000Z level=INFO source=runner.go:445 msg="failure during GPU discovery" '
-                   'OLLAMA_LIBRARY_PATH="[/usr/lib/ollama /usr/lib/ollama/cuda_v12]" extra_envs=map[] '
-                   'error="runner crashed"', _R + "discover/runner.go:445 @ v0.12.11")],
+        examples=[('time=2025-12-03T03:17:28.308Z level=INFO source=runner.go:463 msg="failure during GPU discovery" '
+                   'OLLAMA_LIBRARY_PATH="[/usr/lib/ollama /usr/lib/ollama/cuda_v12]" extra_envs=map[GGML_CUDA_INIT:1] '
+                   'error="failed to finish discovery before timeout"', "https://github.com/ollama/ollama/issues/13308")],
         expect=[("no_gpu.count", 1)],
     ),
     message(
