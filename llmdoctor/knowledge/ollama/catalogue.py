@@ -27,7 +27,8 @@ MESSAGES = (
         "ollama.server.listening", E, "v0.1.20-v0.32.15 (log.Printf before v0.1.2x, slog after)",
         "server/routes.go:930 @ v0.1.20; server/routes.go:1143 @ v0.1.32; server/routes.go:2008 @ v0.32.15",
         r"Listening on \S+ \(version [^)\s]+\)", "listening on",
-        facts=("server version", "listen address"), causes=("OTHER",),
+        facts=("server version (it decides every default: OLLAMA_NUM_PARALLEL, context, keep-alive)", "listen address"),
+        causes=("QUEUEING", "CONTEXT_TRUNCATION"),
         examples=[('time=2024-03-18T03:00:29.515Z level=INFO source=routes.go:1110 msg="Listening on :11434 (version 0.1.29)"',
                    "tests/fixtures/k8s/logs_ollama_no_gpu_libraries.txt"),
                   ('time=2024-09-30T15:58:28.509Z level=INFO source=routes.go:1200 msg="Listening on [::]:11434 (version 0.3.12)"',
@@ -37,8 +38,9 @@ MESSAGES = (
         expect=[("version", True)],
     ),
     message(
-        "ollama.server.config", E, "v0.1.45-v0.32.15",
-        "server/routes.go:1060 @ v0.1.45; server/routes.go:1158 @ v0.3.14; server/routes.go:1951 @ v0.32.15",
+        "ollama.server.config", E, "v0.1.34-v0.32.15 (envconfig.AsMap to v0.1.38, Values after)",
+        "server/routes.go:989 @ v0.1.34; server/routes.go:1060 @ v0.1.45; server/routes.go:1158 @ v0.3.14; "
+        "server/routes.go:1951 @ v0.32.15",
         r'server config"?\s+env="?map\[', "server config",
         facts=("every OLLAMA_* value after parsing",), causes=("CONFIG_NOT_APPLIED", "QUEUEING", "MODEL_UNLOAD"),
         examples=[('2024/06/25 13:58:52 routes.go:1060: INFO server config env="map[CUDA_VISIBLE_DEVICES: GPU_DEVICE_ORDINAL: '
@@ -57,7 +59,7 @@ MESSAGES = (
     ),
     message(
         "ollama.envconfig.invalid_value", E, "v0.3.x-v0.32.15",
-        "envconfig/config.go:215 @ v0.5.7 (`invalid environment variable, using default`)",
+        "envconfig/config.go:188, :213 @ v0.3.14; envconfig/config.go:190, :215 @ v0.5.7; envconfig/config.go:263, :292 @ v0.32.15",
         r"invalid environment variable, using default", "invalid environment variable",
         facts=("an OLLAMA_* value Ollama could not parse and replaced by its default",), causes=("CONFIG_NOT_APPLIED",),
         examples=[("ollama  | 2025/01/16 04:29:39 config.go:215: WARN invalid environment variable, using default "
@@ -171,7 +173,7 @@ MESSAGES = (
     ),
     message(
         "ollama.runner.load_request", E, "v0.11.x-v0.24.0 (the Go runners' load handshake)",
-        "runner/ollamarunner/runner.go:1271 @ v0.12.11 (`msg=load request=...`)",
+        "runner/llamarunner/runner.go:893, runner/ollamarunner/runner.go:1271 @ v0.12.11 (`slog.Info(\"load\", \"request\", req)`)",
         r"msg=load request=\"\{[^}]*Parallel:\d+[^}]*KvSize:\d+", "load request",
         facts=("parallel slots", "KV size (context x parallel)", "GPU layers"), causes=("QUEUEING", "KV_CAPACITY"),
         examples=[('Dec 03 14:48:11 veritas ollama[1359]: time=2025-12-03T14:48:11.943-08:00 level=INFO source=runner.go:1271 '
