@@ -428,12 +428,16 @@ MESSAGES = (
         expect=[("max_pending.count", 1)],
     ),
     message(
-        "ollama.llm.no_slots", E, "v0.1.33-v0.24.0 (an error text, seen by clients)",
-        "llm/server.go:352 @ v0.1.33; llm/server.go:480 @ v0.3.14 (the runner's 503 as a status text; kept to v0.24.0)",
-        r"llm busy - no slots available", "llm busy - no slots available",
+        "ollama.llm.no_slots", E,
+        "v0.1.33-v0.24.0 (`llm busy - no slots available`, a status text); v0.3.x-v0.32.15 (`no slots available after "
+        "%d retries`, an error to the client)",
+        "llm/server.go:352 @ v0.1.33; llm/server.go:480, :561 @ v0.3.14; llm/llama_server.go:1263 @ v0.32.15",
+        r"llm busy - no slots available|no slots available after \d+ retries",
+        ("llm busy - no slots available", "no slots available after"),
         facts=("every runner slot busy: the request was refused",), causes=("QUEUE_FULL", "QUEUEING"),
         examples=[('`\\"error\\":\\"unexpected server status: llm busy - no slots available\\"}`',
-                   "tests/fixtures/ollama/client_error_v0133.txt")],
+                   "tests/fixtures/ollama/client_error_v0133.txt"),
+                  ('{"error":"no slots available after 10 retries"}', _R + "llm/server.go:561 @ v0.3.14")],
         expect=[("busy.count", 1)],
     ),
     message(
@@ -697,17 +701,6 @@ MESSAGES = (
                   ('time=2024-10-17T10:00:00.000Z level=WARN source=runner.go:121 msg="truncating input prompt" limit=2048 '
                    'prompt=91541 numKeep=5', _R + "llama/runner/runner.go:121 @ v0.3.14")],
         expect=[("truncations.count", 1), ("truncation_max_prompt", True)],
-    ),
-    message(
-        "ollama.ext_server.input_truncated", E, "v0.1.x-v0.3.14 (the C++ ext_server runner; VERBOSE at v0.1.32)",
-        "llm/ext_server/server.cpp:1749 @ v0.1.32; llm/ext_server/server.cpp:1676 @ v0.3.14",
-        r'input truncated(?:\s*\|\s*n_ctx=\d+|",\s*"n_ctx":\d+)', "input truncated",
-        facts=("context limit (n_ctx)", "tokens erased"), causes=("CONTEXT_TRUNCATION",),
-        examples=[('INFO [update_slots] input truncated | n_ctx=2048 n_erase=14097 n_keep=4 n_left=2044 n_shift=1022 '
-                   'tid="62632" timestamp=1721797206',
-                   "tests/fixtures/realcases/case105_ollama_old_runner_input_truncated_openai_client/journal.log")],
-        expect=[("cpp.shift_count", 1)],
-        note="the same words as llama.cpp's server of 2024, which ext_server forked",
     ),
     message(
         "ollama.server.truncating_messages", E, "v0.1.3x-v0.24.0 (DEBUG; `truncating native chat messages` at v0.32.15)",

@@ -1122,7 +1122,7 @@ RULES: tuple = (
     (_has("default context"), _VRAM_CTX, OllamaLogScanner._vram_context),
     (_gpu_init_words, GPU_INIT_FAILURE, _tally("gpu_init")),
     (_has_lower("no such file", "cannot access"), _LIBDIR_MISSING, _tally("libdir")),
-    (_has("llm busy - no slots available"), None, _tally("busy")),
+    (_has("llm busy - no slots available", "no slots available after"), None, _tally("busy")),
     (_always, None, OllamaLogScanner._llama_cpp),
     (lambda text, low: any(s in low for s in OOM_SUBSTRINGS), None, _tally("oom")),
 )
