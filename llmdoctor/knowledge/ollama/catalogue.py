@@ -75,13 +75,16 @@ MESSAGES = (
         r"|kv cache type not supported by model",
         ("quantized kv cache requested", "flash attention enabled but not supported", "must be enabled to use a quantized",
          "unsupported ollama_kv_cache_type", "kv cache type not supported"),
-        facts=("a flash-attention or KV-cache-type setting Ollama did not apply",), causes=("CONFIG_NOT_APPLIED",),
+        facts=("a flash-attention or KV-cache-type setting Ollama did not apply (type=\"\": none was asked for)",),
+        causes=("CONFIG_NOT_APPLIED",),
         examples=[('time=2025-01-20T10:00:00.000Z level=WARN source=server.go:234 msg="quantized kv cache requested but '
                    'flash attention disabled" type=q8_0', _R + "llm/server.go:234 @ v0.5.7"),
                   ('time=2026-03-01T10:00:00.000Z level=WARN source=server.go:203 msg="flash attention enabled but not '
                    'supported by gpu"', _R + "llm/server.go:203 @ v0.17.6"),
                   ('time=2026-03-01T10:00:00.000Z level=WARN source=server.go:227 msg="OLLAMA_FLASH_ATTENTION must be '
-                   'enabled to use a quantized OLLAMA_KV_CACHE_TYPE" type=q4_0', _R + "llm/server.go:227 @ v0.17.6")],
+                   'enabled to use a quantized OLLAMA_KV_CACHE_TYPE" type=q4_0', _R + "llm/server.go:227 @ v0.17.6"),
+                  ('time=2025-02-18T02:21:25.646Z level=WARN source=server.go:190 msg="kv cache type not supported by model" '
+                   'type=""', "https://github.com/ollama/ollama/issues/9181")],
         expect=[("settings_ignored.count", 1)],
     ),
 
@@ -878,8 +881,12 @@ MESSAGES = (
         r"msg=system\s+\S+=", "msg=system",
         facts=("the backends the runner loaded (CPU only: no GPU backend)",), causes=("CPU_SPILL",),
         examples=[('time=2025-05-21T17:49:23.905+08:00 level=INFO source=ggml.go:104 msg=system CPU.0.LLAMAFILE=1 '
-                   'compiler=cgo(gcc)', "tests/fixtures/realcases/case134_ollama_mixed_install_no_backends_cpu_only/journal.log")],
-        expect=[("runner_backends", ("CPU",))],
+                   'compiler=cgo(gcc)', "tests/fixtures/realcases/case134_ollama_mixed_install_no_backends_cpu_only/journal.log"),
+                  ('time=2025-08-20T11:52:12.286+02:00 level=INFO source=ggml.go:104 msg=system CPU.0.SSE3=1 CPU.0.SSSE3=1 '
+                   'CPU.0.AVX=1 CPU.0.AVX2=1 CPU.0.F16C=1 CPU.0.FMA=1 CPU.0.BMI2=1 CPU.0.LLAMAFILE=1 CPU.1.LLAMAFILE=1 '
+                   'CUDA.0.ARCHS=500,600,610,700,750,800,860,870,890,900,1200 CUDA.0.USE_GRAPHS=1 '
+                   'CUDA.0.PEER_MAX_BATCH_SIZE=128 compiler=cgo(gcc)', "https://github.com/ollama/ollama/issues/11983")],
+        expect=[("runner_backends", True)],
     ),
 )
 

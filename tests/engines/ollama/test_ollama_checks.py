@@ -258,3 +258,13 @@ def test_automatic_parallel_turned_to_one_by_a_gpu_without_free_memory(specs):
     assert "cannot report its free memory" in f.title and f.evidence[-1].text == line
     # set explicitly: the message does not apply
     assert fire(specs["ollama-one-slot"], ollama_config=config("0.5.7", OLLAMA_NUM_PARALLEL="4"), ollama_log=log(line)) == ()
+
+
+def test_spill_planned_by_the_0_1_x_estimate(specs):
+    # Ollama <= 0.1.32: `offload to gpu reallayers= layers=` (llm/server.go:128 @ v0.1.32), not layers.offload/model
+    line = ('time=2024-04-16T10:00:00.000Z level=INFO source=server.go:128 msg="offload to gpu" reallayers=27 layers=33 '
+            'required="7.8 GiB" used="5.9 GiB" available="6.0 GiB" kv="1.0 GiB" fulloffload="560.0 MiB" '
+            'partialoffload="585.0 MiB"')
+    (f,) = fire(specs["ollama-cpu-spill"], ollama_log=log(line))
+    assert "18%" in f.title and f.evidence[0].text == line
+    assert fire(specs["ollama-cpu-spill"], ollama_log=log(line.replace("reallayers=27", "reallayers=33"))) == ()
