@@ -367,7 +367,7 @@ MESSAGES = (
         facts=("keep_alive 0: the model is unloaded after each request",), causes=("MODEL_UNLOAD",),
         examples=[(f'time=2024-10-17T10:05:00.000Z level=DEBUG source=sched.go:332 msg="runner with zero duration has gone '
                    f'idle, expiring to unload" modelPath={_BLOB}', _R + "server/sched.go:332 @ v0.3.14")],
-        expect=[("expiries.count", 1)],
+        expect=[("expiries.count", 1), ("keep_alive_zero.count", 1)],
     ),
     message(
         "ollama.sched.idle_adding_timer", E, "v0.1.33-v0.32.15 (DEBUG)",

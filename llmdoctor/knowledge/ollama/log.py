@@ -86,6 +86,7 @@ MARKS = {
     "kv cache type not supported by model": "settings_ignored",
     # keep-alive (DEBUG), and the wait for an unloaded model's VRAM (server/sched.go)
     "non-zero duration has gone idle, adding timer": "keep_alive_timers",
+    "runner with zero duration has gone idle": "keep_alive_zero",  # keep_alive 0: unloaded after each request
     "vram usage didn't recover within timeout": "vram_not_recovered",
     "disabling default concurrency": "default_concurrency_off",
     # a client gave up on a request in flight (llm/server.go, llm/llama_server.go)

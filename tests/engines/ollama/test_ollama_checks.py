@@ -268,3 +268,20 @@ def test_spill_planned_by_the_0_1_x_estimate(specs):
     (f,) = fire(specs["ollama-cpu-spill"], ollama_log=log(line))
     assert "18%" in f.title and f.evidence[0].text == line
     assert fire(specs["ollama-cpu-spill"], ollama_log=log(line.replace("reallayers=27", "reallayers=33"))) == ()
+
+
+def test_keep_alive_zero_unloads_after_every_request(specs):
+    # server/sched.go:332 @ v0.3.14 (DEBUG): a request with keep_alive 0 has the model unloaded when it finishes
+    blob = "/root/.ollama/models/blobs/sha256-6a0746a1ec1aef3e7ec53868f220ff6e389f6f8ef87a01d77c96807de94ca2aa"
+    load = (f'time=2024-10-17T10:0{{0}}:00.000Z level=INFO source=server.go:388 msg="starting llama server" '
+            f'cmd="/usr/lib/ollama/runners/cuda_v12/ollama_llama_server --model {blob} --ctx-size 8192 --parallel 4 '
+            f'--port 3826{{0}}"')
+    idle = (f'time=2024-10-17T10:0{{0}}:30.000Z level=DEBUG source=sched.go:332 msg="runner with zero duration has gone '
+            f'idle, expiring to unload" modelPath={blob}')
+    lines = [x.format(n) for n in range(3) for x in (load, idle)]
+    (f,) = fire(specs["ollama-keepalive-unload"], ollama_log=log(*lines))
+    assert "keep_alive 0" in f.title and "3 time(s)" in f.title and "zero duration" in f.evidence[0].text
+    # one unload is no pattern; a keep-alive timer is the healthy line
+    assert fire(specs["ollama-keepalive-unload"], ollama_log=log(*lines[:2])) == ()
+    timer = idle.replace("zero duration has gone idle, expiring to unload", "non-zero duration has gone idle, adding timer")
+    assert fire(specs["ollama-keepalive-unload"], ollama_log=log(*[x.format(n) for n in range(3) for x in (load, timer)])) == ()
