@@ -856,6 +856,40 @@ MESSAGES = (
         expect=[("no_gpu.count", 1)],
     ),
     message(
+        "ollama.discover.rocm_no_devices", E, "v0.1.2x-v0.9.6 (Windows HIP)",
+        "gpu/amd_hip_windows.go:97, :101 @ v0.1.32; discover/amd_hip_windows.go:103, :107 @ v0.3.14",
+        r"AMD ROCm reports no devices found|failed call to hipGetDeviceCount",
+        ("amd rocm reports no devices found", "failed call to hipgetdevicecount"),
+        facts=("the HIP runtime found no AMD device, or failed",), causes=("CPU_SPILL",),
+        examples=[('time=2024-10-17T10:00:00.000Z level=INFO source=amd_hip_windows.go:103 msg="AMD ROCm reports no devices '
+                   'found"', _R + "discover/amd_hip_windows.go:103 @ v0.3.14"),
+                  ('time=2024-10-17T10:00:00.000Z level=WARN source=amd_hip_windows.go:107 msg="failed call to '
+                   'hipGetDeviceCount" status=100 error="no ROCm-capable device is detected"',
+                   _R + "discover/amd_hip_windows.go:107 @ v0.3.14")],
+        expect=[("no_gpu.count", 1)],
+    ),
+    message(
+        "ollama.discover.native_probe_failed", E, "v0.30.0-v0.32.15 (the error inside the discovery failure line)",
+        "discover/native_probe_linux.go:286, :304; discover/native_probe_windows.go:176, :194, :268 @ v0.32.15",
+        r"(?:cuInit|cuDeviceGetCount|hipGetDeviceCount) failed: -?\d+",
+        ("cuinit failed", "cudevicegetcount failed", "hipgetdevicecount failed"),
+        facts=("the CUDA/HIP driver call that failed, with its code (999: the driver lost the GPU)",), causes=("CPU_SPILL",),
+        examples=[('time=2026-08-01T07:00:00.000Z level=INFO source=runner.go:522 msg="failure during llama-server GPU '
+                   'discovery" OLLAMA_LIBRARY_PATH="[/usr/lib/ollama /usr/lib/ollama/cuda_v12]" extra_envs=map[] '
+                   'error="cuInit failed: 999" detail=""', _R + "discover/native_probe_linux.go:286 @ v0.32.15")],
+        expect=[("no_gpu.count", 1), ("gpu_init_failures.count", 1)],
+    ),
+    message(
+        "ollama.discover.vulkan_disabled", E, "v0.12.x-v0.24.0",
+        "discover/runner.go:98 @ v0.12.11; discover/runner.go:106 @ v0.24.0",
+        r"experimental Vulkan support disabled\.\s+To enable, set OLLAMA_VULKAN=1", "experimental vulkan support disabled",
+        facts=("Ollama's Vulkan runner is off unless OLLAMA_VULKAN=1 (a GPU only Vulkan drives stays unused)",),
+        causes=("CPU_SPILL", "CONFIG_NOT_APPLIED"),
+        examples=[('time=2025-11-13T10:00:00.000Z level=INFO source=runner.go:98 msg="experimental Vulkan support disabled.  '
+                   'To enable, set OLLAMA_VULKAN=1"', _R + "discover/runner.go:98 @ v0.12.11")],
+        expect=[("vulkan_off.count", 1)],
+    ),
+    message(
         "ollama.payload.dynamic_libraries", E, "v0.1.2x-v0.5.x (`Dynamic LLM libraries [..]` to v0.3.x, `runners=` after)",
         "llm/payload.go:41 @ v0.1.32; runners/common.go:49 @ v0.3.14; server/routes.go:1267 @ v0.5.7",
         r'Dynamic LLM libraries(?:"?\s+runners="?)?\s*\[', "dynamic llm libraries",

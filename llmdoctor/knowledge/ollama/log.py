@@ -37,7 +37,8 @@ OOM_SUBSTRINGS = ("out of memory", "out-of-memory", "out of device memory", "cud
                   # the scheduler, in its own words (server/sched.go >= 0.30): a load or a request ran out of memory
                   "runtime oom detected", "reducing automatic context and retrying")
 # CUDA error 999 (cudaErrorUnknown) at start-up is the suspend/resume signature (ollama#5464, #6647)
-GPU_INIT_FAILURE = LazyPattern(r"(?:cudaSetDevice err|cudart init failure|cuda driver library init failure|cuInit err)\W+999"
+GPU_INIT_FAILURE = LazyPattern(r"(?:cudaSetDevice err|cudart init failure|cuda driver library init failure|cuInit err"
+                               r"|cuInit failed)\W+999"
                                r"|unable to init gpu", re.I)
 
 _ANSI = LazyPattern(r"\x1b\[[0-9;]*m")
@@ -123,6 +124,12 @@ MARKS = {
     "no nvidia devices detected": "no_gpu",
     "failure during gpu discovery": "no_gpu",
     "failure during llama-server gpu discovery": "no_gpu",
+    "amd rocm reports no devices found": "no_gpu",
+    "failed call to hipgetdevicecount": "no_gpu",
+    "hipgetdevicecount failed": "no_gpu",  # discover/native_probe_*.go (0.30+), as the discovery error
+    "cuinit failed": "no_gpu",
+    "cudevicegetcount failed": "no_gpu",
+    "experimental vulkan support disabled": "vulkan_off",
     # ... or found one and refused it: the device, its driver or the ROCm library does not qualify
     "cuda gpu is too old": "gpu_rejected",
     "amdgpu detected, but no compatible rocm library": "gpu_rejected",
