@@ -380,6 +380,47 @@ MESSAGES = (
         expect=[("keep_alive_timers.count", 1)],
     ),
     message(
+        "ollama.sched.reloading", E, "v0.9.x-v0.32.15 (DEBUG)",
+        "server/sched.go:151 @ v0.9.6; server/sched.go:161 @ v0.12.11; server/sched.go:187 @ v0.24.0",
+        r"msg=reloading\s+runner\.", "msg=reloading",
+        facts=("a loaded model is reloaded because a request asked for other options (num_ctx, num_gpu ...)",),
+        causes=("MODEL_UNLOAD",),
+        examples=[(f'time=2025-11-13T10:00:00.000Z level=DEBUG source=sched.go:161 msg=reloading '
+                   f'runner.name=registry.ollama.ai/library/qwen3:8b runner.size="6.2 GiB" runner.vram="6.2 GiB" '
+                   f'runner.parallel=1 runner.pid=12345 runner.model={_BLOB} runner.num_ctx=4096',
+                   _R + "server/sched.go:161 @ v0.12.11")],
+        expect=[("option_reloads.count", 1)],
+    ),
+    message(
+        "ollama.sched.evaluating_already_loaded", E, "v0.1.33-v0.9.6 (DEBUG)",
+        "server/sched.go:575 @ v0.3.14",
+        r'msg="evaluating already loaded"', "evaluating already loaded",
+        facts=("a request for a loaded model: whether it can reuse it (what follows says if it was expired)",),
+        causes=("MODEL_UNLOAD",),
+        examples=[('time=2024-11-20T21:26:53.535-05:00 level=DEBUG source=sched.go:575 msg="evaluating already loaded" '
+                   'model=C:\\Users\\me\\.ollama\\models\\blobs\\sha256-d7e4b00a7d7a8d03d4eed9b0f3f61a427e9f0fc5dea6aeb414e41dee23dc8ecc',
+                   "tests/fixtures/evidence/ollama-model-evicted/journal.log")],
+    ),
+    message(
+        "ollama.sched.waiting_for_unload", E, "v0.1.33-v0.32.15 (DEBUG)",
+        "server/sched.go:203 @ v0.1.33; server/sched.go:296 @ v0.3.14; server/sched.go:350 @ v0.32.15",
+        r"waiting for pending requests to complete and unload to occur", "waiting for pending requests to complete",
+        facts=("a load waits until the model it replaces finishes its requests and unloads",),
+        causes=("MODEL_UNLOAD", "QUEUEING"),
+        examples=[(f'time=2024-10-17T10:00:00.000Z level=DEBUG source=sched.go:296 msg="waiting for pending requests to '
+                   f'complete and unload to occur" modelPath={_BLOB}', _R + "server/sched.go:296 @ v0.3.14")],
+        expect=[("unload_waits.count", 1)],
+    ),
+    message(
+        "ollama.sched.pending_cancelled", E, "v0.1.3x-v0.32.15 (DEBUG)",
+        "server/sched.go:129 @ v0.3.14; server/sched.go:238 @ v0.32.15",
+        r"pending request cancelled or timed out, skipping scheduling", "pending request cancelled or timed out",
+        facts=("a queued request's client gave up before it was scheduled",), causes=("QUEUEING",),
+        examples=[('time=2024-10-17T10:00:00.000Z level=DEBUG source=sched.go:129 msg="pending request cancelled or timed '
+                   'out, skipping scheduling"', _R + "server/sched.go:129 @ v0.3.14")],
+        expect=[("queue_abandoned.count", 1)],
+    ),
+    message(
         "ollama.sched.vram_not_recovered", E, "v0.1.35-v0.32.15 (WARN; DEBUG at v0.32.15)",
         "server/sched.go:646 @ v0.5.7; server/sched.go:1492 @ v0.32.15",
         r"gpu VRAM usage didn't recover within timeout", "vram usage didn't recover",

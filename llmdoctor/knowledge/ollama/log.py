@@ -89,6 +89,11 @@ MARKS = {
     "non-zero duration has gone idle, adding timer": "keep_alive_timers",
     "runner with zero duration has gone idle": "keep_alive_zero",  # keep_alive 0: unloaded after each request
     "vram usage didn't recover within timeout": "vram_not_recovered",
+    # the scheduler's DEBUG lines: a loaded model reloaded for a request with other options (num_ctx ...),
+    # a new load waiting for the old model's requests to drain, a queued request whose client gave up
+    "msg=reloading": "option_reloads",
+    "waiting for pending requests to complete and unload to occur": "unload_waits",
+    "pending request cancelled or timed out": "queue_abandoned",
     "disabling default concurrency": "default_concurrency_off",
     # a client gave up on a request in flight (llm/server.go, llm/llama_server.go)
     "due to client closing the connection": "client_aborts",
