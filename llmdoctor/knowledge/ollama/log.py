@@ -76,8 +76,9 @@ _DETECTED = LazyPattern(r'msg="detected GPUs"[^\n]*?count=(\d+)|msg="inference c
 _LIBDIR_MISSING = LazyPattern(r"lib[/\\]ollama\S*[’'\"]?:? No such file or directory|cannot access\s+\S*lib[/\\]ollama")
 GPU_BACKEND_NAMES = ("CUDA", "ROCm", "HIP", "Vulkan", "Metal", "MTL", "SYCL", "OpenCL", "CANN", "MUSA")
 # Lines that are counted and nothing more, in every version's words (lower case; see
-# knowledge/ollama/catalogue.py for where each is printed): one alternation, searched once per
-# line, then the line goes on to the rows below (a counted line may carry other facts too).
+# knowledge/ollama/catalogue.py for where each is printed). Tried on the lines no row above took
+# (after the llama.cpp lines), behind MARK_GATES: plain substring tests, each a word of some
+# marks, cheap where an alternation of every phrase over every line is not.
 MARKS = {
     # a flash-attention / KV-cache-type setting that was not applied (llm/server.go 0.5-0.24)
     "quantized kv cache requested but flash attention disabled": "settings_ignored",
@@ -145,6 +146,13 @@ MARKS = {
     "version mismatch between driver and cuda driver library": "gpu_rejected",
 }
 MARKED = tuple(dict.fromkeys(MARKS.values()))
+MARK_GATES = ("flash attention", "kv_cache_type", "kv cache type", "gone idle", "didn't recover", "concurrency",
+              "closing the connection", "too large", "layout", "commit memory", "terminated", "no longer running",
+              "timed out waiting", "requested context", "truncating", "low vram", "no compatible", "nvidia devices",
+              "amdgpu", "gpu discovery", "rocm reports", "hipgetdevicecount", "cuinit failed", "cudevicegetcount",
+              "vulkan", "too old", "version mismatch", "load failed", "newllamaserver", "error loading",
+              "failed to create server", "predicted usage", "host memory pressure", "cache slot", "msg=reloading",
+              "pending request")
 _MARK = LazyPattern("|".join(re.escape(k) for k in sorted(MARKS, key=len, reverse=True)))
 _VRAM_CTX = LazyPattern(r'vram-based default context"?\s+total_vram="?([^"]+?)"?\s+default_num_ctx=(\d+)')
 
@@ -898,6 +906,8 @@ class OllamaLogScanner:
             return True
         if any(e in text for e in EXPIRIES):
             self.t["expire"].add(source, text)
+            if "zero duration has gone idle" in text:  # keep_alive 0 (a MARKS count: this row takes the line)
+                self.t["keep_alive_zero"].add(source, text)
             return True
         m = _SCHED_LOAD.search(text) if "msg=" in text else None
         if m:
@@ -1090,7 +1100,10 @@ def _offload_estimate(text: str, low: str) -> bool:
 
 
 def _marked(text: str, low: str) -> bool:
-    return _MARK.search(low) is not None
+    for gate in MARK_GATES:
+        if gate in low:
+            return True
+    return False
 
 
 def _scheduler_words(text: str, low: str) -> bool:
@@ -1114,7 +1127,6 @@ RULES: tuple = (
     (_offload_estimate, None, OllamaLogScanner._estimator_start),
     (_has("client connection closed before server finished loading",
           "client connection closed before llama-server finished loading"), None, _tally("load_aborted")),
-    (_marked, None, OllamaLogScanner._mark),
     (_scheduler_words, None, OllamaLogScanner._scheduler_line),
     (_has("cmd="), _START_CMD, OllamaLogScanner._runner_command),
     (_has("load request"), _LOAD_REQ, OllamaLogScanner._load_request),
@@ -1137,6 +1149,7 @@ RULES: tuple = (
     (_has_lower("no such file", "cannot access"), _LIBDIR_MISSING, _tally("libdir")),
     (_has("llm busy - no slots available", "no slots available after"), None, _tally("busy")),
     (_always, None, OllamaLogScanner._llama_cpp),
+    (_marked, None, OllamaLogScanner._mark),
     (lambda text, low: any(s in low for s in OOM_SUBSTRINGS), None, _tally("oom")),
 )
 
