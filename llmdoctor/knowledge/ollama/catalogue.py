@@ -275,6 +275,14 @@ MESSAGES = (
                    'msg="loaded runners" count=1', "tests/fixtures/ollama/log_v011_runner_journal.log")],
     ),
     message(
+        "ollama.old.starting_llama_runner", E, "v0.1.0-v0.1.17 (log.Print)",
+        "llm/llama.go:310 @ v0.1.0; llm/llama.go:436 @ v0.1.17",
+        r"llama\.go:\d+: starting llama runner\b", "starting llama runner",
+        facts=("a model load begins",), causes=("MODEL_UNLOAD",),
+        examples=[("2023/10/08 06:05:44 llama.go:313: starting llama runner", "https://github.com/ollama/ollama/issues/734")],
+        expect=[("load_count", 1)],
+    ),
+    message(
         "ollama.old.vram_layers", E, "v0.1.0-v0.1.17 (log.Printf; `MiB` at v0.1.0, `MB` after)",
         "llm/llama.go:238 @ v0.1.0; llm/llama.go:291 @ v0.1.10; llm/llama.go:300 @ v0.1.17",
         r"\d+ Mi?B VRAM available, loading up to \d+ GPU layers", "vram available, loading up to",
@@ -528,6 +536,22 @@ MESSAGES = (
     ),
 
     # -- memory fit and offload -------------------------------------------------------------
+    message(
+        "ollama.sched.gpu_memory", E,
+        "v0.3.x-v0.32.15 (`updated VRAM based on existing loaded models`), v0.11.x-v0.32.15 (`gpu memory`)",
+        "server/sched.go:507 @ v0.3.14; llm/server.go:686 @ v0.11.11; server/sched.go:496, :684 @ v0.17.6; "
+        "server/sched.go:620, :1332 @ v0.32.15",
+        r'msg="gpu memory"\s+id=|updated VRAM based on existing loaded models', ('msg="gpu memory"', "updated vram based on"),
+        facts=("free VRAM per GPU when a model loads (what other models and processes left)",),
+        causes=("CPU_SPILL", "MODEL_UNLOAD"),
+        examples=[('Sep 17 10:59:12 freebear ollama[1373]: time=2025-09-17T10:59:12.406+02:00 level=INFO source=server.go:686 '
+                   'msg="gpu memory" id=GPU-c780ce2e-fd07-cc30-a3df-c3cd23cf8953 available="10.1 GiB" free="10.5 GiB" '
+                   'minimum="457.0 MiB" overhead="0 B"', "https://github.com/ollama/ollama/issues/12305"),
+                  ('time=2025-01-16T10:00:00.000Z level=INFO source=sched.go:507 msg="updated VRAM based on existing loaded '
+                   'models" gpu=GPU-4e6d6c87-524c-3720-e9a4-e2010f88f2c4 library=cuda total="23.6 GiB" available="9.8 GiB"',
+                   _R + "server/sched.go:507 @ v0.5.7")],
+        expect=[("gpu_memory.count", 1)],
+    ),
     message(
         "ollama.sched.predicted_exceeds_vram", E, "v0.1.4x-v0.32.15",
         "server/sched.go:499 @ v0.5.7; server/sched.go:676 @ v0.17.6; server/sched.go:1324 @ v0.32.15",

@@ -48,6 +48,7 @@ _GIN = LazyPattern(r"\[\s*GIN\s*\]\s*(\d{4}/\d{2}/\d{2}) - (\d{2}:\d{2}:\d{2})\s
                    r"\s*([0-9][0-9.hmsuµμn]*)\s*\|\s*(\S*)\s*\|\s*([A-Z]+)\s*\"([^\"]*)\"")
 _DEVICE_MEM = LazyPattern(r'msg="(model weights|kv cache|compute graph)" device=(\S+) size="([^"]+)"')
 _STARTED = LazyPattern(r"(llama runner|llama-server) started in ([\d.]+) seconds")
+_OLD_RUNNER_START = LazyPattern(r"\bllama\.go:\d+: starting llama runner\b")
 _START_CMD = LazyPattern(r'msg="starting (?:llama server|runner|llama-server)"\s+cmd=')
 _CTX = LazyPattern(r"(?:--ctx-size|(?<!\S)-c)[ =](\d+)")
 _PAR = LazyPattern(r"(?:--parallel|(?<!\S)-np)[ =](\d+)")
@@ -113,6 +114,8 @@ MARKS = {
     'msg="error loading llama server"': "load_failures",
     'msg="failed to create server"': "load_failures",
     "predicted usage exceeds vram": "vram_overcommit",
+    'msg="gpu memory"': "gpu_memory",  # free VRAM per GPU at a load (0.11+)
+    "updated vram based on existing loaded models": "gpu_memory",
     "disabling mmap for llama-server load due to host memory pressure": "host_memory_pressure",
     # the Go runners' prompt cache (DEBUG): a slot reused for a prompt, and a slot's cache thrown away
     "loading cache slot": "cache_slot_loads",
@@ -152,7 +155,7 @@ MARK_GATES = ("flash attention", "kv_cache_type", "kv cache type", "gone idle", 
               "amdgpu", "gpu discovery", "rocm reports", "hipgetdevicecount", "cuinit failed", "cudevicegetcount",
               "vulkan", "too old", "version mismatch", "load failed", "newllamaserver", "error loading",
               "failed to create server", "predicted usage", "host memory pressure", "cache slot", "msg=reloading",
-              "pending request")
+              "pending request", "gpu memory", "updated vram")
 _MARK = LazyPattern("|".join(re.escape(k) for k in sorted(MARKS, key=len, reverse=True)))
 _VRAM_CTX = LazyPattern(r'vram-based default context"?\s+total_vram="?([^"]+?)"?\s+default_num_ctx=(\d+)')
 
@@ -816,6 +819,10 @@ class OllamaLogScanner:
         self._count_ctx(d["model"], d["ctx_size"])
         return True
 
+    def _old_runner_start(self, m, text, source, at) -> bool:
+        self._start_load(at, source, text)
+        return True
+
     def _load_request(self, m, text, source, at) -> bool:
         cur = self._ensure_load(at, source, text)
         cur.d["parallel"] = int(m.group(1))
@@ -1129,6 +1136,8 @@ RULES: tuple = (
           "client connection closed before llama-server finished loading"), None, _tally("load_aborted")),
     (_scheduler_words, None, OllamaLogScanner._scheduler_line),
     (_has("cmd="), _START_CMD, OllamaLogScanner._runner_command),
+    # Ollama <= 0.1.1x (llm/llama.go, log.Print): no command line in the log, only the start
+    (_has("llama.go:"), _OLD_RUNNER_START, OllamaLogScanner._old_runner_start),
     (_has("load request"), _LOAD_REQ, OllamaLogScanner._load_request),
     (_has("load_backend"), _BACKEND, OllamaLogScanner._backend),
     (_has("offloading output layer to CPU"), None, OllamaLogScanner._output_on_cpu),
