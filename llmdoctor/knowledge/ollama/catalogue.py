@@ -5,7 +5,8 @@ is what is matched). The table format: knowledge/messages.py.
 Read at v0.1.20, v0.1.32, v0.1.33, v0.1.45, v0.2.8, v0.3.14, v0.4.7, v0.5.7, v0.6.8, v0.9.6,
 v0.11.11, v0.12.11, v0.17.6, v0.24.0, v0.30.0 and v0.32.15 (`git grep` of slog calls, Errorf
 and errors.New in server/, llm/, runner/, llama/runner/, discover/, gpu/, ml/, envconfig/, and
-LOG_* in llm/ext_server/). "a-b" versions are the first and last of those tags that print the
+LOG_* in llm/ext_server/), with v0.1.0, v0.1.10, v0.1.17, v0.1.34-v0.1.41 and v0.3.0/v0.3.4 where a
+wording began or changed. Example lines: real ones from the fixtures or public reports first. "a-b" versions are the first and last of those tags that print the
 wording; a wording may be older or newer by a release or two. The llama.cpp lines Ollama's runner
 prints (llm_load_tensors, load_tensors, llama_context, ggml_cuda_init ...) are the llamacpp table's.
 
