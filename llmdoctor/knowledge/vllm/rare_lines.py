@@ -29,8 +29,13 @@ from llmdoctor.parsing import LazyPattern
 
 EXACT_LINES = 65536  # lines of a log searched for the marks wherever they stand (~10 MB)
 CONTEXT_MARKS = ("exceeds limit of", "maximum model length of", "maximum context length is",
-                 "cannot be greater than max_model_len")
-SETTINGS_MARKS = ("non-default args: {", "engine with config: ", "engine (v")
+                 "cannot be greater than max_model_len", "xt length ", "exceeds the capacity of block_manager")
+SETTINGS_MARKS = ("non-default args: {", "engine with config: ", "engine (v", "x_num_batched_tokens=",
+                  "x model len ", "x gpu_memory_utilization (", "ser-specified max_model_len")
+# start-up lines about the KV cache without "KV cache" in them: the concurrency line (read here
+# when it stands apart from its size line) and the refusal to start with no room for any block
+NO_KV_MEMORY = "No available memory for the cache blocks"
+START_MARKS = ("ximum concurrency for ", NO_KV_MEMORY)
 BUSY_MARK = "cannot accept new requests"
 # (character found by memchr, the words it must begin on the line to anchor it)
 V_ANCHORS = ("ValueError", "VLLMValidationError")  # the scanner's own 'V' loop finds these
@@ -39,13 +44,18 @@ _ANCHORS_B = tuple((c.encode(), tuple(w.encode() for w in words)) for c, words i
 V_ANCHORS_B = tuple(w.encode() for w in V_ANCHORS)
 # The exact search in bytes: fewer passes than one per mark, each a superset of its marks'
 # lines (a rarer first character stops less often); "non-default args: {" by memchr on "{".
-_CONTEXT_OR_LIMIT = LazyPattern(rb"x(?:ceeds limit of|imum model length of|imum context length is|_model_len)")
+_CONTEXT_OR_LIMIT = LazyPattern(rb"x(?:ceeds (?:limit of|the capacity of block_manager)|imum (?:model length of|context "
+                                rb"length is|concurrency for )|_model_len|t length |_num_batched_tokens=| model len "
+                                rb"| gpu_memory_utilization \()")
 _ENGINE_CONFIG = LazyPattern(rb"gine (?:with config: |\(v)")  # 'g' is rarer than 'n': fewer stops
+# (every other mark holds an 'x' that the first finds: "Maximum", "context", "max_...", "exceeds";
+# the one without, NO_KV_MEMORY, is found by a plain find, at memchr speed)
+_LITERALS_B = (NO_KV_MEMORY.encode(),)
 _BUSY = LazyPattern(re.escape(BUSY_MARK.encode()))
 
 
 def marks_for(busy: bool) -> tuple[str, ...]:
-    return ((BUSY_MARK,) if busy else ()) + CONTEXT_MARKS + SETTINGS_MARKS
+    return ((BUSY_MARK,) if busy else ()) + CONTEXT_MARKS + SETTINGS_MARKS + START_MARKS
 
 
 @lru_cache(maxsize=4)
@@ -79,6 +89,12 @@ def exact_starts(buf, begin: int, end: int, marks: tuple[str, ...]) -> set[int]:
                 ls, le = line_bounds(buf, nl, begin, end, m.start())
                 starts.add(ls)
                 m = search(buf, le + 1, end) if le < end else None
+        for literal in _LITERALS_B:
+            p = find(literal, begin, end)
+            while p != -1:
+                ls, le = line_bounds(buf, nl, begin, end, p)
+                starts.add(ls)
+                p = find(literal, le + 1, end) if le < end else -1
         p = find(b"{", begin, end)
         while p != -1:
             if startswith(b"non-default args: {", p - 18):

@@ -123,7 +123,8 @@ class VllmLogSummary(Record):
                  "max_waiting", "max_in_flight", "prompt_heavy_waiting_lines", "waiting_lines", "kv_capacity",
                  "startups", "max_seq_len_error", "queue_overflows", "queue_overflow_example",
                  "engine_version", "prompts_too_long", "prompt_too_long_examples", "prompt_too_long_max",
-                 "output_too_long", "settings", "lines")
+                 "output_too_long", "prompts_over_kv_capacity", "no_kv_memory", "max_model_len_refused", "settings",
+                 "lines")
 
     def __init__(
         self,
@@ -158,6 +159,9 @@ class VllmLogSummary(Record):
         prompt_too_long_examples: tuple[str, ...] = (),
         prompt_too_long_max: tuple[int, int] | None = None,
         output_too_long: int = 0,
+        prompts_over_kv_capacity: int = 0,
+        no_kv_memory: str | None = None,
+        max_model_len_refused: tuple[int, int | None] | None = None,
         settings: dict | None = None,
         lines: int = 0,
     ) -> None:
@@ -192,6 +196,9 @@ class VllmLogSummary(Record):
         self.prompt_too_long_examples = prompt_too_long_examples
         self.prompt_too_long_max = prompt_too_long_max  # (prompt tokens, limit)
         self.output_too_long = output_too_long  # of prompts_too_long: refused for max_tokens beyond the room left
+        self.prompts_over_kv_capacity = prompts_over_kv_capacity  # of prompts_too_long: beyond the whole KV cache (V0)
+        self.no_kv_memory = no_kv_memory  # the refusal to start with no memory for any KV block (the line)
+        self.max_model_len_refused = max_model_len_refused  # (asked, the model's own) when vLLM refused it
         self.settings = {} if settings is None else settings  # from `non-default args: {...}` / V0 `with config:`
         self.lines = lines  # lines read (the feeding paths count a final empty line apart)
 
@@ -199,9 +206,15 @@ class VllmLogSummary(Record):
         """All but `lines` (not compared: the feeding paths count a final empty line apart)."""
         return tuple(getattr(self, n) for n in self.__slots__[:-1])
     @property
+    def last_stats(self) -> StatsLine | None:
+        """The last stats record read, if any."""
+        return self.recent_stats[-1] if self.recent_stats else None
+
+    @property
     def empty(self) -> bool:
-        return not (self.preemption_warnings or self.stats_lines or self.kv_capacity
-                    or self.max_seq_len_error or self.queue_overflows or self.prompts_too_long or self.settings)
+        return not (self.preemption_warnings or self.stats_lines or self.kv_capacity or self.max_seq_len_error
+                    or self.queue_overflows or self.prompts_too_long or self.settings or self.no_kv_memory
+                    or self.max_model_len_refused)
 
     def summary(self) -> list[tuple[str, str]]:
         out = []

@@ -164,6 +164,22 @@ EDGE = [
     "ERROR 05-09 00:49:32 serving.py:1] max_tokens=9000 cannot be greater than max_model_len=4096",
     "ERROR 05-09 00:49:32 serving.py:1] The prompt (length 9000) is longer than the maximum model length of 4096",
     "INFO: prompt {x} and max_tokens, Prefix (v engine",
+    # the message catalogue's additions (rare lines found by the exact search's 'x' and literal finds)
+    "INFO 05-09 00:49:29 [scheduler.py:307] Chunked prefill is enabled with max_num_batched_tokens=2048.",
+    "INFO 05-09 00:49:29 [model.py:2152] Using max model len 8192",
+    "INFO 05-09 00:49:29 worker.py:267] the current vLLM instance can use total_gpu_memory (79.19GiB) x "
+    "gpu_memory_utilization (0.90) = 71.27GiB",
+    "ValueError: User-specified max_model_len (131072) is greater than the derived max_model_len (None=8192 in "
+    "model's config.json).",
+    "ERROR 05-09 00:49:31 engine.py:366] ValueError: No available memory for the cache blocks. Try increasing "
+    "`gpu_memory_utilization` when initializing the engine.",
+    "No available memory for the cache blocks.",
+    "WARNING 05-09 00:49:31 scheduler.py:965] Input prompt (40000 tokens) + lookahead slots (0) is too long and "
+    "exceeds the capacity of block_manager",
+    "ValueError: The prompt (total length 9000) is too long to fit into the model (context length 8192).",
+    "ValueError: This model's maximum context length is 8192 tokens. However, your request has 9500 input tokens.",
+    "Maximum concurrency for 2048 tokens per request: 10.79x",
+    "max_completion_tokens=40000 cannot be greater than max_model_len=32768.",
     "",
 ]
 
