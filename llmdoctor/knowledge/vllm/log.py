@@ -46,6 +46,7 @@ from llmdoctor.knowledge.vllm.quiet_stats import AVG, QuietRegion, kv_full_mark,
 from llmdoctor.knowledge.vllm.stats_frames import frame_items
 from llmdoctor.knowledge.vllm.rare_lines import (
     BUSY_MARK,
+    DESIRED_UTIL,
     NO_KV_MEMORY,
     EXACT_LINES,
     V_ANCHORS,
@@ -61,6 +62,7 @@ from llmdoctor.knowledge.vllm.rare_lines import (
 from llmdoctor.knowledge.vllm.records import (  # noqa: F401  (re-exported: the scan's result types)
     KvCapacity,
     MaxSeqLenError,
+    MemoryShort,
     Run,
     StatsLine,
     VllmLogSummary,
@@ -83,7 +85,7 @@ _PREEMPT = LazyPattern(r"is preempted (?:by|in) (?:PreemptionMode\.)?(\w+) mode"
 _CUMULATIVE = LazyPattern(r"(?:total_num_cumulative_preemption|total_cumulative_preemption_cnt)=(\d+)")
 _STATS_BODY = (
     r"Running: (\d+) reqs, (?:Swapped: (\d+) reqs, )?(Pending|Waiting): (\d+) reqs, "
-    r"((?:[A-Za-z][A-Za-z ]*: [^,%]*, )*?)"  # Deferred, KV fetch, Preemptions, future fields
+    r"((?:[A-Za-z][A-Za-z ]*: [^,%]*, (?:\d[^,%:]*, )*)*?)"  # Deferred, KV fetch (3 counts), Preemptions, future fields
     r"(\w+) KV cache usage: (\d+(?:\.\d+)?)%"
     r"(?:, CPU KV cache usage: (\d+(?:\.\d+)?)%)?"
     r"(?:, Prefix cache hit rate: (\d+(?:\.\d+)?)%)?"
@@ -125,6 +127,9 @@ _TOO_LONG_OTHER = LazyPattern(r"maximum context length is (\d+) tokens(?:\.| and
 _LOOKAHEAD = "exceeds the capacity of block_manager"  # V0: the prompt can never fit the KV cache
 _USER_MAX_LEN = LazyPattern(r"User-specified max_model_len \((\d+)\) is greater than the derived max_model_len"
                             r"(?: \(\w+=(\d+))?")
+_MEMORY_SHORT = LazyPattern(r"ree memory on device (?:\S+ )?\((\d+(?:\.\d+)?)/(\d+(?:\.\d+)?) GiB\) on startup is less "
+                            r"than desired GPU memory utilization \((\d+(?:\.\d+)?), (\d+(?:\.\d+)?) GiB\)")
+_DESIRED_UTIL = LazyPattern(r"Desired GPU memory utilization is \((\d+(?:\.\d+)?), ")
 _CHUNKED = LazyPattern(r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)")
 _USING_MAX_LEN = LazyPattern(r"Using max model len (\d+)")
 _GPU_UTIL = LazyPattern(r"x gpu_memory_utilization \((\d+(?:\.\d+)?)\)")
@@ -192,6 +197,7 @@ class VllmLogScanner:
         self.output_too_long = 0
         self.over_kv_capacity = 0  # V0 refusals: the prompt exceeds the whole KV cache
         self.no_kv_memory: str | None = None
+        self.memory_short: MemoryShort | None = None
         self.max_len_refused: tuple[int, int | None] | None = None
         self.settings: dict = {}
         self.kv_full_pct = kv_full_pct
@@ -434,6 +440,10 @@ class VllmLogScanner:
         spans: list = []  # QuietRegion.spans: pairs (a quiet line's start, end) or (a parsed line's records, None)
         quiet_since = 0  # quiet lines not yet told to the scanner's state (see _quiet_told)
 
+        if begin >= anchored_from and startswith(v_words, begin):  # (the loop starts past a region's first byte)
+            ls, le = line_bounds(buf, nl, begin, end, begin)
+            if holds_mark(buf, ls, le, self._marks_b if is_bytes else self._marks):
+                starts.add(ls)
         p = find(char, begin + 1, end)
         while p != -1:
             ls = rfind(nl, begin, p) + 1
@@ -667,8 +677,20 @@ class VllmLogScanner:
         if "Maximum concurrency for" in line:  # apart from its size line (read in its window otherwise)
             self._kv_line(line)
             return
+        if DESIRED_UTIL in line:
+            m = _MEMORY_SHORT.search(line)
+            if m:
+                free, total, util, want = (float(x) for x in m.groups())
+                if self.memory_short is None:
+                    self.memory_short = MemoryShort(free, total, util, want, short_line(line))
+                self.settings.setdefault("gpu_memory_utilization", util)
+            else:
+                m = _DESIRED_UTIL.search(line)
+                if m:
+                    self.settings.setdefault("gpu_memory_utilization", float(m.group(1)))
+            return
         if NO_KV_MEMORY in line:
-            if self.no_kv_memory is None:
+            if self.no_kv_memory is None or "raise " in self.no_kv_memory:  # (the message, not its source line)
                 self.no_kv_memory = short_line(line)
             return
         if "User-specified max_model_len" in line:
@@ -914,6 +936,7 @@ class VllmLogScanner:
             output_too_long=self.output_too_long,
             prompts_over_kv_capacity=self.over_kv_capacity,
             no_kv_memory=self.no_kv_memory,
+            gpu_memory_short=self.memory_short,
             max_model_len_refused=self.max_len_refused,
             settings=dict(self.settings),
             lines=self.lines,

@@ -35,7 +35,8 @@ SETTINGS_MARKS = ("non-default args: {", "engine with config: ", "engine (v", "x
 # start-up lines about the KV cache without "KV cache" in them: the concurrency line (read here
 # when it stands apart from its size line) and the refusal to start with no room for any block
 NO_KV_MEMORY = "No available memory for the cache blocks"
-START_MARKS = ("ximum concurrency for ", NO_KV_MEMORY)
+DESIRED_UTIL = "esired GPU memory utilization"  # 'Desired ... is (U, R GiB)'; '... is less than desired ...'
+START_MARKS = ("ximum concurrency for ", NO_KV_MEMORY, DESIRED_UTIL)
 BUSY_MARK = "cannot accept new requests"
 # (character found by memchr, the words it must begin on the line to anchor it)
 V_ANCHORS = ("ValueError", "VLLMValidationError")  # the scanner's own 'V' loop finds these
@@ -49,8 +50,8 @@ _CONTEXT_OR_LIMIT = LazyPattern(rb"x(?:ceeds (?:limit of|the capacity of block_m
                                 rb"| gpu_memory_utilization \()")
 _ENGINE_CONFIG = LazyPattern(rb"gine (?:with config: |\(v)")  # 'g' is rarer than 'n': fewer stops
 # (every other mark holds an 'x' that the first finds: "Maximum", "context", "max_...", "exceeds";
-# the one without, NO_KV_MEMORY, is found by a plain find, at memchr speed)
-_LITERALS_B = (NO_KV_MEMORY.encode(),)
+# the ones without, NO_KV_MEMORY and DESIRED_UTIL, by a plain find each, at memchr speed)
+_LITERALS_B = (NO_KV_MEMORY.encode(), DESIRED_UTIL.encode())
 _BUSY = LazyPattern(re.escape(BUSY_MARK.encode()))
 
 

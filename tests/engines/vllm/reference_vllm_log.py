@@ -36,6 +36,7 @@ from llmdoctor.knowledge.evidence_line import short_line
 from llmdoctor.knowledge.vllm.records import (  # noqa: F401  (re-exported: the scan's result types)
     KvCapacity,
     MaxSeqLenError,
+    MemoryShort,
     Run,
     StatsLine,
     VllmLogSummary,
@@ -59,7 +60,7 @@ SETTINGS_MARKS = ("non-default args: {", "engine with config: ", "engine (v", "C
                   "Using max model len", "x gpu_memory_utilization (", "User-specified max_model_len")
 # (later additions, the message catalogue's: a "Maximum concurrency" line apart from its size
 # line, the refusal to start without memory for any KV block)
-START_MARKS = ("Maximum concurrency for", "No available memory for the cache blocks")
+START_MARKS = ("Maximum concurrency for", "No available memory for the cache blocks", "esired GPU memory utilization")
 PEEK_LINES = 3  # window after a trigger for "Maximum concurrency" / the V0 prefix-cache line
 MAX_LINE = 64 * 1024  # longer lines are cut (bounded memory on a log without newlines)
 
@@ -68,7 +69,7 @@ _PREEMPT = re.compile(r"is preempted (?:by|in) (?:PreemptionMode\.)?(\w+) mode")
 _CUMULATIVE = re.compile(r"(?:total_num_cumulative_preemption|total_cumulative_preemption_cnt)=(\d+)")
 _STATS_BODY = (
     r"Running: (\d+) reqs, (?:Swapped: (\d+) reqs, )?(Pending|Waiting): (\d+) reqs, "
-    r"((?:[A-Za-z][A-Za-z ]*: [^,%]*, )*?)"  # Deferred, KV fetch, Preemptions, future fields
+    r"((?:[A-Za-z][A-Za-z ]*: [^,%]*, (?:\d[^,%:]*, )*)*?)"  # Deferred, KV fetch (3 counts), Preemptions, future fields
     r"(\w+) KV cache usage: (\d+(?:\.\d+)?)%"
     r"(?:, CPU KV cache usage: (\d+(?:\.\d+)?)%)?"
     r"(?:, Prefix cache hit rate: (\d+(?:\.\d+)?)%)?"
@@ -104,6 +105,8 @@ _TOO_LONG = (
 # refusals without a prompt token count: a character pre-check, output tokens beyond the limit
 _TOO_LONG_OTHER = re.compile(r"maximum context length is (\d+) tokens\.|max_(?:completion_)?tokens=\d+ cannot be "
                              r"greater than max_model_len=(\d+)")
+_MEMORY_SHORT = re.compile(r"ree memory on device (?:\S+ )?\((\d+(?:\.\d+)?)/(\d+(?:\.\d+)?) GiB\) on startup is less "
+                           r"than desired GPU memory utilization \((\d+(?:\.\d+)?), (\d+(?:\.\d+)?) GiB\)")
 _USER_MAX_LEN = re.compile(r"User-specified max_model_len \((\d+)\) is greater than the derived max_model_len"
                            r"(?: \(\w+=(\d+))?")
 _EFFECTIVE = ((re.compile(r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)"), "max_num_batched_tokens"),
@@ -158,6 +161,7 @@ class VllmLogScanner:
         self.too_long_max: tuple[int, int] | None = None  # (prompt tokens, limit) of the largest
         self.over_kv_capacity = 0
         self.no_kv_memory = None
+        self.memory_short = None
         self.max_len_refused = None
         self.settings: dict = {}
         self.kv_full_pct = kv_full_pct
@@ -443,8 +447,21 @@ class VllmLogScanner:
         if "Maximum concurrency for" in line:
             self._kv_line(line)
             return
+        if "esired GPU memory utilization" in line:
+            m = _MEMORY_SHORT.search(line)
+            if m:
+                free, total, util, want = (float(x) for x in m.groups())
+                if self.memory_short is None:
+                    self.memory_short = MemoryShort(free, total, util, want, short_line(line))
+                self.settings.setdefault("gpu_memory_utilization", util)
+            else:
+                m = re.search(r"Desired GPU memory utilization is \((\d+(?:\.\d+)?), ", line)
+                if m:
+                    self.settings.setdefault("gpu_memory_utilization", float(m.group(1)))
+            return
         if "No available memory for the cache blocks" in line:
-            self.no_kv_memory = self.no_kv_memory or short_line(line)
+            if self.no_kv_memory is None or "raise " in self.no_kv_memory:
+                self.no_kv_memory = short_line(line)
             return
         if "User-specified max_model_len" in line:
             m = _USER_MAX_LEN.search(line)
@@ -680,6 +697,7 @@ class VllmLogScanner:
             prompt_too_long_max=self.too_long_max,
             prompts_over_kv_capacity=self.over_kv_capacity,
             no_kv_memory=self.no_kv_memory,
+            gpu_memory_short=self.memory_short,
             max_model_len_refused=self.max_len_refused,
             settings=dict(self.settings),
             lines=self.lines,

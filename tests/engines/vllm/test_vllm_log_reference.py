@@ -180,6 +180,14 @@ EDGE = [
     "ValueError: This model's maximum context length is 8192 tokens. However, your request has 9500 input tokens.",
     "Maximum concurrency for 2048 tokens per request: 10.79x",
     "max_completion_tokens=40000 cannot be greater than max_model_len=32768.",
+    "(EngineCore_0 pid=1810465) ERROR 09-03 11:03:37 [core.py:712] ValueError: Free memory on device (7.34/139.72 GiB) "
+    "on startup is less than desired GPU memory utilization (0.9, 125.75 GiB). Decrease GPU memory utilization or "
+    "reduce GPU memory used by other processes.",
+    "INFO 05-09 00:49:30 [gpu_worker.py:372] Free memory on device (78.5/79.2 GiB) on startup. Desired GPU memory "
+    "utilization is (0.85, 67.3 GiB). Actual usage is 14.9 GiB for weight",
+    "(APIServer pid=7) INFO 05-02 10:00:10 [loggers.py:341] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg "
+    "generation throughput: 120.0 tokens/s, Running: 8 reqs, Waiting: 20 reqs, KV fetch: 4 waiting to start, 2 in "
+    "progress, 1 completed waiting, Preemptions: 3, GPU KV cache usage: 88.0%, Prefix cache hit rate: 40.0%",
     "",
 ]
 
