@@ -29,6 +29,8 @@ I3676 = "https://github.com/vllm-project/vllm/issues/3676"
 X1715 = "https://github.com/xorbitsai/inference/issues/1715"
 I10439 = "https://github.com/vllm-project/vllm/issues/10439"
 I21348 = "https://github.com/vllm-project/vllm/issues/21348"
+I20305 = "https://github.com/vllm-project/vllm/issues/20305"
+KVC29 = "https://github.com/ovg-project/kvcached/issues/29"
 
 _PREEMPT_TAIL = ("because there is not enough KV cache space. This can affect the end-to-end performance. "
                  "Increase gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. ")
@@ -92,6 +94,9 @@ MESSAGES = (
             ("INFO 07-28 06:40:59 [loggers.py:118] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg generation "
              "throughput: 239.2 tokens/s, Running: 8 reqs, Waiting: 0 reqs, GPU KV cache usage: 91.2%, "
              "Prefix cache hit rate: 0.0%", I18115),
+            ("INFO 02-19 23:58:05 loggers.py:78] Avg prompt throughput: 512.3 tokens/s, Avg generation throughput: "
+             "96.0 tokens/s, Running: 4 reqs, Waiting: 0 reqs, GPU KV cache usage: 2.1%, Prefix cache hit rate: 0.0%",
+             "rendered from vllm/v1/metrics/loggers.py:79 @ v0.7.3"),
         ],
         expect=[("stats_lines", 1), ("engine_version", "v1"), ("last_stats.kv_device", "GPU"),
                 ("last_stats.prefix_hit_pct", 0.0)],
@@ -440,7 +445,7 @@ MESSAGES = (
              "lead to incorrect model outputs or CUDA errors. Make sure the value is correct and within the model "
              "context size.", X1715),
         ],
-        expect=[("max_model_len_refused", True)],
+        expect=[("max_model_len_over_model", True)],
     ),
     message(
         "vLLM.config.swap_space_too_large", E, "0.2-0.11.x (V0 swap space; gone with --swap-space)",
@@ -596,7 +601,190 @@ MESSAGES = (
     ),
     # -- queue refusals (QUEUE_FULL) -----------------------------------------------------------------
     message(
-        "vLLM.queue.overflow_error", E, "0.12-≥0.33 (not in 0.11.0) (--max-num-queued-reqs: a 503 to the client, the exception logged)",
+        "vLLM.stats.v1_kv_fetch", E, "0.33 (seen; after 0.11): a KV connector's fetches, three counts in one part",
+        "vllm/v1/metrics/loggers.py:306 @ v0.33.0",
+        r"Waiting: \d+ reqs, (?:Deferred: \d+ reqs, )?KV fetch: \d+ waiting to start, \d+ in progress, \d+ completed "
+        r"waiting",
+        "kv fetch: ",
+        facts=("waiting requests", "requests waiting for KV from a connector (LMCache, NIXL)"),
+        causes=("QUEUEING", "KV_CAPACITY"),
+        examples=[("(APIServer pid=7) INFO 05-02 10:00:10 [loggers.py:341] Engine 000: Avg prompt throughput: 0.0 "
+                   "tokens/s, Avg generation throughput: 120.0 tokens/s, Running: 8 reqs, Waiting: 20 reqs, KV fetch: "
+                   "4 waiting to start, 2 in progress, 1 completed waiting, Preemptions: 3, GPU KV cache usage: 88.0%, "
+                   "Prefix cache hit rate: 40.0%", "rendered from vllm/v1/metrics/loggers.py:306 @ v0.33.0")],
+        expect=[("max_waiting", 20), ("v1_preemptions", 3), ("last_stats.kv_usage_pct", 88.0)],
+        note="Before this entry the whole line was skipped: its counts after 'KV fetch: ' broke the key: value run.",
+    ),
+    message(
+        "vLLM.stats.v1_iteration_details", E, "0.33 (--enable-logging-iteration-details)",
+        "vllm/v1/metrics/loggers.py:199 @ v0.33.0",
+        r"Iteration\(\d+\): \d+ context requests, \d+ context tokens, \d+ generation requests",
+        "context requests, ",
+        facts=("prefill (context) and decode requests per step", "KV cache usage"), causes=("PREFILL",),
+        examples=[("(EngineCore pid=90) INFO 05-02 10:00:10 [loggers.py:199] Iteration(1200): 2 context requests, 8192 "
+                   "context tokens, 30 generation requests, 30 generation tokens, iteration elapsed time: 412.50 ms, "
+                   "GPU KV cache usage: 71.0%", "rendered from vllm/v1/metrics/loggers.py:199 @ v0.33.0")],
+        note="Not a stats record (no Running/Waiting): the scanner counts none; a per-step view of prefill.",
+    ),
+    message(
+        "vLLM.kv.gpu_memory_short", E, "0.9-0.11 (V1 worker, at device init)",
+        "vllm/v1/worker/gpu_worker.py:146 @ v0.9.2, :181 @ v0.10.2, :188 @ v0.11.0",
+        r"Free memory on device \([\d.]+/[\d.]+ GiB\) on startup is less than desired GPU memory utilization "
+        r"\([\d.]+, [\d.]+ GiB\)",
+        "esired gpu memory utilization",
+        facts=("free GPU memory at start-up", "gpu_memory_utilization", "memory it asks for"),
+        causes=("KV_CAPACITY",),
+        examples=[
+            ("(EngineCore_0 pid=1810465) ERROR 09-03 11:03:37 [core.py:712] ValueError: Free memory on device "
+             "(7.34/139.72 GiB) on startup is less than desired GPU memory utilization (0.9, 125.75 GiB). Decrease "
+             "GPU memory utilization or reduce GPU memory used by other processes.",
+             FX + "startup_gpu_memory_short_23192.log"),
+            ("[multiproc_executor.py:492] ValueError: Free memory on device (31.44/47.38 GiB) on startup is less than "
+             "desired GPU memory utilization (0.95, 45.01 GiB). Decrease GPU memory utilization or reduce GPU memory "
+             "used by other processes.", I20305),
+        ],
+        expect=[("gpu_memory_short.free_gib", True), ("gpu_memory_short.requested_gib", True),
+                ("settings.gpu_memory_utilization", True)],
+    ),
+    message(
+        "vLLM.kv.gpu_memory_short_device", E, "0.33 (the check moved to v1/worker/utils.py; the device named)",
+        "vllm/v1/worker/utils.py:763 @ v0.33.0",
+        r"Free memory on device \S+ \([\d.]+/[\d.]+ GiB\) on startup is less than desired GPU memory utilization",
+        "esired gpu memory utilization",
+        facts=("free GPU memory at start-up", "gpu_memory_utilization", "memory it asks for"),
+        causes=("KV_CAPACITY",),
+        examples=[("(EngineCore_DP0 pid=6940) ValueError: Free memory on device cuda:0 (19.77/22.05 GiB) on startup is "
+                   "less than desired GPU memory utilization (0.9, 19.84 GiB). Decrease GPU memory utilization or reduce "
+                   "GPU memory used by other processes.", "rendered from vllm/v1/worker/utils.py:763 @ v0.33.0")],
+        expect=[("gpu_memory_short.free_gib", 19.77), ("gpu_memory_short.total_gib", 22.05),
+                ("settings.gpu_memory_utilization", 0.9)],
+    ),
+    message(
+        "vLLM.kv.desired_utilization", E, "0.11-≥0.33 (V1 worker, the memory summary after profiling)",
+        "vllm/v1/worker/gpu_worker.py:372 @ v0.11.0, :1045 @ v0.33.0",
+        r"Free memory on device .*on startup\. Desired GPU memory utilization is \([\d.]+, [\d.]+ GiB\)",
+        "esired gpu memory utilization",
+        facts=("free GPU memory at start-up", "gpu_memory_utilization in effect", "weights, activation, CUDA graph memory"),
+        causes=("KV_CAPACITY",),
+        examples=[("(EngineCore_DP0 pid=90) INFO 05-02 10:00:03 [gpu_worker.py:372] Free memory on device (78.5/79.19 "
+                   "GiB) on startup. Desired GPU memory utilization is (0.85, 67.31 GiB). Actual usage is 14.96 GiB for "
+                   "weight, 1.26 GiB for peak activation, 0.18 GiB for non-torch memory, and 0.51 GiB for CUDAGraph "
+                   "memory. Replace gpu_memory_utilization config with `--kv-cache-memory=53364932608` to fit into "
+                   "requested memory, or `--kv-cache-memory=66327293952` to fully utilize gpu memory. Current kv cache "
+                   "memory in use is 53364932608 bytes.", "rendered from vllm/v1/worker/gpu_worker.py:372 @ v0.11.0")],
+        expect=[("settings.gpu_memory_utilization", 0.85)],
+    ),
+    message(
+        "vLLM.kv.cudagraph_memory_profiling", E, "0.21-≥0.33 (CUDA graph memory counted against the KV budget)",
+        "vllm/v1/worker/gpu_worker.py:786 @ v0.33.0",
+        r"CUDA graph memory profiling is enabled .*The current --gpu-memory-utilization=[\d.]+ is equivalent to "
+        r"--gpu-memory-utilization=[\d.]+",
+        "cuda graph memory profiling is enabled",
+        facts=("gpu_memory_utilization", "the share CUDA graphs take", "a smaller KV cache than before 0.21"),
+        causes=("KV_CAPACITY",),
+        examples=[("(EngineCore pid=90) INFO 05-02 10:00:03 [gpu_worker.py:786] CUDA graph memory profiling is enabled "
+                   "(default since v0.21.0). The current --gpu-memory-utilization=0.9000 is equivalent to "
+                   "--gpu-memory-utilization=0.8870 without CUDA graph memory profiling. To maintain the same effective "
+                   "KV cache size as before, increase --gpu-memory-utilization to 0.9130. To disable, set "
+                   "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0.", "rendered from vllm/v1/worker/gpu_worker.py:786 @ v0.33.0")],
+        note="Not read: no cheap mark; the KV size lines after it carry the capacity.",
+    ),
+    message(
+        "vLLM.kv.memory_profiling_summary_v1", E, "0.9-≥0.33 (MemoryProfilingResult, one line)",
+        "vllm/utils/__init__.py:2396 @ v0.9.2; vllm/utils/mem_utils.py:218 @ v0.33.0",
+        r"Memory profiling takes [\d.]+ seconds\. Total non KV cache memory: [\d.]+ ?GiB", "memory profiling takes",
+        facts=("memory outside the KV cache (weights, activations, non-torch)",), causes=("KV_CAPACITY",),
+        examples=[("(EngineCore pid=90) DEBUG 05-02 10:00:03 [gpu_worker.py:771] Memory profiling takes 4.12 seconds. "
+                   "Total non KV cache memory: 16.41GiB; torch peak memory increase: 1.26GiB; total consumed (from "
+                   "mem_get_info): 15.15GiB; weights memory: 14.96GiB.", "rendered from vllm/utils/mem_utils.py:218 @ v0.33.0")],
+    ),
+    message(
+        "vLLM.kv.num_gpu_blocks_override", E, "0.4-≥0.33 (--num-gpu-blocks-override)",
+        "vllm/v1/core/kv_cache_utils.py:627 @ v0.8.5; vllm/v1/core/kv_cache_planning.py:1526 @ v0.33.0",
+        r"Overriding num_gpu_blocks=\d+ with num_gpu_blocks_override=\d+", "num_gpu_blocks_override=",
+        facts=("KV blocks profiled", "KV blocks forced"), causes=("KV_CAPACITY", "CONFIG_NOT_APPLIED"),
+        examples=[("INFO 05-02 10:00:03 [kv_cache_utils.py:627] Overriding num_gpu_blocks=7191 with "
+                   "num_gpu_blocks_override=512", "rendered from vllm/v1/core/kv_cache_utils.py:627 @ v0.8.5")],
+    ),
+    message(
+        "vLLM.config.batched_tokens_below_max_len", E, "0.2-≥0.33 (without chunked prefill; a start-up refusal)",
+        "vllm/config.py:693 @ v0.4.3, :2027 @ v0.8.5; vllm/config/scheduler.py:239 @ v0.11.0, :324 @ v0.33.0",
+        r"max_num_batched_tokens \(\d+\) is smaller than max_model_len \(\d+\)", "is smaller than max_model_len",
+        facts=("max_num_batched_tokens", "max_model_len"), causes=("CONFIG_NOT_APPLIED", "CONTEXT_TRUNCATION"),
+        examples=[("ValueError: max_num_batched_tokens (2048) is smaller than max_model_len (32768). This effectively "
+                   "limits the maximum sequence length to max_num_batched_tokens and makes vLLM reject longer "
+                   "sequences. Please increase max_num_batched_tokens or decrease max_model_len.",
+                   "rendered from vllm/config.py:2027 @ v0.8.5")],
+    ),
+    message(
+        "vLLM.config.chunked_prefill_experimental", E, "0.4.x ('Chunked prefill is enabled (EXPERIMENTAL).')",
+        "vllm/config.py:676 @ v0.4.3",
+        r"Chunked prefill is enabled \(EXPERIMENTAL\)", "chunked prefill is enabled (",
+        facts=("chunked prefill on",), causes=("PREFILL",),
+        examples=[("INFO 06-10 12:00:01 config.py:676] Chunked prefill is enabled (EXPERIMENTAL).",
+                   "rendered from vllm/config.py:676 @ v0.4.3")],
+    ),
+    message(
+        "vLLM.swap.no_cpu_swap_space", E, "0.4-0.10.2 (V0 scheduler: a swapped request could not be kept)",
+        "vllm/core/scheduler.py:1131 @ v0.4.3, :1826 @ v0.8.5",
+        r"Aborted due to the lack of CPU swap space", "lack of cpu swap space",
+        facts=("CPU swap space exhausted",), causes=("SWAP",),
+        examples=[("RuntimeError: Aborted due to the lack of CPU swap space. Please increase the swap space to avoid "
+                   "this error.", "rendered from vllm/core/scheduler.py:1131 @ v0.4.3")],
+    ),
+    message(
+        "vLLM.startup.platform_detected", E, "0.7-≥0.33 ('cpu' means the engine computes on the CPU)",
+        "vllm/platforms/__init__.py:239 @ v0.8.5, :216 @ v0.11.0, :287 @ v0.33.0",
+        r"Automatically detected platform \w+\.", "automatically detected platform",
+        facts=("the platform vLLM runs on (cuda, rocm, cpu, xpu, tpu)",), causes=("CPU_SPILL",),
+        examples=[("INFO 07-17 00:07:05 [__init__.py:244] Automatically detected platform cuda.", KVC29),
+                  ("INFO 05-02 10:00:01 [__init__.py:239] Automatically detected platform cpu.",
+                   "rendered from vllm/platforms/__init__.py:239 @ v0.8.5")],
+        note="Read by knowledge/containers/no_gpu.py (the cpu platform), not by the log scanner.",
+    ),
+    message(
+        "vLLM.startup.no_platform", E, "0.7-0.11 (info/warning; debug from 0.33)",
+        "vllm/platforms/__init__.py:244 @ v0.8.5, :221 @ v0.11.0, :291 @ v0.33.0",
+        r"No platform detected, vLLM is running on UnspecifiedPlatform", "no platform detected",
+        facts=("no GPU platform found",), causes=("CPU_SPILL",),
+        examples=[("INFO 05-02 10:00:01 [__init__.py:244] No platform detected, vLLM is running on UnspecifiedPlatform",
+                   "rendered from vllm/platforms/__init__.py:244 @ v0.8.5")],
+        note="Read by knowledge/containers/no_gpu.py, not by the log scanner.",
+    ),
+    message(
+        "vLLM.startup.cpu_kvcache_space_default", E, "0.5-0.11 (CPU backend: 'GB' to 0.6, 'GiB' from 0.10)",
+        "vllm/platforms/cpu.py:72 @ v0.6.6.post1, :118 @ v0.11.0",
+        r"Environment variable VLLM_CPU_KVCACHE_SPACE \(Gi?B\) for CPU backend is not set, using 4 by default",
+        "vllm_cpu_kvcache_space",
+        facts=("CPU backend", "KV cache of 4 GiB by default"), causes=("CPU_SPILL", "KV_CAPACITY"),
+        examples=[("WARNING 05-02 10:00:01 [cpu.py:118] Environment variable VLLM_CPU_KVCACHE_SPACE (GiB) for CPU "
+                   "backend is not set, using 4 by default.", "rendered from vllm/platforms/cpu.py:118 @ v0.11.0")],
+    ),
+    message(
+        "vLLM.startup.cudagraph_capture_advice", E, "0.4-0.10 (V0 model runner, before capturing)",
+        "vllm/worker/model_runner.py:854 @ v0.4.3, :1456 @ v0.8.5",
+        r"Capturing (?:the model for CUDA graphs|cudagraphs for decoding)\. This may lead to unexpected consequences",
+        "this may lead to unexpected consequences",
+        facts=("CUDA graphs on (memory taken from the KV budget)",), causes=("KV_CAPACITY",),
+        examples=[("INFO 12-19 22:58:27 model_runner.py:1415] Capturing cudagraphs for decoding. This may lead to "
+                   "unexpected consequences if the model is not static. To run the model in eager mode, set "
+                   "'enforce_eager=True' or use '--enforce-eager' in the CLI. If out-of-memory error occurs during "
+                   "cudagraph capture, consider decreasing `gpu_memory_utilization` or switching to eager mode. You can "
+                   "also reduce the `max_num_seqs` as needed to decrease memory usage.", P11349)],
+    ),
+    message(
+        "vLLM.queue.busy_client_body", E, "between 0.11 and 0.33 (absent at 0.11.0)-≥0.33 (the 503 body a client receives)",
+        "vllm/exceptions.py:171 @ v0.33.0",
+        r"The engine is currently busy and cannot accept new requests", "cannot accept new requests",
+        facts=("requests refused because the request queue is full",), causes=("QUEUE_FULL",),
+        examples=[("{\"error\":{\"message\":\"The engine is currently busy and cannot accept new requests. Please try "
+                   "again later or on a different instance.\",\"type\":\"ServiceUnavailableError\",\"param\":null,"
+                   "\"code\":503}", "rendered from vllm/exceptions.py:171 @ v0.33.0")],
+        note="Counted where the text is what clients received (client_errors.txt); in a server log only the logged "
+             "QueueOverflowError counts, so `summarize` (a server log) has no expect here.",
+    ),
+    message(
+        "vLLM.queue.overflow_error", E, "between 0.11 and 0.33 (absent at 0.11.0)-≥0.33 (--max-num-queued-reqs: a 503 to the client, the exception logged)",
         "vllm/exceptions.py:171 @ v0.33.0; raised at vllm/v1/engine/async_llm.py:369 @ v0.33.0",
         r"QueueOverflowError", "queueoverflowerror",
         facts=("requests refused because the request queue is full",), causes=("QUEUE_FULL",),

@@ -198,7 +198,7 @@ class VllmLogScanner:
         self.over_kv_capacity = 0  # V0 refusals: the prompt exceeds the whole KV cache
         self.no_kv_memory: str | None = None
         self.memory_short: MemoryShort | None = None
-        self.max_len_refused: tuple[int, int | None] | None = None
+        self.max_len_over_model: tuple[int, int | None] | None = None
         self.settings: dict = {}
         self.kv_full_pct = kv_full_pct
         self.preempt_warnings = 0
@@ -695,8 +695,8 @@ class VllmLogScanner:
             return
         if "User-specified max_model_len" in line:
             m = _USER_MAX_LEN.search(line)
-            if m and self.max_len_refused is None:
-                self.max_len_refused = (int(m.group(1)), _int(m.group(2)))
+            if m and self.max_len_over_model is None:
+                self.max_len_over_model = (int(m.group(1)), _int(m.group(2)))
             return
         if self._effective_setting(line):
             return
@@ -937,7 +937,7 @@ class VllmLogScanner:
             prompts_over_kv_capacity=self.over_kv_capacity,
             no_kv_memory=self.no_kv_memory,
             gpu_memory_short=self.memory_short,
-            max_model_len_refused=self.max_len_refused,
+            max_model_len_over_model=self.max_len_over_model,
             settings=dict(self.settings),
             lines=self.lines,
             engine_version=self._last_version or ("v0" if self._saw_v0 else None),

@@ -138,9 +138,8 @@ class VllmLogSummary(Record):
                  "max_waiting", "max_in_flight", "prompt_heavy_waiting_lines", "waiting_lines", "kv_capacity",
                  "startups", "max_seq_len_error", "queue_overflows", "queue_overflow_example",
                  "engine_version", "prompts_too_long", "prompt_too_long_examples", "prompt_too_long_max",
-                 "output_too_long", "prompts_over_kv_capacity", "no_kv_memory", "gpu_memory_short", "max_model_len_refused",
-                 "settings",
-                 "lines")
+                 "output_too_long", "prompts_over_kv_capacity", "no_kv_memory", "gpu_memory_short",
+                 "max_model_len_over_model", "settings", "lines")
 
     def __init__(
         self,
@@ -178,7 +177,7 @@ class VllmLogSummary(Record):
         prompts_over_kv_capacity: int = 0,
         no_kv_memory: str | None = None,
         gpu_memory_short: MemoryShort | None = None,
-        max_model_len_refused: tuple[int, int | None] | None = None,
+        max_model_len_over_model: tuple[int, int | None] | None = None,
         settings: dict | None = None,
         lines: int = 0,
     ) -> None:
@@ -216,7 +215,8 @@ class VllmLogSummary(Record):
         self.prompts_over_kv_capacity = prompts_over_kv_capacity  # of prompts_too_long: beyond the whole KV cache (V0)
         self.no_kv_memory = no_kv_memory  # the refusal to start with no memory for any KV block (the line)
         self.gpu_memory_short = gpu_memory_short
-        self.max_model_len_refused = max_model_len_refused  # (asked, the model's own) when vLLM refused it
+        self.max_model_len_over_model = max_model_len_over_model  # (asked, the model's own) when it exceeds the model's
+        # config: refused (ValueError), or only warned of with VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
         self.settings = {} if settings is None else settings  # from `non-default args: {...}` / V0 `with config:`
         self.lines = lines  # lines read (the feeding paths count a final empty line apart)
 
@@ -232,7 +232,7 @@ class VllmLogSummary(Record):
     def empty(self) -> bool:
         return not (self.preemption_warnings or self.stats_lines or self.kv_capacity or self.max_seq_len_error
                     or self.queue_overflows or self.prompts_too_long or self.settings or self.no_kv_memory
-                    or self.gpu_memory_short or self.max_model_len_refused)
+                    or self.gpu_memory_short or self.max_model_len_over_model)
 
     def summary(self) -> list[tuple[str, str]]:
         out = []

@@ -162,7 +162,7 @@ class VllmLogScanner:
         self.over_kv_capacity = 0
         self.no_kv_memory = None
         self.memory_short = None
-        self.max_len_refused = None
+        self.max_len_over_model = None
         self.settings: dict = {}
         self.kv_full_pct = kv_full_pct
         self.preempt_warnings = 0
@@ -465,8 +465,8 @@ class VllmLogScanner:
             return
         if "User-specified max_model_len" in line:
             m = _USER_MAX_LEN.search(line)
-            if m and self.max_len_refused is None:
-                self.max_len_refused = (int(m.group(1)), int(m.group(2)) if m.group(2) else None)
+            if m and self.max_len_over_model is None:
+                self.max_len_over_model = (int(m.group(1)), int(m.group(2)) if m.group(2) else None)
             return
         for rx, key in _EFFECTIVE:
             m = rx.search(line)
@@ -698,7 +698,7 @@ class VllmLogScanner:
             prompts_over_kv_capacity=self.over_kv_capacity,
             no_kv_memory=self.no_kv_memory,
             gpu_memory_short=self.memory_short,
-            max_model_len_refused=self.max_len_refused,
+            max_model_len_over_model=self.max_len_over_model,
             settings=dict(self.settings),
             lines=self.lines,
             engine_version=self._last_version or ("v0" if self._saw_v0 else None),

@@ -85,7 +85,7 @@ def test_no_memory_for_any_kv_block_is_a_start_up_refusal(tmp_path, specs):
 def test_a_healthy_start_up_is_quiet(tmp_path, specs):
     text = (REAL32 / "startup.log").read_text()  # the recorded 0.32 server: it started and served
     summary = scan_vllm_lines(text.split("\n"))
-    assert summary.gpu_memory_short is None and summary.no_kv_memory is None and summary.max_model_len_refused is None
+    assert summary.gpu_memory_short is None and summary.no_kv_memory is None and summary.max_model_len_over_model is None
     assert summary.prompts_over_kv_capacity == 0
     s = log_store(tmp_path, text)
     assert run_check(specs["vllm-max-seq-len"], s).findings == ()
