@@ -43,16 +43,23 @@ V_ANCHORS = ("ValueError", "VLLMValidationError")  # the scanner's own 'V' loop 
 ANCHORS = (("W", ("WARNING",)), ("V", V_ANCHORS), ("{", ("{",)), ("L", ("LLM engine",)))
 _ANCHORS_B = tuple((c.encode(), tuple(w.encode() for w in words)) for c, words in ANCHORS)
 V_ANCHORS_B = tuple(w.encode() for w in V_ANCHORS)
-# The exact search in bytes: fewer passes than one per mark, each a superset of its marks'
-# lines (a rarer first character stops less often); "non-default args: {" by memchr on "{".
-_CONTEXT_OR_LIMIT = LazyPattern(rb"x(?:ceeds (?:limit of|the capacity of block_manager)|imum (?:model length of|context "
-                                rb"length is|concurrency for )|_model_len|t length |_num_batched_tokens=| model len "
-                                rb"| gpu_memory_utilization \()")
-_ENGINE_CONFIG = LazyPattern(rb"gine (?:with config: |\(v)")  # 'g' is rarer than 'n': fewer stops
-# (every other mark holds an 'x' that the first finds: "Maximum", "context", "max_...", "exceeds";
-# the ones without, NO_KV_MEMORY and DESIRED_UTIL, by a plain find each, at memchr speed)
-_LITERALS_B = (NO_KV_MEMORY.encode(), DESIRED_UTIL.encode())
+# The exact search: fewer passes than one per mark (each costs a pass over the head), each a
+# superset of its marks' lines (a rarer first character stops less often); "non-default args: {"
+# by a find of "{". Every mark but two holds an 'x' that the first pattern finds ("Maximum",
+# "context", "max_...", "exceeds"); those two by one find of the " memory " both hold.
+_CONTEXT_OR_LIMIT_RX = (r"x(?:ceeds (?:limit of|the capacity of block_manager)|imum (?:model length of|context "
+                        r"length is|concurrency for )|_model_len|t length |_num_batched_tokens=| model len "
+                        r"| gpu_memory_utilization \()")
+_ENGINE_CONFIG_RX = r"gine (?:with config: |\(v)"  # 'g' is rarer than 'n': fewer stops
+_CONTEXT_OR_LIMIT = LazyPattern(_CONTEXT_OR_LIMIT_RX.encode())
+_ENGINE_CONFIG = LazyPattern(_ENGINE_CONFIG_RX.encode())
 _BUSY = LazyPattern(re.escape(BUSY_MARK.encode()))
+_CONTEXT_OR_LIMIT_S = LazyPattern(_CONTEXT_OR_LIMIT_RX)
+_ENGINE_CONFIG_S = LazyPattern(_ENGINE_CONFIG_RX)
+_BUSY_S = LazyPattern(re.escape(BUSY_MARK))
+_MEMORY = " memory "
+_BEFORE_MEMORY = tuple(m[:m.index(_MEMORY)] for m in (NO_KV_MEMORY, DESIRED_UTIL))  # "No available", "esired GPU"
+_MEMORY_B, _BEFORE_MEMORY_B = _MEMORY.encode(), tuple(m.encode() for m in _BEFORE_MEMORY)
 
 
 def marks_for(busy: bool) -> tuple[str, ...]:
@@ -79,38 +86,38 @@ def line_bounds(buf, nl, begin: int, end: int, pos: int) -> tuple[int, int]:
 
 def exact_starts(buf, begin: int, end: int, marks: tuple[str, ...]) -> set[int]:
     """Starts of the lines of buf[begin:end] that may hold one of `marks` (a superset: the
-    caller checks each line's text)."""
+    caller checks each line's text); bytes and str alike."""
     starts: set[int] = set()
+    busy = BUSY_MARK in marks
     if isinstance(buf, (bytes, bytearray)):
-        searches = (_CONTEXT_OR_LIMIT.search, _ENGINE_CONFIG.search) + ((_BUSY.search,) if BUSY_MARK in marks else ())
-        find, startswith, nl = buf.find, buf.startswith, b"\n"
-        for search in searches:
-            m = search(buf, begin, end)
-            while m is not None:
-                ls, le = line_bounds(buf, nl, begin, end, m.start())
-                starts.add(ls)
-                m = search(buf, le + 1, end) if le < end else None
-        for literal in _LITERALS_B:
-            p = find(literal, begin, end)
-            while p != -1:
-                ls, le = line_bounds(buf, nl, begin, end, p)
-                starts.add(ls)
-                p = find(literal, le + 1, end) if le < end else -1
-        p = find(b"{", begin, end)
-        while p != -1:
-            if startswith(b"non-default args: {", p - 18):
-                ls, le = line_bounds(buf, nl, begin, end, p)
-                starts.add(ls)
-                p = find(b"{", le + 1, end) if le < end else -1
-            else:
-                p = find(b"{", p + 1, end)
-        return starts
-    for mark in marks:
-        p = buf.find(mark, begin, end)
-        while p != -1:
-            ls, le = line_bounds(buf, "\n", begin, end, p)
+        searches = (_CONTEXT_OR_LIMIT.search, _ENGINE_CONFIG.search) + ((_BUSY.search,) if busy else ())
+        memory, before, nl, brace, args = _MEMORY_B, _BEFORE_MEMORY_B, b"\n", b"{", b"non-default args: {"
+    else:
+        searches = (_CONTEXT_OR_LIMIT_S.search, _ENGINE_CONFIG_S.search) + ((_BUSY_S.search,) if busy else ())
+        memory, before, nl, brace, args = _MEMORY, _BEFORE_MEMORY, "\n", "{", "non-default args: {"
+    find, startswith = buf.find, buf.startswith
+    for search in searches:
+        m = search(buf, begin, end)
+        while m is not None:
+            ls, le = line_bounds(buf, nl, begin, end, m.start())
             starts.add(ls)
-            p = buf.find(mark, le + 1, end) if le < end else -1
+            m = search(buf, le + 1, end) if le < end else None
+    p = find(memory, begin, end)
+    while p != -1:
+        if any(startswith(b, p - len(b)) for b in before):
+            ls, le = line_bounds(buf, nl, begin, end, p)
+            starts.add(ls)
+            p = find(memory, le + 1, end) if le < end else -1
+        else:
+            p = find(memory, p + 1, end)
+    p = find(brace, begin, end)
+    while p != -1:
+        if startswith(args, p - 18):
+            ls, le = line_bounds(buf, nl, begin, end, p)
+            starts.add(ls)
+            p = find(brace, le + 1, end) if le < end else -1
+        else:
+            p = find(brace, p + 1, end)
     return starts
 
 
