@@ -31,6 +31,9 @@ I10439 = "https://github.com/vllm-project/vllm/issues/10439"
 I21348 = "https://github.com/vllm-project/vllm/issues/21348"
 I20305 = "https://github.com/vllm-project/vllm/issues/20305"
 KVC29 = "https://github.com/ovg-project/kvcached/issues/29"
+I39734 = "https://github.com/vllm-project/vllm/issues/39734"
+I10517 = "https://github.com/vllm-project/vllm/issues/10517"
+LLMC1560 = "https://github.com/vllm-project/llm-compressor/pull/1560"
 
 _PREEMPT_TAIL = ("because there is not enough KV cache space. This can affect the end-to-end performance. "
                  "Increase gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. ")
@@ -226,11 +229,13 @@ MESSAGES = (
             ("(EngineCore_DP0 pid=1133552) INFO 10-03 16:22:17 [kv_cache_utils.py:864] GPU KV cache size: "
              "42,656 tokens", FX + "kv_v1_fp8_25350.log"),
             ("GPU KV cache size: 178,880 tokens", I21348),
+            ("(EngineCore pid=1328566) INFO 04-15 09:35:17 [kv_cache_utils.py:1319] GPU KV cache size: 37,392 tokens",
+             I39734),
         ],
         expect=[("kv_capacity.kv_tokens", True)],
     ),
     message(
-        "vLLM.kv.v1_size_and_concurrency", E, "after 0.11 (absent at 0.11.0; seen at 0.32, 0.33)-≥0.33 (one line: '<device> KV cache size: N tokens, Maximum "
+        "vLLM.kv.v1_size_and_concurrency", E, "after 0.19.1 (two lines there, vllm#39734; seen at 0.32, 0.33)-≥0.33 (one line: '<device> KV cache size: N tokens, Maximum "
         "concurrency for M tokens per request: X.XXx')",
         "vllm/v1/core/kv_cache_utils.py:1148 @ v0.33.0",
         r"KV cache size: \d[\d,]* tokens, Maximum concurrency for \d[\d,]* tokens per request: [\d.]+x",
@@ -243,7 +248,7 @@ MESSAGES = (
                 ("kv_capacity.max_concurrency", 2.12)],
     ),
     message(
-        "vLLM.kv.max_concurrency", E, "0.6.6 (absent at 0.5.5)-0.11.0 (a line of its own after the size line; joined to it after 0.11)",
+        "vLLM.kv.max_concurrency", E, "0.6.6 (absent at 0.5.5)-0.19.1 (vllm#39734) (a line of its own after the size line; joined to it by 0.32)",
         "vllm/executor/gpu_executor.py:80 @ v0.6.6.post1; vllm/executor/executor_base.py:117 @ v0.8.5; "
         "vllm/v1/core/kv_cache_utils.py:637 @ v0.8.5, :1091 @ v0.11.0",
         r"Maximum concurrency for \d[\d,]* tokens per request: [\d.]+x", "maximum concurrency for ",
@@ -254,6 +259,8 @@ MESSAGES = (
              "32,768 tokens per request: 1.30x", FX + "kv_v1_fp8_25350.log"),
             ("INFO 01-30 03:19:14 kv_cache_utils.py:398] Maximum concurrency for 2048 tokens per request: 10.79x",
              FX + "kv_v1_blocks_12569.log"),
+            ("(EngineCore pid=1328566) INFO 04-15 09:35:17 [kv_cache_utils.py:1324] Maximum concurrency for 262,144 "
+             "tokens per request: 1.53x", I39734),
         ],
         expect=[("kv_capacity.max_concurrency", True), ("kv_capacity.tokens_per_request", True)],
     ),
@@ -344,6 +351,17 @@ MESSAGES = (
         expect=[("settings.gpu_memory_utilization", 0.9)],
     ),
     message(
+        "vLLM.kv.memory_profiling_results_064", E, "0.6.4 (0.6.4.post1 read; 0.6.6 prints 'Memory profiling takes')",
+        "vllm/worker/worker.py:233 @ v0.6.4.post1",
+        r"Memory profiling results: total_gpu_memory=[\d.]+GiB .*kv_cache_size=[\d.]+GiB gpu_memory_utilization=[\d.]+",
+        "memory profiling results: ",
+        facts=("memory left for the KV cache", "gpu_memory_utilization in effect"), causes=("KV_CAPACITY",),
+        examples=[("Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB "
+                   "peak_torch_memory=17.06GiB memory_usage_post_profile=15.35GiB non_torch_memory=0.35GiB "
+                   "kv_cache_size=3.81GiB gpu_memory_utilization=0.90", I10517)],
+        expect=[("kv_capacity.available_gib", 3.81), ("settings.gpu_memory_utilization", 0.9)],
+    ),
+    message(
         "vLLM.kv.memory_profiling_kv_rest", E, "0.6.6-0.10.2 (V0 worker's profiling summary)",
         "vllm/worker/worker.py:238 @ v0.6.6.post1, :284 @ v0.8.5, :287 @ v0.10.2",
         r"the rest of the memory reserved for KV Cache is [\d.]+ ?GiB", "reserved for kv cache is",
@@ -417,16 +435,19 @@ MESSAGES = (
         r"Chunked prefill is enabled with max_num_batched_tokens=\d+", "chunked prefill is enabled with",
         facts=("chunked prefill on", "max_num_batched_tokens in effect"), causes=("PREFILL", "CONFIG_NOT_APPLIED"),
         examples=[("(APIServer pid=25400) INFO 12-01 08:07:32 [scheduler.py:307] Chunked prefill is enabled with "
-                   "max_num_batched_tokens=1024.", REAL32)],
-        expect=[("settings.max_num_batched_tokens", 1024), ("settings.enable_chunked_prefill", True)],
+                   "max_num_batched_tokens=1024.", REAL32),
+                  ("INFO 06-17 00:26:46 [config.py:2195] Chunked prefill is enabled with max_num_batched_tokens=8192.",
+                   LLMC1560)],
+        expect=[("settings.max_num_batched_tokens", True), ("settings.enable_chunked_prefill", True)],
     ),
     message(
         "vLLM.config.using_max_model_len", E, "0.9.2 (absent at 0.8.5)-≥0.33 (the max_model_len in effect, derived or given)",
         "vllm/config.py:1472 @ v0.9.2; vllm/config/model.py:1510 @ v0.11.0, :2170 @ v0.33.0",
         r"Using max model len \d+", "using max model len",
         facts=("max_model_len in effect",), causes=("CONFIG_NOT_APPLIED", "CONTEXT_TRUNCATION"),
-        examples=[("(APIServer pid=25400) INFO 12-01 08:07:32 [model.py:2152] Using max model len 1024", REAL32)],
-        expect=[("settings.max_model_len", 1024)],
+        examples=[("(APIServer pid=25400) INFO 12-01 08:07:32 [model.py:2152] Using max model len 1024", REAL32),
+                  ("(APIServer pid=1328494) INFO 04-15 09:33:52 [model.py:1685] Using max model len 262144", I39734)],
+        expect=[("settings.max_model_len", True)],
     ),
     message(
         "vLLM.config.user_max_model_len_too_big", E, "≤0.4.3-≥0.33 (an error; a warning instead with "

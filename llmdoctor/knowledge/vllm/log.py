@@ -48,6 +48,7 @@ from llmdoctor.knowledge.vllm.rare_lines import (
     BUSY_MARK,
     DESIRED_UTIL,
     NO_KV_MEMORY,
+    PROFILE_RESULTS,
     EXACT_LINES,
     V_ANCHORS,
     V_ANCHORS_B,
@@ -103,7 +104,8 @@ _V0_PREFIX = LazyPattern(r"Prefix cache hit rate: GPU: (\d+(?:\.\d+)?)%")
 _BLOCKS = LazyPattern(r"(\w+) blocks: (\d+)(?:, # CPU blocks: (\d+))?")
 _KV_TOKENS = LazyPattern(r"KV cache size: (\d[\d,]*) tokens")
 _MAX_CONC = LazyPattern(r"Maximum concurrency for (\d[\d,]*) tokens per request: (\d+(?:\.\d+)?)x")
-_AVAILABLE = LazyPattern(r"Available KV cache memory: (\d+(?:\.\d+)?) ?GiB")
+_AVAILABLE = LazyPattern(r"(?:Available KV cache memory: |Memory profiling results: .*\bkv_cache_size=)(\d+(?:\.\d+)?) ?GiB")
+_PROFILE_UTIL = LazyPattern(r"Memory profiling results: .*\bgpu_memory_utilization=(\d+(?:\.\d+)?)")  # 0.6.4
 _MAX_SEQ_V0 = LazyPattern(
     r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)")
 _MAX_SEQ_V1 = LazyPattern(
@@ -697,6 +699,12 @@ class VllmLogScanner:
             m = _USER_MAX_LEN.search(line)
             if m and self.max_len_over_model is None:
                 self.max_len_over_model = (int(m.group(1)), _int(m.group(2)))
+            return
+        if PROFILE_RESULTS in line:  # 0.6.4: the KV memory and the share, in one line
+            m = _PROFILE_UTIL.search(line)
+            if m:
+                self.settings.setdefault("gpu_memory_utilization", float(m.group(1)))
+            self._kv_line(line)
             return
         if self._effective_setting(line):
             return

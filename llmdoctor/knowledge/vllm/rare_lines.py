@@ -36,7 +36,8 @@ SETTINGS_MARKS = ("non-default args: {", "engine with config: ", "engine (v", "x
 # when it stands apart from its size line) and the refusal to start with no room for any block
 NO_KV_MEMORY = "No available memory for the cache blocks"
 DESIRED_UTIL = "esired GPU memory utilization"  # 'Desired ... is (U, R GiB)'; '... is less than desired ...'
-START_MARKS = ("ximum concurrency for ", NO_KV_MEMORY, DESIRED_UTIL)
+PROFILE_RESULTS = "Memory profiling results: "  # 0.6.4, ending "... gpu_memory_utilization=U"
+START_MARKS = ("ximum concurrency for ", NO_KV_MEMORY, DESIRED_UTIL, PROFILE_RESULTS)
 BUSY_MARK = "cannot accept new requests"
 # (character found by memchr, the words it must begin on the line to anchor it)
 V_ANCHORS = ("ValueError", "VLLMValidationError")  # the scanner's own 'V' loop finds these
@@ -46,11 +47,12 @@ V_ANCHORS_B = tuple(w.encode() for w in V_ANCHORS)
 # The exact search: fewer passes than one per mark (each costs a pass over the head), each a
 # superset of its marks' lines (a rarer first character stops less often); "non-default args: {"
 # by a find of "{". Every mark but two holds an 'x' that the first pattern finds ("Maximum",
-# "context", "max_...", "exceeds"); those two by one find of the " memory " both hold.
+# "context", "max_...", "exceeds"; PROFILE_RESULTS's line ends in "gpu_memory_utilization=", which
+# the second finds); the two others by one find of the " memory " both hold.
 _CONTEXT_OR_LIMIT_RX = (r"x(?:ceeds (?:limit of|the capacity of block_manager)|imum (?:model length of|context "
                         r"length is|concurrency for )|_model_len|t length |_num_batched_tokens=| model len "
                         r"| gpu_memory_utilization \()")
-_ENGINE_CONFIG_RX = r"gine (?:with config: |\(v)"  # 'g' is rarer than 'n': fewer stops
+_ENGINE_CONFIG_RX = r"g(?:ine (?:with config: |\(v)|pu_memory_utilization=\d)"  # 'g' is rarer than 'n': fewer stops
 _CONTEXT_OR_LIMIT = LazyPattern(_CONTEXT_OR_LIMIT_RX.encode())
 _ENGINE_CONFIG = LazyPattern(_ENGINE_CONFIG_RX.encode())
 _BUSY = LazyPattern(re.escape(BUSY_MARK.encode()))

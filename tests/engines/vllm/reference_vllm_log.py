@@ -60,7 +60,8 @@ SETTINGS_MARKS = ("non-default args: {", "engine with config: ", "engine (v", "C
                   "Using max model len", "x gpu_memory_utilization (", "User-specified max_model_len")
 # (later additions, the message catalogue's: a "Maximum concurrency" line apart from its size
 # line, the refusal to start without memory for any KV block)
-START_MARKS = ("Maximum concurrency for", "No available memory for the cache blocks", "esired GPU memory utilization")
+START_MARKS = ("Maximum concurrency for", "No available memory for the cache blocks", "esired GPU memory utilization",
+               "Memory profiling results: ")
 PEEK_LINES = 3  # window after a trigger for "Maximum concurrency" / the V0 prefix-cache line
 MAX_LINE = 64 * 1024  # longer lines are cut (bounded memory on a log without newlines)
 
@@ -87,7 +88,7 @@ _V0_PREFIX = re.compile(r"Prefix cache hit rate: GPU: (\d+(?:\.\d+)?)%")
 _BLOCKS = re.compile(r"(\w+) blocks: (\d+)(?:, # CPU blocks: (\d+))?")
 _KV_TOKENS = re.compile(r"KV cache size: (\d[\d,]*) tokens")
 _MAX_CONC = re.compile(r"Maximum concurrency for (\d[\d,]*) tokens per request: (\d+(?:\.\d+)?)x")
-_AVAILABLE = re.compile(r"Available KV cache memory: (\d+(?:\.\d+)?) ?GiB")
+_AVAILABLE = re.compile(r"(?:Available KV cache memory: |Memory profiling results: .*\bkv_cache_size=)(\d+(?:\.\d+)?) ?GiB")
 _MAX_SEQ_V0 = re.compile(
     r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)")
 _MAX_SEQ_V1 = re.compile(
@@ -445,6 +446,12 @@ class VllmLogScanner:
                 self.too_long_examples.append(short_line(line))
             return
         if "Maximum concurrency for" in line:
+            self._kv_line(line)
+            return
+        if "Memory profiling results: " in line:
+            m = re.search(r"Memory profiling results: .*\bgpu_memory_utilization=(\d+(?:\.\d+)?)", line)
+            if m:
+                self.settings.setdefault("gpu_memory_utilization", float(m.group(1)))
             self._kv_line(line)
             return
         if "esired GPU memory utilization" in line:

@@ -185,6 +185,9 @@ EDGE = [
     "reduce GPU memory used by other processes.",
     "INFO 05-09 00:49:30 [gpu_worker.py:372] Free memory on device (78.5/79.2 GiB) on startup. Desired GPU memory "
     "utilization is (0.85, 67.3 GiB). Actual usage is 14.9 GiB for weight",
+    "INFO 12-02 10:00:00 worker.py:233] Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB "
+    "peak_torch_memory=17.06GiB memory_usage_post_profile=15.35GiB non_torch_memory=0.35GiB kv_cache_size=3.81GiB "
+    "gpu_memory_utilization=0.90",
     "(APIServer pid=7) INFO 05-02 10:00:10 [loggers.py:341] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg "
     "generation throughput: 120.0 tokens/s, Running: 8 reqs, Waiting: 20 reqs, KV fetch: 4 waiting to start, 2 in "
     "progress, 1 completed waiting, Preemptions: 3, GPU KV cache usage: 88.0%, Prefix cache hit rate: 40.0%",
