@@ -151,3 +151,28 @@ def test_past_the_exact_head_only_anchored_lines_are_read():
 def test_garbage_near_the_new_marks_gives_no_traceback(line):
     for summary in all_feeds(line + "\n" + line[: len(line) // 2]):
         assert summary.lines >= 1
+
+
+# The stats lines of vllm-project/vllm#1734 (V0: prompt throughput over 1000 tokens/s, generation 0,
+# requests pending), as tests/engines/vllm/test_vllm_facts_checks.py uses them.
+HALT_LINES = (
+    "INFO 11-21 00:12:13 llm_engine.py:624] Avg prompt throughput: 1032.4 tokens/s, Avg generation throughput: 0.0 "
+    "tokens/s, Running: 22 reqs, Swapped: 0 reqs, Pending: 7 reqs, GPU KV cache usage: 27.1%, CPU KV cache usage: 0.0%",
+    "INFO 11-21 00:12:18 llm_engine.py:624] Avg prompt throughput: 1096.2 tokens/s, Avg generation throughput: 0.0 "
+    "tokens/s, Running: 24 reqs, Swapped: 0 reqs, Pending: 5 reqs, GPU KV cache usage: 29.4%, CPU KV cache usage: 0.0%",
+)
+# vllm/config.py:1459 @ v0.6.6.post1, as llm-compressor#1560 quotes it (0.9.1)
+CHUNKED = "INFO 06-17 00:26:46 [config.py:2195] Chunked prefill is enabled with max_num_batched_tokens=8192."
+
+
+@pytest.mark.parametrize("lines,on", [(HALT_LINES, False), ((CHUNKED,) + HALT_LINES, True)])
+def test_a_v0_log_that_says_chunked_prefill_is_on_is_not_told_to_turn_it_on(tmp_path, specs, lines, on):
+    [f] = run_check(specs["vllm-prefill-interference"], log_store(tmp_path, "\n".join(lines) + "\n")).findings
+    assert ("turn chunked prefill on" in f.fix.summary) is not on
+    assert ("--enable-chunked-prefill" in f.fix.commands[0]) is not on
+
+
+def test_the_token_budget_in_effect_sets_the_smaller_one_proposed(tmp_path, specs):
+    line = CHUNKED.replace("8192", "16384")  # (a quarter of the budget in effect, not of the default 8192)
+    [f] = run_check(specs["vllm-prefill-interference"], log_store(tmp_path, "\n".join((line,) + HALT_LINES))).findings
+    assert f.fix.commands[0].endswith("--max-num-batched-tokens 4096")
