@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
-from llmdoctor.judge.vllm import setting
+from llmdoctor.judge.vllm import kv_memory_refusals, setting
 from llmdoctor.judge.fixes import serve_flags_text
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
@@ -50,58 +50,12 @@ def _cannot_start(length: int, fits: int | None, ev, vllm_cmdline) -> Finding:
             "more memory (--gpu-memory-utilization, --kv-cache-dtype fp8, --tensor-parallel-size 2).", tuple(cmds)))
 
 
-def _memory_short(scan, vllm_cmdline) -> Finding:
-    """The GPU had less free memory at start-up than --gpu-memory-utilization asks for."""
-    short = scan.gpu_memory_short
-    fits = round(max(0.05, short.free_gib / short.total_gib - 0.03), 2) if short.total_gib else None
-    return Finding(
-        Cause.KV_CAPACITY, Severity.CRITICAL,
-        f"vLLM cannot start: the GPU has {short.free_gib:g} GiB free of {short.total_gib:g} GiB, and "
-        f"gpu_memory_utilization {short.utilization:g} asks for {short.requested_gib:g} GiB",
-        [Evidence(scan.source, short.text)],
-        Fix("vLLM reserves gpu_memory_utilization x the whole GPU at start-up and needs that much free: another "
-            "process holds the rest (a second vLLM or another engine, a notebook, a server that has not exited yet; "
-            "nvidia-smi lists them). Stop it, or lower --gpu-memory-utilization to the share that is free"
-            + (f" (at most {fits})" if fits else "") + ", which also shrinks the KV cache.",
-            (serve_flags_text(vllm_cmdline, gpu_memory_utilization=fits) if fits else "nvidia-smi",)))
-
-
-def _no_kv_memory(scan, vllm_cmdline) -> Finding:
-    return Finding(
-        Cause.KV_CAPACITY, Severity.CRITICAL,
-        "vLLM cannot start: no memory is left for the KV cache after the weights and the activations",
-        [Evidence(scan.source, scan.no_kv_memory)],
-        Fix("The model weights, the activation peak of one batch and the CUDA graphs fill the share of GPU memory "
-            "vLLM may use. Give it a larger share (--gpu-memory-utilization), make the batch peak smaller "
-            "(--max-num-batched-tokens, --max-num-seqs) or skip the CUDA graphs (--enforce-eager), or make the "
-            "weights smaller (a quantized model, --tensor-parallel-size across GPUs).",
-            (serve_flags_text(vllm_cmdline, gpu_memory_utilization=0.95),)))
-
-
-def _over_kv(scan) -> Finding:
-    n = scan.prompts_over_kv_capacity
-    return Finding(
-        Cause.KV_CAPACITY, Severity.WARNING,
-        f"vLLM ignored {n} request(s) whose prompt needs more KV blocks than its whole KV cache holds",
-        [Evidence(scan.source, line) for line in scan.prompt_too_long_examples if "block_manager" in line]
-        + [Evidence(scan.source, line) for line in (scan.kv_capacity.lines[-2:] if scan.kv_capacity else ())],
-        Fix("The V0 scheduler can never place such a prompt and drops it. Give the KV cache more room "
-            "(--gpu-memory-utilization, --kv-cache-dtype fp8, --tensor-parallel-size) or cap prompts below what the "
-            "cache holds (--max-model-len)."))
-
-
 @check(id="vllm-max-seq-len", cause=Cause.KV_CAPACITY,
        purpose="vLLM refused to start: max seq len larger than the KV cache can hold",
        engines=("vllm",))
 def max_seq_len(vllm_log: VllmLog, vllm_cmdline: VllmCmdline | None = None):
     for scan in vllm_log.scans:
-        # other refusals for want of KV memory, at start-up or of one prompt (V0)
-        if scan.gpu_memory_short is not None:
-            yield _memory_short(scan, vllm_cmdline)
-        if scan.no_kv_memory is not None:
-            yield _no_kv_memory(scan, vllm_cmdline)
-        if scan.prompts_over_kv_capacity:
-            yield _over_kv(scan)
+        yield from kv_memory_refusals(scan, vllm_cmdline)  # the others, at start-up or of one prompt (V0)
         err = scan.max_seq_len_error
         if err is not None:
             ev = [Evidence(scan.source, err.text)]

@@ -99,6 +99,10 @@ def _every_pattern_on_every_line(text: str) -> dict:
                     hit = found.setdefault(engine, [0, line.strip()[:300], what])
                     hit[0] += 1
                     break
+    from llmdoctor.knowledge.recognize import ENGINES, _catalogued
+
+    if not any(e in found for e in ENGINES):  # (the catalogue fallback, as _signs_in has it)
+        _catalogued(text, found)
     return {e: Hit(*h) for e, h in found.items()}
 
 
