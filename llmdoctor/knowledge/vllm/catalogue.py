@@ -34,6 +34,13 @@ KVC29 = "https://github.com/ovg-project/kvcached/issues/29"
 I39734 = "https://github.com/vllm-project/vllm/issues/39734"
 I10517 = "https://github.com/vllm-project/vllm/issues/10517"
 LLMC1560 = "https://github.com/vllm-project/llm-compressor/pull/1560"
+I13209 = "https://github.com/vllm-project/vllm/issues/13209"
+I12165 = "https://github.com/vllm-project/vllm/issues/12165"
+I17954 = "https://github.com/vllm-project/vllm/issues/17954"
+X3785 = "https://github.com/xorbitsai/inference/issues/3785"
+LF7723 = "https://github.com/hiyouga/LlamaFactory/issues/7723"
+I4667 = "https://github.com/vllm-project/vllm/issues/4667"
+X304 = "tests/fixtures/realcases_extra3/x304_vllm_llamastack_max_tokens_6048_equals_context_400/http_response.txt"
 
 _PREEMPT_TAIL = ("because there is not enough KV cache space. This can affect the end-to-end performance. "
                  "Increase gpu_memory_utilization or tensor_parallel_size to provide more KV cache memory. ")
@@ -77,8 +84,7 @@ MESSAGES = (
         "vllm/engine/metrics.py:368 @ v0.5.5, :484 @ v0.6.6.post1, :503 @ v0.8.5, :415 @ v0.10.2",
         r"Prefix cache hit rate: GPU: [\d.]+%, CPU: [\d.]+%", "prefix cache hit rate: gpu:",
         facts=("GPU prefix-cache hit rate",), causes=("PREFILL",),
-        examples=[("INFO 10-28 11:16:34 metrics.py:365] Prefix cache hit rate: GPU: 12.50%, CPU: 0.00%",
-                   "rendered from vllm/engine/metrics.py:484 @ v0.6.6.post1")],
+        examples=[("INFO 05-11 12:04:19 [metrics.py:502] Prefix cache hit rate: GPU: 0.00%, CPU: 0.00%", I17954)],
         note="A line of its own, printed right after the V0 stats line: read in a window after it "
              "(alone it has no record to attach to, so no expect).",
     ),
@@ -505,9 +511,12 @@ MESSAGES = (
         r"Input prompt \(\d+ tokens\) is too long and exceeds limit of \d+", "exceeds limit of",
         facts=("prompt tokens", "the prompt limit (max_model_len, or max_num_batched_tokens without chunking)"),
         causes=("CONTEXT_TRUNCATION",),
-        examples=[("scheduler.py:648] Input prompt (36893 tokens) is too long and exceeds limit of 1000", "tests/fixtures/realcases/case111_vllm_v0_prompt_exceeds_limit_max_model_len_1000"
-                   "/vllm.log")],
-        expect=[("prompts_too_long", 1), ("prompt_too_long_max", (36893, 1000))],
+        examples=[("scheduler.py:648] Input prompt (36893 tokens) is too long and exceeds limit of 1000",
+                   "tests/fixtures/realcases/case111_vllm_v0_prompt_exceeds_limit_max_model_len_1000"
+                   "/vllm.log"),
+                  ("WARNING 02-13 07:19:11 scheduler.py:949] Input prompt (32889 tokens) is too long and exceeds limit "
+                   "of 2048", I13209)],
+        expect=[("prompts_too_long", 1), ("prompt_too_long_max", True)],
     ),
     message(
         "vLLM.context.v0_lookahead_capacity", E, "0.6.6 (absent at 0.5.5)-0.10.2 (V0 scheduler: the prompt can never fit the KV cache)",
@@ -527,12 +536,10 @@ MESSAGES = (
         r"The prompt \(total length \d+\) is too long to fit into the model \(context length \d+\)",
         "to fit into the model",
         facts=("prompt tokens", "max_model_len"), causes=("CONTEXT_TRUNCATION",),
-        examples=[("ValueError: The prompt (total length 9000) is too long to fit into the model (context length "
-                   "8192). Make sure that `max_model_len` is no smaller than the number of text tokens plus "
-                   "multimodal tokens. For image inputs, the number of image tokens depends on the number of images, "
-                   "and possibly their aspect ratios as well.",
-                   "rendered from vllm/engine/llm_engine.py:1961 @ v0.6.6.post1")],
-        expect=[("prompts_too_long", 1), ("prompt_too_long_max", (9000, 8192))],
+        examples=[("ValueError: The prompt (total length 25938) is too long to fit into the model (context length "
+                   "4096). Make sure that `max_model_len` is no smaller than the number of text tokens plus "
+                   "multimodal tokens.", I12165)],
+        expect=[("prompts_too_long", 1), ("prompt_too_long_max", (25938, 4096))],
     ),
     message(
         "vLLM.context.v1_prompt_longer_than_max", E, "0.8.5-≥0.33 ('The decoder prompt (length N) is longer than the "
@@ -540,10 +547,17 @@ MESSAGES = (
         "vllm/v1/engine/processor.py:382 @ v0.8.5, :537 @ v0.11.0; vllm/v1/engine/input_processor.py:590 @ v0.33.0",
         r"prompt \(length \d+\) is longer than the maximum model length of \d+", "maximum model length of",
         facts=("prompt tokens", "max_model_len"), causes=("CONTEXT_TRUNCATION",),
-        examples=[("ValueError: The decoder prompt (length 33000) is longer than the maximum model length of 32768. "
-                   "Make sure that `max_model_len` is no smaller than the number of text tokens.",
-                   "rendered from vllm/v1/engine/processor.py:382 @ v0.8.5")],
-        expect=[("prompts_too_long", 1), ("prompt_too_long_max", (33000, 32768))],
+        examples=[("ValueError: [address=0.0.0.0:37591, pid=324770] The decoder prompt (length 17772) is longer than "
+                   "the maximum model length of 16384.", X3785)],
+        expect=[("prompts_too_long", 1), ("prompt_too_long_max", (17772, 16384))],
+    ),
+    message(
+        "vLLM.context.v1_prompt_length_of", E, "0.7.3 (V1 processor; 0.8.5 says 'The decoder prompt (length N)')",
+        "vllm/v1/engine/processor.py:252 @ v0.7.3",
+        r"Prompt length of \d+ is longer than the maximum model length of \d+", "maximum model length of",
+        facts=("prompt tokens", "max_model_len"), causes=("CONTEXT_TRUNCATION",),
+        examples=[("ValueError: Prompt length of 5016 is longer than the maximum model length of 4096.", LF7723)],
+        expect=[("prompts_too_long", 1), ("prompt_too_long_max", (5016, 4096))],
     ),
     message(
         "vLLM.context.api_you_requested", E, "≤0.4.3-0.9.2 (the embedding/score form to 0.11.0) (the OpenAI server's check: 'However, you requested N "
@@ -551,11 +565,11 @@ MESSAGES = (
         "vllm/entrypoints/openai/serving_engine.py:168 @ v0.4.3, :286 @ v0.6.6.post1, :231 @ v0.8.5, :541 @ v0.9.2",
         r"maximum context length is \d+ tokens\. However, you requested \d+ tokens", "maximum context length is",
         facts=("max_model_len", "tokens requested (prompt + max_tokens)"), causes=("CONTEXT_TRUNCATION",),
-        examples=[("{\"object\":\"error\",\"message\":\"This model's maximum context length is 4096 tokens. However, "
-                   "you requested 5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the "
-                   "length of the messages or completion.\",\"type\":\"BadRequestError\",\"param\":null,\"code\":400}",
-                   "rendered from vllm/entrypoints/openai/serving_engine.py:286 @ v0.6.6.post1")],
-        expect=[("prompts_too_long", 1), ("prompt_too_long_max", (5000, 4096))],
+        examples=[("openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': \"This model's maximum "
+                   "context length is 6048 tokens. However, you requested 6616 tokens (568 in the messages, 6048 in the "
+                   "completion). Please reduce the length of the messages or completion.\", 'type': 'BadRequestError', "
+                   "'param': None, 'code': 400}", X304)],
+        expect=[("prompts_too_long", 1), ("prompt_too_long_max", (6616, 6048))],
     ),
     message(
         "vLLM.context.api_request_has", E, "0.10.2-0.11.0 ('However, your request has N input tokens')",
@@ -618,6 +632,18 @@ MESSAGES = (
              "\"code\":400}", "rendered from vllm/renderers/params.py:279 @ v0.33.0"),
         ],
         expect=[("prompts_too_long", 1), ("output_too_long", 1)],
+    ),
+    message(
+        "vLLM.context.max_tokens_negative", E, "≤0.4.3-≥0.33 (the sampling check; negative only where a default "
+        "max_tokens was computed as max_model_len minus the prompt)",
+        "vllm/sampling_params.py:227 @ v0.4.3, :380 @ v0.6.6.post1, :693 @ v0.33.0",
+        r"max_tokens must be at least 1, got -\d+", "max_tokens must be at least 1, got -",
+        facts=("a prompt longer than max_model_len by the number after the minus sign, where max_tokens was left "
+               "to default",), causes=("CONTEXT_TRUNCATION",),
+        examples=[("openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': 'max_tokens must be at "
+                   "least 1, got -344.', 'type': 'BadRequestError', 'param': None, 'code': 400}", I4667)],
+        note="Not read as a context refusal: a client may send max_tokens=-1 itself; which vLLM computed the "
+             "default this way is not established from the source read.",
     ),
     # -- queue refusals (QUEUE_FULL) -----------------------------------------------------------------
     message(

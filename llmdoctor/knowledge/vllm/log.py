@@ -115,6 +115,7 @@ _ESTIMATED = LazyPattern(r"estimated maximum model length is (\d+)")
 _TOO_LONG = (  # (pattern, whether it names the limit first)
     (LazyPattern(r"Input prompt \((\d+) tokens\) is too long and exceeds limit of (\d+)"), False),
     (LazyPattern(r"prompt \(length (\d+)\) is longer than the maximum model length of (\d+)"), False),
+    (LazyPattern(r"Prompt length of (\d+) is longer than the maximum model length of (\d+)"), False),  # V1, 0.7
     (LazyPattern(r"maximum context length is (\d+) tokens\. However, you requested (\d+) tokens"), True),
     (LazyPattern(r"maximum context length is (\d+) tokens\..*?(?:prompt contains (?:at least )?|your request has )(\d+) "
                  r"input tokens"), True),

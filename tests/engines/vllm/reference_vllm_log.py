@@ -98,6 +98,7 @@ _ESTIMATED = re.compile(r"estimated maximum model length is (\d+)")
 _TOO_LONG = (
     re.compile(r"Input prompt \((\d+) tokens\) is too long and exceeds limit of (\d+)"),
     re.compile(r"prompt \(length (\d+)\) is longer than the maximum model length of (\d+)"),
+    re.compile(r"Prompt length of (\d+) is longer than the maximum model length of (\d+)"),
     re.compile(r"maximum context length is (\d+) tokens\. However, you requested (\d+) tokens"),
     re.compile(r"maximum context length is (\d+) tokens\..*?(?:prompt contains (?:at least )?|your request has )(\d+) "
                r"input tokens"),

@@ -179,6 +179,7 @@ EDGE = [
     "ValueError: The prompt (total length 9000) is too long to fit into the model (context length 8192).",
     "ValueError: This model's maximum context length is 8192 tokens. However, your request has 9500 input tokens.",
     "Maximum concurrency for 2048 tokens per request: 10.79x",
+    "ValueError: Prompt length of 5016 is longer than the maximum model length of 4096.",
     "max_completion_tokens=40000 cannot be greater than max_model_len=32768.",
     "(EngineCore_0 pid=1810465) ERROR 09-03 11:03:37 [core.py:712] ValueError: Free memory on device (7.34/139.72 GiB) "
     "on startup is less than desired GPU memory utilization (0.9, 125.75 GiB). Decrease GPU memory utilization or "
