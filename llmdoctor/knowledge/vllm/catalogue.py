@@ -40,6 +40,9 @@ I17954 = "https://github.com/vllm-project/vllm/issues/17954"
 X3785 = "https://github.com/xorbitsai/inference/issues/3785"
 LF7723 = "https://github.com/hiyouga/LlamaFactory/issues/7723"
 I4667 = "https://github.com/vllm-project/vllm/issues/4667"
+KUBEAI418 = "https://github.com/kubeai-project/kubeai/issues/418"
+ITTS99 = "https://github.com/Ksuriuri/index-tts-vllm/issues/99"
+RLLM62 = "https://github.com/rllm-org/rllm/issues/62"
 X304 = "tests/fixtures/realcases_extra3/x304_vllm_llamastack_max_tokens_6048_equals_context_400/http_response.txt"
 
 _PREEMPT_TAIL = ("because there is not enough KV cache space. This can affect the end-to-end performance. "
@@ -415,8 +418,14 @@ MESSAGES = (
              "quantization_param_path=None, device_config=cuda, decoding_config=DecodingConfig("
              "guided_decoding_backend='outlines'), seed=0, served_model_name=meta-llama/Llama-2-7b-hf)",
              "rendered from vllm/engine/llm_engine.py:162 @ v0.4.3"),
+            ("INFO 02-20 18:36:00 llm_engine.py:234] Initializing a V0 LLM engine (v0.7.2) with config: "
+             "model='facebook/opt-125m', speculative_config=None, tokenizer='facebook/opt-125m', "
+             "skip_tokenizer_init=False, tokenizer_mode=auto, revision=None, override_neuron_config=None, "
+             "tokenizer_revision=None, trust_remote_code=False, dtype=torch.float16, max_seq_len=2048, "
+             "download_dir=None, load_format=auto, tensor_parallel_size=1, pipeline_parallel_size=1",
+             KUBEAI418),
         ],
-        expect=[("settings.max_model_len", 4096), ("settings.tensor_parallel_size", 1)],
+        expect=[("settings.max_model_len", True), ("settings.tensor_parallel_size", 1)],
     ),
     message(
         "vLLM.config.engine_with_config_v1", E, "0.6.6-≥0.33 ('Initializing a V1 LLM engine (vX) with config:')",
@@ -476,13 +485,16 @@ MESSAGES = (
     message(
         "vLLM.config.swap_space_too_large", E, "≤0.4.3-0.11.0 (V0 swap space; gone with --swap-space)",
         "vllm/config.py:427 @ v0.4.3, :1051 @ v0.6.6.post1, :1443 @ v0.8.5; vllm/config/cache.py:220 @ v0.11.0",
-        r"Possibly too large swap space\. [\d.]+ GiB out of the [\d.]+ GiB total CPU memory is allocated for the "
-        r"swap space",
-        "possibly too large swap space",
+        r"(?:Possibly too|Too) large swap space\. [\d.]+ GiB out of the [\d.]+ GiB total CPU memory is allocated for "
+        r"the swap space",
+        "large swap space.",
         facts=("CPU swap space", "CPU memory"), causes=("SWAP",),
-        examples=[("WARNING 06-10 12:00:01 config.py:427] Possibly too large swap space. 16.00 GiB out of the 31.26 "
-                   "GiB total CPU memory is allocated for the swap space.",
-                   "rendered from vllm/config.py:427 @ v0.4.3")],
+        examples=[("WARNING 02-20 18:36:00 config.py:1148] Possibly too large swap space. 4.00 GiB out of the 7.75 GiB "
+                   "total CPU memory is allocated for the swap space.", KUBEAI418),
+                  ("ValueError: Too large swap space. 4.00 GiB out of the 4.30 GiB total CPU memory is allocated for the "
+                   "swap space.", ITTS99)],
+        note="A warning above 40 % of the CPU memory, an error ('Too large swap space') above 70 % (config.py @ "
+             "v0.4.3): the CPU swap blocks V0 preempts into by SWAP.",
     ),
     # -- CUDA graphs and weights (capacity at start-up) -------------------------------------------
     message(
@@ -776,7 +788,7 @@ MESSAGES = (
         r"Aborted due to the lack of CPU swap space", "lack of cpu swap space",
         facts=("CPU swap space exhausted",), causes=("SWAP",),
         examples=[("RuntimeError: Aborted due to the lack of CPU swap space. Please increase the swap space to avoid "
-                   "this error.", "rendered from vllm/core/scheduler.py:1131 @ v0.4.3")],
+                   "this error.", RLLM62)],
     ),
     message(
         "vLLM.startup.platform_detected", E, "0.7.3 (absent at 0.6.6)-≥0.33 ('cpu' means the engine computes on the CPU)",
@@ -803,7 +815,9 @@ MESSAGES = (
         r"Environment variable VLLM_CPU_KVCACHE_SPACE \(Gi?B\) for CPU backend is not set, using 4 by default",
         "vllm_cpu_kvcache_space",
         facts=("CPU backend", "KV cache of 4 GiB by default"), causes=("CPU_SPILL", "KV_CAPACITY"),
-        examples=[("WARNING 05-02 10:00:01 [cpu.py:118] Environment variable VLLM_CPU_KVCACHE_SPACE (GiB) for CPU "
+        examples=[("WARNING 02-20 18:36:00 _logger.py:72] Environment variable VLLM_CPU_KVCACHE_SPACE (GB) for CPU "
+                   "backend is not set, using 4 by default.", KUBEAI418),
+                  ("WARNING 05-02 10:00:01 [cpu.py:118] Environment variable VLLM_CPU_KVCACHE_SPACE (GiB) for CPU "
                    "backend is not set, using 4 by default.", "rendered from vllm/platforms/cpu.py:118 @ v0.11.0")],
     ),
     message(
