@@ -9,7 +9,10 @@ What it extracts, in bounded memory whatever the log size:
   prefix-cache hit rate, `N Engines Aggregated:`), several per physical line when the
   log lost a newline;
 - the KV capacity printed at start-up in every version's wording, the "max seq len is
-  larger than ... KV cache" refusal (V0 and V1 wordings) and the 503 queue-overflow text.
+  larger than ... KV cache" refusal (V0 and V1 wordings) and the 503 queue-overflow text;
+- the other wordings of knowledge/vllm/catalogue.py (the message catalogue, from vLLM's own
+  source): start-up refusals for want of GPU memory, limits in effect at start-up (settings),
+  every version's context refusal.
 
 Lines may carry journald prefixes, `(APIServer pid=N)` / `(EngineCore_DP0 pid=N)` process
 tags, tqdm progress junk or truncation, so everything matches substrings; nothing is

@@ -1,5 +1,8 @@
-"""Where a vLLM log's rare lines are: requests refused for the context length, and the start-up
-line that lists the engine's settings (in what clients received, also the 503 text).
+"""Where a vLLM log's rare lines are: requests refused for the context length, the start-up
+line that lists the engine's settings (in what clients received, also the 503 text), and the
+other start-up lines the message catalogue (catalogue.py) names: limits in effect (chunked
+prefill's token budget, "Using max model len", the memory share), a "Maximum concurrency" line
+apart from its size line, and the refusals to start for want of GPU memory.
 
 A plain search for their marks costs a pass over every byte per mark, or a regex pass (about
 grep's whole time each): on a log of gigabytes that is most of the scan. So a log is searched
@@ -12,11 +15,14 @@ the forms in which vLLM writes these lines:
   ...`, `openai.BadRequestError: Error code: 400 - {...}`) or as a JSON error body
   (`{"object": "error", "message": "This model's maximum context length is ..."}`);
 - the settings lines are `non-default args: {...}` (V1) and `Initializing a(n) (V1) LLM
-  engine (vX) with config: ...` (every version).
+  engine (vX) with config: ...` (every version);
+- the start-up refusals are raised (`ValueError: No available memory for the cache blocks`,
+  `ValueError: Free memory on device ...`); the other start-up lines are INFO lines with no
+  anchor, read in the first EXACT_LINES lines only, where a start-up stands.
 Anchors are found with one-character finds (memchr): 'W' of WARNING, 'V' of ValueError and
 VLLMValidationError, '{', 'L' of "LLM engine"; a line is taken at most once per anchor. ("ERROR"
 and "Error" would be anchors too but for their 'E', which every `GET /metrics` access line holds.) A mark on a line
-without an anchor past the first EXACT_LINES lines is not read (vLLM prints none such).
+without an anchor past the first EXACT_LINES lines is not read (no refusal is printed so).
 
 Pure: buffers in, line starts out; bytes and str alike.
 """
