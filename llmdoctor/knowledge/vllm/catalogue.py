@@ -51,7 +51,7 @@ _PREEMPT_TAIL = ("because there is not enough KV cache space. This can affect th
 MESSAGES = (
     # -- the periodic stats line (QUEUEING, KV_CAPACITY, PREEMPTION, SWAP) ------------------------
     message(
-        "vLLM.stats.v0_swapped_pending", E, "≤0.4.3-0.10.2 (V0 engine)",
+        "vllm.stats.v0_swapped_pending", E, "≤0.4.3-0.10.2 (V0 engine)",
         "vllm/engine/metrics.py:342 @ v0.4.3, :470 @ v0.6.6.post1, :489 @ v0.8.5, :401 @ v0.10.2",
         r"Running: \d+ reqs, Swapped: \d+ reqs, Pending: \d+ reqs, \w+ KV cache usage: [\d.]+%",
         "swapped: ",
@@ -70,7 +70,7 @@ MESSAGES = (
                 ("last_stats.cpu_kv_usage_pct", 0.0)],
     ),
     message(
-        "vLLM.stats.v0_pending_queue", E, "≤0.4.3-0.10.2 (V0 engine)",
+        "vllm.stats.v0_pending_queue", E, "≤0.4.3-0.10.2 (V0 engine)",
         "vllm/engine/metrics.py:342 @ v0.4.3, :470 @ v0.6.6.post1",
         r"Pending: [1-9]\d* reqs, GPU KV cache usage: [\d.]+%, CPU KV cache usage: [\d.]+%",
         "pending: ",
@@ -83,7 +83,7 @@ MESSAGES = (
         expect=[("max_waiting", 98), ("max_running", 2), ("waiting_lines", 1), ("last_stats.kv_usage_pct", 86.1)],
     ),
     message(
-        "vLLM.stats.v0_prefix_cache", E, "0.5.5 (absent at 0.4.3)-0.10.2 (V0 engine, prefix caching on)",
+        "vllm.stats.v0_prefix_cache", E, "0.5.5 (absent at 0.4.3)-0.10.2 (V0 engine, prefix caching on)",
         "vllm/engine/metrics.py:368 @ v0.5.5, :484 @ v0.6.6.post1, :503 @ v0.8.5, :415 @ v0.10.2",
         r"Prefix cache hit rate: GPU: [\d.]+%, CPU: [\d.]+%", "prefix cache hit rate: gpu:",
         facts=("GPU prefix-cache hit rate",), causes=("PREFILL",),
@@ -92,7 +92,7 @@ MESSAGES = (
              "(alone it has no record to attach to, so no expect).",
     ),
     message(
-        "vLLM.stats.v1_engine", E, "0.7.3-0.11.0 (V1 engine; the 'Engine NNN: ' prefix from 0.8.5)",
+        "vllm.stats.v1_engine", E, "0.7.3-0.11.0 (V1 engine; the 'Engine NNN: ' prefix from 0.8.5)",
         "vllm/v1/metrics/loggers.py:81 @ v0.7.3, :113 @ v0.8.5, :127 @ v0.10.2, :131 @ v0.11.0",
         r"Running: \d+ reqs, Waiting: \d+ reqs, (?:[A-Za-z][A-Za-z ]*: [^,%]*, )*\w+ KV cache usage: [\d.]+%",
         "waiting: ",
@@ -113,7 +113,7 @@ MESSAGES = (
                 ("last_stats.prefix_hit_pct", 0.0)],
     ),
     message(
-        "vLLM.stats.v1_device_kv", E, "after 0.11 (absent at 0.11.0; seen at 0.32, 0.33)-≥0.33 (the device named: 'CPU KV cache usage' on the CPU backend, "
+        "vllm.stats.v1_device_kv", E, "after 0.11 (absent at 0.11.0; seen at 0.32, 0.33)-≥0.33 (the device named: 'CPU KV cache usage' on the CPU backend, "
         "'XPU' on Intel; GPU before)",
         "vllm/v1/metrics/loggers.py:314 @ v0.33.0",
         r"Waiting: \d+ reqs, (?:[A-Za-z][A-Za-z ]*: [^,%]*, )*(?:CPU|XPU|NPU|HPU|TPU) KV cache usage: [\d.]+%",
@@ -129,7 +129,7 @@ MESSAGES = (
                 ("last_stats.kv_usage_pct", 93.8)],
     ),
     message(
-        "vLLM.stats.v1_preemptions", E, "after 0.11 (absent at 0.11.0; seen at 0.32, 0.33)-≥0.33 (the part is printed only when preemptions > 0)",
+        "vllm.stats.v1_preemptions", E, "after 0.11 (absent at 0.11.0; seen at 0.32, 0.33)-≥0.33 (the part is printed only when preemptions > 0)",
         "vllm/v1/metrics/loggers.py:311 @ v0.33.0 (\"Preemptions: %d\" joined into log_parts)",
         r"Waiting: \d+ reqs, (?:[A-Za-z][A-Za-z ]*: [^,%]*, )*Preemptions: \d+, (?:[A-Za-z][A-Za-z ]*: [^,%]*, )*"
         r"\w+ KV cache usage",
@@ -145,7 +145,7 @@ MESSAGES = (
                 ("last_stats.kv_usage_pct", 100.0)],
     ),
     message(
-        "vLLM.stats.v1_deferred", E, "after 0.11 (absent at 0.11.0; seen at 0.32, 0.33)-≥0.33 (printed only when requests were skipped in the waiting queue)",
+        "vllm.stats.v1_deferred", E, "after 0.11 (absent at 0.11.0; seen at 0.32, 0.33)-≥0.33 (printed only when requests were skipped in the waiting queue)",
         "vllm/v1/metrics/loggers.py:300 @ v0.33.0",
         r"Waiting: \d+ reqs, Deferred: \d+ reqs", "deferred: ",
         facts=("waiting requests (skipped ones included)", "deferred requests"), causes=("QUEUEING",),
@@ -158,7 +158,7 @@ MESSAGES = (
         expect=[("max_waiting", 12), ("last_stats.deferred", 4), ("last_stats.prefix_hit_pct", 12.5)],
     ),
     message(
-        "vLLM.stats.v1_engines_aggregated", E, "after 0.11 (absent at 0.11.0)-≥0.33 (data parallel: the API server's aggregate of N engines)",
+        "vllm.stats.v1_engines_aggregated", E, "after 0.11 (absent at 0.11.0)-≥0.33 (data parallel: the API server's aggregate of N engines)",
         "vllm/v1/metrics/loggers.py:373 @ v0.33.0 (log_prefix)",
         r"\d+ Engines Aggregated: Avg prompt throughput", "engines aggregated: ",
         facts=("engines aggregated", "running and waiting over all engines"), causes=("QUEUEING",),
@@ -172,7 +172,7 @@ MESSAGES = (
     ),
     # -- V0 preemption (PREEMPTION, SWAP) -----------------------------------------------------------
     message(
-        "vLLM.preempt.v0_by_mode", E, "≤0.4.3-0.10.2 (V0 scheduler; every 50th preemption is logged)",
+        "vllm.preempt.v0_by_mode", E, "≤0.4.3-0.10.2 (V0 scheduler; every 50th preemption is logged)",
         "vllm/core/scheduler.py:1078 @ v0.4.3, :1556 @ v0.6.6.post1, :1769 @ v0.8.5, :1776 @ v0.10.2",
         r"is preempted by (?:PreemptionMode\.)?(?:RECOMPUTE|SWAP) mode because there is not enough KV cache space",
         "is preempted by",
@@ -186,7 +186,7 @@ MESSAGES = (
         expect=[("preemption_warnings", 1), ("preemption_modes", (("RECOMPUTE", 1),)), ("max_cumulative", 1)],
     ),
     message(
-        "vLLM.preempt.v0_swap", E, "≤0.4.3-0.10.2 (V0 scheduler, best_of/n > 1 or --preemption-mode swap)",
+        "vllm.preempt.v0_swap", E, "≤0.4.3-0.10.2 (V0 scheduler, best_of/n > 1 or --preemption-mode swap)",
         "vllm/core/scheduler.py:1078 @ v0.4.3, :1556 @ v0.6.6.post1",
         r"is preempted by (?:PreemptionMode\.)?SWAP mode", "preemptionmode.swap",
         facts=("preemption by swapping to CPU",), causes=("SWAP", "PREEMPTION"),
@@ -199,7 +199,7 @@ MESSAGES = (
     ),
     # -- KV capacity at start-up (KV_CAPACITY) -----------------------------------------------------
     message(
-        "vLLM.kv.v0_gpu_cpu_blocks", E, "≤0.4.3-0.6.6 ('# GPU blocks: N, # CPU blocks: M')",
+        "vllm.kv.v0_gpu_cpu_blocks", E, "≤0.4.3-0.6.6 ('# GPU blocks: N, # CPU blocks: M')",
         "vllm/executor/gpu_executor.py:83 @ v0.4.3, :121 @ v0.5.5, :76 @ v0.6.6.post1; "
         "vllm/executor/distributed_gpu_executor.py:56 @ v0.4.3",
         r"# GPU blocks: \d+, # CPU blocks: \d+", "# gpu blocks:",
@@ -214,7 +214,7 @@ MESSAGES = (
         expect=[("kv_capacity.gpu_blocks", True), ("kv_capacity.cpu_blocks", True), ("startups", 1)],
     ),
     message(
-        "vLLM.kv.v0_device_blocks", E, "0.7.3-0.11.0 ('# cuda blocks', '# xpu blocks': the device's name)",
+        "vllm.kv.v0_device_blocks", E, "0.7.3-0.11.0 ('# cuda blocks', '# xpu blocks': the device's name)",
         "vllm/executor/executor_base.py:111 @ v0.7.3, :112 @ v0.8.5, :114 @ v0.10.2, :116 @ v0.11.0",
         r"# \w+ blocks: \d+, # CPU blocks: \d+", " blocks: ",
         facts=("KV blocks on the device", "CPU swap blocks"), causes=("KV_CAPACITY", "SWAP"),
@@ -222,7 +222,7 @@ MESSAGES = (
         expect=[("kv_capacity.gpu_blocks", 7191), ("kv_capacity.cpu_blocks", 512)],
     ),
     message(
-        "vLLM.kv.v1_gpu_blocks", E, "0.6.6-0.7.3 (V1 preview: '# GPU blocks: N' alone)",
+        "vllm.kv.v1_gpu_blocks", E, "0.6.6-0.7.3 (V1 preview: '# GPU blocks: N' alone)",
         "vllm/v1/executor/uniproc_executor.py:64 @ v0.6.6.post1; vllm/v1/core/kv_cache_utils.py:522 @ v0.7.3",
         r"# GPU blocks: \d+(?!, # CPU)", "# gpu blocks:",
         facts=("GPU KV blocks",), causes=("KV_CAPACITY",),
@@ -230,7 +230,7 @@ MESSAGES = (
         expect=[("kv_capacity.gpu_blocks", 127626)],
     ),
     message(
-        "vLLM.kv.v1_cache_size_tokens", E, "0.8.5 (absent at 0.7.3)-≥0.33 ('GPU KV cache size: N tokens'; after 0.11: '<device> KV cache size')",
+        "vllm.kv.v1_cache_size_tokens", E, "0.8.5 (absent at 0.7.3)-≥0.33 ('GPU KV cache size: N tokens'; after 0.11: '<device> KV cache size')",
         "vllm/v1/core/kv_cache_utils.py:634 @ v0.8.5, :864 @ v0.10.2, :1087 @ v0.11.0",
         r"KV cache size: \d[\d,]* tokens", "kv cache size: ",
         facts=("KV cache capacity in tokens",), causes=("KV_CAPACITY",),
@@ -244,7 +244,7 @@ MESSAGES = (
         expect=[("kv_capacity.kv_tokens", True)],
     ),
     message(
-        "vLLM.kv.v1_size_and_concurrency", E, "after 0.19.1 (two lines there, vllm#39734; seen at 0.32, 0.33)-≥0.33 (one line: '<device> KV cache size: N tokens, Maximum "
+        "vllm.kv.v1_size_and_concurrency", E, "after 0.19.1 (two lines there, vllm#39734; seen at 0.32, 0.33)-≥0.33 (one line: '<device> KV cache size: N tokens, Maximum "
         "concurrency for M tokens per request: X.XXx')",
         "vllm/v1/core/kv_cache_utils.py:1148 @ v0.33.0",
         r"KV cache size: \d[\d,]* tokens, Maximum concurrency for \d[\d,]* tokens per request: [\d.]+x",
@@ -257,7 +257,7 @@ MESSAGES = (
                 ("kv_capacity.max_concurrency", 2.12)],
     ),
     message(
-        "vLLM.kv.max_concurrency", E, "0.6.6 (absent at 0.5.5)-0.19.1 (vllm#39734) (a line of its own after the size line; joined to it by 0.32)",
+        "vllm.kv.max_concurrency", E, "0.6.6 (absent at 0.5.5)-0.19.1 (vllm#39734) (a line of its own after the size line; joined to it by 0.32)",
         "vllm/executor/gpu_executor.py:80 @ v0.6.6.post1; vllm/executor/executor_base.py:117 @ v0.8.5; "
         "vllm/v1/core/kv_cache_utils.py:637 @ v0.8.5, :1091 @ v0.11.0",
         r"Maximum concurrency for \d[\d,]* tokens per request: [\d.]+x", "maximum concurrency for ",
@@ -274,7 +274,7 @@ MESSAGES = (
         expect=[("kv_capacity.max_concurrency", True), ("kv_capacity.tokens_per_request", True)],
     ),
     message(
-        "vLLM.kv.available_memory", E, "0.9.2 (absent at 0.8.5)-≥0.33 ('%.2f GiB'; '%s GiB' at 0.33)",
+        "vllm.kv.available_memory", E, "0.9.2 (absent at 0.8.5)-≥0.33 ('%.2f GiB'; '%s GiB' at 0.33)",
         "vllm/v1/worker/gpu_worker.py:232 @ v0.9.2, :298 @ v0.11.0, :773 @ v0.33.0",
         r"Available KV cache memory: [\d.]+ ?GiB", "available kv cache memory",
         facts=("memory left for the KV cache",), causes=("KV_CAPACITY",),
@@ -286,7 +286,7 @@ MESSAGES = (
         expect=[("kv_capacity.available_gib", True)],
     ),
     message(
-        "vLLM.kv.v0_max_seq_len_exceeds_cache", E, "≤0.4.3-0.10.2 (V0 worker; also the CPU/HPU/OpenVINO workers)",
+        "vllm.kv.v0_max_seq_len_exceeds_cache", E, "≤0.4.3-0.10.2 (V0 worker; also the CPU/HPU/OpenVINO workers)",
         "vllm/worker/worker.py:376 @ v0.4.3, :499 @ v0.6.6.post1, :566 @ v0.8.5, :666 @ v0.10.2",
         r"max seq len \(\d+\) is larger than the maximum number of tokens that can be stored in KV cache \(\d+\)",
         "max seq len",
@@ -299,7 +299,7 @@ MESSAGES = (
         expect=[("max_seq_len_error.max_seq_len", 32768), ("max_seq_len_error.kv_tokens", 7344)],
     ),
     message(
-        "vLLM.kv.v1_models_max_seq_len", E, "0.7.3-0.11.0 ('models's', V1 engine core)",
+        "vllm.kv.v1_models_max_seq_len", E, "0.7.3-0.11.0 ('models's', V1 engine core)",
         "vllm/v1/core/kv_cache_utils.py:466 @ v0.7.3, :546 @ v0.8.5, :709 @ v0.10.2, :717 @ v0.11.0",
         r"models's max seq len \(\d+\),\s*\(?[\d.]+ GiB KV cache is needed, which is larger than the available KV "
         r"cache memory \([\d.]+ GiB\)",
@@ -317,7 +317,7 @@ MESSAGES = (
                 ("max_seq_len_error.estimated_max_len", 34736)],
     ),
     message(
-        "vLLM.kv.v1_model_max_seq_len", E, "after 0.11 (absent at 0.11.0; seen at 0.32, 0.33)-≥0.33 ('model's'; the check moved to kv_cache_planning.py by 0.33)",
+        "vllm.kv.v1_model_max_seq_len", E, "after 0.11 (absent at 0.11.0; seen at 0.32, 0.33)-≥0.33 ('model's'; the check moved to kv_cache_planning.py by 0.33)",
         "vllm/v1/core/kv_cache_planning.py:78 @ v0.33.0; vllm/v1/core/kv_cache_utils.py:1030 @ v0.32.0 "
         "(the recording's traceback)",
         r"model's max seq len \(\d+\),\s*\(?[\d.]+ GiB KV cache is needed", "max seq len",
@@ -334,7 +334,7 @@ MESSAGES = (
         expect=[("max_seq_len_error.max_seq_len", 1024), ("max_seq_len_error.estimated_max_len", 896)],
     ),
     message(
-        "vLLM.kv.no_available_memory", E, "≤0.4.3-≥0.33 (V0 worker, then V1 kv_cache_utils / kv_cache_planning)",
+        "vllm.kv.no_available_memory", E, "≤0.4.3-≥0.33 (V0 worker, then V1 kv_cache_utils / kv_cache_planning)",
         "vllm/worker/worker.py:370 @ v0.4.3, :493 @ v0.6.6.post1; vllm/v1/core/kv_cache_utils.py:527 @ v0.8.5, "
         ":699 @ v0.11.0; vllm/v1/core/kv_cache_planning.py:58 @ v0.33.0",
         r"No available memory for the cache blocks", "no available memory for the cache blocks",
@@ -347,7 +347,7 @@ MESSAGES = (
         expect=[("no_kv_memory", True)],
     ),
     message(
-        "vLLM.kv.memory_profiling_budget", E, "0.6.6-0.10.2 (V0 worker's profiling summary, several lines)",
+        "vllm.kv.memory_profiling_budget", E, "0.6.6-0.10.2 (V0 worker's profiling summary, several lines)",
         "vllm/worker/worker.py:229 @ v0.6.6.post1, :275 @ v0.8.5, :278 @ v0.10.2",
         r"total_gpu_memory \([\d.]+ ?GiB\) x gpu_memory_utilization \([\d.]+\)", "x gpu_memory_utilization (",
         facts=("GPU memory", "gpu_memory_utilization in effect"), causes=("KV_CAPACITY", "CONFIG_NOT_APPLIED"),
@@ -360,7 +360,7 @@ MESSAGES = (
         expect=[("settings.gpu_memory_utilization", 0.9)],
     ),
     message(
-        "vLLM.kv.memory_profiling_results_064", E, "0.6.4 (0.6.4.post1 read; 0.6.6 prints 'Memory profiling takes')",
+        "vllm.kv.memory_profiling_results_064", E, "0.6.4 (0.6.4.post1 read; 0.6.6 prints 'Memory profiling takes')",
         "vllm/worker/worker.py:233 @ v0.6.4.post1",
         r"Memory profiling results: total_gpu_memory=[\d.]+GiB .*kv_cache_size=[\d.]+GiB gpu_memory_utilization=[\d.]+",
         "memory profiling results: ",
@@ -371,7 +371,7 @@ MESSAGES = (
         expect=[("kv_capacity.available_gib", 3.81), ("settings.gpu_memory_utilization", 0.9)],
     ),
     message(
-        "vLLM.kv.memory_profiling_kv_rest", E, "0.6.6-0.10.2 (V0 worker's profiling summary)",
+        "vllm.kv.memory_profiling_kv_rest", E, "0.6.6-0.10.2 (V0 worker's profiling summary)",
         "vllm/worker/worker.py:238 @ v0.6.6.post1, :284 @ v0.8.5, :287 @ v0.10.2",
         r"the rest of the memory reserved for KV Cache is [\d.]+ ?GiB", "reserved for kv cache is",
         facts=("memory left for the KV cache",), causes=("KV_CAPACITY",),
@@ -385,7 +385,7 @@ MESSAGES = (
     ),
     # -- effective limits printed at start-up (CONFIG_NOT_APPLIED, QUEUEING, PREFILL) --------------
     message(
-        "vLLM.config.non_default_args", E, "0.9.2 (absent at 0.8.5)-≥0.33 (the API server's parsed command line, V1)",
+        "vllm.config.non_default_args", E, "0.9.2 (absent at 0.8.5)-≥0.33 (the API server's parsed command line, V1)",
         "vllm/entrypoints/openai/cli_args.py:325 @ v0.9.2; vllm/entrypoints/utils.py:233 @ v0.11.0; "
         "vllm/entrypoints/common/startup.py:96 @ v0.33.0",
         r"non-default args: \{", "non-default args: {",
@@ -402,7 +402,7 @@ MESSAGES = (
                 ("settings.max_num_batched_tokens", 1024)],
     ),
     message(
-        "vLLM.config.engine_with_config_v0", E, "≤0.4.3-0.10.2 ('Initializing an LLM engine (vX) with config:'; "
+        "vllm.config.engine_with_config_v0", E, "≤0.4.3-0.10.2 ('Initializing an LLM engine (vX) with config:'; "
         "'a V0 LLM engine' from 0.8)",
         "vllm/engine/llm_engine.py:162 @ v0.4.3, :235 @ v0.6.6.post1, :241 @ v0.8.5, :222 @ v0.10.2",
         r"Initializing an? (?:V0 )?LLM engine \(v[\w.+]+\) with config: ", "llm engine (v",
@@ -428,7 +428,7 @@ MESSAGES = (
         expect=[("settings.max_model_len", True), ("settings.tensor_parallel_size", 1)],
     ),
     message(
-        "vLLM.config.engine_with_config_v1", E, "0.6.6-≥0.33 ('Initializing a V1 LLM engine (vX) with config:')",
+        "vllm.config.engine_with_config_v1", E, "0.6.6-≥0.33 ('Initializing a V1 LLM engine (vX) with config:')",
         "vllm/v1/engine/core.py:49 @ v0.6.6.post1, :58 @ v0.8.5, :77 @ v0.11.0, :140 @ v0.33.0",
         r"Initializing a V1 LLM engine \(v[\w.+]+\) with config: ", "llm engine (v",
         facts=("max_seq_len (max_model_len)", "tensor_parallel_size", "enable_prefix_caching", "quantization"),
@@ -443,7 +443,7 @@ MESSAGES = (
         expect=[("settings.max_model_len", 1024), ("settings.tensor_parallel_size", 1)],
     ),
     message(
-        "vLLM.config.chunked_prefill", E, "0.5.5-≥0.33 ('Chunked prefill is enabled with max_num_batched_tokens=N.'; "
+        "vllm.config.chunked_prefill", E, "0.5.5-≥0.33 ('Chunked prefill is enabled with max_num_batched_tokens=N.'; "
         "0.4.x: 'Chunked prefill is enabled (EXPERIMENTAL).')",
         "vllm/config.py:912 @ v0.5.5, :1459 @ v0.6.6.post1, :2004 @ v0.8.5; vllm/config/scheduler.py:223 @ v0.10.2, "
         ":311 @ v0.33.0",
@@ -456,7 +456,7 @@ MESSAGES = (
         expect=[("settings.max_num_batched_tokens", True), ("settings.enable_chunked_prefill", True)],
     ),
     message(
-        "vLLM.config.using_max_model_len", E, "0.9.2 (absent at 0.8.5)-≥0.33 (the max_model_len in effect, derived or given)",
+        "vllm.config.using_max_model_len", E, "0.9.2 (absent at 0.8.5)-≥0.33 (the max_model_len in effect, derived or given)",
         "vllm/config.py:1472 @ v0.9.2; vllm/config/model.py:1510 @ v0.11.0, :2170 @ v0.33.0",
         r"Using max model len \d+", "using max model len",
         facts=("max_model_len in effect",), causes=("CONFIG_NOT_APPLIED", "CONTEXT_TRUNCATION"),
@@ -465,7 +465,7 @@ MESSAGES = (
         expect=[("settings.max_model_len", True)],
     ),
     message(
-        "vLLM.config.user_max_model_len_too_big", E, "≤0.4.3-≥0.33 (an error; a warning instead with "
+        "vllm.config.user_max_model_len_too_big", E, "≤0.4.3-≥0.33 (an error; a warning instead with "
         "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 from 0.5.5, absent at 0.4.3)",
         "vllm/config.py:1251 @ v0.4.3, :2392 @ v0.6.6.post1, :3096 @ v0.8.5; vllm/config/model.py:1895 @ v0.11.0, "
         ":2664 @ v0.33.0",
@@ -483,7 +483,7 @@ MESSAGES = (
         expect=[("max_model_len_over_model", True)],
     ),
     message(
-        "vLLM.config.swap_space_too_large", E, "≤0.4.3-0.11.0 (V0 swap space; gone with --swap-space)",
+        "vllm.config.swap_space_too_large", E, "≤0.4.3-0.11.0 (V0 swap space; gone with --swap-space)",
         "vllm/config.py:427 @ v0.4.3, :1051 @ v0.6.6.post1, :1443 @ v0.8.5; vllm/config/cache.py:220 @ v0.11.0",
         r"(?:Possibly too|Too) large swap space\. [\d.]+ GiB out of the [\d.]+ GiB total CPU memory is allocated for "
         r"the swap space",
@@ -498,7 +498,7 @@ MESSAGES = (
     ),
     # -- CUDA graphs and weights (capacity at start-up) -------------------------------------------
     message(
-        "vLLM.startup.graph_capture", E, "≤0.4.3-≥0.33 ('Graph capturing finished in N secs', with ', took X GiB' "
+        "vllm.startup.graph_capture", E, "≤0.4.3-≥0.33 ('Graph capturing finished in N secs', with ', took X GiB' "
         "from 0.6.6, absent at 0.5.5)",
         "vllm/worker/model_runner.py:924 @ v0.4.3, :1535 @ v0.6.6.post1; vllm/v1/worker/gpu_model_runner.py:1686 "
         "@ v0.8.5, :6517 @ v0.33.0",
@@ -508,7 +508,7 @@ MESSAGES = (
                    P11349)],
     ),
     message(
-        "vLLM.startup.weights_memory", E, "≤0.4.3-0.7.3 ('Loading model weights took X GB'); 0.8.5-≥0.33 "
+        "vllm.startup.weights_memory", E, "≤0.4.3-0.7.3 ('Loading model weights took X GB'); 0.8.5-≥0.33 "
         "('Model loading took X GiB ...')",
         "vllm/worker/model_runner.py:146 @ v0.4.3; vllm/v1/worker/gpu_model_runner.py:1347 @ v0.8.5, :5089 @ v0.33.0",
         r"(?:Loading model weights|Model loading) took [\d.]+ ?Gi?B", " took ",
@@ -518,7 +518,7 @@ MESSAGES = (
     ),
     # -- requests refused for their length (CONTEXT_TRUNCATION) -------------------------------------
     message(
-        "vLLM.context.v0_prompt_exceeds_limit", E, "≤0.4.3-0.10.2 (V0 scheduler: the request is ignored, a warning)",
+        "vllm.context.v0_prompt_exceeds_limit", E, "≤0.4.3-0.10.2 (V0 scheduler: the request is ignored, a warning)",
         "vllm/core/scheduler.py:664 @ v0.4.3, :945 @ v0.6.6.post1, :1107 @ v0.8.5, :1103 @ v0.10.2",
         r"Input prompt \(\d+ tokens\) is too long and exceeds limit of \d+", "exceeds limit of",
         facts=("prompt tokens", "the prompt limit (max_model_len, or max_num_batched_tokens without chunking)"),
@@ -531,7 +531,7 @@ MESSAGES = (
         expect=[("prompts_too_long", 1), ("prompt_too_long_max", True)],
     ),
     message(
-        "vLLM.context.v0_lookahead_capacity", E, "0.6.6 (absent at 0.5.5)-0.10.2 (V0 scheduler: the prompt can never fit the KV cache)",
+        "vllm.context.v0_lookahead_capacity", E, "0.6.6 (absent at 0.5.5)-0.10.2 (V0 scheduler: the prompt can never fit the KV cache)",
         "vllm/core/scheduler.py:965 @ v0.6.6.post1, :1130 @ v0.8.5, :1127 @ v0.10.2",
         r"Input prompt \(\d+ tokens\) \+ lookahead slots \(\d+\) is too long and exceeds the capacity of block_manager",
         "exceeds the capacity of block_manager",
@@ -542,7 +542,7 @@ MESSAGES = (
         expect=[("prompts_too_long", 1), ("prompts_over_kv_capacity", 1)],
     ),
     message(
-        "vLLM.context.v0_prompt_total_length", E, "0.6.6-0.7.3 (absent at 0.5.5, 0.8.5) (the engine's own check, raised)",
+        "vllm.context.v0_prompt_total_length", E, "0.6.6-0.7.3 (absent at 0.5.5, 0.8.5) (the engine's own check, raised)",
         "vllm/engine/llm_engine.py:1961 @ v0.6.6.post1, :1960 @ v0.7.3; vllm/v1/engine/processor.py:173 "
         "@ v0.6.6.post1",
         r"The prompt \(total length \d+\) is too long to fit into the model \(context length \d+\)",
@@ -554,7 +554,7 @@ MESSAGES = (
         expect=[("prompts_too_long", 1), ("prompt_too_long_max", (25938, 4096))],
     ),
     message(
-        "vLLM.context.v1_prompt_longer_than_max", E, "0.8.5-≥0.33 ('The decoder prompt (length N) is longer than the "
+        "vllm.context.v1_prompt_longer_than_max", E, "0.8.5-≥0.33 ('The decoder prompt (length N) is longer than the "
         "maximum model length of M.')",
         "vllm/v1/engine/processor.py:382 @ v0.8.5, :537 @ v0.11.0; vllm/v1/engine/input_processor.py:590 @ v0.33.0",
         r"prompt \(length \d+\) is longer than the maximum model length of \d+", "maximum model length of",
@@ -564,7 +564,7 @@ MESSAGES = (
         expect=[("prompts_too_long", 1), ("prompt_too_long_max", (17772, 16384))],
     ),
     message(
-        "vLLM.context.v1_prompt_length_of", E, "0.7.3 (V1 processor; 0.8.5 says 'The decoder prompt (length N)')",
+        "vllm.context.v1_prompt_length_of", E, "0.7.3 (V1 processor; 0.8.5 says 'The decoder prompt (length N)')",
         "vllm/v1/engine/processor.py:252 @ v0.7.3",
         r"Prompt length of \d+ is longer than the maximum model length of \d+", "maximum model length of",
         facts=("prompt tokens", "max_model_len"), causes=("CONTEXT_TRUNCATION",),
@@ -572,7 +572,7 @@ MESSAGES = (
         expect=[("prompts_too_long", 1), ("prompt_too_long_max", (5016, 4096))],
     ),
     message(
-        "vLLM.context.api_you_requested", E, "≤0.4.3-0.9.2 (the embedding/score form to 0.11.0) (the OpenAI server's check: 'However, you requested N "
+        "vllm.context.api_you_requested", E, "≤0.4.3-0.9.2 (the embedding/score form to 0.11.0) (the OpenAI server's check: 'However, you requested N "
         "tokens')",
         "vllm/entrypoints/openai/serving_engine.py:168 @ v0.4.3, :286 @ v0.6.6.post1, :231 @ v0.8.5, :541 @ v0.9.2",
         r"maximum context length is \d+ tokens\. However, you requested \d+ tokens", "maximum context length is",
@@ -584,7 +584,7 @@ MESSAGES = (
         expect=[("prompts_too_long", 1), ("prompt_too_long_max", (6616, 6048))],
     ),
     message(
-        "vLLM.context.api_request_has", E, "0.10.2-0.11.0 ('However, your request has N input tokens')",
+        "vllm.context.api_request_has", E, "0.10.2-0.11.0 ('However, your request has N input tokens')",
         "vllm/entrypoints/renderer.py:386 @ v0.11.0; vllm/entrypoints/openai/serving_engine.py:676 @ v0.11.0",
         r"maximum context length is \d+ tokens\. However, your request has \d+ input tokens", "maximum context length is",
         facts=("max_model_len", "prompt tokens"), causes=("CONTEXT_TRUNCATION",),
@@ -594,7 +594,7 @@ MESSAGES = (
         expect=[("prompts_too_long", 1), ("prompt_too_long_max", (9500, 8192))],
     ),
     message(
-        "vLLM.context.api_prompt_contains", E, "after 0.11 (absent at 0.11.0; seen at 0.32, 0.33)-≥0.33 ('However, your prompt contains [at least] N input tokens')",
+        "vllm.context.api_prompt_contains", E, "after 0.11 (absent at 0.11.0; seen at 0.32, 0.33)-≥0.33 ('However, your prompt contains [at least] N input tokens')",
         "vllm/renderers/params.py:544 @ v0.33.0",
         r"maximum context length is \d+ tokens\. However, your prompt contains (?:at least )?\d+ input tokens",
         "maximum context length is",
@@ -606,7 +606,7 @@ MESSAGES = (
         expect=[("prompts_too_long", 1), ("prompt_too_long_max", (1500, 1024))],
     ),
     message(
-        "vLLM.context.api_prompt_characters", E, "after 0.11 (absent at 0.11.0; seen at 0.32, 0.33)-≥0.33 (a character pre-check before tokenizing)",
+        "vllm.context.api_prompt_characters", E, "after 0.11 (absent at 0.11.0; seen at 0.32, 0.33)-≥0.33 (a character pre-check before tokenizing)",
         "vllm/renderers/params.py:405 @ v0.33.0",
         r"maximum context length is \d+ tokens\. However, your prompt contains \d+ characters", "maximum context length is",
         facts=("max_model_len", "prompt characters"), causes=("CONTEXT_TRUNCATION",),
@@ -617,7 +617,7 @@ MESSAGES = (
         expect=[("prompts_too_long", 1), ("output_too_long", 0)],
     ),
     message(
-        "vLLM.context.api_max_tokens_too_large", E, "0.10.2 (absent at 0.9.2)-0.11.0 (the prompt fits, the output does not)",
+        "vllm.context.api_max_tokens_too_large", E, "0.10.2 (absent at 0.9.2)-0.11.0 (the prompt fits, the output does not)",
         "vllm/entrypoints/openai/serving_engine.py:684 @ v0.10.2, v0.11.0",
         r"'max_tokens' or 'max_completion_tokens' is too large: \d+\. This model's maximum context length is \d+ tokens "
         r"and your request has \d+ input tokens",
@@ -629,7 +629,7 @@ MESSAGES = (
         expect=[("prompts_too_long", 1), ("output_too_long", 1)],
     ),
     message(
-        "vLLM.context.api_max_tokens_gt_max_model_len", E, "after 0.11 (absent at 0.11.0; seen at 0.32, 0.33)-≥0.33 ('max_tokens=N cannot be greater than "
+        "vllm.context.api_max_tokens_gt_max_model_len", E, "after 0.11 (absent at 0.11.0; seen at 0.32, 0.33)-≥0.33 ('max_tokens=N cannot be greater than "
         "max_model_len=M'; 'max_completion_tokens=' on the chat endpoint)",
         "vllm/renderers/params.py:279 @ v0.33.0",
         r"(?:max_tokens|max_completion_tokens)=\d+ cannot be greater than max_model_len=\d+",
@@ -646,7 +646,7 @@ MESSAGES = (
         expect=[("prompts_too_long", 1), ("output_too_long", 1)],
     ),
     message(
-        "vLLM.context.max_tokens_negative", E, "≤0.4.3-≥0.33 (the sampling check; negative only where a default "
+        "vllm.context.max_tokens_negative", E, "≤0.4.3-≥0.33 (the sampling check; negative only where a default "
         "max_tokens was computed as max_model_len minus the prompt)",
         "vllm/sampling_params.py:227 @ v0.4.3, :380 @ v0.6.6.post1, :693 @ v0.33.0",
         r"max_tokens must be at least 1, got -\d+", "max_tokens must be at least 1, got -",
@@ -659,7 +659,7 @@ MESSAGES = (
     ),
     # -- queue refusals (QUEUE_FULL) -----------------------------------------------------------------
     message(
-        "vLLM.stats.v1_kv_fetch", E, "after 0.11 (absent at 0.11.0)-≥0.33: a KV connector's fetches, three counts in one part",
+        "vllm.stats.v1_kv_fetch", E, "after 0.11 (absent at 0.11.0)-≥0.33: a KV connector's fetches, three counts in one part",
         "vllm/v1/metrics/loggers.py:306 @ v0.33.0",
         r"Waiting: \d+ reqs, (?:Deferred: \d+ reqs, )?KV fetch: \d+ waiting to start, \d+ in progress, \d+ completed "
         r"waiting",
@@ -674,7 +674,7 @@ MESSAGES = (
         note="Before this entry the whole line was skipped: its counts after 'KV fetch: ' broke the key: value run.",
     ),
     message(
-        "vLLM.stats.v1_iteration_details", E, "after 0.11 (absent at 0.11.0)-≥0.33 (--enable-logging-iteration-details)",
+        "vllm.stats.v1_iteration_details", E, "after 0.11 (absent at 0.11.0)-≥0.33 (--enable-logging-iteration-details)",
         "vllm/v1/metrics/loggers.py:199 @ v0.33.0",
         r"Iteration\(\d+\): \d+ context requests, \d+ context tokens, \d+ generation requests",
         "context requests, ",
@@ -685,7 +685,7 @@ MESSAGES = (
         note="Not a stats record (no Running/Waiting): the scanner counts none; a per-step view of prefill.",
     ),
     message(
-        "vLLM.kv.gpu_memory_short", E, "0.9.2 (absent at 0.8.5)-0.11.0 (V1 worker, at device init)",
+        "vllm.kv.gpu_memory_short", E, "0.9.2 (absent at 0.8.5)-0.11.0 (V1 worker, at device init)",
         "vllm/v1/worker/gpu_worker.py:146 @ v0.9.2, :181 @ v0.10.2, :188 @ v0.11.0",
         r"Free memory on device \([\d.]+/[\d.]+ GiB\) on startup is less than desired GPU memory utilization "
         r"\([\d.]+, [\d.]+ GiB\)",
@@ -705,7 +705,7 @@ MESSAGES = (
                 ("settings.gpu_memory_utilization", True)],
     ),
     message(
-        "vLLM.kv.gpu_memory_short_device", E, "after 0.11 (absent at 0.11.0)-≥0.33 (the check moved to v1/worker/utils.py; the device named)",
+        "vllm.kv.gpu_memory_short_device", E, "after 0.11 (absent at 0.11.0)-≥0.33 (the check moved to v1/worker/utils.py; the device named)",
         "vllm/v1/worker/utils.py:763 @ v0.33.0",
         r"Free memory on device \S+ \([\d.]+/[\d.]+ GiB\) on startup is less than desired GPU memory utilization",
         "esired gpu memory utilization",
@@ -718,7 +718,7 @@ MESSAGES = (
                 ("settings.gpu_memory_utilization", 0.9)],
     ),
     message(
-        "vLLM.kv.desired_utilization", E, "0.10.2 (absent at 0.9.2)-≥0.33 (V1 worker, the memory summary after profiling)",
+        "vllm.kv.desired_utilization", E, "0.10.2 (absent at 0.9.2)-≥0.33 (V1 worker, the memory summary after profiling)",
         "vllm/v1/worker/gpu_worker.py:376 @ v0.10.2, :372 @ v0.11.0, :1045 @ v0.33.0",
         r"Free memory on device .*on startup\. Desired GPU memory utilization is \([\d.]+, [\d.]+ GiB\)",
         "esired gpu memory utilization",
@@ -733,7 +733,7 @@ MESSAGES = (
         expect=[("settings.gpu_memory_utilization", 0.85)],
     ),
     message(
-        "vLLM.kv.cudagraph_memory_profiling", E, "0.21 (as the message itself says; not read there)-≥0.33 (CUDA graph memory counted against the KV budget)",
+        "vllm.kv.cudagraph_memory_profiling", E, "0.21 (as the message itself says; not read there)-≥0.33 (CUDA graph memory counted against the KV budget)",
         "vllm/v1/worker/gpu_worker.py:786 @ v0.33.0",
         r"CUDA graph memory profiling is enabled .*The current --gpu-memory-utilization=[\d.]+ is equivalent to "
         r"--gpu-memory-utilization=[\d.]+",
@@ -748,7 +748,7 @@ MESSAGES = (
         note="Not read: no cheap mark; the KV size lines after it carry the capacity.",
     ),
     message(
-        "vLLM.kv.memory_profiling_summary_v1", E, "0.9.2 (absent at 0.8.5)-≥0.33 (MemoryProfilingResult, one line)",
+        "vllm.kv.memory_profiling_summary_v1", E, "0.9.2 (absent at 0.8.5)-≥0.33 (MemoryProfilingResult, one line)",
         "vllm/utils/__init__.py:2396 @ v0.9.2; vllm/utils/mem_utils.py:218 @ v0.33.0",
         r"Memory profiling takes [\d.]+ seconds\. Total non KV cache memory: [\d.]+ ?GiB", "memory profiling takes",
         facts=("memory outside the KV cache (weights, activations, non-torch)",), causes=("KV_CAPACITY",),
@@ -757,7 +757,7 @@ MESSAGES = (
                    "mem_get_info): 15.15GiB; weights memory: 14.96GiB.", "rendered from vllm/utils/mem_utils.py:218 @ v0.33.0")],
     ),
     message(
-        "vLLM.kv.num_gpu_blocks_override", E, "≤0.4.3-≥0.33 (--num-gpu-blocks-override)",
+        "vllm.kv.num_gpu_blocks_override", E, "≤0.4.3-≥0.33 (--num-gpu-blocks-override)",
         "vllm/v1/core/kv_cache_utils.py:627 @ v0.8.5; vllm/v1/core/kv_cache_planning.py:1526 @ v0.33.0",
         r"Overriding num_gpu_blocks=\d+ with num_gpu_blocks_override=\d+", "num_gpu_blocks_override=",
         facts=("KV blocks profiled", "KV blocks forced"), causes=("KV_CAPACITY", "CONFIG_NOT_APPLIED"),
@@ -765,7 +765,7 @@ MESSAGES = (
                    "num_gpu_blocks_override=512", "rendered from vllm/v1/core/kv_cache_utils.py:627 @ v0.8.5")],
     ),
     message(
-        "vLLM.config.batched_tokens_below_max_len", E, "≤0.4.3-≥0.33 (without chunked prefill; a start-up refusal)",
+        "vllm.config.batched_tokens_below_max_len", E, "≤0.4.3-≥0.33 (without chunked prefill; a start-up refusal)",
         "vllm/config.py:693 @ v0.4.3, :2027 @ v0.8.5; vllm/config/scheduler.py:239 @ v0.11.0, :324 @ v0.33.0",
         r"max_num_batched_tokens \(\d+\) is smaller than max_model_len \(\d+\)", "is smaller than max_model_len",
         facts=("max_num_batched_tokens", "max_model_len"), causes=("CONFIG_NOT_APPLIED", "CONTEXT_TRUNCATION"),
@@ -775,7 +775,7 @@ MESSAGES = (
                    "rendered from vllm/config.py:2027 @ v0.8.5")],
     ),
     message(
-        "vLLM.config.chunked_prefill_experimental", E, "≤0.4.3 (gone at 0.5.5) ('Chunked prefill is enabled (EXPERIMENTAL).')",
+        "vllm.config.chunked_prefill_experimental", E, "≤0.4.3 (gone at 0.5.5) ('Chunked prefill is enabled (EXPERIMENTAL).')",
         "vllm/config.py:676 @ v0.4.3",
         r"Chunked prefill is enabled \(EXPERIMENTAL\)", "chunked prefill is enabled (",
         facts=("chunked prefill on",), causes=("PREFILL",),
@@ -783,7 +783,7 @@ MESSAGES = (
                    "rendered from vllm/config.py:676 @ v0.4.3")],
     ),
     message(
-        "vLLM.swap.no_cpu_swap_space", E, "≤0.4.3-0.10.2 (V0 scheduler: a swapped request could not be kept)",
+        "vllm.swap.no_cpu_swap_space", E, "≤0.4.3-0.10.2 (V0 scheduler: a swapped request could not be kept)",
         "vllm/core/scheduler.py:1131 @ v0.4.3, :1826 @ v0.8.5",
         r"Aborted due to the lack of CPU swap space", "lack of cpu swap space",
         facts=("CPU swap space exhausted",), causes=("SWAP",),
@@ -791,7 +791,7 @@ MESSAGES = (
                    "this error.", RLLM62)],
     ),
     message(
-        "vLLM.startup.platform_detected", E, "0.7.3 (absent at 0.6.6)-≥0.33 ('cpu' means the engine computes on the CPU)",
+        "vllm.startup.platform_detected", E, "0.7.3 (absent at 0.6.6)-≥0.33 ('cpu' means the engine computes on the CPU)",
         "vllm/platforms/__init__.py:239 @ v0.8.5, :216 @ v0.11.0, :287 @ v0.33.0",
         r"Automatically detected platform \w+\.", "automatically detected platform",
         facts=("the platform vLLM runs on (cuda, rocm, cpu, xpu, tpu)",), causes=("CPU_SPILL",),
@@ -801,7 +801,7 @@ MESSAGES = (
         note="Read by knowledge/containers/no_gpu.py (the cpu platform), not by the log scanner.",
     ),
     message(
-        "vLLM.startup.no_platform", E, "0.7.3-0.11.0 (info/warning; debug from 0.33)",
+        "vllm.startup.no_platform", E, "0.7.3-0.11.0 (info/warning; debug from 0.33)",
         "vllm/platforms/__init__.py:244 @ v0.8.5, :221 @ v0.11.0, :291 @ v0.33.0",
         r"No platform detected, vLLM is running on UnspecifiedPlatform", "no platform detected",
         facts=("no GPU platform found",), causes=("CPU_SPILL",),
@@ -810,7 +810,7 @@ MESSAGES = (
         note="Read by knowledge/containers/no_gpu.py, not by the log scanner.",
     ),
     message(
-        "vLLM.startup.cpu_kvcache_space_default", E, "≤0.4.3-0.11.0 (CPU backend; '(GB)' or '(GiB)' by version; gone at 0.33)",
+        "vllm.startup.cpu_kvcache_space_default", E, "≤0.4.3-0.11.0 (CPU backend; '(GB)' or '(GiB)' by version; gone at 0.33)",
         "vllm/executor/cpu_executor.py:143 @ v0.4.3; vllm/platforms/cpu.py:72 @ v0.6.6.post1, :118 @ v0.11.0",
         r"Environment variable VLLM_CPU_KVCACHE_SPACE \(Gi?B\) for CPU backend is not set, using 4 by default",
         "vllm_cpu_kvcache_space",
@@ -821,7 +821,7 @@ MESSAGES = (
                    "backend is not set, using 4 by default.", "rendered from vllm/platforms/cpu.py:118 @ v0.11.0")],
     ),
     message(
-        "vLLM.startup.cudagraph_capture_advice", E, "≤0.4.3-0.10.2 (V0 model runner, before capturing)",
+        "vllm.startup.cudagraph_capture_advice", E, "≤0.4.3-0.10.2 (V0 model runner, before capturing)",
         "vllm/worker/model_runner.py:854 @ v0.4.3, :1450 @ v0.8.5, :1355 @ v0.10.2",
         r"Capturing (?:the model for CUDA graphs|cudagraphs for decoding)\. This may lead to unexpected consequences",
         "this may lead to unexpected consequences",
@@ -833,7 +833,7 @@ MESSAGES = (
                    "also reduce the `max_num_seqs` as needed to decrease memory usage.", P11349)],
     ),
     message(
-        "vLLM.queue.busy_client_body", E, "between 0.11 and 0.33 (absent at 0.11.0)-≥0.33 (the 503 body a client receives)",
+        "vllm.queue.busy_client_body", E, "between 0.11 and 0.33 (absent at 0.11.0)-≥0.33 (the 503 body a client receives)",
         "vllm/exceptions.py:171 @ v0.33.0",
         r"The engine is currently busy and cannot accept new requests", "cannot accept new requests",
         facts=("requests refused because the request queue is full",), causes=("QUEUE_FULL",),
@@ -844,7 +844,7 @@ MESSAGES = (
              "QueueOverflowError counts, so `summarize` (a server log) has no expect here.",
     ),
     message(
-        "vLLM.queue.overflow_error", E, "between 0.11 and 0.33 (absent at 0.11.0)-≥0.33 (--max-num-queued-reqs: a 503 to the client, the exception logged)",
+        "vllm.queue.overflow_error", E, "between 0.11 and 0.33 (absent at 0.11.0)-≥0.33 (--max-num-queued-reqs: a 503 to the client, the exception logged)",
         "vllm/exceptions.py:171 @ v0.33.0; raised at vllm/v1/engine/async_llm.py:369 @ v0.33.0",
         r"QueueOverflowError", "queueoverflowerror",
         facts=("requests refused because the request queue is full",), causes=("QUEUE_FULL",),
