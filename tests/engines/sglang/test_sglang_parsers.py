@@ -68,7 +68,8 @@ def test_context_refusals_scheduler_and_client_forms():
 
 def test_start_up_settings():
     assert scan("startup_summary_29575.log").settings == {
-        "max_total_num_tokens": 2086558, "max_running_requests": 33, "context_len": 256000}
+        "max_total_num_tokens": 2086558, "max_running_requests": 33, "context_len": 256000,
+        "chunked_prefill_size": 8192, "max_prefill_tokens": 16384, "available_gpu_mem_gb": 17.22}
     assert scan("server_args_1030.log").settings["context_length"] == 4096
     assert scan("server_args_1030.log").settings["mem_fraction_static"] == 0.88
 
