@@ -26,7 +26,9 @@ _GEN_TPS = LazyPattern(r"gen throughput \(token/s\): ([\d.]+)")
 _NEW_SEQ = LazyPattern(r"#new-seq: (\d+)")
 _NEW_TOKEN = LazyPattern(r"#new-token: (\d+)")
 _CACHED = LazyPattern(r"#cached-token: (\d+)")
-_TIME = LazyPattern(r"\[(?:(\d{4}-\d{2}-\d{2}) )?(\d{2}:\d{2}:\d{2})(?: (?:TP|DP|PP)\d+[^\]]*)?\]")
+# `[2025-01-01 12:00:00 TP0]`, `[... DP1 TP1]`; newer builds: milliseconds, `ATTN_CP4 TP4`, `MOE_DP0 ...`
+_TIME = LazyPattern(r"\[(?:(\d{4}-\d{2}-\d{2}) )?(\d{2}:\d{2}:\d{2})(?:\.\d+)?"
+                    r"(?: (?:TP|DP|PP|ATTN_CP|MOE_DP|EP)\d+[^\]]*)?\]")
 # scheduler.py: "Decode out of memory happened. #retracted_reqs: N, ..." (2024-25), before that
 # "decode out of memory happened, #retracted_reqs: ..."; now "KV cache pool is full. Retract requests. ..."
 _RETRACT = LazyPattern(r"(?:[Dd]ecode out of memory happened[.,]|KV cache pool is full\. Retract requests\.)"
@@ -50,7 +52,7 @@ _SERVER_ARGS = LazyPattern(r"server_args(?:=ServerArgs\(|: )(.*)")
 # "... Truncated. len(req.origin_input_ids)=N, max_req_input_len=M." (>= 0.4.1); tokenizer manager (>= 0.5):
 # "The input (N tokens) is longer than the model's context length (M tokens). Truncating the input."
 _TRUNCATED = LazyPattern(r"Request length is longer than the KV cache pool size or the max context length\. "
-                         r"Truncated(?:!!!|\.(?: len\(req\.origin_input_ids\)=(\d+), max_req_input_len=(\d+))?)")
+                         r"Truncated(?:!!!|\. len\(req\.origin_input_ids\)=(\d+), max_req_input_len=(\d+))?")
 _TRUNCATING = LazyPattern(r"The input \((\d+) tokens\) is longer than the model\\?'s context length \((\d+) tokens\)\. "
                           r"Truncating the input")
 # scheduler abort with --max-queued-requests (>= 0.4.10), returned as HTTP 503 (or, with priority
@@ -66,7 +68,7 @@ _POOL_END = LazyPattern(r"Memory pool end\. avail mem=([\d.]+) GB")
 _NOT_ENOUGH = LazyPattern(r"Not enough memory\. Please try to increase --mem-fraction-static\.?"
                           r"(?: Current value: mem_fraction_static=([\d.]+))?")
 _MEM_FRACTION_CUT = LazyPattern(r"(?:Automatically reduce --mem-fraction-static to|"
-                                r"Dynamically adjusted --mem-fraction-static from: [\d.]+ to:) ([\d.]+)")
+                                r"Dynamically adjusted --mem-fraction-static from: [\d.]+ to:) (\d+(?:\.\d+)?)")
 # model_config.py: "Warning: User-specified context_length (N) is greater than the derived context_length (M)."
 # (0.3-0.4); >= 0.5: "Warning: {reason} context_length (N) is greater than ..."
 _CONTEXT_OVER = LazyPattern(r"context_length \((\d+)\) is greater than the derived context_length \((\d+)\)")
@@ -76,6 +78,8 @@ _KWARG = LazyPattern(r"\b([a-z_]+)=('[^']*'|\"[^\"]*\"|[^,()\[\]\s]+)")
 KEEP_ARGS = ("model_path", "context_length", "mem_fraction_static", "max_running_requests", "max_total_tokens",
              "chunked_prefill_size", "max_prefill_tokens", "schedule_policy", "schedule_conservativeness",
              "kv_cache_dtype", "tp_size", "dp_size", "disable_radix_cache", "allow_auto_truncate", "page_size")
+# A pasted record hard-wrapped right after `#key:` / `token usage:` goes on with an indented value.
+_VALUE_START = frozenset("0123456789TF-")
 RECENT = 400  # batch lines kept (oldest dropped)
 EXAMPLES = 3
 
@@ -349,6 +353,7 @@ class SglangLogScanner:
         self.truncation_examples: list[str] = []
         self.truncation_max: tuple[int, int] | None = None
         self.queue_full_examples: list[str] = []
+        self.held: str | None = None  # a line that ended at `key:`, waiting for its wrapped value
 
     def feed_lines(self, lines) -> None:
         for line in lines:
@@ -356,6 +361,19 @@ class SglangLogScanner:
 
     def feed(self, line: str) -> None:
         self.lines += 1
+        if self.held is not None:
+            held, self.held = self.held, None
+            value = line.lstrip()
+            if line[:1] in (" ", "\t") and value[:1] in _VALUE_START:
+                line = held + " " + value  # a record hard-wrapped between a key and its value
+            else:
+                self._feed(held)
+        if line.endswith(":") and ("#" in line or " usage:" in line or "graph:" in line or " to:" in line):
+            self.held = line.rstrip()
+            return
+        self._feed(line)
+
+    def _feed(self, line: str) -> None:
         if "batch" in line or "#running-req: " in line:
             b = parse_batch_line(line)
             if b is not None:
@@ -435,6 +453,9 @@ class SglangLogScanner:
             self.run_first, self.run_len, self.run_peak = None, 0, 0.0
 
     def result(self) -> SglangLogSummary:
+        if self.held is not None:
+            held, self.held = self.held, None
+            self._feed(held)
         return SglangLogSummary(
             self.source, self.lines, self.batch_lines, tuple(self.batches), self.best, self.max_running,
             self.max_queue, self.retractions, self.retracted, tuple(self.retraction_examples), self.refusals,
