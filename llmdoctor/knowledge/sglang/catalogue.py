@@ -128,7 +128,8 @@ MESSAGES = (
         expect=[("last_batch.kind", "decode"), ("last_batch.cuda_graph", True), ("last_batch.running", True)],
     ),
     message(
-        "sglang.batch.decode_comma", E, ">=0.5.3",
+        "sglang.batch.decode_comma", E, "0.5.6-0.5.10.post1 and later",
+        "sglang/srt/managers/scheduler_metrics_mixin.py:270 @ v0.5.6; "
         "sglang/srt/observability/scheduler_metrics_mixin.py:608 @ v0.5.10.post1",
         r"Decode batch(?: \[\d+\])?, #running-req: \d+, ", ("decode batch, ", "decode batch ["),
         facts=("running requests", "waiting requests", "KV pool use", "CUDA graph in use", "generation throughput"),
@@ -141,8 +142,9 @@ MESSAGES = (
                 ("last_batch.cuda_graph", True)],
     ),
     message(
-        "sglang.batch.decode_iter", E, ">=0.5.3 (SGLANG_LOG_FORWARD_ITERS)",
-        "sglang/srt/observability/scheduler_metrics_mixin.py:607 @ v0.5.10.post1",
+        "sglang.batch.decode_iter", E, "0.5.4 (every line); 0.5.6 and later with SGLANG_LOG_FORWARD_ITERS",
+        "sglang/srt/managers/scheduler_metrics_mixin.py:249 @ v0.5.4, :270 @ v0.5.6; "
+        "sglang/srt/observability/scheduler_metrics_mixin.py:608 @ v0.5.10.post1",
         r"Decode batch \[\d+\], #running-req: \d+", "decode batch [",
         facts=("running requests", "waiting requests", "KV pool use"), causes=("QUEUEING", "KV_CAPACITY"),
         examples=[("[2026-03-02 09:14:07 TP0] Decode batch [4812], #running-req: 64, #token: 91234, token usage: 0.97, "
@@ -163,7 +165,7 @@ MESSAGES = (
         note="SGLang's own token_usage gauge takes the fuller of the two pools; so does llmdoctor",
     ),
     message(
-        "sglang.batch.mamba_usage", E, ">=0.5.3 (hybrid SSM models)",
+        "sglang.batch.mamba_usage", E, "0.5.10.post1 and later (hybrid SSM models)",
         "sglang/srt/observability/scheduler_metrics_mixin.py:369 @ v0.5.10.post1",
         r"full token usage: [\d.]+, mamba usage: [\d.]+", "mamba usage: ",
         facts=("full-attention KV pool use", "mamba state pool use", "waiting requests"),
@@ -188,7 +190,7 @@ MESSAGES = (
                 ("last_batch.token_usage", 0.88)],
     ),
     message(
-        "sglang.batch.prefill_dot", E, "0.4.1-0.5.2",
+        "sglang.batch.prefill_dot", E, "0.4.1-0.5.2 (not 0.5.4)",
         "sglang/srt/managers/scheduler.py:993 @ v0.4.6; sglang/srt/managers/scheduler_metrics_mixin.py:93 @ v0.4.10, "
         ":114 @ v0.5.2",
         r"Prefill batch\. #new-seq: \d+, #new-token: \d+, #cached-token: \d+, (?:#full token: \d+, )?"
@@ -214,7 +216,8 @@ MESSAGES = (
         note="no #running-req on a prefill-only server: llmdoctor counts 0",
     ),
     message(
-        "sglang.batch.prefill_comma", E, ">=0.5.3",
+        "sglang.batch.prefill_comma", E, "0.5.4 (`Prefill batch [N], `); 0.5.6 and later",
+        "sglang/srt/managers/scheduler_metrics_mixin.py:126 @ v0.5.4, :140 @ v0.5.6; "
         "sglang/srt/observability/scheduler_metrics_mixin.py:389 @ v0.5.10.post1",
         r"Prefill batch(?: \[\d+\])?, #new-seq: \d+, #new-token: \d+, #cached-token: \d+", ("prefill batch, ", "prefill batch ["),
         facts=("prompt tokens computed", "prompt tokens from the radix cache", "KV pool use", "waiting requests",
@@ -239,7 +242,7 @@ MESSAGES = (
         expect=[("retractions", 1), ("retracted_reqs", 3)],
     ),
     message(
-        "sglang.retract.decode_oom", E, "0.2.x-0.4.9",
+        "sglang.retract.decode_oom", E, "0.2.x-0.4.6",
         "sglang/srt/managers/tp_worker.py:662 @ v0.2.15; sglang/srt/managers/scheduler.py:889 @ v0.3.6, :1336 @ v0.4.6",
         r"Decode out of memory happened\. #retracted_reqs: \d+", "decode out of memory happened. ",
         facts=("requests retracted", "new-token ratio raised"), causes=("PREEMPTION", "KV_CAPACITY"),
@@ -248,8 +251,8 @@ MESSAGES = (
         expect=[("retractions", 1), ("retracted_reqs", 1)],
     ),
     message(
-        "sglang.retract.kv_pool_full", E, "0.4.10-0.5.x",
-        "sglang/srt/managers/scheduler.py:1628 @ v0.4.10, :1778 @ v0.5.2",
+        "sglang.retract.kv_pool_full", E, "0.4.7-0.5.6",
+        "sglang/srt/managers/scheduler.py:1527 @ v0.4.7, :1628 @ v0.4.10, :1778 @ v0.5.2",
         r"KV cache pool is full\. Retract requests\. #retracted_reqs: \d+, #new_token_ratio", "retract requests.",
         facts=("requests retracted", "new-token ratio raised"), causes=("PREEMPTION", "KV_CAPACITY"),
         examples=[("[2026-07-22 01:22:40] KV cache pool is full. Retract requests. #retracted_reqs: 1, "
@@ -257,7 +260,7 @@ MESSAGES = (
         expect=[("retractions", 1), ("retracted_reqs", 1)],
     ),
     message(
-        "sglang.retract.kv_pool_full_gained", E, ">=0.5.3 (as read at 0.5.10.post1)",
+        "sglang.retract.kv_pool_full_gained", E, "0.5.10.post1 and later (not at 0.5.6)",
         "sglang/srt/managers/scheduler.py:2596 @ v0.5.10.post1",
         r"KV cache pool is full\. Retract requests\. #retracted_reqs: \d+, #new_tokens_gained: \d+",
         "retract requests.",
@@ -269,7 +272,7 @@ MESSAGES = (
     ),
     # --- context length: refusals and truncations (CONTEXT_TRUNCATION) -----------------------------
     message(
-        "sglang.context.input_too_long", E, "0.4.1-0.5.x",
+        "sglang.context.input_too_long", E, "0.4.1.post7-0.5.x",
         "sglang/srt/managers/utils.py:34 @ v0.4.6, :34 @ v0.4.10, :137 @ v0.5.10.post1",
         r"Input length \(\d+ tokens\) exceeds the maximum allowed length \(\d+ tokens\)", "exceeds the maximum allowed",
         facts=("prompt tokens", "longest request allowed (max_req_input_len)"), causes=("CONTEXT_TRUNCATION",),
@@ -294,8 +297,8 @@ MESSAGES = (
         note="raised as ValueError; the HTTP server answers 400 BadRequestError with it",
     ),
     message(
-        "sglang.context.truncating_the_input", E, ">=0.5.0 (--allow-auto-truncate)",
-        "sglang/srt/managers/tokenizer_manager.py:447 @ v0.5.2, :800 @ v0.5.10.post1",
+        "sglang.context.truncating_the_input", E, "0.5.1 and later (--allow-auto-truncate; not at 0.5.0rc0)",
+        "sglang/srt/managers/tokenizer_manager.py:588 @ v0.5.1, :447 @ v0.5.2, :800 @ v0.5.10.post1",
         r"The input \(\d+ tokens\) is longer than the model\\?'s context length \(\d+ tokens\)\. Truncating the input",
         "truncating the input", facts=("prompt tokens", "context length", "prompt cut and served"),
         causes=("CONTEXT_TRUNCATION",),
@@ -304,8 +307,9 @@ MESSAGES = (
         expect=[("truncations", 1), ("truncation_max", (41250, 32768)), ("refusals", 0)],
     ),
     message(
-        "sglang.context.truncated_bang", E, "0.2.x-0.4.0",
-        "sglang/srt/managers/tp_worker.py:381 @ v0.2.15; sglang/srt/managers/scheduler.py:581 @ v0.3.6, :625 @ v0.4.0",
+        "sglang.context.truncated_bang", E, "0.2.x-0.4.1.post5",
+        "sglang/srt/managers/tp_worker.py:381 @ v0.2.15; sglang/srt/managers/scheduler.py:581 @ v0.3.6, :625 @ v0.4.0, "
+        ":616 @ v0.4.1.post5",
         r"Request length is longer than the KV cache pool size or the max context length\. Truncated(?!\. len)",
         "truncated", facts=("prompt cut and served (KV pool or context length)",), causes=("CONTEXT_TRUNCATION",),
         examples=[("Request length is longer than the KV cache pool size or the max context length. Truncated",
@@ -316,7 +320,7 @@ MESSAGES = (
         note="always truncated in these versions, no flag; the line gives no lengths",
     ),
     message(
-        "sglang.context.truncated_lengths", E, "0.4.1-0.5.x (--allow-auto-truncate)",
+        "sglang.context.truncated_lengths", E, "0.4.1.post7-0.5.x (--allow-auto-truncate)",
         "sglang/srt/managers/utils.py:26 @ v0.4.6, :129 @ v0.5.10.post1",
         r"Truncated\. len\(req\.origin_input_ids\)=\d+, max_req_input_len=\d+", "truncated. len(",
         facts=("prompt tokens", "longest request allowed (max_req_input_len)", "prompt cut and served"),
@@ -340,13 +344,15 @@ MESSAGES = (
     # --- queue limit (QUEUE_FULL) ------------------------------------------------------------------
     message(
         "sglang.queue.request_queue_full", E, "0.4.10-0.5.x (--max-queued-requests)",
-        "sglang/srt/managers/scheduler.py:1018 @ v0.4.10, :1122 @ v0.5.2, :1995 @ v0.5.10.post1",
+        "sglang/srt/managers/scheduler.py:1018 @ v0.4.10, :1122 @ v0.5.2, :1995 @ v0.5.10.post1; "
+        "sglang/srt/managers/tokenizer_manager.py:715 @ v0.5.2 (the 503)",
         r"The request queue is full\.", "request queue is full",
         facts=("request refused: the waiting queue is at --max-queued-requests",), causes=("QUEUE_FULL",),
-        examples=[('{"object":"error","message":"The request queue is full.","type":"Service Unavailable",'
-                   '"param":null,"code":503}', _r("sglang/srt/managers/scheduler.py:1122 @ v0.5.2"))],
+        examples=[('HTTP/1.1 503 Service Unavailable {"detail":"The request queue is full."}',
+                   _r("sglang/srt/managers/tokenizer_manager.py:715 @ v0.5.2"))],
         expect=[("queue_full", 1)],
-        note="an abort sent to the client as HTTP 503; the scheduler does not log it",
+        note="an abort the tokenizer manager raises as HTTPException(503, detail=message): the client sees it, "
+             "the scheduler logs nothing",
     ),
     # --- start-up settings in effect (CONFIG_NOT_APPLIED, KV_CAPACITY) -----------------------------
     message(
@@ -374,7 +380,7 @@ MESSAGES = (
                 ("settings.max_prefill_tokens", 16384)],
     ),
     message(
-        "sglang.startup.summary_chunked", E, "0.4.1-0.4.9",
+        "sglang.startup.summary_chunked", E, "0.4.x-0.4.9",
         "sglang/srt/managers/scheduler.py:306 @ v0.4.6",
         r"max_total_num_tokens=\d+, chunked_prefill_size=-?\d+, max_prefill_tokens=\d+, max_running_requests=\d+, "
         r"context_len=\d+(?!, available)", "max_total_num_tokens=",

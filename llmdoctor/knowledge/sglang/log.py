@@ -77,7 +77,8 @@ _RADIX_AUTO_OFF = LazyPattern(r"Radix cache is disabled for|[Dd]isabl(?:e|ing) r
 _KWARG = LazyPattern(r"\b([a-z_]+)=('[^']*'|\"[^\"]*\"|[^,()\[\]\s]+)")
 KEEP_ARGS = ("model_path", "context_length", "mem_fraction_static", "max_running_requests", "max_total_tokens",
              "chunked_prefill_size", "max_prefill_tokens", "schedule_policy", "schedule_conservativeness",
-             "kv_cache_dtype", "tp_size", "dp_size", "disable_radix_cache", "allow_auto_truncate", "page_size")
+             "kv_cache_dtype", "tp_size", "dp_size", "disable_radix_cache", "allow_auto_truncate", "page_size",
+             "max_queued_requests")
 # A pasted record hard-wrapped right after `#key:` / `token usage:` goes on with an indented value.
 _VALUE_START = frozenset("0123456789TF-")
 RECENT = 400  # batch lines kept (oldest dropped)
