@@ -14,6 +14,8 @@ E = "sglang"
 FIX = "tests/fixtures/sglang/"
 ISSUE = "https://github.com/sgl-project/sglang/issues/"
 PULL = "https://github.com/sgl-project/sglang/pull/"
+# SGLang's own docs, the log of a 2-node DeepSeek-V3 start (2025-02-17)
+DOCS_K8S = "https://github.com/sgl-project/sglang/blob/main/docs/references/multi_node_inference_k8s_lws.md"
 
 
 def _r(where: str) -> str:
@@ -86,8 +88,9 @@ MESSAGES = (
         note="the only #running-req is inside the parentheses",
     ),
     message(
-        "sglang.batch.prefill_cache_hit_rate", E, "0.2.x-0.4.0",
-        "sglang/srt/managers/tp_worker.py:474 @ v0.2.15; sglang/srt/managers/scheduler.py:656 @ v0.3.6, :700 @ v0.4.0",
+        "sglang.batch.prefill_cache_hit_rate", E, "0.2.x-0.4.3",
+        "sglang/srt/managers/tp_worker.py:474 @ v0.2.15; sglang/srt/managers/scheduler.py:656 @ v0.3.6, :700 @ v0.4.0, "
+        ":771 @ v0.4.3",
         r"Prefill batch\. #new-seq: \d+, #new-token: \d+, #cached-token: \d+, cache hit rate: [\d.]+%",
         "cache hit rate: ",
         facts=("prompt tokens computed", "prompt tokens from the radix cache", "cache hit rate", "KV pool use",
@@ -95,9 +98,10 @@ MESSAGES = (
         examples=[("[2024-11-29 10:28:29 TP0] Prefill batch. #new-seq: 2, #new-token: 2048, #cached-token: 888, "
                    "cache hit rate: 0.00%, token usage: 0.11, #running-req: 69, #queue-req: 130", ISSUE + "2255"),
                   ("[16:43:29 TP0] Prefill batch. #new-seq: 4, #new-token: 8192, #cached-token: 291, cache hit rate: "
-                   "2.76%, token usage: 0.04, #running-req: 1, #queue-req: 38", ISSUE + "1612")],
-        expect=[("last_batch.kind", "prefill"), ("last_batch.cached_tokens", True), ("last_batch.queue", True),
-                ("last_batch.token_usage", True)],
+                   "2.76%, token usage: 0.04, #running-req: 1, #queue-req: 38", ISSUE + "1612"),
+                  ("[2025-02-17 05:27:25 TP0] Prefill batch. #new-seq: 1, #new-token: 7, #cached-token: 0, cache hit "
+                   "rate: 0.00%, token usage: 0.00, #running-req: 0, #queue-req: 0", DOCS_K8S)],
+        expect=[("last_batch.kind", "prefill"), ("last_batch.new_tokens", True), ("last_batch.new_seq", True)],
         note="`cache hit rate` is the run's cumulative rate; llmdoctor takes the batch's own from the counts",
     ),
     message(
@@ -153,6 +157,18 @@ MESSAGES = (
         expect=[("last_batch.kind", "decode"), ("last_batch.queue", 41), ("last_batch.token_usage", 0.97)],
     ),
     message(
+        "sglang.batch.decode_speculative", E, "0.4.2 and later (speculative decoding)",
+        "sglang/srt/managers/scheduler.py:815 @ v0.4.2, :1059 @ v0.4.6; sglang/srt/managers/scheduler_metrics_mixin.py:210 "
+        "@ v0.5.2; sglang/srt/observability/scheduler_metrics_mixin.py:632 @ v0.5.10.post1 (adds accept rate)",
+        r"Decode batch(?: \[\d+\])?[.,] #running-req: \d+, .*\baccept len: [\d.]+, ", "accept len: ",
+        facts=("running requests", "speculative tokens accepted per step", "waiting requests", "KV pool use"),
+        causes=("QUEUEING", "BANDWIDTH_LIMIT"),
+        examples=[("[2025-05-31 18:31:21 DP0 TP0] Decode batch. #running-req: 8, #token: 37217, token usage: 0.13, "
+                   "accept len: 2.90, cuda graph: True, gen throughput (token/s): 171.01, #queue-req: 0", PULL + "6081")],
+        expect=[("last_batch.kind", "decode"), ("last_batch.running", 8), ("last_batch.token_usage", 0.13),
+                ("last_batch.gen_tps", 171.01)],
+    ),
+    message(
         "sglang.batch.decode_hybrid_swa", E, ">=0.5.2",
         "sglang/srt/managers/scheduler_metrics_mixin.py:182 @ v0.5.2; "
         "sglang/srt/observability/scheduler_metrics_mixin.py:563 @ v0.5.10.post1",
@@ -190,7 +206,7 @@ MESSAGES = (
                 ("last_batch.token_usage", 0.88)],
     ),
     message(
-        "sglang.batch.prefill_dot", E, "0.4.1-0.5.2 (not 0.5.4)",
+        "sglang.batch.prefill_dot", E, "0.4.4-0.5.2",
         "sglang/srt/managers/scheduler.py:993 @ v0.4.6; sglang/srt/managers/scheduler_metrics_mixin.py:93 @ v0.4.10, "
         ":114 @ v0.5.2",
         r"Prefill batch\. #new-seq: \d+, #new-token: \d+, #cached-token: \d+, (?:#full token: \d+, )?"
@@ -333,13 +349,15 @@ MESSAGES = (
     message(
         "sglang.context.user_context_over_derived", E, "0.3.x-0.5.x",
         "sglang/srt/configs/model_config.py:71 @ v0.3.6, :166 @ v0.4.10, :182 @ v0.5.2, :387 @ v0.5.10.post1",
-        r"context_length \(\d+\) is greater than the derived context_length \(\d+\)", "derived context_length",
+        r"User-specified context_length \(\d+\) is greater than the derived context_length \(\d+\)",
+        "derived context_length",
         facts=("context length asked", "the model's own context length"), causes=("CONTEXT_TRUNCATION", "OTHER"),
         examples=[("[2025-01-08 09:30:11] Warning: User-specified context_length (131072) is greater than the derived "
                    "context_length (32768). This may lead to incorrect model outputs or CUDA errors.",
                    _r("sglang/srt/configs/model_config.py:71 @ v0.3.6"))],
         expect=[("settings.context_length", 131072), ("settings.derived_context_length", 32768)],
-        note="without SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 the same words are a ValueError at start-up",
+        note="without SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 the same words are a ValueError at start-up; "
+             "0.5.x prints `Target model's context_length` for a draft model's, which is not the served limit",
     ),
     # --- queue limit (QUEUE_FULL) ------------------------------------------------------------------
     message(
@@ -368,8 +386,9 @@ MESSAGES = (
                 ("settings.context_len", 8192)],
     ),
     message(
-        "sglang.startup.summary", E, "0.2.1-0.4.0",
-        "sglang/srt/managers/tp_worker.py:149 @ v0.2.15; sglang/srt/managers/scheduler.py:212 @ v0.3.6, :223 @ v0.4.0",
+        "sglang.startup.summary", E, "0.2.1-0.4.1.post7",
+        "sglang/srt/managers/tp_worker.py:149 @ v0.2.15; sglang/srt/managers/scheduler.py:212 @ v0.3.6, :223 @ v0.4.0, "
+        ":247 @ v0.4.1.post5",
         r"\bmax_total_num_tokens=\d+, max_prefill_tokens=\d+, max_running_requests=\d+, context_len=\d+",
         "max_total_num_tokens=",
         facts=("KV pool tokens", "running-request cap in effect", "context length"),
@@ -380,21 +399,20 @@ MESSAGES = (
                 ("settings.max_prefill_tokens", 16384)],
     ),
     message(
-        "sglang.startup.summary_chunked", E, "0.4.x-0.4.9",
-        "sglang/srt/managers/scheduler.py:306 @ v0.4.6",
+        "sglang.startup.summary_chunked", E, "0.4.2-0.4.6",
+        "sglang/srt/managers/scheduler.py:283 @ v0.4.2, :264 @ v0.4.4, :306 @ v0.4.6",
         r"max_total_num_tokens=\d+, chunked_prefill_size=-?\d+, max_prefill_tokens=\d+, max_running_requests=\d+, "
         r"context_len=\d+(?!, available)", "max_total_num_tokens=",
         facts=("KV pool tokens", "chunked prefill size", "running-request cap in effect", "context length"),
         causes=("KV_CAPACITY", "CONFIG_NOT_APPLIED", "QUEUEING"),
-        examples=[("[2025-04-30 02:11:09 TP0] max_total_num_tokens=1326780, chunked_prefill_size=8192, "
-                   "max_prefill_tokens=16384, max_running_requests=4097, context_len=131072",
-                   _r("sglang/srt/managers/scheduler.py:306 @ v0.4.6"))],
-        expect=[("settings.max_total_num_tokens", 1326780), ("settings.chunked_prefill_size", 8192),
-                ("settings.context_len", 131072)],
+        examples=[("[2025-02-17 05:27:24 TP0] max_total_num_tokens=712400, chunked_prefill_size=8192, "
+                   "max_prefill_tokens=16384, max_running_requests=50, context_len=163840", DOCS_K8S)],
+        expect=[("settings.max_total_num_tokens", 712400), ("settings.chunked_prefill_size", 8192),
+                ("settings.max_running_requests", 50), ("settings.context_len", 163840)],
     ),
     message(
-        "sglang.startup.summary_available_mem", E, ">=0.4.10",
-        "sglang/srt/managers/scheduler.py:383 @ v0.4.10, :412 @ v0.5.2, :691 @ v0.5.10.post1",
+        "sglang.startup.summary_available_mem", E, "0.4.7 and later",
+        "sglang/srt/managers/scheduler.py:338 @ v0.4.7, :383 @ v0.4.10, :412 @ v0.5.2, :691 @ v0.5.10.post1",
         r"max_total_num_tokens=\d+, chunked_prefill_size=-?\d+, .*\bavailable_(?:gpu|cpu)_mem=[\d.]+ GB",
         ("available_gpu_mem=", "available_cpu_mem="),
         facts=("KV pool tokens", "running-request cap in effect", "context length", "free accelerator memory"),

@@ -71,7 +71,9 @@ _MEM_FRACTION_CUT = LazyPattern(r"(?:Automatically reduce --mem-fraction-static 
                                 r"Dynamically adjusted --mem-fraction-static from: [\d.]+ to:) (\d+(?:\.\d+)?)")
 # model_config.py: "Warning: User-specified context_length (N) is greater than the derived context_length (M)."
 # (0.3-0.4); >= 0.5: "Warning: {reason} context_length (N) is greater than ..."
-_CONTEXT_OVER = LazyPattern(r"context_length \((\d+)\) is greater than the derived context_length \((\d+)\)")
+# (a draft model's `Target model's context_length ...` is not the served limit: not read)
+_CONTEXT_OVER = LazyPattern(r"User-specified context_length \((\d+)\) is greater than the derived context_length "
+                            r"\((\d+)\)")
 # SGLang switching its own radix cache off for a model or backend (not --disable-radix-cache)
 _RADIX_AUTO_OFF = LazyPattern(r"Radix cache is disabled for|[Dd]isabl(?:e|ing) radix cache\b")
 _KWARG = LazyPattern(r"\b([a-z_]+)=('[^']*'|\"[^\"]*\"|[^,()\[\]\s]+)")
