@@ -20,8 +20,9 @@ _RUNNING = LazyPattern(r"#running-req: (\d+)")
 _QUEUE = LazyPattern(r"#queue-req: (\d+)")
 # also `full token usage` / `swa token usage` (hybrid SWA), `mamba usage` (hybrid SSM): SGLang's
 # own gauge takes the fullest pool
-_USAGE = LazyPattern(r"(?:token|mamba) usage: ([\d.]+)")
-_GRAPH = LazyPattern(r"\b(?:cuda|cpu|npu) graph: (True|False)\b")
+_USAGE = LazyPattern(r"token usage: ([\d.]+)")
+_MAMBA = LazyPattern(r"mamba usage: ([\d.]+)")
+_GRAPH = LazyPattern(r"graph: (True|False)")  # `cuda graph:` (`cpu graph:`, `npu graph:` on those devices)
 _GEN_TPS = LazyPattern(r"gen throughput \(token/s\): ([\d.]+)")
 _NEW_SEQ = LazyPattern(r"#new-seq: (\d+)")
 _NEW_TOKEN = LazyPattern(r"#new-token: (\d+)")
@@ -260,6 +261,8 @@ def parse_batch_line(line: str) -> BatchLine | None:
     if running is None or queue is None:
         return None
     usages = [float(u) for u in _USAGE.findall(line, m.end()) if u.replace(".", "", 1).isdigit()]
+    if "mamba usage" in line:
+        usages += [float(u) for u in _MAMBA.findall(line, m.end()) if u.replace(".", "", 1).isdigit()]
     t = _TIME.search(line, 0, m.start() + 1)
     graph = _GRAPH.search(line, m.end())
     return BatchLine(
@@ -330,7 +333,7 @@ def _start_up(line: str, settings: dict) -> None:
         m = _CONTEXT_OVER.search(line)
         if m:
             settings["context_length"], settings["derived_context_length"] = int(m.group(1)), int(m.group(2))
-    elif _RADIX_AUTO_OFF.search(line):
+    elif "adix cache" in line and _RADIX_AUTO_OFF.search(line):
         settings["radix_cache_auto_off"] = line.strip()[:300]
 
 
@@ -390,44 +393,57 @@ class SglangLogScanner:
                 if len(self.retraction_examples) < EXAMPLES:
                     self.retraction_examples.append(line.strip()[:400])
                 return
-        if "Truncat" in line:
-            m = _TRUNCATED.search(line) or _TRUNCATING.search(line)
-            if m:
-                self._truncated(line, m)
+        if "length" in line:  # every truncation and refusal wording says "length"
+            if "Truncat" in line:
+                m = _TRUNCATED.search(line) or _TRUNCATING.search(line)
+                if m:
+                    self._truncated(line, m)
+                    return
+            if "tokens)" in line:
+                m = _INPUT_TOO_LONG.search(line) or _LONGER_THAN_CONTEXT.search(line)
+                if m:
+                    self.refusals += 1
+                    pair = (int(m.group(1)), int(m.group(2)))
+                    if self.refusal_max is None or pair[0] > self.refusal_max[0]:
+                        self.refusal_max = pair
+                    if len(self.refusal_examples) < EXAMPLES:
+                        self.refusal_examples.append(line.strip()[:400])
+                    return
+            if "derived context_length" in line:
+                _start_up(line, self.settings)
                 return
+        if "=" in line:
+            if "server_args=ServerArgs(" in line or "server_args: " in line:
+                self.settings.update(_server_args(line))
+            elif "max_total_num_tokens=" in line:
+                self._summary(line)
+            else:
+                self._rare(line)
+        elif "queue is full" in line or "mem" in line or "KV Cache" in line or "adix cache" in line:
+            self._rare(line)
+
+    def _rare(self, line: str) -> None:
+        """A queue-full abort, or one of the start-up memory and sizing lines."""
         if "queue is full" in line and _QUEUE_FULL.search(line):
             self.queue_full += 1
             if len(self.queue_full_examples) < EXAMPLES:
                 self.queue_full_examples.append(line.strip()[:400])
-            return
-        if "tokens)" in line:
-            m = _INPUT_TOO_LONG.search(line) or _LONGER_THAN_CONTEXT.search(line)
-            if m:
-                self.refusals += 1
-                pair = (int(m.group(1)), int(m.group(2)))
-                if self.refusal_max is None or pair[0] > self.refusal_max[0]:
-                    self.refusal_max = pair
-                if len(self.refusal_examples) < EXAMPLES:
-                    self.refusal_examples.append(line.strip()[:400])
-                return
-        if "server_args=ServerArgs(" in line or "server_args: " in line:
-            self.settings.update(_server_args(line))
-        elif "max_total_num_tokens=" in line:
-            m = _SUMMARY.search(line)
-            if m:
-                self.settings["max_total_num_tokens"] = int(m.group(1))
-                self.settings["max_running_requests"] = int(m.group(2))  # effective, after SGLang's caps
-                c = _SUMMARY_CONTEXT.search(line)
-                if c:
-                    self.settings["context_len"] = int(c.group(1))
-                for key, value in _SUMMARY_MORE.findall(line):
-                    self.settings[key] = int(value)
-                mem = _SUMMARY_MEM.search(line)
-                if mem:
-                    self.settings[f"available_{mem.group(1)}_mem_gb"] = _gb(mem.group(2))
-        elif ("mem" in line or "KV Cache" in line or "context_length" in line or "adix cache" in line
-              or "profiled" in line):
+        else:
             _start_up(line, self.settings)
+
+    def _summary(self, line: str) -> None:
+        m = _SUMMARY.search(line)
+        if m:
+            self.settings["max_total_num_tokens"] = int(m.group(1))
+            self.settings["max_running_requests"] = int(m.group(2))  # effective, after SGLang's caps
+            c = _SUMMARY_CONTEXT.search(line)
+            if c:
+                self.settings["context_len"] = int(c.group(1))
+            for key, value in _SUMMARY_MORE.findall(line):
+                self.settings[key] = int(value)
+            mem = _SUMMARY_MEM.search(line)
+            if mem:
+                self.settings[f"available_{mem.group(1)}_mem_gb"] = _gb(mem.group(2))
 
     def _truncated(self, line: str, m) -> None:
         self.truncations += 1
