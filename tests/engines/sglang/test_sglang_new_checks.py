@@ -63,3 +63,14 @@ def test_queue_full_says_the_limit_from_the_command_line(tmp_path, specs):
     assert checks == ["sglang-queue-full"]
     assert any("max_queued_requests 8" in e.text for e in findings[0].evidence)
     assert "--max-queued-requests 256" in findings[0].fix.commands[0]
+
+
+def test_pool_not_applied_both_ways(tmp_path, specs):
+    checks, findings = fired(EVIDENCE / "sglang-pool-not-applied", specs)
+    assert checks == ["sglang-pool-not-applied"] and "no memory left" in findings[0].title
+    log = ("[2025-07-02 07:41:59 TP0] max_total_tokens=400000 is larger than the profiled value 212345. "
+           "Use the profiled value instead.\n")  # rendered from model_runner.py:776 @ v0.4.6
+    checks, findings = fired(write(tmp_path, log, cmdline_txt="python -m sglang.launch_server --model-path m "
+                                                              "--max-total-tokens 400000 --tp 2\n"), specs)
+    assert checks == ["sglang-pool-not-applied"] and "212,345" in findings[0].title
+    assert any("--tp 4" in c for c in findings[0].fix.commands)
