@@ -516,8 +516,8 @@ MESSAGES = (
         expect=[("settings.full_layer_tokens", True), ("settings.swa_layer_tokens", True)],
     ),
     message(
-        "sglang.memory.load_weight_end", E, "0.2.x-0.5.x",
-        "sglang/srt/model_executor/model_runner.py:222 @ v0.2.15, :309 @ v0.3.6, :477 @ v0.4.6, :1247 @ v0.5.10.post1",
+        "sglang.memory.load_weight_end", E, "0.2.x-0.5.6",
+        "sglang/srt/model_executor/model_runner.py:222 @ v0.2.15, :309 @ v0.3.6, :477 @ v0.4.6, :856 @ v0.5.6",
         r"Load weight end\. type=\w+, dtype=\S+, avail mem=[\d.]+ GB", "load weight end",
         facts=("free accelerator memory after the weights", "weights' size (mem usage, >= 0.4)"),
         causes=("KV_CAPACITY", "CPU_SPILL"),
@@ -526,6 +526,16 @@ MESSAGES = (
                   ("[2024-09-01 10:00:31 TP0] Load weight end. type=LlamaForCausalLM, dtype=torch.bfloat16, "
                    "avail mem=63.44 GB", _r("sglang/srt/model_executor/model_runner.py:222 @ v0.2.15"))],
         expect=[("settings.avail_mem_after_weights_gb", True)],
+    ),
+    message(
+        "sglang.memory.load_weight_end_elapsed", E, "0.5.10.post1 and later (not at 0.5.6)",
+        "sglang/srt/model_executor/model_runner.py:1247 @ v0.5.10.post1",
+        r"Load weight end\. elapsed=[\d.]+ s, .*\bavail mem=[\d.]+ GB, mem usage=[\d.]+ GB", "load weight end. elapsed=",
+        facts=("free accelerator memory after the weights", "weights' size"), causes=("KV_CAPACITY", "CPU_SPILL"),
+        examples=[("[2026-03-02 09:01:12 TP0] Load weight end. elapsed=41.87 s, type=Qwen3ForCausalLM, avail mem=62.13 GB, "
+                   "mem usage=15.27 GB.", _r("sglang/srt/model_executor/model_runner.py:1247 @ v0.5.10.post1"))],
+        expect=[("settings.avail_mem_after_weights_gb", 62.13), ("settings.weights_gb", 15.27)],
+        note="no dtype any more; a quantisation note may sit between type and avail mem",
     ),
     message(
         "sglang.memory.memory_pool_end", E, "0.2.x-0.5.x",
@@ -544,8 +554,7 @@ MESSAGES = (
         r"Load weight begin\. avail mem=[\d.]+ GB", "load weight begin",
         facts=("free accelerator memory before loading (another process's share shows here)",),
         causes=("KV_CAPACITY",),
-        examples=[("[2024-11-20 13:38:20 TP0] Load weight begin. avail mem=78.58 GB",
-                   _r("sglang/srt/model_executor/model_runner.py:273 @ v0.3.6"))],
+        examples=[("[2025-10-16 09:06:10 TP0] Load weight begin. avail mem=137.34 GB", PULL + "11716")],
     ),
     message(
         "sglang.memory.mem_fraction_reduced_multimodal", E, "0.4.x",
