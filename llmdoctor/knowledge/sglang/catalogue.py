@@ -460,6 +460,16 @@ MESSAGES = (
         expect=[("settings.max_total_tokens", 131072), ("settings.profiled_max_total_tokens", -561981)],
         note="a negative profiled value: the weights leave no memory for a KV pool at this --mem-fraction-static",
     ),
+    message(
+        "sglang.startup.max_running_reset_speculative", E, "0.5.6 and later",
+        "sglang/srt/server_args.py:1681 @ v0.5.6, :2996 @ v0.5.10.post1",
+        r"Max running requests is reset to \d+ for speculative decoding", "max running requests is reset",
+        facts=("running-request cap set by SGLang (speculative decoding)",), causes=("QUEUEING", "CONFIG_NOT_APPLIED"),
+        examples=[("[2026-03-02 09:00:41] Max running requests is reset to 48 for speculative decoding. You can override "
+                   "this by explicitly setting --max-running-requests.", _r("sglang/srt/server_args.py:2996 @ v0.5.10.post1"))],
+        expect=[("settings.max_running_requests", 48)],
+        note="only where --max-running-requests was not given; the start-up summary line has the value in effect",
+    ),
     # --- memory (KV_CAPACITY) ----------------------------------------------------------------------
     message(
         "sglang.memory.not_enough_memory", E, "0.1.x-0.5.x",

@@ -75,6 +75,8 @@ _MEM_FRACTION_CUT = LazyPattern(r"(?:Automatically reduce --mem-fraction-static 
 # (a draft model's `Target model's context_length ...` is not the served limit: not read)
 _CONTEXT_OVER = LazyPattern(r"User-specified context_length \((\d+)\) is greater than the derived context_length "
                             r"\((\d+)\)")
+# server_args.py (>= 0.5.6): "Max running requests is reset to 48 for speculative decoding. ..."
+_RUNNING_RESET = LazyPattern(r"Max running requests is reset to (\d+)")
 # SGLang switching its own radix cache off for a model or backend (not --disable-radix-cache)
 _RADIX_AUTO_OFF = LazyPattern(r"Radix cache is disabled for|[Dd]isabl(?:e|ing) radix cache\b")
 _KWARG = LazyPattern(r"\b([a-z_]+)=('[^']*'|\"[^\"]*\"|[^,()\[\]\s]+)")
@@ -333,6 +335,10 @@ def _start_up(line: str, settings: dict) -> None:
         m = _CONTEXT_OVER.search(line)
         if m:
             settings["context_length"], settings["derived_context_length"] = int(m.group(1)), int(m.group(2))
+    elif "requests is reset" in line:
+        m = _RUNNING_RESET.search(line)
+        if m:  # the start-up summary, printed later, has the value in effect and overrides this
+            settings.setdefault("max_running_requests", int(m.group(1)))
     elif "adix cache" in line and _RADIX_AUTO_OFF.search(line):
         settings["radix_cache_auto_off"] = line.strip()[:300]
 
@@ -419,7 +425,8 @@ class SglangLogScanner:
                 self._summary(line)
             else:
                 self._rare(line)
-        elif "queue is full" in line or "mem" in line or "KV Cache" in line or "adix cache" in line:
+        elif ("queue is full" in line or "mem" in line or "KV Cache" in line or "adix cache" in line
+              or "requests is reset" in line):
             self._rare(line)
 
     def _rare(self, line: str) -> None:
