@@ -108,10 +108,9 @@ def test_sglang_serve_form():
     assert (c.get("model_path"), c.get("tp_size"), c.get("max_running_requests")) == ("Qwen/Qwen2.5-7B-Instruct", 2, 64)
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in FIX.iterdir()
-                                        if p.suffix in (".log", ".txt", ".prom") and "qwen1321" not in p.name
-                                        and "8096" not in p.name))
+@pytest.mark.parametrize("name", sorted(p.name for p in FIX.iterdir() if p.suffix in (".log", ".txt", ".prom")))
 def test_recorded_sglang_text_is_recognised_as_sglang(name):
+    # (the two bare context errors, qwen1321 and 8096, by the message catalogue: they carry no other sign)
     assert engine_of_text((FIX / name).read_text()) == SGLANG
 
 
