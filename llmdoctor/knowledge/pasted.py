@@ -369,21 +369,36 @@ def _join_wrapped(lines: list[str]) -> tuple[list[str], int]:
 # line of the engines (`llama_model_loader: `, a traceback, a Go frame) unless the record it
 # would continue is still open (a quote, a `map[`). The width is the text's longest line: a text
 # with a line longer than any wrap width was not wrapped, and nothing is joined.
-WRAP_WIDTHS = (40, 200)  # the widths a paste is wrapped at
+WRAP_WIDTHS = (40, 250)  # the widths a paste is cut at the column at (a terminal's, a console's)
+WORD_WRAP_MAX = 160  # the widest a mail client or chat window wraps at words
 # A terminal's widths: where too few lines tell how a text was wrapped, a line of one of these
 # was cut at the column, a line of another length at a word
-_TERMINAL_WIDTHS = frozenset((*range(40, 201, 10), 72, 76, 78, 79, 132))
+_TERMINAL_WIDTHS = frozenset((*range(40, 251, 10), 72, 76, 78, 79, 132))
 _NEAR = 12  # a word-wrapped line ends at most this far before the width (most words are shorter)
 # What starts a line of its own in a log even without a time stamp of the records'
-_TIMED = LazyPattern(r"^(?:\[?\d{2,4}[-/.]\d{2}[-/.]\d{2,4}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}\b|[A-Z][a-z]{2} \d{1,2} \d{2}:)")
+_TIMED = LazyPattern(r"^(?:(?:INFO|WARNING|ERROR|DEBUG|CRITICAL|TRACE):\s|\[?\d{2,4}[-/.]\d{2}[-/.]\d{2,4}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}\b|[A-Z][a-z]{2} \d{1,2} \d{2}:)")
 # llama.cpp's `function: ` (llama_model_loader, print_info, srv  update_slots, main, build),
-# tracebacks, torch's `[rank0]:`, vLLM's worker tags, Go's panics and frames, separators
+# tracebacks, torch's `[rank0]:`, vLLM's worker tags, Go's panics and frames, separators, old
+# llama.cpp server's `slot 0 released`, a header (`Process EngineCore:`)
 _UNTIMED = LazyPattern(
     r"^(?:(?:[a-z][a-z0-9]*_\w*|main|build|system info|(?:srv|slot|que) +\w+|request|panic|fatal error)(?:\[\d+\])?: "
     r"|Traceback |File \"|During handling|The above exception|\[rank\d+\]|\(\w+(?: \w+=\w+)* pid=\d+\)"
-    r"|[-=*#~.]{3}|[\w.*/-]+\(.*\)$|goroutine \d|[A-Z]\w*(?:Error|Exception|Warning)\b)"
+    r"|[-=*#~.]{3}|[\w.*/-]+\(.*\)$|goroutine \d|[A-Z]\w*(?:Error|Exception|Warning)\b|(?:slot|task) \d+ "
+    r"|[\w.-]+(?: [\w.-]+)?:$)"
 )
 
+
+
+def _shape(text: str) -> str:
+    """How a line starts, letters and digits as classes (`INFO:  ` and `Started ` each have one)."""
+    return "".join("a" if c.isalpha() else "9" if c.isdigit() else c for c in text[:8])
+
+
+def _new_line(record: str, line: str) -> bool:
+    """Where nothing else tells: the line starts as the record did, or the record ended a
+    sentence and the line starts one."""
+    return _shape(line) == _shape(record) or record.endswith((".", "!", "?")) and line[:1].isupper() \
+        or record.endswith("...")
 
 
 def _open(record: str) -> bool:
@@ -395,22 +410,30 @@ def _open(record: str) -> bool:
 
 def _wrap_width(lines: list[str], lengths: list[int]) -> tuple[int, bool | None] | None:
     """(width, how) of a wrapped text: how is True where it was cut at the column (a line of
-    the width ends with a space: a word wrap drops those), False where at words (a line ends where its next
-    word would not have fitted, and no cut tells otherwise), None where nothing tells (each
-    line of the width then decides by itself). None: not wrapped."""
+    the width ends with a space, which a word wrap drops; or, wider than a word wrap goes,
+    three different lines of a terminal's width go on on the next line), False where at words
+    (two lines end where their next word would not have fitted), None where nothing tells (each
+    line of the width then decides by itself; wider than a word wrap goes, none is joined).
+    None: not wrapped."""
     width = max(lengths, default=0)
     if not WRAP_WIDTHS[0] <= width <= WRAP_WIDTHS[1]:
         return None
     words = 0
+    cuts: set[str] = set()
     for i in range(1, len(lines)):
         line, p = lines[i], lengths[i - 1]
-        if p == width and line and lines[i - 1].endswith(" ") and lines[i - 1].strip():
-            return width, True  # (one starting the next line is an indentation as well)
         if not line or line[:1].isspace() or _TIMED.match(line) or _RECORD.match(line):
             continue
-        if p < width < p + 1 + len(line.split(" ", 1)[0]) and not _UNTIMED.match(line):
+        if p == width:
+            if lines[i - 1].endswith(" ") and lines[i - 1].strip():
+                return width, True
+            if len(cuts) < 3:
+                cuts.add(lines[i - 1][-8:] + line[:8])
+        elif p < width < p + 1 + len(line.split(" ", 1)[0]) and not _UNTIMED.match(line):
             words += 1
-    return width, False if words else None
+    if width > WORD_WRAP_MAX:
+        return width, True if len(cuts) >= 3 and width in _TERMINAL_WIDTHS else None
+    return width, False if words >= 2 else None
 
 
 _WORD = LazyPattern(r"[A-Za-z]\w+")
@@ -440,7 +463,7 @@ def _cut_in_word(before: str, after: str, vocabulary) -> bool:
     if head and len(head.group(0)) >= 3 and head.group(0) in vocabulary():
         return False
     if a in ",;:!?" or a.islower() and (b.isupper() or b.isdigit()) or a.isalpha() and b in "([" \
-            or a.isdigit() and b.isalpha() or before.endswith(" =") and b.isdigit():
+            or a.isdigit() and b.isalpha() or before.endswith(" =") and b.isdigit() or a == '"' and not _open(before):
         return False
     return True
 
@@ -475,21 +498,24 @@ def _unwrap(lines: list[str], lengths: list[int]) -> tuple[list[str], int]:
                 and line != FRAGMENT and not _TIMED.match(line) and not _RECORD.match(line):
             record = out[-1]
             word = line.split(" ", 1)[0]
-            if p == width and hard:  # cut at the column: nothing was dropped
-                at_word, weak_ok = False, True
-            elif p == width and hard is None and p in _TERMINAL_WIDTHS:
-                at_word, weak_ok = not _cut_in_word(record, line, vocabulary), False
-            elif p == width and hard is None:  # the longest line, of no terminal's width: wrapped at
-                # a word if its next word would not have fitted in the next terminal width
-                wider = min((w for w in _TERMINAL_WIDTHS if w > p), default=p)
-                at_word = weak_ok = (True if p + 1 + len(word) > wider else None)
-                weak_ok = False
-            elif p == width:  # a word that fitted exactly, or one longer than a line cut at it
-                at_word, weak_ok = len(record.rsplit(" ", 1)[-1]) + len(word) <= width, False
-            elif hard is not True and p < width < p + 1 + len(word):
-                at_word, weak_ok = True, False  # the next word did not fit: its space was dropped
-            else:
-                at_word = weak_ok = None
+            at_word = weak_ok = None
+            if p == width:
+                if hard:  # cut at the column: nothing was dropped
+                    at_word, weak_ok = False, True
+                elif hard is False:  # a word that fitted exactly, or one longer than a line cut at it
+                    at_word = len(record.rsplit(" ", 1)[-1]) + len(word) <= width
+                elif width > WORD_WRAP_MAX:
+                    pass  # one long line, or a few: not wrapped
+                elif _new_line(record, line):
+                    pass
+                elif p in _TERMINAL_WIDTHS:
+                    at_word = not _cut_in_word(record, line, vocabulary)
+                elif p + 1 + len(word) > min(w for w in _TERMINAL_WIDTHS if w > p):
+                    at_word = True  # the longest line, of no terminal's width: wrapped at a word if
+                    # its next word would not have fitted in the next terminal width
+            elif hard is False and p < width < p + 1 + len(word) or hard is None and width <= WORD_WRAP_MAX \
+                    and width - _NEAR <= p < width < p + 1 + len(word) and not _new_line(record, line):
+                at_word = True  # the next word did not fit: its space was dropped
             if at_word is not None and (weak_ok or _open(record) or not _UNTIMED.match(line)):
                 out[-1] = record + (" " if at_word and not record.endswith(" ") else "") + line
                 joined, run = joined + 1, run + 1
