@@ -431,9 +431,9 @@ def _wrap_width(lines: list[str], lengths: list[int]) -> tuple[int, bool | None]
                 cuts.add(lines[i - 1][-8:] + line[:8])
         elif p < width < p + 1 + len(line.split(" ", 1)[0]) and not _UNTIMED.match(line):
             words += 1
-    if width > WORD_WRAP_MAX:
+    if width > WORD_WRAP_MAX:  # (below, lines of one shape wrapped at words fit exactly alike)
         return width, True if len(cuts) >= 3 and width in _TERMINAL_WIDTHS else None
-    return width, False if words >= 2 else None
+    return width, False if words >= 2 and width <= WORD_WRAP_MAX else None
 
 
 _WORD = LazyPattern(r"[A-Za-z]\w+")
