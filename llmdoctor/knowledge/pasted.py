@@ -410,8 +410,9 @@ def _open(record: str) -> bool:
 
 def _wrap_width(lines: list[str], lengths: list[int]) -> tuple[int, bool | None] | None:
     """(width, how) of a wrapped text: how is True where it was cut at the column (a line of
-    the width ends with a space, which a word wrap drops; or, wider than a word wrap goes,
-    three different lines of a terminal's width go on on the next line), False where at words
+    the width ends with a space, which a word wrap drops; or lines of the width cut in three
+    different shapes go on on the next line and none ends where a word would not have fitted,
+    wider than a word wrap goes at a terminal's width), False where at words
     (two lines end where their next word would not have fitted), None where nothing tells (each
     line of the width then decides by itself; wider than a word wrap goes, none is joined).
     None: not wrapped."""
@@ -428,11 +429,13 @@ def _wrap_width(lines: list[str], lengths: list[int]) -> tuple[int, bool | None]
             if lines[i - 1].endswith(" ") and lines[i - 1].strip():
                 return width, True
             if len(cuts) < 3:
-                cuts.add(lines[i - 1][-8:] + line[:8])
+                cuts.add(_shape(lines[i - 1][-8:]) + _shape(line))
         elif p < width < p + 1 + len(line.split(" ", 1)[0]) and not _UNTIMED.match(line):
             words += 1
-    if width > WORD_WRAP_MAX:  # (below, lines of one shape wrapped at words fit exactly alike)
-        return width, True if len(cuts) >= 3 and width in _TERMINAL_WIDTHS else None
+    if len(cuts) >= 3 and not words and (width <= WORD_WRAP_MAX or width in _TERMINAL_WIDTHS):
+        return width, True  # (lines of one shape wrapped at words can all fit exactly alike)
+    if width > WORD_WRAP_MAX:
+        return width, None
     return width, False if words >= 2 and width <= WORD_WRAP_MAX else None
 
 
