@@ -497,6 +497,11 @@ def _unwrap(lines: list[str], lengths: list[int]) -> tuple[list[str], int]:
     prev_len = 0
     for line, n in zip(lines, lengths):
         p, prev_len = prev_len, n
+        if p == width and line[:1] == " " and line[1:2].strip() and out and out[-1].strip() and run < MAX_JOINED \
+                and (hard or hard is None and p in _TERMINAL_WIDTHS):
+            out[-1] += line  # cut at the column just before a space (kept: nothing was dropped)
+            joined, run = joined + 1, run + 1
+            continue
         if out and out[-1] and line and not line[:1].isspace() and run < MAX_JOINED and out[-1] != FRAGMENT \
                 and line != FRAGMENT and not _TIMED.match(line) and not _RECORD.match(line):
             record = out[-1]
@@ -513,6 +518,9 @@ def _unwrap(lines: list[str], lengths: list[int]) -> tuple[list[str], int]:
                     pass
                 elif p in _TERMINAL_WIDTHS:
                     at_word = not _cut_in_word(record, line, vocabulary)
+                    weak_ok = not at_word and record[-1:].isalnum() and line[:1].isalnum() \
+                        and bool(_TIMED.match(record) or _RECORD.match(record))  # inside a word of a timed
+                    # record: the line that goes on has no time stamp of its own
                 elif p + 1 + len(word) > min(w for w in _TERMINAL_WIDTHS if w > p):
                     at_word = True  # the longest line, of no terminal's width: wrapped at a word if
                     # its next word would not have fitted in the next terminal width
