@@ -16,8 +16,11 @@ ANSI = LazyPattern(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
 FENCE = LazyPattern(r"^\s*(```|~~~)[\w+-]*\s*$")
 # A prompt followed by one of the commands whose output we read, e.g.
 # `$ ollama ps`, `user@gpu:~$ sudo journalctl -u ollama`, `root@box:/# nvidia-smi`, `PS C:\> ollama ps`
+# the prompt itself: sh/zsh (`user@box:~$`, `#`, `%`), a venv's `(name)`, cmd (`C:\Program Files\x>`),
+# PowerShell (`PS C:\>`)
+PROMPT_HEAD = r"^\s*(?:\([^)]*\)\s*)?(?:[\w.@:~/\\-]*(?:\s?\[\d{1,3}\])?\s?[$#%>]|PS [^>]*>|[A-Za-z]:\\[^<>|\"]*>)\s*"
 PROMPT = LazyPattern(
-    r"^\s*(?:\([^)]*\)\s*)?(?:[\w.@:~/\\-]*(?:\s?\[\d{1,3}\])?\s?[$#%>]|PS [^>]*>|[A-Za-z]:\\[^<>|\"]*>)\s*"
+    PROMPT_HEAD +
     r"(?:sudo\s+(?:-\S+\s+)*)?"
     r"(?:ollama|journalctl|systemctl|nvidia-smi|amd-smi|rocm-smi|vmstat|cat|curl|docker|podman|tail|head|grep|less|vllm|(?:\S*[/\\])?llama-server|python3?\s+-m\s+(?:sglang|vllm)|sglang|free|wget|http|kubectl|oc\s+(?:describe|logs|get)|k\s+(?:describe|logs|get))\b"
 )
@@ -373,7 +376,7 @@ WRAP_WIDTHS = (40, 250)  # the widths a paste is cut at the column at (a termina
 WORD_WRAP_MAX = 160  # the widest a mail client or chat window wraps at words
 # A terminal's widths: where too few lines tell how a text was wrapped, a line of one of these
 # was cut at the column, a line of another length at a word
-_TERMINAL_WIDTHS = frozenset((*range(40, 251, 10), 72, 76, 78, 79, 132))
+_TERMINAL_WIDTHS = frozenset((*range(40, 251, 10), 72, 132))
 _NEAR = 12  # a word-wrapped line ends at most this far before the width (most words are shorter)
 # What starts a line of its own in a log even without a time stamp of the records'
 _TIMED = LazyPattern(r"^(?:(?:INFO|WARNING|ERROR|DEBUG|CRITICAL|TRACE):\s|\[?\d{2,4}[-/.]\d{2}[-/.]\d{2,4}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}\b|[A-Z][a-z]{2} \d{1,2} \d{2}:)")
