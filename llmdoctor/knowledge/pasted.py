@@ -149,9 +149,21 @@ def normalize_pasted(text: str) -> str:
     text = _unescape(text)
     lines = _ungutter(_unquote(text.split("\n")))
     kept = [l for l in lines if not _is_fence(l) and not _is_prompt(l)]
+    if len(kept) < len(lines) and kept and any(l.rstrip().endswith("```") for l in kept[-3:]):
+        kept = _closing_fence_glued(kept)
     if len(kept) == len(lines):
         return "\n".join(lines)
     return "\n".join(kept)
+
+
+def _closing_fence_glued(lines: list[str]) -> list[str]:
+    """A block opened by a fence and closed on its last line's end (`...new=2048```): the fence off."""
+    for i in range(len(lines) - 1, max(-1, len(lines) - 4), -1):
+        if lines[i].strip():
+            if lines[i].rstrip().endswith("```"):
+                lines = lines[:i] + [lines[i].rstrip()[:-3]] + lines[i + 1:]
+            break
+    return lines
 
 
 # -- paste repair: what copying a log out of a terminal, a container or a ticket does -----------
@@ -173,7 +185,8 @@ _JOURNAL = LazyPattern(
     r"|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?"
     r"|[A-Za-z]{2,4}\.? \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(?:\.\d{1,6})? \S+"
     r"|\d{9,11}\.\d{3,6})"
-    r" ((?!\d{4}-\d{2}-\d{2})\S+) ([^\s:\[]+)(?:\[\d+\])?: ?"  # (a host is not a second time stamp)
+    r" ((?!\d{4}-\d{2}-\d{2})[\w][\w.-]*) ((?!\d+[:\[])[^\s:\[]+)(?:\[\d+\])?: ?"  # (a host is a host name,
+    # not a second time stamp nor SGLang's `[2025-12-12`; an identifier is no number: `08:43:59`)
 )
 
 
@@ -347,7 +360,9 @@ def _join_wrapped(lines: list[str]) -> tuple[list[str], int]:
             tail = prev.rstrip()
             if record and prev.count('"') % 2 == 1 and not line[:1].isspace():
                 out[-1] = prev + line
-            elif line[:1].isspace() and not tail.endswith(":"):
+            elif line[:1].isspace() and (not tail.endswith(":") or record and line[1:2].strip()):
+                # (after a ':', a block under a header; but a record wrapped at its ': ' goes on,
+                # one space in)
                 out[-1] = tail + " " + stripped
             elif tail.endswith(",") and (stripped[:1].isdigit() or stripped[:1].islower() or stripped[:1] == "("):
                 out[-1] = tail + " " + stripped  # a sentence wrapped after a comma (an exception message)
