@@ -305,6 +305,8 @@ def _has_compose_column(lines: list[str]) -> bool:
         return False
     if carry >= _PREFIX_SHARE * len(body):
         return True
+    if carry < _PREFIX_SHARE * len(body) / 4:  # (no wrap leaves four continuations a line)
+        return False
     heads = sum(1 for l in body if _RECORD.match(l) or _TIMED.match(l) or _UNTIMED.match(l))
     return carry >= _PREFIX_SHARE * (carry + heads)
 
@@ -437,12 +439,16 @@ def _wrap_width(lines: list[str], lengths: list[int]) -> tuple[int, bool | None]
     width = max(lengths, default=0)
     if not WRAP_WIDTHS[0] <= width <= WRAP_WIDTHS[1]:
         return None
-    words = 0
+    words = candidates = 0
     cuts: set[str] = set()
     for i in range(1, len(lines)):
         line, p = lines[i], lengths[i - 1]
+        if p < width - _NEAR and p + 1 + (line.find(" ") % (len(line) + 1)) <= width:
+            continue  # (cheap first: most lines end far from the width and go on with a short word)
         if not line or line[:1].isspace() or _TIMED.match(line) or _RECORD.match(line):
+            candidates += p == width and line[:1] == " "  # (cut just before a space)
             continue
+        candidates += 1
         if p == width:
             if lines[i - 1].endswith(" ") and lines[i - 1].strip():
                 return width, True
@@ -450,6 +456,8 @@ def _wrap_width(lines: list[str], lengths: list[int]) -> tuple[int, bool | None]
                 cuts.add(_shape(lines[i - 1][-8:]) + _shape(line))
         elif p < width < p + 1 + len(line.split(" ", 1)[0]) and not _UNTIMED.match(line):
             words += 1
+    if not candidates:
+        return None  # no line goes on where another reached the width
     if len(cuts) >= 3 and not words and (width <= WORD_WRAP_MAX or width in _TERMINAL_WIDTHS):
         return width, True  # (lines of one shape wrapped at words can all fit exactly alike)
     if width > WORD_WRAP_MAX:
