@@ -152,5 +152,5 @@ LINE_FORMS = {
     **{name: _one(VARIANTS[name]) for name in (
         "docker-t", "kubectl-prefix", "quoted", "quoted-nested", "html", "gutter-bar", "gutter-colon",
         "gutter-editor", "prompt-cmd", "prompt-ps", "prompt-sh", "prompt-root", "hard-60", "hard-80",
-        "hard-120", "word-60", "word-80", "word-120")},
+        "hard-120", "word-60", "word-80", "word-120", "fragments")},
 }
