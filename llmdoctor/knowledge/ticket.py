@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable
 
-from llmdoctor.knowledge.pasted import ANSI, FENCE, FRAGMENT, PROMPT, PROMPT_HEAD
+from llmdoctor.knowledge.pasted import ANSI, FENCE, PROMPT, PROMPT_HEAD
 
 # `kubectl`, `k` (the usual alias) or `oc`, with any options before the verb (`kubectl -n ai describe pod`)
 KUBECTL = r"(?:kubectl|k|oc)\s+(?:-{1,2}[\w-]+(?:[= ]\S+)?\s+)*"
@@ -148,7 +148,7 @@ SNIFF = 64 * 1024  # a piece without a prompt is recognised by its first charact
 
 def split_ticket(text: str) -> dict[str, str]:
     """Evidence file name -> content. Pieces that land on the same name are concatenated
-    (two journal excerpts make one log, a FRAGMENT line between them)."""
+    (two journal excerpts make one log)."""
     files: dict[str, list[str]] = {}
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     split_ticket_into(lines, lambda name, chunk: files.setdefault(name, []).append(chunk))
@@ -160,8 +160,7 @@ def split_ticket_into(lines: Iterable[str], write: Callable[[str, str], None]) -
     piece at a time: a 200 MB paste is never held whole. A piece is its lines without the
     empty ones at either end; a piece of blanks is dropped; a piece without a prompt is
     named by its first SNIFF characters."""
-    names: set[str] = set()  # the files pieces went to: a second piece of a log starts a fragment
-    piece = _Piece(None, names=names)
+    piece = _Piece(None)
     in_block = False  # inside a ``` code block
     launch: list[str] = []  # a server's command line still continued on the next line
     for raw in lines:
@@ -178,13 +177,13 @@ def split_ticket_into(lines: Iterable[str], write: Callable[[str, str], None]) -
             # started in a block logs what follows it
             if not piece.blank or piece.started or (not in_block and piece.fallback is None):
                 piece.close(write)
-                piece = _Piece(None, names=names)
+                piece = _Piece(None)
             continue
         command = _prompt_command(bare)
         log = _launched(command if command is not None else bare.strip(), prompt=command is not None)
         if command is not None or log:
             piece.close(write)
-            piece = _Piece(None if log else command, fallback=log, names=names)
+            piece = _Piece(None if log else command, fallback=log)
             if log:  # a server started here: its command line, and its log after it
                 launch = [(command if command is not None else bare).strip()]
                 if not CONTINUED.search(launch[0]):
@@ -221,9 +220,8 @@ def _joined(parts: list[str]) -> str:
 class _Piece:
     """One command's output while it streams: lines are held only until its file is named."""
 
-    def __init__(self, command: str | None, fallback: str | None = None, names: set | None = None) -> None:
+    def __init__(self, command: str | None, fallback: str | None = None) -> None:
         self.name = _name_for_command(command) if command else None
-        self.names = names if names is not None else set()
         self.fallback = fallback  # the name when the content does not tell (a launched server's log)
         self.held: list[str] = []  # before the name is known (or before a non-blank line)
         self.held_size = 0
@@ -260,9 +258,6 @@ class _Piece:
         if self.name == LOG_NAME and self.fallback:
             self.name = self.fallback
         self.held, self.started = [], True
-        if self.name in self.names and self.name.endswith(".log"):  # two excerpts of one log, pasted
-            write(self.name, FRAGMENT + "\n")  # apart: no gap or rate is taken across (pasted.FRAGMENT)
-        self.names.add(self.name)
         write(self.name, body)
 
     def close(self, write) -> None:

@@ -229,17 +229,3 @@ def test_windows_prompts_name_their_pieces_and_typed_settings_go_apart():
     assert files["journal.log"] == "time=2025-01-01T00:00:00Z level=INFO source=routes.go:1 msg=hi\n"
     assert files["shell_export.txt"].split("\n")[:3] == [
         'set LLAMA_ARG_HOST="0.0.0.0"', '$env:OLLAMA_HOST="0.0.0.0"', "export OLLAMA_NUM_PARALLEL=4"]
-
-
-def test_two_excerpts_of_one_log_are_two_fragments():
-    from llmdoctor.knowledge.pasted import FRAGMENT
-
-    ticket = ("$ journalctl -u ollama\n"
-              "time=2025-01-01T00:00:00Z level=INFO source=routes.go:1 msg=a\n"
-              "$ ollama ps\n"
-              "NAME          ID              SIZE      PROCESSOR          CONTEXT    UNTIL\n"
-              "$ journalctl -u ollama --since yesterday\n"
-              "time=2025-01-03T00:00:00Z level=INFO source=routes.go:1 msg=b\n")
-    assert split_ticket(ticket)["journal.log"].split("\n")[:3] == [
-        "time=2025-01-01T00:00:00Z level=INFO source=routes.go:1 msg=a", FRAGMENT,
-        "time=2025-01-03T00:00:00Z level=INFO source=routes.go:1 msg=b"]
