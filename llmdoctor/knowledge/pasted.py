@@ -2,8 +2,9 @@
 
 Evidence directories are often built by hand from a support ticket: the text comes
 with Windows line endings, terminal colour codes, Markdown code fences, e-mail or
-GitHub quote markers, and the shell prompt and command that produced it. Parsers
-should see the output itself.
+GitHub quote markers (nested too), HTML entities from a web page's source, a viewer's
+line numbers, and the shell, cmd or PowerShell prompt and command that produced it.
+Parsers should see the output itself.
 """
 from __future__ import annotations
 
@@ -171,10 +172,13 @@ def _closing_fence_glued(lines: list[str]) -> list[str]:
 # Lines arrive behind a journald prefix in the reader's locale (`5月 21 17:49:23 host ollama[1576]: `),
 # a compose service column (`ollama  | `), kubectl's `--prefix` (`[pod/ollama-0/ollama] `) or a
 # `docker logs -t` / kubectl `--timestamps` stamp; Docker's json-file driver wraps each in JSON;
-# reporters hard-wrap long lines at ~100 columns with indented continuations; tqdm bars glue the
-# next record onto their own line; a zsh prompt leaves `%` after output with no final newline.
-# `repair_log` undoes all of that so the parsers see one record per line; `repair_config` only
-# the parts that can touch a configuration file (prefixes, the `%`).
+# reporters hard-wrap long lines at ~100 columns with indented continuations, and terminals, mail
+# clients and chat windows wrap them without indentation (see _unwrap); tqdm bars glue the next
+# record onto their own line; a zsh prompt leaves `%` after output with no final newline; `...`
+# marks where a reporter cut (see FRAGMENT). `repair_log` undoes all of that so the parsers see one
+# record per line; `repair_config` only the parts that can touch a configuration file (prefixes,
+# the `%`). (normalize_pasted, for both, takes off quote marks, HTML entities, line-number
+# gutters, fences and prompts.)
 
 import json as _json
 
