@@ -161,3 +161,23 @@ def test_repair_is_linear():
     cost(1)
     small, big = min(cost(4) for _ in range(2)), min(cost(16) for _ in range(2))
     assert big < 8 * small + 0.05, (small, big)
+
+
+def rejoin_rates() -> list[str]:
+    """Each fixture log wrapped whole at 60/80/120, cut at the column and at words: the share of
+    its records longer than the width that repair gives back exactly."""
+    out = []
+    texts = [repair_log(p.read_text(errors="replace")).text for p in LOGS]
+    for name, wrap in (("cut", hard_wrapped), ("word", word_wrapped)):
+        for width in (60, 80, 120):
+            total = back = 0
+            for text in texts:
+                got = set(repair_log(wrap(text, width)).text.split("\n"))
+                long = [l for l in text.split("\n") if len(l) > width and not l[:1].isspace() and "  " not in l]
+                total, back = total + len(long), back + sum(l in got for l in long)
+            out.append(f"{name}-{width}: {back}/{total} records rejoined exactly ({100 * back / max(total, 1):.1f}%)")
+    return out
+
+
+if __name__ == "__main__":  # python -m tests.core.test_pasted_forms: the rejoin rates
+    print("\n".join(rejoin_rates()))
