@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from llmdoctor.knowledge.llamacpp.lines import LlamaCppFacts, LlamaCppLines  # noqa: F401 (re-exported)
 from llmdoctor.knowledge.evidence_line import short_line
+from llmdoctor.knowledge.pasted import FRAGMENT
 from llmdoctor.model import Record
 from llmdoctor.parsing import LazyPattern
 
@@ -156,6 +157,10 @@ class LlamaLogScanner:
 
     def feed_line(self, line: str) -> None:
         self.lines += 1
+        if line.startswith(FRAGMENT):  # pasted apart: no slot is taken back-to-back across it
+            self._freed.clear()
+            self._busy.clear()
+            return
         if self.cpp.feed(line):
             return
         if not any(m in line for m in _MARKS):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 
+from llmdoctor.knowledge.pasted import FRAGMENT
 from llmdoctor.model import Record
 from llmdoctor.parsing import LazyPattern
 
@@ -386,6 +387,9 @@ class SglangLogScanner:
         self._feed(line)
 
     def _feed(self, line: str) -> None:
+        if line.startswith(FRAGMENT):  # pasted apart: no run of queued batches goes across it
+            self.run_first, self.run_len, self.run_peak = None, 0, 0.0
+            return
         if "batch" in line or "#running-req: " in line:
             b = parse_batch_line(line)
             if b is not None:
