@@ -24,13 +24,25 @@ if TYPE_CHECKING:
 _N_SLOTS = LazyPattern(r'n_slots(?: = |=|":\s*)(\d+)')
 _SLOT_CTX = LazyPattern(r'(?:n_ctx_slot(?: = |=|":\s*)|new slot,? n_ctx(?:_slot)? = )(\d+)')
 _KV_UNIFIED = LazyPattern(r"kv_unified\s*=\s*'?(true|false|1|0)'?")
-_N_CTX = LazyPattern(r"(?:llama_context|llama_new_context_with_model):\s+n_ctx\s*=\s*(\d+)")
-_N_CTX_SEQ = LazyPattern(r"(?:llama_context|llama_new_context_with_model):\s+n_ctx_(?:seq|per_seq)\s*=\s*(\d+)")
+# The context's own lines come from the function that builds it: llama_new_context_with_model (to
+# ~b4500), llama_init_from_model (~b4500-b4800), the llama_context constructor (later).
+_CTX_FUNC = r"(?:llama_context|llama_new_context_with_model|llama_init_from_model)"
+_N_CTX = LazyPattern(_CTX_FUNC + r":\s+n_ctx\s*=\s*(\d+)")
+_N_CTX_SEQ = LazyPattern(_CTX_FUNC + r":\s+n_ctx_(?:seq|per_seq)\s*=\s*(\d+)")
 _N_SEQ_MAX = LazyPattern(r"n_seq_max\s*=\s*(\d+)")
 _CTX_WARN = LazyPattern(r"n_ctx_(?:seq|per_seq) \((\d+)\) ([<>]) n_ctx_train \((\d+)\)")
-_N_CTX_TRAIN = LazyPattern(r"print_info: n_ctx_train\s*=\s*(\d+)")
+_N_CTX_TRAIN = LazyPattern(r"(?:print_info|llm_load_print_meta): n_ctx_train\s*=\s*(\d+)")
 _KV_BUFFER = LazyPattern(r"(\S+) KV buffer size =\s*(\d+(?:\.\d+)?) MiB")
-_KV_SIZE = LazyPattern(r"llama_kv_cache: size =\s*(\d+(?:\.\d+)?) MiB \(\s*(\d+) cells,\s*(\d+) layers,\s*(\d+)/\s*(\d+) seqs\)")
+# The KV cache's total: `KV self size  = X MiB, K (f16): ...` (to ~b5100, printed by the context),
+# `llama_kv_cache_unified: size = X MiB ( N cells, L layers, s/S seqs), ...` (b5xxx-b6xxx) and
+# `llama_kv_cache: size = ...` (later).
+_KV_SIZE = LazyPattern(r"llama_kv_cache\w*: size =\s*(\d+(?:\.\d+)?) MiB \(\s*(\d+) cells,\s*(\d+) layers,\s*(\d+)/\s*(\d+) seqs\)|"
+                       r"KV self size\s*=\s*(\d+(?:\.\d+)?) MiB")
+# No --parallel given (b7xxx-): four slots sharing one unified KV pool. b7274 `setting n_parallel = 4
+# and kv_unified = true (add -kvu to disable this)`; later `n_parallel is set to auto, using n_parallel = 4 ...`.
+_AUTO_PARALLEL = LazyPattern(r"(?:setting|using) n_parallel = (\d+) and kv_unified = true")
+# b7xxx-: a slot asked for more than the model was trained on is cut to it.
+_SLOT_CAP = LazyPattern(r"the slot context \((\d+)\) exceeds the training context of the model \((\d+)\)")
 _SLOT_ID = LazyPattern(r"id\s+(\d+) \| task -?\d+ \| new slot")
 _LAUNCH_CTX = LazyPattern(r'"n_ctx":(\d+)')
 _STAMP = LazyPattern(r"^(\d+)\.(\d{2})\.(\d{3})\.(\d{3}) [IWEDT] ")  # minutes.seconds.ms.us since start
@@ -54,7 +66,7 @@ class ContextExceeded(Record):
 class LlamaLogSummary(Record):
     __slots__ = ("source", "n_slots", "slot_n_ctx", "slots_line", "n_ctx", "n_ctx_seq", "n_seq_max", "kv_unified",
                  "n_ctx_train", "ctx_warning", "kv_buffers_mib", "kv_size_line", "startups", "slot_ctx_lines", "cpp",
-                 "lines", "queued_launches", "queued_examples")
+                 "lines", "queued_launches", "queued_examples", "kv_size_mib", "auto_parallel", "slot_capped")
 
     def __init__(
         self,
@@ -76,6 +88,9 @@ class LlamaLogSummary(Record):
         lines: int = 0,
         queued_launches: int = 0,
         queued_examples: tuple[str, ...] = (),
+        kv_size_mib: float | None = None,
+        auto_parallel: int | None = None,
+        slot_capped: tuple[int, int] | None = None,
     ) -> None:
         self.source = source
         self.n_slots = n_slots
@@ -95,6 +110,9 @@ class LlamaLogSummary(Record):
         self.lines = lines  # lines read
         self.queued_launches = queued_launches  # requests started the moment a slot freed, with every other slot busy
         self.queued_examples = queued_examples
+        self.kv_size_mib = kv_size_mib  # the KV cache's total (last start-up)
+        self.auto_parallel = auto_parallel  # slots chosen by the server itself (no --parallel), unified KV
+        self.slot_capped = slot_capped  # (asked, kept): a slot context cut to the training context
 
     @property
     def timings(self) -> tuple[RequestTiming, ...]:
@@ -136,8 +154,8 @@ class LlamaLogSummary(Record):
         return out
 
 
-_MARKS = ("n_slots", "n_ctx", "kv_unified", "n_seq_max", "KV buffer", "llama_kv_cache: size", "launch_slot_", "release:",
-          "launching slot", "n_idle_slots")
+_MARKS = ("n_slots", "n_ctx", "kv_unified", "n_seq_max", "KV buffer", "llama_kv_cache", "KV self size", "launch_slot_",
+          "release:", "launching slot", "n_idle_slots", "training context")
 
 
 class LlamaLogScanner:
@@ -203,8 +221,19 @@ class LlamaLogScanner:
         m = _KV_BUFFER.search(line)
         if m:
             v["kv_buffers_mib"][m.group(1)] = float(m.group(2))
-        if _KV_SIZE.search(line):
+        m = _KV_SIZE.search(line) if "size" in line else None
+        if m:
             v["kv_size_line"] = short_line(line)
+            v["kv_size_mib"] = float(m.group(1) or m.group(6))
+        m = _AUTO_PARALLEL.search(line) if "n_parallel" in line else None
+        if m:
+            v["auto_parallel"] = int(m.group(1))
+            v["kv_unified"] = True
+            v.setdefault("n_slots", int(m.group(1)))
+        m = _SLOT_CAP.search(line) if "training context" in line else None
+        if m:
+            v["slot_capped"] = (int(m.group(1)), int(m.group(2)))
+            v["n_ctx_train"] = int(m.group(2))
 
     def _slot_event(self, line: str) -> None:
         """A slot taken within BACK_TO_BACK_S of being freed while every other slot was busy."""
