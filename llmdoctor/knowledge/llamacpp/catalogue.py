@@ -715,6 +715,7 @@ MESSAGES = (
         facts=("router mode unloaded a model to load another",), causes=("MODEL_UNLOAD",),
         examples=[("srv          load: models_max limit reached, removing LRU name=Qwen3-8B-Q4_K_M",
                    R + "tools/server/server-models.cpp:821 @ b9821")],
+        expect=[("cpp.lru_unloads", 1)],
     ),
 )
 

@@ -95,12 +95,13 @@ TASK_STARTED = ("processing task", "is processing [task")  # b3761-, 2024 JSON `
 IDLE = "all slots are idle"
 DEFERRED = ("defer task", "slot unavailable")  # `defer task, id = N` / `requested slot is unavailable, defer task` (debug), 2023
 SLEEP = "server is entering sleeping state"  # --sleep-idle-seconds (2025-12-): the model is unloaded
-WAKE = "server is exiting sleeping state"
+WAKE = "server is exiting sleeping state"  # ... and loaded again for the request that woke it
+LRU_UNLOAD = "models_max limit reached, removing LRU"  # router mode (--models-max): a model unloaded for another
 _MARKS = ("eval time", "load_backend", "devices", "device", "GPU", "layers to GPU", "buffer size", "context shift",
           "truncated", "shifting", "context size", "KV", "n_past", "kv cache rm", "re-processing",
           "new prompt", "exceed", "Context size", "released", "checkpoint", "memory_seq_rm", "processing task",
           "is processing [", "slots are idle", "defer task", "slot unavailable", "sleeping state", "ggml_cuda_init",
-          "memory slot")
+          "memory slot", "models_max limit")
 
 
 def fields(line: str) -> dict[str, int]:
@@ -126,7 +127,7 @@ class LlamaCppFacts(Record):
                  "exceeded_max", "kv_full", "kv_full_count", "cache_misses", "cache_miss_count", "worst_miss",
                  "timings", "requests_timed", "prompt_ms_total", "eval_ms_total", "prompt_evals", "cache_cuts",
                  "cache_cuts_to_zero", "checkpoints_erased", "tasks_started", "idle_lines", "deferred", "sleeps",
-                 "wakes")
+                 "wakes", "lru_unloads", "deferred_lines", "unload_lines")
 
     def __init__(
         self,
@@ -161,6 +162,9 @@ class LlamaCppFacts(Record):
         deferred: int = 0,
         sleeps: int = 0,
         wakes: int = 0,
+        lru_unloads: int = 0,
+        deferred_lines: tuple[str, ...] = (),
+        unload_lines: tuple[str, ...] = (),
     ) -> None:
         self.backends = backends  # backends loaded (load_backend), in order
         self.no_device = no_device  # lines saying a GPU backend found no usable device
@@ -193,6 +197,9 @@ class LlamaCppFacts(Record):
         self.deferred = deferred  # requests that waited for a slot (debug-level in current builds)
         self.sleeps = sleeps  # --sleep-idle-seconds unloaded the model
         self.wakes = wakes  # ... and a request loaded it again
+        self.lru_unloads = lru_unloads  # router mode unloaded a model to make room for another
+        self.deferred_lines = deferred_lines  # the first and the latest
+        self.unload_lines = unload_lines  # sleep, wake and LRU lines: the first and the latest
 
     def prefill_dominates(self, min_requests: int = 3, share: float = 0.5) -> tuple[float, RequestTiming] | None:
         """(share of request time spent evaluating prompts, the slowest prompt) when prompt
@@ -247,7 +254,9 @@ class LlamaCppLines:
         self.requests = 0
         self.prompt_ms = self.eval_ms = 0.0
         self.prompt_evals = self.cuts = self.cuts_zero = self.erased_lines = 0
-        self.started = self.idle = self.deferred = self.sleeps = self.wakes = 0
+        self.started = self.idle = self.sleeps = self.wakes = self.lru = 0
+        self.deferred = _Examples()
+        self.unloads = _Examples()
 
     def feed(self, line: str) -> bool:
         if not any(m in line for m in _MARKS):
@@ -255,13 +264,17 @@ class LlamaCppLines:
         text = line.strip()[:400]
         if self._counted(line):
             return False  # counted; the caller may read the line too
-        if "sleeping state" in line:
+        if "sleeping state" in line or LRU_UNLOAD in line:
             if SLEEP in line:
                 self.sleeps += 1
-                return True
-            if WAKE in line:
+            elif WAKE in line:
                 self.wakes += 1
-                return True
+            elif LRU_UNLOAD in line:
+                self.lru += 1
+            else:
+                return False
+            self.unloads.add(text)
+            return True
         if "eval time" in line:
             self._timing(line, text)
             return True
@@ -366,7 +379,7 @@ class LlamaCppLines:
         elif IDLE in line:
             self.idle += 1
         elif any(k in line for k in DEFERRED):
-            self.deferred += 1
+            self.deferred.add(line.strip()[:400])
         else:
             return False
         return True
@@ -468,4 +481,5 @@ class LlamaCppLines:
             timings=tuple(self.timings), requests_timed=self.requests, prompt_ms_total=self.prompt_ms,
             eval_ms_total=self.eval_ms, prompt_evals=self.prompt_evals, cache_cuts=self.cuts,
             cache_cuts_to_zero=self.cuts_zero, checkpoints_erased=self.erased_lines, tasks_started=self.started,
-            idle_lines=self.idle, deferred=self.deferred, sleeps=self.sleeps, wakes=self.wakes)
+            idle_lines=self.idle, deferred=self.deferred.count, sleeps=self.sleeps, wakes=self.wakes, lru_unloads=self.lru,
+            deferred_lines=tuple(self.deferred.items), unload_lines=tuple(self.unloads.items))
