@@ -149,6 +149,19 @@ MESSAGES = (
         expect=[("cpp.no_device", True)],
     ),
     message(
+        "llama.cpp.args.compiled_without_gpu", L, "≤b2700-≥b9821",
+        "common/common.cpp:942, :970, :998 @ b2700 (`compiled without CUDA/SYCL[/Vulkan]`); common/arg.cpp:1480, :1507, "
+        ":1517 @ b4000 and :2024 @ b7274 (`compiled without support for GPU offload`)",
+        r"compiled without (?:CUDA|support for GPU offload)\S*\. Setting (?:the main GPU|the split mode|a tensor split) "
+        r"has no effect", "compiled without",
+        facts=("a CPU-only build given --main-gpu, --split-mode or --tensor-split",), causes=("CPU_SPILL",),
+        examples=[("warning: llama.cpp was compiled without support for GPU offload. Setting the main GPU has no effect.",
+                   R + "common/arg.cpp:2024 @ b7274"),
+                  ("warning: llama.cpp was compiled without CUDA/SYCL/Vulkan. Setting a tensor split has no effect.",
+                   R + "common/common.cpp:998 @ b2700")],
+        expect=[("cpp.no_device", True)],
+    ),
+    message(
         "llama.cpp.backend.using_device", L, "b4000-≥b9821",
         "src/llama.cpp:19382 @ b4000; src/llama.cpp:9499 @ b4739; src/llama.cpp:270 @ b6710 (adds the PCI id); "
         "src/llama.cpp:269 @ b9821",
@@ -272,6 +285,8 @@ MESSAGES = (
         facts=("the KV cache's total (MiB)", "cells (tokens)", "sequences"), causes=("KV_CAPACITY",),
         examples=[("llama_kv_cache: size = 2048.00 MiB ( 16384 cells,  32 layers,  1/1 seqs), K (f16): 1024.00 MiB, "
                    "V (f16): 1024.00 MiB", "https://github.com/Jeffser/Alpaca/issues/1202"),
+                  ("llama_kv_cache: size = 7000.00 MiB (128000 cells,  28 layers,  1/1 seqs), K (f16): 3500.00 MiB, "
+                   "V (f16): 3500.00 MiB", "https://github.com/ggml-org/llama.cpp/issues/15946"),
                   ("llama_kv_cache_unified: size = 1024.00 MiB (  8192 cells,  32 layers,  1/ 1 seqs), K (f16):  512.00 "
                    "MiB, V (f16):  512.00 MiB", R + "src/llama-kv-cache-unified.cpp:186 @ b6068")],
         expect=[("kv_size_mib", True), ("kv_size_line", True)],
@@ -312,6 +327,14 @@ MESSAGES = (
         expect=[("slot_n_ctx", True)],
     ),
     message(
+        "llamacpp.slots.max_context_2023", E, "≤b1500-~b2258",
+        "examples/server/server.cpp:596 @ b1500 (after `Available slots:`)",
+        r"-> Slot \d+ - max context: \d+", "max context:",
+        facts=("each slot's context", "slots (one line each)"), causes=("CONTEXT_TRUNCATION", "QUEUEING"),
+        examples=[(" -> Slot 0 - max context: 512", "https://github.com/ggml-org/llama.cpp/pull/5104")],
+        expect=[("slot_n_ctx", 512), ("n_slots", 1)],
+    ),
+    message(
         "llamacpp.slots.auto_parallel", E, "~b7000-≥b9821",
         "tools/server/server.cpp:81 @ b7274 (`setting n_parallel = 4 and kv_unified = true (add -kvu to disable this)`); "
         "tools/server/server.cpp:127 @ b9821 (`n_parallel is set to auto, using n_parallel = 4 and kv_unified = true`)",
@@ -342,6 +365,7 @@ MESSAGES = (
         ("is processing", "processing task"),
         facts=("a slot took a request",), causes=("QUEUEING",),
         examples=[("slot 0 is processing [task id: 812]", I4185),
+                  ("slot 0 is processing [task id: 0]", "https://github.com/ggml-org/llama.cpp/pull/5104"),
                   ("slot launch_slot_: id  0 | task 0 | processing task", I9390),
                   ("0.00.052.713 I slot launch_slot_: id  3 | task 0 | processing task, is_child = 0", SLOT_SPLIT),
                   ('INFO [   launch_slot_with_task] slot is processing task | tid="140233" timestamp=1713600000 '
@@ -349,12 +373,15 @@ MESSAGES = (
         expect=[("cpp.tasks_started", 1)],
     ),
     message(
-        "llamacpp.slots.all_idle", E, "b2259-≥b9821",
+        "llamacpp.slots.all_idle", E, "≤b1500-≥b9821",
+        "examples/server/server.cpp:1436 @ b1500 (`... and system prompt is empty, clear the KV cache`); "
         "examples/server/server.cpp:1786 @ b2700 (JSON/text); examples/server/server.cpp:1782 @ b4000; "
         "tools/server/server-context.cpp:2774 @ b9821",
         r"all slots are idle", "all slots are idle",
         facts=("no request in flight at that moment",), causes=("QUEUEING",),
         examples=[("srv  update_slots: all slots are idle", "https://github.com/containers/ramalama/issues/1914"),
+                  ("all slots are idle and system prompt is empty, clear the KV cache",
+                   "https://github.com/ggml-org/llama.cpp/pull/5104"),
                   ('INFO [              slots_idle] all slots are idle | tid="135692713889792" timestamp=1775920954',
                    IK1619)],
         expect=[("cpp.idle_lines", 1)],
@@ -521,6 +548,14 @@ MESSAGES = (
         expect=[("cpp.kv_full_count", 1)],
     ),
     message(
+        "llamacpp.kv.decode_failed_2023", E, "≤b1500-~b2258",
+        "examples/server/server.cpp:1683 @ b1500 (after the `retrying with smaller n_batch` lines reach 1)",
+        r"failed to decode the batch, n_batch = \d+, ret = -?\d+", "failed to decode the batch",
+        facts=("the KV cache had no room even for one token: the request fails",), causes=("KV_CAPACITY",),
+        examples=[("update_slots : failed to decode the batch, n_batch = 1, ret = 1", I4185)],
+        expect=[("cpp.kv_full_count", 1)],
+    ),
+    message(
         "llamacpp.kv.cache_full", E, "b2259-~b5000",
         "examples/server/server.cpp:2193 @ b2700 (JSON/text); examples/server/server.cpp:2131 @ b4000; "
         "examples/server/server.cpp:3137 @ b4739",
@@ -568,6 +603,14 @@ MESSAGES = (
         examples=[('INFO [           release_slots] slot released | tid="135692713889792" timestamp=1775920954 id_slot=0 '
                    "id_task=161874 n_ctx=202752 n_past=13010 n_system_tokens=0 n_cache_tokens=13010 truncated=false",
                    IK1619)],
+    ),
+    message(
+        "llamacpp.cache.in_cache_2023", E, "≤b1500-~b2258",
+        "examples/server/server.cpp:1607 @ b1500",
+        r"slot \d+ : in cache: \d+ tokens \| to process: \d+ tokens", "in cache:",
+        facts=("prompt tokens found in the slot's cache", "prompt tokens to compute"), causes=("PREFILL",),
+        examples=[("slot 0 : in cache: 0 tokens | to process: 492 tokens", "https://github.com/ggml-org/llama.cpp/pull/5104")],
+        note="printed only with cache_prompt on; the cut that follows (`kv cache rm`) carries the fact read",
     ),
     message(
         "llamacpp.cache.kv_cache_rm_2023", E, "≤b1500-~b2258",

@@ -53,12 +53,15 @@ BACKEND_LOADED = LazyPattern(r"load_backend: loaded (\S+) backend from (\S+)")
 # `no CUDA devices found, CUDA will be disabled` (ggml_init_cublas, early 2024) and `failed to
 # initialize CUDA: <error>` (ggml_cuda_init, also ROCm/MUSA); the argument parser's `not compiled
 # with GPU offload support, --n-gpu-layers option will be ignored` (to ~b3900) and `no usable GPU
-# found, --gpu-layers option will be ignored` (from ~b3900).
+# found, --gpu-layers option will be ignored` (from ~b3900); a CPU-only build given --main-gpu,
+# --split-mode or --tensor-split: `llama.cpp was compiled without CUDA/SYCL[/Vulkan]. Setting ... has
+# no effect` (to ~b3900), `... without support for GPU offload. Setting ...` (later).
 NO_DEVICE = LazyPattern(
     r"ggml_vulkan: (?:Error: )?No devices found|ggml_cuda_init: failed to initialize|no usable GPU found|"
     r"no CUDA-capable device is detected|CUDA driver version is insufficient|ggml_metal_init: error|"
     r"failed to initialize (?:the )?(?:CUDA|ROCm|HIP|Vulkan|Metal|MUSA)|"
-    r"no (?:CUDA|ROCm|MUSA) devices found|not compiled with GPU offload support", re.I)
+    r"no (?:CUDA|ROCm|MUSA) devices found|not compiled with GPU offload support|"
+    r"compiled without (?:CUDA|support for GPU offload)\S*\. Setting", re.I)
 DEVICES_FOUND = LazyPattern(r"ggml_cuda_init: found (\d+) \w+ devices|ggml_vulkan: Found (\d+) Vulkan devices|"
                             r"using device (?:CUDA|ROCm|Vulkan|MTL|SYCL|Metal)\d?\b|since a GPU device is available|"
                             r"ggml_metal_init: found device:")
@@ -71,6 +74,7 @@ EXCEEDS_PLAIN = ("the request exceeds the available context size", "context shif
                  "exceed_context_size_error", "is larger than the max context size")
 NEW_PROMPT = LazyPattern(r"new prompt, n_ctx_slot = (\d+),.*?n_prompt_tokens = (\d+)")
 KV_FULL = ("failed to find free space in the KV cache", "Context size has been exceeded", "KV cache is full",
+           "failed to decode the batch, n_batch",  # 2023: the last retry, at n_batch = 1
            "Input prompt is too big compared to KV size", "failed to find a memory slot for batch")
 CACHE_MATCH = LazyPattern(r"n_past = (\d+), slot\.prompt\.tokens\.size\(\) = (\d+)")
 CACHE_RM = LazyPattern(r"(?:slot (\d+) : )?kv cache rm (?:- )?\[(\d+), end\)")
@@ -101,7 +105,7 @@ _MARKS = ("eval time", "load_backend", "devices", "device", "GPU", "layers to GP
           "truncated", "shifting", "context size", "KV", "n_past", "kv cache rm", "re-processing",
           "new prompt", "exceed", "Context size", "released", "checkpoint", "memory_seq_rm", "processing task",
           "is processing [", "slots are idle", "defer task", "slot unavailable", "sleeping state", "ggml_cuda_init",
-          "memory slot", "models_max limit")
+          "memory slot", "models_max limit", "decode the batch", "compiled without")
 
 
 def fields(line: str) -> dict[str, int]:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 # `n_slots = 4` / `n_ctx_slot = 2048`; the 2024 server's (and forks') `name=value` text form
 # (`INFO [ init] new slot | tid="…" timestamp=… id_slot=0 n_ctx_slot=2560`) and its JSON form
 _N_SLOTS = LazyPattern(r'n_slots(?: = |=|":\s*)(\d+)')
-_SLOT_CTX = LazyPattern(r'(?:n_ctx_slot(?: = |=|":\s*)|new slot,? n_ctx(?:_slot)? = )(\d+)')
+_SLOT_CTX = LazyPattern(r'(?:n_ctx_slot(?: = |=|":\s*)|new slot,? n_ctx(?:_slot)? = |-> Slot \d+ - max context: )(\d+)')
 _KV_UNIFIED = LazyPattern(r"kv_unified\s*=\s*'?(true|false|1|0)'?")
 # The context's own lines come from the function that builds it: llama_new_context_with_model (to
 # ~b4500), llama_init_from_model (~b4500-b4800), the llama_context constructor (later).
@@ -43,7 +43,7 @@ _KV_SIZE = LazyPattern(r"llama_kv_cache\w*: size =\s*(\d+(?:\.\d+)?) MiB \(\s*(\
 _AUTO_PARALLEL = LazyPattern(r"(?:setting|using) n_parallel = (\d+) and kv_unified = true")
 # b7xxx-: a slot asked for more than the model was trained on is cut to it.
 _SLOT_CAP = LazyPattern(r"the slot context \((\d+)\) exceeds the training context of the model \((\d+)\)")
-_SLOT_ID = LazyPattern(r"id\s+(\d+) \| task -?\d+ \| new slot")
+_SLOT_ID = LazyPattern(r"id\s+(\d+) \| task -?\d+ \| new slot|-> Slot (\d+) - max context")  # (the 2023 server: ` -> Slot 0 - max context: 2048`)
 _LAUNCH_CTX = LazyPattern(r'"n_ctx":(\d+)')
 _STAMP = LazyPattern(r"^(\d+)\.(\d{2})\.(\d{3})\.(\d{3}) [IWEDT] ")  # minutes.seconds.ms.us since start
 _LAUNCH = LazyPattern(r"slot launch_slot_: id\s+(\d+) \| task (\d+)")
@@ -155,7 +155,7 @@ class LlamaLogSummary(Record):
 
 
 _MARKS = ("n_slots", "n_ctx", "kv_unified", "n_seq_max", "KV buffer", "llama_kv_cache", "KV self size", "launch_slot_",
-          "release:", "launching slot", "n_idle_slots", "training context")
+          "release:", "launching slot", "n_idle_slots", "training context", "max context")
 
 
 class LlamaLogScanner:
@@ -200,10 +200,11 @@ class LlamaLogScanner:
             v["slot_n_ctx"] = int(m.group(1))
             v.setdefault("slots_line", short_line(line))
             i = _SLOT_ID.search(line)
-            if i and "n_slots =" not in line:  # no n_slots line (timestamped builds): count the slots
-                if int(i.group(1)) == 0:
+            if i and "n_slots =" not in line:  # no n_slots line (timestamped builds, 2023): count the slots
+                slot = int(i.group(1) or i.group(2))
+                if slot == 0:
                     self._slot_ctx_lines = 0  # a new start-up
-                self._max_slot_id = max(self._max_slot_id, int(i.group(1)))
+                self._max_slot_id = max(self._max_slot_id, slot)
                 self._slot_ctx_lines += 1
         m = _KV_UNIFIED.search(line)
         if m:
