@@ -106,6 +106,8 @@ _MARKS = ("eval time", "load_backend", "devices", "device", "GPU", "layers to GP
           "new prompt", "exceed", "Context size", "released", "checkpoint", "memory_seq_rm", "processing task",
           "is processing [", "slots are idle", "defer task", "slot unavailable", "sleeping state", "ggml_cuda_init",
           "memory slot", "models_max limit", "decode the batch", "compiled without")
+# The marks as one alternation, searched at C speed (a Python loop over ~40 literals costs more per line).
+_MARK = LazyPattern("|".join(re.escape(m) for m in sorted(_MARKS, key=len, reverse=True)))
 
 
 def fields(line: str) -> dict[str, int]:
@@ -263,7 +265,7 @@ class LlamaCppLines:
         self.unloads = _Examples()
 
     def feed(self, line: str) -> bool:
-        if not any(m in line for m in _MARKS):
+        if _MARK.search(line) is None:
             return False
         text = line.strip()[:400]
         if self._counted(line):
