@@ -245,6 +245,25 @@ MESSAGES = (
         expect=[("n_ctx_train", 4096)],
     ),
     message(
+        "llama.cpp.fit.context_reduced", L, "~b7400-≥b9821 (trace level from 2026-05)",
+        "src/llama.cpp:301, :310 @ b8022 (llama_params_fit_impl, info); common/fit.cpp:346, :355 @ b9821 (trace)",
+        r"context size reduced from \d+ to \d+", "context size reduced from",
+        facts=("the model's context", "the context --fit chose to fit free memory"), causes=("CONTEXT_TRUNCATION",),
+        examples=[("llama_params_fit_impl: context size reduced from 262144 to 40960 -> need 17920 MiB less memory in "
+                   "total", R + "src/llama.cpp:301 @ b8022")],
+        expect=[("fit_ctx", (262144, 40960))],
+        note="only where no -c was given (or -c 0 before PR 19070 kept an explicit 0)",
+    ),
+    message(
+        "llama.cpp.fit.failed", L, "~b7400-≥b9821",
+        "src/llama.cpp:751 @ b8022; common/fit.cpp:804 @ b9821",
+        r"failed to fit params to free device memory", "failed to fit params",
+        facts=("--fit could not make the model fit the free GPU memory: it loads as asked, and may not fit",),
+        causes=("CPU_SPILL",),
+        examples=[("llama_params_fit: failed to fit params to free device memory: n_gpu_layers already set by user to "
+                   "99, abort", R + "src/llama.cpp:751 @ b8022")],
+    ),
+    message(
         "llama.cpp.model.n_ctx_train", L, "≤b2700-≥b9821",
         "llama.cpp:4449 @ b2700 and src/llama.cpp:6863 @ b4000 (llm_load_print_meta); src/llama-model.cpp:3625 @ b4739, "
         ":1729 @ b9821 (print_info)",
@@ -414,7 +433,9 @@ MESSAGES = (
     message(
         "llamacpp.prompt.prompt_eval_time", E, "≤b1500-≥b9821",
         "examples/server/server.cpp:482 @ b1500; examples/server/server.cpp:309 @ b2700 (JSON/text, `prompt eval time     "
-        "=`); examples/server/server.cpp:1408 @ b4739; tools/server/server-context.cpp:337 @ b7274, :600 @ b9821",
+        "=`); examples/server/server.cpp:1408 @ b4739; tools/server/server-context.cpp:337 @ b7274, :600 @ b9821; the "
+        "library's llama.cpp:9128 @ b1500 (llama_print_timings), src/llama-context.cpp:2771 @ b6710 "
+        "(llama_perf_context_print)",
         r"prompt eval time\s*=\s*\d+(?:\.\d+)? ms /\s*\d+ tokens", "prompt eval time",
         facts=("prompt (prefill) time", "prompt tokens"), causes=("PREFILL",),
         examples=[("print_timings: prompt eval time =     326.72 ms /     7 tokens (   46.67 ms per token,    21.43 tokens "
@@ -422,7 +443,9 @@ MESSAGES = (
                   ("0.05.055.359 I slot print_timing: id  1 | task 0 | prompt eval time =    4372.43 ms /  1203 tokens "
                    "(    3.63 ms per token,   275.13 tokens per second)", PREFILL),
                   ("[57130] 0.35.412.409 I slot print_timing: id  0 | task 20 | prompt eval time =     282.80 ms /    17 "
-                   "tokens (   16.64 ms per token,    60.11 tokens per second)", I21831)],
+                   "tokens (   16.64 ms per token,    60.11 tokens per second)", I21831),
+                  ("llama_print_timings: prompt eval time =  3794.33 ms /  1849 tokens (    2.05 ms per token,   487.31 "
+                   "tokens per second)", "https://github.com/oobabooga/textgen/pull/3370")],
         expect=[("cpp.prompt_evals", 1)],
         note="the library's own llama_print_timings/llama_perf_context_print line has the same words",
     ),

@@ -43,6 +43,9 @@ _KV_SIZE = LazyPattern(r"llama_kv_cache\w*: size =\s*(\d+(?:\.\d+)?) MiB \(\s*(\
 # and kv_unified = true (add -kvu to disable this)`; later `n_parallel is set to auto, using n_parallel = 4 ...`.
 _AUTO_PARALLEL = LazyPattern(r"(?:setting|using) n_parallel = (\d+) and kv_unified = true")
 # b7xxx-: a slot asked for more than the model was trained on is cut to it.
+# --fit (on by default from ~b7400) shrank a context that was not given (-c 0 / none) to fit free memory:
+# `llama_params_fit_impl: context size reduced from 262144 to 40960 -> need ...` (info; trace from 2026-05).
+_FIT_CTX = LazyPattern(r"context size reduced from (\d+) to (\d+)")
 _SLOT_CAP = LazyPattern(r"the slot context \((\d+)\) exceeds the training context of the model \((\d+)\)")
 _SLOT_ID = LazyPattern(r"id\s+(\d+) \| task -?\d+ \| new slot|-> Slot (\d+) - max context")  # (the 2023 server: ` -> Slot 0 - max context: 2048`)
 _LAUNCH_CTX = LazyPattern(r'"n_ctx":(\d+)')
@@ -67,7 +70,8 @@ class ContextExceeded(Record):
 class LlamaLogSummary(Record):
     __slots__ = ("source", "n_slots", "slot_n_ctx", "slots_line", "n_ctx", "n_ctx_seq", "n_seq_max", "kv_unified",
                  "n_ctx_train", "ctx_warning", "kv_buffers_mib", "kv_size_line", "startups", "slot_ctx_lines", "cpp",
-                 "lines", "queued_launches", "queued_examples", "kv_size_mib", "auto_parallel", "slot_capped")
+                 "lines", "queued_launches", "queued_examples", "kv_size_mib", "auto_parallel", "slot_capped",
+                 "fit_ctx")
 
     def __init__(
         self,
@@ -92,6 +96,7 @@ class LlamaLogSummary(Record):
         kv_size_mib: float | None = None,
         auto_parallel: int | None = None,
         slot_capped: tuple[int, int] | None = None,
+        fit_ctx: tuple[int, int] | None = None,
     ) -> None:
         self.source = source
         self.n_slots = n_slots
@@ -114,6 +119,7 @@ class LlamaLogSummary(Record):
         self.kv_size_mib = kv_size_mib  # the KV cache's total (last start-up)
         self.auto_parallel = auto_parallel  # slots chosen by the server itself (no --parallel), unified KV
         self.slot_capped = slot_capped  # (asked, kept): a slot context cut to the training context
+        self.fit_ctx = fit_ctx  # (the model's, the one chosen): --fit shrank the context to fit memory
 
     @property
     def timings(self) -> tuple[RequestTiming, ...]:
@@ -156,7 +162,8 @@ class LlamaLogSummary(Record):
 
 
 _MARKS = ("n_slots", "n_ctx", "kv_unified", "n_seq_max", "KV buffer", "llama_kv_cache", "KV self size", "launch_slot_",
-          "release:", "launching slot", "n_idle_slots", "training context", "max context")
+          "release:", "launching slot", "n_idle_slots", "training context", "max context",
+          "context size reduced")
 _MARK = LazyPattern("|".join(re.escape(m) for m in _MARKS))  # one C-speed search, not a loop of `in` tests
 
 
@@ -233,6 +240,9 @@ class LlamaLogScanner:
             v["auto_parallel"] = int(m.group(1))
             v["kv_unified"] = True
             v.setdefault("n_slots", int(m.group(1)))
+        m = _FIT_CTX.search(line) if "context size reduced" in line else None
+        if m:
+            v["fit_ctx"] = (int(m.group(1)), int(m.group(2)))
         m = _SLOT_CAP.search(line) if "training context" in line else None
         if m:
             v["slot_capped"] = (int(m.group(1)), int(m.group(2)))
