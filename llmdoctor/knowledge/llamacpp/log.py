@@ -71,7 +71,7 @@ class LlamaLogSummary(Record):
     __slots__ = ("source", "n_slots", "slot_n_ctx", "slots_line", "n_ctx", "n_ctx_seq", "n_seq_max", "kv_unified",
                  "n_ctx_train", "ctx_warning", "kv_buffers_mib", "kv_size_line", "startups", "slot_ctx_lines", "cpp",
                  "lines", "queued_launches", "queued_examples", "kv_size_mib", "auto_parallel", "slot_capped",
-                 "fit_ctx")
+                 "fit_ctx", "fit_line")
 
     def __init__(
         self,
@@ -97,6 +97,7 @@ class LlamaLogSummary(Record):
         auto_parallel: int | None = None,
         slot_capped: tuple[int, int] | None = None,
         fit_ctx: tuple[int, int] | None = None,
+        fit_line: str | None = None,
     ) -> None:
         self.source = source
         self.n_slots = n_slots
@@ -120,6 +121,7 @@ class LlamaLogSummary(Record):
         self.auto_parallel = auto_parallel  # slots chosen by the server itself (no --parallel), unified KV
         self.slot_capped = slot_capped  # (asked, kept): a slot context cut to the training context
         self.fit_ctx = fit_ctx  # (the model's, the one chosen): --fit shrank the context to fit memory
+        self.fit_line = fit_line
 
     @property
     def timings(self) -> tuple[RequestTiming, ...]:
@@ -242,7 +244,7 @@ class LlamaLogScanner:
             v.setdefault("n_slots", int(m.group(1)))
         m = _FIT_CTX.search(line) if "context size reduced" in line else None
         if m:
-            v["fit_ctx"] = (int(m.group(1)), int(m.group(2)))
+            v["fit_ctx"], v["fit_line"] = (int(m.group(1)), int(m.group(2))), short_line(line)
         m = _SLOT_CAP.search(line) if "training context" in line else None
         if m:
             v["slot_capped"] = (int(m.group(1)), int(m.group(2)))

@@ -164,3 +164,19 @@ def test_garbage_lines(line):
 @given(st.lists(st.sampled_from([m.examples[0].line for m in MESSAGES]) | st.text(max_size=200), max_size=12))
 def test_any_mix_of_catalogued_lines_and_noise(lines):
     scan_llama_lines(lines)
+
+
+def test_a_context_fit_chose_is_named_when_prompts_are_refused(tmp_path, specs):
+    log = ("llama_params_fit_impl: context size reduced from 262144 to 40960 -> need 17920 MiB less memory in total\n"
+           "srv    send_error: task id = 2, error: request (52000 tokens) exceeds the available context size "
+           "(40960 tokens), try increasing it\n")
+    f = run_check(specs["llamacpp-context-exceeded"], store(tmp_path, log)).findings
+    assert len(f) == 1 and "--fit picked 40,960 tokens" in f[0].fix.summary
+    assert any("context size reduced from 262144" in e.text for e in f[0].evidence)
+
+
+def test_a_refusal_without_fit_names_no_fit(tmp_path, specs):
+    log = ("srv    send_error: task id = 2, error: request (52000 tokens) exceeds the available context size "
+           "(40960 tokens), try increasing it\n")
+    f = run_check(specs["llamacpp-context-exceeded"], store(tmp_path, log)).findings
+    assert len(f) == 1 and "--fit" not in f[0].fix.summary
