@@ -468,16 +468,22 @@ MESSAGES = (
         r"prompt processing(?: progress)?, n_(?:past|tokens) = \s*\d+", "prompt processing",
         facts=("prefill progress of a long prompt",), causes=("PREFILL",),
         examples=[("slot update_slots: id  0 | task 0 | prompt processing progress, n_past = 256, n_tokens = 256, "
-                   "progress = 0.286034", I9390)],
+                   "progress = 0.286034", I9390),
+                  ("May 23 00:31:18 corrm-pc start_llama_server.sh[385247]: 49.27.669.641 I slot print_timing: id  0 | "
+                   "task 22420 | prompt processing, n_tokens =  72791, progress = 1.00, t =  31.16 s / 2336.38 tokens per "
+                   "second", "https://github.com/ggml-org/llama.cpp/pull/22929")],
     ),
     message(
-        "llamacpp.prompt.new_prompt", E, "b3761-~b7000 (trace level after)",
-        "examples/server/server.cpp:1886 @ b4000; tools/server/server.cpp:3389 @ b6710",
-        r"new prompt, n_ctx_slot = \d+, n_keep = -?\d+, n_prompt_tokens = \d+", "new prompt, n_ctx_slot",
+        "llamacpp.prompt.new_prompt", E, "b3761-≥b9821 (trace level from 2026-05)",
+        "examples/server/server.cpp:1886 @ b4000 and tools/server/server.cpp:3389 @ b6710 (`n_prompt_tokens = %d`); "
+        "tools/server/server-context.cpp:1788 @ b7274, :3078 @ b9821 (`task.n_tokens = %d`)",
+        r"new prompt, n_ctx_slot = \d+, n_keep = -?\d+, (?:n_prompt_tokens|task\.n_tokens) = \d+", "new prompt, n_ctx_slot",
         facts=("slot context", "prompt tokens (a prompt longer than the slot is refused or cut)"),
         causes=("CONTEXT_TRUNCATION",),
         examples=[("slot update_slots: id  0 | task 2017 | new prompt, n_ctx_slot = 2048, n_keep = 0, n_prompt_tokens = "
-                   "2059", "https://github.com/containers/ramalama/issues/1914")],
+                   "2059", "https://github.com/containers/ramalama/issues/1914"),
+                  ("slot update_slots: id  0 | task 7 | new prompt, n_ctx_slot = 2048, n_keep = 0, task.n_tokens = 2059",
+                   R + "tools/server/server-context.cpp:1788 @ b7274")],
         expect=[("cpp.exceeded_max", (2059, 2048))],
     ),
     # --- llama-server: the context overflowing --------------------------------------------------
@@ -669,8 +675,8 @@ MESSAGES = (
         "@ b7274 (`n_tokens = %d, ...`); tools/server/server-context.cpp:3377 @ b9821 (`cached n_tokens = %d, ...`)",
         r"n_(?:past|tokens) = \d+, memory_seq_rm \[\d+, end\)", "memory_seq_rm",
         facts=("where the slot's cached prompt stops matching",), causes=("PREFILL",),
-        examples=[("slot update_slots: id  1 | task 40 | n_tokens = 0, memory_seq_rm [0, end)",
-                   R + "tools/server/server-context.cpp:2045 @ b7274"),
+        examples=[("slot update_slots: id  0 | task 135 | n_tokens = 0, memory_seq_rm [0, end)",
+                   "https://github.com/ggml-org/llama.cpp/pull/19408"),
                   ("slot update_slots: id  0 | task 12 | n_past = 1024, memory_seq_rm [1024, end)",
                    R + "tools/server/server.cpp:3636 @ b6710"),
                   ("slot update_slots: id  0 | task 9 | cached n_tokens = 3500, memory_seq_rm [3500, end)",

@@ -72,7 +72,8 @@ EXCEEDS = LazyPattern(r"request \((\d+) tokens\) exceeds the available context s
                       r"input \((\d+) tokens\) is larger than the max context size \((\d+) tokens\)")
 EXCEEDS_PLAIN = ("the request exceeds the available context size", "context shift is disabled",
                  "exceed_context_size_error", "is larger than the max context size")
-NEW_PROMPT = LazyPattern(r"new prompt, n_ctx_slot = (\d+),.*?n_prompt_tokens = (\d+)")
+# `n_prompt_tokens = N` (b3761-b6xxx), `task.n_tokens = N` (b7xxx-; trace level from 2026-05)
+NEW_PROMPT = LazyPattern(r"new prompt, n_ctx_slot = (\d+),.*?(?:n_prompt_tokens|task\.n_tokens) = (\d+)")
 KV_FULL = ("failed to find free space in the KV cache", "Context size has been exceeded", "KV cache is full",
            "failed to decode the batch, n_batch",  # 2023: the last retry, at n_batch = 1
            "Input prompt is too big compared to KV size", "failed to find a memory slot for batch")
