@@ -616,6 +616,15 @@ MESSAGES = (
                    R + "tools/server/server-context.cpp:3611 @ b9821")],
         expect=[("cpp.kv_full_count", 1)],
     ),
+    message(
+        "llamacpp.kv.slot_purged", E, "b7274-≥b9821",
+        "tools/server/server-context.cpp:916 @ b7274; tools/server/server-context.cpp:1698 @ b9821 (try_clear_idle_slots)",
+        r"purging slot \d+ with \d+ tokens", "purging slot",
+        facts=("an idle slot's cached prompt cleared for room in the unified pool",), causes=("KV_CAPACITY", "PREFILL"),
+        examples=[("srv  try_clear_id: purging slot 2 with 30145 tokens", R + "tools/server/server-context.cpp:1698 @ b9821")],
+        expect=[("cpp.slot_purges", 1)],
+        note="unified KV only (--kv-unified, or -np left on auto)",
+    ),
     # --- llama-server: the prompt cache ---------------------------------------------------------
     message(
         "llamacpp.cache.released_2023", E, "≤b1500-~b2258",
@@ -762,6 +771,29 @@ MESSAGES = (
         facts=("prompts in the host-memory cache and their size",), causes=("PREFILL",),
         examples=[("srv        update:  - cache state: 0 prompts, 0.000 MiB (limits: 8192.000 MiB, 84224 tokens, "
                    "8589934592 est)", "https://github.com/ollama/ollama/issues/16901")],
+    ),
+    message(
+        "llamacpp.config.setting_disabled", E, "b6068-≥b9821",
+        "tools/server/server.cpp:2062, :2067, :2079, :2084 @ b6068; tools/server/server-context.cpp:1273, :1278, :1285, "
+        ":1290, :1297 @ b9821 (load_model: `ctx_shift|cache_reuse is not supported by multimodal|this context`, "
+        "`swa_full is not supported by this model`, `, it will be disabled`)",
+        r"\b(?:ctx_shift|cache_reuse|swa_full|speculative decoding) is not supported by [\w ]+?, it will be disabled",
+        "it will be disabled",
+        facts=("a setting asked for, switched off at start-up",), causes=("CONFIG_NOT_APPLIED",),
+        examples=[("srv    load_model: cache_reuse is not supported by multimodal, it will be disabled",
+                   R + "tools/server/server-context.cpp:1278 @ b9821"),
+                  ("srv    load_model: swa_full is not supported by this model, it will be disabled",
+                   R + "tools/server/server-context.cpp:1297 @ b9821")],
+        expect=[("cpp.disabled_settings", True)],
+    ),
+    message(
+        "llamacpp.config.cache_reuse_ignored", E, "~b7500-≥b9821",
+        "tools/server/server-context.cpp:2221 @ b8022; tools/server/server-context.cpp:3165 @ b9821",
+        r"cache reuse is not supported - ignoring n_cache_reuse = \d+", "cache reuse is not supported",
+        facts=("--cache-reuse ignored for this request",), causes=("CONFIG_NOT_APPLIED", "PREFILL"),
+        examples=[("slot update_slots: id  0 | task 9 | cache reuse is not supported - ignoring n_cache_reuse = 256",
+                   R + "tools/server/server-context.cpp:3165 @ b9821")],
+        expect=[("cpp.disabled_settings", True)],
     ),
     # --- llama-server: sleep on idle, router mode ----------------------------------------------
     message(

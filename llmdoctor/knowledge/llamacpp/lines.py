@@ -102,11 +102,18 @@ DEFERRED = ("defer task", "slot unavailable")  # `defer task, id = N` / `request
 SLEEP = "server is entering sleeping state"  # --sleep-idle-seconds (2025-12-): the model is unloaded
 WAKE = "server is exiting sleeping state"  # ... and loaded again for the request that woke it
 LRU_UNLOAD = "models_max limit reached, removing LRU"  # router mode (--models-max): a model unloaded for another
+# A unified KV pool short of room for a new request clears an idle slot's cached prompt (b7xxx-).
+PURGE = LazyPattern(r"purging slot \d+ with (\d+) tokens")
+# A setting asked for and switched off at start-up (b6xxx-): `<setting> is not supported by multimodal|this
+# context|this model, it will be disabled`; per request (b8xxx-): `cache reuse is not supported - ignoring
+# n_cache_reuse = N`.
+DISABLED = LazyPattern(r"\b(ctx_shift|cache_reuse|swa_full|speculative decoding) is not supported by [\w ]+?, it will be "
+                       r"disabled|cache reuse is not supported - ignoring n_cache_reuse")
 _MARKS = ("eval time", "load_backend", "devices", "device", "GPU", "layers to GPU", "buffer size", "context shift",
           "truncated", "shifting", "context size", "KV", "n_past", "kv cache rm", "re-processing",
           "new prompt", "exceed", "Context size", "released", "checkpoint", "memory_seq_rm", "processing task",
           "is processing [", "slots are idle", "defer task", "slot unavailable", "sleeping state", "ggml_cuda_init",
-          "memory slot", "models_max limit", "decode the batch", "compiled without")
+          "memory slot", "models_max limit", "decode the batch", "compiled without", "purging slot", "is not supported")
 # The marks as one alternation, searched at C speed (a Python loop over ~40 literals costs more per line).
 _MARK = LazyPattern("|".join(re.escape(m) for m in sorted(_MARKS, key=len, reverse=True)))
 
@@ -134,7 +141,8 @@ class LlamaCppFacts(Record):
                  "exceeded_max", "kv_full", "kv_full_count", "cache_misses", "cache_miss_count", "worst_miss",
                  "timings", "requests_timed", "prompt_ms_total", "eval_ms_total", "prompt_evals", "cache_cuts",
                  "cache_cuts_to_zero", "checkpoints_erased", "tasks_started", "idle_lines", "deferred", "sleeps",
-                 "wakes", "lru_unloads", "deferred_lines", "unload_lines")
+                 "wakes", "lru_unloads", "deferred_lines", "unload_lines", "slot_purges", "purge_lines",
+                 "disabled_settings")
 
     def __init__(
         self,
@@ -172,6 +180,9 @@ class LlamaCppFacts(Record):
         lru_unloads: int = 0,
         deferred_lines: tuple[str, ...] = (),
         unload_lines: tuple[str, ...] = (),
+        slot_purges: int = 0,
+        purge_lines: tuple[str, ...] = (),
+        disabled_settings: tuple[tuple[str, str], ...] = (),
     ) -> None:
         self.backends = backends  # backends loaded (load_backend), in order
         self.no_device = no_device  # lines saying a GPU backend found no usable device
@@ -207,6 +218,9 @@ class LlamaCppFacts(Record):
         self.lru_unloads = lru_unloads  # router mode unloaded a model to make room for another
         self.deferred_lines = deferred_lines  # the first and the latest
         self.unload_lines = unload_lines  # sleep, wake and LRU lines: the first and the latest
+        self.slot_purges = slot_purges  # idle slots' cached prompts cleared for room in a unified pool
+        self.purge_lines = purge_lines
+        self.disabled_settings = disabled_settings  # (setting, the line): asked for, switched off at start-up
 
     def prefill_dominates(self, min_requests: int = 3, share: float = 0.5) -> tuple[float, RequestTiming] | None:
         """(share of request time spent evaluating prompts, the slowest prompt) when prompt
@@ -264,6 +278,8 @@ class LlamaCppLines:
         self.started = self.idle = self.sleeps = self.wakes = self.lru = 0
         self.deferred = _Examples()
         self.unloads = _Examples()
+        self.purges = _Examples()
+        self.disabled: dict[str, str] = {}
 
     def feed(self, line: str) -> bool:
         if _MARK.search(line) is None:
@@ -366,6 +382,16 @@ class LlamaCppLines:
             f = fields(line)
             if "id_slot" in f and "n_cache_tokens" in f:
                 self._cached[str(f["id_slot"])] = f["n_cache_tokens"]
+                return True
+        if "purging slot" in line and PURGE.search(line):
+            self.purges.add(text)
+            return True
+        if "is not supported" in line:
+            m = DISABLED.search(line)
+            if m:
+                setting = (m.group(1) or "cache_reuse").replace(" ", "_")
+                if setting not in self.disabled and len(self.disabled) < 8:
+                    self.disabled[setting] = text
                 return True
         if FULL_REPROCESS in line:
             from llmdoctor.knowledge.llamacpp.events import CacheMiss
@@ -489,4 +515,6 @@ class LlamaCppLines:
             eval_ms_total=self.eval_ms, prompt_evals=self.prompt_evals, cache_cuts=self.cuts,
             cache_cuts_to_zero=self.cuts_zero, checkpoints_erased=self.erased_lines, tasks_started=self.started,
             idle_lines=self.idle, deferred=self.deferred.count, sleeps=self.sleeps, wakes=self.wakes, lru_unloads=self.lru,
-            deferred_lines=tuple(self.deferred.items), unload_lines=tuple(self.unloads.items))
+            deferred_lines=tuple(self.deferred.items), unload_lines=tuple(self.unloads.items),
+            slot_purges=self.purges.count, purge_lines=tuple(self.purges.items),
+            disabled_settings=tuple(self.disabled.items()))

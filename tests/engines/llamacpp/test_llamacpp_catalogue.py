@@ -180,3 +180,29 @@ def test_a_refusal_without_fit_names_no_fit(tmp_path, specs):
            "(40960 tokens), try increasing it\n")
     f = run_check(specs["llamacpp-context-exceeded"], store(tmp_path, log)).findings
     assert len(f) == 1 and "--fit" not in f[0].fix.summary
+
+
+def test_purged_idle_slots_are_kv_pressure(tmp_path, specs):
+    log = ("srv          init: initializing slots, n_slots = 4\n"
+           "srv  try_clear_id: purging slot 2 with 30145 tokens\n"
+           "srv  try_clear_id: purging slot 0 with 12001 tokens\n")
+    f = run_check(specs["llamacpp-kv-overcommit"], store(tmp_path, log)).findings
+    assert [x.cause.value for x in f] == ["KV_CAPACITY"] and "purged" in f[0].title
+
+
+def test_one_purge_alone_stays_silent(tmp_path, specs):
+    log = "srv          init: initializing slots, n_slots = 4\nsrv  try_clear_id: purging slot 2 with 30145 tokens\n"
+    assert run_check(specs["llamacpp-kv-overcommit"], store(tmp_path, log)).findings == ()
+
+
+def test_a_setting_switched_off_is_config_not_applied(tmp_path, specs):
+    log = ("srv    load_model: loaded multimodal model, '/models/mmproj.gguf'\n"
+           "srv    load_model: cache_reuse is not supported by multimodal, it will be disabled\n")
+    f = run_check(specs["llamacpp-setting-disabled"], store(tmp_path, log)).findings
+    assert [x.cause.value for x in f] == ["CONFIG_NOT_APPLIED"] and "--cache-reuse" in f[0].title
+
+
+def test_context_shift_switched_off_alone_is_not_reported(tmp_path, specs):
+    """ctx_shift was on by default until ~b6500: its warning does not say the user asked for it."""
+    log = "srv    load_model: ctx_shift is not supported by multimodal, it will be disabled\n"
+    assert run_check(specs["llamacpp-setting-disabled"], store(tmp_path, log)).findings == ()
