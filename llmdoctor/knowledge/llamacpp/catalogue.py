@@ -71,7 +71,7 @@ MESSAGES = (
     ),
     # --- ggml backends and devices ----------------------------------------------------------
     message(
-        "llama.cpp.backend.loaded", L, "~b4400-≥b9821",
+        "llama.cpp.backend.loaded", L, "b4400-≥b9821 (not at b4000)",
         "ggml/src/ggml-backend-reg.cpp:258 @ b4739; ggml/src/ggml-backend-reg.cpp:252 @ b9821",
         r"load_backend: loaded \S+ backend from \S+", "load_backend: loaded",
         facts=("backend library loaded (CUDA, Vulkan, CPU...)",), causes=("CPU_SPILL",),
@@ -129,7 +129,7 @@ MESSAGES = (
         expect=[("cpp.no_device", True)],
     ),
     message(
-        "llama.cpp.args.no_usable_gpu", L, "~b3900-≥b9821",
+        "llama.cpp.args.no_usable_gpu", L, "b4400-≥b9821 (not at b4000)",
         "common/arg.cpp:1624 @ b4739; common/arg.cpp:1963 @ b7274; common/arg.cpp:2491 @ b9821",
         r"no usable GPU found, --gpu-layers(?:-draft)? option will be ignored", "no usable gpu found",
         facts=("--n-gpu-layers given, no GPU to put layers on",), causes=("CPU_SPILL",),
@@ -137,7 +137,7 @@ MESSAGES = (
         expect=[("cpp.no_device", True)],
     ),
     message(
-        "llama.cpp.args.not_compiled_gpu", L, "≤b2700-~b3900",
+        "llama.cpp.args.not_compiled_gpu", L, "≤b2700-b4000 (gone by b4400)",
         "common/common.cpp:918 @ b2700 (`--n-gpu-layers`); common/common.cpp:849 @ b3600 (`--gpu-layers`)",
         r"not compiled with GPU offload support, --(?:n-)?gpu-layers(?:-draft)? option will be ignored",
         "not compiled with gpu offload",
@@ -216,7 +216,7 @@ MESSAGES = (
         expect=[("n_seq_max", 4)],
     ),
     message(
-        "llama.cpp.context.kv_unified", L, "~b6000-≥b9821",
+        "llama.cpp.context.kv_unified", L, "b6068-≥b9821 (not at b5546)",
         "src/llama-context.cpp:144 @ b7274; src/llama-context.cpp:252 @ b9821",
         r"kv_unified\s*=\s*'?(?:true|false)", "kv_unified",
         facts=("one KV pool shared by every slot",), causes=("KV_CAPACITY",),
@@ -245,7 +245,7 @@ MESSAGES = (
         expect=[("n_ctx_train", 4096)],
     ),
     message(
-        "llama.cpp.fit.context_reduced", L, "~b7400-≥b9821 (trace level from 2026-05)",
+        "llama.cpp.fit.context_reduced", L, "b7482-≥b9821 (trace level from 2026-05; not at b7404)",
         "src/llama.cpp:301, :310 @ b8022 (llama_params_fit_impl, info); common/fit.cpp:346, :355 @ b9821 (trace)",
         r"context size reduced from \d+ to \d+", "context size reduced from",
         facts=("the model's context", "the context --fit chose to fit free memory"), causes=("CONTEXT_TRUNCATION",),
@@ -255,7 +255,7 @@ MESSAGES = (
         note="only where no -c was given (or -c 0 before PR 19070 kept an explicit 0)",
     ),
     message(
-        "llama.cpp.fit.failed", L, "~b7400-≥b9821",
+        "llama.cpp.fit.failed", L, "b7482-≥b9821",
         "src/llama.cpp:751 @ b8022; common/fit.cpp:804 @ b9821",
         r"failed to fit params to free device memory", "failed to fit params",
         facts=("--fit could not make the model fit the free GPU memory: it loads as asked, and may not fit",),
@@ -287,7 +287,7 @@ MESSAGES = (
         expect=[("kv_buffers_mib", True)],
     ),
     message(
-        "llama.cpp.kv.self_size", L, "≤b2700-~b5100",
+        "llama.cpp.kv.self_size", L, "≤b2700-b5546 (gone by b6068)",
         "llama.cpp:15205 @ b2700; src/llama.cpp:9765 @ b4739; src/llama-context.cpp:212 @ b5002",
         r"KV self size\s*=\s*[\d.]+ MiB", "kv self size",
         facts=("the KV cache's total (MiB)",), causes=("KV_CAPACITY",),
@@ -298,7 +298,7 @@ MESSAGES = (
         expect=[("kv_size_mib", True)],
     ),
     message(
-        "llama.cpp.kv.size", L, "~b5100-≥b9821",
+        "llama.cpp.kv.size", L, "b5465-≥b9821 (not at b5382)",
         "src/llama-kv-cache-unified.cpp:186 @ b6068 (`%2u/%2u seqs`); src/llama-kv-cache.cpp:192 @ b6710, :313 @ b9821",
         r"llama_kv_cache\w*: size =\s*[\d.]+ MiB \(\s*\d+ cells,\s*\d+ layers,\s*\d+/\s*\d+ seqs\)", "llama_kv_cache",
         facts=("the KV cache's total (MiB)", "cells (tokens)", "sequences"), causes=("KV_CAPACITY",),
@@ -311,7 +311,7 @@ MESSAGES = (
         expect=[("kv_size_mib", True), ("kv_size_line", True)],
     ),
     message(
-        "llama.cpp.decode.no_memory_slot", L, "~b5600-≥b9821",
+        "llama.cpp.decode.no_memory_slot", L, "b6068-≥b9821 (not at b5546)",
         "src/llama-context.cpp:1033 @ b6068; src/llama-context.cpp:1070 @ b7274; src/llama-context.cpp:1798 @ b9821",
         r"failed to find a memory slot for batch of size \d+", "failed to find a memory slot",
         facts=("the KV pool had no room for the batch",), causes=("KV_CAPACITY",),
@@ -354,7 +354,7 @@ MESSAGES = (
         expect=[("slot_n_ctx", 512), ("n_slots", 1)],
     ),
     message(
-        "llamacpp.slots.auto_parallel", E, "~b7000-≥b9821",
+        "llamacpp.slots.auto_parallel", E, "b6925-≥b9821 (`setting ...` to b7404, `... is set to auto` from b7482)",
         "tools/server/server.cpp:81 @ b7274 (`setting n_parallel = 4 and kv_unified = true (add -kvu to disable this)`); "
         "tools/server/server.cpp:127 @ b9821 (`n_parallel is set to auto, using n_parallel = 4 and kv_unified = true`)",
         r"(?:setting|using) n_parallel = \d+ and kv_unified = true", "n_parallel",
@@ -474,7 +474,7 @@ MESSAGES = (
                    "second", "https://github.com/ggml-org/llama.cpp/pull/22929")],
     ),
     message(
-        "llamacpp.prompt.new_prompt", E, "b3761-≥b9821 (trace level from 2026-05)",
+        "llamacpp.prompt.new_prompt", E, "b3761-≥b9821 (`task.n_tokens` from b6925; trace level from 2026-05)",
         "examples/server/server.cpp:1886 @ b4000 and tools/server/server.cpp:3389 @ b6710 (`n_prompt_tokens = %d`); "
         "tools/server/server-context.cpp:1788 @ b7274, :3078 @ b9821 (`task.n_tokens = %d`)",
         r"new prompt, n_ctx_slot = \d+, n_keep = -?\d+, (?:n_prompt_tokens|task\.n_tokens) = \d+", "new prompt, n_ctx_slot",
@@ -488,7 +488,7 @@ MESSAGES = (
     ),
     # --- llama-server: the context overflowing --------------------------------------------------
     message(
-        "llamacpp.context.shift", E, "≤b1500-≥b9821 (off by default from ~b6500: --context-shift)",
+        "llamacpp.context.shift", E, "≤b1500-≥b9821 (off by default at b6710 and after: --context-shift)",
         "examples/server/server.cpp:1451 @ b1500 (`slot %d: context shift - n_keep = ...`); examples/server/server.cpp:1815 "
         "@ b2700 (JSON/text `slot context shift`); examples/server/server.cpp:1818 @ b4000 and "
         "tools/server/server-context.cpp:2878 @ b9821 (`slot context shift, n_keep = %d, n_left = %d, n_discard = %d`)",
@@ -506,7 +506,7 @@ MESSAGES = (
         expect=[("cpp.shift_count", 1)],
     ),
     message(
-        "llamacpp.context.input_truncated", E, "≤b1500-b6710 (gone by b7274: too-long prompts are refused)",
+        "llamacpp.context.input_truncated", E, "≤b1500-b6710 (gone by b6925: too-long prompts are refused)",
         "examples/server/server.cpp:1585 @ b1500, :1989 @ b2700, :2140 @ b3600 (verbose `input truncated` with n_ctx, "
         "n_erase); examples/server/server.cpp:1960 @ b4000 and tools/server/server.cpp:3476 @ b6710 (`input truncated, "
         "n_ctx = %d, n_keep = %d, n_left = %d, n_prompt_tokens = %d`)",
@@ -519,7 +519,7 @@ MESSAGES = (
         expect=[("cpp.shift_count", 1)],
     ),
     message(
-        "llamacpp.context.request_exceeds", E, "b3761-b9xxx",
+        "llamacpp.context.request_exceeds", E, "b3761-b7404 (counts in the words from b7482)",
         "examples/server/server.cpp:1930 @ b4000 and tools/server/server.cpp:3440 @ b6710 (`... try increasing the context "
         "size or enable context shift`); tools/server/server-context.cpp:1839 @ b7274 (`..., try increasing it`)",
         r"the request exceeds the available context size", "the request exceeds the available context size",
@@ -532,7 +532,7 @@ MESSAGES = (
         expect=[("cpp.exceeded_count", 1)],
     ),
     message(
-        "llamacpp.context.request_tokens_exceed", E, "~b8000-≥b9821",
+        "llamacpp.context.request_tokens_exceed", E, "b7482-≥b9821 (not at b7404)",
         "tools/server/server-context.cpp:3140 @ b9821",
         r"request \(\d+ tokens\) exceeds the available context size \(\d+ tokens\)", "exceeds the available context size",
         facts=("request tokens", "slot context"), causes=("CONTEXT_TRUNCATION",),
@@ -608,7 +608,7 @@ MESSAGES = (
         expect=[("cpp.kv_full_count", 1)],
     ),
     message(
-        "llamacpp.kv.context_size_exceeded", E, "~b5600-≥b9821",
+        "llamacpp.kv.context_size_exceeded", E, "b5465-≥b9821 (not at b5382)",
         "tools/server/server.cpp:3453 @ b6068; tools/server/server-context.cpp:2262 @ b7274, :3611 @ b9821",
         r"Context size has been exceeded", "context size has been exceeded",
         facts=("the shared KV pool ran out while requests were running: they are aborted",), causes=("KV_CAPACITY",),
@@ -617,7 +617,7 @@ MESSAGES = (
         expect=[("cpp.kv_full_count", 1)],
     ),
     message(
-        "llamacpp.kv.slot_purged", E, "b7274-≥b9821",
+        "llamacpp.kv.slot_purged", E, "b6925-≥b9821 (not at b6710)",
         "tools/server/server-context.cpp:916 @ b7274; tools/server/server-context.cpp:1698 @ b9821 (try_clear_idle_slots)",
         r"purging slot \d+ with \d+ tokens", "purging slot",
         facts=("an idle slot's cached prompt cleared for room in the unified pool",), causes=("KV_CAPACITY", "PREFILL"),
@@ -670,7 +670,7 @@ MESSAGES = (
         expect=[("cpp.cache_cuts", 1)],
     ),
     message(
-        "llamacpp.cache.kv_cache_rm", E, "b3761-~b6500",
+        "llamacpp.cache.kv_cache_rm", E, "b3761-b6250 (gone by b6710)",
         "examples/server/server.cpp:2053 @ b4000; examples/server/server.cpp:3052 @ b4739; tools/server/server.cpp:3330 @ "
         "b6068",
         r"\| kv cache rm \[\d+, end\)", "kv cache rm",
@@ -679,7 +679,7 @@ MESSAGES = (
         expect=[("cpp.cache_cuts", 1), ("cpp.cache_cuts_to_zero", 1)],
     ),
     message(
-        "llamacpp.cache.memory_seq_rm", E, "~b6500-≥b9821 (trace level from 2026-05)",
+        "llamacpp.cache.memory_seq_rm", E, "b6710 (`n_past`), b6925-≥b9821 (`n_tokens`; trace level from 2026-05)",
         "tools/server/server.cpp:3636 @ b6710 (`n_past = %d, memory_seq_rm [%d, end)`); tools/server/server-context.cpp:2045 "
         "@ b7274 (`n_tokens = %d, ...`); tools/server/server-context.cpp:3377 @ b9821 (`cached n_tokens = %d, ...`)",
         r"n_(?:past|tokens) = \d+, memory_seq_rm \[\d+, end\)", "memory_seq_rm",
@@ -704,7 +704,7 @@ MESSAGES = (
         expect=[("cpp.cache_miss_count", 1), ("cpp.worst_miss.cached", 38925)],
     ),
     message(
-        "llamacpp.cache.full_reprocess", E, "~b5600-≥b9821",
+        "llamacpp.cache.full_reprocess", E, "b5465-≥b9821 (not at b5382)",
         "tools/server/server.cpp:3298 @ b6068 (`likely due to SWA, see %s`); tools/server/server.cpp:3589 @ b6710 and "
         "tools/server/server-context.cpp:3317 @ b9821 (`likely due to SWA or hybrid/recurrent memory, see %s`)",
         r"forcing full prompt re-processing due to lack of cache data", "forcing full prompt re-processing",
@@ -787,7 +787,7 @@ MESSAGES = (
         expect=[("cpp.disabled_settings", True)],
     ),
     message(
-        "llamacpp.config.cache_reuse_ignored", E, "~b7500-≥b9821",
+        "llamacpp.config.cache_reuse_ignored", E, "b7404-≥b9821 (not at b7274)",
         "tools/server/server-context.cpp:2221 @ b8022; tools/server/server-context.cpp:3165 @ b9821",
         r"cache reuse is not supported - ignoring n_cache_reuse = \d+", "cache reuse is not supported",
         facts=("--cache-reuse ignored for this request",), causes=("CONFIG_NOT_APPLIED", "PREFILL"),
@@ -797,7 +797,7 @@ MESSAGES = (
     ),
     # --- llama-server: sleep on idle, router mode ----------------------------------------------
     message(
-        "llamacpp.server.sleeping", E, "~b7500-≥b9821",
+        "llamacpp.server.sleeping", E, "b7540-≥b9821 (not at b7482)",
         "tools/server/server-context.cpp:956 @ b9821",
         r"server is entering sleeping state", "server is entering sleeping state",
         facts=("--sleep-idle-seconds unloaded the model; the next request loads it again",), causes=("MODEL_UNLOAD",),
@@ -805,7 +805,7 @@ MESSAGES = (
         expect=[("cpp.sleeps", 1)],
     ),
     message(
-        "llamacpp.server.waking", E, "~b7500-≥b9821",
+        "llamacpp.server.waking", E, "b7540-≥b9821 (not at b7482)",
         "tools/server/server-context.cpp:959 @ b9821",
         r"server is exiting sleeping state", "server is exiting sleeping state",
         facts=("a request woke the server: it reloads the model first",), causes=("MODEL_UNLOAD",),
@@ -813,7 +813,7 @@ MESSAGES = (
         expect=[("cpp.wakes", 1)],
     ),
     message(
-        "llamacpp.router.models_max", E, "~b7300-≥b9821",
+        "llamacpp.router.models_max", E, "b7274-≥b9821",
         "tools/server/server-models.cpp:821 @ b9821",
         r"models_max limit reached, removing LRU name=\S+", "models_max limit reached",
         facts=("router mode unloaded a model to load another",), causes=("MODEL_UNLOAD",),

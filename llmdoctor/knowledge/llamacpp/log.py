@@ -43,7 +43,7 @@ _KV_SIZE = LazyPattern(r"llama_kv_cache\w*: size =\s*(\d+(?:\.\d+)?) MiB \(\s*(\
 # and kv_unified = true (add -kvu to disable this)`; later `n_parallel is set to auto, using n_parallel = 4 ...`.
 _AUTO_PARALLEL = LazyPattern(r"(?:setting|using) n_parallel = (\d+) and kv_unified = true")
 # b7xxx-: a slot asked for more than the model was trained on is cut to it.
-# --fit (on by default from ~b7400) shrank a context that was not given (-c 0 / none) to fit free memory:
+# --fit (on by default from b7482) shrank a context that was not given (-c 0 / none) to fit free memory:
 # `llama_params_fit_impl: context size reduced from 262144 to 40960 -> need ...` (info; trace from 2026-05).
 _FIT_CTX = LazyPattern(r"context size reduced from (\d+) to (\d+)")
 _SLOT_CAP = LazyPattern(r"the slot context \((\d+)\) exceeds the training context of the model \((\d+)\)")
