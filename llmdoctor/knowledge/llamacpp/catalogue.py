@@ -34,6 +34,13 @@ IK1619 = "https://github.com/ikawrakow/ik_llama.cpp/issues/1619"  # a fork, prin
 LF552 = "https://github.com/mozilla-ai/llamafile/pull/552"  # llamafile, printing the llama.cpp it vendors
 SLOT_SPLIT = "tests/fixtures/evidence/llamacpp-slot-split/server.log"
 PREFILL = "tests/fixtures/evidence/llamacpp-prefill/server.log"
+# the whole line as posted (tests/fixtures/llamacpp/launch_slot_21760.log): the slot as JSON
+LAUNCH_21760 = ('slot launch_slot_: id  0 | task -1 | launching slot : {"id":0,"n_ctx":39936,"speculative":false,"is_'
+                 'processing":false,"id_task":0,"params":{"seed":4294967295,"temperature":0.75,"dynatemp_range":0.0,"d'
+                 'ynatemp_exponent":1.0,"top_k":64,"top_p":0.9900000095367432,"min_p":0.05000000074505806,"top_n_sigma'
+                 '":-1.0,"xtc_probability":0.0,"xtc_threshold":0.10000000149011612,"typical_p":1.0,"repeat_last_n":64,'
+                 '"repeat_penalty":1.0,"presence_penalty":0.0,"frequency_penalty":0.0,"dry_multiplier":0.0,"dry_base":'
+                 '1.75,"dry_allowed_length":2,"dry_penalty_last_n":39936,"dry_sequen')
 
 MESSAGES = (
     # --- the library: offload, model buffers --------------------------------------------------
@@ -373,6 +380,28 @@ MESSAGES = (
         examples=[("0.00.059.758 W srv    load_model: the slot context (8192) exceeds the training context of the model "
                    "(4096) - capping", PREFILL)],
         expect=[("slot_capped", (8192, 4096)), ("n_ctx_train", 4096)],
+    ),
+    message(
+        "llamacpp.slots.slot_data_2024", E, "b2259-b3760",
+        "examples/server/server.cpp:1579 @ b2700, :1687 @ b3600 (JSON/text `slot data` with n_idle_slots, "
+        "n_processing_slots; on a /health or /slots request)",
+        r"slot data.*?n_idle_slots\W{1,3}\d+", "slot data",
+        facts=("slots idle and busy at that moment",), causes=("QUEUEING",),
+        examples=[('{"function":"process_single_task","level":"INFO","line":1513,"msg":"slot data","n_idle_slots":1,'
+                   '"n_processing_slots":0,"task_id":22,"tid":"9888","timestamp":1714737092}', "https://github.com/ollama/ollama/issues/4124")],
+        note="the parser reads n_slots from it (tests/engines/llamacpp/test_llamacpp_catalogue.py); no expect here: "
+             "pasted behind kubectl's time stamp, knowledge/pasted.py cuts the JSON at its first `\":` as if a journald "
+             "host and ident came before it",
+    ),
+    message(
+        "llamacpp.slots.launching_slot", E, "b3761-≥b6068 (debug level)",
+        "examples/server/server.cpp:2044 @ b4739; tools/server/server.cpp:2253 @ b6068",
+        r'launching slot : \{"id":\d+,"n_ctx":\d+', "launching slot",
+        facts=("the slot's context",), causes=("CONTEXT_TRUNCATION",),
+        examples=[(LAUNCH_21760, "https://github.com/ggml-org/llama.cpp/pull/21760")],
+        note="the parser reads n_ctx from it (tests/engines/llamacpp/test_llamacpp_catalogue.py); no expect here: "
+             "hard-wrapped, the JSON goes to an indented continuation line that knowledge/pasted.py takes for a new "
+             "record (`{\"` starts one) and does not join back",
     ),
     message(
         "llamacpp.slots.processing_task", E, "≤b1500-≥b9821",

@@ -206,3 +206,13 @@ def test_context_shift_switched_off_alone_is_not_reported(tmp_path, specs):
     """ctx_shift was on by default until ~b6500: its warning does not say the user asked for it."""
     log = "srv    load_model: ctx_shift is not supported by multimodal, it will be disabled\n"
     assert run_check(specs["llamacpp-setting-disabled"], store(tmp_path, log)).findings == ()
+
+
+def test_2024_slot_data_and_launching_slot_lines():
+    """Two entries whose expectation the repaste forms cannot carry (see their notes): read plainly."""
+    from llmdoctor.knowledge.llamacpp.catalogue import LAUNCH_21760
+
+    data = ('{"function":"process_single_task","level":"INFO","line":1513,"msg":"slot data","n_idle_slots":1,'
+            '"n_processing_slots":0,"task_id":22,"tid":"9888","timestamp":1714737092}')
+    assert scan_llama_lines([data]).n_slots == 1
+    assert scan_llama_lines([LAUNCH_21760]).slot_n_ctx == 39936
