@@ -22,6 +22,11 @@ the real reports in tests/fixtures/realcases:
   n_prompt_tokens = N` with N > M, `context shift is disabled`;
 - a shared (unified) KV pool running out: `failed to find free space in the KV cache`,
   `Context size has been exceeded`, `Input prompt is too big compared to KV size`;
+- the cache cut back for a new prompt, in every build's words (`kv cache rm [N, end)`, `... memory_seq_rm
+  [N, end)`), a miss where the slot's earlier holding is known (2023/2024 release lines);
+- slot traffic (requests taken, all idle, deferred), --sleep-idle-seconds and router unloads,
+  unified-pool purges, settings switched off at start-up (knowledge/llamacpp/catalogue.py lists
+  every message with its source lines and versions);
 - the prompt cache missing: `n_past = 3737, slot.prompt.tokens.size() = 38925` (only 3,737 of
   38,925 cached tokens still match), `kv cache rm [X, end)`, `forcing full prompt
   re-processing due to lack of cache data`, `erased invalidated context checkpoint (...,
@@ -49,13 +54,13 @@ KEEP_TIMINGS = 200  # the most recent timed requests
 _NUM_FIELD = LazyPattern(r"\b([a-z_]\w*)\s*[=:]\s*\"?(-?\d+)\b")
 BACKEND_LOADED = LazyPattern(r"load_backend: loaded (\S+) backend from (\S+)")
 # Every wording a GPU backend (or the argument parser) uses to say it found nothing: Vulkan's
-# `Error: No devices found.` (stderr, to ~b5000) and `No devices found.` (GGML_LOG, later); CUDA's
-# `no CUDA devices found, CUDA will be disabled` (ggml_init_cublas, early 2024) and `failed to
+# `Error: No devices found.` (stderr, to b4739 at least) and `No devices found.` (GGML_LOG, b6710 on);
+# CUDA's `no CUDA devices found, CUDA will be disabled` (ggml_init_cublas, b2400) and `failed to
 # initialize CUDA: <error>` (ggml_cuda_init, also ROCm/MUSA); the argument parser's `not compiled
-# with GPU offload support, --n-gpu-layers option will be ignored` (to ~b3900) and `no usable GPU
-# found, --gpu-layers option will be ignored` (from ~b3900); a CPU-only build given --main-gpu,
+# with GPU offload support, --n-gpu-layers option will be ignored` (to b4000) and `no usable GPU
+# found, --gpu-layers option will be ignored` (b4400 on); a CPU-only build given --main-gpu,
 # --split-mode or --tensor-split: `llama.cpp was compiled without CUDA/SYCL[/Vulkan]. Setting ... has
-# no effect` (to ~b3900), `... without support for GPU offload. Setting ...` (later).
+# no effect` (to b3600), `... without support for GPU offload. Setting ...` (b4000 on).
 NO_DEVICE = LazyPattern(
     r"ggml_vulkan: (?:Error: )?No devices found|ggml_cuda_init: failed to initialize|no usable GPU found|"
     r"no CUDA-capable device is detected|CUDA driver version is insufficient|ggml_metal_init: error|"
@@ -72,7 +77,7 @@ EXCEEDS = LazyPattern(r"request \((\d+) tokens\) exceeds the available context s
                       r"input \((\d+) tokens\) is larger than the max context size \((\d+) tokens\)")
 EXCEEDS_PLAIN = ("the request exceeds the available context size", "context shift is disabled",
                  "exceed_context_size_error", "is larger than the max context size")
-# `n_prompt_tokens = N` (b3761-b6xxx), `task.n_tokens = N` (b7xxx-; trace level from 2026-05)
+# `n_prompt_tokens = N` (b3761-b6710), `task.n_tokens = N` (b6925-; trace level from 2026-05)
 NEW_PROMPT = LazyPattern(r"new prompt, n_ctx_slot = (\d+),.*?(?:n_prompt_tokens|task\.n_tokens) = (\d+)")
 KV_FULL = ("failed to find free space in the KV cache", "Context size has been exceeded", "KV cache is full",
            "failed to decode the batch, n_batch",  # 2023: the last retry, at n_batch = 1
@@ -80,8 +85,8 @@ KV_FULL = ("failed to find free space in the KV cache", "Context size has been e
 CACHE_MATCH = LazyPattern(r"n_past = (\d+), slot\.prompt\.tokens\.size\(\) = (\d+)")
 CACHE_RM = LazyPattern(r"(?:slot (\d+) : )?kv cache rm (?:- )?\[(\d+), end\)")
 # The slot's cache cut back to where the new prompt stops matching, every build's words: `kv cache rm
-# [p0, end)` (2024 JSON/text: the position in a `p0` field), `kv cache rm [N, end)` (b3761-b6xxx),
-# `n_past = M, memory_seq_rm [N, end)` (b6xxx), `n_tokens = M, memory_seq_rm [N, end)` (b7xxx),
+# [p0, end)` (2024 JSON/text: the position in a `p0` field), `kv cache rm [N, end)` (b3761-b6250),
+# `n_past = M, memory_seq_rm [N, end)` (b6710), `n_tokens = M, memory_seq_rm [N, end)` (b6925-),
 # `cached n_tokens = M, memory_seq_rm [N, end)` (trace, 2026).
 CACHE_CUT = LazyPattern(r"(?:kv cache rm|memory_seq_rm) (?:- )?\[(\d+|p0), end\)")
 RELEASED_2024 = "slot released"  # 2024 JSON/text: id_slot, n_cache_tokens
@@ -102,10 +107,10 @@ DEFERRED = ("defer task", "slot unavailable")  # `defer task, id = N` / `request
 SLEEP = "server is entering sleeping state"  # --sleep-idle-seconds (2025-12-): the model is unloaded
 WAKE = "server is exiting sleeping state"  # ... and loaded again for the request that woke it
 LRU_UNLOAD = "models_max limit reached, removing LRU"  # router mode (--models-max): a model unloaded for another
-# A unified KV pool short of room for a new request clears an idle slot's cached prompt (b7xxx-).
+# A unified KV pool short of room for a new request clears an idle slot's cached prompt (b6925-).
 PURGE = LazyPattern(r"purging slot \d+ with (\d+) tokens")
-# A setting asked for and switched off at start-up (b6xxx-): `<setting> is not supported by multimodal|this
-# context|this model, it will be disabled`; per request (b8xxx-): `cache reuse is not supported - ignoring
+# A setting asked for and switched off at start-up (b6068-): `<setting> is not supported by multimodal|this
+# context|this model, it will be disabled`; per request (b7404-): `cache reuse is not supported - ignoring
 # n_cache_reuse = N`.
 DISABLED = LazyPattern(r"\b(ctx_shift|cache_reuse|swa_full|speculative decoding) is not supported by [\w ]+?, it will be "
                        r"disabled|cache reuse is not supported - ignoring n_cache_reuse")
