@@ -382,7 +382,7 @@ MESSAGES = (
         expect=[("slot_capped", (8192, 4096)), ("n_ctx_train", 4096)],
     ),
     message(
-        "llamacpp.slots.slot_data_2024", E, "b2259-b3760",
+        "llama.cpp.slots.slot_data_2024", L, "b2259-b3760 (and Ollama's ext_server runner to v0.3.14)",
         "examples/server/server.cpp:1579 @ b2700, :1687 @ b3600 (JSON/text `slot data` with n_idle_slots, "
         "n_processing_slots; on a /health or /slots request)",
         r"slot data.*?n_idle_slots\W{1,3}\d+", "slot data",
