@@ -41,7 +41,7 @@ PATHS: list[tuple[re.Pattern[str], str]] = [
 
 # (method, path) -> evidence file; matched on the path without query string
 LLAMACPP_ENDPOINTS = {"/health": "health.json", "/props": "props.json", "/slots": "slots.json",
-                      "/metrics": "metrics.prom"}
+                      "/metrics": "metrics.prom", "/v1/models": "models.json"}
 SGLANG_ENDPOINTS = {"/get_server_info": "server_info.json", "/metrics": "metrics.prom"}
 HTTP: dict[tuple[str, str], str] = {
     ("GET", "/api/ps"): "api_ps.json",
