@@ -988,6 +988,18 @@ MESSAGES = (
                    'CUDA.0.PEER_MAX_BATCH_SIZE=128 compiler=cgo(gcc)', "https://github.com/ollama/ollama/issues/11983")],
         expect=[("runner_backends", True)],
     ),
+    # -- the CLI's own output (pasted next to the logs, or alone) ---------------------------
+    message(
+        "ollama.cmd.ps_processor", E, "v0.1.38-v0.32.15 (`ollama ps`; CONTEXT column from v0.10)",
+        "cmd/cmd.go:538 @ v0.1.38; cmd/cmd.go:576 @ v0.9.6; cmd/cmd.go:1150 @ v0.32.15",
+        r"\b\d+%/\d+%\s+CPU/GPU\b", "cpu/gpu",
+        facts=("a loaded model split between system memory and the GPU (PROCESSOR column; read by knowledge/ollama/ps.py)",),
+        causes=("CPU_SPILL",),
+        examples=[("0.7.0: gemma3:27b-it-qat    29eb0b9aeda3    25 GB    11%/89% CPU/GPU    4 minutes from now",
+                   "https://github.com/ollama/ollama/issues/10746"),
+                  ("     33%/67%   CPU/GPU", "https://github.com/ollama/ollama/issues/10357")],
+        note="`ollama ps` output, not a log line: it names Ollama in a paste that holds nothing else",
+    ),
 )
 
 
