@@ -1000,6 +1000,16 @@ MESSAGES = (
                   ("     33%/67%   CPU/GPU", "https://github.com/ollama/ollama/issues/10357")],
         note="`ollama ps` output, not a log line: it names Ollama in a paste that holds nothing else",
     ),
+    message(
+        "ollama.cmd.show_parameters", E, "v0.1.20-v0.32.15 (`/show parameters` in `ollama run`)",
+        "cmd/interactive.go:348 @ v0.1.20; cmd/interactive.go:398 @ v0.9.6; cmd/interactive.go:438 @ v0.32.15",
+        r"^\s*Model defined parameters:\s*$", "model defined parameters:",
+        facts=("the model's own parameters (a Modelfile num_ctx beats OLLAMA_CONTEXT_LENGTH; read by "
+               "knowledge/ollama/show.py)",),
+        causes=("CONFIG_NOT_APPLIED",),
+        examples=[("Model defined parameters:", "https://github.com/ollama/ollama/issues/10829")],
+        note="`ollama run` output, not a log line: it names Ollama in a paste that holds nothing else",
+    ),
 )
 
 
