@@ -3,12 +3,15 @@
 (ollama-modelfile-context) on the branches its evidence pair does not reach."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from llmdoctor.knowledge.ollama.ps import parse_ps_text
+from llmdoctor.facts.ollama import effective_config
+from llmdoctor.knowledge.engines import OLLAMA
 from llmdoctor.knowledge.ollama.show import model_parameters, parse_parameters, same_model
-from tests.engines.ollama.test_ollama_checks import config, fire, specs  # noqa: F401 (fixture)
 
 # ollama/ollama#10829, as posted: two interactive sessions, `/show parameters` in each
 SESSIONS = """# docker exec -it watchtower-ollama-1 ollama run mistral-small:latest 
@@ -91,28 +94,34 @@ def test_never_raises(text):
 
 # -- the check ------------------------------------------------------------------------------
 
+def config(version, **env):
+    unit = SimpleNamespace(unit="ollama.service", engine=OLLAMA, file_env={}, file_env_origin={},
+                           loaded_env=None, process_env=dict(env))
+    return effective_config(version, None, unit)
+
+
 def _show(text, name="show.txt"):
     return {"_model": "", "_source": name, "_printouts": parse_parameters(text, name)}
 
 
-def test_env_set_and_overridden(specs):
-    (f,) = fire(specs["ollama-modelfile-context"], ollama_show=_show(SESSIONS),
+def test_env_set_and_overridden(fire):
+    (f,) = fire("ollama-modelfile-context", ollama_show=_show(SESSIONS),
                 ollama_config=config("0.7.0", OLLAMA_CONTEXT_LENGTH="16384"))
     assert f.cause.name == "CONFIG_NOT_APPLIED" and "OLLAMA_CONTEXT_LENGTH=16,384 does not apply" in f.title
     assert f.evidence[0].text == "num_ctx                        4096"
 
 
-def test_silent_where_the_modelfile_agrees_or_the_server_sets_nothing(specs):
-    assert fire(specs["ollama-modelfile-context"], ollama_show=_show(SESSIONS),
+def test_silent_where_the_modelfile_agrees_or_the_server_sets_nothing(fire):
+    assert fire("ollama-modelfile-context", ollama_show=_show(SESSIONS),
                 ollama_config=config("0.7.0", OLLAMA_CONTEXT_LENGTH="4096")) == ()
-    assert fire(specs["ollama-modelfile-context"], ollama_show=_show(SESSIONS),
+    assert fire("ollama-modelfile-context", ollama_show=_show(SESSIONS),
                 ollama_config=config("0.7.0", OLLAMA_NUM_PARALLEL="2")) == ()  # environment seen, no context set
 
 
-def test_loaded_with_another_context(specs):
-    (f,) = fire(specs["ollama-modelfile-context"], ollama_show=_show(SHOW), ollama_ps=parse_ps_text(PS_11711))
+def test_loaded_with_another_context(fire):
+    (f,) = fire("ollama-modelfile-context", ollama_show=_show(SHOW), ollama_ps=parse_ps_text(PS_11711))
     assert "runs with 8,192 tokens of context although its Modelfile sets num_ctx 4,096" in f.title
     assert "gpt-oss" in f.fix.summary and len(f.evidence) == 2
     other = parse_ps_text(PS_11711.replace("test:latest ", "other:latest"))
-    (f,) = fire(specs["ollama-modelfile-context"], ollama_show=_show(SHOW), ollama_ps=other)
+    (f,) = fire("ollama-modelfile-context", ollama_show=_show(SHOW), ollama_ps=other)
     assert "ignores OLLAMA_CONTEXT_LENGTH" in f.title  # another model's context says nothing of this one
