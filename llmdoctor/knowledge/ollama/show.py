@@ -50,9 +50,13 @@ class ModelParameters(Record):
         return int(v) if v.isdecimal() and 0 < int(v) < 1 << 31 else None
 
 
+_SECTION_TITLE = LazyPattern(r"(?m)^[ \t]+Parameters[ \t]*$")
+
+
 def looks_like_parameters(text: str) -> bool:
-    """The cheap test before parsing: a literal of one of the printed forms."""
-    return _MODEL_DEFINED in text or "Parameters" in text
+    """The cheap test before parsing: a literal of one of the printed forms (then, for
+    `ollama show`, its section title on a line of its own)."""
+    return _MODEL_DEFINED in text or ("Parameters" in text and _SECTION_TITLE.search(text) is not None)
 
 
 def parse_parameters(text: str, source: str = "") -> tuple[ModelParameters, ...]:
