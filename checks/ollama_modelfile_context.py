@@ -39,7 +39,8 @@ def modelfile_context(ollama_show: dict, ollama_config: OllamaConfig | None = No
         if ran:
             m = ran[0]
             why = (f"gpt-oss is raised to at least {GPT_OSS_MIN:,} on Ollama 0.11.0-0.12.10 unless VRAM is low, and "
-                   if p.architecture in GPT_OSS and m.context_length == GPT_OSS_MIN > n else "")
+                   if p.architecture in GPT_OSS and m.context_length == GPT_OSS_MIN > n else
+                   "Ollama caps num_ctx at the context the model was trained for, and " if m.context_length < n else "")
             yield Finding(
                 Cause.CONFIG_NOT_APPLIED, Severity.WARNING,
                 f"{m.name} runs with {m.context_length:,} tokens of context although its Modelfile sets num_ctx {n:,}",

@@ -1001,6 +1001,17 @@ MESSAGES = (
         note="`ollama ps` output, not a log line: it names Ollama in a paste that holds nothing else",
     ),
     message(
+        "ollama.cmd.verbose_eval_rate", E, "v0.1.20-v0.32.15 (`ollama run --verbose`, printed after each answer)",
+        "api/types.go:255 @ v0.1.20; api/types.go:553 @ v0.9.6; api/types.go:987 @ v0.32.15",
+        r"\b(?:prompt )?eval rate:\s+\**[\d.]+ tokens/s", "eval rate:",
+        facts=("tokens per second of one answer, prompt and generation apart (a drop after an upgrade or a "
+               "load: compare with `ollama ps`'s PROCESSOR)",),
+        causes=("CPU_SPILL", "PREFILL"),
+        examples=[("eval rate:            **13.08 tokens/s**", "https://github.com/ollama/ollama/issues/10746"),
+                  ("eval rate:            36.02 tokens/s", _R + "api/types.go:553 @ v0.9.6")],
+        note="`ollama run --verbose` output, not a log line: it names Ollama in a paste that holds nothing else",
+    ),
+    message(
         "ollama.cmd.show_parameters", E, "v0.1.20-v0.32.15 (`/show parameters` in `ollama run`)",
         "cmd/interactive.go:348 @ v0.1.20; cmd/interactive.go:398 @ v0.9.6; cmd/interactive.go:438 @ v0.32.15",
         r"^\s*Model defined parameters:\s*$", "model defined parameters:",

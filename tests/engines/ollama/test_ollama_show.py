@@ -125,3 +125,9 @@ def test_loaded_with_another_context(fire):
     other = parse_ps_text(PS_11711.replace("test:latest ", "other:latest"))
     (f,) = fire("ollama-modelfile-context", ollama_show=_show(SHOW), ollama_ps=other)
     assert "ignores OLLAMA_CONTEXT_LENGTH" in f.title  # another model's context says nothing of this one
+
+
+def test_loaded_below_the_modelfile(fire):
+    ps = parse_ps_text(PS_11711.replace("8192   ", "2048   "))
+    (f,) = fire("ollama-modelfile-context", ollama_show=_show(SHOW), ollama_ps=ps)
+    assert "2,048 tokens" in f.title and "trained" in f.fix.summary and "gpt-oss" not in f.fix.summary
