@@ -30,7 +30,7 @@ def cpu_only_host(ollama_log: OllamaLogSummary, gpu: GpuFact | None = None):
     if (log.gpu_seen is not None or log.gpu_libraries_empty.count or log.cpp.no_device or log.libdir_missing.count
             or log.gpu_init_failures.count or log.gpu_rejected.count
             or (log.estimator or {}).get("library", "cpu") != "cpu"):
-        return  # a GPU was there or planned for: ollama-no-gpu-runner, -gpu-lost and -gpu-rejected speak
+        return  # a GPU was there or planned for: ollama-no-gpu-runner and ollama-gpu-lost speak
     ex = starts[-1].examples[0]
     yield Finding(
         Cause.CPU_SPILL, Severity.INFO,
