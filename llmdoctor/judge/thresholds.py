@@ -26,6 +26,18 @@ STALL_MIN_WINDOW_S = 1.5
 # `llmdoctor ready`'s default deadline: what a load balancer or a Kubernetes probe waits.
 READY_DEADLINE_S = 5.0
 
+# -- GPU health (GPU_DEGRADED) -----------------------------------------------------------------
+# A card "works" when a kernel ran this share of the last sample period (nvidia-smi
+# utilization.gpu, NVML nvmlDeviceGetUtilizationRates) or its clocks event reasons do not say
+# Idle. A decoding LLM server keeps it far above this; a card between requests drops to 0.
+GPU_BUSY_UTIL_PCT = 20
+# SW power cap and SW thermal slowdown are how a GPU normally runs at its limits (a card at full
+# load sits at its power cap); they slow the work only when the SM clock is held well below its
+# maximum. Below this share of the max SM clock, while busy, they are a finding. (HW slowdown,
+# HW thermal and HW power brake are reported whatever the clock: nvml.h says HW slowdown "reduces
+# the core clocks by a factor of 2 or more".)
+GPU_HELD_CLOCK_FRACTION = 0.75
+
 # -- Ollama -----------------------------------------------------------------------------------
 # A model load taking longer than this is felt as "the first request hangs".
 OLLAMA_SLOW_LOAD_S = 5.0

@@ -53,6 +53,7 @@ class GpuFact:
     driver: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     vendor: str = "nvidia"  # "amd" for the GPUs of llmdoctor.knowledge.amd
+    health: tuple = ()  # knowledge.nvidia_query.GpuHealth per GPU, where NVML read them with the memory
 
     @property
     def total_bytes(self) -> int | None:
@@ -236,6 +237,10 @@ def parse_nvidia_smi(text: str) -> GpuFact:
     followed by --query-compute-apps CSV (separated by a blank line)."""
     if "NVIDIA-SMI" in text or "Driver Version:" in text:
         return parse_smi_table(text)
+    from llmdoctor.knowledge.nvidia_query import looks_like_query, query_memory
+
+    if looks_like_query(text):  # `nvidia-smi -q` saved as nvidia_smi.txt
+        return query_memory(text)
     if re.search(r"Failed to initialize NVML|couldn't communicate with the NVIDIA driver|NVIDIA-SMI has failed", text):
         first = next(l for l in text.splitlines() if l.strip())
         raise ParseError(f"nvidia-smi failed on that host: {first.strip()[:160]}")
