@@ -109,7 +109,7 @@ def looks_like_query(text: str) -> bool:
     return BANNER in text[:4096] or "Attached GPUs" in text[:4096]
 
 
-def _tree(text: str) -> tuple[str | None, list[tuple[str, dict[tuple[str, ...], str]]]]:
+def tree(text: str) -> tuple[str | None, list[tuple[str, dict[tuple[str, ...], str]]]]:
     """(driver, [(bus id, {path: value})]) of `nvidia-smi -q` text."""
     driver = None
     blocks: list[tuple[str, dict[tuple[str, ...], str]]] = []
@@ -148,7 +148,7 @@ def _num(value: str | None) -> float | None:
     return float(m.group(1)) if m else None
 
 
-def _int(value: str | None) -> int | None:
+def num_int(value: str | None) -> int | None:
     n = _num(value)
     return None if n is None else int(n)
 
@@ -181,7 +181,7 @@ def _reasons(t: dict[tuple[str, ...], str]) -> tuple[str, ...] | None:
 def _ecc_uncorrected(t: dict[tuple[str, ...], str]) -> int | None:
     """Volatile uncorrectable ECC errors: SRAM and DRAM "Uncorrectable" (Ampere+), or the
     older "Double Bit" totals; None where ECC is off or not reported."""
-    counts = [_int(v) for p, v in t.items() if p[:2] == ("ecc errors", "volatile")
+    counts = [num_int(v) for p, v in t.items() if p[:2] == ("ecc errors", "volatile")
               and ("uncorrectable" in p[-1] or p[2:] == ("double bit", "total"))]
     found = [c for c in counts if c is not None]
     return sum(found) if found else None
@@ -196,8 +196,8 @@ def _health(index: int, bus_id: str, t: dict[tuple[str, ...], str]) -> GpuHealth
         index=index, name=t.get(("product name",), ""), bus_id=bus_id,
         persistence=_yes(t.get(("persistence mode",))),
         driver_model=model if model and model != "N/A" else None,
-        util_pct=_int(_first(t, ("utilization", "gpu"))),
-        sm_mhz=_int(t.get(("clocks", "sm"))), sm_max_mhz=_int(t.get(("max clocks", "sm"))),
+        util_pct=num_int(_first(t, ("utilization", "gpu"))),
+        sm_mhz=num_int(t.get(("clocks", "sm"))), sm_max_mhz=num_int(t.get(("max clocks", "sm"))),
         reasons=_reasons(t),
         power_w=_num(_first(t, power + ("power draw",), power + ("instantaneous power draw",),
                             power + ("average power draw",))),
@@ -205,12 +205,12 @@ def _health(index: int, bus_id: str, t: dict[tuple[str, ...], str]) -> GpuHealth
                                   power + ("enforced power limit",), power + ("power limit",))),
         power_default_w=_num(_first(t, power + ("default power limit",),
                                     power + ("gpu ceiling power limit", "default power limit"))),
-        temp_c=_int(t.get(("temperature", "gpu current temp"))),
-        slowdown_temp_c=_int(t.get(("temperature", "gpu slowdown temp"))),
-        pcie_gen=_int(t.get(link + ("pcie generation", "current"))),
-        pcie_gen_max=_int(t.get(link + ("pcie generation", "max"))),
-        pcie_width=_int(t.get(link + ("link width", "current"))),
-        pcie_width_max=_int(t.get(link + ("link width", "max"))),
+        temp_c=num_int(t.get(("temperature", "gpu current temp"))),
+        slowdown_temp_c=num_int(t.get(("temperature", "gpu slowdown temp"))),
+        pcie_gen=num_int(t.get(link + ("pcie generation", "current"))),
+        pcie_gen_max=num_int(t.get(link + ("pcie generation", "max"))),
+        pcie_width=num_int(t.get(link + ("link width", "current"))),
+        pcie_width_max=num_int(t.get(link + ("link width", "max"))),
         ecc_uncorrected=_ecc_uncorrected(t),
         remap_pending=_yes(remapped),
         remap_failure=_yes(t.get(("remapped rows", "remapping failure occurred"))),
@@ -223,25 +223,8 @@ def parse_query(text: str) -> GpuHealthFact:
     """`nvidia-smi -q` (any -d selection of it) -> GpuHealthFact; ParseError when it is not."""
     if not looks_like_query(text):
         raise ParseError("not `nvidia-smi -q` output (no 'NVSMI LOG' banner or 'Attached GPUs')")
-    driver, blocks = _tree(text)
+    driver, blocks = tree(text)
     if not blocks:
         raise ParseError("`nvidia-smi -q` output without a `GPU 0000:...` block")
     gpus = tuple(_health(i, bus, t) for i, (bus, t) in enumerate(blocks))
     return GpuHealthFact("nvidia-smi -q", gpus, driver)
-
-
-def query_memory(text: str):
-    """The GPUs' memory from `nvidia-smi -q` (FB Memory Usage), as knowledge.nvidia's GpuFact:
-    for an nvidia_smi.txt that holds `-q` output rather than the table."""
-    from llmdoctor.knowledge.nvidia import MIB, GpuDevice, GpuFact
-
-    driver, blocks = _tree(text)
-    if not blocks:
-        raise ParseError("`nvidia-smi -q` output without a `GPU 0000:...` block")
-    gpus = []
-    for i, (_, t) in enumerate(blocks):
-        total, used, free = (_int(t.get(("fb memory usage", k))) for k in ("total", "used", "free"))
-        gpus.append(GpuDevice(i, t.get(("product name",), ""), None if total is None else total * MIB,
-                              None if used is None else used * MIB, None if free is None else free * MIB,
-                              driver, t.get(("gpu uuid",))))
-    return GpuFact("nvidia-smi", tuple(gpus), (), driver)
