@@ -1,0 +1,276 @@
+"""GPU health beyond memory: `nvidia-smi -q` recorded on real cards (tests/fixtures/nvidia_smi/
+README.md), XID lines from public reports (tests/fixtures/nvidia_xid/README.md), NVML through a
+stand-in that replays the H100 load capture's figures, the facts on evidence directories, and
+the GPU_DEGRADED judgements (idle cards and GPU-less hosts give no finding)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from llmdoctor.facts import Context, FactStore, FactUnavailable
+from llmdoctor.facts.gpu_health import gpu_health, gpu_xid
+from llmdoctor.hosts.evidence import EvidenceHost
+from llmdoctor.hosts.nvml import read_nvml
+from llmdoctor.judge.gpu import busy, link_degraded, throttled_by
+from llmdoctor.knowledge.nvidia import MIB, parse_nvidia_smi
+from llmdoctor.knowledge.nvidia_query import GpuHealth, parse_query, reasons_from_mask
+from llmdoctor.knowledge.nvidia_xid import describe, parse_xid_line, parse_xids
+from llmdoctor.parsing import ParseError
+
+FIX = Path(__file__).resolve().parent.parent / "fixtures"
+EVIDENCE = FIX / "evidence"
+
+
+def q(name: str):
+    return parse_query((FIX / "nvidia_smi" / name).read_text())
+
+
+def xid(name: str):
+    return parse_xids((FIX / "nvidia_xid" / name).read_text())
+
+
+# -- nvidia-smi -q on recorded cards ------------------------------------------------------------
+
+def test_h100_under_load():
+    fact = q("query-590-h100-load.txt")
+    (g,) = fact.gpus
+    assert fact.driver == "590.48.01" and g.name == "NVIDIA H100 80GB HBM3" and g.bus_id == "00000000:00:09.0"
+    assert (g.util_pct, g.sm_mhz, g.sm_max_mhz, g.reasons) == (100, 1980, 1980, ())
+    assert (g.power_w, g.power_limit_w, g.power_default_w) == (588.39, 700.0, 700.0)
+    assert (g.pcie_gen, g.pcie_gen_max, g.pcie_width, g.pcie_width_max) == (5, 5, 16, 16)
+    assert (g.persistence, g.ecc_uncorrected, g.remap_pending, g.remap_failure) == (True, 0, False, False)
+    assert g.temp_c == 59 and g.slowdown_temp_c is None  # Hopper reports T.Limit headroom, not a slowdown temperature
+    assert busy(g) and not throttled_by(g) and not link_degraded(g)
+
+
+def test_idle_card_drops_its_link_generation_and_that_is_no_finding():
+    (g,) = q("query-595-rtx4080-idle.txt").gpus
+    assert g.reasons == ("idle",) and (g.pcie_gen, g.pcie_gen_max) == (1, 4) and g.sm_mhz == 210
+    assert busy(g) is False and link_degraded(g) == ("generation",) and not throttled_by(g)
+    assert g.slowdown_temp_c == 96 and g.persistence is False
+
+
+def test_driver_610_ceiling_power_limit_and_deprecated_driver_line():
+    fact = q("query-610-rtx2080-load.txt")
+    (g,) = fact.gpus
+    assert fact.driver == "610.57.04"
+    assert (g.power_w, g.power_limit_w, g.power_default_w) == (97.75, 250.0, 250.0)
+    assert g.reasons == () and busy(g)  # 8% utilization, but not Idle: a memory-bound load
+
+
+def test_mig_card_without_whole_gpu_utilization():
+    (g,) = q("query-590-h200-mig-load.txt").gpus
+    assert g.util_pct is None and g.reasons == () and busy(g) is True
+
+
+def test_counters_after_the_flags_are_not_flags():
+    """"Clocks Event Reasons Counters" repeats the reason names with times in us."""
+    (g,) = q("query-590-h100-idle.txt").gpus
+    assert g.reasons == ("idle",)
+
+
+def test_query_saved_as_nvidia_smi_txt_gives_the_memory():
+    fact = parse_nvidia_smi((FIX / "nvidia_smi" / "query-590-h100-load.txt").read_text())
+    assert fact.gpus[0].total_bytes == 81559 * MIB and fact.gpus[0].used_bytes == 19818 * MIB
+
+
+def test_the_table_is_not_query_output():
+    with pytest.raises(ParseError):
+        parse_query((FIX / "nvidia_smi" / "table-595-rtx4080-load.txt").read_text())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_garbage_never_tracebacks(text):
+    try:
+        parse_query("==============NVSMI LOG==============\n" + text)
+    except ParseError:
+        pass
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from([
+    "GPU 00000000:01:00.0", "    Clocks Event Reasons", "        HW Slowdown : Active", "    Clocks", "        SM : x MHz",
+    "    Max Clocks", "        SM : 99999999999999999999 MHz", "            Max : 16x", "    PCI", "        GPU Link Info",
+    "            Link Width", "                Current : ", "    Persistence Mode : Maybe", ": :", "\t\tSM : 1 MHz",
+]), max_size=30))
+def test_line_soup(lines):
+    try:
+        fact = parse_query("Attached GPUs : 1\n" + "\n".join(lines))
+    except ParseError:
+        return
+    for g in fact.gpus:
+        throttled_by(g), link_degraded(g), busy(g)
+
+
+# -- XID lines ----------------------------------------------------------------------------------
+
+def test_xid_lines_of_real_reports():
+    events = xid("dmesg-31-62-45.log")
+    assert [e.code for e in events] == [31, 62, 45, 45, 45, 45, 45]
+    assert (events[0].pci, events[0].pid, events[0].process) == ("0000:0a:00", 13332, "cuda_plot_k32_v")
+    assert events[1].pid is None and events[1].process == "<unknown>"
+    assert [e.code for e in xid("dmesg-13-109-ctime.log")] == [13, 13, 13, 109]
+    assert xid("dmesg-13-109-ctime.log")[-1].process == "pt_main_thread"
+    assert [e.code for e in xid("journal-45-149.log")] == [45, 45, 45]
+    (old,) = xid("dmesg-31-old-driver.log")
+    assert (old.code, old.pid, old.process) == (31, 2708, "")
+    assert len(xid("dmesg-13-a800.log")) == 3
+
+
+def test_xid_meanings():
+    assert describe(79)[1] == "hardware" and "fallen off the bus" in describe(79)[0]
+    assert describe(13)[1] == "application"
+    assert "catalogue" in describe(9999)[2]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_xid_garbage(text):
+    parse_xid_line("NVRM: Xid (" + text)
+    parse_xids(text)
+
+
+# -- NVML through a stand-in --------------------------------------------------------------------
+
+class StandInNVML:
+    """The NVML calls hosts/nvml.py makes, answering with the H100 load capture's figures."""
+
+    NVML_CLOCK_SM = 1
+
+    class NVMLError(Exception):
+        def __init__(self, value=3):
+            self.value = value
+
+    def __init__(self, mask=0, link=(5, 5, 16, 16), old=False):
+        self.mask, self.link, self.old = mask, link, old
+
+    def nvmlInit(self): pass
+    def nvmlShutdown(self): pass
+    def nvmlSystemGetDriverVersion(self): return b"590.48.01"
+    def nvmlDeviceGetCount(self): return 1
+    def nvmlDeviceGetHandleByIndex(self, i): return i
+    def nvmlDeviceGetName(self, h): return "NVIDIA H100 80GB HBM3"
+    def nvmlDeviceGetUUID(self, h): return "GPU-00000000-0000-0000-0000-000000000000"
+
+    def nvmlDeviceGetMemoryInfo(self, h, version=None):
+        from types import SimpleNamespace
+        return SimpleNamespace(total=81559 * MIB, used=19818 * MIB, free=61263 * MIB)
+
+    def nvmlDeviceGetComputeRunningProcesses(self, h): return []
+
+    def nvmlDeviceGetCurrentClocksEventReasons(self, h):
+        if self.old:
+            raise self.NVMLError(13)  # FunctionNotFound: a pre-535 driver
+        return self.mask
+
+    def nvmlDeviceGetCurrentClocksThrottleReasons(self, h): return self.mask
+
+    def nvmlDeviceGetUtilizationRates(self, h):
+        from types import SimpleNamespace
+        return SimpleNamespace(gpu=100, memory=11)
+
+    def nvmlDeviceGetClockInfo(self, h, clock): return 382 if self.mask & 0x8 else 1980
+    def nvmlDeviceGetMaxClockInfo(self, h, clock): return 1980
+    def nvmlDeviceGetPowerUsage(self, h): return 588390
+    def nvmlDeviceGetEnforcedPowerLimit(self, h): return 700000
+    def nvmlDeviceGetPowerManagementDefaultLimit(self, h): return 700000
+    def nvmlDeviceGetPersistenceMode(self, h): return 1
+    def nvmlDeviceGetTotalEccErrors(self, h, kind, counter): return 0
+    def nvmlDeviceGetRemappedRows(self, h): return (0, 0, 0, 0)
+    def nvmlDeviceGetRetiredPagesPendingStatus(self, h): raise self.NVMLError(3)  # NotSupported on Hopper
+    def nvmlDeviceGetPerformanceState(self, h): return 0
+    def nvmlDeviceGetTemperature(self, h, sensor): return 59
+    def nvmlDeviceGetTemperatureThreshold(self, h, kind): raise self.NVMLError(3)
+    def nvmlDeviceGetCurrPcieLinkGeneration(self, h): return self.link[0]
+    def nvmlDeviceGetMaxPcieLinkGeneration(self, h): return self.link[1]
+    def nvmlDeviceGetCurrPcieLinkWidth(self, h): return self.link[2]
+    def nvmlDeviceGetMaxPcieLinkWidth(self, h): return self.link[3]
+
+
+def test_nvml_gives_the_same_record_as_the_query():
+    (g,) = read_nvml(StandInNVML()).health
+    (r,) = q("query-590-h100-load.txt").gpus
+    for field in ("util_pct", "sm_mhz", "sm_max_mhz", "reasons", "power_w", "power_limit_w", "power_default_w",
+                  "temp_c", "pcie_gen", "pcie_gen_max", "pcie_width", "pcie_width_max", "persistence",
+                  "ecc_uncorrected", "remap_pending", "remap_failure", "pstate"):
+        assert getattr(g, field) == getattr(r, field), field
+    assert g.retire_pending is None and g.slowdown_temp_c is None
+
+
+def test_nvml_throttle_mask_and_the_old_call():
+    (g,) = read_nvml(StandInNVML(mask=0x8 | 0x80, old=True)).health
+    assert g.reasons == ("hw_slowdown", "hw_power_brake") and throttled_by(g) == ("hw_slowdown", "hw_power_brake")
+    assert reasons_from_mask(0x1 | 0x4) == ("idle", "sw_power_cap")
+
+
+def test_nvml_without_health_calls_still_reads_memory():
+    class Bare(StandInNVML):
+        pass
+
+    for name in [n for n in dir(StandInNVML) if n.startswith("nvmlDeviceGet") and n not in (
+            "nvmlDeviceGetCount", "nvmlDeviceGetHandleByIndex", "nvmlDeviceGetName", "nvmlDeviceGetUUID",
+            "nvmlDeviceGetMemoryInfo", "nvmlDeviceGetComputeRunningProcesses")]:
+        setattr(Bare, name, None)
+    fact = read_nvml(Bare())
+    assert fact.gpus[0].total_bytes == 81559 * MIB
+    assert fact.health[0].reasons is None and busy(fact.health[0]) is None
+
+
+# -- judgements ---------------------------------------------------------------------------------
+
+def test_sw_power_cap_is_normal_at_full_clock_and_a_finding_when_held():
+    at_cap = GpuHealth(0, util_pct=100, sm_mhz=1755, sm_max_mhz=1980, reasons=("sw_power_cap",))
+    held = GpuHealth(0, util_pct=100, sm_mhz=900, sm_max_mhz=1980, reasons=("sw_power_cap",))
+    idle_held = GpuHealth(0, util_pct=0, sm_mhz=345, sm_max_mhz=1980, reasons=("idle", "sw_power_cap"))
+    assert not throttled_by(at_cap) and throttled_by(held) == ("sw_power_cap",) and not throttled_by(idle_held)
+
+
+# -- facts on evidence directories --------------------------------------------------------------
+
+def ctx(name: str) -> Context:
+    return Context(host=EvidenceHost(EVIDENCE / name), sample_seconds=0)
+
+
+def test_facts_from_evidence():
+    fact = gpu_health(ctx("gpu-h100-load"))
+    assert fact.source == "nvidia_smi_q.txt" and fact.gpus[0].util_pct == 100
+    assert gpu_xid(ctx("gpu-h100-load")).events == ()
+    xids = gpu_xid(ctx("gpu-xid"))
+    assert xids.source == "kernel_xid.log" and {e.code for e in xids.events} == {31, 62, 45}
+
+
+def test_no_gpu_evidence_is_quiet(tmp_path):
+    (tmp_path / "meta.json").write_text("{}")
+    for provider in (gpu_health, gpu_xid):
+        with pytest.raises(FactUnavailable) as e:
+            provider(Context(host=EvidenceHost(tmp_path)))
+        assert e.value.quiet
+
+
+def test_the_table_in_nvidia_smi_txt_is_not_query_output():
+    with pytest.raises(FactUnavailable) as e:
+        gpu_health(ctx("gpu-table-595"))
+    assert e.value.quiet
+
+
+def test_a_gpu_less_host_has_no_gpu_finding(tmp_path):
+    from llmdoctor.plugins import load_checks, run_check
+
+    (tmp_path / "meta.json").write_text("{}")
+    store = FactStore(Context(host=EvidenceHost(tmp_path), sample_seconds=0))
+    for spec in load_checks(site_dir=None, entry_points=False)[0]:
+        if spec.id.startswith("gpu-"):
+            got = run_check(spec, store)
+            assert not got.findings and not got.crash
+
+
+def test_an_idle_healthy_card_has_no_finding_but_persistence():
+    from llmdoctor.plugins import load_checks, run_check
+
+    store = FactStore(Context(host=EvidenceHost(EVIDENCE / "gpu-rtx4080-idle"), sample_seconds=0))
+    fired = [spec.id for spec in load_checks(site_dir=None, entry_points=False)[0]
+             if spec.id.startswith("gpu-") and run_check(spec, store).findings]
+    assert fired == ["gpu-persistence-off"]
