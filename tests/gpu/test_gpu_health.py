@@ -274,3 +274,49 @@ def test_an_idle_healthy_card_has_no_finding_but_persistence():
     fired = [spec.id for spec in load_checks(site_dir=None, entry_points=False)[0]
              if spec.id.startswith("gpu-") and run_check(spec, store).findings]
     assert fired == ["gpu-persistence-off"]
+
+
+# -- collect ------------------------------------------------------------------------------------
+
+def test_collect_writes_query_and_xid_lines_where_nvidia_smi_answers(tmp_path):
+    from llmdoctor.app.collect import collect_evidence
+    from llmdoctor.hosts.base import CommandNotFound, CommandResult
+    from llmdoctor.hosts.live import BaseHost
+
+    table = (FIX / "nvidia_smi" / "table-595-rtx4080-load.txt").read_text()
+    query = (FIX / "nvidia_smi" / "query-595-rtx4080-load.txt").read_text()
+    kernel = "Jul 14 08:00:00 gpubox kernel: usb 1-1: new device\n" + (FIX / "nvidia_xid" / "journal-45-149.log").read_text()
+
+    class GpuBox(BaseHost):
+        kind, name = "ssh", "gpubox"
+
+        def __init__(self, gpu=True):
+            self.gpu = gpu
+
+        def run(self, argv, timeout=10):
+            if argv[0] == "nvidia-smi" and self.gpu:
+                return CommandResult(tuple(argv), 0, query if argv[1:2] == ["-q"] else table)
+            if argv[0] == "journalctl" and "-k" in argv:
+                return CommandResult(tuple(argv), 0, kernel)
+            raise CommandNotFound(f"{argv[0]}: command not found")
+
+        def exists(self, path):
+            return self.gpu and path == "/proc/driver/nvidia/version"
+
+        def read(self, path, limit=4096):
+            raise FileNotFoundError(path)
+
+        def listdir(self, path):
+            raise FileNotFoundError(path)
+
+    written, _ = collect_evidence(GpuBox(), tmp_path / "gpu")
+    assert {"nvidia_smi.txt", "nvidia_smi_q.txt", "kernel_xid.log"} <= set(written)
+    assert (tmp_path / "gpu" / "kernel_xid.log").read_text().count("NVRM: Xid") == 3
+    assert gpu_health(ctx_of(tmp_path / "gpu")).gpus[0].sm_mhz == 2805
+    written, notes = collect_evidence(GpuBox(gpu=False), tmp_path / "none")
+    assert not {"nvidia_smi_q.txt", "kernel_xid.log"} & set(written)
+    assert not [n for n in notes if "-q" in n or "XID" in n]
+
+
+def ctx_of(path: Path) -> Context:
+    return Context(host=EvidenceHost(path), sample_seconds=0)
