@@ -116,7 +116,7 @@ CHECKS = (
      ('ollama_log',), (), ('ollama',), ()),
     ('probe_bandwidth', 'probe_bandwidth_limit', 'probe-bandwidth-limit', 'BANDWIDTH_LIMIT',
      'Live probe: concurrent streams share the hardware (each near half the single-stream speed)',
-     ('probe',), (), (), ()),
+     ('probe', 'gpu_health'), ('gpu_health',), (), ()),
     ('probe_prefill', 'probe_prefill', 'probe-prefill', 'PREFILL',
      'Live probe: long prompts wait seconds for the first token, or stall running streams',
      ('probe',), (), (), ()),

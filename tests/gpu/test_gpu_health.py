@@ -320,3 +320,19 @@ def test_collect_writes_query_and_xid_lines_where_nvidia_smi_answers(tmp_path):
 
 def ctx_of(path: Path) -> Context:
     return Context(host=EvidenceHost(path), sample_seconds=0)
+
+
+@pytest.mark.parametrize("readings, says", [("gpu-throttled", "throttled"), ("gpu-h100-load", "at its clocks"),
+                                            (None, None)])
+def test_bandwidth_limit_says_whether_the_card_ran_at_its_clocks(tmp_path, readings, says):
+    import shutil
+
+    from llmdoctor.plugins import load_checks, run_check
+
+    shutil.copytree(EVIDENCE / "probe-ollama-shared", tmp_path / "e")
+    if readings:
+        shutil.copy(EVIDENCE / readings / "nvidia_smi_q.txt", tmp_path / "e")
+    (spec,) = [s for s in load_checks(site_dir=None, entry_points=False)[0] if s.id == "probe-bandwidth-limit"]
+    (finding,) = run_check(spec, FactStore(ctx_of(tmp_path / "e"))).findings
+    gpu_lines = [e.line for e in finding.evidence if e.source == "nvidia_smi_q.txt"]
+    assert (says in gpu_lines[0]) if says else not gpu_lines
