@@ -334,5 +334,5 @@ def test_bandwidth_limit_says_whether_the_card_ran_at_its_clocks(tmp_path, readi
         shutil.copy(EVIDENCE / readings / "nvidia_smi_q.txt", tmp_path / "e")
     (spec,) = [s for s in load_checks(site_dir=None, entry_points=False)[0] if s.id == "probe-bandwidth-limit"]
     (finding,) = run_check(spec, FactStore(ctx_of(tmp_path / "e"))).findings
-    gpu_lines = [e.line for e in finding.evidence if e.source == "nvidia_smi_q.txt"]
+    gpu_lines = [e.text for e in finding.evidence if e.source == "nvidia_smi_q.txt"]
     assert (says in gpu_lines[0]) if says else not gpu_lines
