@@ -40,8 +40,8 @@ def gpu_health(ctx: Context, gpu: GpuFact | None = None) -> GpuHealthFact:
 
     if gpu is not None and gpu.health:
         return GpuHealthFact(gpu.source, gpu.health, gpu.driver)
-    if gpu is not None and gpu.vendor != "nvidia":
-        raise FactUnavailable("AMD GPUs: clocks and link are not read yet", quiet=True)
+    if gpu is not None and gpu.vendor == "amd":
+        return _amd(ctx)
     try:
         res = ctx.host.run(QUERY, timeout=TIMEOUT_S)
     except (CommandNotFound, NotInEvidence):
@@ -58,6 +58,35 @@ def gpu_health(ctx: Context, gpu: GpuFact | None = None) -> GpuHealthFact:
     except ParseError as e:
         raise FactUnavailable(f"unparseable {res.source or 'nvidia-smi -q output'}: {e}", quiet=gpu is None) from None
     return GpuHealthFact(res.source or fact.source, fact.gpus, fact.driver)
+
+
+def _amd(ctx: Context) -> GpuHealthFact:
+    """amdgpu's own files (pp_dpm_sclk, pp_dpm_pcie, gpu_busy_percent) per card: clock and link
+    levels against the highest, and busy time. (amd-smi's throttle status is not read yet.)"""
+    from llmdoctor.facts.gpu_amd import SYSFS_ROOT
+    from llmdoctor.knowledge.amd import HEALTH_FILES, parse_sysfs_health
+    from llmdoctor.knowledge.nvidia_query import GpuHealthFact
+
+    try:
+        cards = sorted((n for n in ctx.host.listdir(SYSFS_ROOT) if n.startswith("card") and n[4:].isdecimal()),
+                       key=lambda n: int(n[4:]))
+    except (OSError, HostError):
+        raise FactUnavailable("AMD GPUs: no amdgpu power-management files to read", quiet=True) from None
+    gpus = []
+    for card in cards:
+        files = {}
+        for name in HEALTH_FILES:
+            try:
+                files[name] = ctx.host.read(f"{SYSFS_ROOT}/{card}/device/{name}", 4096).decode("ascii", "replace")
+            except (OSError, HostError):
+                pass
+        found = parse_sysfs_health(len(gpus), f"AMD GPU ({card})", files)
+        if found is not None:
+            gpus.append(found)
+    if not gpus:
+        raise FactUnavailable("AMD GPUs: no amdgpu power-management files to read", quiet=True)
+    where = f"files{SYSFS_ROOT}" if getattr(ctx.host, "recorded", False) else "amdgpu sysfs"
+    return GpuHealthFact(where, tuple(gpus))
 
 
 @provider("gpu_xid")

@@ -336,3 +336,53 @@ def test_bandwidth_limit_says_whether_the_card_ran_at_its_clocks(tmp_path, readi
     (finding,) = run_check(spec, FactStore(ctx_of(tmp_path / "e"))).findings
     gpu_lines = [e.text for e in finding.evidence if e.source == "nvidia_smi_q.txt"]
     assert (says in gpu_lines[0]) if says else not gpu_lines
+
+
+# -- AMD: the amdgpu power-management files -----------------------------------------------------
+
+def amd_file(name: str) -> str:
+    return (FIX / "amd_health" / name).read_text()
+
+
+def test_amdgpu_levels_of_real_cards():
+    from llmdoctor.knowledge.amd import parse_sysfs_health
+
+    g = parse_sysfs_health(0, "AMD GPU (card1)", {"pp_dpm_sclk": amd_file("pp_dpm_sclk-polaris.txt"),
+                                                  "pp_dpm_pcie": amd_file("pp_dpm_pcie-polaris.txt")})
+    assert (g.sm_mhz, g.sm_max_mhz, g.pcie_gen, g.pcie_width, g.pcie_gen_max, g.pcie_width_max) == (1233, 1268, 3, 16, 3, 16)
+    assert g.reasons is None and busy(g) is None and not link_degraded(g)
+    g = parse_sysfs_health(0, "x", {"pp_dpm_pcie": amd_file("pp_dpm_pcie-x8-slot.txt"), "gpu_busy_percent": "99\n"})
+    assert (g.pcie_gen, g.pcie_width, g.pcie_gen_max, g.pcie_width_max, g.util_pct) == (4, 8, 4, 8, 99)
+    g = parse_sysfs_health(0, "x", {"pp_dpm_pcie": amd_file("pp_dpm_pcie-rx6800-gen3-board.txt")})
+    assert (g.pcie_gen, g.pcie_width) == (3, 16) and not link_degraded(g)
+    assert parse_sysfs_health(0, "x", {"pp_dpm_sclk": "garbage", "gpu_busy_percent": "n/a"}) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["pp_dpm_sclk", "pp_dpm_pcie", "gpu_busy_percent"]), st.text(max_size=80)))
+def test_amdgpu_garbage(files):
+    from llmdoctor.knowledge.amd import parse_sysfs_health
+
+    g = parse_sysfs_health(0, "x", files)
+    if g is not None:
+        busy(g), link_degraded(g), throttled_by(g)
+
+
+@pytest.mark.parametrize("busy_pct, fires", [("97", True), ("0", False)])
+def test_amdgpu_link_held_low_under_load(tmp_path, busy_pct, fires):
+    from llmdoctor.plugins import load_checks, run_check
+
+    d = tmp_path / "e" / "files" / "sys" / "class" / "drm" / "card1" / "device"
+    d.mkdir(parents=True)
+    (tmp_path / "e" / "meta.json").write_text("{}")
+    for name, value in {"vendor": "0x1002", "mem_info_vram_total": "4294967296", "gpu_busy_percent": busy_pct,
+                        "pp_dpm_pcie": "0: 2.5GT/s, x8 250Mhz *\n1: 16.0GT/s, x16 1143Mhz\n",
+                        "pp_dpm_sclk": amd_file("pp_dpm_sclk-polaris.txt")}.items():
+        (d / name).write_text(value if value.endswith("\n") else value + "\n")
+    store = FactStore(ctx_of(tmp_path / "e"))
+    assert store.get("gpu_health").gpus[0].pcie_gen == 1
+    (spec,) = [s for s in load_checks(site_dir=None, entry_points=False)[0] if s.id == "gpu-pcie-degraded"]
+    found = run_check(spec, store).findings
+    assert bool(found) == fires
+    if fires:
+        assert "pp_dpm_pcie" in found[0].fix.commands[0] and "Gen1 x8" in found[0].evidence[0].text
