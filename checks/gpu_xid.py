@@ -33,7 +33,7 @@ def gpu_xid_errors(gpu_xid: KernelXids | None = None):
             lines.append(Evidence(gpu_xid.source, f"... {len(events) - SHOWN} more XID {code} line(s)"))
         yield Finding(
             Cause.GPU_DEGRADED, Severity.WARNING if origin == "application" else Severity.CRITICAL,
-            f"XID {code} on {', '.join('PCI:' + p for p in gpus)} ({len(events)}x): {meaning}",
+            f"XID {code} on {', '.join(p if p.startswith('GPU') else 'PCI:' + p for p in gpus)} ({len(events)}x): {meaning}",
             lines,
             Fix(action, ("nvidia-smi -q -d ECC,PAGE_RETIREMENT,ROW_REMAPPER,PERFORMANCE",
                          "sudo journalctl -k -b --grep 'NVRM: Xid'")),

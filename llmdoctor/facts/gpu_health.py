@@ -110,4 +110,17 @@ def gpu_xid(ctx: Context, gpu: GpuFact | None = None) -> KernelXids:
         if res.ok or (argv[0] == "journalctl" and res.returncode == 1 and not res.stderr.strip()):
             return KernelXids(res.source or " ".join(argv[:2]), parse_xids(res.stdout))
         tried.append(f"{argv[0]}: {(res.stderr.strip() or f'exit status {res.returncode}').splitlines()[0][:120]}")
+    if ctx.host.kind == "local":  # no kernel log (a container without dmesg rights): NVML's events, live
+        from llmdoctor.hosts.nvml import watch_xids
+        from llmdoctor.knowledge.nvidia import GpuUnavailable
+        from llmdoctor.knowledge.nvidia_xid import XidEvent
+
+        try:
+            seen = watch_xids(ctx.sample_seconds)
+        except GpuUnavailable as e:
+            tried.append(str(e))
+        else:
+            return KernelXids(f"NVML XID events over {ctx.sample_seconds:g} s", tuple(
+                XidEvent(code, f"GPU {index}", None, "", "", f"GPU {index}: XID {code} (NVML event)")
+                for index, code in seen))
     raise FactUnavailable("kernel log not readable: " + "; ".join(tried), quiet=True)

@@ -146,3 +146,51 @@ def read_nvml(pynvml=None) -> GpuFact:
             pynvml.nvmlShutdown()
         except pynvml.NVMLError:
             pass
+
+
+def watch_xids(seconds: float, pynvml=None) -> list[tuple[int, int]]:
+    """(GPU index, XID code) of every critical XID event NVML delivers within `seconds`: for a
+    machine whose kernel log cannot be read (a container without dmesg rights). Only events from
+    now on: the kernel log is the history. Raises GpuUnavailable where NVML cannot watch."""
+    if pynvml is None:
+        try:
+            import pynvml
+        except ImportError:
+            raise GpuUnavailable("nvidia-ml-py is not installed") from None
+    try:
+        pynvml.nvmlInit()
+    except pynvml.NVMLError as e:
+        raise GpuUnavailable(_nvml_error_reason(pynvml, e)) from None
+    found: list[tuple[int, int]] = []
+    try:
+        events = pynvml.nvmlEventSetCreate()
+        xid = getattr(pynvml, "nvmlEventTypeXidCriticalError", 0x8)
+        handles = {}
+        for i in range(pynvml.nvmlDeviceGetCount()):
+            h = pynvml.nvmlDeviceGetHandleByIndex(i)
+            try:
+                pynvml.nvmlDeviceRegisterEvents(h, xid, events)
+                handles[i] = h
+            except pynvml.NVMLError:
+                pass  # NotSupported on this card (GeForce before Pascal, some vGPUs)
+        if not handles:
+            raise GpuUnavailable("NVML: no GPU here delivers XID events")
+        import time
+
+        end = time.monotonic() + seconds
+        while (left := end - time.monotonic()) > 0:
+            try:
+                data = pynvml.nvmlEventSetWait(events, max(1, int(left * 1000)))
+            except pynvml.NVMLError:  # Timeout: nothing happened
+                break
+            index = next((i for i, h in handles.items() if h == data.device), -1)
+            found.append((index, int(data.eventData)))
+        pynvml.nvmlEventSetFree(events)
+        return found
+    except pynvml.NVMLError as e:
+        raise GpuUnavailable(_nvml_error_reason(pynvml, e)) from None
+    finally:
+        try:
+            pynvml.nvmlShutdown()
+        except pynvml.NVMLError:
+            pass

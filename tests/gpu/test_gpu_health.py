@@ -386,3 +386,35 @@ def test_amdgpu_link_held_low_under_load(tmp_path, busy_pct, fires):
     assert bool(found) == fires
     if fires:
         assert "pp_dpm_pcie" in found[0].fix.commands[0] and "Gen1 x8" in found[0].evidence[0].text
+
+
+def test_nvml_xid_events_where_the_kernel_log_is_closed():
+    from types import SimpleNamespace
+
+    from llmdoctor.hosts.nvml import watch_xids
+    from llmdoctor.knowledge.nvidia import GpuUnavailable
+
+    class Events(StandInNVML):
+        nvmlEventTypeXidCriticalError = 0x8
+
+        def __init__(self, codes, supported=True):
+            super().__init__()
+            self.codes, self.supported, self.freed = list(codes), supported, False
+
+        def nvmlEventSetCreate(self): return "set"
+        def nvmlEventSetFree(self, s): self.freed = True
+
+        def nvmlDeviceRegisterEvents(self, h, kind, s):
+            if not self.supported:
+                raise self.NVMLError(3)
+
+        def nvmlEventSetWait(self, s, ms):
+            if not self.codes:
+                raise self.NVMLError(10)  # NVML_ERROR_TIMEOUT
+            return SimpleNamespace(device=0, eventData=self.codes.pop(0), eventType=0x8)
+
+    nvml = Events([79, 48])
+    assert watch_xids(0.5, nvml) == [(0, 79), (0, 48)] and nvml.freed
+    assert watch_xids(0.2, Events([])) == []
+    with pytest.raises(GpuUnavailable):
+        watch_xids(0.1, Events([], supported=False))
