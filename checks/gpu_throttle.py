@@ -19,7 +19,8 @@ ADVICE = {
     "hw_slowdown": "the card protects itself (temperature or power delivery): check cooling, the PSUs and the "
                    "8-pin/12VHPWR cables",
     "sw_power_cap": "the card is at its power limit: compare it with the default (`nvidia-smi -q -d POWER`); a "
-                    "lowered limit is raised with `nvidia-smi -pl WATTS`",
+                    "lowered limit is raised with `sudo nvidia-smi -i N -pl WATTS` (and whatever set it: a boot "
+                    "script, a BMC or datacenter power policy)",
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.judge.thresholds import GPU_BUSY_UTIL_PCT, GPU_HELD_CLOCK_FRACTION
+from llmdoctor.judge.thresholds import GPU_BUSY_UTIL_PCT, GPU_HELD_CLOCK_FRACTION, GPU_POWER_LIMIT_LOWERED_FRACTION
 
 if TYPE_CHECKING:
     from llmdoctor.knowledge.nvidia_query import GpuHealth
@@ -28,12 +28,21 @@ def held(g: GpuHealth) -> bool:
     return bool(g.sm_mhz is not None and g.sm_max_mhz and g.sm_mhz < GPU_HELD_CLOCK_FRACTION * g.sm_max_mhz)
 
 
+def limit_lowered(g: GpuHealth) -> bool:
+    """The enforced power limit well below the board's default (both known)."""
+    return bool(g.power_limit_w and g.power_default_w
+                and g.power_limit_w < GPU_POWER_LIMIT_LOWERED_FRACTION * g.power_default_w)
+
+
 def throttled_by(g: GpuHealth) -> tuple[str, ...]:
     """The clocks event reasons that slow this card's work now: any HW reason; a SW one only
-    while it works with its SM clock held well below the maximum."""
+    while it works with its SM clock held well below the maximum, or (power cap) under a power
+    limit lowered below the default."""
     active = g.reasons or ()
     hw = tuple(r for r in HW_REASONS if r in active)
-    sw = tuple(r for r in SW_REASONS if r in active) if busy(g) and held(g) else ()
+    working = busy(g)
+    sw = tuple(r for r in SW_REASONS if r in active
+               and working and (held(g) or (r == "sw_power_cap" and limit_lowered(g))))
     return hw + sw
 
 
@@ -59,7 +68,8 @@ def clocks_line(g: GpuHealth) -> str:
     if g.util_pct is not None:
         parts.append(f"utilization {g.util_pct}%")
     if g.power_w is not None:
-        parts.append(f"power {g.power_w:.0f} W" + (f" of limit {g.power_limit_w:.0f} W" if g.power_limit_w else ""))
+        parts.append(f"power {g.power_w:.0f} W" + (f" of limit {g.power_limit_w:.0f} W" if g.power_limit_w else "")
+                     + (f" (default {g.power_default_w:.0f} W)" if limit_lowered(g) else ""))
     if g.temp_c is not None:
         parts.append(f"{g.temp_c} C" + (f" (slowdown at {g.slowdown_temp_c} C)" if g.slowdown_temp_c else ""))
     return f"{g.label}: " + "; ".join(parts)

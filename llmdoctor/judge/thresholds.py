@@ -37,6 +37,10 @@ GPU_BUSY_UTIL_PCT = 20
 # HW thermal and HW power brake are reported whatever the clock: nvml.h says HW slowdown "reduces
 # the core clocks by a factor of 2 or more".)
 GPU_HELD_CLOCK_FRACTION = 0.75
+# A power limit set below the board's default (`nvidia-smi -pl`, a BMC, a datacenter policy) makes
+# SW power cap a finding while the card works, whatever the clock: below this share of the default
+# (the margin absorbs the limit's rounding to the card's steps).
+GPU_POWER_LIMIT_LOWERED_FRACTION = 0.95
 
 # -- Ollama -----------------------------------------------------------------------------------
 # A model load taking longer than this is felt as "the first request hangs".

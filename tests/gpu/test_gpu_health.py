@@ -418,3 +418,14 @@ def test_nvml_xid_events_where_the_kernel_log_is_closed():
     assert watch_xids(0.2, Events([])) == []
     with pytest.raises(GpuUnavailable):
         watch_xids(0.1, Events([], supported=False))
+
+
+def test_a_power_limit_lowered_below_the_default_makes_the_cap_a_finding():
+    from llmdoctor.judge.gpu import clocks_line
+
+    lowered = GpuHealth(0, util_pct=100, sm_mhz=1650, sm_max_mhz=1980, reasons=("sw_power_cap",), power_w=399.0,
+                        power_limit_w=400.0, power_default_w=700.0)
+    default = GpuHealth(0, util_pct=100, sm_mhz=1650, sm_max_mhz=1980, reasons=("sw_power_cap",), power_w=699.0,
+                        power_limit_w=700.0, power_default_w=700.0)
+    assert throttled_by(lowered) == ("sw_power_cap",) and not throttled_by(default)
+    assert "of limit 400 W (default 700 W)" in clocks_line(lowered)
