@@ -15,11 +15,18 @@ SW_REASONS = ("sw_power_cap", "sw_thermal")  # the driver keeping it at its limi
 
 
 def busy(g: GpuHealth) -> bool | None:
-    """True when work runs on the card, False when it idles, None when nothing says."""
+    """True when work runs on the card, False when it idles, None when nothing says. A kernel
+    running most of the time says busy; the Idle reason, or a deep performance state (P5-P12: the
+    card lowered clocks and link because little runs), says idle; a card not Idle in P0-P2 works
+    (a memory-bound load can show little utilization)."""
     if g.util_pct is not None and g.util_pct >= GPU_BUSY_UTIL_PCT:
         return True
+    if g.reasons is not None and "idle" in g.reasons:
+        return False
+    if g.pstate and g.pstate[1:].isdecimal() and int(g.pstate[1:]) >= 5:
+        return False
     if g.reasons is not None:
-        return "idle" not in g.reasons
+        return True
     return None if g.util_pct is None else False
 
 

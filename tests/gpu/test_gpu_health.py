@@ -429,3 +429,42 @@ def test_a_power_limit_lowered_below_the_default_makes_the_cap_a_finding():
                         power_limit_w=700.0, power_default_w=700.0)
     assert throttled_by(lowered) == ("sw_power_cap",) and not throttled_by(default)
     assert "of limit 400 W (default 700 W)" in clocks_line(lowered)
+
+
+# Excerpts of public reports, verbatim below the first two lines (which a paste had cut off and
+# nvidia-smi always prints): the pre-535 "Clocks Throttle Reasons" block from
+# https://github.com/NVIDIA/nvidia-docker/issues/1090, and the Windows driver model lines of
+# https://github.com/Jesse3692/MultiLanguageLearning/blob/46c9289fab118c5fabceaa15f11a0d44101cef43/cuda-c/docs/nvidia-smi.md
+OLD_THROTTLE_BLOCK = """Attached GPUs                       : 1
+GPU 00000000:01:00.0
+    Performance State               : P8
+    Clocks Throttle Reasons
+        Idle                        : Not Active
+        Applications Clocks Setting : Not Active
+        SW Power Cap                : Not Active
+        HW Slowdown                 : Not Active
+            HW Thermal Slowdown     : N/A
+            HW Power Brake Slowdown : N/A
+        Sync Boost                  : Not Active
+        SW Thermal Slowdown         : Not Active
+        Display Clock Setting       : Not Active
+    FB Memory Usage
+        Total                       : 4046 MiB
+        Used                        : 523 MiB
+        Free                        : 3523 MiB
+"""
+WINDOWS_LINES = """Attached GPUs                             : 1
+GPU 00000000:01:00.0
+    Product Name                          : NVIDIA GeForce RTX 4070 Laptop GPU
+    Persistence Mode                      : Enabled
+    Driver Model
+        Current                           : WDDM
+        Pending                           : WDDM
+"""
+
+
+def test_the_pre_535_throttle_block_and_the_windows_driver_model():
+    (g,) = parse_query(OLD_THROTTLE_BLOCK).gpus
+    assert g.reasons == () and g.pstate == "P8" and busy(g) is False  # not Idle, but in a deep power state
+    (w,) = parse_query(WINDOWS_LINES).gpus
+    assert w.driver_model == "WDDM" and w.persistence is True
