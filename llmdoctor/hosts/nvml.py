@@ -104,7 +104,7 @@ def _health(pynvml, h, index: int, name: str) -> GpuHealth:
         remap_pending=None if remap is None else bool(remap[2]),
         remap_failure=None if remap is None else bool(remap[3]),
         retire_pending=None if retire is None else bool(retire),
-        pstate=None if pstate is None else f"P{int(pstate)}",
+        pstate=None if pstate is None or int(pstate) > 15 else f"P{int(pstate)}",  # 32: NVML_PSTATE_UNKNOWN
     )
 
 
