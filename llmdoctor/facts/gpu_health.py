@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from llmdoctor.knowledge.nvidia_xid import KernelXids
 
 QUERY = ["nvidia-smi", "-q"]
+QUERY_FILE = "nvidia_smi_q.txt"  # what answers QUERY in an evidence directory (else nvidia_smi.txt, any form)
 # journald's own filter keeps the output small on a busy host; dmesg where there is no journal
 KERNEL_LOG = (["journalctl", "-k", "-b", "-q", "--no-pager", "-o", "short-iso", "--grep", "NVRM: Xid"],
               ["dmesg", "-T"])
@@ -48,15 +49,16 @@ def gpu_health(ctx: Context, gpu: GpuFact | None = None) -> GpuHealthFact:
         raise FactUnavailable("no `nvidia-smi -q` output (no NVIDIA GPU, or not recorded)", quiet=True) from None
     except HostError as e:
         raise FactUnavailable(f"nvidia-smi -q: {e}") from None
-    if res.source and not looks_like_query(res.stdout):  # the recorded table answered: no -q there
+    if res.source and res.source != QUERY_FILE and not looks_like_query(res.stdout):  # nvidia_smi.txt's table answered
         raise FactUnavailable(f"no `nvidia-smi -q` output ({res.source} is another form)", quiet=True)
     if not res.ok:
         first = (res.stdout.strip() or res.stderr.strip() or f"exit status {res.returncode}").splitlines()[0]
-        raise FactUnavailable(f"nvidia-smi -q: {first[:160]}", quiet=gpu is None)
+        raise FactUnavailable(f"nvidia-smi -q: {first[:160]}", quiet=gpu is None and not res.source)
     try:
         fact = parse_query(res.stdout)
     except ParseError as e:
-        raise FactUnavailable(f"unparseable {res.source or 'nvidia-smi -q output'}: {e}", quiet=gpu is None) from None
+        raise FactUnavailable(f"unparseable {res.source or 'nvidia-smi -q output'}: {e}",
+                              quiet=gpu is None and not res.source) from None
     return GpuHealthFact(res.source or fact.source, fact.gpus, fact.driver)
 
 

@@ -468,3 +468,17 @@ def test_the_pre_535_throttle_block_and_the_windows_driver_model():
     assert g.reasons == () and g.pstate == "P8" and busy(g) is False  # not Idle, but in a deep power state
     (w,) = parse_query(WINDOWS_LINES).gpus
     assert w.driver_model == "WDDM" and w.persistence is True
+
+
+def test_gpu_fact_from_a_recorded_query_alone():
+    from llmdoctor.facts.gpu import gpu
+
+    fact = gpu(ctx("gpu-h100-load"))
+    assert fact.source == "nvidia_smi_q.txt" and fact.gpus[0].total_bytes == 81559 * MIB
+
+
+def test_garbage_query_file_is_named(tmp_path):
+    (tmp_path / "nvidia_smi_q.txt").write_text("bash: nvidia-smi: command not found\n")
+    with pytest.raises(FactUnavailable) as e:
+        gpu_health(Context(host=EvidenceHost(tmp_path)))
+    assert not e.value.quiet and e.value.reason.startswith("unparseable nvidia_smi_q.txt")
