@@ -112,7 +112,7 @@ def gpu_xid(ctx: Context, gpu: GpuFact | None = None) -> KernelXids:
         if res.ok or (argv[0] == "journalctl" and res.returncode == 1 and not res.stderr.strip()):
             return KernelXids(res.source or " ".join(argv[:2]), parse_xids(res.stdout))
         tried.append(f"{argv[0]}: {(res.stderr.strip() or f'exit status {res.returncode}').splitlines()[0][:120]}")
-    if ctx.host.kind == "local":  # no kernel log (a container without dmesg rights): NVML's events, live
+    if gpu is not None and gpu.source == "NVML":  # NVML answers here, the kernel log does not (a container): its events
         from llmdoctor.hosts.nvml import watch_xids
         from llmdoctor.knowledge.nvidia import GpuUnavailable
         from llmdoctor.knowledge.nvidia_xid import XidEvent
