@@ -49,9 +49,20 @@ def set_outside_server(
     if declared_settings is None:
         return
     from llmdoctor.judge.fixes import settings_fix
+    from llmdoctor.judge.weighing import confirmed_by_server
 
-    loose = [a for a in declared_settings.assignments if a.problem is None and a.value is not None
-             and a.session_only and not declared_settings.reaches_server(a)]
+    session = [a for a in declared_settings.assignments if a.problem is None and a.value is not None
+               and a.session_only and not declared_settings.reaches_server(a)]
+    confirmed = [(a, e) for a, e in ((a, confirmed_by_server(a, ollama_config)) for a in session) if e is not None]
+    if confirmed:
+        yield Finding(
+            Cause.CONFIG_NOT_APPLIED, Severity.INFO,
+            f"{', '.join(dict.fromkeys(a.name for a, _ in confirmed))} set in a shell, and the server runs with "
+            "the same value: applied (the server's own record outweighs the shell line)",
+            [x for a, e in confirmed[:MAX_EVIDENCE // 2] for x in (Evidence(f"{a.source}:{a.lineno}", a.line), e)],
+            Fix("Nothing to change for these. Keep the value in the server's own environment (service, app or "
+                "container), so it survives a restart that does not come from this shell."))
+    loose = [a for a in session if all(a is not b for b, _ in confirmed)]
     if not loose:
         return
     proofs = [p for p in (_contradiction(a, ollama_config, ollama_log) for a in loose) if p is not None]

@@ -57,9 +57,10 @@ def cpu_spill(
             worst = max(worst, round(100 * (total - on) / total))
             evidence += evs([e for e in load.examples if "offloaded" in e.line or "buffer size" in e.line
                              or "output layer" in e.line][:4])
-    est = ollama_log.estimator if ollama_log is not None and load is None else None
-    if est and est.get("layers.offload", "").isdecimal() and est.get("layers.model", "").isdecimal():
-        on, total = int(est["layers.offload"]), int(est["layers.model"])
+    # the memory estimate, in each version's keys (0.1.x `offload to gpu reallayers= layers=`, later layers.*)
+    est = ollama_log.estimate_layers if ollama_log is not None and load is None else None
+    if est is not None:
+        on, total = est
         if 0 < on < total or (on == 0 < total and gpu_expected(ollama_log, gpu) is not None):
             worst = max(worst, round(100 * (total - on) / total))
             evidence.append(Evidence(ollama_log.estimator_example.source, ollama_log.estimator_example.line))

@@ -25,7 +25,7 @@ def keepalive_unload(
     if ollama_log is None and not ollama_ps:
         return  # nothing reloaded or stopping to show (and the figures module stays unimported)
     from llmdoctor.knowledge.ollama.env import format_seconds
-    from llmdoctor.judge.ollama import config_evidence, keep_alive_seconds
+    from llmdoctor.judge.ollama import config_evidence, evs, keep_alive_seconds
     from llmdoctor.judge.fixes import plus_commands, settings_fix
 
     keep = keep_alive_seconds(ollama_config)
@@ -40,6 +40,12 @@ def keepalive_unload(
                 evidence.append(Evidence(line.source, f"{line.line}  [after {format_seconds(ld.idle_before_s)} idle]"))
     stopping = [m for m in ollama_ps or () if m.stopping]
     evidence += [Evidence(m.source, m.line) for m in stopping]
+    # keep_alive 0 (a client's, or OLLAMA_KEEP_ALIVE=0): the scheduler unloads after every request
+    # (server/sched.go, DEBUG), and each next request loads the model again
+    zero = ollama_log.keep_alive_zero if ollama_log is not None else None
+    unloaded_each_time = not reloads and zero is not None and zero.count >= 2 and ollama_log.load_count >= 2
+    if unloaded_each_time:
+        evidence += evs(zero.examples[:2]) + evs([e for ld in ollama_log.loads[-2:] for e in ld.examples[:1]])
     if not evidence:
         return
     if ollama_config is not None:
@@ -47,11 +53,14 @@ def keepalive_unload(
     worst = max((ld.load_seconds or 0 for ld in reloads), default=0)
     title = (f"The model was unloaded after {format_seconds(keep)} idle and reloaded {len(reloads)} time(s), "
              f"up to {worst:.1f} s each, before answering" if reloads else
+             f"Requests run with keep_alive 0: the model was unloaded {zero.count} time(s) as soon as a request "
+             f"finished, and loaded again for the next" if unloaded_each_time else
              "A model is being unloaded right now (`Stopping...`); the next request reloads it")
     yield Finding(
         Cause.MODEL_UNLOAD, Severity.WARNING, title, evidence,
         Fix("Keep the model in memory longer: set OLLAMA_KEEP_ALIVE (e.g. 24h, or -1 for forever) in the service, "
-            "or send keep_alive with requests; warm it after a restart with an empty request.",
+            "or send keep_alive with requests (a client that sends keep_alive 0 overrides the service's value); "
+            "warm it after a restart with an empty request.",
             *plus_commands(settings_fix(ollama_deployment, OLLAMA_KEEP_ALIVE="24h"),
                            after=("curl http://127.0.0.1:11434/api/generate -d '{\"model\":\"MODEL\",\"keep_alive\":-1}'",))),
     )

@@ -17,22 +17,24 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
        purpose="vLLM refused prompts longer than its max_model_len (no answer, or finish_reason 'length')",
        engines=("vllm",))
 def prompt_too_long(vllm_log: VllmLog, vllm_cmdline: VllmCmdline | None = None):
-    scan = next((s for s in vllm_log.scans if s.prompts_too_long), None)
+    # (prompts beyond the whole KV cache, V0's block_manager refusal, are vllm-max-seq-len's)
+    scan = next((s for s in vllm_log.scans if s.prompts_too_long > s.prompts_over_kv_capacity), None)
     if scan is None:
         return
     prompt, limit = scan.prompt_too_long_max or (0, 0)
-    ev = [Evidence(scan.source, line) for line in scan.prompt_too_long_examples]
+    ev = [Evidence(scan.source, line) for line in scan.prompt_too_long_examples if "block_manager" not in line]
     configured = setting(vllm_cmdline, vllm_log, "max_model_len")
     if configured:
         ev.append(Evidence("cmdline.txt" if vllm_cmdline is not None and vllm_cmdline.get("max_model_len")
                            else scan.source, f"max_model_len {configured}"))
     want = 1 << max(prompt + 1024, 4096).bit_length() if prompt else None
     output = scan.output_too_long  # refused for max_tokens: the prompt itself fits
-    if output == scan.prompts_too_long:
+    refused = scan.prompts_too_long - scan.prompts_over_kv_capacity
+    if output == refused:
         title = (f"vLLM refused {output} request(s) asking for more output tokens (max_tokens) than max_model_len "
                  "leaves after the prompt")
     else:
-        title = (f"vLLM refused {scan.prompts_too_long - output} request(s) whose prompt is longer than max_model_len"
+        title = (f"vLLM refused {refused - output} request(s) whose prompt is longer than max_model_len"
                  + (f" ({prompt:,} tokens > {limit:,})" if prompt else "")
                  + (f"; {output} more asked for more output tokens than fit" if output else ""))
     yield Finding(

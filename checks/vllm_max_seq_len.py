@@ -1,9 +1,11 @@
-"""vLLM refused to start: max seq len larger than the KV cache can hold."""
+"""vLLM refused for want of KV memory: a max seq len larger than the KV cache can hold, and the
+other refusals of that family (less free GPU memory at start-up than gpu_memory_utilization asks
+for, no memory left for any KV block, a V0 prompt larger than the whole cache)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
-from llmdoctor.judge.vllm import setting
+from llmdoctor.judge.vllm import kv_memory_refusals, setting
 from llmdoctor.judge.fixes import serve_flags_text
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
@@ -53,6 +55,7 @@ def _cannot_start(length: int, fits: int | None, ev, vllm_cmdline) -> Finding:
        engines=("vllm",))
 def max_seq_len(vllm_log: VllmLog, vllm_cmdline: VllmCmdline | None = None):
     for scan in vllm_log.scans:
+        yield from kv_memory_refusals(scan, vllm_cmdline)  # the others, at start-up or of one prompt (V0)
         err = scan.max_seq_len_error
         if err is not None:
             ev = [Evidence(scan.source, err.text)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.judge.vllm import classify_waiting, decode_starved
+from llmdoctor.judge.vllm import classify_waiting, decode_starved, setting
 from llmdoctor.judge.fixes import serve_flags_text
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
@@ -39,7 +39,8 @@ def prefill_interference(
         ev = [Evidence(src, slow.text), Evidence(src, busy.text),
               Evidence(src, f"{slow.running} requests running, generation {slow.generation_tps:g} tokens/s in all; "
                             f"next to it {busy.prompt_tps:g} prompt tokens/s: a long prefill took the engine's steps")]
-    budget = vllm_cmdline.get("max_num_batched_tokens") if vllm_cmdline is not None else None
+    budget = setting(vllm_cmdline, vllm_log, "max_num_batched_tokens")  # (the log: non-default args, chunked prefill)
+    budget = budget if isinstance(budget, int) and budget > 0 else None
     target = max(512, (budget or 8192) // 4)
     # V0 prefills a whole prompt in one step unless chunked prefill is on (off by default there)
     v0 = vllm_log is not None and any(s.engine_version == "v0" for s in vllm_log.scans) and not (

@@ -1,5 +1,15 @@
 """llmdoctor: find why a self-hosted LLM server gets slow, prove it, and fix it."""
+import os as _os
+
 __version__ = "0.1.0"
+
+# The built-in checks live at the top of the repository (checks/) and install as the package
+# llmdoctor.checks (pyproject.toml's package-dir). Run from a checkout, the same import name
+# finds them there.
+_here = _os.path.dirname(__file__)
+if not _os.path.isfile(_os.path.join(_here, "checks", "__init__.py")) \
+        and _os.path.isfile(_os.path.join(_os.path.dirname(_here), "checks", "__init__.py")):
+    __path__.append(_os.path.dirname(_here))  # noqa: F821 (a package's own __path__)
 
 # Allocations between two passes of the cyclic garbage collector in a command-line run.
 # Python's default (700) makes ~40 passes while a diagnosis imports and sets up (~8 ms, a

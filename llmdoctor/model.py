@@ -37,6 +37,7 @@ class Cause(str, Enum):
     KV_CAPACITY = "KV_CAPACITY"
     BANDWIDTH_LIMIT = "BANDWIDTH_LIMIT"
     ENGINE_STALLED = "ENGINE_STALLED"
+    CPU_CONTENTION = "CPU_CONTENTION"
     GPU_DEGRADED = "GPU_DEGRADED"
     HEALTHY = "HEALTHY"
 
@@ -105,6 +106,7 @@ class Finding:
     check: str = ""  # filled in by the check runner from the check's id
     confidence: Confidence = Confidence.HIGH
     instance: str = ""  # which engine instance it is about, where a host runs several ("llamacpp pid 3100 :8081")
+    caused_by: str = ""  # the check id of the finding this one follows from (judge/chains.py), listed before it
 
     def __post_init__(self) -> None:
         if not self.evidence:
@@ -233,6 +235,7 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
         "evidence": [{"source": e.source, "text": e.text} for e in f.evidence],
         "fix": {"summary": f.fix.summary, "commands": list(f.fix.commands), "config": f.fix.config},
         **({"instance": f.instance} if f.instance else {}),
+        **({"caused_by": f.caused_by} if f.caused_by else {}),
     }
 
 

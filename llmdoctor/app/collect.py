@@ -118,6 +118,8 @@ def collect_evidence(
     _container(host, since_seconds, put, attempt)
     if any(e.kind in (VLLM, SGLANG, LLAMACPP) for e in engines):
         attempt("engine progress", lambda: _progress(store, put))
+    if engines:
+        attempt("CPU use", lambda: _cpu(store, put))
     if probe:
         attempt("live probe", lambda: _probe(store, put))
     attempt("vmstat", lambda: _run_to(host, ["vmstat", "1", "3"], put, "vmstat.txt", timeout=10))
@@ -192,6 +194,15 @@ def _progress(store: FactStore, put) -> None:
         missing = store.missing.get("engine_progress")
         raise HostError(missing.reason if missing else "no result")
     put("progress.json", json.dumps([p.to_dict() for p in watched], indent=1) + "\n")
+
+
+def _cpu(store: FactStore, put) -> None:
+    """Who used the CPUs over the sampling window (CPU_CONTENTION)."""
+    sample = store.optional("cpu_load")
+    if sample is None:
+        missing = store.missing.get("cpu_load")
+        raise HostError(missing.reason if missing else "no result")
+    put("cpu.json", json.dumps(sample.to_dict(), indent=1) + "\n")
 
 
 def _xids(store: FactStore, put) -> None:

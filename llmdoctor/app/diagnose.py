@@ -51,6 +51,7 @@ EXAMINED: dict[str, Callable[[Any], str | None]] = {
     "declared_settings": lambda v: "settings as written in " + ", ".join(dict.fromkeys(a.source for a in v.assignments)),
     "container": lambda v: (f"{'pod' if v.form == 'pod' else 'container'} {v.name or v.image or ''} ({v.source})".replace("  ", " ")
                             if v.speaks_of_an_engine() else None),
+    "cpu_load": lambda v: f"CPU use over {v.seconds:g} s" if v.engine is not None else None,
     "engine_progress": lambda v: "; ".join(dict.fromkeys(
         f"{p.kind} :{p.port} progress ({len(p.readings)} reading{'s' if len(p.readings) != 1 else ''})"
         for p in v if p.health in ("ok", "timeout", "loading"))) or None,
@@ -236,6 +237,10 @@ def _diagnose_store(store: FactStore, specs: list[CheckSpec], errors: list[str])
         shown.add(id(e))
         unavailable.append(Unavailable(name, e.reason))
     findings.sort(key=lambda f: (-f.severity.rank, f.confidence.rank, f.check))
+    if len(findings) > 1:
+        from llmdoctor.judge.chains import link
+
+        findings = link(findings, store.values)
     return _Part(tuple(findings), tuple(unavailable), examined_lines(store.values))
 
 
@@ -279,6 +284,10 @@ def _per_instance(host: Host, ctx: Context, store: FactStore, instances, specs, 
         values.update({f"{k} ({label})": v for k, v in sub.values.items() if k not in shared})
         missing.update({f"{k} ({label})": redact_text(e.reason) for k, e in sub.missing.items()})
     findings.sort(key=lambda f: (-f.severity.rank, f.confidence.rank, f.check, f.instance))
+    if any(f.caused_by for f in findings):
+        from llmdoctor.judge.chains import root_first
+
+        findings = root_first(findings)
     report = TargetReport(
         target=redact_text(host.name),
         engine=engine_label(store.values),

@@ -23,6 +23,7 @@ def check_progress(url: str, engine: str | None = None, model: str | None = None
     from llmdoctor.facts.live_probe.detect import detect
 
     clock = ask.Clock(deadline)
+    fetch = ask.url_fetch(url)
     if engine is None or (model is None and engine != OLLAMA):
         try:
             target = detect(url, model=model, timeout=max(ask.MIN_CALL_S, min(2.0, clock.left() / 3)))
@@ -32,13 +33,13 @@ def check_progress(url: str, engine: str | None = None, model: str | None = None
                                 (str(e),), clock.since())
             return Progress(DOWN, "nothing accepts connections there", (str(e),), clock.since())
         engine, model = target.engine, target.model
-    state, line = ask.health(url, engine, clock)
+    state, line = ask.health(fetch, engine, clock)
     if state == "timeout" and ask.port_open(url, min(1.0, max(0.1, clock.left()))):
         return Progress(STALLED, f"the port accepts connections but its health endpoint gave no answer in "
                                  f"{clock.since():.1f} s", (line,), clock.since())
     if state in ("timeout", "refused", "loading"):
         return from_request("refused" if state == "timeout" else state, clock.since(), "", line)
-    readings = ask.watch(url, engine, clock, STALL_MIN_WINDOW_S) if engine != OLLAMA else []
+    readings = ask.watch(fetch, engine, clock, STALL_MIN_WINDOW_S) if engine != OLLAMA else []
     verdict = from_readings(readings, line)
     if verdict is not None:
         return verdict
@@ -46,7 +47,7 @@ def check_progress(url: str, engine: str | None = None, model: str | None = None
         return Progress(UNKNOWN, "nothing in flight to watch, and no request was sent",
                         tuple(r.describe() for r in readings) + (line,), clock.since())
     if engine == OLLAMA:
-        loaded = ask.loaded_ollama_models(url, clock)
+        loaded = ask.loaded_ollama_models(fetch, clock)
         model = _ollama_model(model, loaded)
         if model is None:
             return Progress(UNKNOWN, "no model in memory to ask: a readiness check does not load one",

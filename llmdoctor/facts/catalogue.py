@@ -84,6 +84,8 @@ CATALOGUE: tuple[FactSpec, ...] = (
     FactSpec("sglang_server_info", "dict", "SGLang's /get_server_info: the server arguments in effect", "sglang"),
     FactSpec("sglang_cmdline", K + "sglang.cmdline.SglangCmdline", "the settings SGLang was started with",
              "sglang"),
+    FactSpec("cpu_load", K + "cpu.CpuSample",
+             "who used the CPUs over the sampling window: the engine's processes, other work, steal (cpu.json)", "cpu"),
     FactSpec("engine_progress", f"tuple[{F}progress.EngineProgress, ...]",
              "each engine's health answer and token counters across the sampling window (progress.json)", "progress"),
     FactSpec("probe", K + "probe.result.ProbeRuns",

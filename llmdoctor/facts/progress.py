@@ -13,7 +13,7 @@ import http.client
 import json
 import socket
 import time
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from llmdoctor.facts import Context, FactUnavailable, provider
@@ -52,25 +52,50 @@ def port_open(url: str, timeout: float) -> bool:
         return False
 
 
-def _get(url: str, path: str, clock: Clock, cap: float) -> tuple[str, Any]:
-    """("ok"|"timeout"|"refused"|"error", the GetResult or the error)."""
+Fetch = Callable[[str, float], tuple[str, Any]]  # (path, timeout) -> ("ok", answer) or (failure, error)
+
+
+def url_fetch(url: str) -> Fetch:
+    """GETs to a base URL (`llmdoctor ready`)."""
+    def fetch(path: str, timeout: float) -> tuple[str, Any]:
+        try:
+            return "ok", get(url, path, timeout)
+        except TimeoutError as e:
+            return "timeout", e
+        except ConnectionRefusedError as e:
+            return "refused", e
+        except (OSError, http.client.HTTPException, ValueError) as e:
+            return "error", e
+    return fetch
+
+
+def host_fetch(host, port: int) -> Fetch:
+    """GETs through a host (diagnose: local, SSH, container), which remembers a port that let a
+    whole deadline pass and does not ask it again in the same run."""
+    from llmdoctor.hosts.http import HttpTimeout
+
+    def fetch(path: str, timeout: float) -> tuple[str, Any]:
+        try:
+            return "ok", host.http("GET", port, path, timeout=timeout)
+        except HttpTimeout as e:
+            return "timeout", e
+        except (HostError, OSError) as e:
+            return ("refused" if "refused" in str(e).lower() else "error"), e
+    return fetch
+
+
+def _get(fetch: Fetch, path: str, clock: Clock, cap: float) -> tuple[str, Any]:
+    """("ok"|"timeout"|"refused"|"error", the answer or the error)."""
     budget = min(cap, clock.left())
     if budget < MIN_CALL_S:
         return "timeout", None
-    try:
-        return "ok", get(url, path, budget)
-    except TimeoutError as e:
-        return "timeout", e
-    except ConnectionRefusedError as e:
-        return "refused", e
-    except (OSError, http.client.HTTPException, ValueError) as e:
-        return "error", e
+    return fetch(path, budget)
 
 
-def health(url: str, engine: str, clock: Clock) -> tuple[str, str]:
+def health(fetch: Fetch, engine: str, clock: Clock) -> tuple[str, str]:
     """(status, the line for the report): status "ok", "loading", "timeout", "refused" or "error"."""
     path = HEALTH.get(engine, "/health")
-    status, r = _get(url, path, clock, 2.0)
+    status, r = _get(fetch, path, clock, 2.0)
     if status != "ok":
         return status, f"GET {path}: {'no answer in time' if status == 'timeout' else r}"
     text = r.body[:200].decode("utf-8", "replace").strip()
@@ -80,14 +105,14 @@ def health(url: str, engine: str, clock: Clock) -> tuple[str, str]:
     return ("ok" if r.status == 200 else "error"), line
 
 
-def read_counters(url: str, engine: str, clock: Clock) -> Reading:
+def read_counters(fetch: Fetch, engine: str, clock: Clock) -> Reading:
     at = time.monotonic()
     metrics = slots = None
-    status, r = _get(url, "/metrics", clock, 2.0)
+    status, r = _get(fetch, "/metrics", clock, 2.0)
     if status == "ok" and r.status == 200:
         metrics = r.body.decode("utf-8", "replace")
     if engine == LLAMACPP:
-        status, r = _get(url, "/slots", clock, 2.0)
+        status, r = _get(fetch, "/slots", clock, 2.0)
         if status == "ok" and r.status == 200:
             try:
                 slots = json.loads(r.body)
@@ -96,17 +121,17 @@ def read_counters(url: str, engine: str, clock: Clock) -> Reading:
     return reading(engine, at, metrics, slots)
 
 
-def watch(url: str, engine: str, clock: Clock, window: float) -> list[Reading]:
+def watch(fetch: Fetch, engine: str, clock: Clock, window: float) -> list[Reading]:
     """Two readings `window` seconds apart (less where the deadline is nearer)."""
-    first = read_counters(url, engine, clock)
+    first = read_counters(fetch, engine, clock)
     if not first.in_flight:  # idle (or not said): nothing to watch, a request of our own tells
         return [first]
     time.sleep(max(0.0, min(window, clock.left() - 1.0)))
-    return [first, read_counters(url, engine, clock)]
+    return [first, read_counters(fetch, engine, clock)]
 
 
-def loaded_ollama_models(url: str, clock: Clock) -> list[str]:
-    status, r = _get(url, "/api/ps", clock, 2.0)
+def loaded_ollama_models(fetch: Fetch, clock: Clock) -> list[str]:
+    status, r = _get(fetch, "/api/ps", clock, 2.0)
     if status != "ok" or r.status != 200:
         return []
     try:
@@ -207,15 +232,9 @@ def engine_progress(ctx: Context, engines=()):
         raise FactUnavailable("no engine with progress counters (llama-server, vLLM, SGLang) to watch", quiet=True)
     out = []
     for e in targets:
-        try:
-            url = host.base_url(e.port)
-        except (HostError, OSError) as err:
-            out.append(EngineProgress(e.kind, e.port, "error", f"no way to reach port {e.port}: {err}"))
-            continue
+        fetch = host_fetch(host, e.port)
         clock = Clock(max(ctx.sample_seconds, 0.0) + 6.0)
-        state, line = health(url, e.kind, clock)
-        if state == "timeout" and not port_open(url, 1.0):
-            state = "refused"
-        readings = tuple(watch(url, e.kind, clock, max(ctx.sample_seconds, 0.0))) if state == "ok" else ()
+        state, line = health(fetch, e.kind, clock)
+        readings = tuple(watch(fetch, e.kind, clock, max(ctx.sample_seconds, 0.0))) if state == "ok" else ()
         out.append(EngineProgress(e.kind, e.port, state, line, readings))
     return tuple(out)

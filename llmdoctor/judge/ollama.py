@@ -74,7 +74,13 @@ def slots(config, log: OllamaLogSummary | None) -> Slots | None:
         how = f"OLLAMA_NUM_PARALLEL={raw} ({config.origin('OLLAMA_NUM_PARALLEL')})"
         if n is not None and raw == "0":
             how += f", which means 1 in Ollama {config.version}"
-    return Slots(n, how, (config_evidence(config, "OLLAMA_NUM_PARALLEL"),))
+    evidence = (config_evidence(config, "OLLAMA_NUM_PARALLEL"),)
+    off = log.default_concurrency_off if log is not None else None
+    if n is None and off is not None and off.count:
+        # server/sched.go (0.3-0.9): a GPU that cannot report free memory turns the automatic default to 1
+        n, how = 1, how.split(" (auto")[0] + ", turned to 1: a GPU cannot report its free memory"
+        evidence += tuple(evs(off.examples[:1]))
+    return Slots(n, how, evidence)
 
 
 def keep_alive_seconds(config) -> float:

@@ -26,6 +26,18 @@ STALL_MIN_WINDOW_S = 1.5
 # `llmdoctor ready`'s default deadline: what a load balancer or a Kubernetes probe waits.
 READY_DEADLINE_S = 5.0
 
+# -- CPU contention ------------------------------------------------------------------------------
+# Other work holding at least this share of every core's time over the window, on a host whose
+# cores were at least CPU_BUSY_SHARE busy, leaves the engine no spare core: decode on the CPU
+# (and a GPU engine's scheduling and sampling threads) waits for it. Steal at or above
+# CPU_STEAL_SHARE is the hypervisor giving the VM's time to others (the same wait).
+CPU_OTHERS_SHARE = 0.5
+CPU_BUSY_SHARE = 0.9
+CPU_STEAL_SHARE = 0.1
+# ...while the engine was at work: its processes used at least this many cores' worth (an idle
+# engine waits for nobody, whoever holds the cores).
+CPU_ENGINE_ACTIVE_CORES = 0.1
+
 # -- GPU health (GPU_DEGRADED) -----------------------------------------------------------------
 # A card "works" when a kernel ran this share of the last sample period (nvidia-smi
 # utilization.gpu, NVML nvmlDeviceGetUtilizationRates) or its clocks event reasons do not say
@@ -80,3 +92,8 @@ QUEUE_TREND_PEAK_SHARE = 0.8
 QUEUE_TREND_GROWTH = 2.0
 QUEUE_TREND_MIN_LINES = 3
 QUEUE_SPIKE_MAX_LINES = 2
+
+# --- Concurrency rebuilt from access logs (knowledge/concurrency.py) -----------------------
+# A back-to-back chain this long is a server that never idled, not two requests that happened to
+# meet (Ollama issue 9054: three /api/chat lines, each starting as the previous ended).
+BACK_TO_BACK_MIN_REQUESTS = 3

@@ -1,9 +1,9 @@
-"""Shared figures and fixes for the vLLM checks: evidence lines, KV-room levers, and
-telling pure queueing from prefill interference."""
+"""Shared figures and fixes for the vLLM checks: evidence lines, KV-room levers, telling pure
+queueing from prefill interference, and vLLM's refusals for want of KV memory."""
 from __future__ import annotations
 
 from llmdoctor.judge.fixes import MEMORY_ORDER, serve_flags_text
-from llmdoctor.model import Evidence, Fix
+from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 MAX_GPU_UTIL = 0.95
 KV_BOUND_PCT = 80.0  # requests that wait while the KV cache is this full wait for KV room, not for a place
@@ -204,3 +204,57 @@ def batch_room(vllm_log, vllm_metrics, running: int, seqs: int | None) -> str | 
             f"once than --max-loras (default 1), a long prompt's chunked prefill taking the step's token budget "
             f"(--max-num-batched-tokens), or a request that never finishes (then the engine is stuck: restart it "
             f"and report the version).")
+
+
+def _memory_short(scan, vllm_cmdline) -> Finding:
+    """The GPU had less free memory at start-up than --gpu-memory-utilization asks for."""
+    short = scan.gpu_memory_short
+    fits = round(max(0.05, short.free_gib / short.total_gib - 0.03), 2) if short.total_gib else None
+    return Finding(
+        Cause.KV_CAPACITY, Severity.CRITICAL,
+        f"vLLM cannot start: the GPU has {short.free_gib:g} GiB free of {short.total_gib:g} GiB, and "
+        f"gpu_memory_utilization {short.utilization:g} asks for {short.requested_gib:g} GiB",
+        [Evidence(scan.source, short.text)],
+        Fix("vLLM reserves gpu_memory_utilization x the whole GPU at start-up and needs that much free: another "
+            "process holds the rest (a second vLLM or another engine, a notebook, a server that has not exited yet; "
+            "nvidia-smi lists them). Stop it, or lower --gpu-memory-utilization to the share that is free"
+            + (f" (at most {fits})" if fits else "") + ", which also shrinks the KV cache.",
+            (serve_flags_text(vllm_cmdline, gpu_memory_utilization=fits) if fits else "nvidia-smi",)))
+
+
+def _no_kv_memory(scan, vllm_cmdline) -> Finding:
+    return Finding(
+        Cause.KV_CAPACITY, Severity.CRITICAL,
+        "vLLM cannot start: no memory is left for the KV cache after the weights and the activations",
+        [Evidence(scan.source, scan.no_kv_memory)],
+        Fix("The model weights, the activation peak of one batch and the CUDA graphs fill the share of GPU memory "
+            "vLLM may use. Give it a larger share (--gpu-memory-utilization), make the batch peak smaller "
+            "(--max-num-batched-tokens, --max-num-seqs) or skip the CUDA graphs (--enforce-eager), or make the "
+            "weights smaller (a quantized model, --tensor-parallel-size across GPUs).",
+            (serve_flags_text(vllm_cmdline, gpu_memory_utilization=0.95),)))
+
+
+def _over_kv(scan) -> Finding:
+    n = scan.prompts_over_kv_capacity
+    return Finding(
+        Cause.KV_CAPACITY, Severity.WARNING,
+        f"vLLM ignored {n} request(s) whose prompt needs more KV blocks than its whole KV cache holds",
+        [Evidence(scan.source, line) for line in scan.prompt_too_long_examples if "block_manager" in line]
+        + [Evidence(scan.source, line) for line in (scan.kv_capacity.lines[-2:] if scan.kv_capacity else ())],
+        Fix("The V0 scheduler can never place such a prompt and drops it. Give the KV cache more room "
+            "(--gpu-memory-utilization, --kv-cache-dtype fp8, --tensor-parallel-size) or cap prompts below what the "
+            "cache holds (--max-model-len)."))
+
+
+def kv_memory_refusals(scan, cmdline) -> list[Finding]:
+    """vLLM's refusals for want of KV memory other than the max-seq-len one: less free GPU memory
+    at start-up than gpu_memory_utilization asks for, no memory for any KV block (both: it does
+    not start), a V0 prompt larger than the whole cache (that request is dropped)."""
+    out = []
+    if scan.gpu_memory_short is not None:
+        out.append(_memory_short(scan, cmdline))
+    if scan.no_kv_memory is not None:
+        out.append(_no_kv_memory(scan, cmdline))
+    if scan.prompts_over_kv_capacity:
+        out.append(_over_kv(scan))
+    return out

@@ -37,7 +37,8 @@ def _finding(f: Finding) -> list[str]:
     out = [f'<section class="finding {sev}">',
            f'<p><span class="badge">{escape(sev)}</span> <strong>{escape(f.title)}</strong></p>',
            f'<p class="meta">{escape(f.cause.value)} · {escape(f.check)} · confidence {escape(f.confidence.value)}'
-           + (f' · instance {escape(f.instance)}' if f.instance else '') + '</p>',
+           + (f' · instance {escape(f.instance)}' if f.instance else '')
+           + (f' · follows from {escape(f.caused_by)} (change that first)' if f.caused_by else '') + '</p>',
            "<p>Evidence:</p><ul>"]
     out += [f"<li><code>{escape(e.source)}</code>: <code>{escape(e.text.strip())}</code></li>" for e in f.evidence]
     out += ["</ul>", f'<p class="fix"><strong>Fix:</strong> {escape(f.fix.summary)}</p>']

@@ -67,7 +67,8 @@ def merged_into(changes, f: Finding):
 
 def _md_finding(f: Finding, merged=None) -> list[str]:
     out = [f"#### [{f.severity.value}] {f.title}", "", f"`{f.check}` · cause **{f.cause.value}** · confidence {f.confidence.value}"
-           + (f" · instance {_md_escape(f.instance)}" if f.instance else ""), ""]
+           + (f" · instance {_md_escape(f.instance)}" if f.instance else "")
+           + (f" · follows from `{f.caused_by}` (change that first)" if f.caused_by else ""), ""]
     out.append("Evidence:")
     out.append("")
     for e in f.evidence:
@@ -155,6 +156,8 @@ def _lines(t: TargetReport) -> list[Line]:
         out.append(((f"{SEVERITY_HEADING[sev]} ({len(group)})", style),))
         for f in group:
             out.append((("  ", ""), ("●", style), (" ", ""), (f.title, "bold"), (f"  {f.cause.value} · {f.check}" + (f" · {f.instance}" if f.instance else ""), "dim")))
+            if f.caused_by:
+                out.append(((f"      ↳ follows from {f.caused_by} (listed before it): change that first", "dim"),))
             out += [(("      ", ""), (f"{e.source}:", "dim"), (f" {e.text.strip()}", "")) for e in f.evidence]
             out.append((("    ", ""), ("Fix:", "green"), (f" {f.fix.summary}", "")))
             merged = merged_into(t.changes, f)

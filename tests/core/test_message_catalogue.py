@@ -26,6 +26,7 @@ def _id(x):
 def test_ids_are_unique_and_engines_known():
     ids = [m.id for m in ROWS]
     assert len(ids) == len(set(ids))
+    assert [m.id for m in ROWS if not m.id.startswith(m.engine + ".")] == []  # `ENGINE.area.name`
     assert {m.engine for m in ROWS} <= set(TABLES) | {FAMILY}
 
 

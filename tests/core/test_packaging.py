@@ -53,8 +53,10 @@ def test_sdist_and_wheel_both_carry_the_checks(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(out), str(_source_copy(tmp_path))],
                    check=True, capture_output=True, timeout=300)
     [wheel] = out.glob("llmdoctor-*.whl")
-    in_wheel = {n.rsplit("/", 1)[-1] for n in zipfile.ZipFile(wheel).namelist() if n.startswith("llmdoctor/checks/")}
+    names = zipfile.ZipFile(wheel).namelist()
+    in_wheel = {n.rsplit("/", 1)[-1] for n in names if n.startswith("llmdoctor/checks/")}
     assert set(CHECKS) | {"README.md"} <= in_wheel
+    assert not [n for n in names if n.startswith("checks/")]  # never a bare top-level package
     # the sdist, as `python -m build --sdist` would make it (setuptools' own backend hook)
     code = ("import sys, setuptools.build_meta as b; sys.stdout.write(b.build_sdist(sys.argv[1]))")
     src = tmp_path / "src"
@@ -102,3 +104,10 @@ def test_checks_load_from_an_installed_wheel_with_the_same_findings(tmp_path):
     installed = findings([sys.executable, "-I", "-c", main], tmp_path)
     checkout = findings([sys.executable, "-m", "llmdoctor"], ROOT)
     assert installed == checkout and installed
+
+
+def test_the_import_name_is_llmdoctor_checks_in_a_checkout_too():
+    import importlib
+
+    module = importlib.import_module("llmdoctor.checks.swap")
+    assert Path(module.__file__).resolve() == ROOT / "checks" / "swap.py"

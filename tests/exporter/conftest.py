@@ -25,7 +25,8 @@ def full_facts() -> dict:
     """Facts as the collectors deliver them (their real types), one of every kind the
     exporter maps. Built from the real classes so a renamed field fails here, loudly."""
     from llmdoctor.knowledge.llamacpp.endpoints import LlamaMetrics, LlamaState
-    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
+    from llmdoctor.knowledge.concurrency import Span
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary, RequestTiming
     from llmdoctor.knowledge.ollama.ps import LoadedModel
     from llmdoctor.knowledge.vllm.log import KvCapacity
     from llmdoctor.knowledge.vllm.metrics import VllmMetrics
@@ -34,7 +35,9 @@ def full_facts() -> dict:
     from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
     from llmdoctor.knowledge.memory import SwapInterval
     from llmdoctor.knowledge.nvidia import GpuDevice, GpuFact
+    from llmdoctor.facts.progress import EngineProgress
     from llmdoctor.knowledge.probe.result import ProbeResult, ProbeRuns, StreamSample
+    from llmdoctor.knowledge.progress import Reading
 
     streams = tuple(
         StreamSample(id=f"s{i}", scenario="concurrent", ttft_s=ttft, chunk_s=(ttft, ttft + 0.03, ttft + 0.06, ttft + 0.14))
@@ -45,7 +48,8 @@ def full_facts() -> dict:
         "ollama_config": OllamaConfig("0.12.3", {"OLLAMA_NUM_PARALLEL": "4", "OLLAMA_MAX_QUEUE": "512",
                                                  "OLLAMA_CONTEXT_LENGTH": "8192", "OLLAMA_KEEP_ALIVE": "5m"}, {}),
         "ollama_ps": (LoadedModel("llama3.1:70b", 48_000_000_000, 20_000_000_000, "58%/42% CPU/GPU", 58),),
-        "ollama_log": OllamaLogSummary(load_count=3),
+        "ollama_log": OllamaLogSummary(load_count=3, requests=RequestTiming(3, 1, 1, peak_in_flight=3, spans=(
+            Span(0.0, 10.0), Span(0.0, 20.0), Span(0.0, 30.0)))),
         "memory": MemoryFact(intervals=(SwapInterval(4096.0, 8192.0, 1.0), SwapInterval(4096.0, 8192.0, 1.0))),
         "gpu": GpuFact("NVML", (GpuDevice(0, "NVIDIA L4", total_bytes=24_000_000_000, used_bytes=20_000_000_000),)),
         "vllm_metrics": VllmMetricsSample(VllmMetrics(running=8, waiting=5, kv_usage=0.97, preemptions_total=12), None, 0.0, "metrics.prom"),
@@ -53,6 +57,9 @@ def full_facts() -> dict:
                                              recent_stats=(), preemptions_at_least=0, v1_preemptions=0),)),
         "llamacpp_state": LlamaState(8080, metrics=LlamaMetrics(requests_processing=4, requests_deferred=2)),
         "probe": ProbeRuns((ProbeResult("http://127.0.0.1:11434", "ollama", started_at="2026-11-29T11:00:00+00:00", samples=streams),)),
+        "engine_progress": (EngineProgress("vllm", 8000, "ok", "GET /health: 200",
+                                           (Reading(0.0, "/metrics", 10.0, 1, 0, (10.0,)),
+                                            Reading(2.0, "/metrics", 90.0, 1, 0, (90.0,)))),),
     }
 
 

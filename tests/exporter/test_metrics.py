@@ -268,3 +268,22 @@ def test_counter_state_round_trips():
     again = c.MonotonicTotals.from_json(totals.to_json())
     again.feed("h", [c.CounterReading("llmdoctor_preemptions", (("engine", "vllm"),), 13, "total", "vllm_metrics")])
     assert again.values()[0][3] == 13
+
+
+def test_access_log_concurrency_is_exported():
+    """Three requests sent at once to one slot (spans [0,10], [0,20], [0,30]): three in flight,
+    the last waited 20 s; a log without access lines exports neither."""
+    got = {name: value for name, _, value in r.access_log_samples(full_facts())}
+    assert got == {"llmdoctor_engine_requests_in_flight": 3.0, "llmdoctor_engine_request_wait_seconds": 20.0}
+    assert r.access_log_samples({"ollama_log": None}) == [] and r.access_log_samples({}) == []
+
+
+def test_access_log_chain_wait_is_exported_from_a_real_log():
+    from pathlib import Path
+
+    from llmdoctor.knowledge.ollama.log import OllamaLogScanner
+
+    log = Path(__file__).resolve().parent.parent / "fixtures" / "evidence" / "ollama-healthy" / "journal.log"
+    summary = OllamaLogScanner().feed_all(log.read_text().splitlines(), "journal.log").summary()
+    got = {name: value for name, _, value in r.access_log_samples({"ollama_log": summary})}
+    assert got == {"llmdoctor_engine_requests_in_flight": 1.0, "llmdoctor_engine_request_wait_seconds": 0.0}

@@ -5,6 +5,7 @@ pointed at a drip server each end within their deadline + 2 s."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -114,6 +115,8 @@ def test_local_diagnose_and_exporter_once_at_a_drip_engine(tmp_path, command):
     assert "Traceback" not in r.stderr
     assert took < 5 + 2 + START_UP_S, (took, r.stdout[-2000:], r.stderr[-2000:])
     if command == "diagnose":
-        assert "llamacpp" in r.stdout and "no complete answer within 5 s" in r.stdout
+        # the first request to the port that let its deadline pass (the progress check's /health
+        # at 2 s, or an endpoint at 5 s) ends the asking: the rest say "not asked"
+        assert "llamacpp" in r.stdout and re.search(r"no complete answer within [25] s|no answer in time", r.stdout)
     else:
         assert (tmp_path / "m.prom").exists()

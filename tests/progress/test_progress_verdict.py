@@ -75,3 +75,15 @@ def test_recorded_progress_round_trips_and_garbage_is_a_clear_error():
     for bad in (b"{}", b"[1]", b'[{"kind": "vllm", "readings": [{"at": "x"}]}]', b"not json"):
         with pytest.raises(ValueError):
             progress_from_json(bad)
+
+
+def test_the_exporter_gauge_from_the_recorded_fixtures():
+    from llmdoctor.app.exporter.readings import progress_samples
+
+    ev = FIXTURES / "evidence"
+    stalled = progress_from_json((ev / "llamacpp-engine-stalled" / "progress.json").read_bytes())
+    moving = progress_from_json((ev / "llamacpp-progressing" / "progress.json").read_bytes())
+    [(name, labels, value)] = progress_samples({"engine_progress": stalled})
+    assert name == "llmdoctor_engine_progress" and dict(labels)["engine"] == "llamacpp" and value == 0.0
+    assert [s[2] for s in progress_samples({"engine_progress": moving})] == [1.0]
+    assert progress_samples({}) == []

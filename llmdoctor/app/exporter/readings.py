@@ -252,6 +252,25 @@ def queue_samples(facts: Mapping[str, Any]) -> list[Sample]:
     return out
 
 
+def access_log_samples(facts: Mapping[str, Any]) -> list[Sample]:
+    """Concurrency rebuilt from Ollama's access lines (knowledge/concurrency.py): the most
+    requests in flight at once over the log read, and the longest wait that implies (one slot
+    where the log shows requests in flight together finishing one after another; a
+    back-to-back chain whose clients hit one deadline)."""
+    spans = field(field(facts.get("ollama_log"), "requests"), "spans")
+    if not spans:
+        return []
+    from llmdoctor.knowledge.concurrency import chains, in_flight, peak, waits_one_slot
+
+    r = field(facts.get("ollama_log"), "requests")
+    series = in_flight(spans)
+    waited = max(waits_one_slot(spans)) if number(field(r, "serial_groups")) else 0.0
+    waited = max([waited] + [c.waited_s for c in chains(spans) if c.sent_together])
+    label = (("engine", "ollama"),)
+    return [("llmdoctor_engine_requests_in_flight", label, float(max(peak(series), 1))),
+            ("llmdoctor_engine_request_wait_seconds", label, round(waited, 3))]
+
+
 def _ollama_kv(facts: Mapping[str, Any]) -> tuple[float | None, float | None]:
     """Ollama: slots x context (demand) vs tokens that fit next to the weights (capacity)."""
     if facts.get("ollama_show") is None or facts.get("ollama_config") is None:
@@ -404,13 +423,30 @@ def counter_readings(facts: Mapping[str, Any], log_mode: str = "total") -> list[
     return out
 
 
+def progress_samples(facts: Mapping[str, Any]) -> list[Sample]:
+    """llmdoctor_engine_progress from the engine_progress fact (judge/progress.py decides)."""
+    from llmdoctor.judge.progress import STALLED, from_readings
+
+    out: list[Sample] = []
+    for p in items(facts.get("engine_progress")):
+        if field(p, "health") not in ("ok", "timeout"):
+            continue  # refused, loading or unreadable: llmdoctor_up and the findings say so
+        verdict = from_readings(field(p, "readings", ()), "")
+        stalled = field(p, "health") == "timeout" or (verdict is not None and verdict.state == STALLED)
+        out.append(("llmdoctor_engine_progress", (("engine", label_value(field(p, "kind"), 16)),
+                                                  ("port", label_value(field(p, "port"), 8))), 0.0 if stalled else 1.0))
+    return out
+
+
 GAUGE_READERS = (
     engine_samples,
+    progress_samples,
     ollama_config_samples,
     model_memory_samples,
     swap_samples,
     gpu_samples,
     queue_samples,
+    access_log_samples,
     kv_samples,
     probe_samples,
 )

@@ -5,6 +5,7 @@ slots; `-np` left out (or -1) means 4 slots sharing a unified cache (llama.cpp P
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from llmdoctor.parsing import split_cmdline
@@ -91,7 +92,11 @@ def parse_llama_cmdline(text: str | bytes) -> LlamaCmdline:
 
 
 def looks_like_llama_cmdline(argv: list[str]) -> bool:
-    """llama-server's, or a front-end's that passes llama-server flags (Lemonade, a llama.cpp image)."""
+    """llama-server's, or a front-end's that passes llama-server flags (Lemonade, a llama.cpp image).
+    Ollama's runner (`ollama runner ...`, the older `ollama_llama_server`) takes llama-server's flags
+    but is Ollama's own child: its --parallel/--ctx-size are Ollama's settings, never llama-server's."""
+    if argv and "ollama" in re.split(r"[/\\]", argv[0])[-1].lower():
+        return False
     return any("llama-server" in a or "llama_server" in a or "lemonade" in a.lower() or "llama.cpp" in a
                for a in argv[:8]) or \
         any(a in ("-np", "--parallel", "-ngl", "--n-gpu-layers", "-kvu", "--ctx-size") for a in argv)

@@ -31,11 +31,14 @@ MAX_WRAP_LINES = 40
 INFERENCE_PATHS = ("/api/generate", "/api/chat", "/v1/chat/completions", "/v1/completions",
                    "/v1/responses", "/api/embed", "/api/embeddings", "/v1/embeddings", "/v1/messages")
 
-OOM_SUBSTRINGS = ("out of memory", "out of device memory", "cudamalloc failed", "hipmalloc failed",
+OOM_SUBSTRINGS = ("out of memory", "out-of-memory", "out of device memory", "cudamalloc failed", "hipmalloc failed",
                   "failed to allocate", "allocation failed", "not enough memory", "insufficient memory",
-                  "vk_error_out_of_device_memory", "erroroutofmemory")
+                  "vk_error_out_of_device_memory", "erroroutofmemory",
+                  # the scheduler, in its own words (server/sched.go >= 0.30): a load or a request ran out of memory
+                  "runtime oom detected", "reducing automatic context and retrying")
 # CUDA error 999 (cudaErrorUnknown) at start-up is the suspend/resume signature (ollama#5464, #6647)
-GPU_INIT_FAILURE = LazyPattern(r"(?:cudaSetDevice err|cudart init failure|cuda driver library init failure|cuInit err)\W+999"
+GPU_INIT_FAILURE = LazyPattern(r"(?:cudaSetDevice err|cudart init failure|cuda driver library init failure|cuInit err"
+                               r"|cuInit failed)\W+999"
                                r"|unable to init gpu", re.I)
 
 _ANSI = LazyPattern(r"\x1b\[[0-9;]*m")
@@ -45,6 +48,7 @@ _GIN = LazyPattern(r"\[\s*GIN\s*\]\s*(\d{4}/\d{2}/\d{2}) - (\d{2}:\d{2}:\d{2})\s
                    r"\s*([0-9][0-9.hmsuµμn]*)\s*\|\s*(\S*)\s*\|\s*([A-Z]+)\s*\"([^\"]*)\"")
 _DEVICE_MEM = LazyPattern(r'msg="(model weights|kv cache|compute graph)" device=(\S+) size="([^"]+)"')
 _STARTED = LazyPattern(r"(llama runner|llama-server) started in ([\d.]+) seconds")
+_OLD_RUNNER_START = LazyPattern(r"\bllama\.go:\d+: starting llama runner\b")
 _START_CMD = LazyPattern(r'msg="starting (?:llama server|runner|llama-server)"\s+cmd=')
 _CTX = LazyPattern(r"(?:--ctx-size|(?<!\S)-c)[ =](\d+)")
 _PAR = LazyPattern(r"(?:--parallel|(?<!\S)-np)[ =](\d+)")
@@ -54,7 +58,9 @@ _TRUNC = LazyPattern(r'truncating input prompt"?\s+limit=(\d+)\s+prompt=(\d+)(?:
 _LISTEN = LazyPattern(r"Listening on (\S+) \(version ([^)\s]+)\)")
 _INVENTORY = LazyPattern(r'msg="inference compute"')
 _KV = LazyPattern(r'([A-Za-z_][\w.]*)=("(?:[^"\\]|\\.)*"|\S+)')
-_FORCED_ONE = "model architecture does not currently support parallel requests"
+# parallel forced to 1 for the model's architecture, in each version's words (server/sched.go)
+_FORCED_ONE = ("model architecture does not currently support parallel requests",
+               "mllama does not currently support parallel requests", "mllama doesn't support parallel requests")
 # The scheduler unloading a loaded model to make room (INFO; DEBUG for the last two), and a
 # keep-alive running out (DEBUG only): server/sched.go, llm/server.go.
 EVICTIONS = ("evicting a model to make space", "predicted to exceed available memory, evicting",
@@ -65,11 +71,92 @@ _SCHED_LOAD = LazyPattern(r'msg="(?:new model will fit in available (?:VRAM|memo
                           r'loading model(?: via llama-server)?)"')
 _MODEL_ARG = LazyPattern(r'\bmodel(?:Path)?=("?)([^"\s]+)\1')
 _SYS_MEM = LazyPattern(r'msg="system memory" total="([^"]+)" free="([^"]+)"')
-_RUNNERS = LazyPattern(r'msg="Dynamic LLM libraries" runners="?\[([^\]]*)\]')
+_RUNNERS = LazyPattern(r'Dynamic LLM libraries(?:"?\s+runners="?)?\s*\[([^\]]*)\]')
 _COMPATIBLE = LazyPattern(r'msg="compatible gpu libraries" compatible=\[([^\]]*)\]')
 _DETECTED = LazyPattern(r'msg="detected GPUs"[^\n]*?count=(\d+)|msg="inference compute"[^\n]*?library=(?!cpu)(\w+)')
 _LIBDIR_MISSING = LazyPattern(r"lib[/\\]ollama\S*[’'\"]?:? No such file or directory|cannot access\s+\S*lib[/\\]ollama")
 GPU_BACKEND_NAMES = ("CUDA", "ROCm", "HIP", "Vulkan", "Metal", "MTL", "SYCL", "OpenCL", "CANN", "MUSA")
+# Lines that are counted and nothing more, in every version's words (lower case; see
+# knowledge/ollama/catalogue.py for where each is printed). Tried on the lines no row above took
+# (after the llama.cpp lines), behind MARK_GATES: plain substring tests, each a word of some
+# marks, cheap where an alternation of every phrase over every line is not.
+MARKS = {
+    # a flash-attention / KV-cache-type setting that was not applied (llm/server.go 0.5-0.24)
+    "quantized kv cache requested but flash attention disabled": "settings_ignored",
+    "flash attention enabled but not supported by": "settings_ignored",
+    "must be enabled to use a quantized ollama_kv_cache_type": "settings_ignored",
+    "unsupported ollama_kv_cache_type": "settings_ignored",
+    "kv cache type not supported by model": "settings_ignored",
+    # keep-alive (DEBUG), and the wait for an unloaded model's VRAM (server/sched.go)
+    "non-zero duration has gone idle, adding timer": "keep_alive_timers",
+    "runner with zero duration has gone idle": "keep_alive_zero",  # keep_alive 0: unloaded after each request
+    "vram usage didn't recover within timeout": "vram_not_recovered",
+    # the scheduler's DEBUG lines: a loaded model reloaded for a request with other options (num_ctx ...),
+    # a new load waiting for the old model's requests to drain, a queued request whose client gave up
+    "msg=reloading": "option_reloads",
+    "waiting for pending requests to complete and unload to occur": "unload_waits",
+    "pending request cancelled or timed out": "queue_abandoned",
+    "disabling default concurrency": "default_concurrency_off",
+    # a client gave up on a request in flight (llm/server.go, llm/llama_server.go)
+    "due to client closing the connection": "client_aborts",
+    # memory fit
+    "model request too large for system": "too_large",
+    "model is too large for system memory": "too_large",
+    "memory layout cannot be allocated": "layout_misfits",
+    "model layout did not fit": "layout_misfits",
+    "failed to commit memory for model": "layout_misfits",
+    "runner process has terminated": "runner_died",
+    "llama-server process has terminated": "runner_died",
+    "llama runner process no longer running": "runner_died",
+    "llama-server process no longer running": "runner_died",
+    'msg="load failed"': "load_failures",
+    'msg="newllamaserver failed"': "load_failures",
+    'msg="error loading llama server"': "load_failures",
+    'msg="failed to create server"': "load_failures",
+    "predicted usage exceeds vram": "vram_overcommit",
+    'msg="gpu memory"': "gpu_memory",  # free VRAM per GPU at a load (0.11+)
+    "updated vram based on existing loaded models": "gpu_memory",
+    "disabling mmap for llama-server load due to host memory pressure": "host_memory_pressure",
+    # the Go runners' prompt cache (DEBUG): a slot reused for a prompt, and a slot's cache thrown away
+    "loading cache slot": "cache_slot_loads",
+    "evicting cache slot": "cache_slot_evictions",
+    "timed out waiting for llama runner to start": "load_timeouts",
+    "timed out waiting for llama-server to start": "load_timeouts",
+    # context
+    "requested context size too large for model": "ctx_clamped",
+    "requested context length is greater than model max context length": "ctx_clamped",
+    "truncating input messages": "history_truncations",
+    "truncating native chat messages": "history_truncations",
+    "entering low vram mode": "low_vram",
+    # GPU discovery found no GPU (gpu/, discover/)
+    "no compatible gpus were discovered": "no_gpu",
+    "no nvidia devices detected": "no_gpu",
+    "failure during gpu discovery": "no_gpu",
+    "failure during llama-server gpu discovery": "no_gpu",
+    "amd rocm reports no devices found": "no_gpu",
+    "failed call to hipgetdevicecount": "no_gpu",
+    "hipgetdevicecount failed": "no_gpu",  # discover/native_probe_*.go (0.30+), as the discovery error
+    "cuinit failed": "no_gpu",
+    "cudevicegetcount failed": "no_gpu",
+    "experimental vulkan support disabled": "vulkan_off",
+    # ... or found one and refused it: the device, its driver or the ROCm library does not qualify
+    "cuda gpu is too old": "gpu_rejected",
+    "amdgpu detected, but no compatible rocm library": "gpu_rejected",
+    "amdgpu is not supported": "gpu_rejected",
+    "amdgpu too old": "gpu_rejected",
+    "is not supported by": "gpu_rejected",  # `amdgpu [0] gfx1031 is not supported by DIR [...]` (0.1.x): needs "amdgpu"
+    "nvidia driver too old": "gpu_rejected",
+    "version mismatch between driver and cuda driver library": "gpu_rejected",
+}
+MARKED = tuple(dict.fromkeys(MARKS.values()))
+MARK_GATES = ("flash attention", "kv_cache_type", "kv cache type", "gone idle", "didn't recover", "concurrency",
+              "closing the connection", "too large", "layout", "commit memory", "terminated", "no longer running",
+              "timed out waiting", "requested context", "truncating", "low vram", "no compatible", "nvidia devices",
+              "amdgpu", "gpu discovery", "rocm reports", "hipgetdevicecount", "cuinit failed", "cudevicegetcount",
+              "vulkan", "too old", "version mismatch", "load failed", "newllamaserver", "error loading",
+              "failed to create server", "predicted usage", "host memory pressure", "cache slot", "msg=reloading",
+              "pending request", "gpu memory", "updated vram")
+_MARK = LazyPattern("|".join(re.escape(k) for k in sorted(MARKS, key=len, reverse=True)))
 _VRAM_CTX = LazyPattern(r'vram-based default context"?\s+total_vram="?([^"]+?)"?\s+default_num_ctx=(\d+)')
 
 
@@ -93,6 +180,9 @@ class Signal(Record):
     def __init__(self, count: int = 0, examples: tuple[Example, ...] = ()) -> None:
         self.count = count
         self.examples = examples
+
+
+_NO_SIGNAL = Signal()
 
 
 class _Tally:
@@ -183,7 +273,7 @@ class RequestTiming(Record):
     """Access-log concurrency, from gin lines (end time + duration)."""
 
     __slots__ = ("requests", "concurrent_groups", "serial_groups", "parallel_pairs", "peak_in_flight",
-                 "max_duration_s", "typical_service_s", "serial_example", "serial_figures", "cold")
+                 "max_duration_s", "typical_service_s", "serial_example", "serial_figures", "cold", "spans")
 
     def __init__(
         self,
@@ -197,6 +287,7 @@ class RequestTiming(Record):
         serial_example: tuple[Example, ...] = (),
         serial_figures: str = "",
         cold: tuple["ColdStart", ...] = (),
+        spans: tuple = (),
     ) -> None:
         self.requests = requests
         self.concurrent_groups = concurrent_groups  # groups of requests in flight together
@@ -208,6 +299,7 @@ class RequestTiming(Record):
         self.serial_example = serial_example
         self.serial_figures = serial_figures
         self.cold = cold  # first requests after an idle gap, much slower than the next ones
+        self.spans = spans  # the last MAX_TIMED requests as knowledge.concurrency.Span (unix seconds)
 
 
 class ColdStart(Record):
@@ -246,7 +338,7 @@ class OllamaLogSummary(Record):
                  "vram_default_ctx", "requests", "status_counts", "last_request_at", "cpp", "evictions", "expiries",
                  "system_memory", "system_free_bytes", "runner_backends", "runner_backends_example",
                  "runner_libraries", "runner_libraries_example", "gpu_libraries_empty", "libdir_missing", "gpu_seen",
-                 "busy", "unit_warnings", "fast_error_burst", "fast_error_burst_size", "load_aborted")
+                 "busy", "unit_warnings", "fast_error_burst", "fast_error_burst_size", "load_aborted") + MARKED
 
     def __init__(
         self,
@@ -298,6 +390,7 @@ class OllamaLogSummary(Record):
         fast_error_burst: tuple[Example, ...] = (),
         fast_error_burst_size: int = 0,
         load_aborted: Signal = Signal(),
+        **marked: Signal,
     ) -> None:
         self.sources = sources
         self.lines = lines
@@ -347,6 +440,22 @@ class OllamaLogSummary(Record):
         self.fast_error_burst = fast_error_burst  # the largest same-second burst of fast 5xx answers
         self.fast_error_burst_size = fast_error_burst_size
         self.load_aborted = load_aborted  # the client went away while its model loaded (llm/server.go WaitUntilRunning)
+        for key in MARKED:  # the MARKS counts: settings_ignored, no_gpu, load_timeouts, ...
+            setattr(self, key, marked.get(key, _NO_SIGNAL))
+
+    @property
+    def last_load(self) -> "Load | None":
+        return self.loads[-1] if self.loads else None
+
+    @property
+    def estimate_layers(self) -> tuple[int, int] | None:
+        """(layers planned on GPU, layers) of the last memory estimate, in either key set
+        (`layers.offload`/`layers.model` from 0.1.33, `reallayers`/`layers` before)."""
+        e = self.estimator or {}
+        for on, of in (("layers.offload", "layers.model"), ("reallayers", "layers")):
+            if e.get(on, "").isdecimal() and e.get(of, "").isdecimal():
+                return int(e[on]), int(e[of])
+        return None
 
 
 def _number(text: str) -> float | None:
@@ -487,6 +596,7 @@ class _Requests:
         self.best: tuple[int, tuple[Example, ...], str] = (0, (), "")
         self.last_end: float | None = None
         self.timed: deque[tuple[float | None, float, Example]] = deque(maxlen=MAX_TIMED)  # (gap before, seconds, line)
+        self.spans: deque[tuple[float, float, int, Example]] = deque(maxlen=MAX_TIMED)  # (start, end, status, line)
 
     def add(self, g: GinLine, ex: Example) -> None:
         try:
@@ -497,6 +607,7 @@ class _Requests:
         self.max_dur = max(self.max_dur, g.seconds)
         start = end - g.seconds
         self.timed.append((None if self.last_end is None else start - self.last_end, g.seconds, ex))
+        self.spans.append((start, end, g.status, ex))
         self.last_end = end if self.last_end is None else max(self.last_end, end)
         # gin prints whole seconds: count as overlap only what exceeds that resolution
         if self.cluster and start < self.cluster_end - 1.0 and len(self.cluster) < MAX_CLUSTER:
@@ -505,6 +616,14 @@ class _Requests:
             self._close()
             self.cluster = [(start, end, ex)]
         self.cluster_end = max(self.cluster_end if len(self.cluster) > 1 else end, end)
+
+    def add_failed(self, g: GinLine, ex: Example) -> None:
+        """A failed request only joins the spans (a client deadline shows there), not the timings."""
+        try:
+            end = g.at.timestamp()
+        except (ValueError, OverflowError, OSError):
+            return
+        self.spans.append((end - g.seconds, end, g.status, ex))
 
     def _cold(self) -> tuple[ColdStart, ...]:
         """Requests after a pause that took many times what the requests without one took."""
@@ -553,7 +672,13 @@ class _Requests:
     def frozen(self) -> RequestTiming:
         self._close()
         return RequestTiming(self.count, self.groups, self.serial, self.parallel_pairs, self.peak,
-                             round(self.max_dur, 3), self._typical(), self.best[1], self.best[2], self._cold())
+                             round(self.max_dur, 3), self._typical(), self.best[1], self.best[2], self._cold(),
+                             self._spans())
+
+    def _spans(self) -> tuple:
+        from llmdoctor.knowledge.concurrency import Span
+
+        return tuple(Span(s, e, st, ex) for s, e, st, ex in self.spans)
 
 
 class OllamaLogScanner:
@@ -571,7 +696,8 @@ class OllamaLogScanner:
         self.pending_estimator: tuple[str, str, int] | None = None
         self.t = {k: _Tally() for k in ("invalid_env", "load_times", "trunc", "ctx_err", "forced",
                                          "s503", "pending", "oom", "gpu_init", "evict", "expire",
-                                         "compat_empty", "libdir", "busy", "unit_warn", "load_aborted")}
+                                         "compat_empty", "libdir", "busy", "unit_warn", "load_aborted")
+                                         + MARKED}
         self.loads: deque[Load] = deque(maxlen=MAX_LOADS)
         self.load_count = 0
         self.current: _LoadBuilder | None = None
@@ -678,6 +804,16 @@ class OllamaLogScanner:
             self.inv_ex.append(Example(source, text[:MAX_LINE]))
         return True
 
+    def _mark(self, m, text, source, at) -> bool:
+        low = text.lower()
+        for key in dict.fromkeys(MARKS[h.group()] for h in _MARK.finditer(low)):
+            if key == "gpu_rejected" and "amdgpu" not in low and "is not supported by" in low:
+                continue
+            if key == "load_timeouts" and "context canceled" in low:
+                continue  # the client went away (ctx.Err()), not OLLAMA_LOAD_TIMEOUT: see load_aborted
+            self.t[key].add(source, text)
+        return False  # counted; the rows below may read more from it
+
     def _estimator_start(self, m, text, source, at) -> bool:
         self.pending_estimator = (text, source, 1)
         return True
@@ -699,6 +835,10 @@ class OllamaLogScanner:
         d["parallel"] = int(p.group(1)) if p else None
         d["model"] = model_id(mo.group(1)) if mo else prior
         self._count_ctx(d["model"], d["ctx_size"])
+        return True
+
+    def _old_runner_start(self, m, text, source, at) -> bool:
+        self._start_load(at, source, text)
         return True
 
     def _load_request(self, m, text, source, at) -> bool:
@@ -791,6 +931,8 @@ class OllamaLogScanner:
             return True
         if any(e in text for e in EXPIRIES):
             self.t["expire"].add(source, text)
+            if "zero duration has gone idle" in text:  # keep_alive 0 (a MARKS count: this row takes the line)
+                self.t["keep_alive_zero"].add(source, text)
             return True
         m = _SCHED_LOAD.search(text) if "msg=" in text else None
         if m:
@@ -840,6 +982,8 @@ class OllamaLogScanner:
             self.burst.add(g, Example(source, text[:MAX_LINE]))
         if inference and g.status < 400:
             self.req.add(g, Example(source, text[:MAX_LINE]))
+        elif inference:
+            self.req.add_failed(g, Example(source, text[:MAX_LINE]))
         if inference:
             self.last_request = g.at
         self.last_time = g.at
@@ -949,6 +1093,7 @@ class OllamaLogScanner:
             runner_libraries_example=self.runner_libs_ex, gpu_libraries_empty=t["compat_empty"],
             libdir_missing=t["libdir"], unit_warnings=t["unit_warn"], gpu_seen=self.gpu_seen or self._inventory_gpu(startups), busy=t["busy"],
             fast_error_burst=burst, fast_error_burst_size=burst_size, load_aborted=t["load_aborted"],
+            **{k: t[k] for k in MARKED},
         )
 
     @staticmethod
@@ -981,6 +1126,13 @@ def _offload_estimate(text: str, low: str) -> bool:
     return "msg=offload " in text or text.rstrip().endswith("msg=offload") or 'msg="offload to ' in text
 
 
+def _marked(text: str, low: str) -> bool:
+    for gate in MARK_GATES:
+        if gate in low:
+            return True
+    return False
+
+
 def _scheduler_words(text: str, low: str) -> bool:
     return "source=" in text or "msg=" in text or "evict" in text or "expir" in text
 
@@ -1000,9 +1152,12 @@ RULES: tuple = (
     (_has("Listening on"), _LISTEN, OllamaLogScanner._listening),
     (_has("inference compute"), _INVENTORY, OllamaLogScanner._inventory),
     (_offload_estimate, None, OllamaLogScanner._estimator_start),
-    (_has("client connection closed before server finished loading"), None, _tally("load_aborted")),
+    (_has("client connection closed before server finished loading",
+          "client connection closed before llama-server finished loading"), None, _tally("load_aborted")),
     (_scheduler_words, None, OllamaLogScanner._scheduler_line),
     (_has("cmd="), _START_CMD, OllamaLogScanner._runner_command),
+    # Ollama <= 0.1.1x (llm/llama.go, log.Print): no command line in the log, only the start
+    (_has("llama.go:"), _OLD_RUNNER_START, OllamaLogScanner._old_runner_start),
     (_has("load request"), _LOAD_REQ, OllamaLogScanner._load_request),
     (_has("load_backend"), _BACKEND, OllamaLogScanner._backend),
     (_has("offloading output layer to CPU"), None, OllamaLogScanner._output_on_cpu),
@@ -1013,7 +1168,7 @@ RULES: tuple = (
     (_has("truncating input prompt"), _TRUNC, OllamaLogScanner._truncated),
     (_has_lower("prompt is longer than the context length", "input length exceeds the context length"), None,
      _tally("ctx_err")),
-    (_has(_FORCED_ONE), None, _tally("forced")),
+    (_has(*_FORCED_ONE), None, _tally("forced")),
     (_has_lower("maximum pending requests exceeded"), None, _tally("pending")),
     (_has("invalid environment variable", "invalid port, using default"), None, _tally("invalid_env")),
     # systemd, in the unit's journal: it dropped an Environment= line it could not parse
@@ -1021,8 +1176,9 @@ RULES: tuple = (
     (_has("default context"), _VRAM_CTX, OllamaLogScanner._vram_context),
     (_gpu_init_words, GPU_INIT_FAILURE, _tally("gpu_init")),
     (_has_lower("no such file", "cannot access"), _LIBDIR_MISSING, _tally("libdir")),
-    (_has("llm busy - no slots available"), None, _tally("busy")),
+    (_has("llm busy - no slots available", "no slots available after"), None, _tally("busy")),
     (_always, None, OllamaLogScanner._llama_cpp),
+    (_marked, None, OllamaLogScanner._mark),
     (lambda text, low: any(s in low for s in OOM_SUBSTRINGS), None, _tally("oom")),
 )
 

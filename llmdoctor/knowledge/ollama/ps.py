@@ -11,6 +11,7 @@ import json
 import re
 from dataclasses import dataclass
 
+from llmdoctor.model import Record
 from llmdoctor.parsing import LazyPattern, ParseError, parse_size
 
 
@@ -152,6 +153,11 @@ def parse_api_ps(data: bytes | str | dict, source: str = "GET /api/ps") -> tuple
     if not isinstance(data, dict):
         try:
             data = json.loads(data)
+        except json.JSONDecodeError as e:
+            several = _several(data) if e.msg == "Extra data" else None
+            if several is None:
+                raise ParseError(f"not JSON: {e}") from None
+            return tuple(m for one in several for m in parse_api_ps(one, source))
         except (TypeError, ValueError, UnicodeDecodeError) as e:  # TypeError: a JSON null read before us
             raise ParseError(f"not JSON: {e}") from None
     if not isinstance(data, dict) or not isinstance(data.get("models", []), list):
@@ -176,6 +182,25 @@ def parse_api_ps(data: bytes | str | dict, source: str = "GET /api/ps") -> tuple
     return tuple(out)
 
 
+def _several(data: bytes | str) -> list[dict] | None:
+    """Several /api/ps answers one after another (a ticket with `curl .../api/ps` run twice):
+    each object, in order, so that compare() sees them as snapshots; None if any is not one."""
+    text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+    dec, out, i = json.JSONDecoder(), [], 0
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            return out or None
+        try:
+            obj, i = dec.raw_decode(text, i)
+        except ValueError:
+            return None
+        if not isinstance(obj, dict):
+            return None
+        out.append(obj)
+
+
 def _int(v) -> int | None:
     if isinstance(v, bool):
         return None
@@ -195,4 +220,54 @@ def merge(api: tuple[LoadedModel, ...], text: tuple[LoadedModel, ...]) -> tuple[
     out = [replace(m, until=by_name[m.name].until) if m.name in by_name else m for m in api]
     names = {m.name for m in api}
     out += [m for m in text if m.name not in names]
+    return tuple(out)
+
+
+# -- several snapshots -------------------------------------------------------------------
+# A ticket (or an evidence dir) often holds `ollama ps` run more than once: before and after a
+# client connected, or a minute apart. The rows then come flattened in the order they were
+# printed, and a model can appear in one table only once, so each repeat of a name is a later
+# snapshot of the same model.
+
+class PsChange(Record):
+    """What changed for one model between two snapshots (`kind`: keep_alive_shortened,
+    context_changed, size_changed, moved_to_cpu), with both rows as evidence."""
+
+    __slots__ = ("kind", "model", "before", "after")
+
+    def __init__(self, kind: str, model: str, before: LoadedModel, after: LoadedModel) -> None:
+        self.kind = kind
+        self.model = model
+        self.before = before
+        self.after = after
+
+
+# A size that moved by less than this share is the same load printed with rounding (`31 GB`).
+SIZE_CHANGE_SHARE = 0.05
+
+
+def _countdown(m: LoadedModel) -> bool:
+    """An expiry that counts down (`4 minutes from now`, an RFC 3339 time before 2200)."""
+    if m.until:
+        return m.until.endswith("from now") or m.until.endswith("ago")
+    return bool(m.expires_at) and (m.expires_at or "")[:4] < "2200"
+
+
+def compare(models: tuple[LoadedModel, ...]) -> tuple[PsChange, ...]:
+    """Changes between successive snapshots of each model; none where only the countdown moved."""
+    last: dict[str, LoadedModel] = {}
+    out: list[PsChange] = []
+    for m in models:
+        b = last.get(m.name)
+        last[m.name] = m
+        if b is None or not m.name:
+            continue
+        if b.forever and not m.forever and _countdown(m):
+            out.append(PsChange("keep_alive_shortened", m.name, b, m))
+        if b.context_length and m.context_length and b.context_length != m.context_length:
+            out.append(PsChange("context_changed", m.name, b, m))
+        elif b.size and m.size and abs(m.size - b.size) > SIZE_CHANGE_SHARE * b.size:
+            out.append(PsChange("size_changed", m.name, b, m))
+        if b.cpu_percent is not None and m.cpu_percent is not None and m.cpu_percent > b.cpu_percent:
+            out.append(PsChange("moved_to_cpu", m.name, b, m))
     return tuple(out)

@@ -9,7 +9,10 @@ What it extracts, in bounded memory whatever the log size:
   prefix-cache hit rate, `N Engines Aggregated:`), several per physical line when the
   log lost a newline;
 - the KV capacity printed at start-up in every version's wording, the "max seq len is
-  larger than ... KV cache" refusal (V0 and V1 wordings) and the 503 queue-overflow text.
+  larger than ... KV cache" refusal (V0 and V1 wordings) and the 503 queue-overflow text;
+- the other wordings of knowledge/vllm/catalogue.py (the message catalogue, from vLLM's own
+  source): start-up refusals for want of GPU memory, limits in effect at start-up (settings),
+  every version's context refusal.
 
 Lines may carry journald prefixes, `(APIServer pid=N)` / `(EngineCore_DP0 pid=N)` process
 tags, tqdm progress junk or truncation, so everything matches substrings; nothing is
@@ -46,6 +49,9 @@ from llmdoctor.knowledge.vllm.quiet_stats import AVG, QuietRegion, kv_full_mark,
 from llmdoctor.knowledge.vllm.stats_frames import frame_items
 from llmdoctor.knowledge.vllm.rare_lines import (
     BUSY_MARK,
+    DESIRED_UTIL,
+    NO_KV_MEMORY,
+    PROFILE_RESULTS,
     EXACT_LINES,
     V_ANCHORS,
     V_ANCHORS_B,
@@ -60,6 +66,7 @@ from llmdoctor.knowledge.vllm.rare_lines import (
 from llmdoctor.knowledge.vllm.records import (  # noqa: F401  (re-exported: the scan's result types)
     KvCapacity,
     MaxSeqLenError,
+    MemoryShort,
     Run,
     StatsLine,
     VllmLogSummary,
@@ -82,7 +89,7 @@ _PREEMPT = LazyPattern(r"is preempted (?:by|in) (?:PreemptionMode\.)?(\w+) mode"
 _CUMULATIVE = LazyPattern(r"(?:total_num_cumulative_preemption|total_cumulative_preemption_cnt)=(\d+)")
 _STATS_BODY = (
     r"Running: (\d+) reqs, (?:Swapped: (\d+) reqs, )?(Pending|Waiting): (\d+) reqs, "
-    r"((?:[A-Za-z][A-Za-z ]*: [^,%]*, )*?)"  # Deferred, KV fetch, Preemptions, future fields
+    r"((?:[A-Za-z][A-Za-z ]*: [^,%]*, (?:\d[^,%:]*, )*)*?)"  # Deferred, KV fetch (3 counts), Preemptions, future fields
     r"(\w+) KV cache usage: (\d+(?:\.\d+)?)%"
     r"(?:, CPU KV cache usage: (\d+(?:\.\d+)?)%)?"
     r"(?:, Prefix cache hit rate: (\d+(?:\.\d+)?)%)?"
@@ -100,7 +107,8 @@ _V0_PREFIX = LazyPattern(r"Prefix cache hit rate: GPU: (\d+(?:\.\d+)?)%")
 _BLOCKS = LazyPattern(r"(\w+) blocks: (\d+)(?:, # CPU blocks: (\d+))?")
 _KV_TOKENS = LazyPattern(r"KV cache size: (\d[\d,]*) tokens")
 _MAX_CONC = LazyPattern(r"Maximum concurrency for (\d[\d,]*) tokens per request: (\d+(?:\.\d+)?)x")
-_AVAILABLE = LazyPattern(r"Available KV cache memory: (\d+(?:\.\d+)?) ?GiB")
+_AVAILABLE = LazyPattern(r"(?:Available KV cache memory: |Memory profiling results: .*\bkv_cache_size=)(\d+(?:\.\d+)?) ?GiB")
+_PROFILE_UTIL = LazyPattern(r"Memory profiling results: .*\bgpu_memory_utilization=(\d+(?:\.\d+)?)")  # 0.6.4
 _MAX_SEQ_V0 = LazyPattern(
     r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)")
 _MAX_SEQ_V1 = LazyPattern(
@@ -110,15 +118,27 @@ _ESTIMATED = LazyPattern(r"estimated maximum model length is (\d+)")
 _TOO_LONG = (  # (pattern, whether it names the limit first)
     (LazyPattern(r"Input prompt \((\d+) tokens\) is too long and exceeds limit of (\d+)"), False),
     (LazyPattern(r"prompt \(length (\d+)\) is longer than the maximum model length of (\d+)"), False),
+    (LazyPattern(r"Prompt length of (\d+) is longer than the maximum model length of (\d+)"), False),  # V1, 0.7
     (LazyPattern(r"maximum context length is (\d+) tokens\. However, you requested (\d+) tokens"), True),
-    (LazyPattern(r"maximum context length is (\d+) tokens\..*?prompt contains (?:at least )?(\d+) input tokens"), True),
+    (LazyPattern(r"maximum context length is (\d+) tokens\..*?(?:prompt contains (?:at least )?|your request has )(\d+) "
+                 r"input tokens"), True),
+    (LazyPattern(r"prompt \(total length (\d+)\) is too long to fit into the model \(context length (\d+)\)"), False),
 )
 # refusals without a prompt token count: a character pre-check, output tokens beyond the limit
 # (older: "max_tokens=N cannot be greater than max_model_len=M"; newer: "'max_tokens' or
 # 'max_completion_tokens' is too large: N. This model's maximum context length is M tokens and
 # your request has K input tokens (N > M - K)", the prompt itself fitting)
 _TOO_LONG_OTHER = LazyPattern(r"maximum context length is (\d+) tokens(?:\.| and your request has \d+ input tokens)"
-                             r"|max_tokens=\d+ cannot be greater than max_model_len=(\d+)")
+                             r"|max_(?:completion_)?tokens=\d+ cannot be greater than max_model_len=(\d+)")
+_LOOKAHEAD = "exceeds the capacity of block_manager"  # V0: the prompt can never fit the KV cache
+_USER_MAX_LEN = LazyPattern(r"User-specified max_model_len \((\d+)\) is greater than the derived max_model_len"
+                            r"(?: \(\w+=(\d+))?")
+_MEMORY_SHORT = LazyPattern(r"ree memory on device (?:\S+ )?\((\d+(?:\.\d+)?)/(\d+(?:\.\d+)?) GiB\) on startup is less "
+                            r"than desired GPU memory utilization \((\d+(?:\.\d+)?), (\d+(?:\.\d+)?) GiB\)")
+_DESIRED_UTIL = LazyPattern(r"Desired GPU memory utilization is \((\d+(?:\.\d+)?), ")
+_CHUNKED = LazyPattern(r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)")
+_USING_MAX_LEN = LazyPattern(r"Using max model len (\d+)")
+_GPU_UTIL = LazyPattern(r"x gpu_memory_utilization \((\d+(?:\.\d+)?)\)")
 _CONFIG_PAIR = LazyPattern(r"\b(max_seq_len|max_model_len|tensor_parallel_size|pipeline_parallel_size|"
                           r"enable_prefix_caching|block_size|max_num_seqs|max_num_batched_tokens|"
                           r"gpu_memory_utilization|kv_cache_dtype|enable_chunked_prefill|quantization)=([^,)\s]+)")
@@ -181,6 +201,10 @@ class VllmLogScanner:
         self.too_long_examples: list[str] = []
         self.too_long_max: tuple[int, int] | None = None  # (prompt tokens, limit) of the largest
         self.output_too_long = 0
+        self.over_kv_capacity = 0  # V0 refusals: the prompt exceeds the whole KV cache
+        self.no_kv_memory: str | None = None
+        self.memory_short: MemoryShort | None = None
+        self.max_len_over_model: tuple[int, int | None] | None = None
         self.settings: dict = {}
         self.kv_full_pct = kv_full_pct
         self.preempt_warnings = 0
@@ -229,12 +253,13 @@ class VllmLogScanner:
             line = line[:MAX_LINE]
         if self._prefix_left:  # the V0 prefix-cache line follows its stats line
             self._prefix_window_line(line)
+        read = False  # (a "Maximum concurrency" line read in its window is not read again as a rare line)
         if self._conc_left:  # "Maximum concurrency" follows the KV size line
             self._conc_left -= 1
-            self._conc_follow_up(line)
+            read = self._conc_follow_up(line)
         if KV_MARK in line or HASH_MARK in line or OVERFLOW_MARK in line or (self._busy and BUSY_MARK in line):
             self._handle(line)
-        elif any(m in line for m in self._marks) and (self.lines <= EXACT_LINES or line_anchored(line)):
+        elif not read and any(m in line for m in self._marks) and (self.lines <= EXACT_LINES or line_anchored(line)):
             self._rare(line)
 
     def feed_lines(self, lines: Iterable[str]) -> "VllmLogScanner":
@@ -372,13 +397,14 @@ class VllmLogScanner:
             le = end if le == -1 else le
             line, exact = text(pos, le), pos < anchored_from
             pos = le + 1
+            read = False
             if self._conc_left:
                 self._conc_left -= 1
-                self._conc_follow_up(line)
+                read = self._conc_follow_up(line)
             if is_hit and (KV_MARK in line or HASH_MARK in line or OVERFLOW_MARK in line
                            or (self._busy and BUSY_MARK in line)):
                 self._handle(line, stats=False)
-            elif is_hit and any(m in line for m in self._marks) and (exact or line_anchored(line)):
+            elif is_hit and not read and any(m in line for m in self._marks) and (exact or line_anchored(line)):
                 self._rare(line)
 
     def _trigger_starts(self, buf, begin: int, end: int, anchored_from: int, starts: set) -> None:
@@ -420,6 +446,10 @@ class VllmLogScanner:
         spans: list = []  # QuietRegion.spans: pairs (a quiet line's start, end) or (a parsed line's records, None)
         quiet_since = 0  # quiet lines not yet told to the scanner's state (see _quiet_told)
 
+        if begin >= anchored_from and startswith(v_words, begin):  # (the loop starts past a region's first byte)
+            ls, le = line_bounds(buf, nl, begin, end, begin)
+            if holds_mark(buf, ls, le, self._marks_b if is_bytes else self._marks):
+                starts.add(ls)
         p = find(char, begin + 1, end)
         while p != -1:
             ls = rfind(nl, begin, p) + 1
@@ -644,12 +674,51 @@ class VllmLogScanner:
             if len(self.too_long_examples) < 3:
                 self.too_long_examples.append(short_line(line))
             return
+        if _LOOKAHEAD in line and "Input prompt (" in line:
+            self.too_long += 1
+            self.over_kv_capacity += 1
+            if len(self.too_long_examples) < 3:
+                self.too_long_examples.append(short_line(line))
+            return
+        if "Maximum concurrency for" in line:  # apart from its size line (read in its window otherwise)
+            self._kv_line(line)
+            return
+        if DESIRED_UTIL in line:
+            m = _MEMORY_SHORT.search(line)
+            if m:
+                free, total, util, want = (float(x) for x in m.groups())
+                if self.memory_short is None:
+                    self.memory_short = MemoryShort(free, total, util, want, short_line(line))
+                self.settings.setdefault("gpu_memory_utilization", util)
+            else:
+                m = _DESIRED_UTIL.search(line)
+                if m:
+                    self.settings.setdefault("gpu_memory_utilization", float(m.group(1)))
+            return
+        if NO_KV_MEMORY in line:
+            if self.no_kv_memory is None or "raise " in self.no_kv_memory:  # (the message, not its source line)
+                self.no_kv_memory = short_line(line)
+            return
+        if "User-specified max_model_len" in line:
+            m = _USER_MAX_LEN.search(line)
+            if m and self.max_len_over_model is None:
+                self.max_len_over_model = (int(m.group(1)), _int(m.group(2)))
+            return
+        if PROFILE_RESULTS in line:  # 0.6.4: the KV memory and the share, in one line
+            m = _PROFILE_UTIL.search(line)
+            if m:
+                self.settings.setdefault("gpu_memory_utilization", float(m.group(1)))
+            self._kv_line(line)
+            return
+        if self._effective_setting(line):
+            return
         if "non-default args: {" in line:
             import ast
 
-            body = line[line.index("non-default args: {") + len("non-default args: "):]
+            body = line[line.index("non-default args: {") + len("non-default args: "):][:20000]
+            body = body[:body.rfind("}") + 1]  # (whatever a paste left behind it: a fence, a prompt)
             try:
-                args = ast.literal_eval(body.strip()[:20000])
+                args = ast.literal_eval(body)
             except (ValueError, SyntaxError, MemoryError, RecursionError):
                 return
             if isinstance(args, dict):
@@ -661,9 +730,26 @@ class VllmLogScanner:
                 if v.strip("'\"") != "None":
                     self.settings.setdefault("max_model_len" if k == "max_seq_len" else k, _config_value(v))
 
-    def _conc_follow_up(self, line: str) -> None:
+    def _effective_setting(self, line: str) -> bool:
+        """A start-up line that states a limit in effect (chunked prefill's token budget, the
+        max_model_len used, the memory share): kept unless the settings line named it."""
+        for rx, key in ((_CHUNKED, "max_num_batched_tokens"), (_USING_MAX_LEN, "max_model_len"),
+                        (_GPU_UTIL, "gpu_memory_utilization")):
+            m = rx.search(line)
+            if m:
+                value = m.group(1)
+                self.settings.setdefault(key, float(value) if "." in value else int(value))
+                if rx is _CHUNKED:
+                    self.settings.setdefault("enable_chunked_prefill", True)
+                return True
+        return False
+
+    def _conc_follow_up(self, line: str) -> bool:
+        """Read a "Maximum concurrency" line in the window after its size line (True if it was one)."""
         if "Maximum concurrency" in line and KV_MARK not in line:  # the one-line form is a trigger itself
             self._kv_line(line)
+            return True
+        return False
 
     def _prefix_follow_up(self, line: str) -> None:
         target = self._prefix_target
@@ -860,6 +946,10 @@ class VllmLogScanner:
             prompt_too_long_examples=tuple(self.too_long_examples),
             prompt_too_long_max=self.too_long_max,
             output_too_long=self.output_too_long,
+            prompts_over_kv_capacity=self.over_kv_capacity,
+            no_kv_memory=self.no_kv_memory,
+            gpu_memory_short=self.memory_short,
+            max_model_len_over_model=self.max_len_over_model,
             settings=dict(self.settings),
             lines=self.lines,
             engine_version=self._last_version or ("v0" if self._saw_v0 else None),

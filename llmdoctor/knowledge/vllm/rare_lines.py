@@ -1,5 +1,8 @@
-"""Where a vLLM log's rare lines are: requests refused for the context length, and the start-up
-line that lists the engine's settings (in what clients received, also the 503 text).
+"""Where a vLLM log's rare lines are: requests refused for the context length, the start-up
+line that lists the engine's settings (in what clients received, also the 503 text), and the
+other start-up lines the message catalogue (catalogue.py) names: limits in effect (chunked
+prefill's token budget, "Using max model len", the memory share), a "Maximum concurrency" line
+apart from its size line, and the refusals to start for want of GPU memory.
 
 A plain search for their marks costs a pass over every byte per mark, or a regex pass (about
 grep's whole time each): on a log of gigabytes that is most of the scan. So a log is searched
@@ -12,11 +15,14 @@ the forms in which vLLM writes these lines:
   ...`, `openai.BadRequestError: Error code: 400 - {...}`) or as a JSON error body
   (`{"object": "error", "message": "This model's maximum context length is ..."}`);
 - the settings lines are `non-default args: {...}` (V1) and `Initializing a(n) (V1) LLM
-  engine (vX) with config: ...` (every version).
+  engine (vX) with config: ...` (every version);
+- the start-up refusals are raised (`ValueError: No available memory for the cache blocks`,
+  `ValueError: Free memory on device ...`); the other start-up lines are INFO lines with no
+  anchor, read in the first EXACT_LINES lines only, where a start-up stands.
 Anchors are found with one-character finds (memchr): 'W' of WARNING, 'V' of ValueError and
 VLLMValidationError, '{', 'L' of "LLM engine"; a line is taken at most once per anchor. ("ERROR"
 and "Error" would be anchors too but for their 'E', which every `GET /metrics` access line holds.) A mark on a line
-without an anchor past the first EXACT_LINES lines is not read (vLLM prints none such).
+without an anchor past the first EXACT_LINES lines is not read (no refusal is printed so).
 
 Pure: buffers in, line starts out; bytes and str alike.
 """
@@ -29,23 +35,43 @@ from llmdoctor.parsing import LazyPattern
 
 EXACT_LINES = 65536  # lines of a log searched for the marks wherever they stand (~10 MB)
 CONTEXT_MARKS = ("exceeds limit of", "maximum model length of", "maximum context length is",
-                 "cannot be greater than max_model_len")
-SETTINGS_MARKS = ("non-default args: {", "engine with config: ", "engine (v")
+                 "cannot be greater than max_model_len", "xt length ", "exceeds the capacity of block_manager")
+SETTINGS_MARKS = ("non-default args: {", "engine with config: ", "engine (v", "x_num_batched_tokens=",
+                  "x model len ", "x gpu_memory_utilization (", "ser-specified max_model_len")
+# start-up lines about the KV cache without "KV cache" in them: the concurrency line (read here
+# when it stands apart from its size line) and the refusal to start with no room for any block
+NO_KV_MEMORY = "No available memory for the cache blocks"
+DESIRED_UTIL = "esired GPU memory utilization"  # 'Desired ... is (U, R GiB)'; '... is less than desired ...'
+PROFILE_RESULTS = "Memory profiling results: "  # 0.6.4, ending "... gpu_memory_utilization=U"
+START_MARKS = ("ximum concurrency for ", NO_KV_MEMORY, DESIRED_UTIL, PROFILE_RESULTS)
 BUSY_MARK = "cannot accept new requests"
 # (character found by memchr, the words it must begin on the line to anchor it)
 V_ANCHORS = ("ValueError", "VLLMValidationError")  # the scanner's own 'V' loop finds these
 ANCHORS = (("W", ("WARNING",)), ("V", V_ANCHORS), ("{", ("{",)), ("L", ("LLM engine",)))
 _ANCHORS_B = tuple((c.encode(), tuple(w.encode() for w in words)) for c, words in ANCHORS)
 V_ANCHORS_B = tuple(w.encode() for w in V_ANCHORS)
-# The exact search in bytes: fewer passes than one per mark, each a superset of its marks'
-# lines (a rarer first character stops less often); "non-default args: {" by memchr on "{".
-_CONTEXT_OR_LIMIT = LazyPattern(rb"x(?:ceeds limit of|imum model length of|imum context length is|_model_len)")
-_ENGINE_CONFIG = LazyPattern(rb"gine (?:with config: |\(v)")  # 'g' is rarer than 'n': fewer stops
+# The exact search: fewer passes than one per mark (each costs a pass over the head), each a
+# superset of its marks' lines (a rarer first character stops less often); "non-default args: {"
+# by a find of "{". Every mark but two holds an 'x' that the first pattern finds ("Maximum",
+# "context", "max_...", "exceeds"; PROFILE_RESULTS's line ends in "gpu_memory_utilization=", which
+# the second finds); the two others by one find of the " memory " both hold.
+_CONTEXT_OR_LIMIT_RX = (r"x(?:ceeds (?:limit of|the capacity of block_manager)|imum (?:model length of|context "
+                        r"length is|concurrency for )|_model_len|t length |_num_batched_tokens=| model len "
+                        r"| gpu_memory_utilization \()")
+_ENGINE_CONFIG_RX = r"g(?:ine (?:with config: |\(v)|pu_memory_utilization=\d)"  # 'g' is rarer than 'n': fewer stops
+_CONTEXT_OR_LIMIT = LazyPattern(_CONTEXT_OR_LIMIT_RX.encode())
+_ENGINE_CONFIG = LazyPattern(_ENGINE_CONFIG_RX.encode())
 _BUSY = LazyPattern(re.escape(BUSY_MARK.encode()))
+_CONTEXT_OR_LIMIT_S = LazyPattern(_CONTEXT_OR_LIMIT_RX)
+_ENGINE_CONFIG_S = LazyPattern(_ENGINE_CONFIG_RX)
+_BUSY_S = LazyPattern(re.escape(BUSY_MARK))
+_MEMORY = " memory "
+_BEFORE_MEMORY = tuple(m[:m.index(_MEMORY)] for m in (NO_KV_MEMORY, DESIRED_UTIL))  # "No available", "esired GPU"
+_MEMORY_B, _BEFORE_MEMORY_B = _MEMORY.encode(), tuple(m.encode() for m in _BEFORE_MEMORY)
 
 
 def marks_for(busy: bool) -> tuple[str, ...]:
-    return ((BUSY_MARK,) if busy else ()) + CONTEXT_MARKS + SETTINGS_MARKS
+    return ((BUSY_MARK,) if busy else ()) + CONTEXT_MARKS + SETTINGS_MARKS + START_MARKS
 
 
 @lru_cache(maxsize=4)
@@ -68,32 +94,38 @@ def line_bounds(buf, nl, begin: int, end: int, pos: int) -> tuple[int, int]:
 
 def exact_starts(buf, begin: int, end: int, marks: tuple[str, ...]) -> set[int]:
     """Starts of the lines of buf[begin:end] that may hold one of `marks` (a superset: the
-    caller checks each line's text)."""
+    caller checks each line's text); bytes and str alike."""
     starts: set[int] = set()
+    busy = BUSY_MARK in marks
     if isinstance(buf, (bytes, bytearray)):
-        searches = (_CONTEXT_OR_LIMIT.search, _ENGINE_CONFIG.search) + ((_BUSY.search,) if BUSY_MARK in marks else ())
-        find, startswith, nl = buf.find, buf.startswith, b"\n"
-        for search in searches:
-            m = search(buf, begin, end)
-            while m is not None:
-                ls, le = line_bounds(buf, nl, begin, end, m.start())
-                starts.add(ls)
-                m = search(buf, le + 1, end) if le < end else None
-        p = find(b"{", begin, end)
-        while p != -1:
-            if startswith(b"non-default args: {", p - 18):
-                ls, le = line_bounds(buf, nl, begin, end, p)
-                starts.add(ls)
-                p = find(b"{", le + 1, end) if le < end else -1
-            else:
-                p = find(b"{", p + 1, end)
-        return starts
-    for mark in marks:
-        p = buf.find(mark, begin, end)
-        while p != -1:
-            ls, le = line_bounds(buf, "\n", begin, end, p)
+        searches = (_CONTEXT_OR_LIMIT.search, _ENGINE_CONFIG.search) + ((_BUSY.search,) if busy else ())
+        memory, before, nl, brace, args = _MEMORY_B, _BEFORE_MEMORY_B, b"\n", b"{", b"non-default args: {"
+    else:
+        searches = (_CONTEXT_OR_LIMIT_S.search, _ENGINE_CONFIG_S.search) + ((_BUSY_S.search,) if busy else ())
+        memory, before, nl, brace, args = _MEMORY, _BEFORE_MEMORY, "\n", "{", "non-default args: {"
+    find, startswith = buf.find, buf.startswith
+    for search in searches:
+        m = search(buf, begin, end)
+        while m is not None:
+            ls, le = line_bounds(buf, nl, begin, end, m.start())
             starts.add(ls)
-            p = buf.find(mark, le + 1, end) if le < end else -1
+            m = search(buf, le + 1, end) if le < end else None
+    p = find(memory, begin, end)
+    while p != -1:
+        if any(startswith(b, p - len(b)) for b in before):
+            ls, le = line_bounds(buf, nl, begin, end, p)
+            starts.add(ls)
+            p = find(memory, le + 1, end) if le < end else -1
+        else:
+            p = find(memory, p + 1, end)
+    p = find(brace, begin, end)
+    while p != -1:
+        if startswith(args, p - 18):
+            ls, le = line_bounds(buf, nl, begin, end, p)
+            starts.add(ls)
+            p = find(brace, le + 1, end) if le < end else -1
+        else:
+            p = find(brace, p + 1, end)
     return starts
 
 

@@ -95,6 +95,21 @@ class MaxSeqLenError(Record):
         self.text = text
 
 
+class MemoryShort(Record):
+    """vLLM refused to start: the GPU had less free memory than gpu_memory_utilization asks for
+    (another process holds it, or the share is set too high). V1, 0.9 on."""
+
+    __slots__ = ("free_gib", "total_gib", "utilization", "requested_gib", "text")
+
+    def __init__(self, free_gib: float, total_gib: float, utilization: float, requested_gib: float,
+                 text: str = "") -> None:
+        self.free_gib = free_gib
+        self.total_gib = total_gib
+        self.utilization = utilization
+        self.requested_gib = requested_gib
+        self.text = text
+
+
 class Run(Record):
     """A stretch of consecutive stats lines that all met a condition."""
 
@@ -123,7 +138,8 @@ class VllmLogSummary(Record):
                  "max_waiting", "max_in_flight", "prompt_heavy_waiting_lines", "waiting_lines", "kv_capacity",
                  "startups", "max_seq_len_error", "queue_overflows", "queue_overflow_example",
                  "engine_version", "prompts_too_long", "prompt_too_long_examples", "prompt_too_long_max",
-                 "output_too_long", "settings", "lines")
+                 "output_too_long", "prompts_over_kv_capacity", "no_kv_memory", "gpu_memory_short",
+                 "max_model_len_over_model", "settings", "lines")
 
     def __init__(
         self,
@@ -158,6 +174,10 @@ class VllmLogSummary(Record):
         prompt_too_long_examples: tuple[str, ...] = (),
         prompt_too_long_max: tuple[int, int] | None = None,
         output_too_long: int = 0,
+        prompts_over_kv_capacity: int = 0,
+        no_kv_memory: str | None = None,
+        gpu_memory_short: MemoryShort | None = None,
+        max_model_len_over_model: tuple[int, int | None] | None = None,
         settings: dict | None = None,
         lines: int = 0,
     ) -> None:
@@ -192,6 +212,11 @@ class VllmLogSummary(Record):
         self.prompt_too_long_examples = prompt_too_long_examples
         self.prompt_too_long_max = prompt_too_long_max  # (prompt tokens, limit)
         self.output_too_long = output_too_long  # of prompts_too_long: refused for max_tokens beyond the room left
+        self.prompts_over_kv_capacity = prompts_over_kv_capacity  # of prompts_too_long: beyond the whole KV cache (V0)
+        self.no_kv_memory = no_kv_memory  # the refusal to start with no memory for any KV block (the line)
+        self.gpu_memory_short = gpu_memory_short
+        self.max_model_len_over_model = max_model_len_over_model  # (asked, the model's own) when it exceeds the model's
+        # config: refused (ValueError), or only warned of with VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
         self.settings = {} if settings is None else settings  # from `non-default args: {...}` / V0 `with config:`
         self.lines = lines  # lines read (the feeding paths count a final empty line apart)
 
@@ -199,9 +224,15 @@ class VllmLogSummary(Record):
         """All but `lines` (not compared: the feeding paths count a final empty line apart)."""
         return tuple(getattr(self, n) for n in self.__slots__[:-1])
     @property
+    def last_stats(self) -> StatsLine | None:
+        """The last stats record read, if any."""
+        return self.recent_stats[-1] if self.recent_stats else None
+
+    @property
     def empty(self) -> bool:
-        return not (self.preemption_warnings or self.stats_lines or self.kv_capacity
-                    or self.max_seq_len_error or self.queue_overflows or self.prompts_too_long or self.settings)
+        return not (self.preemption_warnings or self.stats_lines or self.kv_capacity or self.max_seq_len_error
+                    or self.queue_overflows or self.prompts_too_long or self.settings or self.no_kv_memory
+                    or self.gpu_memory_short or self.max_model_len_over_model)
 
     def summary(self) -> list[tuple[str, str]]:
         out = []

@@ -228,3 +228,60 @@ def test_truncation_below_a_server_context_that_is_already_set(specs):
     assert f.fix.commands[0].startswith("ollama show MODEL --parameters")
     (f,) = fire(specs["ollama-context-truncation"], ollama_log=cut, ollama_config=config())
     assert 'OLLAMA_CONTEXT_LENGTH=32768' in (f.fix.config or "") + " ".join(f.fix.commands)
+
+
+AMD_REFUSED = ('time=2025-07-29T13:31:47.016+02:00 level=WARN source=amd_windows.go:138 msg="amdgpu is not supported '
+               '(supported types:[])" gpu_type=gfx1100 gpu=0 library=C:\\Ollama\\lib\\ollama\\rocm')
+
+
+def test_gpu_rejected_advice_follows_the_words(specs):
+    (f,) = fire(specs["ollama-gpu-rejected"], ollama_log=log(AMD_REFUSED))
+    assert "HSA_OVERRIDE_GFX_VERSION" in f.fix.summary and f.evidence[0].text == AMD_REFUSED
+    mismatch = ('time=2024-10-17T10:00:00.000Z level=WARN source=gpu.go:602 msg="version mismatch between driver and '
+                'cuda driver library - reboot or upgrade may be required: library /usr/lib64/libcuda.so.1"')
+    (f,) = fire(specs["ollama-gpu-rejected"], ollama_log=log(mismatch))
+    assert "reboot" in f.fix.summary and "HSA_OVERRIDE" not in f.fix.summary
+
+
+def test_gpu_rejected_silent_without_a_refusal_or_after_a_start_with_a_gpu(specs, sample):
+    # no GPU at all is another question (container-gpu-hidden, no-gpu-runner)
+    assert fire(specs["ollama-gpu-rejected"],
+                ollama_log=log('level=INFO source=gpu.go:377 msg="no compatible GPUs were discovered"')) == ()
+    later = sample("log_inventory_cuda.log").splitlines()
+    assert fire(specs["ollama-gpu-rejected"], ollama_log=log(AMD_REFUSED, *later)) == ()
+
+
+def test_automatic_parallel_turned_to_one_by_a_gpu_without_free_memory(specs):
+    line = ('time=2024-10-17T10:00:00.000Z level=INFO source=sched.go:185 msg="one or more GPUs detected that are unable '
+            'to accurately report free memory - disabling default concurrency"')
+    (f,) = fire(specs["ollama-one-slot"], ollama_config=config("0.5.7"), ollama_log=log(line))
+    assert "cannot report its free memory" in f.title and f.evidence[-1].text == line
+    # set explicitly: the message does not apply
+    assert fire(specs["ollama-one-slot"], ollama_config=config("0.5.7", OLLAMA_NUM_PARALLEL="4"), ollama_log=log(line)) == ()
+
+
+def test_spill_planned_by_the_0_1_x_estimate(specs):
+    # Ollama <= 0.1.32: `offload to gpu reallayers= layers=` (llm/server.go:128 @ v0.1.32), not layers.offload/model
+    line = ('time=2024-04-16T10:00:00.000Z level=INFO source=server.go:128 msg="offload to gpu" reallayers=27 layers=33 '
+            'required="7.8 GiB" used="5.9 GiB" available="6.0 GiB" kv="1.0 GiB" fulloffload="560.0 MiB" '
+            'partialoffload="585.0 MiB"')
+    (f,) = fire(specs["ollama-cpu-spill"], ollama_log=log(line))
+    assert "18%" in f.title and f.evidence[0].text == line
+    assert fire(specs["ollama-cpu-spill"], ollama_log=log(line.replace("reallayers=27", "reallayers=33"))) == ()
+
+
+def test_keep_alive_zero_unloads_after_every_request(specs):
+    # server/sched.go:332 @ v0.3.14 (DEBUG): a request with keep_alive 0 has the model unloaded when it finishes
+    blob = "/root/.ollama/models/blobs/sha256-6a0746a1ec1aef3e7ec53868f220ff6e389f6f8ef87a01d77c96807de94ca2aa"
+    load = (f'time=2024-10-17T10:0{{0}}:00.000Z level=INFO source=server.go:388 msg="starting llama server" '
+            f'cmd="/usr/lib/ollama/runners/cuda_v12/ollama_llama_server --model {blob} --ctx-size 8192 --parallel 4 '
+            f'--port 3826{{0}}"')
+    idle = (f'time=2024-10-17T10:0{{0}}:30.000Z level=DEBUG source=sched.go:332 msg="runner with zero duration has gone '
+            f'idle, expiring to unload" modelPath={blob}')
+    lines = [x.format(n) for n in range(3) for x in (load, idle)]
+    (f,) = fire(specs["ollama-keepalive-unload"], ollama_log=log(*lines))
+    assert "keep_alive 0" in f.title and "3 time(s)" in f.title and "zero duration" in f.evidence[0].text
+    # one unload is no pattern; a keep-alive timer is the healthy line
+    assert fire(specs["ollama-keepalive-unload"], ollama_log=log(*lines[:2])) == ()
+    timer = idle.replace("zero duration has gone idle, expiring to unload", "non-zero duration has gone idle, adding timer")
+    assert fire(specs["ollama-keepalive-unload"], ollama_log=log(*[x.format(n) for n in range(3) for x in (load, timer)])) == ()

@@ -36,6 +36,7 @@ from llmdoctor.knowledge.evidence_line import short_line
 from llmdoctor.knowledge.vllm.records import (  # noqa: F401  (re-exported: the scan's result types)
     KvCapacity,
     MaxSeqLenError,
+    MemoryShort,
     Run,
     StatsLine,
     VllmLogSummary,
@@ -53,8 +54,14 @@ _RARE_B = tuple((c.encode(), w.encode(), o) for c, w, o in _RARE)
 # for max_model_len (V0 scheduler, input processor, OpenAI server wordings) and the start-up
 # line that names the engine's settings (V1 `non-default args: {...}`, V0 `with config: ...`).
 CONTEXT_MARKS = ("exceeds limit of", "maximum model length of", "maximum context length is",
-                 "cannot be greater than max_model_len")
-SETTINGS_MARKS = ("non-default args: {", "engine with config: ", "engine (v")
+                 "cannot be greater than max_model_len", "to fit into the model (context length",
+                 "exceeds the capacity of block_manager")
+SETTINGS_MARKS = ("non-default args: {", "engine with config: ", "engine (v", "Chunked prefill is enabled with",
+                  "Using max model len", "x gpu_memory_utilization (", "User-specified max_model_len")
+# (later additions, the message catalogue's: a "Maximum concurrency" line apart from its size
+# line, the refusal to start without memory for any KV block)
+START_MARKS = ("Maximum concurrency for", "No available memory for the cache blocks", "esired GPU memory utilization",
+               "Memory profiling results: ")
 PEEK_LINES = 3  # window after a trigger for "Maximum concurrency" / the V0 prefix-cache line
 MAX_LINE = 64 * 1024  # longer lines are cut (bounded memory on a log without newlines)
 
@@ -63,7 +70,7 @@ _PREEMPT = re.compile(r"is preempted (?:by|in) (?:PreemptionMode\.)?(\w+) mode")
 _CUMULATIVE = re.compile(r"(?:total_num_cumulative_preemption|total_cumulative_preemption_cnt)=(\d+)")
 _STATS_BODY = (
     r"Running: (\d+) reqs, (?:Swapped: (\d+) reqs, )?(Pending|Waiting): (\d+) reqs, "
-    r"((?:[A-Za-z][A-Za-z ]*: [^,%]*, )*?)"  # Deferred, KV fetch, Preemptions, future fields
+    r"((?:[A-Za-z][A-Za-z ]*: [^,%]*, (?:\d[^,%:]*, )*)*?)"  # Deferred, KV fetch (3 counts), Preemptions, future fields
     r"(\w+) KV cache usage: (\d+(?:\.\d+)?)%"
     r"(?:, CPU KV cache usage: (\d+(?:\.\d+)?)%)?"
     r"(?:, Prefix cache hit rate: (\d+(?:\.\d+)?)%)?"
@@ -81,7 +88,7 @@ _V0_PREFIX = re.compile(r"Prefix cache hit rate: GPU: (\d+(?:\.\d+)?)%")
 _BLOCKS = re.compile(r"(\w+) blocks: (\d+)(?:, # CPU blocks: (\d+))?")
 _KV_TOKENS = re.compile(r"KV cache size: (\d[\d,]*) tokens")
 _MAX_CONC = re.compile(r"Maximum concurrency for (\d[\d,]*) tokens per request: (\d+(?:\.\d+)?)x")
-_AVAILABLE = re.compile(r"Available KV cache memory: (\d+(?:\.\d+)?) ?GiB")
+_AVAILABLE = re.compile(r"(?:Available KV cache memory: |Memory profiling results: .*\bkv_cache_size=)(\d+(?:\.\d+)?) ?GiB")
 _MAX_SEQ_V0 = re.compile(
     r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be stored in KV cache \((\d+)\)")
 _MAX_SEQ_V1 = re.compile(
@@ -91,12 +98,22 @@ _ESTIMATED = re.compile(r"estimated maximum model length is (\d+)")
 _TOO_LONG = (
     re.compile(r"Input prompt \((\d+) tokens\) is too long and exceeds limit of (\d+)"),
     re.compile(r"prompt \(length (\d+)\) is longer than the maximum model length of (\d+)"),
+    re.compile(r"Prompt length of (\d+) is longer than the maximum model length of (\d+)"),
     re.compile(r"maximum context length is (\d+) tokens\. However, you requested (\d+) tokens"),
-    re.compile(r"maximum context length is (\d+) tokens\..*?prompt contains (?:at least )?(\d+) input tokens"),
+    re.compile(r"maximum context length is (\d+) tokens\..*?(?:prompt contains (?:at least )?|your request has )(\d+) "
+               r"input tokens"),
+    re.compile(r"prompt \(total length (\d+)\) is too long to fit into the model \(context length (\d+)\)"),
 )
 # refusals without a prompt token count: a character pre-check, output tokens beyond the limit
-_TOO_LONG_OTHER = re.compile(r"maximum context length is (\d+) tokens\.|max_tokens=\d+ cannot be greater than "
-                             r"max_model_len=(\d+)")
+_TOO_LONG_OTHER = re.compile(r"maximum context length is (\d+) tokens\.|max_(?:completion_)?tokens=\d+ cannot be "
+                             r"greater than max_model_len=(\d+)")
+_MEMORY_SHORT = re.compile(r"ree memory on device (?:\S+ )?\((\d+(?:\.\d+)?)/(\d+(?:\.\d+)?) GiB\) on startup is less "
+                           r"than desired GPU memory utilization \((\d+(?:\.\d+)?), (\d+(?:\.\d+)?) GiB\)")
+_USER_MAX_LEN = re.compile(r"User-specified max_model_len \((\d+)\) is greater than the derived max_model_len"
+                           r"(?: \(\w+=(\d+))?")
+_EFFECTIVE = ((re.compile(r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)"), "max_num_batched_tokens"),
+              (re.compile(r"Using max model len (\d+)"), "max_model_len"),
+              (re.compile(r"x gpu_memory_utilization \((\d+(?:\.\d+)?)\)"), "gpu_memory_utilization"))
 _CONFIG_PAIR = re.compile(r"\b(max_seq_len|max_model_len|tensor_parallel_size|pipeline_parallel_size|"
                           r"enable_prefix_caching|block_size|max_num_seqs|max_num_batched_tokens|"
                           r"gpu_memory_utilization|kv_cache_dtype|enable_chunked_prefill|quantization)=([^,)\s]+)")
@@ -139,11 +156,15 @@ class VllmLogScanner:
         (looking for the message would cost a slow extra pass over every byte)."""
         self.source = source
         self._busy = client_errors
-        self._marks = ((BUSY_MARK,) if client_errors else ()) + CONTEXT_MARKS + SETTINGS_MARKS
+        self._marks = ((BUSY_MARK,) if client_errors else ()) + CONTEXT_MARKS + SETTINGS_MARKS + START_MARKS
         self.lines = 0  # lines read, whatever they held
         self.too_long = 0
         self.too_long_examples: list[str] = []
         self.too_long_max: tuple[int, int] | None = None  # (prompt tokens, limit) of the largest
+        self.over_kv_capacity = 0
+        self.no_kv_memory = None
+        self.memory_short = None
+        self.max_len_over_model = None
         self.settings: dict = {}
         self.kv_full_pct = kv_full_pct
         self.preempt_warnings = 0
@@ -186,12 +207,13 @@ class VllmLogScanner:
             line = line[:MAX_LINE]
         if self._prefix_left:  # the V0 prefix-cache line follows its stats line
             self._prefix_window_line(line)
+        read = False
         if self._conc_left:  # "Maximum concurrency" follows the KV size line
             self._conc_left -= 1
-            self._conc_follow_up(line)
+            read = self._conc_follow_up(line)
         if KV_MARK in line or HASH_MARK in line or OVERFLOW_MARK in line or (self._busy and BUSY_MARK in line):
             self._handle(line)
-        elif any(m in line for m in self._marks):
+        elif not read and any(m in line for m in self._marks):
             self._rare(line)
 
     def feed_lines(self, lines: Iterable[str]) -> "VllmLogScanner":
@@ -345,13 +367,14 @@ class VllmLogScanner:
             le = end if le == -1 else le
             line = text(pos, le)
             pos = le + 1
+            read = False
             if self._conc_left:
                 self._conc_left -= 1
-                self._conc_follow_up(line)
+                read = self._conc_follow_up(line)
             if is_hit and (KV_MARK in line or HASH_MARK in line or OVERFLOW_MARK in line
                            or (self._busy and BUSY_MARK in line)):
                 self._handle(line, stats=False)
-            elif is_hit and any(m in line for m in self._marks):
+            elif is_hit and not read and any(m in line for m in self._marks):
                 self._rare(line)
 
     @staticmethod
@@ -417,6 +440,49 @@ class VllmLogScanner:
             if len(self.too_long_examples) < 3:
                 self.too_long_examples.append(short_line(line))
             return
+        if "exceeds the capacity of block_manager" in line and "Input prompt (" in line:
+            self.too_long += 1
+            self.over_kv_capacity += 1
+            if len(self.too_long_examples) < 3:
+                self.too_long_examples.append(short_line(line))
+            return
+        if "Maximum concurrency for" in line:
+            self._kv_line(line)
+            return
+        if "Memory profiling results: " in line:
+            m = re.search(r"Memory profiling results: .*\bgpu_memory_utilization=(\d+(?:\.\d+)?)", line)
+            if m:
+                self.settings.setdefault("gpu_memory_utilization", float(m.group(1)))
+            self._kv_line(line)
+            return
+        if "esired GPU memory utilization" in line:
+            m = _MEMORY_SHORT.search(line)
+            if m:
+                free, total, util, want = (float(x) for x in m.groups())
+                if self.memory_short is None:
+                    self.memory_short = MemoryShort(free, total, util, want, short_line(line))
+                self.settings.setdefault("gpu_memory_utilization", util)
+            else:
+                m = re.search(r"Desired GPU memory utilization is \((\d+(?:\.\d+)?), ", line)
+                if m:
+                    self.settings.setdefault("gpu_memory_utilization", float(m.group(1)))
+            return
+        if "No available memory for the cache blocks" in line:
+            if self.no_kv_memory is None or "raise " in self.no_kv_memory:
+                self.no_kv_memory = short_line(line)
+            return
+        if "User-specified max_model_len" in line:
+            m = _USER_MAX_LEN.search(line)
+            if m and self.max_len_over_model is None:
+                self.max_len_over_model = (int(m.group(1)), int(m.group(2)) if m.group(2) else None)
+            return
+        for rx, key in _EFFECTIVE:
+            m = rx.search(line)
+            if m:
+                self.settings.setdefault(key, float(m.group(1)) if "." in m.group(1) else int(m.group(1)))
+                if key == "max_num_batched_tokens":
+                    self.settings.setdefault("enable_chunked_prefill", True)
+                return
         if "non-default args: {" in line:
             import ast
 
@@ -434,9 +500,11 @@ class VllmLogScanner:
                 if v.strip("'\"") != "None":
                     self.settings.setdefault("max_model_len" if k == "max_seq_len" else k, _config_value(v))
 
-    def _conc_follow_up(self, line: str) -> None:
+    def _conc_follow_up(self, line: str) -> bool:
         if "Maximum concurrency" in line and KV_MARK not in line:  # the one-line form is a trigger itself
             self._kv_line(line)
+            return True
+        return False
 
     def _prefix_follow_up(self, line: str) -> None:
         target = self._prefix_target
@@ -635,6 +703,10 @@ class VllmLogScanner:
             prompts_too_long=self.too_long,
             prompt_too_long_examples=tuple(self.too_long_examples),
             prompt_too_long_max=self.too_long_max,
+            prompts_over_kv_capacity=self.over_kv_capacity,
+            no_kv_memory=self.no_kv_memory,
+            gpu_memory_short=self.memory_short,
+            max_model_len_over_model=self.max_len_over_model,
             settings=dict(self.settings),
             lines=self.lines,
             engine_version=self._last_version or ("v0" if self._saw_v0 else None),

@@ -164,6 +164,34 @@ EDGE = [
     "ERROR 05-09 00:49:32 serving.py:1] max_tokens=9000 cannot be greater than max_model_len=4096",
     "ERROR 05-09 00:49:32 serving.py:1] The prompt (length 9000) is longer than the maximum model length of 4096",
     "INFO: prompt {x} and max_tokens, Prefix (v engine",
+    # the message catalogue's additions (rare lines found by the exact search's 'x' and literal finds)
+    "INFO 05-09 00:49:29 [scheduler.py:307] Chunked prefill is enabled with max_num_batched_tokens=2048.",
+    "INFO 05-09 00:49:29 [model.py:2152] Using max model len 8192",
+    "INFO 05-09 00:49:29 worker.py:267] the current vLLM instance can use total_gpu_memory (79.19GiB) x "
+    "gpu_memory_utilization (0.90) = 71.27GiB",
+    "ValueError: User-specified max_model_len (131072) is greater than the derived max_model_len (None=8192 in "
+    "model's config.json).",
+    "ERROR 05-09 00:49:31 engine.py:366] ValueError: No available memory for the cache blocks. Try increasing "
+    "`gpu_memory_utilization` when initializing the engine.",
+    "No available memory for the cache blocks.",
+    "WARNING 05-09 00:49:31 scheduler.py:965] Input prompt (40000 tokens) + lookahead slots (0) is too long and "
+    "exceeds the capacity of block_manager",
+    "ValueError: The prompt (total length 9000) is too long to fit into the model (context length 8192).",
+    "ValueError: This model's maximum context length is 8192 tokens. However, your request has 9500 input tokens.",
+    "Maximum concurrency for 2048 tokens per request: 10.79x",
+    "ValueError: Prompt length of 5016 is longer than the maximum model length of 4096.",
+    "max_completion_tokens=40000 cannot be greater than max_model_len=32768.",
+    "(EngineCore_0 pid=1810465) ERROR 09-03 11:03:37 [core.py:712] ValueError: Free memory on device (7.34/139.72 GiB) "
+    "on startup is less than desired GPU memory utilization (0.9, 125.75 GiB). Decrease GPU memory utilization or "
+    "reduce GPU memory used by other processes.",
+    "INFO 05-09 00:49:30 [gpu_worker.py:372] Free memory on device (78.5/79.2 GiB) on startup. Desired GPU memory "
+    "utilization is (0.85, 67.3 GiB). Actual usage is 14.9 GiB for weight",
+    "INFO 12-02 10:00:00 worker.py:233] Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB "
+    "peak_torch_memory=17.06GiB memory_usage_post_profile=15.35GiB non_torch_memory=0.35GiB kv_cache_size=3.81GiB "
+    "gpu_memory_utilization=0.90",
+    "(APIServer pid=7) INFO 05-02 10:00:10 [loggers.py:341] Engine 000: Avg prompt throughput: 0.0 tokens/s, Avg "
+    "generation throughput: 120.0 tokens/s, Running: 8 reqs, Waiting: 20 reqs, KV fetch: 4 waiting to start, 2 in "
+    "progress, 1 completed waiting, Preemptions: 3, GPU KV cache usage: 88.0%, Prefix cache hit rate: 40.0%",
     "",
 ]
 

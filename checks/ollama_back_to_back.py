@@ -1,0 +1,48 @@
+"""QUEUEING in Ollama shown by requests served back to back while their clients gave up at one deadline.
+
+No two spans need overlap: a client or proxy that holds requests back sends them one at a
+time, and the access log then shows each starting as the previous one ends. That alone is
+also one user working through a list, so the check speaks only when several of the chain's
+requests failed at the same round duration (knowledge/concurrency.py says why that sign).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from llmdoctor.plugins import check
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+
+if TYPE_CHECKING:
+    from llmdoctor.knowledge.ollama.log import OllamaLogSummary
+
+
+@check(id="ollama-back-to-back-queue", cause=Cause.QUEUEING,
+       purpose="Requests served back to back (each starts as the previous ends) while clients hit one deadline again and again",
+       engines=("ollama",))
+def back_to_back_queue(ollama_log: OllamaLogSummary, ollama_deployment: str | None = None):
+    spans = ollama_log.requests.spans
+    if len(spans) < 3:
+        return
+    from llmdoctor.knowledge.concurrency import chains
+    from llmdoctor.judge.thresholds import BACK_TO_BACK_MIN_REQUESTS
+    from llmdoctor.judge.fixes import settings_fix
+
+    found = [c for c in chains(spans, min_len=BACK_TO_BACK_MIN_REQUESTS) if c.sent_together]
+    if not found:
+        return
+    c = max(found, key=lambda c: (c.deadline_hits, len(c.spans)))
+    durs = ", ".join(f"{s.seconds:.1f}" for s in c.spans[:8])
+    figures = (f"{len(c.spans)} requests served back to back (each started within 1 s, the log's resolution, of "
+               f"the previous end); {c.deadline_hits} failed at exactly {c.deadline_s:.0f} s, a client deadline; "
+               f"durations {durs} s; if they were sent together the last waited {c.waited_s:.0f} s before its turn")
+    failed = [Evidence(s.example.source, s.example.line) for s in c.spans if s.status >= 400 and s.example][:3]
+    yield Finding(
+        Cause.QUEUEING, Severity.WARNING,
+        f"Requests were served one at a time without a pause while clients gave up at {c.deadline_s:.0f} s: "
+        f"the last of {len(c.spans)}, if sent with the first, waited about {c.waited_s:.0f} s",
+        [Evidence("ollama access log", figures)] + failed,
+        Fix("The server never idled between these requests and clients timed out behind each other: serve more "
+            "at once (raise OLLAMA_NUM_PARALLEL, or check the client or proxy does not send one request at a "
+            "time), or raise the client's timeout above the wait.", *settings_fix(ollama_deployment, OLLAMA_NUM_PARALLEL=4)),
+        confidence=Confidence.MEDIUM,
+    )
