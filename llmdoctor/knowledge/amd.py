@@ -203,7 +203,7 @@ def _levels(text: str, pattern: str) -> tuple[list[tuple], tuple | None]:
 
     levels, current = [], None
     for line in text.splitlines():
-        m = re.match(r"\s*\d+:\s*" + pattern, line)
+        m = re.match(r"\s*(?:\d+:\s*)?" + pattern, line)  # the level number, unless a paste repair took it
         if m is None:
             continue
         levels.append(m.groups())
