@@ -36,6 +36,22 @@ class FactUnavailable(Exception):
 
 
 @dataclass(frozen=True)
+def recorded_json(host, name: str, parse: Callable[[bytes], Any]) -> Any:
+    """What a recording holds in `name`, parsed: quietly unavailable when the file is not
+    there (most recordings hold few of these), one line when it does not parse."""
+    from llmdoctor.hosts.base import HostError
+
+    try:
+        data = host.read(name)
+    except (OSError, HostError):
+        raise FactUnavailable(f"no {name} in the evidence", quiet=True) from None
+    try:
+        return parse(data)
+    except (ValueError, TypeError, RecursionError) as e:
+        raise FactUnavailable(f"unparseable {name}: {e}") from None
+
+
+@dataclass(frozen=True)
 class RunOptions:
     """What the user asked of this run, beyond the host and the time windows."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 
-from llmdoctor.facts import Context, FactUnavailable, provider
+from llmdoctor.facts import Context, FactUnavailable, provider, recorded_json
 from llmdoctor.hosts.base import HostError
 from llmdoctor.parsing import ParseError
 
@@ -40,14 +40,7 @@ def cpu_load(ctx: Context, engines=()):
 
     host = ctx.host
     if host.recorded:
-        try:
-            data = host.read("cpu.json")
-        except (OSError, HostError):
-            raise FactUnavailable("no cpu.json in the evidence", quiet=True) from None
-        try:
-            return CpuSample.from_dict(json.loads(data))
-        except (ValueError, TypeError, RecursionError) as e:
-            raise FactUnavailable(f"unparseable cpu.json: {e}") from None
+        return recorded_json(host, "cpu.json", lambda data: CpuSample.from_dict(json.loads(data)))
     if ctx.sample_seconds < MIN_WINDOW_S:
         raise FactUnavailable(f"CPU use not sampled (a window under {MIN_WINDOW_S:g} s)", quiet=True)
 

@@ -16,7 +16,7 @@ import time
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-from llmdoctor.facts import Context, FactUnavailable, provider
+from llmdoctor.facts import Context, FactUnavailable, provider, recorded_json
 from llmdoctor.hosts.base import HostError
 from llmdoctor.hosts.stream_client import get, post_json
 from llmdoctor.knowledge.engines import LLAMACPP, OLLAMA, SGLANG, VLLM
@@ -236,14 +236,7 @@ def engine_progress(ctx: Context, engines=()):
     no request is sent (the probe does that, only when asked)."""
     host = ctx.host
     if host.recorded:
-        try:
-            data = host.read("progress.json")
-        except (OSError, HostError):
-            raise FactUnavailable("no progress.json in the evidence", quiet=True) from None
-        try:
-            return progress_from_json(data)
-        except (ValueError, TypeError, RecursionError) as e:
-            raise FactUnavailable(f"unparseable progress.json: {e}") from None
+        return recorded_json(host, "progress.json", progress_from_json)
     targets = [e for e in engines or () if e.port and e.kind in (LLAMACPP, VLLM, SGLANG)]
     if not targets:
         raise FactUnavailable("no engine with progress counters (llama-server, vLLM, SGLang) to watch", quiet=True)
