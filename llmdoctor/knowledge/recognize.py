@@ -49,6 +49,11 @@ SIGNS: dict[str, tuple[Sign, ...]] = {
         ("ollama", r"\.ollama[/\\]models|/usr/share/ollama|lib[/\\]ollama\b|\\Ollama\\|\bollama/ollama\b", "Ollama path or image"),
         (("llama runner", "llama server"), r"llama runner (?:started|process)|starting llama server|\bollama runner\b|waiting for llama runner", "Ollama runner line"),
         ("maximum pending requests exceeded", r"maximum pending requests exceeded", "Ollama queue-full text"),
+        # the runner's binary (v0.1.32-v0.5.x), and its arguments as llm/server.go writes them (v0.1.32-v0.11.x:
+        # --model, --ctx-size, --batch-size lead) on a line with no program before them (a paste of the
+        # arguments alone): --ctx-size there is num_ctx x --parallel by construction, not llama-server's -c
+        ("ollama_llama_server", r"\bollama_llama_server\b", "Ollama runner binary"),
+        ("--ctx-size", r"^\s*(?:--model \S+ )?--ctx-size \d+ --batch-size \d+(?:\s|$)", "Ollama runner arguments"),
         ("processor", r"^NAME\s+ID\s+SIZE\s+PROCESSOR\b", "`ollama ps` table"),
         ('"size_vram"', r'"size_vram"\s*:', "/api/ps response"),
         # server/routes.go's 400 for an embedding input over the context: "input length exceeds maximum

@@ -79,6 +79,21 @@ def test_other_servers_context_errors_name_no_engine():
         assert OLLAMA not in signs_in(line) and LLAMACPP not in signs_in(line) and SGLANG not in signs_in(line)
 
 
+def test_ollama_runner_arguments_alone_are_ollama_s():
+    """ollama#10160: the runner's arguments pasted from --ctx-size on (llm/server.go writes --model,
+    --ctx-size, --batch-size first); the old runner binary (ollama#4124's form). A llama-server
+    command line with the same flags, or flags in another order, stays llama-server's."""
+    for text in ("--ctx-size 24576 --batch-size 512 --n-gpu-layers 65 --verbose --threads 104 --flash-attn --no-mmap "
+                 "--parallel 6 --tensor-split 33,32 ",
+                 "--model /usr/share/ollama/.ollama/models/blobs/sha256-6a0746a1ec1a --ctx-size 8192 --batch-size 512 "
+                 "--n-gpu-layers 33 --parallel 4 --port 40215",
+                 "/tmp/ollama2769/runners/cuda_v12/ollama_llama_server --model /m --ctx-size 2048 --parallel 1 --port 4"):
+        assert decide({"cmdline.txt": signs_in(text)}).engines == (OLLAMA,), text
+    for text in ("llama-server --model /m/x.gguf --ctx-size 8192 --batch-size 512 --parallel 4",
+                 "--model /m/x.gguf --ctx-size 8192 --parallel 4 --batch-size 512", "-m x.gguf --ctx-size 8192 --batch-size 512"):
+        assert decide({"cmdline.txt": signs_in(text)}).engines == (LLAMACPP,), text
+
+
 @pytest.mark.parametrize("line", NOBODY)
 def test_lines_no_engine_prints(line):
     assert not signs_in(line)
