@@ -1,4 +1,5 @@
-"""A line meant to set an engine variable assigns nothing (export A:B, set A = B, curly quotes, setx A=B)."""
+"""A line meant to set an engine variable assigns nothing (export A:B, set A = B, curly quotes, setx A=B),
+or sets it with cmd.exe's quotes kept in the value (set LLAMA_ARG_HOST="0.0.0.0")."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -17,7 +18,7 @@ MAX_EVIDENCE = 6
 
 def _corrected(a) -> str:
     """The same setting, written so that it assigns."""
-    value = a.value if a.value is not None else (a.intended or "VALUE")
+    value = a.intended if a.intended is not None else a.value if a.value is not None else "VALUE"
     if a.form == "export":
         return f"export {a.name}={value}"
     if a.form == "cmd-set":
@@ -71,8 +72,11 @@ def assignment_ignored(
     unit_lines = [_corrected(a) for a in bad[:MAX_EVIDENCE] if a.form == "systemd"]
     config = (f"# the drop-in ({edit(OLLAMA_UNIT)})\n[Service]\n" + "\n".join(unit_lines) + "\n"
               if unit_lines else "")
+    kept = bad and all(a.value is not None for a in bad)  # set, but as cmd.exe keeps it: quotes included
     yield Finding(
         Cause.CONFIG_NOT_APPLIED, Severity.WARNING,
+        f"{names} {'is' if len(bad) <= 1 else 'are'} set with the quotes in the value: the server reads "
+        f"{bad[0].value}, not {bad[0].intended}" if kept else
         f"{names} {'is' if len(bad) <= 1 else 'are'} never set: the line assigns nothing, so the server runs with "
         f"its default",
         ev,

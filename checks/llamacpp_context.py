@@ -25,13 +25,21 @@ def context_exceeded(llamacpp_log: LlamaLog):
         return
     ex = scan.context_exceeded_examples
     biggest, ctx = scan.cpp.exceeded_max or (0, 0)
+    ev = [Evidence(scan.source, e.text) for e in ex]
+    fit = next((s for s in llamacpp_log.scans if s.fit_ctx and s.fit_ctx[1] < s.fit_ctx[0]), None)
+    why = ""
+    if fit is not None:  # no -c given: --fit chose the context to fit free memory, smaller than the model's
+        ev.append(Evidence(fit.source, fit.fit_line))
+        why = (f" No -c was given, so --fit picked {fit.fit_ctx[1]:,} tokens (the model allows {fit.fit_ctx[0]:,}) to "
+               f"fit the free GPU memory: set -c to what the requests need and make room for it (a quantised KV cache, "
+               f"-ctk q8_0 -ctv q8_0 with -fa on), or accept layers on the CPU.")
     yield Finding(
         Cause.CONTEXT_TRUNCATION, Severity.WARNING,
         f"llama-server refused {scan.context_exceeded} prompt(s) longer than its context"
         + (f" ({biggest:,} tokens > {ctx:,})" if biggest and ctx else ""),
-        [Evidence(scan.source, e.text) for e in ex],
+        ev,
         Fix("The prompt does not fit the slot's context. Raise -c (with an explicit -np it is split between slots: "
-            "-c = slots x context), or use --kv-unified, or send shorter prompts.",
+            "-c = slots x context), or use --kv-unified, or send shorter prompts." + why,
             (f"llama-server -m MODEL -c {max(8192, (biggest or 4096) * 2)}",)))
 
 

@@ -11,12 +11,28 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
     from llmdoctor.knowledge.llamacpp.cmdline import LlamaCmdline
 
 
+PURGES_ALONE = 2  # idle slots purged this often: the shared pool is short even where no request failed
+
+
 def _exhausted(log):
-    """(scan, lines) where llama-server said the KV cache ran out."""
+    """(scan, lines) where llama-server said the KV cache ran out, or cleared idle slots' caches to make
+    room in a unified pool (b7xxx-: `purging slot N with M tokens`; those conversations recompute)."""
     for scan in (log.scans if log is not None else ()):
         if scan.cpp.kv_full_count:
-            return scan, [Evidence(scan.source, l) for l in scan.cpp.kv_full[:2]]
+            return scan, [Evidence(scan.source, l) for l in scan.cpp.kv_full[:2]] + _purges(scan)
+    for scan in (log.scans if log is not None else ()):
+        if scan.cpp.slot_purges >= PURGES_ALONE:
+            return scan, _purges(scan)
     return None, []
+
+
+def _purges(scan) -> list:
+    c = scan.cpp
+    if not c.slot_purges:
+        return []
+    return [Evidence(scan.source, c.purge_lines[0]),
+            Evidence(scan.source, f"{c.slot_purges} idle slot(s) purged to make room in the shared KV pool: "
+                                  f"their next requests recompute the whole prompt")]
 
 
 def _pool(scan, cmdline):
@@ -64,6 +80,9 @@ def kv_overcommit(llamacpp_log: LlamaLog | None = None, llamacpp_cmdline: LlamaC
                  f"overlapping long requests ask for up to {promised:,} tokens")
         if full_ev:
             title += ", and the pool has already run out"
+    elif full_scan is not None and not full_scan.cpp.kv_full_count:
+        title = (f"llama-server's shared KV pool is too small for its slots: it purged idle slots' cached prompts "
+                 f"{full_scan.cpp.slot_purges} times to fit new requests")
     else:
         title = "llama-server's KV cache ran out while requests were running"
     yield Finding(

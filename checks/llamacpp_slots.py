@@ -48,6 +48,11 @@ def queueing(
         ev.append(Evidence(waited.source, f"{waited.queued_launches} times a request took a slot within "
                                           f"{int(BACK_TO_BACK_S * 1000)} ms of it being freed, every other slot busy: "
                                           f"it was waiting (or its client sends the next request the moment one ends)"))
+    deferred = next((sc for sc in (llamacpp_log.scans if llamacpp_log is not None else ()) if sc.cpp.deferred), None)
+    if deferred is not None:  # the server's own word that a request waited (debug level since b3761)
+        ev += [Evidence(deferred.source, line) for line in deferred.cpp.deferred_lines[:2]]
+        if deferred.cpp.deferred > 2:
+            ev.append(Evidence(deferred.source, f"{deferred.cpp.deferred} requests deferred: no slot was free"))
     busy = llamacpp_state.busy_slots if llamacpp_state is not None else None
     if busy and llamacpp_state.slots and busy == len(llamacpp_state.slots):
         ev.append(Evidence(llamacpp_state.sources.get("slots", "/slots"),

@@ -28,7 +28,8 @@ def cpu_only_host(ollama_log: OllamaLogSummary, gpu: GpuFact | None = None):
     if not starts or any(set(s.libraries) != {"cpu"} for s in starts) or gpu_expected(log, gpu) is not None:
         return  # a GPU listed, or an inventory line not read whole (a wrapped paste)
     if (log.gpu_seen is not None or log.gpu_libraries_empty.count or log.cpp.no_device or log.libdir_missing.count
-            or log.gpu_init_failures.count or (log.estimator or {}).get("library", "cpu") != "cpu"):
+            or log.gpu_init_failures.count or log.gpu_rejected.count
+            or (log.estimator or {}).get("library", "cpu") != "cpu"):
         return  # a GPU was there or planned for: ollama-no-gpu-runner and ollama-gpu-lost speak
     ex = starts[-1].examples[0]
     yield Finding(

@@ -25,6 +25,7 @@ def radix_cache_off(
 ):
     off, where = setting("disable_radix_cache", sglang_cmdline, sglang_server_info, sglang_log)
     if not off:
+        yield from _switched_off_by_sglang(sglang_log)
         return
     ev = [Evidence(where, "--disable-radix-cache" if where == "command line" else "disable_radix_cache True")]
     long = [(scan.source, b) for scan in (sglang_log.scans if sglang_log is not None else ()) for b in long_prefills(scan)]
@@ -42,3 +43,30 @@ def radix_cache_off(
             "for agent fleets. Keep the shared part first and identical in every request.",
             (cmd or launch_flags_text(sglang_cmdline) + "  # without --disable-radix-cache",)),
         confidence=Confidence.HIGH if long else Confidence.MEDIUM)
+
+
+def _switched_off_by_sglang(sglang_log):
+    """SGLang turned the radix cache off itself (a model or attention backend it does not support
+    prefix caching with: `Hybrid GDN model detected, disable radix cache`, `Radix cache is disabled
+    for ...`, `Disabling radix cache since ...`); worth a finding only where long prompts are
+    prefilled in full, and the fix is another backend or strategy, not a flag to remove."""
+    for scan in (sglang_log.scans if sglang_log is not None else ()):
+        said = scan.settings.get("radix_cache_auto_off")
+        long = long_prefills(scan) if said else []
+        if not long:
+            continue
+        b = long[0]
+        yield Finding(
+            Cause.PREFILL, Severity.WARNING,
+            "SGLang switched its radix cache off for this model or backend: shared prompt prefixes are prefilled "
+            "again for every request",
+            [Evidence(scan.source, said), Evidence(scan.source, b.text),
+             Evidence(scan.source, f"{len(long)} prefill batch(es) of prompts >= {SGLANG_LONG_PROMPT} tokens "
+                                   f"(first: {prompt_tokens(b):,.0f} per request), none of it from a cache")],
+            Fix("The line above names why SGLang runs without prefix caching here. Where it names an attention "
+                "backend or a scheduler strategy that keeps the cache (for hybrid Mamba/GDN models: "
+                "--mamba-scheduler-strategy extra_buffer, or --attention-backend triton), use it; otherwise a newer "
+                "SGLang may support the cache for this model. Until then every request pays its whole prompt: "
+                "keep shared system prompts short."),
+            confidence=Confidence.MEDIUM)
+        return

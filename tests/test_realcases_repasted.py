@@ -1,7 +1,10 @@
 """The real cases, their logs re-pasted the other ways real reports arrive (a journald prefix
-in another locale, a compose column, kubectl's prefix and stamps, Docker's json-file,
-hard-wrapped lines, a fenced paste with its prompt, CRLF with zsh's %): each case must
-score as it does pasted as it was (expected_state.json)."""
+in another locale, a compose column, kubectl's prefix and stamps, docker logs -t, Docker's
+json-file, indented and unindented wraps at 60/80/120 columns cut at the column or at a word,
+a fenced paste with its prompt, cmd/PowerShell/sh prompts, Markdown quotes, HTML entities,
+line-number gutters, two fragments, CRLF with zsh's %): each case must score as it does pasted
+as it was (expected_state.json). `python -m tests.test_realcases_repasted [FORM ...]` prints
+the pass rate of each form."""
 from __future__ import annotations
 
 import json
@@ -31,7 +34,13 @@ def specs():
 
 @pytest.mark.parametrize("how", sorted(VARIANTS))
 def test_repasted_cases_score_the_same(how, specs, tmp_path):
-    wrong = []
+    wrong = _wrong(how, specs, tmp_path)[1]
+    assert not wrong, "\n".join(wrong)
+
+
+def _wrong(how, specs, tmp_path) -> tuple[int, list[str]]:
+    """(cases passed, lines of the cases scoring otherwise than expected) with the logs pasted `how`."""
+    wrong, passed = [], 0
     for case in SCORED:
         d = tmp_path / case.name
         d.mkdir()
@@ -43,6 +52,19 @@ def test_repasted_cases_score_the_same(how, specs, tmp_path):
                 f.write_text(VARIANTS[how](text, IDENT[f.name]) if how.startswith("journald") else VARIANTS[how](text))
         report = diagnose_target(EvidenceHost(d), DiagnoseOptions(sample_seconds=0), specs).report
         s = score(m, report_doc(render_json(Report("t", (report,)))))
+        passed += s.passed
         if ("pass" if s.passed else "fail") != STATE[m["id"]]["state"]:
             wrong.append(s.line())
-    assert not wrong, "\n".join(wrong)
+    return passed, wrong
+
+
+if __name__ == "__main__":
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    all_specs = load_checks(site_dir=None, entry_points=False)[0]
+    for how in sys.argv[1:] or sorted(VARIANTS):
+        with tempfile.TemporaryDirectory() as tmp:
+            passed, wrong = _wrong(how, all_specs, Path(tmp))
+        print(f"{how:16s} {passed}/{len(SCORED)} pass, {len(SCORED) - len(wrong)}/{len(SCORED)} as expected")

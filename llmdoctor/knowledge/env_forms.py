@@ -54,7 +54,9 @@ ENGINE_LAUNCH = LazyPattern(r"(?:^|[\s/\\])(?:ollama(?:\.exe)?\s+serve|vllm\s+se
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _EXPORT = LazyPattern(rf"^(?:export|declare\s+-\w*x\w*|typeset\s+-\w*x\w*)\s+(.*)$")
 _MALFORMED_EXPORT = LazyPattern(rf"^({_NAME})\s*(:|\s+=|=\s+)\s*(.*)$")
-_CMD_SET = LazyPattern(r'^set\s+(?:/\w\s+)?"?([^=\s"]+)(\s*)=(\s*)(.*?)"?\s*$', re.I)
+# cmd.exe's `set "NAME=value"` quotes the whole assignment (the quotes go); `set NAME="value"`
+# keeps them in the value (cmd.exe's set takes everything after '=' as it is)
+_CMD_SET = LazyPattern(r'^set\s+(?:/\w\s+)?(?:"([^=\s"]+)(\s*)=(\s*)(.*?)"|([^=\s"]+)(\s*)=(\s*)(.*?))\s*$', re.I)
 _SETX = LazyPattern(r"^setx(?:\.exe)?\s+(.+)$", re.I)
 _PWSH = LazyPattern(rf"^\$env:({_NAME})\s*=\s*(.*)$", re.I)
 _DOTNET = LazyPattern(rf"SetEnvironmentVariable\(\s*['\"]({_NAME})['\"]\s*,\s*['\"]([^'\"]*)['\"]", re.I)
@@ -95,6 +97,29 @@ def _unquote(value: str) -> str:
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
         return value[1:-1]
     return value
+
+
+def _cmd_set(m, line: str, n: int, source: str) -> Assignment:
+    """cmd.exe's `set`: spaces around '=' and quotes inside the value are kept, as part of the
+    name or the value. Ollama strips quotes from its variables (envconfig.Var trims `"` and `'`,
+    since 0.2.0; OLLAMA_HOST since 0.1.33); the other engines read the value as it is:
+    llama-server fails to start (`error while handling environment variable "LLAMA_ARG_...":
+    stoi`, common/arg.cpp) or binds to a host named with quotes, vLLM and SGLang take the
+    quotes as part of a path or a host."""
+    whole = m.group(1) is not None  # set "NAME=value": the quotes are cmd's, not the value's
+    name, spaced, value = (m.group(1), m.group(2), m.group(4)) if whole else (m.group(5), m.group(6), m.group(8))
+    if spaced:
+        return Assignment(name, None, "cmd-set", line, n, source,
+                          f"cmd.exe keeps the spaces: this sets a variable named '{name} ', not {name}",
+                          intended=_unquote(value))
+    if whole or not any(q in value for q in "\"'"):
+        return Assignment(name, value, "cmd-set", line, n, source)
+    if name.upper().startswith("OLLAMA_"):
+        return Assignment(name, value.strip().strip("\"'"), "cmd-set", line, n, source)
+    return Assignment(name, value, "cmd-set", line, n, source,
+                      f"cmd.exe keeps the quotes: the server reads {name} as {value}, quotes included "
+                      f"(write set {name}={_unquote(value)} or set \"{name}={_unquote(value)}\")",
+                      intended=_unquote(value))
 
 
 def _words(text: str) -> list[str]:
@@ -248,12 +273,8 @@ def assignments_in(text: str, source: str, listing: bool = False) -> list[Assign
             continue
         set_word = line[:3].casefold() == "set"  # (casefold: re.I lets "ſ" stand for "s")
         m = _CMD_SET.match(line) if set_word else None
-        if m and is_engine_var(m.group(1).strip()):
-            name, spaced = m.group(1), bool(m.group(2))
-            problem = (f"cmd.exe keeps the spaces: this sets a variable named '{name} ', not {name}"
-                       if spaced else None)
-            out.append(Assignment(name, None if spaced else _unquote(m.group(4)), "cmd-set", line, n, source, problem,
-                                  intended=_unquote(m.group(4)) if spaced else None))
+        if m and is_engine_var((m.group(1) or m.group(5)).strip()):
+            out.append(_cmd_set(m, line, n, source))
             continue
         m = _SETX.match(line) if set_word else None
         if m:

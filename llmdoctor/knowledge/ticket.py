@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable
 
-from llmdoctor.knowledge.pasted import ANSI, FENCE, PROMPT
+from llmdoctor.knowledge.pasted import ANSI, FENCE, PROMPT, PROMPT_HEAD
 
 # `kubectl`, `k` (the usual alias) or `oc`, with any options before the verb (`kubectl -n ai describe pod`)
 KUBECTL = r"(?:kubectl|k|oc)\s+(?:-{1,2}[\w-]+(?:[= ]\S+)?\s+)*"
@@ -97,7 +97,10 @@ LAUNCHES: tuple[tuple[re.Pattern[str], str], ...] = (
 BARE_LAUNCH = re.compile(r"\s+--?[A-Za-z]")  # a launch without a prompt needs a flag: prose does not start so
 # a shell line the user typed to set an engine variable (`export OLLAMA_NUM_PARALLEL=4` in ~/.bashrc):
 # no server prints one, so wherever it stands it is a setting as the user wrote it
-EXPORT = re.compile(r"^\s*(?:export|setx?|launchctl\s+setenv)\s+(?:OLLAMA|VLLM|LLAMA_ARG|SGLANG)_\w+[= ]")
+EXPORT = re.compile(r"^\s*(?:(?:export|setx?|launchctl\s+setenv)\s+\"?|\$env:)(?:OLLAMA|VLLM|LLAMA_ARG|SGLANG)_\w+\s*[= ]")
+# ... typed at a prompt (`C:\Users\me>set OLLAMA_HOST="0.0.0.0"`, `PS C:\> $env:OLLAMA_HOST=...`, `$ export ...`):
+# the line is the user's, not output, and belongs to no piece
+TYPED = re.compile(r'^\s*(?:PS [^>]*>|[A-Za-z]:\\[^<>|"]*>|[\w.@:~/-]*[$#%])\s*(?=\S)')
 CONTINUED = re.compile(r"(?:\s|^)[\\^`]$")  # a line continued by sh `\`, cmd `^` or PowerShell backtick
 
 
@@ -107,7 +110,7 @@ def _prompt_command(line: str) -> str | None:
     if not m:
         return None
     rest = line[m.start() :]
-    rest = re.sub(r"^\s*(?:\([^)]*\)\s*)?(?:[\w.@:~/\\-]*(?:\s?\[\d{1,3}\])?\s?[$#%>]|PS [^>]*>)\s*", "", rest, count=1)
+    rest = re.sub(PROMPT_HEAD, "", rest, count=1)
     rest = re.sub(r"^sudo\s+(?:-\S+\s+)*", "", rest)
     return rest.strip()
 
@@ -186,6 +189,10 @@ def split_ticket_into(lines: Iterable[str], write: Callable[[str, str], None]) -
                 if not CONTINUED.search(launch[0]):
                     write("cmdline.txt", _joined(launch) + "\n")
                     launch = []
+            continue
+        typed = TYPED.match(bare) if bare[:1] in " PABCDEFGHIJKLMNOPQRSTUVWXYZ$#%abcdefghijklmnopqrstuvwxyz" else None
+        if typed and EXPORT.match(bare[typed.end():]):
+            write("shell_export.txt", bare[typed.end():].strip() + "\n")
             continue
         if EXPORT.match(bare):
             write("shell_export.txt", bare.strip() + "\n")

@@ -88,3 +88,25 @@ def test_literal_pre_tests_change_no_match():
         assert "(" in line or not E._DOTNET.search(line), line
         assert any(w in line for w in ("docker", "podman", "nerdctl")) or not E._DOCKER_RUN.search(line), line
     assert len(E.assignments_in("\n".join(made), "x")) >= 10
+
+
+def test_cmd_set_keeps_quotes_in_the_value():
+    # cmd.exe's `set` takes everything after '=' as it is; `set "NAME=value"` quotes the assignment
+    a = one('set LLAMA_ARG_CTX_SIZE="8192"\n')
+    assert (a.form, a.value, a.intended) == ("cmd-set", '"8192"', "8192") and "keeps the quotes" in a.problem
+    assert one('set "LLAMA_ARG_CTX_SIZE=8192"\n').value == "8192" and one('set "LLAMA_ARG_CTX_SIZE=8192"\n').problem is None
+    assert one("set VLLM_HOST_IP='10.0.0.2'\n").value == "'10.0.0.2'"
+    # Ollama trims quotes from its variables itself (envconfig.Var: strings.Trim(..., "\"'"), since 0.2.0)
+    a = one('set OLLAMA_HOST="0.0.0.0"\n')
+    assert (a.value, a.problem) == ("0.0.0.0", None)
+    assert one("SET /A OLLAMA_NUM_PARALLEL=4\n").value == "4"
+
+
+def test_kept_quotes_are_reported_with_the_value_the_server_reads():
+    from llmdoctor.checks.config_assignment_ignored import assignment_ignored
+    from llmdoctor.facts.declared import DeclaredSettings
+
+    a = one('set LLAMA_ARG_HOST="0.0.0.0"\n')
+    (f,) = assignment_ignored(DeclaredSettings((a,), {}), None)
+    assert '"0.0.0.0"' in f.title and "quotes" in f.title
+    assert "set LLAMA_ARG_HOST=0.0.0.0" in f.fix.commands

@@ -209,3 +209,23 @@ def test_the_kv_cache_full_line_alone_is_llama_cpp():
     text = "\n".join(f"[1707364943] update_slots : failed to find free space in the KV cache, retrying with smaller "
                      f"n_batch = {n}" for n in (256, 128, 64)) + "\n[1707364943] update_slots : failed to decode the batch, n_batch = 1, ret = 1\n"
     assert engine_of_text(text) == LLAMACPP
+
+
+def test_windows_prompts_name_their_pieces_and_typed_settings_go_apart():
+    ticket = (
+        "C:\\Program Files\\Ollama>ollama ps\n"
+        "NAME          ID              SIZE      PROCESSOR          CONTEXT    UNTIL\n"
+        "mistral:7b    6577803aa9a0    8.3 GB    13%/87% CPU/GPU    16384      4 minutes from now\n"
+        "\n"
+        "PS C:\\Users\\me> docker logs ollama\n"
+        "time=2025-01-01T00:00:00Z level=INFO source=routes.go:1 msg=hi\n"
+        "\n"
+        'C:\\Users\\me>set LLAMA_ARG_HOST="0.0.0.0"\n'
+        'PS C:\\Users\\me> $env:OLLAMA_HOST="0.0.0.0"\n'
+        "$ export OLLAMA_NUM_PARALLEL=4\n"
+    )
+    files = split_ticket(ticket)
+    assert files["ollama_ps.txt"].startswith("NAME ")
+    assert files["journal.log"] == "time=2025-01-01T00:00:00Z level=INFO source=routes.go:1 msg=hi\n"
+    assert files["shell_export.txt"].split("\n")[:3] == [
+        'set LLAMA_ARG_HOST="0.0.0.0"', '$env:OLLAMA_HOST="0.0.0.0"', "export OLLAMA_NUM_PARALLEL=4"]

@@ -22,6 +22,11 @@ the real reports in tests/fixtures/realcases:
   n_prompt_tokens = N` with N > M, `context shift is disabled`;
 - a shared (unified) KV pool running out: `failed to find free space in the KV cache`,
   `Context size has been exceeded`, `Input prompt is too big compared to KV size`;
+- the cache cut back for a new prompt, in every build's words (`kv cache rm [N, end)`, `... memory_seq_rm
+  [N, end)`), a miss where the slot's earlier holding is known (2023/2024 release lines);
+- slot traffic (requests taken, all idle, deferred), --sleep-idle-seconds and router unloads,
+  unified-pool purges, settings switched off at start-up (knowledge/llamacpp/catalogue.py lists
+  every message with its source lines and versions);
 - the prompt cache missing: `n_past = 3737, slot.prompt.tokens.size() = 38925` (only 3,737 of
   38,925 cached tokens still match), `kv cache rm [X, end)`, `forcing full prompt
   re-processing due to lack of cache data`, `erased invalidated context checkpoint (...,
@@ -48,24 +53,43 @@ KEEP_TIMINGS = 200  # the most recent timed requests
 
 _NUM_FIELD = LazyPattern(r"\b([a-z_]\w*)\s*[=:]\s*\"?(-?\d+)\b")
 BACKEND_LOADED = LazyPattern(r"load_backend: loaded (\S+) backend from (\S+)")
+# Every wording a GPU backend (or the argument parser) uses to say it found nothing: Vulkan's
+# `Error: No devices found.` (stderr, to b4739 at least) and `No devices found.` (GGML_LOG, b6710 on);
+# CUDA's `no CUDA devices found, CUDA will be disabled` (ggml_init_cublas, b2400) and `failed to
+# initialize CUDA: <error>` (ggml_cuda_init, also ROCm/MUSA); the argument parser's `not compiled
+# with GPU offload support, --n-gpu-layers option will be ignored` (to b4000) and `no usable GPU
+# found, --gpu-layers option will be ignored` (b4400 on); a CPU-only build given --main-gpu,
+# --split-mode or --tensor-split: `llama.cpp was compiled without CUDA/SYCL[/Vulkan]. Setting ... has
+# no effect` (to b3600), `... without support for GPU offload. Setting ...` (b4000 on).
 NO_DEVICE = LazyPattern(
-    r"ggml_vulkan: No devices found|ggml_cuda_init: failed to initialize|no usable GPU found|"
+    r"ggml_vulkan: (?:Error: )?No devices found|ggml_cuda_init: failed to initialize|no usable GPU found|"
     r"no CUDA-capable device is detected|CUDA driver version is insufficient|ggml_metal_init: error|"
-    r"failed to initialize (?:the )?(?:CUDA|ROCm|HIP|Vulkan|Metal)", re.I)
+    r"failed to initialize (?:the )?(?:CUDA|ROCm|HIP|Vulkan|Metal|MUSA)|"
+    r"no (?:CUDA|ROCm|MUSA) devices found|not compiled with GPU offload support|"
+    r"compiled without (?:CUDA|support for GPU offload)\S*\. Setting", re.I)
 DEVICES_FOUND = LazyPattern(r"ggml_cuda_init: found (\d+) \w+ devices|ggml_vulkan: Found (\d+) Vulkan devices|"
-                            r"using device (?:CUDA|ROCm|Vulkan|MTL|SYCL)\d|since a GPU device is available")
+                            r"using device (?:CUDA|ROCm|Vulkan|MTL|SYCL|Metal)\d?\b|since a GPU device is available|"
+                            r"ggml_metal_init: found device:")
 OFFLOADED = LazyPattern(r"offloaded\s+(\d+)/(\d+)\s+layers to GPU")
 BUFFER = LazyPattern(r"([A-Za-z_][A-Za-z0-9_]*)\s+(?:(model|KV|compute|output|RS)\s+)?buffer size\s*=\s*([\d.]+)\s*MiB")
 HOST_BACKEND = LazyPattern(r"^(?:CPU(?:_\w*)?|BLAS|\w+_Host)$")
 EXCEEDS = LazyPattern(r"request \((\d+) tokens\) exceeds the available context size \((\d+) tokens\)|"
                       r"input \((\d+) tokens\) is larger than the max context size \((\d+) tokens\)")
 EXCEEDS_PLAIN = ("the request exceeds the available context size", "context shift is disabled",
-                 "exceed_context_size_error")
-NEW_PROMPT = LazyPattern(r"new prompt, n_ctx_slot = (\d+),.*?n_prompt_tokens = (\d+)")
-KV_FULL = ("failed to find free space in the KV cache", "Context size has been exceeded",
+                 "exceed_context_size_error", "is larger than the max context size")
+# `n_prompt_tokens = N` (b3761-b6710), `task.n_tokens = N` (b6925-; trace level from 2026-05)
+NEW_PROMPT = LazyPattern(r"new prompt, n_ctx_slot = (\d+),.*?(?:n_prompt_tokens|task\.n_tokens) = (\d+)")
+KV_FULL = ("failed to find free space in the KV cache", "Context size has been exceeded", "KV cache is full",
+           "failed to decode the batch, n_batch",  # 2023: the last retry, at n_batch = 1
            "Input prompt is too big compared to KV size", "failed to find a memory slot for batch")
 CACHE_MATCH = LazyPattern(r"n_past = (\d+), slot\.prompt\.tokens\.size\(\) = (\d+)")
 CACHE_RM = LazyPattern(r"(?:slot (\d+) : )?kv cache rm (?:- )?\[(\d+), end\)")
+# The slot's cache cut back to where the new prompt stops matching, every build's words: `kv cache rm
+# [p0, end)` (2024 JSON/text: the position in a `p0` field), `kv cache rm [N, end)` (b3761-b6250),
+# `n_past = M, memory_seq_rm [N, end)` (b6710), `n_tokens = M, memory_seq_rm [N, end)` (b6925-),
+# `cached n_tokens = M, memory_seq_rm [N, end)` (trace, 2026).
+CACHE_CUT = LazyPattern(r"(?:kv cache rm|memory_seq_rm) (?:- )?\[(\d+|p0), end\)")
+RELEASED_2024 = "slot released"  # 2024 JSON/text: id_slot, n_cache_tokens
 _TASK = LazyPattern(r"task (?:id = )?(\d+)")
 RELEASED = LazyPattern(r"slot (\d+) released \((\d+) tokens in cache\)")  # 2023 builds
 FULL_REPROCESS = "forcing full prompt re-processing"
@@ -73,19 +97,39 @@ FULL_REPROCESS = "forcing full prompt re-processing"
 # stops matching is dropped, one line per checkpoint; its n_tokens is what had been cached
 # up to it, pos_next where processing starts again.
 ERASED_CHECKPOINT = "erased invalidated context checkpoint"
-_TASK_BAR = LazyPattern(r"task (\d+) \||id_task=(\d+)")
+_TASK_BAR = LazyPattern(r"task (\d+) \||id_task\"?[=:]\s*(\d+)")
 PROMPT_EVAL = LazyPattern(r"prompt eval time\s*=\s*(\d+(?:\.\d+)?) ms /\s*(\d+) tokens")
 EVAL = LazyPattern(r"(?<!prompt )eval time\s*=\s*(\d+(?:\.\d+)?) ms /\s*(\d+) (?:tokens|runs)")
+# Lines counted but left for the caller too (llama-server's scanner reads launch lines itself).
+TASK_STARTED = ("processing task", "is processing [task")  # b3761-, 2024 JSON `slot is processing task`, 2023
+IDLE = "all slots are idle"
+DEFERRED = ("defer task", "slot unavailable")  # `defer task, id = N` / `requested slot is unavailable, defer task` (debug), 2023
+SLEEP = "server is entering sleeping state"  # --sleep-idle-seconds (2025-12-): the model is unloaded
+WAKE = "server is exiting sleeping state"  # ... and loaded again for the request that woke it
+LRU_UNLOAD = "models_max limit reached, removing LRU"  # router mode (--models-max): a model unloaded for another
+# A unified KV pool short of room for a new request clears an idle slot's cached prompt (b6925-).
+PURGE = LazyPattern(r"purging slot \d+ with (\d+) tokens")
+# A setting asked for and switched off at start-up (b6068-): `<setting> is not supported by multimodal|this
+# context|this model, it will be disabled`; per request (b7404-): `cache reuse is not supported - ignoring
+# n_cache_reuse = N`.
+DISABLED = LazyPattern(r"\b(ctx_shift|cache_reuse|swa_full|speculative decoding) is not supported by [\w ]+?, it will be "
+                       r"disabled|cache reuse is not supported - ignoring n_cache_reuse")
 _MARKS = ("eval time", "load_backend", "devices", "device", "GPU", "layers to GPU", "buffer size", "context shift",
           "truncated", "shifting", "context size", "KV", "n_past", "kv cache rm", "re-processing",
-          "new prompt", "exceed", "Context size", "released", "checkpoint")
+          "new prompt", "exceed", "Context size", "released", "checkpoint", "memory_seq_rm", "processing task",
+          "is processing [", "slots are idle", "defer task", "slot unavailable", "sleeping state", "ggml_cuda_init",
+          "memory slot", "models_max limit", "decode the batch", "compiled without", "purging slot", "is not supported")
+# The marks as one alternation, searched at C speed (a Python loop over ~40 literals costs more per line).
+_MARK = LazyPattern("|".join(re.escape(m) for m in sorted(_MARKS, key=len, reverse=True)))
 
 
 def fields(line: str) -> dict[str, int]:
-    """Integer fields of a llama.cpp line: `k = v`, `k=v`, `"k":v` (2024 JSON lines)."""
-    if line.lstrip().startswith("{"):
+    """Integer fields of a llama.cpp line: `k = v`, `k=v`, `"k":v` (2024 JSON lines, also with
+    whatever a paste left around the object: a prefix, a closing code fence)."""
+    start = line.find('{"')
+    if start >= 0:
         try:
-            obj = json.loads(line)
+            obj = json.loads(line[start:line.rfind("}") + 1])
         except ValueError:
             obj = None
         if isinstance(obj, dict):
@@ -100,7 +144,10 @@ class LlamaCppFacts(Record):
     __slots__ = ("backends", "no_device", "devices_found", "offloaded", "offload_line", "host_buffer_mib",
                  "gpu_buffer_mib", "buffer_lines", "shifts", "shift_count", "exceeded", "exceeded_count",
                  "exceeded_max", "kv_full", "kv_full_count", "cache_misses", "cache_miss_count", "worst_miss",
-                 "timings", "requests_timed", "prompt_ms_total", "eval_ms_total")
+                 "timings", "requests_timed", "prompt_ms_total", "eval_ms_total", "prompt_evals", "cache_cuts",
+                 "cache_cuts_to_zero", "checkpoints_erased", "tasks_started", "idle_lines", "deferred", "sleeps",
+                 "wakes", "lru_unloads", "deferred_lines", "unload_lines", "slot_purges", "purge_lines",
+                 "disabled_settings")
 
     def __init__(
         self,
@@ -126,6 +173,21 @@ class LlamaCppFacts(Record):
         requests_timed: int = 0,
         prompt_ms_total: float = 0.0,
         eval_ms_total: float = 0.0,
+        prompt_evals: int = 0,
+        cache_cuts: int = 0,
+        cache_cuts_to_zero: int = 0,
+        checkpoints_erased: int = 0,
+        tasks_started: int = 0,
+        idle_lines: int = 0,
+        deferred: int = 0,
+        sleeps: int = 0,
+        wakes: int = 0,
+        lru_unloads: int = 0,
+        deferred_lines: tuple[str, ...] = (),
+        unload_lines: tuple[str, ...] = (),
+        slot_purges: int = 0,
+        purge_lines: tuple[str, ...] = (),
+        disabled_settings: tuple[tuple[str, str], ...] = (),
     ) -> None:
         self.backends = backends  # backends loaded (load_backend), in order
         self.no_device = no_device  # lines saying a GPU backend found no usable device
@@ -149,6 +211,21 @@ class LlamaCppFacts(Record):
         self.requests_timed = requests_timed
         self.prompt_ms_total = prompt_ms_total
         self.eval_ms_total = eval_ms_total
+        self.prompt_evals = prompt_evals  # `prompt eval time` lines, paired with their `eval time` or not
+        self.cache_cuts = cache_cuts  # requests whose cached prompt was cut back (`kv cache rm`/`memory_seq_rm`)
+        self.cache_cuts_to_zero = cache_cuts_to_zero  # ... to position 0: nothing of the cache reused
+        self.checkpoints_erased = checkpoints_erased  # context checkpoints dropped (any wording)
+        self.tasks_started = tasks_started  # a slot took a request (`processing task`, every build's words)
+        self.idle_lines = idle_lines  # `all slots are idle`
+        self.deferred = deferred  # requests that waited for a slot (debug-level in current builds)
+        self.sleeps = sleeps  # --sleep-idle-seconds unloaded the model
+        self.wakes = wakes  # ... and a request loaded it again
+        self.lru_unloads = lru_unloads  # router mode unloaded a model to make room for another
+        self.deferred_lines = deferred_lines  # the first and the latest
+        self.unload_lines = unload_lines  # sleep, wake and LRU lines: the first and the latest
+        self.slot_purges = slot_purges  # idle slots' cached prompts cleared for room in a unified pool
+        self.purge_lines = purge_lines
+        self.disabled_settings = disabled_settings  # (setting, the line): asked for, switched off at start-up
 
     def prefill_dominates(self, min_requests: int = 3, share: float = 0.5) -> tuple[float, RequestTiming] | None:
         """(share of request time spent evaluating prompts, the slowest prompt) when prompt
@@ -202,10 +279,30 @@ class LlamaCppLines:
         self._pending: dict[str, RequestTiming] = {}
         self.requests = 0
         self.prompt_ms = self.eval_ms = 0.0
+        self.prompt_evals = self.cuts = self.cuts_zero = self.erased_lines = 0
+        self.started = self.idle = self.sleeps = self.wakes = self.lru = 0
+        self.deferred = _Examples()
+        self.unloads = _Examples()
+        self.purges = _Examples()
+        self.disabled: dict[str, str] = {}
+
     def feed(self, line: str) -> bool:
-        if not any(m in line for m in _MARKS):
+        if _MARK.search(line) is None:
             return False
         text = line.strip()[:400]
+        if self._counted(line):
+            return False  # counted; the caller may read the line too
+        if "sleeping state" in line or LRU_UNLOAD in line:
+            if SLEEP in line:
+                self.sleeps += 1
+            elif WAKE in line:
+                self.wakes += 1
+            elif LRU_UNLOAD in line:
+                self.lru += 1
+            else:
+                return False
+            self.unloads.add(text)
+            return True
         if "eval time" in line:
             self._timing(line, text)
             return True
@@ -278,18 +375,29 @@ class LlamaCppLines:
 
             self._miss(CacheMiss(int(m.group(2)), int(m.group(1)), text))
             return True
-        m = CACHE_RM.search(line)
+        m = CACHE_CUT.search(line)
         if m:
-            cached = self._cached.pop(m.group(1), None) if m.group(1) else None
-            if cached is not None:  # a fresh slot prints [0, end) too: a miss only against a known cache
-                from llmdoctor.knowledge.llamacpp.events import CacheMiss
-
-                self._miss(CacheMiss(cached, int(m.group(2)), text))
+            self._cache_cut(line, text, m.group(1))
             return True
         m = RELEASED.search(line)
         if m:
             self._cached[m.group(1)] = int(m.group(2))
             return True
+        if RELEASED_2024 in line:
+            f = fields(line)
+            if "id_slot" in f and "n_cache_tokens" in f:
+                self._cached[str(f["id_slot"])] = f["n_cache_tokens"]
+                return True
+        if "purging slot" in line and PURGE.search(line):
+            self.purges.add(text)
+            return True
+        if "is not supported" in line:
+            m = DISABLED.search(line)
+            if m:
+                setting = (m.group(1) or "cache_reuse").replace(" ", "_")
+                if setting not in self.disabled and len(self.disabled) < 8:
+                    self.disabled[setting] = text
+                return True
         if FULL_REPROCESS in line:
             from llmdoctor.knowledge.llamacpp.events import CacheMiss
 
@@ -300,9 +408,43 @@ class LlamaCppLines:
             return True
         return False
 
+    def _counted(self, line: str) -> bool:
+        """Slot traffic, counted only: a request taken, all slots idle, a request deferred."""
+        if any(k in line for k in TASK_STARTED):
+            if "processing task, id =" in line:
+                return False  # the queue's debug line for the same request
+            self.started += 1
+        elif IDLE in line:
+            self.idle += 1
+        elif any(k in line for k in DEFERRED):
+            self.deferred.add(line.strip()[:400])
+        else:
+            return False
+        return True
+
+    def _cache_cut(self, line: str, text: str, at: str) -> None:
+        """A request's cached prompt cut back to where it stops matching. Against what the slot
+        held when it was released (2023 `slot N released (M tokens in cache)`, 2024 `slot released`
+        with `n_cache_tokens`) the cut is a miss; later builds name no such count, so their cuts
+        are counted only (a fresh slot is cut at 0 too)."""
+        f = fields(line) if at == "p0" or "id_slot" in line else {}
+        pos = f.get("p0") if at == "p0" else int(at)
+        if pos is None:
+            return
+        self.cuts += 1
+        self.cuts_zero += pos == 0
+        old = CACHE_RM.search(line)
+        slot = old.group(1) if old and old.group(1) else (str(f["id_slot"]) if "id_slot" in f else None)
+        cached = self._cached.pop(slot, None) if slot is not None else None
+        if cached is not None:  # a fresh slot prints [0, end) too: a miss only against a known cache
+            from llmdoctor.knowledge.llamacpp.events import CacheMiss
+
+            self._miss(CacheMiss(cached, pos, text))
+
     def _erased_checkpoint(self, line: str, text: str) -> None:
         """One miss per request, however many checkpoints it dropped: the furthest one says
         how much of the cached prompt had to be computed again (at least)."""
+        self.erased_lines += 1
         f = fields(line)
         if "n_tokens" not in f or "pos_next" not in f:
             return  # older wording without the restart position: no figure to read
@@ -330,6 +472,7 @@ class LlamaCppLines:
         task = (t.group(1) or t.group(2)) if t else "?"
         m = PROMPT_EVAL.search(line)
         if m:
+            self.prompt_evals += 1
             if len(self._pending) > 64:
                 self._pending.clear()
             self._pending[task] = RequestTiming(task, float(m.group(1)), int(m.group(2)), text=text)
@@ -374,4 +517,9 @@ class LlamaCppLines:
             kv_full=tuple(self.kv_full.items), kv_full_count=self.kv_full.count,
             cache_misses=tuple(self.misses.items), cache_miss_count=self.misses.count, worst_miss=self.worst,
             timings=tuple(self.timings), requests_timed=self.requests, prompt_ms_total=self.prompt_ms,
-            eval_ms_total=self.eval_ms)
+            eval_ms_total=self.eval_ms, prompt_evals=self.prompt_evals, cache_cuts=self.cuts,
+            cache_cuts_to_zero=self.cuts_zero, checkpoints_erased=self.erased_lines, tasks_started=self.started,
+            idle_lines=self.idle, deferred=self.deferred.count, sleeps=self.sleeps, wakes=self.wakes, lru_unloads=self.lru,
+            deferred_lines=tuple(self.deferred.items), unload_lines=tuple(self.unloads.items),
+            slot_purges=self.purges.count, purge_lines=tuple(self.purges.items),
+            disabled_settings=tuple(self.disabled.items()))

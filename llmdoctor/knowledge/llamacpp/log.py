@@ -9,10 +9,12 @@ journald prefixes or `srv`/`slot` tags, so all patterns match substrings.
 """
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Iterable
 
 from llmdoctor.knowledge.llamacpp.lines import LlamaCppFacts, LlamaCppLines  # noqa: F401 (re-exported)
 from llmdoctor.knowledge.evidence_line import short_line
+from llmdoctor.knowledge.pasted import FRAGMENT
 from llmdoctor.model import Record
 from llmdoctor.parsing import LazyPattern
 
@@ -22,16 +24,31 @@ if TYPE_CHECKING:
 # `n_slots = 4` / `n_ctx_slot = 2048`; the 2024 server's (and forks') `name=value` text form
 # (`INFO [ init] new slot | tid="…" timestamp=… id_slot=0 n_ctx_slot=2560`) and its JSON form
 _N_SLOTS = LazyPattern(r'n_slots(?: = |=|":\s*)(\d+)')
-_SLOT_CTX = LazyPattern(r'(?:n_ctx_slot(?: = |=|":\s*)|new slot,? n_ctx(?:_slot)? = )(\d+)')
+_SLOT_CTX = LazyPattern(r'(?:n_ctx_slot(?: = |=|":\s*)|new slot,? n_ctx(?:_slot)? = |-> Slot \d+ - max context: )(\d+)')
 _KV_UNIFIED = LazyPattern(r"kv_unified\s*=\s*'?(true|false|1|0)'?")
-_N_CTX = LazyPattern(r"(?:llama_context|llama_new_context_with_model):\s+n_ctx\s*=\s*(\d+)")
-_N_CTX_SEQ = LazyPattern(r"(?:llama_context|llama_new_context_with_model):\s+n_ctx_(?:seq|per_seq)\s*=\s*(\d+)")
+# The context's own lines come from the function that builds it: llama_new_context_with_model (to
+# ~b4500), llama_init_from_model (~b4500-b4800), the llama_context constructor (later).
+_CTX_FUNC = r"(?:llama_context|llama_new_context_with_model|llama_init_from_model)"
+_N_CTX = LazyPattern(_CTX_FUNC + r":\s+n_ctx\s*=\s*(\d+)")
+_N_CTX_SEQ = LazyPattern(_CTX_FUNC + r":\s+n_ctx_(?:seq|per_seq)\s*=\s*(\d+)")
 _N_SEQ_MAX = LazyPattern(r"n_seq_max\s*=\s*(\d+)")
 _CTX_WARN = LazyPattern(r"n_ctx_(?:seq|per_seq) \((\d+)\) ([<>]) n_ctx_train \((\d+)\)")
-_N_CTX_TRAIN = LazyPattern(r"print_info: n_ctx_train\s*=\s*(\d+)")
+_N_CTX_TRAIN = LazyPattern(r"(?:print_info|llm_load_print_meta): n_ctx_train\s*=\s*(\d+)")
 _KV_BUFFER = LazyPattern(r"(\S+) KV buffer size =\s*(\d+(?:\.\d+)?) MiB")
-_KV_SIZE = LazyPattern(r"llama_kv_cache: size =\s*(\d+(?:\.\d+)?) MiB \(\s*(\d+) cells,\s*(\d+) layers,\s*(\d+)/\s*(\d+) seqs\)")
-_SLOT_ID = LazyPattern(r"id\s+(\d+) \| task -?\d+ \| new slot")
+# The KV cache's total: `KV self size  = X MiB, K (f16): ...` (to ~b5100, printed by the context),
+# `llama_kv_cache_unified: size = X MiB ( N cells, L layers, s/S seqs), ...` (b5xxx-b6xxx) and
+# `llama_kv_cache: size = ...` (later).
+_KV_SIZE = LazyPattern(r"llama_kv_cache\w*: size =\s*(\d+(?:\.\d+)?) MiB \(\s*(\d+) cells,\s*(\d+) layers,\s*(\d+)/\s*(\d+) seqs\)|"
+                       r"KV self size\s*=\s*(\d+(?:\.\d+)?) MiB")
+# No --parallel given (b7xxx-): four slots sharing one unified KV pool. b7274 `setting n_parallel = 4
+# and kv_unified = true (add -kvu to disable this)`; later `n_parallel is set to auto, using n_parallel = 4 ...`.
+_AUTO_PARALLEL = LazyPattern(r"(?:setting|using) n_parallel = (\d+) and kv_unified = true")
+# b7xxx-: a slot asked for more than the model was trained on is cut to it.
+# --fit (on by default from b7482) shrank a context that was not given (-c 0 / none) to fit free memory:
+# `llama_params_fit_impl: context size reduced from 262144 to 40960 -> need ...` (info; trace from 2026-05).
+_FIT_CTX = LazyPattern(r"context size reduced from (\d+) to (\d+)")
+_SLOT_CAP = LazyPattern(r"the slot context \((\d+)\) exceeds the training context of the model \((\d+)\)")
+_SLOT_ID = LazyPattern(r"id\s+(\d+) \| task -?\d+ \| new slot|-> Slot (\d+) - max context")  # (the 2023 server: ` -> Slot 0 - max context: 2048`)
 _LAUNCH_CTX = LazyPattern(r'"n_ctx":(\d+)')
 _STAMP = LazyPattern(r"^(\d+)\.(\d{2})\.(\d{3})\.(\d{3}) [IWEDT] ")  # minutes.seconds.ms.us since start
 _LAUNCH = LazyPattern(r"slot launch_slot_: id\s+(\d+) \| task (\d+)")
@@ -54,7 +71,8 @@ class ContextExceeded(Record):
 class LlamaLogSummary(Record):
     __slots__ = ("source", "n_slots", "slot_n_ctx", "slots_line", "n_ctx", "n_ctx_seq", "n_seq_max", "kv_unified",
                  "n_ctx_train", "ctx_warning", "kv_buffers_mib", "kv_size_line", "startups", "slot_ctx_lines", "cpp",
-                 "lines", "queued_launches", "queued_examples")
+                 "lines", "queued_launches", "queued_examples", "kv_size_mib", "auto_parallel", "slot_capped",
+                 "fit_ctx", "fit_line")
 
     def __init__(
         self,
@@ -76,6 +94,11 @@ class LlamaLogSummary(Record):
         lines: int = 0,
         queued_launches: int = 0,
         queued_examples: tuple[str, ...] = (),
+        kv_size_mib: float | None = None,
+        auto_parallel: int | None = None,
+        slot_capped: tuple[int, int] | None = None,
+        fit_ctx: tuple[int, int] | None = None,
+        fit_line: str | None = None,
     ) -> None:
         self.source = source
         self.n_slots = n_slots
@@ -95,6 +118,11 @@ class LlamaLogSummary(Record):
         self.lines = lines  # lines read
         self.queued_launches = queued_launches  # requests started the moment a slot freed, with every other slot busy
         self.queued_examples = queued_examples
+        self.kv_size_mib = kv_size_mib  # the KV cache's total (last start-up)
+        self.auto_parallel = auto_parallel  # slots chosen by the server itself (no --parallel), unified KV
+        self.slot_capped = slot_capped  # (asked, kept): a slot context cut to the training context
+        self.fit_ctx = fit_ctx  # (the model's, the one chosen): --fit shrank the context to fit memory
+        self.fit_line = fit_line
 
     @property
     def timings(self) -> tuple[RequestTiming, ...]:
@@ -136,8 +164,10 @@ class LlamaLogSummary(Record):
         return out
 
 
-_MARKS = ("n_slots", "n_ctx", "kv_unified", "n_seq_max", "KV buffer", "llama_kv_cache: size", "launch_slot_", "release:",
-          "launching slot", "n_idle_slots")
+_MARKS = ("n_slots", "n_ctx", "kv_unified", "n_seq_max", "KV buffer", "llama_kv_cache", "KV self size", "launch_slot_",
+          "release:", "launching slot", "n_idle_slots", "training context", "max context",
+          "context size reduced")
+_MARK = LazyPattern("|".join(re.escape(m) for m in _MARKS))  # one C-speed search, not a loop of `in` tests
 
 
 class LlamaLogScanner:
@@ -156,9 +186,13 @@ class LlamaLogScanner:
 
     def feed_line(self, line: str) -> None:
         self.lines += 1
+        if line.startswith(FRAGMENT):  # pasted apart: no slot is taken back-to-back across it
+            self._freed.clear()
+            self._busy.clear()
+            return
         if self.cpp.feed(line):
             return
-        if not any(m in line for m in _MARKS):
+        if _MARK.search(line) is None:
             return
         if "launch_slot_" in line or "release:" in line:
             self._slot_event(line)
@@ -182,10 +216,11 @@ class LlamaLogScanner:
             v["slot_n_ctx"] = int(m.group(1))
             v.setdefault("slots_line", short_line(line))
             i = _SLOT_ID.search(line)
-            if i and "n_slots =" not in line:  # no n_slots line (timestamped builds): count the slots
-                if int(i.group(1)) == 0:
+            if i and "n_slots =" not in line:  # no n_slots line (timestamped builds, 2023): count the slots
+                slot = int(i.group(1) or i.group(2))
+                if slot == 0:
                     self._slot_ctx_lines = 0  # a new start-up
-                self._max_slot_id = max(self._max_slot_id, int(i.group(1)))
+                self._max_slot_id = max(self._max_slot_id, slot)
                 self._slot_ctx_lines += 1
         m = _KV_UNIFIED.search(line)
         if m:
@@ -203,8 +238,22 @@ class LlamaLogScanner:
         m = _KV_BUFFER.search(line)
         if m:
             v["kv_buffers_mib"][m.group(1)] = float(m.group(2))
-        if _KV_SIZE.search(line):
+        m = _KV_SIZE.search(line) if "size" in line else None
+        if m:
             v["kv_size_line"] = short_line(line)
+            v["kv_size_mib"] = float(m.group(1) or m.group(6))
+        m = _AUTO_PARALLEL.search(line) if "n_parallel" in line else None
+        if m:
+            v["auto_parallel"] = int(m.group(1))
+            v["kv_unified"] = True
+            v.setdefault("n_slots", int(m.group(1)))
+        m = _FIT_CTX.search(line) if "context size reduced" in line else None
+        if m:
+            v["fit_ctx"], v["fit_line"] = (int(m.group(1)), int(m.group(2))), short_line(line)
+        m = _SLOT_CAP.search(line) if "training context" in line else None
+        if m:
+            v["slot_capped"] = (int(m.group(1)), int(m.group(2)))
+            v["n_ctx_train"] = int(m.group(2))
 
     def _slot_event(self, line: str) -> None:
         """A slot taken within BACK_TO_BACK_S of being freed while every other slot was busy."""

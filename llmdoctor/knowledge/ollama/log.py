@@ -19,6 +19,7 @@ from llmdoctor.model import Record
 from llmdoctor.parsing import LazyPattern, ParseError, parse_size, strip_journal_prefix
 from llmdoctor.knowledge.ollama import config_line as cfgline
 from llmdoctor.knowledge.ollama.env import parse_go_duration
+from llmdoctor.knowledge.pasted import FRAGMENT
 
 MAX_LINE = 2000  # example lines are cut to this many characters
 FIRST, LAST = 3, 2  # example lines kept per signal
@@ -669,6 +670,11 @@ class _Requests:
                            f"another, {min(gaps):.1f}-{max(gaps):.1f} s apart; durations {durs} s")
                 self.best = (peak, tuple(ex for _, _, ex in c[:5]), figures)
 
+    def fragment(self) -> None:
+        """A separate fragment of the log begins: no gap or overlap is taken across."""
+        self._close()
+        self.last_end, self.cluster_end = None, float("-inf")
+
     def frozen(self) -> RequestTiming:
         self._close()
         return RequestTiming(self.count, self.groups, self.serial, self.parallel_pairs, self.peak,
@@ -741,6 +747,11 @@ class OllamaLogScanner:
     def feed(self, raw: str, source: str) -> None:
         self.lines += 1
         raw = raw.rstrip("\r\n")
+        if raw.startswith(FRAGMENT):  # pasted apart: no idle gap or interval across it
+            self._flush_pending()
+            self.req.fragment()
+            self.last_request = self.last_time = None
+            return
         text = strip_journal_prefix(raw)
         if self.pending_config is not None:
             body, src, n = self.pending_config

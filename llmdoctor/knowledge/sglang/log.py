@@ -1,5 +1,6 @@
 """SGLang's scheduler log: the periodic decode and prefill batch lines, retractions when the
-KV pool runs out, context-length refusals and the start-up settings lines.
+KV pool runs out, context-length refusals and truncations, queue-full aborts and the start-up
+settings and memory lines.
 
 Pure: lines in, a frozen SglangLogSummary out. Every format here is quoted in FORMATS.md
 with the SGLang source that prints it and a real recorded line (tests/fixtures/sglang/).
@@ -8,20 +9,28 @@ from __future__ import annotations
 
 import ast
 
+from llmdoctor.knowledge.pasted import FRAGMENT
 from llmdoctor.model import Record
 from llmdoctor.parsing import LazyPattern
 
 # `Decode batch. #running-req: 8, ...` (<= 0.4), `Decode batch, #running-req: ...` (>= 0.5),
-# `Decode batch [123], ...` with SGLANG_LOG_FORWARD_ITERS; likewise `Prefill batch`.
-_BATCH = LazyPattern(r"\b(Decode|Prefill) batch(?: \[\d+\])?[.,] ")
+# `Decode batch [123], ...` with SGLANG_LOG_FORWARD_ITERS; likewise `Prefill batch`; 0.2.x's mixed
+# chunked prefill: `Prefill batch(mixed #running-req: 3). #new-seq: ...` (no other #running-req).
+_BATCH = LazyPattern(r"\b(Decode|Prefill) batch(?: \[\d+\])?(?:[.,] |\(mixed #running-req: (\d+)\)\. )")
 _RUNNING = LazyPattern(r"#running-req: (\d+)")
 _QUEUE = LazyPattern(r"#queue-req: (\d+)")
-_USAGE = LazyPattern(r"token usage: ([\d.]+)")  # also `full token usage` / `swa token usage` (hybrid)
+# also `full token usage` / `swa token usage` (hybrid SWA), `mamba usage` (hybrid SSM): SGLang's
+# own gauge takes the fullest pool
+_USAGE = LazyPattern(r"token usage: ([\d.]+)")
+_MAMBA = LazyPattern(r"mamba usage: ([\d.]+)")
+_GRAPH = LazyPattern(r"graph: (True|False)")  # `cuda graph:` (`cpu graph:`, `npu graph:` on those devices)
 _GEN_TPS = LazyPattern(r"gen throughput \(token/s\): ([\d.]+)")
 _NEW_SEQ = LazyPattern(r"#new-seq: (\d+)")
 _NEW_TOKEN = LazyPattern(r"#new-token: (\d+)")
 _CACHED = LazyPattern(r"#cached-token: (\d+)")
-_TIME = LazyPattern(r"\[(?:(\d{4}-\d{2}-\d{2}) )?(\d{2}:\d{2}:\d{2})(?: (?:TP|DP|PP)\d+[^\]]*)?\]")
+# `[2025-01-01 12:00:00 TP0]`, `[... DP1 TP1]`; newer builds: milliseconds, `ATTN_CP4 TP4`, `MOE_DP0 ...`
+_TIME = LazyPattern(r"\[(?:(\d{4}-\d{2}-\d{2}) )?(\d{2}:\d{2}:\d{2})(?:\.\d+)?"
+                    r"(?: (?:TP|DP|PP|ATTN_CP|MOE_DP|EP)\d+[^\]]*)?\]")
 # scheduler.py: "Decode out of memory happened. #retracted_reqs: N, ..." (2024-25), before that
 # "decode out of memory happened, #retracted_reqs: ..."; now "KV cache pool is full. Retract requests. ..."
 _RETRACT = LazyPattern(r"(?:[Dd]ecode out of memory happened[.,]|KV cache pool is full\. Retract requests\.)"
@@ -36,11 +45,48 @@ _LONGER_THAN_CONTEXT = LazyPattern(r"The input \((\d+) tokens\) is longer than t
 #  context_len=256000, available_gpu_mem=17.22 GB" (the effective values, after SGLang's own caps)
 _SUMMARY = LazyPattern(r"\bmax_total_num_tokens=(\d+)\b.*?\bmax_running_requests=(\d+)")
 _SUMMARY_CONTEXT = LazyPattern(r"\bcontext_len=(\d+)")
-_SERVER_ARGS = LazyPattern(r"server_args=ServerArgs\((.*)")
+_SUMMARY_MORE = LazyPattern(r"\b(chunked_prefill_size|max_prefill_tokens)=(-?\d+)")
+_SUMMARY_MEM = LazyPattern(r"\bavailable_(gpu|cpu)_mem=([\d.]+) GB")
+# `server_args=ServerArgs(...)` (>= 0.2); 0.1.x printed `server_args: enable_flashinfer=..., disable_radix_cache=...`
+_SERVER_ARGS = LazyPattern(r"server_args(?:=ServerArgs\(|: )(.*)")
+# Truncated and served, not refused (scheduler; with --allow-auto-truncate since 0.4.1, always before):
+# "Request length is longer than the KV cache pool size or the max context length. Truncated!!!" (0.2-0.4.0),
+# "... Truncated. len(req.origin_input_ids)=N, max_req_input_len=M." (>= 0.4.1); tokenizer manager (>= 0.5):
+# "The input (N tokens) is longer than the model's context length (M tokens). Truncating the input."
+_TRUNCATED = LazyPattern(r"Request length is longer than the KV cache pool size or the max context length\. "
+                         r"Truncated(?:!!!|\. len\(req\.origin_input_ids\)=(\d+), max_req_input_len=(\d+))?")
+_TRUNCATING = LazyPattern(r"The input \((\d+) tokens\) is longer than the model\\?'s context length \((\d+) tokens\)\. "
+                          r"Truncating the input")
+# scheduler abort with --max-queued-requests (>= 0.4.10), returned as HTTP 503 (or, with priority
+# scheduling, to the queued request it evicts)
+_QUEUE_FULL = LazyPattern(r"The request queue is full\.")
+# start-up memory and pool sizing (model_runner.py / memory_pool.py); GB figures
+_KV_ALLOCATED = LazyPattern(r"KV Cache is allocated\. (?:dtype: \S+, )?#tokens: (\d+), "
+                            r"(?:K size: ([\d.]+) GB, V size: ([\d.]+) GB|KV size: ([\d.]+) GB)")
+_WINDOW_POOL = LazyPattern(r"[Ss]liding window memory pool\. full_layer_tokens=(\d+), swa_layer_tokens=(\d+)")
+_PROFILED = LazyPattern(r"max_total_tokens=(\d+) is larger than the profiled value (-?\d+)\. Use the profiled value")
+_LOAD_END = LazyPattern(r"Load weight end\. .*?avail mem=([\d.]+) GB(?:, mem usage=([\d.]+) GB)?")
+_POOL_END = LazyPattern(r"Memory pool end\. avail mem=([\d.]+) GB")
+_NOT_ENOUGH = LazyPattern(r"Not enough memory\. Please try to increase --mem-fraction-static\.?"
+                          r"(?: Current value: mem_fraction_static=([\d.]+))?")
+_MEM_FRACTION_CUT = LazyPattern(r"(?:Automatically reduce --mem-fraction-static to|"
+                                r"Dynamically adjusted --mem-fraction-static from: [\d.]+ to:) (\d+(?:\.\d+)?)")
+# model_config.py: "Warning: User-specified context_length (N) is greater than the derived context_length (M)."
+# (0.3-0.4); >= 0.5: "Warning: {reason} context_length (N) is greater than ..."
+# (a draft model's `Target model's context_length ...` is not the served limit: not read)
+_CONTEXT_OVER = LazyPattern(r"User-specified context_length \((\d+)\) is greater than the derived context_length "
+                            r"\((\d+)\)")
+# server_args.py (>= 0.5.6): "Max running requests is reset to 48 for speculative decoding. ..."
+_RUNNING_RESET = LazyPattern(r"Max running requests is reset to (\d+)")
+# SGLang switching its own radix cache off for a model or backend (not --disable-radix-cache)
+_RADIX_AUTO_OFF = LazyPattern(r"Radix cache is disabled for|[Dd]isabl(?:e|ing) radix cache\b")
 _KWARG = LazyPattern(r"\b([a-z_]+)=('[^']*'|\"[^\"]*\"|[^,()\[\]\s]+)")
 KEEP_ARGS = ("model_path", "context_length", "mem_fraction_static", "max_running_requests", "max_total_tokens",
              "chunked_prefill_size", "max_prefill_tokens", "schedule_policy", "schedule_conservativeness",
-             "kv_cache_dtype", "tp_size", "dp_size", "disable_radix_cache", "allow_auto_truncate", "page_size")
+             "kv_cache_dtype", "tp_size", "dp_size", "disable_radix_cache", "allow_auto_truncate", "page_size",
+             "max_queued_requests")
+# A pasted record hard-wrapped right after `#key:` / `token usage:` goes on with an indented value.
+_VALUE_START = frozenset("0123456789TF-")
 RECENT = 400  # batch lines kept (oldest dropped)
 EXAMPLES = 3
 
@@ -51,7 +97,7 @@ class BatchLine(Record):
     """One `Decode batch` or `Prefill batch` record."""
 
     __slots__ = ("kind", "running", "queue", "token_usage", "gen_tps", "new_seq", "new_tokens", "cached_tokens",
-                 "time", "text")
+                 "time", "text", "cuda_graph")
 
     def __init__(
         self,
@@ -65,6 +111,7 @@ class BatchLine(Record):
         cached_tokens: int | None = None,
         time: str | None = None,
         text: str = "",
+        cuda_graph: bool | None = None,
     ) -> None:
         self.kind = kind  # "decode" | "prefill"
         self.running = running
@@ -76,6 +123,7 @@ class BatchLine(Record):
         self.cached_tokens = cached_tokens  # prefill: tokens served from the radix cache
         self.time = time
         self.text = text
+        self.cuda_graph = cuda_graph  # `cuda graph: True|False` (>= 0.4.10; cpu/npu graph on those devices)
 
     @property
     def hit_rate(self) -> float | None:
@@ -99,7 +147,8 @@ class Run(Record):
 class SglangLogSummary(Record):
     __slots__ = ("source", "lines", "batch_lines", "recent", "longest_queue_run", "max_running", "max_queue",
                  "retractions", "retracted_reqs", "retraction_examples", "refusals", "refusal_examples",
-                 "refusal_max", "settings")
+                 "refusal_max", "settings", "truncations", "truncation_examples", "truncation_max", "queue_full",
+                 "queue_full_examples")
 
     def __init__(
         self,
@@ -117,6 +166,11 @@ class SglangLogSummary(Record):
         refusal_examples: tuple[str, ...],
         refusal_max: tuple[int, int] | None,
         settings: dict | None = None,
+        truncations: int = 0,
+        truncation_examples: tuple[str, ...] = (),
+        truncation_max: tuple[int, int] | None = None,
+        queue_full: int = 0,
+        queue_full_examples: tuple[str, ...] = (),
     ) -> None:
         self.source = source
         self.lines = lines
@@ -132,10 +186,20 @@ class SglangLogSummary(Record):
         self.refusal_examples = refusal_examples
         self.refusal_max = refusal_max  # (prompt tokens, limit) of the longest refused prompt
         self.settings = {} if settings is None else settings  # from `server_args=ServerArgs(...)` and the summary line
+        self.truncations = truncations  # prompts cut to fit and served (a refusal is not counted here)
+        self.truncation_examples = truncation_examples
+        self.truncation_max = truncation_max  # (prompt tokens, limit) where the line says; else None
+        self.queue_full = queue_full  # `The request queue is full.` aborts
+        self.queue_full_examples = queue_full_examples
 
     @property
     def empty(self) -> bool:
-        return not (self.batch_lines or self.retractions or self.refusals or self.settings)
+        return not (self.batch_lines or self.retractions or self.refusals or self.settings or self.truncations
+                    or self.queue_full)
+
+    @property
+    def last_batch(self) -> BatchLine | None:
+        return self.recent[-1] if self.recent else None
 
     def summary(self) -> list[tuple[str, str]]:
         decodes = [b for b in self.recent if b.kind == "decode"]
@@ -184,7 +248,7 @@ def _old_batch_line(line: str) -> BatchLine | None:
 
 
 def _figure(text: str | None) -> float | None:
-    """A `[\d.]+` group as a number; None when absent or not one ("1.2.3")."""
+    r"""A `[\d.]+` group as a number; None when absent or not one ("1.2.3")."""
     return float(text) if text and text.replace(".", "", 1).isdigit() else None
 
 
@@ -192,17 +256,24 @@ def parse_batch_line(line: str) -> BatchLine | None:
     m = _BATCH.search(line)
     if not m:
         return _old_batch_line(line)
-    running = _int(_RUNNING.search(line, m.end()))
+    kind = m.group(1).lower()
+    running = int(m.group(2)) if m.group(2) else _int(_RUNNING.search(line, m.end()))
     queue = _int(_QUEUE.search(line, m.end()))
+    if running is None and kind == "prefill" and queue is not None:
+        running = 0  # a disaggregated prefill server (0.4.6-0.5.2) runs no decodes and prints no #running-req
     if running is None or queue is None:
         return None
     usages = [float(u) for u in _USAGE.findall(line, m.end()) if u.replace(".", "", 1).isdigit()]
+    if "mamba usage" in line:
+        usages += [float(u) for u in _MAMBA.findall(line, m.end()) if u.replace(".", "", 1).isdigit()]
     t = _TIME.search(line, 0, m.start() + 1)
+    graph = _GRAPH.search(line, m.end())
     return BatchLine(
-        kind=m.group(1).lower(), running=running, queue=queue, token_usage=max(usages) if usages else None,
+        kind=kind, running=running, queue=queue, token_usage=max(usages) if usages else None,
         gen_tps=_float(_GEN_TPS.search(line)), new_seq=_int(_NEW_SEQ.search(line)),
         new_tokens=_int(_NEW_TOKEN.search(line)), cached_tokens=_int(_CACHED.search(line)),
-        time=" ".join(g for g in t.groups() if g) if t else None, text=line.strip()[:400])
+        time=" ".join(g for g in t.groups() if g) if t else None, text=line.strip()[:400],
+        cuda_graph=graph.group(1) == "True" if graph else None)
 
 
 def _server_args(line: str) -> dict:
@@ -216,9 +287,61 @@ def _server_args(line: str) -> dict:
             continue
         try:
             out[key] = ast.literal_eval(raw)
-        except (ValueError, SyntaxError):
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
             out[key] = raw.strip("'\"")
     return out
+
+
+_gb = _figure
+
+
+def _start_up(line: str, settings: dict) -> None:
+    """The start-up memory and sizing lines, into `settings` (GB figures as floats)."""
+    if "KV Cache is allocated" in line:
+        m = _KV_ALLOCATED.search(line)
+        if m:
+            settings["kv_cache_tokens"] = int(m.group(1))
+            sizes = [_gb(g) for g in m.groups()[1:] if g]
+            if sizes and None not in sizes:
+                settings["kv_cache_gb"] = round(sum(sizes), 2)
+    elif "window memory pool" in line:
+        m = _WINDOW_POOL.search(line)
+        if m:
+            settings["full_layer_tokens"], settings["swa_layer_tokens"] = int(m.group(1)), int(m.group(2))
+    elif "profiled value" in line:
+        m = _PROFILED.search(line)
+        if m:  # --max-total-tokens asked for more than fits: SGLang uses what it measured
+            settings["max_total_tokens"], settings["profiled_max_total_tokens"] = int(m.group(1)), int(m.group(2))
+    elif "Load weight end" in line:
+        m = _LOAD_END.search(line)
+        if m:
+            settings["avail_mem_after_weights_gb"] = _gb(m.group(1))
+            if m.group(2):
+                settings["weights_gb"] = _gb(m.group(2))
+    elif "Memory pool end" in line:
+        m = _POOL_END.search(line)
+        if m:
+            settings["avail_mem_after_pool_gb"] = _gb(m.group(1))
+    elif "mem-fraction-static" in line:
+        m = _NOT_ENOUGH.search(line)
+        if m:  # start-up failed: weights leave no room for the KV pool at this fraction
+            settings["not_enough_memory"] = True
+            if m.group(1):
+                settings["mem_fraction_static"] = _gb(m.group(1))
+            return
+        m = _MEM_FRACTION_CUT.search(line)
+        if m:
+            settings["mem_fraction_static"] = _gb(m.group(1))
+    elif "derived context_length" in line:
+        m = _CONTEXT_OVER.search(line)
+        if m:
+            settings["context_length"], settings["derived_context_length"] = int(m.group(1)), int(m.group(2))
+    elif "requests is reset" in line:
+        m = _RUNNING_RESET.search(line)
+        if m:  # the start-up summary, printed later, has the value in effect and overrides this
+            settings.setdefault("max_running_requests", int(m.group(1)))
+    elif "adix cache" in line and _RADIX_AUTO_OFF.search(line):
+        settings["radix_cache_auto_off"] = line.strip()[:300]
 
 
 class SglangLogScanner:
@@ -239,6 +362,11 @@ class SglangLogScanner:
         self.refusal_examples: list[str] = []
         self.refusal_max: tuple[int, int] | None = None
         self.settings: dict = {}
+        self.truncations = self.queue_full = 0
+        self.truncation_examples: list[str] = []
+        self.truncation_max: tuple[int, int] | None = None
+        self.queue_full_examples: list[str] = []
+        self.held: str | None = None  # a line that ended at `key:`, waiting for its wrapped value
 
     def feed_lines(self, lines) -> None:
         for line in lines:
@@ -246,6 +374,22 @@ class SglangLogScanner:
 
     def feed(self, line: str) -> None:
         self.lines += 1
+        if self.held is not None:
+            held, self.held = self.held, None
+            value = line.lstrip()
+            if line[:1] in (" ", "\t") and value[:1] in _VALUE_START:
+                line = held + " " + value  # a record hard-wrapped between a key and its value
+            else:
+                self._feed(held)
+        if line.endswith(":") and ("#" in line or " usage:" in line or "graph:" in line or " to:" in line):
+            self.held = line.rstrip()
+            return
+        self._feed(line)
+
+    def _feed(self, line: str) -> None:
+        if line.startswith(FRAGMENT):  # pasted apart: no run of queued batches goes across it
+            self.run_first, self.run_len, self.run_peak = None, 0, 0.0
+            return
         if "batch" in line or "#running-req: " in line:
             b = parse_batch_line(line)
             if b is not None:
@@ -259,26 +403,67 @@ class SglangLogScanner:
                 if len(self.retraction_examples) < EXAMPLES:
                     self.retraction_examples.append(line.strip()[:400])
                 return
-        if "tokens)" in line:
-            m = _INPUT_TOO_LONG.search(line) or _LONGER_THAN_CONTEXT.search(line)
-            if m:
-                self.refusals += 1
-                pair = (int(m.group(1)), int(m.group(2)))
-                if self.refusal_max is None or pair[0] > self.refusal_max[0]:
-                    self.refusal_max = pair
-                if len(self.refusal_examples) < EXAMPLES:
-                    self.refusal_examples.append(line.strip()[:400])
+        if "length" in line:  # every truncation and refusal wording says "length"
+            if "Truncat" in line:
+                m = _TRUNCATED.search(line) or _TRUNCATING.search(line)
+                if m:
+                    self._truncated(line, m)
+                    return
+            if "tokens)" in line:
+                m = _INPUT_TOO_LONG.search(line) or _LONGER_THAN_CONTEXT.search(line)
+                if m:
+                    self.refusals += 1
+                    pair = (int(m.group(1)), int(m.group(2)))
+                    if self.refusal_max is None or pair[0] > self.refusal_max[0]:
+                        self.refusal_max = pair
+                    if len(self.refusal_examples) < EXAMPLES:
+                        self.refusal_examples.append(line.strip()[:400])
+                    return
+            if "derived context_length" in line:
+                _start_up(line, self.settings)
                 return
-        if "server_args=ServerArgs(" in line:
-            self.settings.update(_server_args(line))
-        elif "max_total_num_tokens=" in line:
-            m = _SUMMARY.search(line)
-            if m:
-                self.settings["max_total_num_tokens"] = int(m.group(1))
-                self.settings["max_running_requests"] = int(m.group(2))  # effective, after SGLang's caps
-                c = _SUMMARY_CONTEXT.search(line)
-                if c:
-                    self.settings["context_len"] = int(c.group(1))
+        if "=" in line:
+            if "server_args=ServerArgs(" in line or "server_args: " in line:
+                self.settings.update(_server_args(line))
+            elif "max_total_num_tokens=" in line:
+                self._summary(line)
+            else:
+                self._rare(line)
+        elif ("queue is full" in line or "mem" in line or "KV Cache" in line or "adix cache" in line
+              or "requests is reset" in line):
+            self._rare(line)
+
+    def _rare(self, line: str) -> None:
+        """A queue-full abort, or one of the start-up memory and sizing lines."""
+        if "queue is full" in line and _QUEUE_FULL.search(line):
+            self.queue_full += 1
+            if len(self.queue_full_examples) < EXAMPLES:
+                self.queue_full_examples.append(line.strip()[:400])
+        else:
+            _start_up(line, self.settings)
+
+    def _summary(self, line: str) -> None:
+        m = _SUMMARY.search(line)
+        if m:
+            self.settings["max_total_num_tokens"] = int(m.group(1))
+            self.settings["max_running_requests"] = int(m.group(2))  # effective, after SGLang's caps
+            c = _SUMMARY_CONTEXT.search(line)
+            if c:
+                self.settings["context_len"] = int(c.group(1))
+            for key, value in _SUMMARY_MORE.findall(line):
+                self.settings[key] = int(value)
+            mem = _SUMMARY_MEM.search(line)
+            if mem:
+                self.settings[f"available_{mem.group(1)}_mem_gb"] = _gb(mem.group(2))
+
+    def _truncated(self, line: str, m) -> None:
+        self.truncations += 1
+        if m.lastindex and m.group(1):
+            pair = (int(m.group(1)), int(m.group(2)))
+            if self.truncation_max is None or pair[0] > self.truncation_max[0]:
+                self.truncation_max = pair
+        if len(self.truncation_examples) < EXAMPLES:
+            self.truncation_examples.append(line.strip()[:400])
 
     def _batch(self, b: BatchLine) -> None:
         self.batch_lines += 1
@@ -298,10 +483,14 @@ class SglangLogScanner:
             self.run_first, self.run_len, self.run_peak = None, 0, 0.0
 
     def result(self) -> SglangLogSummary:
+        if self.held is not None:
+            held, self.held = self.held, None
+            self._feed(held)
         return SglangLogSummary(
             self.source, self.lines, self.batch_lines, tuple(self.batches), self.best, self.max_running,
             self.max_queue, self.retractions, self.retracted, tuple(self.retraction_examples), self.refusals,
-            tuple(self.refusal_examples), self.refusal_max, dict(self.settings))
+            tuple(self.refusal_examples), self.refusal_max, dict(self.settings), self.truncations,
+            tuple(self.truncation_examples), self.truncation_max, self.queue_full, tuple(self.queue_full_examples))
 
 
 def scan_sglang_lines(lines, source: str) -> SglangLogSummary:

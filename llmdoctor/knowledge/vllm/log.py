@@ -44,6 +44,7 @@ from collections import deque
 from typing import BinaryIO, Iterable
 
 from llmdoctor.knowledge.evidence_line import short_line
+from llmdoctor.knowledge.pasted import FRAGMENT
 from llmdoctor.parsing import LazyPattern
 from llmdoctor.knowledge.vllm.quiet_stats import AVG, QuietRegion, kv_full_mark, quiet_pattern
 from llmdoctor.knowledge.vllm.stats_frames import frame_items
@@ -228,6 +229,7 @@ class VllmLogScanner:
         self.first_stats_preempt: list | None = None
         self.last_stats_preempt: list | None = None
         self._wait_run = self._kv_run = self._best_wait = self._best_kv = None
+        self._fragments: list[int] = []  # where FRAGMENT lines start in the region being scanned
         self.max_running = self.max_waiting = self.max_in_flight = 0
         self.prompt_heavy_waiting = 0
         self.waiting_lines = 0
@@ -249,6 +251,9 @@ class VllmLogScanner:
     # -- feeding -------------------------------------------------------------------
     def feed_line(self, line: str) -> None:
         self.lines += 1
+        if line.startswith(FRAGMENT):  # pasted apart: no run of stats lines goes across it
+            self._wait_run = self._kv_run = None
+            return
         if len(line) > MAX_LINE:
             line = line[:MAX_LINE]
         if self._prefix_left:  # the V0 prefix-cache line follows its stats line
@@ -372,6 +377,11 @@ class VllmLogScanner:
                 pos = le + 1
 
         prefix_window(begin)  # a window left open by the previous region
+        mark = FRAGMENT.encode() if is_bytes else FRAGMENT  # (one fast search of the region)
+        q = find(mark, begin, end)
+        while q != -1:
+            self._fragments.append(q)
+            q = find(mark, q + 1, end)
 
         # 1. stats lines, in order, parsed as feed_line parses them; 2. other trigger lines
         # are collected and handled afterwards in order (the two kinds do not interact).
@@ -381,6 +391,9 @@ class VllmLogScanner:
         else:
             self._stats_lines(buf, begin, end, anchored_from, starts, prefix_window)
             self._trigger_starts(buf, begin, end, anchored_from, starts)
+        if self._fragments:  # a cut after the region's last stats line
+            self._fragments = []
+            self._wait_run = self._kv_run = None
         hits = sorted(starts)
         i, pos = 0, begin
         while True:
@@ -508,6 +521,9 @@ class VllmLogScanner:
         its records placed among the region's quiet ones when some came before it. In a
         helper (`trace`) only its highest Running is taken, and the line with its records
         noted for the reader; `records`: those the helper sent."""
+        if self._fragments and self._fragments[0] < ls:  # pasted apart: runs end at the cut
+            self._fragments = [q for q in self._fragments if q > ls]
+            self._wait_run = self._kv_run = None
         is_bytes = isinstance(buf, (bytes, bytearray))
         line = buf[ls: le if le - ls <= MAX_LINE else ls + MAX_LINE]
         line = line.decode("utf-8", "replace") if is_bytes else line

@@ -68,7 +68,8 @@ def test_context_refusals_scheduler_and_client_forms():
 
 def test_start_up_settings():
     assert scan("startup_summary_29575.log").settings == {
-        "max_total_num_tokens": 2086558, "max_running_requests": 33, "context_len": 256000}
+        "max_total_num_tokens": 2086558, "max_running_requests": 33, "context_len": 256000,
+        "chunked_prefill_size": 8192, "max_prefill_tokens": 16384, "available_gpu_mem_gb": 17.22}
     assert scan("server_args_1030.log").settings["context_length"] == 4096
     assert scan("server_args_1030.log").settings["mem_fraction_static"] == 0.88
 
@@ -107,10 +108,9 @@ def test_sglang_serve_form():
     assert (c.get("model_path"), c.get("tp_size"), c.get("max_running_requests")) == ("Qwen/Qwen2.5-7B-Instruct", 2, 64)
 
 
-@pytest.mark.parametrize("name", sorted(p.name for p in FIX.iterdir()
-                                        if p.suffix in (".log", ".txt", ".prom") and "qwen1321" not in p.name
-                                        and "8096" not in p.name))
+@pytest.mark.parametrize("name", sorted(p.name for p in FIX.iterdir() if p.suffix in (".log", ".txt", ".prom")))
 def test_recorded_sglang_text_is_recognised_as_sglang(name):
+    # (the two bare context errors, qwen1321 and 8096, by the message catalogue: they carry no other sign)
     assert engine_of_text((FIX / name).read_text()) == SGLANG
 
 
