@@ -58,3 +58,19 @@ def test_v0_blocks_below_max_model_len_still_cannot_start(tmp_path, specs):
              "INFO 01-11 15:51:18 llm_engine.py:275] # GPU blocks: 100, # CPU blocks: 512"]
     [f] = fire(tmp_path, specs, lines)
     assert f.title.startswith("vLLM cannot start") and f.severity is Severity.CRITICAL
+
+
+# "Maximum concurrency" alone (no batch cap, no load in the evidence): under two full-length requests
+# is a warning of its own (a second long one is admitted and preempts), two or more needs the load.
+CAPACITY = "Maximum concurrency for 262,144 tokens per request: {}x"  # MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks#122, V1
+
+
+@pytest.mark.parametrize("figure,fires", [("1.36", True), ("1.99", True), ("2.12", False), ("10.79", False)])
+def test_capacity_alone_under_two_full_length_requests(tmp_path, specs, figure, fires):
+    (tmp_path / "meta.json").write_text('{"engine": "vllm"}')
+    (tmp_path / "vllm.log").write_text(CAPACITY.format(figure) + "\n")
+    store = FactStore(Context(EvidenceHost(tmp_path)), preset={"engines": (EngineInstance(VLLM, found_by="evidence"),)})
+    found = run_check(specs["vllm-kv-concurrency"], store).findings
+    assert bool(found) is fires
+    if fires:
+        assert found[0].severity is Severity.WARNING and "a second long request" in found[0].title
