@@ -1,4 +1,5 @@
-"""KV_CAPACITY in SGLang: fewer requests run at once than --max-running-requests asks for.
+"""KV_CAPACITY in SGLang: fewer requests run at once than --max-running-requests asks for, and inputs
+refused below --context-length because the KV pool is smaller than one full-length request.
 
 SGLang sizes its running-request cap at start-up from the KV pool (at most max_total_num_tokens / 2,
 and the request table sized from pool / context length), so a larger --max-running-requests is
@@ -61,3 +62,37 @@ def running_capped(sglang_log: SglangLog, sglang_cmdline: SglangCmdline | None =
                        sglang_cmdline, sglang_server_info, sglang_log),
             confidence=Confidence.HIGH)
         return
+
+
+@check(id="sglang-input-capped", cause=Cause.KV_CAPACITY,
+       purpose="SGLang refuses inputs above a limit its KV pool sets, below --context-length",
+       engines=("sglang",))
+def input_capped(sglang_log: SglangLog, sglang_cmdline: SglangCmdline | None = None,
+                 sglang_server_info: dict | None = None):
+    """The scheduler allows one request min(context_len - 1, max_total_num_tokens - 1) - 5 tokens of
+    input (tp_worker.py, 0.4-0.5.10): a refusal limit under context_len - 6 is the pool's, so the
+    pool, not the prompt or the context setting, is what has to change."""
+    from llmdoctor.judge.sglang import setting
+
+    scans = [s for s in sglang_log.scans if s.refusal_max  # the scheduler's own wording carries its limit
+             and any("exceeds the maximum allowed length" in t for t in s.refusal_examples)]
+    context, where = setting("context_length", sglang_cmdline, sglang_server_info, sglang_log)
+    if not scans or not isinstance(context, int):
+        return
+    prompt, limit = max(s.refusal_max for s in scans)
+    if limit >= context - 6:
+        return
+    scan = next(s for s in scans if s.refusal_max == (prompt, limit))
+    ev = [Evidence(scan.source, t) for t in scan.refusal_examples[:1]] + [
+        Evidence(where, f"context_length {context:,}"),
+        Evidence(scan.source, f"limit {limit:,} < context_length {context:,} - 6: the KV pool holds about "
+                              f"{limit + 6:,} tokens, less than one full-length request")]
+    yield Finding(
+        Cause.KV_CAPACITY, Severity.WARNING,
+        f"SGLang's KV pool holds fewer tokens ({limit + 6:,}) than one request of its context ({context:,}), so it "
+        f"refuses inputs above {limit:,}",
+        ev,
+        memory_fix(f"A {prompt:,}-token prompt needs a KV pool that holds it: SGLang caps each request's input at what "
+                   "the pool can store, below --context-length.", sglang_cmdline, sglang_server_info, sglang_log,
+                   cap_context=False),
+        confidence=Confidence.HIGH)

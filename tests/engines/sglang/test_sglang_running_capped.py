@@ -63,3 +63,32 @@ def test_the_summary_against_the_command_line(tmp_path, specs):
 ], ids=["equal", "data-parallel", "not-asked", "garbage"])
 def test_silent_without_a_cap_cut(tmp_path, specs, lines, cmdline):
     assert fire(tmp_path, specs, lines, cmdline) == ()
+
+
+# sglang-input-capped: the scheduler's refusal limit, min(context_len - 1, pool - 1) - 5, under the
+# context length is the pool's (sglang#4048: 59862 allowed with --context-length 163840).
+REFUSED = ("[2025-03-03 06:49:28 TP5] Input length (160062 tokens) exceeds the maximum allowed length (59862 tokens). "
+           "Use a shorter input or enable --allow-auto-truncate.")
+CONTEXT_LAUNCH = "python -m sglang.launch_server --model-path /m --context-length {}"
+
+
+def capped(tmp_path, specs, lines, cmdline):
+    (tmp_path / "meta.json").write_text('{"engine": "sglang"}')
+    (tmp_path / "sglang.log").write_text("\n".join(lines) + "\n")
+    (tmp_path / "cmdline.txt").write_text(cmdline + "\n")
+    store = FactStore(Context(EvidenceHost(tmp_path)), preset={"engines": (EngineInstance(SGLANG, found_by="evidence"),)})
+    return run_check(specs["sglang-input-capped"], store).findings
+
+
+def test_a_refusal_limit_under_the_context_is_the_pool(tmp_path, specs):
+    [f] = capped(tmp_path, specs, [REFUSED], CONTEXT_LAUNCH.format(163840))
+    assert f.cause is Cause.KV_CAPACITY and "59,868" in f.title
+
+
+@pytest.mark.parametrize("lines,context", [
+    ([REFUSED], 59868),  # the limit is the context's: context_len - 1 - 5
+    (['{"object":"error","message":"The input (61709 tokens) is longer than the model\\\'s context length (40960 '
+      'tokens).","type":"BadRequestError","param":null,"code":400}'], 81920),  # the model's context, not the pool
+], ids=["context-bound", "tokenizer-wording"])
+def test_a_context_bound_limit_is_silent(tmp_path, specs, lines, context):
+    assert capped(tmp_path, specs, lines, CONTEXT_LAUNCH.format(context)) == ()
