@@ -42,7 +42,10 @@ def slot_context(
     llamacpp_cmdline: LlamaCmdline | None = None,
     llamacpp_state: LlamaState | None = None,
 ):
+    from llmdoctor.judge.llamacpp import slot_context
+
     n, per_slot, unified, ev, train = _split(llamacpp_log, llamacpp_cmdline, llamacpp_state)
+    train = train or slot_context(llamacpp_log, llamacpp_cmdline, llamacpp_state)[1]
     if not n or n < 2 or not per_slot or unified:
         return
     errors = next((s for s in (llamacpp_log.scans if llamacpp_log is not None else ()) if s.context_exceeded), None)
@@ -52,8 +55,10 @@ def slot_context(
         return
     if errors is not None:
         ev.append(Evidence(errors.source, errors.context_exceeded_examples[-1].text))
+    from llmdoctor.judge.llamacpp import slot_tokens_for
+
     total = n * per_slot
-    want = max(LLAMACPP_SMALL_SLOT_TOKENS, per_slot * 4)
+    want = slot_tokens_for(max(LLAMACPP_SMALL_SLOT_TOKENS, per_slot * 4), train)
     yield Finding(
         Cause.KV_CAPACITY, Severity.WARNING,
         f"llama-server gives each of its {n} slots only {per_slot:,} tokens of KV cache (-c {total:,} split {n} ways)",

@@ -57,12 +57,20 @@ def queueing(
     if busy and llamacpp_state.slots and busy == len(llamacpp_state.slots):
         ev.append(Evidence(llamacpp_state.sources.get("slots", "/slots"),
                            f"{busy} of {len(llamacpp_state.slots)} slots is_processing"))
+    from llmdoctor.judge.llamacpp import slot_context, slot_tokens_for
+    from llmdoctor.judge.thresholds import LLAMACPP_SMALL_SLOT_TOKENS
+
     more = max(4, (n or 1) * 2)
+    per_slot, train = slot_context(llamacpp_log, llamacpp_cmdline, llamacpp_state)
+    # each new slot gets what a slot has now, at least what llamacpp-slot-context calls enough (so
+    # that following this fix raises no finding of its own), never more than the model was trained for
+    per_slot = slot_tokens_for(max(per_slot or 0, LLAMACPP_SMALL_SLOT_TOKENS), train)
     fix = Fix(f"Each slot serves one request at a time; the rest wait. Start llama-server with more slots "
               f"(-np {more}); with an explicit -np the context -c is split between slots, so raise -c by the same "
-              f"factor or add --kv-unified to share one pool. Each slot's KV cache costs memory: check it still "
-              f"fits on the GPU.",
-              (f"llama-server -m MODEL -np {more} -c {more * 8192} --kv-unified --metrics",))
+              f"factor ({per_slot:,} tokens each{', the most the model was trained for' if per_slot == train else ''})."
+              f" (--kv-unified shares one pool instead, but overlapping long requests can then run it dry.) Each "
+              f"slot's KV cache costs memory: check it still fits on the GPU.",
+              (f"llama-server -m MODEL -np {more} -c {more * per_slot} --metrics",))
     if ev:
         if slot_ev is not None:
             ev.append(slot_ev)

@@ -125,6 +125,9 @@ def collect_evidence(
     attempt("vmstat", lambda: _run_to(host, ["vmstat", "1", "3"], put, "vmstat.txt", timeout=10))
     attempt("/proc/meminfo", lambda: put("meminfo.txt", host.read("/proc/meminfo").decode()))
     attempt("nvidia-smi", lambda: _run_to(host, ["nvidia-smi"], put, "nvidia_smi.txt"))
+    if "nvidia_smi.txt" in written:  # an NVIDIA GPU answers: its health and the driver's XIDs (GPU_DEGRADED)
+        attempt("nvidia-smi -q", lambda: _run_to(host, ["nvidia-smi", "-q"], put, "nvidia_smi_q.txt", timeout=30))
+        attempt("kernel XIDs", lambda: _xids(store, put))
     attempt("AMD GPUs", lambda: collect_amd(host, put))
     meta = {
         "host": getattr(host, "name", socket.gethostname()),
@@ -200,6 +203,16 @@ def _cpu(store: FactStore, put) -> None:
         missing = store.missing.get("cpu_load")
         raise HostError(missing.reason if missing else "no result")
     put("cpu.json", json.dumps(sample.to_dict(), indent=1) + "\n")
+
+
+def _xids(store: FactStore, put) -> None:
+    """The XID lines of the kernel log (journalctl -k, else dmesg), only those: an empty
+    kernel_xid.log records that the log was read and had none."""
+    found = store.optional("gpu_xid")
+    if found is None:
+        missing = store.missing.get("gpu_xid")
+        raise HostError(missing.reason if missing else "no result")
+    put("kernel_xid.log", "".join(e.line + "\n" for e in found.events))
 
 
 def _probe(store: FactStore, put) -> None:

@@ -50,6 +50,11 @@ CATALOGUE: tuple[FactSpec, ...] = (
              "container"),
     FactSpec("memory", F + "memory.MemoryFact", "RAM and swap totals, and swap traffic now", "memory"),
     FactSpec("gpu", K + "nvidia.GpuFact", "NVIDIA GPUs, their memory and the processes holding it", "gpu"),
+    FactSpec("gpu_health", K + "nvidia_query.GpuHealthFact",
+             "each GPU's clocks and throttle reasons, power, temperature, PCIe link, ECC and row remaps, persistence "
+             "mode (NVIDIA: NVML or nvidia-smi -q, nvidia_smi_q.txt; AMD: amdgpu's pp_dpm_* files)", "gpu_health"),
+    FactSpec("gpu_xid", K + "nvidia_xid.KernelXids",
+             "the NVIDIA driver's XID errors in the kernel log (journalctl -k, dmesg: kernel_xid.log)", "gpu_health"),
     FactSpec("ollama_version", "str", "the Ollama server's version", "ollama"),
     FactSpec("ollama_ps", f"tuple[{K}ollama.ps.LoadedModel, ...]",
              "models Ollama has loaded: size, CPU/GPU split, context, expiry", "ollama"),

@@ -44,7 +44,10 @@ def _remote(ctx: Context) -> GpuFact:
     except CommandNotFound:
         raise FactUnavailable("nvidia-smi not found: no NVIDIA driver") from None
     except NotInEvidence:
-        raise FactUnavailable("not in the evidence (no nvidia_smi.txt)", quiet=True) from None
+        try:  # only `nvidia-smi -q` was recorded (nvidia_smi_q.txt): its memory section
+            res = ctx.host.run(["nvidia-smi", "-q"], timeout=15)
+        except HostError:
+            raise FactUnavailable("not in the evidence (no nvidia_smi.txt)", quiet=True) from None
     from llmdoctor.knowledge.nvidia import GpuFact, parse_compute_apps_csv, parse_nvidia_smi, parse_query_gpu_csv
 
     if res.source:  # a recorded output, in whatever form it was saved: the table or CSV with headers

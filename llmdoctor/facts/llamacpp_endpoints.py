@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from llmdoctor.hosts.base import HostError
-from llmdoctor.knowledge.llamacpp.endpoints import (LlamaState, parse_health, parse_llama_metrics, parse_props,
-                                                    parse_slots)
+from llmdoctor.knowledge.llamacpp.endpoints import (LlamaState, parse_health, parse_llama_metrics,
+                                                    parse_models_train, parse_props, parse_slots)
 from llmdoctor.parsing import ParseError
 
 TIMEOUT = 5.0
@@ -24,8 +24,8 @@ def read_state(host, port: int, timeout: float = TIMEOUT) -> LlamaState:
     errors: list[str] = []
     sources: dict[str, str] = {}
     for path, parse in (("/health", None), ("/props", parse_props), ("/slots", parse_slots),
-                        ("/metrics", parse_llama_metrics)):
-        key = path.strip("/")
+                        ("/metrics", parse_llama_metrics), ("/v1/models", parse_models_train)):
+        key = path.rsplit("/", 1)[-1]
         try:
             status, body, src = _get(host, port, path, timeout)
             sources[key] = src
@@ -36,12 +36,14 @@ def read_state(host, port: int, timeout: float = TIMEOUT) -> LlamaState:
                 errors.append("/metrics: not enabled (start llama-server with --metrics)")
                 continue
             if status != 200:
-                errors.append(f"{path}: HTTP {status}")
+                if path != "/v1/models":  # (only the trained context is read there: its absence is no error)
+                    errors.append(f"{path}: HTTP {status}")
                 continue
             vals[key] = parse(body.decode("utf-8", "replace") if path == "/metrics" else body)  # type: ignore[misc]
         except (HostError, OSError) as e:
-            errors.append(f"{path}: {e}")
+            if path != "/v1/models":  # (read for the trained context only: an older server or a recording may lack it)
+                errors.append(f"{path}: {e}")
         except ParseError as e:
             errors.append(f"unparseable {path}: {e}")
     return LlamaState(port, health=vals.get("health"), props=vals.get("props"), slots=vals.get("slots"),
-                      metrics=vals.get("metrics"), errors=tuple(errors), sources=sources)
+                      metrics=vals.get("metrics"), errors=tuple(errors), sources=sources, n_ctx_train=vals.get("models"))

@@ -112,8 +112,36 @@ def ollama_show(ctx: Context, engines=None, ollama_ps=None) -> dict:
     try:
         show, source = get_show_with_source(ctx.host, _port(engine), name)
     except OllamaApiError as e:
-        raise FactUnavailable(str(e), quiet=e.missing) from None
+        printed = _printed_parameters(ctx.host) if ctx.host.recorded else ()
+        if not printed:
+            raise FactUnavailable(str(e), quiet=e.missing) from None
+        return {"_model": name, "_source": printed[0].source, "_printouts": printed}
     return {**show, "_model": name, "_source": source}
+
+
+PRINTOUT_LIMIT = 256 * 1024
+
+
+def _printed_parameters(host) -> tuple:
+    """Model parameters a recording holds as printed (`/show parameters`, `ollama show` pasted
+    into a file of their own): the evidence of a Modelfile's num_ctx when no /api/show is there."""
+    from llmdoctor.hosts import guard
+    from llmdoctor.knowledge.ollama.show import looks_like_parameters, parse_parameters
+    from llmdoctor.knowledge.pasted import decode_pasted
+
+    out: list = []
+    root = getattr(host, "root", None)
+    for name in host.files():
+        if not name.endswith((".txt", ".log")) or name.startswith("dropins/"):
+            continue
+        try:  # as written (paste repair drops the `ollama show NAME` line that names the model)
+            text = decode_pasted(guard.read_bytes(root, name, PRINTOUT_LIMIT)) if root is not None else \
+                host.read(name, PRINTOUT_LIMIT).decode("utf-8", "replace")
+        except (OSError, HostError, ValueError):
+            continue
+        if looks_like_parameters(text):
+            out += parse_parameters(text, name)
+    return tuple(out)
 
 
 @provider("ollama_tags")

@@ -191,6 +191,19 @@ class EngineProgress(Record):
                              for r in self.readings]}
 
 
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) < 1e18
+
+
+def _figure(r: dict, name: str, kind=float):
+    v = r.get(name)
+    if v is None:
+        return None
+    if not _number(v):
+        raise ValueError(f"{name!r} must be a number, not {v!r:.40}")
+    return kind(v)
+
+
 def progress_from_json(data: bytes) -> tuple[EngineProgress, ...]:
     """`progress.json` as `collect` writes it (a list of to_dict()s); ValueError on garbage."""
     doc = json.loads(data)
@@ -202,11 +215,15 @@ def progress_from_json(data: bytes) -> tuple[EngineProgress, ...]:
             raise ValueError("each entry needs a string 'kind'")
         readings = []
         for r in e.get("readings") or []:
-            if not isinstance(r, dict) or not isinstance(r.get("at"), (int, float)):
+            if not isinstance(r, dict) or not _number(r.get("at")):
                 raise ValueError("each reading needs a number 'at'")
-            marks = tuple(tuple(m) if isinstance(m, list) else m for m in r.get("marks") or [])
-            readings.append(Reading(float(r["at"]), str(r.get("source") or ""), r.get("generated"),
-                                    r.get("running"), r.get("waiting"), marks))
+            marks = r.get("marks") or []
+            if not isinstance(marks, list) or not all(_number(m) or m is None or isinstance(m, list) and all(
+                    _number(x) or x is None for x in m) for m in marks):
+                raise ValueError("'marks' must be a list of numbers and lists of numbers")
+            readings.append(Reading(float(r["at"]), str(r.get("source") or ""), _figure(r, "generated"),
+                                    _figure(r, "running", int), _figure(r, "waiting", int),
+                                    tuple(tuple(m) if isinstance(m, list) else m for m in marks)))
         port = e.get("port")
         out.append(EngineProgress(e["kind"], port if isinstance(port, int) else None, str(e.get("health") or ""),
                                   str(e.get("health_line") or ""), tuple(readings)))

@@ -25,7 +25,10 @@ COMMANDS: dict[tuple[str, ...], str] = {
     ("systemctl", "show"): "env.txt",
     ("systemctl", "cat"): "systemctl_cat.txt",
     ("vmstat",): "vmstat.txt",
+    ("nvidia-smi", "-q"): "nvidia_smi_q.txt",
     ("nvidia-smi",): "nvidia_smi.txt",
+    ("journalctl", "-k"): "kernel_xid.log",
+    ("dmesg",): "kernel_xid.log",
     ("amd-smi", "metric"): "amd_smi_metric.json",
     ("amd-smi", "static"): "amd_smi_static.json",
     ("rocm-smi",): "rocm_smi.json",
@@ -41,7 +44,7 @@ PATHS: list[tuple[re.Pattern[str], str]] = [
 
 # (method, path) -> evidence file; matched on the path without query string
 LLAMACPP_ENDPOINTS = {"/health": "health.json", "/props": "props.json", "/slots": "slots.json",
-                      "/metrics": "metrics.prom"}
+                      "/metrics": "metrics.prom", "/v1/models": "models.json"}
 SGLANG_ENDPOINTS = {"/get_server_info": "server_info.json", "/metrics": "metrics.prom"}
 HTTP: dict[tuple[str, str], str] = {
     ("GET", "/api/ps"): "api_ps.json",
@@ -62,7 +65,7 @@ KNOWN_FILES = frozenset({
     "meta.json", "unit.service", "expected.json", "README.md", "README.txt", "health.json", "props.json",
     "slots.json", "server_info.json", "docker_inspect.json", "podman_inspect.json",
     "pod.json", "kubectl_describe.txt", "events.json", "pod.yaml", "deployment.yaml", "deployment.json",
-    "amd_smi_metric.json", "amd_smi_static.json", "rocm_smi.json",
+    "amd_smi_metric.json", "amd_smi_static.json", "rocm_smi.json", "nvidia_smi_q.txt", "kernel_xid.log",
 })
 UTF16_LIMIT = 256 * 1024 * 1024  # a UTF-16 log is a pasted one; more than this is not read
 REPAIR_LIMIT = 64 * 1024 * 1024  # logs up to this size are paste-repaired (pastes are small; collected logs are not pasted)

@@ -19,3 +19,24 @@ def kv_unified(scan, cmdline) -> tuple[bool | None, str]:
             return True, "each slot is told the whole -c, which only a unified pool does"
         return cmdline.unified, ""
     return None, ""
+
+
+def slot_context(log, cmdline, state) -> tuple[int | None, int | None]:
+    """(each slot's context now, the model's trained context) from the richest source. A fix
+    that adds slots keeps each slot's context (never more than the model was trained for:
+    llama.cpp caps a sequence at n_ctx_train, so a larger -c per slot is memory for nothing)."""
+    scan = slot_scan(log)
+    train = next((s.n_ctx_train for s in (log.scans if log is not None else ()) if s.n_ctx_train), None) \
+        or (state.n_ctx_train if state is not None else None)
+    if scan is not None:
+        return scan.slot_n_ctx, train
+    if cmdline is not None and cmdline.per_slot_ctx:
+        return cmdline.per_slot_ctx, train
+    if state is not None and state.props is not None and state.props.n_ctx:
+        return state.props.n_ctx, train
+    return None, train
+
+
+def slot_tokens_for(want: int, train: int | None) -> int:
+    """`want` tokens per slot, capped at the trained context where the server said it."""
+    return min(want, train) if train else want

@@ -114,3 +114,22 @@ def gpu_process_bytes(gpu: GpuFact | None, names: tuple[str, ...] = ("ollama", "
     if not procs:
         return None
     return sum(p.used_bytes for p in procs if p.used_bytes is not None and any(n in p.name for n in names))
+
+
+# GPU memory other processes hold when Ollama takes its inventory. Ollama plans every load
+# against the free memory it measures (discover/, llm/memory.go), so what they hold is lost to
+# models; a desktop session holds a few hundred MiB, which both floors stay clear of.
+VRAM_HELD_SHARE = 0.25  # of the GPUs' total
+VRAM_HELD_MIN_BYTES = 2 << 30
+
+
+def vram_held(log: OllamaLogSummary | None):
+    """(startup, bytes held by others) for the last inventory where others held at least both
+    floors above; None otherwise."""
+    for s in reversed(log.startups if log is not None else ()):
+        if s.gpu_total_bytes and s.gpu_available_bytes is not None:
+            held = s.gpu_total_bytes - s.gpu_available_bytes
+            if held >= VRAM_HELD_MIN_BYTES and held >= VRAM_HELD_SHARE * s.gpu_total_bytes:
+                return s, held
+            return None
+    return None

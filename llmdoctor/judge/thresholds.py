@@ -38,6 +38,22 @@ CPU_STEAL_SHARE = 0.1
 # engine waits for nobody, whoever holds the cores).
 CPU_ENGINE_ACTIVE_CORES = 0.1
 
+# -- GPU health (GPU_DEGRADED) -----------------------------------------------------------------
+# A card "works" when a kernel ran this share of the last sample period (nvidia-smi
+# utilization.gpu, NVML nvmlDeviceGetUtilizationRates) or its clocks event reasons do not say
+# Idle. A decoding LLM server keeps it far above this; a card between requests drops to 0.
+GPU_BUSY_UTIL_PCT = 20
+# SW power cap and SW thermal slowdown are how a GPU normally runs at its limits (a card at full
+# load sits at its power cap); they slow the work only when the SM clock is held well below its
+# maximum. Below this share of the max SM clock, while busy, they are a finding. (HW slowdown,
+# HW thermal and HW power brake are reported whatever the clock: nvml.h says HW slowdown "reduces
+# the core clocks by a factor of 2 or more".)
+GPU_HELD_CLOCK_FRACTION = 0.75
+# A power limit set below the board's default (`nvidia-smi -pl`, a BMC, a datacenter policy) makes
+# SW power cap a finding while the card works, whatever the clock: below this share of the default
+# (the margin absorbs the limit's rounding to the card's steps).
+GPU_POWER_LIMIT_LOWERED_FRACTION = 0.95
+
 # -- Ollama -----------------------------------------------------------------------------------
 # A model load taking longer than this is felt as "the first request hangs".
 OLLAMA_SLOW_LOAD_S = 5.0

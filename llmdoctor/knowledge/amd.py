@@ -186,3 +186,50 @@ def parse_sysfs_card(card: str, files: dict[str, str]) -> AmdCard | None:
     name = f"AMD GPU {device}" if device.startswith("0x") and len(device) <= 8 else "AMD GPU"
     return AmdCard(int(card[4:]) if len(card) < 9 else 0, name, vram, _bytes(files.get("mem_info_vram_used", "")),
                    _bytes(files.get("mem_info_gtt_total", "")), _bytes(files.get("mem_info_gtt_used", "")))
+
+
+# -- health (GPU_DEGRADED): the amdgpu power-management files ------------------------------------
+# drivers/gpu/drm/amd/pm/amdgpu_pm.c: pp_dpm_sclk lists the shader clock's DPM levels, the one in
+# use marked `*` ("1: 1233Mhz *"); pp_dpm_pcie the link levels ("1: 16.0GT/s, x8 1143Mhz *");
+# gpu_busy_percent the share of time the GPU was busy. No throttle reasons are exposed there.
+
+HEALTH_FILES = ("pp_dpm_sclk", "pp_dpm_pcie", "gpu_busy_percent")
+_GTS_GEN = {"2.5": 1, "5.0": 2, "8.0": 3, "16.0": 4, "32.0": 5, "64.0": 6}
+
+
+def _levels(text: str, pattern: str) -> tuple[list[tuple], tuple | None]:
+    """(every level's groups, the current level's groups) of a pp_dpm_* file."""
+    import re
+
+    levels, current = [], None
+    for line in text.splitlines():
+        m = re.match(r"\s*(?:\d+:\s*)?" + pattern, line)  # the level number, unless a paste repair took it
+        if m is None:
+            continue
+        levels.append(m.groups())
+        if line.rstrip().endswith("*"):
+            current = m.groups()
+    return levels, current
+
+
+def parse_sysfs_health(index: int, name: str, files: dict[str, str]):
+    """knowledge.nvidia_query.GpuHealth of one amdgpu card from its pp_dpm_* and busy files;
+    None when none of them says anything."""
+    from llmdoctor.knowledge.nvidia_query import GpuHealth
+
+    sclk, sclk_now = _levels(files.get("pp_dpm_sclk", ""), r"(\d+)\s*Mhz")
+    pcie, pcie_now = _levels(files.get("pp_dpm_pcie", ""), r"([\d.]+)GT/s,\s*x(\d+)")
+    busy = files.get("gpu_busy_percent", "").strip()
+    if not sclk and not pcie and not busy.isdecimal():
+        return None
+    gens = [(_GTS_GEN.get(s), int(w)) for s, w in pcie]
+    now = (_GTS_GEN.get(pcie_now[0]), int(pcie_now[1])) if pcie_now else (None, None)
+    return GpuHealth(
+        index=index, name=name,
+        util_pct=int(busy) if busy.isdecimal() else None,
+        sm_mhz=int(sclk_now[0]) if sclk_now else None,
+        sm_max_mhz=max(int(s[0]) for s in sclk) if sclk else None,
+        pcie_gen=now[0], pcie_width=now[1],
+        pcie_gen_max=max((g for g, _ in gens if g), default=None) if gens else None,
+        pcie_width_max=max(w for _, w in gens) if gens else None,
+    )

@@ -53,6 +53,7 @@ class GpuFact:
     driver: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
     vendor: str = "nvidia"  # "amd" for the GPUs of llmdoctor.knowledge.amd
+    health: tuple = ()  # knowledge.nvidia_query.GpuHealth per GPU, where NVML read them with the memory
 
     @property
     def total_bytes(self) -> int | None:
@@ -236,6 +237,10 @@ def parse_nvidia_smi(text: str) -> GpuFact:
     followed by --query-compute-apps CSV (separated by a blank line)."""
     if "NVIDIA-SMI" in text or "Driver Version:" in text:
         return parse_smi_table(text)
+    from llmdoctor.knowledge.nvidia_query import looks_like_query
+
+    if looks_like_query(text):  # `nvidia-smi -q` saved as nvidia_smi.txt
+        return parse_query_memory(text)
     if re.search(r"Failed to initialize NVML|couldn't communicate with the NVIDIA driver|NVIDIA-SMI has failed", text):
         first = next(l for l in text.splitlines() if l.strip())
         raise ParseError(f"nvidia-smi failed on that host: {first.strip()[:160]}")
@@ -252,3 +257,20 @@ def parse_nvidia_smi(text: str) -> GpuFact:
         raise ParseError("neither the nvidia-smi table nor --query-gpu CSV with memory.total")
     drivers = {g.driver for g in gpus if g.driver}
     return GpuFact("nvidia-smi", gpus, procs, drivers.pop() if len(drivers) == 1 else None)
+
+
+def parse_query_memory(text: str) -> GpuFact:
+    """The GPUs' memory from `nvidia-smi -q` (FB Memory Usage): for an nvidia_smi.txt that holds
+    `-q` output rather than the table (the tree is read by knowledge.nvidia_query)."""
+    from llmdoctor.knowledge.nvidia_query import num_int, tree
+
+    driver, blocks = tree(text)
+    if not blocks:
+        raise ParseError("`nvidia-smi -q` output without a `GPU 0000:...` block")
+    gpus = []
+    for i, (_, t) in enumerate(blocks):
+        total, used, free = (num_int(t.get(("fb memory usage", k))) for k in ("total", "used", "free"))
+        gpus.append(GpuDevice(i, t.get(("product name",), ""), None if total is None else total * MIB,
+                              None if used is None else used * MIB, None if free is None else free * MIB,
+                              driver, t.get(("gpu uuid",))))
+    return GpuFact("nvidia-smi", tuple(gpus), (), driver)

@@ -72,7 +72,9 @@ def test_recorded_progress_round_trips_and_garbage_is_a_clear_error():
     p = EngineProgress("vllm", 8000, "ok", "GET /health: 200", (_r(0.0, 1, 1), _r(2.0, 1, 1)))
     [back] = progress_from_json(json.dumps([p.to_dict()]).encode())
     assert back.readings[1].marks == (1,) and back.port == 8000
-    for bad in (b"{}", b"[1]", b'[{"kind": "vllm", "readings": [{"at": "x"}]}]', b"not json"):
+    for bad in (b"{}", b"[1]", b'[{"kind": "vllm", "readings": [{"at": "x"}]}]', b"not json",
+                b'[{"kind": "vllm", "readings": [{"at": 1, "running": [null]}]}]',
+                b'[{"kind": "vllm", "readings": [{"at": 1, "marks": [{"a": 1}]}]}]'):
         with pytest.raises(ValueError):
             progress_from_json(bad)
 

@@ -92,7 +92,7 @@ class LlamaMetrics(Record):
 
 
 class LlamaState(Record):
-    __slots__ = ("port", "health", "props", "slots", "metrics", "errors", "sources")
+    __slots__ = ("port", "health", "props", "slots", "metrics", "errors", "sources", "n_ctx_train")
 
     def __init__(
         self,
@@ -103,7 +103,9 @@ class LlamaState(Record):
         metrics: LlamaMetrics | None = None,
         errors: tuple[str, ...] = (),
         sources: dict[str, str] | None = None,
+        n_ctx_train: int | None = None,
     ) -> None:
+        self.n_ctx_train = n_ctx_train  # the model's trained context (/v1/models meta), the most a slot gets
         self.port = port
         self.health = health
         self.props = props
@@ -157,6 +159,19 @@ def _opt_int(v: Any) -> int | None:
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
         return None
     return int(v)
+
+
+def parse_models_train(body: bytes | str | dict) -> int | None:
+    """The trained context from `GET /v1/models` (`data[0].meta.n_ctx_train`, llama-server since
+    early 2024); None where it is not said. ParseError on what is not JSON."""
+    doc = body if isinstance(body, dict) else _load_json(body, "/v1/models")
+    data = doc.get("data") if isinstance(doc, dict) else None
+    for m in data if isinstance(data, list) else ():
+        meta = m.get("meta") if isinstance(m, dict) else None
+        train = _opt_int(meta.get("n_ctx_train")) if isinstance(meta, dict) else None
+        if train:
+            return train
+    return None
 
 
 def parse_props(body: bytes | str | dict) -> LlamaProps:

@@ -988,6 +988,39 @@ MESSAGES = (
                    'CUDA.0.PEER_MAX_BATCH_SIZE=128 compiler=cgo(gcc)', "https://github.com/ollama/ollama/issues/11983")],
         expect=[("runner_backends", True)],
     ),
+    # -- the CLI's own output (pasted next to the logs, or alone) ---------------------------
+    message(
+        "ollama.cmd.ps_processor", E, "v0.1.38-v0.32.15 (`ollama ps`; CONTEXT column from v0.10)",
+        "cmd/cmd.go:538 @ v0.1.38; cmd/cmd.go:576 @ v0.9.6; cmd/cmd.go:1150 @ v0.32.15",
+        r"\b\d+%/\d+%\s+CPU/GPU\b", "cpu/gpu",
+        facts=("a loaded model split between system memory and the GPU (PROCESSOR column; read by knowledge/ollama/ps.py)",),
+        causes=("CPU_SPILL",),
+        examples=[("0.7.0: gemma3:27b-it-qat    29eb0b9aeda3    25 GB    11%/89% CPU/GPU    4 minutes from now",
+                   "https://github.com/ollama/ollama/issues/10746"),
+                  ("     33%/67%   CPU/GPU", "https://github.com/ollama/ollama/issues/10357")],
+        note="`ollama ps` output, not a log line: it names Ollama in a paste that holds nothing else",
+    ),
+    message(
+        "ollama.cmd.verbose_eval_rate", E, "v0.1.20-v0.32.15 (`ollama run --verbose`, printed after each answer)",
+        "api/types.go:255 @ v0.1.20; api/types.go:553 @ v0.9.6; api/types.go:987 @ v0.32.15",
+        r"\b(?:prompt )?eval rate:\s+\**[\d.]+ tokens/s", "eval rate:",
+        facts=("tokens per second of one answer, prompt and generation apart (a drop after an upgrade or a "
+               "load: compare with `ollama ps`'s PROCESSOR)",),
+        causes=("CPU_SPILL", "PREFILL"),
+        examples=[("eval rate:            **13.08 tokens/s**", "https://github.com/ollama/ollama/issues/10746"),
+                  ("eval rate:            36.02 tokens/s", _R + "api/types.go:553 @ v0.9.6")],
+        note="`ollama run --verbose` output, not a log line: it names Ollama in a paste that holds nothing else",
+    ),
+    message(
+        "ollama.cmd.show_parameters", E, "v0.1.20-v0.32.15 (`/show parameters` in `ollama run`)",
+        "cmd/interactive.go:348 @ v0.1.20; cmd/interactive.go:398 @ v0.9.6; cmd/interactive.go:438 @ v0.32.15",
+        r"^\s*Model defined parameters:\s*$", "model defined parameters:",
+        facts=("the model's own parameters (a Modelfile num_ctx beats OLLAMA_CONTEXT_LENGTH; read by "
+               "knowledge/ollama/show.py)",),
+        causes=("CONFIG_NOT_APPLIED",),
+        examples=[("Model defined parameters:", "https://github.com/ollama/ollama/issues/10829")],
+        note="`ollama run` output, not a log line: it names Ollama in a paste that holds nothing else",
+    ),
 )
 
 

@@ -251,7 +251,7 @@ class Load(Record):
 class Startup(Record):
     """One server start: its inventory of compute devices."""
 
-    __slots__ = ("at", "libraries", "examples", "gpu_total_bytes")
+    __slots__ = ("at", "libraries", "examples", "gpu_total_bytes", "gpu_available_bytes")
 
     def __init__(
         self,
@@ -259,11 +259,15 @@ class Startup(Record):
         libraries: tuple[str, ...],
         examples: tuple[Example, ...],
         gpu_total_bytes: int = 0,
+        gpu_available_bytes: int | None = None,
     ) -> None:
         self.at = at
         self.libraries = libraries  # "cuda", "rocm", "cpu", ...
         self.examples = examples
         self.gpu_total_bytes = gpu_total_bytes  # summed `total=` of the non-CPU devices
+        # summed `available=` of the same devices (free at discovery: what other processes left);
+        # None when any of them printed none
+        self.gpu_available_bytes = gpu_available_bytes
 
     @property
     def has_gpu(self) -> bool:
@@ -717,6 +721,7 @@ class OllamaLogScanner:
         self.inv_ex: list[Example] = []
         self.inv_at: datetime | None = None
         self.inv_total = 0
+        self.inv_avail: int | None = 0
         self.estimator: dict[str, str] | None = None
         self.estimator_ex: Example | None = None
         self.vram_ctx: int | None = None
@@ -811,6 +816,10 @@ class OllamaLogScanner:
                 self.inv_total += parse_size(kv["total"])
             except ParseError:
                 pass
+            try:
+                self.inv_avail = None if self.inv_avail is None else self.inv_avail + parse_size(kv["available"])
+            except (KeyError, ParseError):
+                self.inv_avail = None
         if len(self.inv_ex) < 8:
             self.inv_ex.append(Example(source, text[:MAX_LINE]))
         return True
@@ -1033,11 +1042,12 @@ class OllamaLogScanner:
 
     def _close_startup(self) -> None:
         if self.inv:
-            s = Startup(self.inv_at, tuple(dict.fromkeys(self.inv)), tuple(self.inv_ex), self.inv_total)
+            s = Startup(self.inv_at, tuple(dict.fromkeys(self.inv)), tuple(self.inv_ex), self.inv_total,
+                        self.inv_avail if self.inv_total else None)
             if self.first_startup is None:
                 self.first_startup = s
             self.startups.append(s)
-        self.inv, self.inv_ex, self.inv_at, self.inv_total = [], [], None, 0
+        self.inv, self.inv_ex, self.inv_at, self.inv_total, self.inv_avail = [], [], None, 0, 0
 
     def _count_ctx(self, model: str | None, ctx: int | None) -> None:
         if ctx is None:

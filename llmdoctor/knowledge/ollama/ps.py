@@ -4,6 +4,11 @@
 `13%/87% CPU/GPU`, `4 minutes from now`) and whose spacing users mangle when pasting,
 so rows are matched per column with a value pattern keyed on the header names
 , never on fixed positions.
+
+Two paste forms carry no full header: a row quoted on its own (`0.7.0: gemma3:27b  29eb0b9aeda3
+25 GB  11%/89% CPU/GPU  4 minutes from now`: NAME ID SIZE PROCESSOR are fixed by cmd/cmd.go
+since v0.1.38, so a row is found by its ID and PROCESSOR cells wherever it starts), and a cut-out
+of some columns (a header line of column names alone, such as just `PROCESSOR`, over its values).
 """
 from __future__ import annotations
 
@@ -74,10 +79,18 @@ _COLUMN = {
     "NAME": r"\S+",
     "ID": r"[0-9a-f]{6,64}",
     "SIZE": r"\d+(?:\.\d+)?\s?[KMGTP]?i?B",
-    "PROCESSOR": r"\d+%/\d+% CPU/GPU|\d+% (?:CPU|GPU)|Unknown",
+    "PROCESSOR": r"\d+%/\d+%\s+CPU/GPU|\d+%\s+(?:CPU|GPU)|Unknown",
     "CONTEXT": r"\d+",
 }
 _HEADER = LazyPattern(r"\bNAME\s+ID\s+SIZE\s+PROCESSOR\b.*\bUNTIL\b")
+# a header cut down to some of the columns (a fragment of the table): known names only, PROCESSOR among them
+_PART_HEADER = LazyPattern(r"^\s*(?:(?:NAME|ID|SIZE|CONTEXT|UNTIL)\s+)*PROCESSOR(?:\s+(?:NAME|ID|SIZE|CONTEXT|UNTIL))*\s*$")
+# a row quoted without its header (after a label, a prompt or a bullet): the printed columns in order
+_BARE_ROW = LazyPattern(
+    r"(?P<c0>[\w.:/-]*[\w-])\s+(?P<c1>[0-9a-f]{12})\s+(?P<c2>\d+(?:\.\d+)?\s?[KMGTP]?i?B)\s+"
+    r"(?P<c3>\d+%/\d+%\s+CPU/GPU|\d+%\s+(?:CPU|GPU)|Unknown)(?:\s+(?P<c4>\d+)\b(?!\s+(?:second|minute|hour|day|week|month|year)))?"
+    r"\s+(?P<c5>\S.*?)\s*$")
+_BARE_HEADERS = ("NAME", "ID", "SIZE", "PROCESSOR", "CONTEXT", "UNTIL")
 _PROMPT = LazyPattern(r"^\s*(?:\S*[$#%>]\s|>>>\s)")
 
 
@@ -91,8 +104,8 @@ def _row_regex(headers: list[str]) -> re.Pattern[str]:
 
 
 def parse_ps_text(text: str, source: str = "ollama ps") -> tuple[LoadedModel, ...]:
-    """All rows of every `ollama ps` table in `text` (several tables may be pasted).
-    Header only -> (). No header -> ParseError."""
+    """All rows of every `ollama ps` table in `text` (several tables may be pasted), or of the
+    paste forms above. Header only -> (). Neither a header nor a row -> ParseError."""
     models: list[LoadedModel] = []
     rx: re.Pattern[str] | None = None
     headers: list[str] = []
@@ -100,7 +113,7 @@ def parse_ps_text(text: str, source: str = "ollama ps") -> tuple[LoadedModel, ..
     saw_header = False
     for raw in text.splitlines():
         line = raw.rstrip()
-        hm = _HEADER.search(line)
+        hm = _HEADER.search(line) or _PART_HEADER.match(line)
         if hm:
             headers = hm.group(0).split()
             rx = _row_regex(headers)
@@ -109,6 +122,10 @@ def parse_ps_text(text: str, source: str = "ollama ps") -> tuple[LoadedModel, ..
         if not line.strip():
             continue
         if rx is None:
+            bare = None if saw_header else _BARE_ROW.search(line)
+            if bare:
+                cells = {h: (bare.group(f"c{i}") or "").strip() for i, h in enumerate(_BARE_HEADERS)}
+                models.append(_from_cells(cells, source, line.strip()))
             continue
         if _PROMPT.match(line) and "ollama" in line:
             rx = None
@@ -119,7 +136,7 @@ def parse_ps_text(text: str, source: str = "ollama ps") -> tuple[LoadedModel, ..
             continue
         cells = {h: m.group(f"c{i}").strip() for i, h in enumerate(headers)}
         models.append(_from_cells(cells, source, line.strip()))
-    if not saw_header:
+    if not saw_header and not models:
         if text.strip():
             raise ParseError("no `ollama ps` header (NAME ID SIZE PROCESSOR ... UNTIL) found")
         raise ParseError("empty output")
@@ -135,7 +152,7 @@ def _from_cells(cells: dict[str, str], source: str, line: str) -> LoadedModel:
             size = parse_size(cells["SIZE"].replace(" ", ""))
         except ParseError:
             size = None
-    processor = cells.get("PROCESSOR", "Unknown")
+    processor = " ".join(cells.get("PROCESSOR", "Unknown").split())  # (a paste may widen its space)
     cpu = cpu_percent_of(processor)
     size_vram = None if size is None or cpu is None else int(round(size * (100 - cpu) / 100))
     ctxv = cells.get("CONTEXT")

@@ -123,3 +123,29 @@ def test_hypothesis_json(value):
             parse_api_ps(json.dumps(doc))
         except ParseError as e:
             assert str(e)
+
+
+# -- paste forms without the full header ---------------------------------------------------
+
+def test_a_row_quoted_after_a_label():
+    # ollama#10746, as posted (the version the reporter ran, then the row, no header)
+    (m,) = parse_ps_text("0.7.0: gemma3:27b-it-qat    29eb0b9aeda3    25 GB    11%/89% CPU/GPU    4 minutes from now\n")
+    assert (m.name, m.id, m.size, m.cpu_percent, m.context_length, m.until) == (
+        "gemma3:27b-it-qat", "29eb0b9aeda3", 25_000_000_000, 11, None, "4 minutes from now")
+    (m,) = parse_ps_text("- qwen3:8b  500a1f067a9f  6.5 GB  100% GPU  40960  Forever")  # with CONTEXT (v0.10+)
+    assert (m.name, m.cpu_percent, m.context_length, m.until) == ("qwen3:8b", 0, 40960, "Forever")
+
+
+def test_a_fragment_of_the_processor_column():
+    # ollama#10357, as posted: the PROCESSOR header and its value, the space widened
+    (m,) = parse_ps_text("     PROCESSOR              \n     33%/67%   CPU/GPU\n")
+    assert (m.name, m.processor, m.cpu_percent, m.size) == ("", "33%/67% CPU/GPU", 33, None)
+
+
+def test_a_row_needs_its_id_and_processor_cells():
+    for text in ("gemma3:27b is 11%/89% on the GPU", "llama3 25 GB 100% GPU Forever", "PROCESSOR is 100% GPU",
+                 "NAME here\n33%/67% CPU/GPU", "deadbeefdead 25 GB"):
+        with pytest.raises(ParseError):
+            parse_ps_text(text)
+    # after a real header a stray row-shaped line is a row of that table only if it fits it
+    assert parse_ps_text("NAME    ID    SIZE    PROCESSOR    UNTIL\n") == ()
