@@ -51,15 +51,19 @@ def context_shift(llamacpp_log: LlamaLog):
     if scan is None:
         return
     c = scan.cpp
-    cut = [s for s in c.shifts if s.kind == "truncated"]
-    ctx = next((s.n_ctx for s in c.shifts if s.n_ctx), None)
-    dropped = max((s.dropped or 0 for s in c.shifts), default=0)
-    what = ("prompt(s) were cut to fit" if cut else "time(s) the context filled and llama-server threw half of it away")
+    shifts = [s for s in c.shifts if s.kind != "released"]  # a release with truncated = 1 repeats a shift or cut
+    count = c.shift_count - (len(c.shifts) - len(shifts)) if shifts else c.shift_count
+    cut = [s for s in shifts if s.kind == "truncated"]
+    ctx = next((s.n_ctx for s in shifts if s.n_ctx), None)
+    dropped = max((s.dropped or 0 for s in shifts), default=0)
+    what = ("prompt(s) were cut to fit" if cut else "time(s) the context filled and llama-server threw half of it away"
+            if shifts else "request(s) ended with their context shifted or their prompt cut (truncated = 1)")
     yield Finding(
         Cause.CONTEXT_TRUNCATION, Severity.WARNING,
-        f"{c.shift_count} {what} the slot's {ctx:,}-token context" if ctx else f"{c.shift_count} {what} the slot's context"
+        f"{count} {what} the slot's {ctx:,}-token context" if ctx else f"{count} {what}" + ("" if not shifts else
+                                                                                             " the slot's context")
         + (f" (up to {dropped:,} tokens dropped)" if dropped else ""),
-        [Evidence(scan.source, s.text) for s in c.shifts],
+        [Evidence(scan.source, s.text) for s in (shifts or c.shifts)],
         Fix("The conversation outgrew the slot: older tokens were discarded (a context shift) or the prompt was cut, "
             "so the model no longer sees the start. Give each slot more context (-c is split between explicit -np "
             "slots: raise -c or lower -np), cap the answer length (n_predict / max_tokens), and start with "

@@ -16,6 +16,12 @@ def _gpu_asked(cmdline) -> bool:
     return cmdline is not None and bool(cmdline.gpu_layers) and cmdline.gpu_layers > 0
 
 
+def _init_failed(lines) -> bool:
+    """"ggml_cuda_init: failed to initialize CUDA: ..." (catalogue llama.cpp.backend.cuda_init_failed): only a
+    CUDA/ROCm build prints it, so a GPU backend is there and failed, whatever else the evidence holds."""
+    return any("ggml_cuda_init: failed to initialize" in line for line in lines)
+
+
 @check(id="llamacpp-cpu-fallback", cause=Cause.CPU_SPILL,
        purpose="llama-server computes on the CPU: its GPU backend found no device, or layers stayed on the CPU",
        engines=("llamacpp",))
@@ -23,7 +29,7 @@ def cpu_fallback(llamacpp_log: LlamaLog, llamacpp_cmdline: LlamaCmdline | None =
     for scan in llamacpp_log.scans:
         c = scan.cpp
         if c.no_device and (c.gpu_backend or _gpu_asked(llamacpp_cmdline) or "--gpu-layers" in c.no_device[0]
-                            or (gpu is not None and gpu.total_bytes)):
+                            or _init_failed(c.no_device) or (gpu is not None and gpu.total_bytes)):
             ev = [Evidence(scan.source, line) for line in c.no_device[:2]]
             ev.append(Evidence(scan.source, "backends loaded: " + (", ".join(c.backends) or "none named")))
             yield Finding(

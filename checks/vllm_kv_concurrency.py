@@ -11,6 +11,12 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
     from llmdoctor.knowledge.vllm.cmdline import VllmCmdline
 
 
+# Fewer than two requests of max_model_len fit: with no batch cap or load in the evidence, the
+# scheduler's max_num_seqs (256 to 1024 by default, by GPU, in V1) still admits a second one, and two long conversations
+# preempt each other (the capacity line alone says so; a larger figure needs the load to matter).
+TWO = 2.0
+
+
 @check(id="vllm-kv-concurrency", cause=Cause.KV_CAPACITY,
        purpose="vLLM's 'Maximum concurrency ... x' is below the concurrency it is asked to carry",
        engines=("vllm",))
@@ -45,16 +51,20 @@ def kv_concurrency(
         demand, asked = float(seqs), "configured"
         ev.append(Evidence("cmdline.txt" if vllm_cmdline is not None and vllm_cmdline.get("max_num_seqs")
                            else scan.source, f"--max-num-seqs {seqs}"))
-    if cap.max_concurrency >= 1.0 and demand <= cap.max_concurrency:
+    if not demand and 1.0 <= cap.max_concurrency < TWO:
+        asked = "admitted"  # nothing caps the batch below it: max_num_seqs (its default) admits more than this
+    elif cap.max_concurrency >= 1.0 and demand <= cap.max_concurrency:
         return
     ev = [Evidence(scan.source, line) for line in cap.lines if "concurrency" in line][:1] + ev
     short = cap.max_concurrency < 1.0
     yield Finding(
         Cause.KV_CAPACITY, Severity.CRITICAL if short else Severity.WARNING,
         (f"vLLM's KV cache holds {cap.max_concurrency:.2f} full-length request(s)"
-         + ("" if short else f", but {demand:g} are {asked}")),
+         + ("" if short else ": a second long request is preempted or waits" if asked == "admitted"
+            else f", but {demand:g} are {asked}")),
         ev,
         kv_room_fix(vllm_cmdline, f"At {cap.tokens_per_request or 'max-model-len'} tokens per request only "
                                   f"{cap.max_concurrency:.2f} requests fit; longer conversations beyond that "
                                   f"are preempted or wait.", cap),
-        confidence=Confidence.HIGH if asked == "observed" or short else Confidence.MEDIUM)
+        confidence=Confidence.HIGH if asked == "observed" or short else
+        Confidence.LOW if asked == "admitted" else Confidence.MEDIUM)

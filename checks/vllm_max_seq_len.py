@@ -1,4 +1,5 @@
-"""vLLM refused for want of KV memory: a max seq len larger than the KV cache can hold, and the
+"""vLLM refused for want of KV memory: a max seq len larger than the KV cache can hold (V0 and
+V1 refuse to start; V1 with a hybrid model starts and cannot schedule the longest requests), and the
 other refusals of that family (less free GPU memory at start-up than gpu_memory_utilization asks
 for, no memory left for any KV block, a V0 prompt larger than the whole cache)."""
 from __future__ import annotations
@@ -7,7 +8,7 @@ from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import kv_memory_refusals, setting
 from llmdoctor.judge.fixes import serve_flags_text
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.vllm import VllmLog
@@ -50,6 +51,23 @@ def _cannot_start(length: int, fits: int | None, ev, vllm_cmdline) -> Finding:
             "more memory (--gpu-memory-utilization, --kv-cache-dtype fp8, --tensor-parallel-size 2).", tuple(cmds)))
 
 
+def _never_scheduled(length: int, fits: int, ev, vllm_cmdline) -> Finding:
+    """V1 logs "KV cache size: N tokens" after its start-up memory check (kv_cache_utils.py), so a
+    size below max_model_len is a server that runs (a hybrid or sliding-window model passes that
+    check) yet admits requests it can never hold: one between the two waits at the head of the
+    queue with no KV blocks to get, and everything behind it waits too (vllm#39734, until vllm#39828 refused such requests)."""
+    return Finding(
+        Cause.KV_CAPACITY, Severity.WARNING,
+        f"vLLM admits requests up to {length:,} tokens, but its KV cache holds only {fits:,}: a longer "
+        f"request can never be scheduled and blocks the queue behind it",
+        ev,
+        Fix(f"Set --max-model-len {fits} so vLLM refuses such a request at once instead of holding it, or give "
+            "the cache more memory (--gpu-memory-utilization, --kv-cache-dtype fp8, more GPUs with "
+            "--tensor-parallel-size).",
+            (serve_flags_text(vllm_cmdline, max_model_len=fits),)),
+        confidence=Confidence.HIGH)
+
+
 @check(id="vllm-max-seq-len", cause=Cause.KV_CAPACITY,
        purpose="vLLM refused to start: max seq len larger than the KV cache can hold",
        engines=("vllm",))
@@ -66,4 +84,7 @@ def max_seq_len(vllm_log: VllmLog, vllm_cmdline: VllmCmdline | None = None):
         derived = _derived(scan, vllm_cmdline, vllm_log)
         if derived is not None:
             length, tokens, ev = derived
-            yield _cannot_start(length, tokens, ev, vllm_cmdline)
+            if scan.kv_capacity.kv_tokens:  # V1 prints its size line only once its start-up check passed
+                yield _never_scheduled(length, tokens, ev, vllm_cmdline)
+            else:
+                yield _cannot_start(length, tokens, ev, vllm_cmdline)

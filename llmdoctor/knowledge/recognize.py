@@ -49,8 +49,17 @@ SIGNS: dict[str, tuple[Sign, ...]] = {
         ("ollama", r"\.ollama[/\\]models|/usr/share/ollama|lib[/\\]ollama\b|\\Ollama\\|\bollama/ollama\b", "Ollama path or image"),
         (("llama runner", "llama server"), r"llama runner (?:started|process)|starting llama server|\bollama runner\b|waiting for llama runner", "Ollama runner line"),
         ("maximum pending requests exceeded", r"maximum pending requests exceeded", "Ollama queue-full text"),
+        # the runner's binary (v0.1.32-v0.5.x), and its arguments as llm/server.go writes them (v0.1.32-v0.11.x:
+        # --model, --ctx-size, --batch-size lead) on a line with no program before them (a paste of the
+        # arguments alone): --ctx-size there is num_ctx x --parallel by construction, not llama-server's -c
+        ("ollama_llama_server", r"\bollama_llama_server\b", "Ollama runner binary"),
+        ("--ctx-size", r"^\s*(?:--model \S+ )?--ctx-size \d+ --batch-size \d+(?:\s|$)", "Ollama runner arguments"),
         ("processor", r"^NAME\s+ID\s+SIZE\s+PROCESSOR\b", "`ollama ps` table"),
         ('"size_vram"', r'"size_vram"\s*:', "/api/ps response"),
+        # server/routes.go's 400 for an embedding input over the context: "input length exceeds maximum
+        # context length" (v0.2.8-v0.11), "input exceeds ..." and "input after truncation exceeds ..." (v0.12+)
+        ("exceeds maximum context length", r"\binput (?:length |after truncation )?exceeds maximum context length",
+         "Ollama embed 400 body"),
     ),
     VLLM: _table(
         ("vllm", r"(?i)\bvllm\b|VLLM_[A-Z]", "vllm named"),
@@ -81,6 +90,11 @@ SIGNS: dict[str, tuple[Sign, ...]] = {
         ("llamacpp", r"\bllamacpp[:_][a-z]", "llama-server metric"),
         (("lemonade", "--llamacpp"), r"(?i)\blemonade\b|--llamacpp", "Lemonade (llama-server front-end)"),
         (('"total_slots"', '"default_generation_settings"'), r'"total_slots"\s*:|"default_generation_settings"', "/props response"),
+        # the 400 body of a prompt over the slot's context (server.cpp @ b6710, server-context.cpp and
+        # server-common.cpp @ b9821): type "exceed_context_size_error", with n_prompt_tokens and n_ctx
+        (("exceed_context_size_error", "exceeds the available context size"),
+         r'"exceed_context_size_error"|\brequest (?:\(\d+ tokens\) )?exceeds the available context size',
+         "context-size 400 body"),
     ),
     # SGLang (knowledge/sglang/FORMATS.md): its scheduler's batch and retraction lines, its
     # launch module and flags, its metric prefix
@@ -90,6 +104,10 @@ SIGNS: dict[str, tuple[Sign, ...]] = {
         (("#running-req: ", "new fill batch. #seq: "),
          r"#running-req: \d+, #token: \d+, token usage: |new fill batch\. #seq: \d+\. ", "0.1 scheduler line"),
         ("input length (", r"Input length \(\d+ tokens\) exceeds the maximum allowed length", "input-too-long line"),
+        # tokenizer_manager.py's 400 body (0.2.0-0.5.x): "The input (N tokens) is longer than the model's
+        # context length (M tokens)." (vLLM's says "This model's maximum context length is")
+        ("is longer than the model", r"The input \(\d+ tokens\) is longer than the model\\?'s context length \(\d+ tokens\)",
+         "input-longer-than-context 400 body"),
         ("sglang", r"(?i)\bsglang\b|\bSGLANG_[A-Z]", "sglang named"),
         (("the server is fired up", "server_args=serverargs("), r"The server is fired up and ready to roll|server_args=ServerArgs\(", "start-up line"),
         (("--mem-fraction-static", "--max-running-requests", "--disable-radix-cache", "--schedule-conservativeness",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from llmdoctor.knowledge.recognize import FAMILY, LLAMACPP, OLLAMA, VLLM, decide, engine_of_text, signs_in
+from llmdoctor.knowledge.recognize import FAMILY, LLAMACPP, OLLAMA, SGLANG, VLLM, decide, engine_of_text, signs_in
 
 LINES = [
     # Ollama: samples.md 2a-2i, ollama#4124, #8903, #13227, #7892
@@ -37,6 +37,22 @@ LINES = [
     (FAMILY, "srv load_model: initializing, n_slots = 4, n_ctx_slot = 131072, kv_unified = 'true'"),
     (FAMILY, 'GGML_ASSERT: llama.cpp:9612: seq_id < n_tokens && "seq_id cannot be larger than n_tokens"'),
 ]
+# The error bodies clients received, posted alone (client_errors.txt): each engine's own wording.
+# Qwen3#1321 (SGLang), textgen#7257 (llama-server), n8n#11144 (Ollama 0.3), rendered from
+# server/routes.go:640, :655 @ v0.12.3 and tools/server/server-context.cpp:3140 @ b9821
+BODIES = [
+    (SGLANG, '{"object":"error","message":"The input (61709 tokens) is longer than the model\\\'s context length '
+             '(40960 tokens).","type":"BadRequestError","param":null,"code":400}'),
+    (LLAMACPP, '{"error":{"code":400,"message":"the request exceeds the available context size. try increasing the '
+               'context size or enable context shift","type":"exceed_context_size_error","n_prompt_tokens":14429,'
+               '"n_ctx":8192}}'),
+    (LLAMACPP, '{"error":{"code":400,"message":"request (9000 tokens) exceeds the available context size (8192 tokens), '
+               'try increasing it","type":"exceed_context_size_error"}}'),
+    (OLLAMA, '{ "error": "input length exceeds maximum context length", "status_code": 400, "name": "ResponseError" }'),
+    (OLLAMA, '{"error":"input exceeds maximum context length"}'),
+    (OLLAMA, '{"error":"input after truncation exceeds maximum context length"}'),
+]
+LINES += BODIES
 NOBODY = [
     "procs -----------memory---------- ---swap-- -----io---- -system-- ------cpu-----",
     "MemTotal:       65768440 kB",
@@ -49,6 +65,33 @@ NOBODY = [
 @pytest.mark.parametrize("engine,line", LINES, ids=[f"{e}-{i}" for i, (e, _) in enumerate(LINES)])
 def test_each_table_recognises_its_lines(engine, line):
     assert engine in signs_in(line), signs_in(line)
+
+
+@pytest.mark.parametrize("engine,line", BODIES, ids=[f"{e}-body-{i}" for i, (e, _) in enumerate(BODIES)])
+def test_an_error_body_alone_names_only_its_engine(engine, line):
+    assert set(signs_in(line)) == {engine}
+
+
+def test_other_servers_context_errors_name_no_engine():
+    """OpenAI's and vLLM's wording ("maximum context length is N tokens") is not these bodies."""
+    for line in ('{"error":{"message":"This model\'s maximum context length is 4096 tokens.","type":"invalid_request_error"}}',
+                 "the request exceeds the context", "input length exceeds the maximum"):
+        assert OLLAMA not in signs_in(line) and LLAMACPP not in signs_in(line) and SGLANG not in signs_in(line)
+
+
+def test_ollama_runner_arguments_alone_are_ollama_s():
+    """ollama#10160: the runner's arguments pasted from --ctx-size on (llm/server.go writes --model,
+    --ctx-size, --batch-size first); the old runner binary (ollama#4124's form). A llama-server
+    command line with the same flags, or flags in another order, stays llama-server's."""
+    for text in ("--ctx-size 24576 --batch-size 512 --n-gpu-layers 65 --verbose --threads 104 --flash-attn --no-mmap "
+                 "--parallel 6 --tensor-split 33,32 ",
+                 "--model /usr/share/ollama/.ollama/models/blobs/sha256-6a0746a1ec1a --ctx-size 8192 --batch-size 512 "
+                 "--n-gpu-layers 33 --parallel 4 --port 40215",
+                 "/tmp/ollama2769/runners/cuda_v12/ollama_llama_server --model /m --ctx-size 2048 --parallel 1 --port 4"):
+        assert decide({"cmdline.txt": signs_in(text)}).engines == (OLLAMA,), text
+    for text in ("llama-server --model /m/x.gguf --ctx-size 8192 --batch-size 512 --parallel 4",
+                 "--model /m/x.gguf --ctx-size 8192 --parallel 4 --batch-size 512", "-m x.gguf --ctx-size 8192 --batch-size 512"):
+        assert decide({"cmdline.txt": signs_in(text)}).engines == (LLAMACPP,), text
 
 
 @pytest.mark.parametrize("line", NOBODY)

@@ -452,7 +452,8 @@ MESSAGES = (
         "examples/server/server.cpp:248 @ b4000 (`n_past`); tools/server/server-context.cpp:261 @ b7274, :488 @ b9821 "
         "(`n_tokens`)",
         r"stop processing: n_(?:past|tokens) = \d+, truncated = \d", "stop processing",
-        facts=("tokens the slot holds when it is released",), causes=("PREFILL",),
+        facts=("tokens the slot holds when it is released", "truncated = 1: the request was shifted or cut"),
+        causes=("PREFILL", "CONTEXT_TRUNCATION"),
         examples=[("[57130] 0.35.412.444 I slot      release: id  0 | task 20 | stop processing: n_tokens = 63, "
                    "truncated = 0", I21831),
                   ("slot      release: id  0 | task 2017 | stop processing: n_past = 0, truncated = 0",

@@ -35,7 +35,8 @@ class Shift(Record):
     __slots__ = ("kind", "n_ctx", "dropped", "text")
 
     def __init__(self, kind: str, n_ctx: int | None, dropped: int | None, text: str) -> None:
-        self.kind = kind  # "shift" (generation went past the context) | "truncated" (the prompt was cut)
+        self.kind = kind  # "shift" (generation went past the context) | "truncated" (the prompt was cut) |
+        # "released" (a slot released with `truncated = 1`: one of the two happened to its request)
         self.n_ctx = n_ctx
         self.dropped = dropped  # n_discard / n_erase
         self.text = text

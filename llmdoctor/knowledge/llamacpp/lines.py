@@ -352,6 +352,11 @@ class LlamaCppLines:
             f = fields(line)
             self.shifts.add(Shift("truncated", f.get("n_ctx"), f.get("n_erase") or f.get("n_discard"), text))
             return True
+        if "truncated = 1" in line and "stop processing" in line:  # the slot shifted or cut this request (b3761-)
+            from llmdoctor.knowledge.llamacpp.events import Shift
+
+            self.shifts.add(Shift("released", None, None, text))
+            return True
         if any(k in line for k in KV_FULL):
             self.kv_full.add(text)
             return True

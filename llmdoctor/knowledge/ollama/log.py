@@ -1187,8 +1187,10 @@ RULES: tuple = (
     (_has("device="), _DEVICE_MEM, OllamaLogScanner._device_memory),
     (_has("started in"), _STARTED, OllamaLogScanner._started),
     (_has("truncating input prompt"), _TRUNC, OllamaLogScanner._truncated),
-    (_has_lower("prompt is longer than the context length", "input length exceeds the context length"), None,
-     _tally("ctx_err")),
+    # (routes.go's /api/embed 400, v0.2.8-v0.11 "input length exceeds maximum context length", v0.12+
+    # "input exceeds ..." / "input after truncation exceeds ...": what the client received)
+    (_has_lower("prompt is longer than the context length", "input length exceeds the context length",
+                "exceeds maximum context length"), None, _tally("ctx_err")),
     (_has(*_FORCED_ONE), None, _tally("forced")),
     (_has_lower("maximum pending requests exceeded"), None, _tally("pending")),
     (_has("invalid environment variable", "invalid port, using default"), None, _tally("invalid_env")),

@@ -427,6 +427,21 @@ MESSAGES = (
         note="available_cpu_mem: the server runs on the CPU (--device cpu)",
     ),
     message(
+        "sglang.startup.running_requests_reduced", E, "0.5.14 (absent at 0.5.13)-0.5.23",
+        "sglang/srt/model_executor/model_runner_kv_cache_mixin.py:1013 @ v0.5.14, :1257 @ v0.5.15; "
+        "sglang/srt/mem_cache/kv_cache_configurator.py:3167 @ v0.5.23 (wheels)",
+        r"max_running_requests was reduced from (?:the )?requested \d+ to \d+", "max_running_requests was reduced from",
+        facts=("the --max-running-requests asked for", "the running-request cap in effect (per dp worker)"),
+        causes=("KV_CAPACITY", "QUEUEING"),
+        examples=[("max_running_requests was reduced from requested 128 to 50", ISSUE + "30160"),
+                  ("[2026-05-02 10:00:00 TP0] max_running_requests was reduced from the requested 128 to 50 (per dp "
+                   "worker) due to the available KV cache capacity.",
+                   _r("sglang/srt/mem_cache/kv_cache_configurator.py:3167 @ v0.5.23"))],
+        expect=[("settings.max_running_requests_requested", 128), ("settings.max_running_requests", 50)],
+        note="the KV pool holds fewer requests than asked: the rest queue. sglang#30160 posted it without 'the' "
+             "and the '(per dp worker) ...' tail (retyped): the pattern takes both",
+    ),
+    message(
         "sglang.startup.server_args", E, ">=0.2.0",
         "sglang/srt/server.py:229 @ v0.2.0, :403 @ v0.3.6; sglang/srt/entrypoints/engine.py:116 @ v0.4.6, "
         ":181 @ v0.5.10.post1",

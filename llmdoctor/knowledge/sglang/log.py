@@ -47,6 +47,9 @@ _SUMMARY = LazyPattern(r"\bmax_total_num_tokens=(\d+)\b.*?\bmax_running_requests
 _SUMMARY_CONTEXT = LazyPattern(r"\bcontext_len=(\d+)")
 _SUMMARY_MORE = LazyPattern(r"\b(chunked_prefill_size|max_prefill_tokens)=(-?\d+)")
 _SUMMARY_MEM = LazyPattern(r"\bavailable_(gpu|cpu)_mem=([\d.]+) GB")
+# model_runner_kv_cache_mixin.py (0.5.14-0.5.15), kv_cache_configurator.py (0.5.23): "max_running_requests was
+# reduced from the requested 128 to 50 (per dp worker) due to the available KV cache capacity." (asked, in effect)
+_RUNNING_REDUCED = LazyPattern(r"max_running_requests was reduced from (?:the )?requested (\d+) to (\d+)")
 # `server_args=ServerArgs(...)` (>= 0.2); 0.1.x printed `server_args: enable_flashinfer=..., disable_radix_cache=...`
 _SERVER_ARGS = LazyPattern(r"server_args(?:=ServerArgs\(|: )(.*)")
 # Truncated and served, not refused (scheduler; with --allow-auto-truncate since 0.4.1, always before):
@@ -421,6 +424,12 @@ class SglangLogScanner:
                     return
             if "derived context_length" in line:
                 _start_up(line, self.settings)
+                return
+        if "was reduced from" in line:
+            m = _RUNNING_REDUCED.search(line)
+            if m:
+                self.settings["max_running_requests_requested"] = int(m.group(1))
+                self.settings["max_running_requests"] = int(m.group(2))  # in effect (per dp worker)
                 return
         if "=" in line:
             if "server_args=ServerArgs(" in line or "server_args: " in line:

@@ -657,6 +657,8 @@ class VllmLogScanner:
                 return
             if "KV cache size:" in line or "Available KV cache memory" in line:
                 self._kv_line(line)
+                if "max model len" in line:  # "Using max model len N" glued to it (quoted lines rejoined)
+                    self._effective_setting(line)
                 return
             if "max seq len" in line:
                 self._max_seq(line)

@@ -51,7 +51,8 @@ def test_truncation_names_the_pool_when_it_is_the_limit(tmp_path, specs):
 
 
 def test_refusal_and_truncation_stay_apart(specs):
-    assert fired(EVIDENCE / "sglang-context", specs)[0] == ["sglang-context-exceeded"]
+    # (and the pool's cap under --context-length there: sglang-input-capped, KV_CAPACITY)
+    assert fired(EVIDENCE / "sglang-context", specs)[0] == ["sglang-context-exceeded", "sglang-input-capped"]
     assert fired(EVIDENCE / "sglang-truncated", specs)[0] == ["sglang-context-truncated"]
 
 

@@ -409,6 +409,10 @@ class VllmLogScanner:
                 return
             if "KV cache size:" in line or "Available KV cache memory" in line:
                 self._kv_line(line)
+                if "max model len" in line:  # (as the scanner: "Using max model len N" glued to it)
+                    m = _EFFECTIVE[1][0].search(line)
+                    if m:
+                        self.settings.setdefault("max_model_len", int(m.group(1)))
                 return
             if "max seq len" in line:
                 self._max_seq(line)
