@@ -35,7 +35,6 @@ class FactUnavailable(Exception):
         self.quiet = quiet
 
 
-@dataclass(frozen=True)
 def recorded_json(host, name: str, parse: Callable[[bytes], Any]) -> Any:
     """What a recording holds in `name`, parsed: quietly unavailable when the file is not
     there (most recordings hold few of these), one line when it does not parse."""
