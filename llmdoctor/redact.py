@@ -14,6 +14,9 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from llmdoctor.redact_rules import apply_rules
+from llmdoctor.redact_struct import redact_structure
+
 REDACTED = "<redacted>"
 KEEP = "keep your current value"
 
@@ -296,7 +299,8 @@ def _replace(m: re.Match[str], text: str) -> tuple[str, int]:
         k for k in ("header", "bearer", "url", "cut", "flag", "kw") if m.group(k) is not None)
     if kind == "shape":
         before = text[m.start() - 1] if m.start() else ""
-        if before.isalnum():  # part of a longer word
+        escape = before in "ntr" and text[m.start() - 2:m.start() - 1] == "\\"  # `\\n` in a JSON string
+        if before.isalnum() and not escape:  # part of a longer word
             return m.group(), m.end()
         return REDACTED, m.end()
     if kind == "header":
@@ -323,38 +327,151 @@ def _replace(m: re.Match[str], text: str) -> tuple[str, int]:
 
 def redact_text(text: str) -> str:
     """Redact secret-named values (environment pairs, JSON/YAML/dict keys, headers, flags),
-    URL credentials, PEM private keys and known token shapes wherever they stand."""
+    values of structured evidence whose name is no setting (redact_struct), URL credentials,
+    PEM private keys, known token shapes and gitleaks' rules wherever they stand."""
     if not text:
         return text
     if "-----BEGIN" in text:
         text = _compiled(_PEM).sub(REDACTED, text)
-    if len(text) <= _SMALL and any(len(w) >= _KEY_BODY_MIN for w in text.split()):
+    if len(text) > _SMALL:
+        return _redact_large(text)
+    return _redact_small(text)
+
+
+def _redact_small(text: str) -> str:
+    """A text scanned whole: a structure (a YAML list, a pod's env) may span its lines."""
+    if any(len(w) >= _KEY_BODY_MIN for w in text.split()):
         text = _compiled(_KEY_BODY).sub(lambda m: m.group("indent") + REDACTED, text)
+    text = redact_structure(text, is_secret_name)
     data = text.encode("utf-8", "replace").lower()  # one byte per ASCII character, newlines kept
     if b"name" in data and _compiled(_NAMED_HINT).search(data):
         text = _compiled(_NAMED).sub(_named_value, text)
         data = text.encode("utf-8", "replace").lower()
-    if len(text) <= _SMALL and not _may_trigger(data):
-        return text
-    hits = _compiled(_TRIGGER).finditer(data)
-    first = next(hits, None)
-    if first is None:
-        return text
-    if len(text) <= _SMALL:
-        return _scan(text)
-    return _scan_lines(text, data, first, hits)
+    if _may_trigger(data) and _compiled(_TRIGGER).search(data):
+        text = _scan(text)
+    return apply_rules(text, REDACTED)
 
 
-def _scan_lines(text: str, data: bytes, first: re.Match[bytes], hits) -> str:
-    """Scan only the lines the pre-filter hit (a log of 100 MB has few)."""
-    lines = text.split("\n")
-    line, at, done = 0, 0, -1
-    for m in (first, *hits):
-        line += data.count(b"\n", at, m.start())
-        at = m.start()
-        if line != done:
-            lines[line], done = _scan(lines[line]), line
-    return "\n".join(lines)
+def _redact_large(text: str) -> str:
+    """A log: only the lines a literal pre-filter picks (_candidate_lines) are redacted, each
+    as a small text; a pod's env (name and value on two lines) is found over the whole text."""
+    data = text.encode("utf-8", "replace").lower()
+    if b"name" in data and _compiled(_NAMED_HINT).search(data):
+        text = _compiled(_NAMED).sub(_named_value, text)
+        data = text.encode("utf-8", "replace").lower()
+    if not text.isascii():  # byte offsets of `data` are character offsets only for ASCII
+        lines = text.split("\n")
+        return "\n".join(_redact_small(line) if _candidate_lines(line.encode("utf-8", "replace").lower(),
+                                                                   line.encode("utf-8", "replace")) else line
+                          for line in lines)
+    starts = _candidate_lines(data, text.encode())
+    if not starts:
+        return text
+    out, pos = [], 0
+    for start in sorted(starts):
+        if start < pos:
+            continue
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        out.append(text[pos:start])
+        out.append(_redact_line(text[start:end]))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _redact_line(line: str) -> str:
+    """One line of a log; a line longer than a small text (a JSON document with `\\n`
+    escapes) is redacted by its escaped lines."""
+    if len(line) <= _SMALL:
+        return _redact_small(line)
+    parts = line.split("\\n")
+    return "\\n".join(_redact_small(p) if _candidate_lines(p.encode().lower(), p.encode()) else p for p in parts)
+
+
+_ALNUM = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_RUN = 16  # a run of letters, digits, `_` and `-` this long may be a token (gitleaks' rules, shapes)
+_RUNS = bytes.maketrans(_ALNUM + b"_-", b"a" * (len(_ALNUM) + 2))
+_UPPER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_abcdefghijklmnopqrstuvwxyz",
+                         b"A" * 37 + b"a" * 26)
+_HEX_DIGITS = b"0123456789abcdef"
+_DIGESTS = (b"sha256", b"sha512", b"sha1", b"md5", b"gpu", b"mig")  # sha256-6a07…, GPU-5b1c6f3e-…
+_ENV_BEFORE = frozenset(b" \t\n\"'[,(\0{;")
+
+
+def _candidate_lines(data: bytes, raw: bytes) -> set[int]:
+    """Starts of the lines that may hold a secret or a structured value, found by literal
+    searches (bytes.find, bytes.translate) only: a keyword before `=`/`:` (not a count of
+    tokens), `--` before a letter, a URL's user part, `bearer`, an UPPER_CASE name before `=`,
+    and a run of 16 letters and digits that is no digest, number or plain word."""
+    hits: list[int] = []
+    for k in _KEYWORDS:
+        at = data.find(k)
+        while at >= 0:
+            if _keyword_hit(data, at, len(k)):
+                hits.append(at)
+            at = data.find(k, at + len(k))
+    for w in _TRIGGER_WORDS + (b"--",):
+        at = data.find(w)
+        while at >= 0:
+            if w != b"--" or data[at + 2:at + 3].isalpha():
+                hits.append(at)
+            at = data.find(w, at + len(w))
+    shape = raw.translate(_UPPER)
+    at = shape.find(b"A=")
+    while at >= 0:
+        i = at
+        while i > 0 and shape[i - 1] == 65:  # A
+            i -= 1
+        if raw[i:i + 1].isupper() and (i == 0 or raw[i - 1] in _ENV_BEFORE):
+            hits.append(at)
+        at = shape.find(b"A=", at + 2)
+    runs = data.translate(_RUNS)
+    run = b"a" * _RUN
+    at = runs.find(run)
+    while at >= 0:
+        end = at + _RUN
+        while end < len(runs) and runs[end] == 97:
+            end += 1
+        word = data[at:end].translate(None, b"_-")
+        for digest in _DIGESTS:
+            if word.startswith(digest):
+                word = word[len(digest):]
+        if word.strip(_HEX_DIGITS):  # not a digest, not a number
+            if not (word.isalpha() and (raw[at:end].islower() or raw[at:end].isupper())):  # not a word
+                hits.append(at)
+        at = runs.find(run, end)
+    return {data.rfind(b"\n", 0, h) + 1 for h in hits}
+
+
+def _keyword_hit(data: bytes, at: int, n: int) -> bool:
+    """A keyword at `at` that a name scan would act on: name characters, an optional quote,
+    blanks, then `=` or `:` (or a `--flag` holding it), and not a count of tokens
+    (`n_prompt_tokens = 2048`)."""
+    i = at + n
+    while i < len(data) and data[i] in _NAME_BYTES:
+        i += 1
+    j = i + (data[i:i + 1] == b"\\")
+    j += data[j:j + 1] in (b'"', b"'")
+    while data[j:j + 1] in (b" ", b"\t"):
+        j += 1
+    if data[j:j + 1] not in (b"=", b":"):
+        return data[i:i + 1] in (b" ", b"=", b"\t") and b"--" in data[max(0, at - 40):at]
+    if data[at:at + 5] != b"token":
+        return True
+    k = j + 1
+    while data[k:k + 1] in (b" ", b"\t"):
+        k += 1
+    e = k
+    while data[e:e + 1].isdigit():
+        e += 1
+    if e == k or e - k > 7 or data[e:e + 1].isalnum():
+        return True
+    s = at
+    while s > 0 and data[s - 1] in _NAME_BYTES:
+        s -= 1
+    name = data[s:i].decode("ascii", "replace")
+    return not _token_count(name, data[k:e].decode())
 
 
 def _scan(text: str) -> str:

@@ -169,4 +169,4 @@ def test_long_chains_of_pairs_need_no_recursion():
     """`KEY=KEY=KEY=…` (hypothesis found it) ran one call deeper per pair, past Python's limit."""
     for text in ("KEY=" * 5000 + "x", "key_id:" * 3000 + "hf_q7AbCdEfGhIjKlMnOpQrStUvWxYz1234"):
         out = redact_text(text)
-        assert "hf_q7" not in out and len(out) > 1000
+        assert "hf_q7" not in out and out.endswith(REDACTED)
