@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from llmdoctor.redact_rules import apply_rules
+from llmdoctor.redact_rules import apply_rules, entropy
 from llmdoctor.redact_struct import redact_structure
 
 REDACTED = "<redacted>"
@@ -45,6 +45,15 @@ _TRAILING_PARTS = frozenset({
 # whole names that are not secrets although a part says so (`PWD` is the working directory)
 _NOT_SECRET = frozenset({"pwd", "oldpwd", "key", "keys", "passthrough"})
 _PARTS = r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+"
+# a tokenizer's special tokens and flags (`pad_token`, `add_bos_token`, `eot_token`) and the
+# keys of a cache or a table (`cache_key`, `sort_key`): names of things, not credentials
+_TOKENIZER_PARTS = frozenset({
+    "bos", "eos", "pad", "unk", "mask", "sep", "cls", "eot", "eom", "nl", "fim", "pre", "suf", "mid", "special",
+    "image", "audio", "video", "start", "end", "stop", "think", "tool", "vision", "boi", "eoi", "middle", "prefix",
+    "suffix", "additional",
+})
+_ID_PARTS = frozenset({"cache", "sort", "partition", "primary", "foreign", "routing", "lookup", "index", "map", "dict",
+                       "group", "shard", "kv", "hash", "metric", "label", "lora", "adapter", "config", "dedup"})
 
 
 def is_secret_name(name: str) -> bool:
@@ -57,6 +66,9 @@ def is_secret_name(name: str) -> bool:
         return False
     for i, part in enumerate(parts):
         if part in _SECRET_PARTS and all(p in _TRAILING_PARTS or p.isdigit() for p in parts[i + 1:]):
+            before = parts[i - 1] if i else ""
+            if part in ("token", "tokens") and before in _TOKENIZER_PARTS or part == "key" and before in _ID_PARTS:
+                continue
             return True
     return False
 
@@ -85,6 +97,7 @@ _SHAPE_LIST = [
     r"dapi[a-f0-9]{32}", r"hv[sb]\.[A-Za-z0-9_-]{24,}", r"ATATT[A-Za-z0-9_=-]{50,}", r"lin_api_[A-Za-z0-9]{30,}",
     r"ntn_[A-Za-z0-9]{30,}", r"secret_[A-Za-z0-9]{40,}", r"tskey-[a-z]+-[A-Za-z0-9-]{16,}", r"PMAK-[A-Za-z0-9-]{30,}",
     r"AGE-SECRET-KEY-1[A-Z0-9]{50,}", r"SK[0-9a-f]{32}", r"key-[0-9a-f]{32}", r"fw_[A-Za-z0-9]{20,}",
+    r"bot[0-9]{8,10}:[A-Za-z0-9_-]{35}",  # core.telegram.org/bots/api: /bot<token>/method
     r"https://hooks\.slack\.com/services/[A-Za-z0-9/]+", r"https://discord(?:app)?\.com/api/webhooks/[0-9A-Za-z/_-]+",
 ]
 _SHAPES = "|".join(_SHAPE_LIST)
@@ -253,6 +266,8 @@ def _quoted_rest(text: str, start: int, quote: str) -> int:
 
 
 def _harmless(value: str) -> bool:
+    if _compiled(r"""\\?["']?\[[A-Z_]{1,12}\]\\?["']?""").fullmatch(value.strip()):
+        return True  # a special token: "[PAD]", "[MASK]"
     return bool(_compiled(_HARMLESS).fullmatch(value.strip("\\\"'[] ")))
 
 
@@ -349,7 +364,35 @@ def _redact_small(text: str) -> str:
         data = text.encode("utf-8", "replace").lower()
     if _may_trigger(data) and _compiled(_TRIGGER).search(data):
         text = _scan(text)
-    return apply_rules(text, REDACTED)
+    text = apply_rules(text, REDACTED)
+    if "machine" in text and "password" in text:
+        text = _compiled(_NETRC).sub(lambda m: m.group("pre") + REDACTED, text)
+    return _compiled(_RANDOM).sub(_random_word, text) if _long_word(text) else text
+
+
+# a .netrc entry (`machine HOST login USER password SECRET`, GNU inetutils' format)
+_NETRC = r"(?P<pre>(?:\b|(?<=\\n))machine[ \t]+\S+(?:[ \t]+(?:login|account)[ \t]+\S+)*[ \t]+password[ \t]+)(?P<value>[^\s\\\"']+)"
+# a random word under no name (detect-secrets' high-entropy strings): 32 characters or more
+# of letters, digits, `_`, `-`, `.`, `+`, `/` (and `=` padding), with capitals, small letters and digits, and
+# as random as a token (4.2 bits a character; hex digests, UUIDs and words are far below or lack a case)
+_RANDOM = r"(?<![A-Za-z0-9_+/=.-])(?=[A-Za-z0-9_.+/-]*[a-z])(?=[A-Za-z0-9_.+/-]*[A-Z])(?=[A-Za-z0-9_.+/-]*[0-9])[A-Za-z0-9_.+/-]{32,}={0,2}"
+_RANDOM_BITS = 4.2
+
+
+def _long_word(text: str) -> bool:
+    return any(len(w) >= 32 for w in text.split())
+
+
+def _random_word(m: re.Match[str]) -> str:
+    word = m.group()
+    if REDACTED in word or "/" in word.strip("/") and word.count("/") > 2 or entropy(word) < _RANDOM_BITS:
+        return word
+    if max(len(run) for run in _compiled(r"[A-Za-z0-9]+").findall(word)) < 16:
+        return word  # bartowski/Qwen2.5-Coder-32B-Instruct-GGUF: short words joined, not a token
+    core = word.split("-", 1)[1] if word[:9].split("-", 1)[0].isalpha() and "-" in word[:9] else word
+    if not core.replace("-", "").lower().strip("0123456789abcdef"):
+        return word  # GPU-5b1c6f3e-8d2a-…: a UUID or a digest behind a short name
+    return REDACTED
 
 
 def _redact_large(text: str) -> str:
@@ -513,16 +556,24 @@ _ENV_LINE = r"""^(?P<indent>\s*)(?:Environment=["']?|export |setx |launchctl set
 def redact_fix(text: str) -> str:
     """A fix's command or configuration with no secret in it, and no `<redacted>` a person
     could paste back over their real value: such a line becomes a comment naming the
-    variable and saying to keep its current value."""
+    variable (or the flag, for a value alone on its line in an `args:` list) and saying to
+    keep its current value. The text is redacted whole first, so a value on the line after
+    its flag (a YAML list, kubectl describe) is withheld too."""
     if not text:
         return text
+    originals = text.split("\n")
+    shown = redact_text(text).split("\n")
+    if len(shown) != len(originals):  # a private key's lines became one
+        shown = [redact_text(line) for line in originals]
     lines = []
-    for line in text.split("\n"):
-        shown = redact_text(line)
-        if REDACTED not in shown:
-            lines.append(shown)
+    for n, (line, out) in enumerate(zip(originals, shown)):
+        if REDACTED not in out:
+            lines.append(out)
             continue
         m = _compiled(_ENV_LINE).match(line)
-        name = m.group("name") if m else "the secret"
-        lines.append(f"{m.group('indent') if m else ''}# {name}: {KEEP} (a secret, not shown: copy it from where it is set now)")
+        flag = _compiled(r"--[A-Za-z][\w.-]*").findall(line) or (
+            _compiled(r"--[A-Za-z][\w.-]*").findall(originals[n - 1])[-1:] if n else [])
+        name = flag[-1] if flag else m.group("name") if m else "the secret"
+        indent = m.group("indent") if m else ""
+        lines.append(f"{indent}# {name}: {KEEP} (a secret, not shown: copy it from where it is set now)")
     return "\n".join(lines)

@@ -44,6 +44,7 @@ _PLAIN = re.compile(r"""(?ix)
   | [a-z][a-z0-9+.-]*://[^\s@/?#"']*(?:/[^\s?#@"']*)?          # a URL with no user part or query
   | (?:\d{1,3}\.){3}\d{1,3}(?::\d+)?|\[?[0-9a-f:]*::[0-9a-f:]*\]?(?::\d+)?|[a-z][\w.-]*:\d{1,5}  # an address
   | [a-z]{1,3}\d?(?:_[a-z0-9]{1,4})?                           # a short code: q8_0, f16, fp8
+  | (?:(?:cuda|rocm|vulkan|metal|sycl|cpu|gpu|hip|mps|npu):?\d*,?)+  # devices: ROCm0, cuda:0,1
   | <[^<>\n]*>(?:\s.*)?|\$\{?\w+\}?|%\w+%|\*+|x+|\.\.\.|…|-    # a placeholder or an expansion
   | (?-i:[A-Z][A-Z_]{0,15})                                    # a placeholder in capitals (PATH, N)
 """)
@@ -127,6 +128,12 @@ def _value_end(text: str, i: int, quote: str) -> int:
     return j
 
 
+_GAP = re.compile(r"[ \t\0]*(?:,[ \t]*)?(?:\\\r?\n[ \t]*)?")  # blanks, a list's comma, a shell's `\⏎`
+
+
+_NEXT_LINE = re.compile(r"(?:(?:\r?\n|\\n)[ \t]*)?")
+
+
 def _flag_value(text: str, m: re.Match[str]) -> tuple[int, int] | None:
     """(start, end) of the value that belongs to the flag matched by `m`, in any form:
     `--k=v`, `--k v`, `--k "a b"`, `"--k=a b"`, `"--k", "v"`, `'--k', 'v'`, `- --k⏎- v`,
@@ -143,9 +150,9 @@ def _flag_value(text: str, m: re.Match[str]) -> tuple[int, int] | None:
         if not text.startswith(opener, i):
             return None
         i += len(opener)
-    gap = re.compile(r"[ \t\0]*(?:,[ \t]*)?").match(text, i)
+    gap = _GAP.match(text, i)
     if opener and "," in gap.group():
-        i = gap.end()
+        i = _NEXT_LINE.match(text, gap.end()).end()  # a pretty-printed JSON list: the next line
     elif not opener and gap.group() and "," not in gap.group():
         i = gap.end()
     elif not gap.group():
@@ -161,7 +168,7 @@ def _flag_value(text: str, m: re.Match[str]) -> tuple[int, int] | None:
         return i + len(q), _value_end(text, i + len(q), q)
     if text.startswith("-", i) and not re.match(r"-\d", text[i:i + 2]):
         return None  # the next flag: this one is a switch
-    if text.startswith("#", i):
+    if text.startswith("#", i) or text.startswith("\\", i) and text[i + 1:i + 2] in ("", "\n", "\r"):
         return None
     end = _value_end(text, i, "")
     return (i, end) if end > i else None
@@ -198,10 +205,13 @@ def _flags(text: str, is_secret_name) -> str:
 
 # -- environment listings -----------------------------------------------------------------
 # NAME=value where NAME is a variable's name in capitals, standing where a listing puts it
-_ENV = re.compile(r"(?:(?<=[\s\"'\[,(\0{;])|^)(?P<name>[A-Z][A-Z0-9_]*[A-Z0-9])=", re.M)
+_ENV = re.compile(r"(?:(?<=[\s\"'\[,(\0{;])|(?<=Environment=)|(?<=\\[nt])|^)(?P<name>[A-Z][A-Z0-9_]*[A-Z0-9])=", re.M)
 # `  NAME: value` (compose's mapping, kubectl describe's Environment:), `"NAME": "value"`
 _ENV_MAP = re.compile(r"""(?m)^(?P<pre>[ \t]*(?:-[ \t]+)?(?P<q>\\?["']?)(?P<name>[A-Z][A-Z0-9]*_[A-Z0-9_]*)(?P=q)[ \t]*:[ \t]+)"""
                       r"""(?P<value>[^\n]*?)[ \t]*(?P<end>,?[ \t]*(?:\r?$|\\n))""")
+
+
+_NEXT_PAIR = re.compile(r"\s[A-Z][A-Z0-9_]*=")
 
 
 def _env_pairs(text: str, is_secret_name) -> str:
@@ -216,6 +226,8 @@ def _env_pairs(text: str, is_secret_name) -> str:
             start, end = i + len(q), _value_end(text, i + len(q), q)
         else:
             start, end = i, _value_end(text, i, opener)
+            if opener and _NEXT_PAIR.search(text, start, end):  # `"A=1 B=2"`: a listing, not one value
+                end = _value_end(text, i, "")
         value = text[start:end]
         if not value or value == REDACTED:
             continue
@@ -234,11 +246,14 @@ def _env_pairs(text: str, is_secret_name) -> str:
     return "".join(out)
 
 
+_LISTING = re.compile(r"[A-Za-z_]:(?:\s|$|\])")
+
+
 def _env_map(m: re.Match[str], is_secret_name) -> str:
     name, value = m.group("name"), m.group("value")
     bare = value.strip("\"'\\")
-    if not bare or bare == REDACTED or (bare.startswith("<") and ">" in bare):
-        return m.group()
+    if not bare or bare == REDACTED or (bare.startswith("<") and ">" in bare) or _LISTING.search(bare):
+        return m.group()  # `OLLAMA_X: OLLAMA_Y:` of a Go map cut across lines is no value
     if is_secret_name(name):
         if plain(bare) and not bare.isdigit():
             return m.group()
