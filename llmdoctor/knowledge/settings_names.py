@@ -585,6 +585,16 @@ VLLM_XLA_USE_SPMD VLLM_XPU_FORCE_N_CONTIG_WEIGHT VLLM_XPU_INC_WNA16_BACKEND VLLM
 VLLM_XPU_USE_SAMPLER_KERNEL VLLM_ZENTORCH_WEIGHT_PREPACK
 """
 
+# llmdoctor's own flags (its error messages quote them: `--only NAME: no check of that name`)
+_OWN = """
+accept-new-host-keys apply cache-type checks-dir concurrency concurrent connect-timeout context 
+deadline evidence forks format gguf gpu-memory head-dim headroom help hf-config host interval 
+inventory kv-heads layers listen log max-concurrency max-parallel mode model no-request once only 
+output port probe probe-deadline probe-interval quiet ready-timeout rollback root sample-seconds 
+seconds-between-turns since ssh-config state-dir sudo sweep textfile think-seconds token-budget 
+trained-context ttft-target turn-seconds unit url users verbose version weights width yes
+"""
+
 # variables every process has or a container runtime sets, none of them a secret
 _SYSTEM = """
 PATH HOME USER LOGNAME SHELL TERM LANG LANGUAGE LC_ALL LC_CTYPE TZ HOSTNAME PWD OLDPWD SHLVL MAIL
@@ -613,7 +623,7 @@ CONTAINER container MODEL MODEL_NAME MODEL_PATH MODEL_ID PORT HOST
 @cache
 def flags() -> frozenset[str]:
     """Server flags the engines read, without their leading dashes."""
-    return frozenset(_FLAGS.split())
+    return frozenset(_FLAGS.split()) | frozenset(_OWN.split())
 
 
 @cache
