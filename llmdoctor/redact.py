@@ -448,12 +448,10 @@ def _candidate_lines(data: bytes, raw: bytes) -> set[int]:
     tokens), `--` before a letter, a URL's user part, `bearer`, an UPPER_CASE name before `=`,
     and a run of 16 letters and digits that is no digest, number or plain word."""
     hits: list[int] = []
-    for k in _KEYWORDS:
-        at = data.find(k)
-        while at >= 0:
-            if _keyword_hit(data, at, len(k)):
-                hits.append(at)
-            at = data.find(k, at + len(k))
+    for k in _KEYWORDS:  # a literal-led pattern: the regex engine skips to the keyword
+        for m in _compiled(re.escape(k) + rb"[a-z0-9_.-]*\\?[\"']?[ \t]*[=:]").finditer(data):
+            if k != b"token" or _not_a_count(data, m.start(), m.end()):
+                hits.append(m.start())
     for w in _TRIGGER_WORDS + (b"--",):
         at = data.find(w)
         while at >= 0:
@@ -473,9 +471,7 @@ def _candidate_lines(data: bytes, raw: bytes) -> set[int]:
     run = b"a" * _RUN
     at = runs.find(run)
     while at >= 0:
-        end = at + _RUN
-        while end < len(runs) and runs[end] == 97:
-            end += 1
+        end = _compiled(rb"a*").match(runs, at + _RUN).end()
         word = data[at:end].translate(None, b"_-")
         for digest in _DIGESTS:
             if word.startswith(digest):
@@ -487,34 +483,16 @@ def _candidate_lines(data: bytes, raw: bytes) -> set[int]:
     return {data.rfind(b"\n", 0, h) + 1 for h in hits}
 
 
-def _keyword_hit(data: bytes, at: int, n: int) -> bool:
-    """A keyword at `at` that a name scan would act on: name characters, an optional quote,
-    blanks, then `=` or `:` (or a `--flag` holding it), and not a count of tokens
-    (`n_prompt_tokens = 2048`)."""
-    i = at + n
-    while i < len(data) and data[i] in _NAME_BYTES:
-        i += 1
-    j = i + (data[i:i + 1] == b"\\")
-    j += data[j:j + 1] in (b'"', b"'")
-    while data[j:j + 1] in (b" ", b"\t"):
-        j += 1
-    if data[j:j + 1] not in (b"=", b":"):
-        return data[i:i + 1] in (b" ", b"=", b"\t") and b"--" in data[max(0, at - 40):at]
-    if data[at:at + 5] != b"token":
-        return True
-    k = j + 1
-    while data[k:k + 1] in (b" ", b"\t"):
-        k += 1
-    e = k
-    while data[e:e + 1].isdigit():
-        e += 1
-    if e == k or e - k > 7 or data[e:e + 1].isalnum():
+def _not_a_count(data: bytes, at: int, sep: int) -> bool:
+    """`token…=` at `at` whose value is no count of tokens (`n_prompt_tokens = 2048`)."""
+    num = _compiled(rb"[ \t]*(\d{1,7})(?![a-z0-9])").match(data, sep)
+    if num is None:
         return True
     s = at
     while s > 0 and data[s - 1] in _NAME_BYTES:
         s -= 1
-    name = data[s:i].decode("ascii", "replace")
-    return not _token_count(name, data[k:e].decode())
+    name = data[s:sep].rstrip(b" \t=:\"'\\").decode("ascii", "replace")
+    return not _token_count(name, num.group(1).decode())
 
 
 def _scan(text: str) -> str:
