@@ -1,13 +1,18 @@
-"""Secrets never leave the host: values found by the name they are stored under (an
-environment variable, a JSON/YAML/dict key, a header, a flag, a URL's user part) and by
-their own shape (`hf_…`, `sk-…`, `ghp_…`, AKIA…, JWTs, PEM private keys, …) under any name.
+"""Secrets never leave the host. Four layers, each over every output (reports, fixes, every
+file `collect` writes, exporter labels, progress lines, error messages):
 
-Every output passes through here: reports, every file `collect` writes, exporter labels,
-progress lines, error messages. It runs over whole logs (100 MB in about 10 s), so a text
-is first searched, as lower-case bytes, by a pre-filter whose branches all start with
-literals (the regex engine skips ahead to them); only the lines it hits get the full scan.
-Each pattern is compiled when first used (start-up time: a report with no secret-like text
-never compiles the full scan, ~7 ms of regex compiling).
+1. structure (redact_struct.py): in environment listings and command lines a value is kept
+   only under a setting's name (knowledge/settings_names.py) or when plainly no secret;
+2. names: values under a secret's name (an environment variable, a JSON/YAML/dict key, a
+   header, a flag, a URL's user part), wherever they stand;
+3. rules (redact_rules.py): gitleaks' maintained rules as data, plus a few shapes of our own
+   (`hf_…`, `sk-…`, PEM private keys, .netrc), and random words (detect-secrets' idea);
+4. `collect --clean` (app/clean.py) for host names, addresses and users: pseudonyms, not here.
+
+It runs over whole logs, so a text over 64 KiB is searched by literal tests only
+(bytes.find, literal-led patterns, bytes.translate: _candidate_lines) and only the lines
+they pick are redacted, each as a small text (a small text is redacted whole, so a value on
+the line after its flag is found). Each pattern is compiled when first used.
 """
 from __future__ import annotations
 
