@@ -1,5 +1,5 @@
 #!/bin/sh
-# How llmdoctor/knowledge/settings_names.py's tables were gathered (sources unpacked under /tmp):
+# How llmdoctor/settings_names.py's tables were gathered (sources unpacked under /tmp):
 # vLLM wheels' .py files in /tmp/vcat/vX/vllm, SGLang sdists in /tmp/sgl/sglang-X, the llama.cpp
 # and Ollama mirrors fetched as bare git dirs.
 set -e

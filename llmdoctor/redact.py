@@ -2,7 +2,7 @@
 file `collect` writes, exporter labels, progress lines, error messages):
 
 1. structure (redact_struct.py): in environment listings and command lines a value is kept
-   only under a setting's name (knowledge/settings_names.py) or when plainly no secret;
+   only under a setting's name (settings_names.py) or when plainly no secret;
 2. names: values under a secret's name (an environment variable, a JSON/YAML/dict key, a
    header, a flag, a URL's user part), wherever they stand;
 3. rules (redact_rules.py): gitleaks' maintained rules as data, plus a few shapes of our own

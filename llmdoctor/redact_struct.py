@@ -6,7 +6,7 @@ files, `/proc/PID/environ`, unit `Environment=` lines, a container's `Env`, comp
 `environment:`, a pod's `env:` in either key order) and on a command line (argv, JSON and
 YAML lists, `docker inspect`'s `Args`/`Cmd`, `kubectl describe`'s `Args:` block, Python
 reprs, shell-quoted values with spaces) a value is kept only when its name is a setting the
-diagnosis reads (knowledge/settings_names.py) or the value is plainly not a secret (a number,
+diagnosis reads (settings_names.py) or the value is plainly not a secret (a number,
 a boolean, a size, a duration, a path, an address, a placeholder). Any other value becomes
 `<redacted>` with its name kept, and `withheld()` counts them for the report.
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from llmdoctor.knowledge.settings_names import is_setting_flag, is_setting_variable
+from llmdoctor.settings_names import is_setting_flag, is_setting_variable
 
 REDACTED = "<redacted>"
 _withheld = [0]

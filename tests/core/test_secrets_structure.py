@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from llmdoctor.knowledge.settings_names import is_setting_flag, is_setting_variable
+from llmdoctor.settings_names import is_setting_flag, is_setting_variable
 from llmdoctor.redact import REDACTED, redact_fix, redact_text
 from llmdoctor.redact_struct import plain, withheld
 from tests.core.secrets_corpus import ORDINARY, SECRETS, SOURCES

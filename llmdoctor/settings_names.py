@@ -595,6 +595,17 @@ seconds-between-turns since ssh-config state-dir sudo sweep textfile think-secon
 trained-context ttft-target turn-seconds unit url users verbose version weights width yes
 """
 
+# the tools llmdoctor's fixes and readers run (kubectl, docker, systemctl, journalctl, nvidia-smi)
+_TOOLS = """
+limits requests namespace container selector all-namespaces previous tail timestamps since-time field-selector
+output template show-events no-headers env from overwrite resource-version gpus runtime device name rm restart
+memory memory-swap shm-size cpus ulimit ipc network publish volume mount workdir user-namespace entrypoint label
+unit boot no-pager lines since until priority identifier property value query-gpu format kind replicas image
+max-time connect-timeout header data request location silent show-error fail cacert insecure
+cache-reuse chunked-prefill-size context-length decode-log-interval max-loras max-running-requests modelfile
+schedule-policy max-parallel
+"""
+
 # variables every process has or a container runtime sets, none of them a secret
 _SYSTEM = """
 PATH HOME USER LOGNAME SHELL TERM LANG LANGUAGE LC_ALL LC_CTYPE TZ HOSTNAME PWD OLDPWD SHLVL MAIL
@@ -623,7 +634,7 @@ CONTAINER container MODEL MODEL_NAME MODEL_PATH MODEL_ID PORT HOST
 @cache
 def flags() -> frozenset[str]:
     """Server flags the engines read, without their leading dashes."""
-    return frozenset(_FLAGS.split()) | frozenset(_OWN.split())
+    return frozenset(_FLAGS.split()) | frozenset(_OWN.split()) | frozenset(_TOOLS.split())
 
 
 @cache
