@@ -1,18 +1,26 @@
-"""Secrets never leave the host: values found by the name they are stored under (an
-environment variable, a JSON/YAML/dict key, a header, a flag, a URL's user part) and by
-their own shape (`hf_…`, `sk-…`, `ghp_…`, AKIA…, JWTs, PEM private keys, …) under any name.
+"""Secrets never leave the host. Four layers, each over every output (reports, fixes, every
+file `collect` writes, exporter labels, progress lines, error messages):
 
-Every output passes through here: reports, every file `collect` writes, exporter labels,
-progress lines, error messages. It runs over whole logs (100 MB in about 10 s), so a text
-is first searched, as lower-case bytes, by a pre-filter whose branches all start with
-literals (the regex engine skips ahead to them); only the lines it hits get the full scan.
-Each pattern is compiled when first used (start-up time: a report with no secret-like text
-never compiles the full scan, ~7 ms of regex compiling).
+1. structure (redact_struct.py): in environment listings and command lines a value is kept
+   only under a setting's name (settings_names.py) or when plainly no secret;
+2. names: values under a secret's name (an environment variable, a JSON/YAML/dict key, a
+   header, a flag, a URL's user part), wherever they stand;
+3. rules (redact_rules.py): gitleaks' maintained rules as data, plus a few shapes of our own
+   (`hf_…`, `sk-…`, PEM private keys, .netrc), and random words (detect-secrets' idea);
+4. `collect --clean` (app/clean.py) for host names, addresses and users: pseudonyms, not here.
+
+It runs over whole logs, so a text over 64 KiB is searched by literal tests only
+(bytes.find, literal-led patterns, bytes.translate: _candidate_lines) and only the lines
+they pick are redacted, each as a small text (a small text is redacted whole, so a value on
+the line after its flag is found). Each pattern is compiled when first used.
 """
 from __future__ import annotations
 
 import re
 from functools import cache
+
+from llmdoctor.redact_rules import apply_rules, entropy
+from llmdoctor.redact_struct import redact_structure
 
 REDACTED = "<redacted>"
 KEEP = "keep your current value"
@@ -42,6 +50,15 @@ _TRAILING_PARTS = frozenset({
 # whole names that are not secrets although a part says so (`PWD` is the working directory)
 _NOT_SECRET = frozenset({"pwd", "oldpwd", "key", "keys", "passthrough"})
 _PARTS = r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+"
+# a tokenizer's special tokens and flags (`pad_token`, `add_bos_token`, `eot_token`) and the
+# keys of a cache or a table (`cache_key`, `sort_key`): names of things, not credentials
+_TOKENIZER_PARTS = frozenset({
+    "bos", "eos", "pad", "unk", "mask", "sep", "cls", "eot", "eom", "nl", "fim", "pre", "suf", "mid", "special",
+    "image", "audio", "video", "start", "end", "stop", "think", "tool", "vision", "boi", "eoi", "middle", "prefix",
+    "suffix", "additional",
+})
+_ID_PARTS = frozenset({"cache", "sort", "partition", "primary", "foreign", "routing", "lookup", "index", "map", "dict",
+                       "group", "shard", "kv", "hash", "metric", "label", "lora", "adapter", "config", "dedup"})
 
 
 def is_secret_name(name: str) -> bool:
@@ -54,6 +71,9 @@ def is_secret_name(name: str) -> bool:
         return False
     for i, part in enumerate(parts):
         if part in _SECRET_PARTS and all(p in _TRAILING_PARTS or p.isdigit() for p in parts[i + 1:]):
+            before = parts[i - 1] if i else ""
+            if part in ("token", "tokens") and before in _TOKENIZER_PARTS or part == "key" and before in _ID_PARTS:
+                continue
             return True
     return False
 
@@ -82,6 +102,7 @@ _SHAPE_LIST = [
     r"dapi[a-f0-9]{32}", r"hv[sb]\.[A-Za-z0-9_-]{24,}", r"ATATT[A-Za-z0-9_=-]{50,}", r"lin_api_[A-Za-z0-9]{30,}",
     r"ntn_[A-Za-z0-9]{30,}", r"secret_[A-Za-z0-9]{40,}", r"tskey-[a-z]+-[A-Za-z0-9-]{16,}", r"PMAK-[A-Za-z0-9-]{30,}",
     r"AGE-SECRET-KEY-1[A-Z0-9]{50,}", r"SK[0-9a-f]{32}", r"key-[0-9a-f]{32}", r"fw_[A-Za-z0-9]{20,}",
+    r"bot[0-9]{8,10}:[A-Za-z0-9_-]{35}",  # core.telegram.org/bots/api: /bot<token>/method
     r"https://hooks\.slack\.com/services/[A-Za-z0-9/]+", r"https://discord(?:app)?\.com/api/webhooks/[0-9A-Za-z/_-]+",
 ]
 _SHAPES = "|".join(_SHAPE_LIST)
@@ -250,6 +271,8 @@ def _quoted_rest(text: str, start: int, quote: str) -> int:
 
 
 def _harmless(value: str) -> bool:
+    if _compiled(r"""\\?["']?\[[A-Z_]{1,12}\]\\?["']?""").fullmatch(value.strip()):
+        return True  # a special token: "[PAD]", "[MASK]"
     return bool(_compiled(_HARMLESS).fullmatch(value.strip("\\\"'[] ")))
 
 
@@ -296,7 +319,8 @@ def _replace(m: re.Match[str], text: str) -> tuple[str, int]:
         k for k in ("header", "bearer", "url", "cut", "flag", "kw") if m.group(k) is not None)
     if kind == "shape":
         before = text[m.start() - 1] if m.start() else ""
-        if before.isalnum():  # part of a longer word
+        escape = before in "ntr" and text[m.start() - 2:m.start() - 1] == "\\"  # `\\n` in a JSON string
+        if before.isalnum() and not escape:  # part of a longer word
             return m.group(), m.end()
         return REDACTED, m.end()
     if kind == "header":
@@ -323,38 +347,157 @@ def _replace(m: re.Match[str], text: str) -> tuple[str, int]:
 
 def redact_text(text: str) -> str:
     """Redact secret-named values (environment pairs, JSON/YAML/dict keys, headers, flags),
-    URL credentials, PEM private keys and known token shapes wherever they stand."""
+    values of structured evidence whose name is no setting (redact_struct), URL credentials,
+    PEM private keys, known token shapes and gitleaks' rules wherever they stand."""
     if not text:
         return text
     if "-----BEGIN" in text:
         text = _compiled(_PEM).sub(REDACTED, text)
-    if len(text) <= _SMALL and any(len(w) >= _KEY_BODY_MIN for w in text.split()):
+    if len(text) > _SMALL:
+        return _redact_large(text)
+    return _redact_small(text)
+
+
+def _redact_small(text: str) -> str:
+    """A text scanned whole: a structure (a YAML list, a pod's env) may span its lines."""
+    if any(len(w) >= _KEY_BODY_MIN for w in text.split()):
         text = _compiled(_KEY_BODY).sub(lambda m: m.group("indent") + REDACTED, text)
+    text = redact_structure(text, is_secret_name)
     data = text.encode("utf-8", "replace").lower()  # one byte per ASCII character, newlines kept
     if b"name" in data and _compiled(_NAMED_HINT).search(data):
         text = _compiled(_NAMED).sub(_named_value, text)
         data = text.encode("utf-8", "replace").lower()
-    if len(text) <= _SMALL and not _may_trigger(data):
-        return text
-    hits = _compiled(_TRIGGER).finditer(data)
-    first = next(hits, None)
-    if first is None:
-        return text
-    if len(text) <= _SMALL:
-        return _scan(text)
-    return _scan_lines(text, data, first, hits)
+    if _may_trigger(data) and _compiled(_TRIGGER).search(data):
+        text = _scan(text)
+    text = apply_rules(text, REDACTED)
+    if "machine" in text and "password" in text:
+        text = _compiled(_NETRC).sub(lambda m: m.group("pre") + REDACTED, text)
+    return _compiled(_RANDOM).sub(_random_word, text) if _long_word(text) else text
 
 
-def _scan_lines(text: str, data: bytes, first: re.Match[bytes], hits) -> str:
-    """Scan only the lines the pre-filter hit (a log of 100 MB has few)."""
-    lines = text.split("\n")
-    line, at, done = 0, 0, -1
-    for m in (first, *hits):
-        line += data.count(b"\n", at, m.start())
-        at = m.start()
-        if line != done:
-            lines[line], done = _scan(lines[line]), line
-    return "\n".join(lines)
+# a .netrc entry (`machine HOST login USER password SECRET`, GNU inetutils' format)
+_NETRC = r"(?P<pre>(?:\b|(?<=\\n))machine[ \t]+\S+(?:[ \t]+(?:login|account)[ \t]+\S+)*[ \t]+password[ \t]+)(?P<value>[^\s\\\"']+)"
+# a random word under no name (detect-secrets' high-entropy strings): 32 characters or more
+# of letters, digits, `_`, `-`, `.`, `+`, `/` (and `=` padding), with capitals, small letters and digits, and
+# as random as a token (4.2 bits a character; hex digests, UUIDs and words are far below or lack a case)
+_RANDOM = r"(?<![A-Za-z0-9_+/=.-])(?=[A-Za-z0-9_.+/-]*[a-z])(?=[A-Za-z0-9_.+/-]*[A-Z])(?=[A-Za-z0-9_.+/-]*[0-9])[A-Za-z0-9_.+/-]{32,}={0,2}"
+_RANDOM_BITS = 4.2
+
+
+def _long_word(text: str) -> bool:
+    return any(len(w) >= 32 for w in text.split())
+
+
+def _random_word(m: re.Match[str]) -> str:
+    word = m.group()
+    if REDACTED in word or "/" in word.strip("/") and word.count("/") > 2 or entropy(word) < _RANDOM_BITS:
+        return word
+    if max(len(run) for run in _compiled(r"[A-Za-z0-9]+").findall(word)) < 16:
+        return word  # bartowski/Qwen2.5-Coder-32B-Instruct-GGUF: short words joined, not a token
+    core = word.split("-", 1)[1] if word[:9].split("-", 1)[0].isalpha() and "-" in word[:9] else word
+    if not core.replace("-", "").lower().strip("0123456789abcdef"):
+        return word  # GPU-5b1c6f3e-8d2a-…: a UUID or a digest behind a short name
+    return REDACTED
+
+
+def _redact_large(text: str) -> str:
+    """A log: only the lines a literal pre-filter picks (_candidate_lines) are redacted, each
+    as a small text; a pod's env (name and value on two lines) is found over the whole text."""
+    data = text.encode("utf-8", "replace").lower()
+    if b"name" in data and _compiled(_NAMED_HINT).search(data):
+        text = _compiled(_NAMED).sub(_named_value, text)
+        data = text.encode("utf-8", "replace").lower()
+    if not text.isascii():  # byte offsets of `data` are character offsets only for ASCII
+        lines = text.split("\n")
+        return "\n".join(_redact_small(line) if _candidate_lines(line.encode("utf-8", "replace").lower(),
+                                                                   line.encode("utf-8", "replace")) else line
+                          for line in lines)
+    starts = _candidate_lines(data, text.encode())
+    if not starts:
+        return text
+    out, pos = [], 0
+    for start in sorted(starts):
+        if start < pos:
+            continue
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        out.append(text[pos:start])
+        out.append(_redact_line(text[start:end]))
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _redact_line(line: str) -> str:
+    """One line of a log; a line longer than a small text (a JSON document with `\\n`
+    escapes) is redacted by its escaped lines."""
+    if len(line) <= _SMALL:
+        return _redact_small(line)
+    parts = line.split("\\n")
+    return "\\n".join(_redact_small(p) if _candidate_lines(p.encode().lower(), p.encode()) else p for p in parts)
+
+
+_ALNUM = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+_RUN = 16  # a run of letters, digits, `_` and `-` this long may be a token (gitleaks' rules, shapes)
+_RUNS = bytes.maketrans(_ALNUM + b"_-", b"a" * (len(_ALNUM) + 2))
+_UPPER = bytes.maketrans(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_abcdefghijklmnopqrstuvwxyz",
+                         b"A" * 37 + b"a" * 26)
+_HEX_DIGITS = b"0123456789abcdef"
+_DIGESTS = (b"sha256", b"sha512", b"sha1", b"md5", b"gpu", b"mig")  # sha256-6a07…, GPU-5b1c6f3e-…
+_ENV_BEFORE = frozenset(b" \t\n\"'[,(\0{;")
+
+
+def _candidate_lines(data: bytes, raw: bytes) -> set[int]:
+    """Starts of the lines that may hold a secret or a structured value, found by literal
+    searches (bytes.find, bytes.translate) only: a keyword before `=`/`:` (not a count of
+    tokens), `--` before a letter, a URL's user part, `bearer`, an UPPER_CASE name before `=`,
+    and a run of 16 letters and digits that is no digest, number or plain word."""
+    hits: list[int] = []
+    for k in _KEYWORDS:  # a literal-led pattern: the regex engine skips to the keyword
+        for m in _compiled(re.escape(k) + rb"[a-z0-9_.-]*\\?[\"']?[ \t]*[=:]").finditer(data):
+            if k != b"token" or _not_a_count(data, m.start(), m.end()):
+                hits.append(m.start())
+    for w in _TRIGGER_WORDS + (b"--",):
+        at = data.find(w)
+        while at >= 0:
+            if w != b"--" or data[at + 2:at + 3].isalpha():
+                hits.append(at)
+            at = data.find(w, at + len(w))
+    shape = raw.translate(_UPPER)
+    at = shape.find(b"A=")
+    while at >= 0:
+        i = at
+        while i > 0 and shape[i - 1] == 65:  # A
+            i -= 1
+        if raw[i:i + 1].isupper() and (i == 0 or raw[i - 1] in _ENV_BEFORE):
+            hits.append(at)
+        at = shape.find(b"A=", at + 2)
+    runs = data.translate(_RUNS)
+    run = b"a" * _RUN
+    at = runs.find(run)
+    while at >= 0:
+        end = _compiled(rb"a*").match(runs, at + _RUN).end()
+        word = data[at:end].translate(None, b"_-")
+        for digest in _DIGESTS:
+            if word.startswith(digest):
+                word = word[len(digest):]
+        if word.strip(_HEX_DIGITS):  # not a digest, not a number
+            if not (word.isalpha() and (raw[at:end].islower() or raw[at:end].isupper())):  # not a word
+                hits.append(at)
+        at = runs.find(run, end)
+    return {data.rfind(b"\n", 0, h) + 1 for h in hits}
+
+
+def _not_a_count(data: bytes, at: int, sep: int) -> bool:
+    """`token…=` at `at` whose value is no count of tokens (`n_prompt_tokens = 2048`)."""
+    num = _compiled(rb"[ \t]*(\d{1,7})(?![a-z0-9])").match(data, sep)
+    if num is None:
+        return True
+    s = at
+    while s > 0 and data[s - 1] in _NAME_BYTES:
+        s -= 1
+    name = data[s:sep].rstrip(b" \t=:\"'\\").decode("ascii", "replace")
+    return not _token_count(name, num.group(1).decode())
 
 
 def _scan(text: str) -> str:
@@ -396,16 +539,24 @@ _ENV_LINE = r"""^(?P<indent>\s*)(?:Environment=["']?|export |setx |launchctl set
 def redact_fix(text: str) -> str:
     """A fix's command or configuration with no secret in it, and no `<redacted>` a person
     could paste back over their real value: such a line becomes a comment naming the
-    variable and saying to keep its current value."""
+    variable (or the flag, for a value alone on its line in an `args:` list) and saying to
+    keep its current value. The text is redacted whole first, so a value on the line after
+    its flag (a YAML list, kubectl describe) is withheld too."""
     if not text:
         return text
+    originals = text.split("\n")
+    shown = redact_text(text).split("\n")
+    if len(shown) != len(originals):  # a private key's lines became one
+        shown = [redact_text(line) for line in originals]
     lines = []
-    for line in text.split("\n"):
-        shown = redact_text(line)
-        if REDACTED not in shown:
-            lines.append(shown)
+    for n, (line, out) in enumerate(zip(originals, shown)):
+        if REDACTED not in out:
+            lines.append(out)
             continue
         m = _compiled(_ENV_LINE).match(line)
-        name = m.group("name") if m else "the secret"
-        lines.append(f"{m.group('indent') if m else ''}# {name}: {KEEP} (a secret, not shown: copy it from where it is set now)")
+        flag = _compiled(r"--[A-Za-z][\w.-]*").findall(line) or (
+            _compiled(r"--[A-Za-z][\w.-]*").findall(originals[n - 1])[-1:] if n else [])
+        name = flag[-1] if flag else m.group("name") if m else "the secret"
+        indent = m.group("indent") if m else ""
+        lines.append(f"{indent}# {name}: {KEEP} (a secret, not shown: copy it from where it is set now)")
     return "\n".join(lines)

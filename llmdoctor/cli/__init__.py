@@ -361,6 +361,9 @@ def collect(
     sudo: bool = typer.Option(False, "--sudo", help="Over SSH, run commands with sudo -n."),
     ssh_config: Optional[str] = typer.Option(None, "--ssh-config", help="ssh_config file to use."),
     probe: bool = typer.Option(False, "--probe", help="Also run the light live probe and keep its timings as probe.json."),
+    clean: bool = typer.Option(False, "--clean", help="Replace host names, IP and MAC addresses, user names and model directories with stable pseudonyms in every file."),
+    keyword: List[str] = typer.Option([], "--keyword", help="With --clean: a site word to replace too (repeatable)."),
+    state_dir: Optional[Path] = typer.Option(None, "--state-dir", help="With --clean: where the pseudonym mapping is kept (mode 0600, never in the bundle; default ~/.local/state/llmdoctor)."),
 ) -> None:
     """Write an evidence directory (secrets redacted) for offline diagnosis or a support ticket."""
     from llmdoctor.app.collect import collect_evidence
@@ -377,6 +380,12 @@ def collect(
     with _progress(f"collecting from {names[0]}"):
         written, notes = collect_evidence(h, output, units=tuple(unit), since_seconds=_seconds(since, "--since"), probe=probe)
     h.close()
+    if clean or keyword:
+        from llmdoctor.app.clean import Cleaner, clean_bundle
+
+        cleaner = Cleaner(state_dir, tuple(keyword))
+        n = clean_bundle(output, cleaner, names[0])
+        typer.echo(f"cleaned {n} files; the mapping stays on this host: {cleaner.save()}")
     page = _bundle_page(output)
     if page.startswith("not written"):
         notes = [*notes, page]

@@ -69,7 +69,7 @@ def test_whole_corpus_as_one_json_string():
     """Joined by `\\n` escapes, as a log or a Modelfile sits inside an API's JSON answer."""
     text = json.dumps({"modelfile": planted_lines(), "license": "MIT"})
     assert leaks_in(redact_text(text)) == []
-    assert leaks_in(redact_text(text * 3000)) == []  # the pre-filtered path
+    assert len(text * 20) > 64 * 1024 and leaks_in(redact_text(text * 20)) == []  # the pre-filtered path
 
 
 def test_corpus_size():
@@ -169,4 +169,4 @@ def test_long_chains_of_pairs_need_no_recursion():
     """`KEY=KEY=KEY=…` (hypothesis found it) ran one call deeper per pair, past Python's limit."""
     for text in ("KEY=" * 5000 + "x", "key_id:" * 3000 + "hf_q7AbCdEfGhIjKlMnOpQrStUvWxYz1234"):
         out = redact_text(text)
-        assert "hf_q7" not in out and len(out) > 1000
+        assert "hf_q7" not in out and out.endswith(REDACTED)
