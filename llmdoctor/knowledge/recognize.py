@@ -23,6 +23,7 @@ OLLAMA, VLLM, LLAMACPP, SGLANG = "ollama", "vllm", "llamacpp", "sglang"
 FAMILY = "llama.cpp"  # llama.cpp code: Ollama's runner or llama-server, decided by the rest
 ENGINES = (OLLAMA, VLLM, LLAMACPP, SGLANG)
 HEAD = 256 * 1024  # characters of a file that are read for its signs
+NAMED_ONLY = "llama-server named"  # the weakest llama-server sign (Ollama's own log names it too)
 MAX_LINES = 4000
 
 
@@ -83,7 +84,7 @@ SIGNS: dict[str, tuple[Sign, ...]] = {
         ("initializing a", r"Initializing an? (?:V1 )?LLM engine", "engine start-up line"),
     ),
     LLAMACPP: _table(
-        (("llama-server", "llama.cpp/server", "examples/server"), r"\bllama-server\b|\bllama\.cpp/server\b|examples/server", "llama-server named"),
+        (("llama-server", "llama.cpp/server", "examples/server"), r"\bllama-server\b|\bllama\.cpp/server\b|examples/server", NAMED_ONLY),
         ((" i ", " w ", " e ", " d ", " t "), r"^\d+\.\d{2}\.\d{3}\.\d{3} [IWEDT] ", "llama-server timestamped log line"),
         ("ghcr.io/", r"ghcr\.io/(?:ggerganov|ggml-org)/llama\.cpp", "llama.cpp image"),
         ("llama_arg_", r"\bLLAMA_ARG_[A-Z][A-Z0-9_]*", "LLAMA_ARG_* variable"),
@@ -187,9 +188,15 @@ def _signs_in(text: str) -> dict[str, Hit]:
                     else:
                         hit[0] += 1
                     break
-    if not any(e in found for e in ENGINES):
+    if asks_the_catalogue(found):
         _catalogued(text, found)
     return {e: Hit(*h) for e, h in found.items()}
+
+
+def asks_the_catalogue(found: dict[str, list]) -> bool:
+    """No sign of an engine's own was found. ("llama-server" named alone is none once Ollama
+    >= 0.30 runs it and logs the name itself: such a text still asks which engine printed it.)"""
+    return not any(e in found and not (e == LLAMACPP and found[e][2] == NAMED_ONLY) for e in ENGINES)
 
 
 def _catalogued(text: str, found: dict[str, list]) -> None:

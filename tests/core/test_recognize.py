@@ -129,7 +129,7 @@ def test_garbage_never_raises(text):
 def _every_pattern_on_every_line(text: str) -> dict:
     """signs_in as it was before its literal pre-tests: every pattern searched on every line
     (then the message catalogue's fallback, as signs_in has it: that is no pre-test)."""
-    from llmdoctor.knowledge.recognize import ENGINES, HEAD, MAX_LINES, SIGNS, Hit, _catalogued
+    from llmdoctor.knowledge.recognize import HEAD, MAX_LINES, SIGNS, Hit, _catalogued, asks_the_catalogue
 
     found: dict = {}
     for n, line in enumerate(text[:HEAD].split("\n")):
@@ -143,7 +143,7 @@ def _every_pattern_on_every_line(text: str) -> dict:
                     hit = found.setdefault(engine, [0, line.strip()[:300], what])
                     hit[0] += 1
                     break
-    if not any(e in found for e in ENGINES):
+    if asks_the_catalogue(found):
         _catalogued(text, found)
     return {e: Hit(*h) for e, h in found.items()}
 
