@@ -52,8 +52,8 @@ _PLAIN = re.compile(r"""(?ix)
 
 def plain(value: str) -> bool:
     """A number, boolean, size, duration, path, address or placeholder: not a secret."""
-    v = value.strip()
-    return not v or bool(_PLAIN.fullmatch(v))
+    v = value.strip().rstrip("*")  # (a trailing * is llmdoctor's own mark of an engine's default)
+    return not v or v == "?" or bool(_PLAIN.fullmatch(v))
 
 
 def _keep(name_ok: bool, value: str) -> bool:
@@ -177,8 +177,8 @@ def _flag_value(text: str, m: re.Match[str]) -> tuple[int, int] | None:
 def _flags(text: str, is_secret_name) -> str:
     out, pos = [], 0
     for m in _FLAG.finditer(text):
-        if m.start() < pos:
-            continue
+        if m.start() < pos or m.group("name").endswith("."):
+            continue  # (a flag's name never ends in ".": `lower --max-num-seqs. Beyond that` is prose)
         span = _flag_value(text, m)
         if span is None:
             continue

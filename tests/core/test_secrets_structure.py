@@ -118,3 +118,25 @@ def test_fix_from_a_pod_args_list_keeps_no_secret():
     fixed = redact_fix(config)
     assert "q7podArgsKey123" not in fixed and REDACTED not in fixed
     assert "- --max-num-seqs" in fixed and "--api-key" in fixed
+
+
+def test_no_evidence_fixture_loses_a_word_to_redaction():
+    """The fixtures hold no secret: their reports (findings, fixes, the settings header) must come
+    through whole. (Prose after a flag, `--max-num-seqs. Beyond that`, and llmdoctor's own default
+    marks, `NUM_PARALLEL=1*`, were once taken for values.)"""
+    from pathlib import Path
+
+    from llmdoctor.app.diagnose import DiagnoseOptions, diagnose_target
+    from llmdoctor.hosts.evidence import EvidenceHost
+    from llmdoctor.model import Report
+    from llmdoctor.plugins import load_checks
+    from llmdoctor.render import render_text
+
+    specs = load_checks(site_dir=None, entry_points=False)[0]
+    evidence = Path(__file__).resolve().parents[1] / "fixtures" / "evidence"
+    damaged = []
+    for d in sorted(p for p in evidence.iterdir() if (p / "expected.json").is_file()):
+        report = diagnose_target(EvidenceHost(d), DiagnoseOptions(sample_seconds=0), specs).report
+        if "<redacted>" in render_text(Report("t", (report,)), color=False):
+            damaged.append(d.name)
+    assert damaged == []
