@@ -260,14 +260,23 @@ def instance_at(ctx: Context, found: list[EngineInstance], port: int) -> EngineI
     for e in found:
         if e.port == port:
             return e
+    from llmdoctor.hosts.http import HttpTimeout
+
+    silent = False
     for kind, path in PORT_PROBES:
         try:
             resp = ctx.host.http("GET", port, path, timeout=2.0)
+        except HttpTimeout:
+            silent = True
+            continue
         except HostError:
             continue
         answered = kind_of_answer(kind, resp.text) if resp.status < 500 or kind == LLAMACPP else None
         if answered is not None:
             return EngineInstance(answered, port=port, found_by=f"--url ({path})")
+    if silent:  # a stopped or wedged engine: the kernel still takes the connection
+        raise FactUnavailable(f"port {port} takes connections but gave no answer within 2 s: whatever serves "
+                              f"there is stalled or overloaded (`llmdoctor ready` tells which)")
     raise FactUnavailable(f"nothing on port {port} answered as Ollama, vLLM, llama-server or SGLang "
                           f"(asked {', '.join(p for _, p in PORT_PROBES)})")
 

@@ -26,6 +26,7 @@ from llmdoctor.knowledge.progress import Reading, reading
 HEALTH = {LLAMACPP: "/health", VLLM: "/health", SGLANG: "/health", OLLAMA: "/"}
 PROMPT = "Say OK."
 MIN_CALL_S = 0.2  # a call given less than this is not worth starting
+HOST_CALL_S = 5.0  # diagnose: what the engines' other endpoint reads allow one request
 
 
 class Clock:
@@ -69,14 +70,15 @@ def url_fetch(url: str) -> Fetch:
     return fetch
 
 
-def host_fetch(host, port: int) -> Fetch:
+def host_fetch(host, port: int, timeout_s: float) -> Fetch:
     """GETs through a host (diagnose: local, SSH, container), which remembers a port that let a
-    whole deadline pass and does not ask it again in the same run."""
+    whole deadline pass and does not ask it again in the same run: so each call gets the same
+    time the engine's other endpoints get (a busy engine's /health must not cost its /metrics)."""
     from llmdoctor.hosts.http import HttpTimeout
 
     def fetch(path: str, timeout: float) -> tuple[str, Any]:
         try:
-            return "ok", host.http("GET", port, path, timeout=timeout)
+            return "ok", host.http("GET", port, path, timeout=max(timeout, timeout_s))
         except HttpTimeout as e:
             return "timeout", e
         except (HostError, OSError) as e:
@@ -242,8 +244,8 @@ def engine_progress(ctx: Context, engines=()):
         raise FactUnavailable("no engine with progress counters (llama-server, vLLM, SGLang) to watch", quiet=True)
     out = []
     for e in targets:
-        fetch = host_fetch(host, e.port)
-        clock = Clock(max(ctx.sample_seconds, 0.0) + 6.0)
+        fetch = host_fetch(host, e.port, HOST_CALL_S)
+        clock = Clock(max(ctx.sample_seconds, 0.0) + 3 * HOST_CALL_S)
         state, line = health(fetch, e.kind, clock)
         readings = tuple(watch(fetch, e.kind, clock, max(ctx.sample_seconds, 0.0))) if state == "ok" else ()
         out.append(EngineProgress(e.kind, e.port, state, line, readings))

@@ -60,8 +60,12 @@ def test_stopped_server_is_stalled_within_the_deadline_and_ready_after_sigcont(s
     try:
         time.sleep(0.3)
         code, doc, took = ready(server)
+        d = subprocess.run([sys.executable, "-m", "llmdoctor", "diagnose", "--url", server, "--sample-seconds", "0",
+                            "-f", "json"], capture_output=True, text=True, timeout=60)
     finally:
         os.kill(server.pid, signal.SIGCONT)
+    [target] = json.loads(d.stdout)["targets"]  # no engine can be named; diagnose says why, and what tells
+    assert d.returncode == 3 and "takes connections but gave no answer" in target["could_not_diagnose"], target
     assert code == 2 and doc["state"] == "stalled", doc
     assert took <= DEADLINE + 1.0 + 1.5, took  # + the interpreter's start
     assert doc["seconds"] <= DEADLINE + 1.0, doc

@@ -54,11 +54,20 @@ def test_stopped_engine_core_is_stalled_while_health_answers(server):
     assert code == 0 and doc["state"] == "ready", doc
     core = engine_core(server)
     done: list = []
-    t = threading.Thread(target=lambda: done.append(post(server.port, "/v1/completions", {
-        "model": "tiny", "prompt": server.prompt(50, 1), "max_tokens": 600, "ignore_eos": True}, timeout=300)),
-        daemon=True)
-    t.start()
-    assert wait_for_metric(server.port, "vllm:num_requests_running", 0, timeout=60) is not None
+
+    def one_request(seed: int) -> threading.Thread:
+        body = {"model": "tiny", "prompt": server.prompt(30, seed), "max_tokens": 800, "ignore_eos": True}
+        t = threading.Thread(target=lambda: done.append(post(server.port, "/v1/completions", body, timeout=300)),
+                             daemon=True)
+        t.start()
+        return t
+
+    for seed in range(3):  # bounded: a request that ended before the gauge showed it is sent again
+        t = one_request(seed)
+        if wait_for_metric(server.port, "vllm:num_requests_running", 0, timeout=60) is not None and t.is_alive():
+            break
+        t.join(120)
+    assert t.is_alive(), f"no request was seen running: {done}"
     core.send_signal(signal.SIGSTOP)
     try:
         time.sleep(0.5)
