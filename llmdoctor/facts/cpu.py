@@ -17,6 +17,7 @@ from llmdoctor.parsing import ParseError
 
 READ = ["sh", "-c", "cat /proc/stat /proc/loadavg /proc/[0-9]*/stat 2>/dev/null"]
 MIN_WINDOW_S = 1.0  # ticks are 10 ms: a shorter window says little
+MAX_WINDOW_S = 3.0  # enough for the shares; the run's other samplers take their own windows after
 
 
 def _listeners(host, ports) -> list[int]:
@@ -53,7 +54,7 @@ def cpu_load(ctx: Context, engines=()):
     try:
         roots = [e.pid for e in engines or () if e.pid] or _listeners(host, [e.port for e in engines or () if e.port])
         (first, t0) = read()
-        time.sleep(min(ctx.sample_seconds, 10.0))
+        time.sleep(min(ctx.sample_seconds, MAX_WINDOW_S))
         (second, t1) = read()
         return sample(first, second, t1 - t0, roots)
     except HostError as e:

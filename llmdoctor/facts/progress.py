@@ -27,6 +27,7 @@ HEALTH = {LLAMACPP: "/health", VLLM: "/health", SGLANG: "/health", OLLAMA: "/"}
 PROMPT = "Say OK."
 MIN_CALL_S = 0.2  # a call given less than this is not worth starting
 HOST_CALL_S = 5.0  # diagnose: what the engines' other endpoint reads allow one request
+STALL_WINDOW_S = 1.5  # judge/thresholds.py STALL_MIN_WINDOW_S (facts may not import judge)
 
 
 class Clock:
@@ -247,6 +248,8 @@ def engine_progress(ctx: Context, engines=()):
         fetch = host_fetch(host, e.port, HOST_CALL_S)
         clock = Clock(max(ctx.sample_seconds, 0.0) + 3 * HOST_CALL_S)
         state, line = health(fetch, e.kind, clock)
-        readings = tuple(watch(fetch, e.kind, clock, max(ctx.sample_seconds, 0.0))) if state == "ok" else ()
+        # (a window long enough to see tokens move, no longer: the other samplers have theirs)
+        window = min(max(ctx.sample_seconds, 0.0), 2 * STALL_WINDOW_S)
+        readings = tuple(watch(fetch, e.kind, clock, window)) if state == "ok" else ()
         out.append(EngineProgress(e.kind, e.port, state, line, readings))
     return tuple(out)

@@ -27,11 +27,11 @@ STALL_MIN_WINDOW_S = 1.5
 READY_DEADLINE_S = 5.0
 
 # -- CPU contention ------------------------------------------------------------------------------
-# Other work holding at least this share of every core's time over the window, on a host whose
+# Other work holding at least a third of every core's time over the window, on a host whose
 # cores were at least CPU_BUSY_SHARE busy, leaves the engine no spare core: decode on the CPU
 # (and a GPU engine's scheduling and sampling threads) waits for it. Steal at or above
 # CPU_STEAL_SHARE is the hypervisor giving the VM's time to others (the same wait).
-CPU_OTHERS_SHARE = 0.5
+CPU_OTHERS_SHARE = 1 / 3  # (a 2-thread engine beside two busy loops on 2 cores gets about half)
 CPU_BUSY_SHARE = 0.9
 CPU_STEAL_SHARE = 0.1
 # ...while the engine was at work: its processes used at least this many cores' worth (an idle

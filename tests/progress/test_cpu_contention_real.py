@@ -1,5 +1,5 @@
-"""CPU_CONTENTION on a real llama-server (xllamacpp, tiny model, 2 threads): named while two
-bounded busy loops hold the cores during a generation, silent while it generates alone.
+"""CPU_CONTENTION on a real llama-server (xllamacpp, tiny model, 2 threads): named while three
+bounded busy loops hold the cores during its generations, silent while it generates alone.
 (On a machine already crowded by other work the second half cannot hold: it skips then.)"""
 from __future__ import annotations
 
@@ -25,8 +25,19 @@ def findings(url: str) -> list[dict]:
     return [f for t in json.loads(p.stdout)["targets"] for f in t["findings"]]
 
 
-def generating(url, seed):
-    t = threading.Thread(target=generate, args=(url, 3000, seed), daemon=True)
+def generating(url, seed, stop: threading.Event):
+    """Generations one after another until `stop` (bounded: at most 60 s), so the engine works
+    through the whole diagnosis however fast this machine decodes."""
+    import time
+
+    def run():
+        end = time.monotonic() + 60
+        n = 0
+        while not stop.is_set() and time.monotonic() < end:
+            generate(url, 1500, seed + n)
+            n += 1
+
+    t = threading.Thread(target=run, daemon=True)
     t.start()
     return t
 
@@ -40,11 +51,13 @@ def server():
 
 
 def test_named_beside_two_cpu_hogs(server):
-    hogs = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(2)]
-    t = generating(server, 11)
+    hogs = [subprocess.Popen([sys.executable, "-c", HOG]) for _ in range(3)]
+    stop = threading.Event()
+    t = generating(server, 11, stop)
     try:
         got = findings(server)
     finally:
+        stop.set()
         for h in hogs:
             h.kill()
         t.join(120)
@@ -55,9 +68,11 @@ def test_named_beside_two_cpu_hogs(server):
 def test_silent_while_it_generates_alone(server):
     if os.getloadavg()[0] > os.cpu_count() + 1:
         pytest.skip(f"this machine is busy with other work (load {os.getloadavg()[0]:.1f}): contention is real here")
-    t = generating(server, 12)
+    stop = threading.Event()
+    t = generating(server, 12, stop)
     try:
         got = findings(server)
     finally:
+        stop.set()
         t.join(120)
     assert not [f for f in got if f["cause"] == "CPU_CONTENTION"], got
