@@ -490,7 +490,8 @@ def completion(shell: str = typer.Argument(..., help="bash, zsh or fish.")) -> N
 
 
 # command -> the module of this package that defines it (its `register(app)`)
-COMMANDS = {"exporter": "exporter", "plan": "plan", "probe": "probe", "ready": "ready", "tune": "tune"}
+COMMANDS = {"exporter": "exporter", "history": "history", "plan": "plan", "probe": "probe",
+            "ready": "ready", "tune": "tune"}
 
 
 def _register_commands() -> None:

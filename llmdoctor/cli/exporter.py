@@ -95,7 +95,7 @@ def register(app: typer.Typer) -> None:
             else:
                 service.stop_on_signals(stop)
                 code = service.serve_http(
-                    labels, diagnose, address, every, probe_every, stop=stop, resumed_logs=resumed,
+                    labels, diagnose, address, every, probe_every, stop=stop, resumed_logs=resumed, state_root=state_root,
                     ready=lambda a: typer.echo(f"llmdoctor exporter: serving http://{a[0]}:{a[1]}/metrics", err=True),
                 )
         except OSError as e:

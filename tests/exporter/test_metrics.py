@@ -34,7 +34,8 @@ def snapshot(res, target="gpu-box", totals=None, **kw):
 
 def test_full_facts_export_every_family():
     fams = snapshot(result(full_facts(), [finding()]), runs={"gpu-box": (3, 1)},
-                    queue_trends={"gpu-box": [("vllm", "growing")]})  # a shape needs a history of cycles
+                    queue_trends={"gpu-box": [("vllm", "growing")]},  # a shape needs a history of cycles
+                    settings={"gpu-box": [("OLLAMA_NUM_PARALLEL", "4", 1_700_000_000.0)]})  # ... and so does a change
     names = {s.name for f in fams for s in f.samples}
     assert names == m.exported_names() - {"llmdoctor_down_info"}  # only while a target is down
 

@@ -65,6 +65,8 @@ SPECS: dict[str, FamilySpec] = {
     "llmdoctor_probe_ttft_seconds": FamilySpec(GAUGE, "Time to first token measured by the last probe, at the 50th and 95th percentile.", ("engine", "percentile")),
     "llmdoctor_probe_itl_seconds": FamilySpec(GAUGE, "Inter-token latency measured by the last probe, at the 50th and 95th percentile.", ("engine", "percentile")),
     "llmdoctor_probe_last_timestamp_seconds": FamilySpec(GAUGE, "Unix time of the last probe."),
+    "llmdoctor_setting_info": FamilySpec(GAUGE, "1 for each effective setting of the target (environment variable, `--flag@engine`, `version@engine`, `models@ollama`) with its value where the keep-list shows it, else a keyed digest; a new series marks a change (dashboard annotations; `llmdoctor history` tells the transitions).", ("setting", "value")),
+    "llmdoctor_setting_changed_timestamp_seconds": FamilySpec(GAUGE, "Unix time the exporter first saw the setting's current value differ from the previous one (absent until it changes).", ("setting",)),
 }
 
 
@@ -134,13 +136,15 @@ def families(
     multi_target: bool | None = None,
     probe_findings: Mapping[str, Iterable[Any]] | None = None,
     queue_trends: Mapping[str, Iterable[tuple[str, str]]] | None = None,
+    settings: Mapping[str, Iterable[tuple[str, str, float]]] | None = None,
 ) -> list[Metric]:
     """Metric families for the latest run of every target.
 
     `runs` maps target -> (runs, failures) so far; `probes` maps target -> facts
     of its last probe run and `probe_findings` target -> the findings of the checks
     that need the probe, both kept between the cheaper runs without a probe; `queue_trends`
-    maps target -> [(engine, shape)] of its waiting count over the cycles (queue_history.py)."""
+    maps target -> [(engine, shape)] of its waiting count over the cycles (queue_history.py);
+    `settings` target -> [(setting, value, unix time it last changed or 0)] (history.py)."""
     multi = len(outcomes) > 1 if multi_target is None else multi_target
     samples: dict[str, list[tuple[tuple[tuple[str, str], ...], float]]] = {name: [] for name in SPECS}
 
@@ -170,6 +174,11 @@ def families(
         for engine, shape in (queue_trends or {}).get(target, ()) if o.up else ():
             add(target, "llmdoctor_queue_trend_info", (("engine", label_value(engine, 16)),
                                                        ("shape", label_value(shape, 16))), 1.0)
+        for setting, value, changed in (settings or {}).get(target, ()) if o.up else ():
+            key = (("setting", label_value(setting, 64)),)
+            add(target, "llmdoctor_setting_info", key + (("value", label_value(value, 128)),), 1.0)
+            if changed:
+                add(target, "llmdoctor_setting_changed_timestamp_seconds", key, changed)
     for target, name, labels, value in totals.values():
         if target in outcomes:
             add(target, name, labels, value)

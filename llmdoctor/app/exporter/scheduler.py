@@ -41,11 +41,13 @@ class Scheduler:
         max_workers: int = 8,
         resumed_logs: Collection[str] = (),
         probe_checks: Collection[str] = (),
+        history: Any = None,
     ) -> None:
         """`resumed_logs`: targets whose log scans resume where the previous run
         stopped, so their log counts are new events (added), not window totals.
         `probe_checks`: ids of checks that need the probe; their findings from the
-        last probe run stay active until the next one."""
+        last probe run stay active until the next one. `history`: a history.History that
+        records each cycle's settings and finding transitions (None: not kept)."""
         if not targets:
             raise ValueError("no target to diagnose")
         if interval <= 0:
@@ -66,6 +68,7 @@ class Scheduler:
         self.outcomes: dict[str, RunOutcome] = {}
         self.runs: dict[str, tuple[int, int]] = {t: (0, 0) for t in self.targets}
         self.probes: dict[str, Mapping[str, Any]] = {}
+        self.history = history
         self.cycles = 0
         self._next_probe: float | None = None
         self._stop = threading.Event()
@@ -111,9 +114,30 @@ class Scheduler:
                     self.probe_findings[o.target] = tuple(
                         f for f in getattr(report, "findings", ()) or () if f.check in self.probe_checks
                     )
+        if self.history is not None:
+            self._record_history(outcomes)
         self.cycles += 1
         self.publish(self.snapshot())
         return outcomes
+
+    def _record_history(self, outcomes: list[RunOutcome]) -> None:
+        from llmdoctor.app.exporter.settings_snapshot import settings_snapshot
+
+        for o in outcomes:
+            if not o.up:
+                continue  # an unreachable target's settings are unknown, not removed
+            report = getattr(o.result, "report", None)
+            findings = list(getattr(report, "findings", ()) or ())
+            checks = {f.check for f in findings}
+            findings += [f for f in self.probe_findings.get(o.target, ()) if f.check not in checks]
+            try:
+                self.history.observe(o.target, o.started, settings_snapshot(o.facts, self.history.key), findings)
+            except Exception:  # the history is a convenience: never the reason a cycle fails
+                log.exception("history of %s not recorded", o.target)
+        try:
+            self.history.save()
+        except OSError as e:
+            log.warning("history not saved: %s", e)
 
     def snapshot(self) -> list[Metric]:
         return families(
@@ -125,7 +149,21 @@ class Scheduler:
             multi_target=len(self.targets) > 1,
             probe_findings=self.probe_findings,
             queue_trends=self.queue_history.shapes(),
+            settings=self._settings_samples(),
         )
+
+    def _settings_samples(self) -> dict[str, list[tuple[str, str, float]]]:
+        """target -> [(setting, value, when it last changed or 0)] from the history."""
+        if self.history is None:
+            return {}
+        out: dict[str, list[tuple[str, str, float]]] = {}
+        for target in self.targets:
+            last = self.history.last.get(target)
+            if not last:
+                continue
+            changed = self.history.last_changes(target)
+            out[target] = [(k, str(v[0]), changed.get(k, 0.0)) for k, v in sorted((last.get("settings") or {}).items())]
+        return out
 
     # -- background thread --------------------------------------------------------
     def _loop(self) -> None:

@@ -207,8 +207,12 @@ def serve_http(
     stop: threading.Event | None = None,
     ready: Callable[[tuple[str, int]], None] | None = None,
     resumed_logs: Sequence[str] = (),
+    state_root: str | None = None,
 ) -> int:
-    """Serve the latest snapshot on `listen` until `stop` is set; returns an exit code."""
+    """Serve the latest snapshot on `listen` until `stop` is set; returns an exit code.
+    With `state_root`, the history of settings and findings (history.py) is kept there."""
+    from llmdoctor.app.exporter.history import History
+
     from llmdoctor.app.exporter import http_server
 
     # A diagnosis holds the GIL for long stretches (a log scan): hand it to the HTTP thread
@@ -216,7 +220,8 @@ def serve_http(
     sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL))
     registry, collector = dedicated_registry()
     scheduler = Scheduler(labels, diagnose, collector.publish, interval, probe_interval, resumed_logs=resumed_logs,
-                          probe_checks=getattr(diagnose, "probe_checks", ()))
+                          probe_checks=getattr(diagnose, "probe_checks", ()),
+                          history=History.load(state_root) if state_root else None)
     httpd, thread = http_server.start(listen, lambda: exposition(registry))
     try:
         if ready:
@@ -247,6 +252,8 @@ def write_textfile(
     it - counters, when the probe last ran and its figures - is kept in
     `state_root`: counters must not restart at every write, and the probe runs
     only every `probe_interval`, not at every timer tick."""
+    from llmdoctor.app.exporter.history import History
+
     registry, collector = dedicated_registry()
 
     def publish(families: list) -> None:
@@ -254,7 +261,8 @@ def write_textfile(
         write_atomic(path, exposition(registry))
 
     scheduler = Scheduler(labels, diagnose, publish, interval, probe_interval, resumed_logs=resumed_logs,
-                          probe_checks=getattr(diagnose, "probe_checks", ()))
+                          probe_checks=getattr(diagnose, "probe_checks", ()),
+                          history=History.load(state_root) if state_root else None)
     if once:
         state = load_state(state_root)
         restore_state(scheduler, state)

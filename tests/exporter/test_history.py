@@ -1,0 +1,180 @@
+"""What changed: the exporter's history of settings and findings, and `llmdoctor history`.
+
+The end-to-end test runs the real exporter (`--once --textfile`, as the systemd timer does)
+twice over a copy of the `config-healthy` evidence fixture (a real systemd unit with an
+override.conf drop-in and the process environment), with the drop-in edited between the
+runs (OLLAMA_NUM_PARALLEL 4 -> 1, restarted): the finding the second run shows is told with
+that change, and the exported metrics carry the settings for dashboard annotations.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from llmdoctor.app.exporter.history import (MAX_BYTES, MAX_EVENTS, History, describe, transition_json,
+                                            transitions)
+from llmdoctor.app.exporter.settings_snapshot import settings_snapshot
+from llmdoctor.model import Cause, Severity
+
+ROOT = Path(__file__).resolve().parents[2]
+HEALTHY = ROOT / "tests" / "fixtures" / "evidence" / "config-healthy"
+
+
+def finding(check="ollama-one-slot", cause=Cause.QUEUEING, severity=Severity.WARNING):
+    return SimpleNamespace(check=check, cause=cause, severity=severity)
+
+
+def run_cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    p = subprocess.run([sys.executable, "-m", "llmdoctor", *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    if check:
+        assert p.returncode == 0, p.stderr
+    return p
+
+
+def test_settings_change_then_finding_is_told_with_it():
+    h = History()
+    h.observe("gpu1", 1000.0, {"OLLAMA_NUM_PARALLEL": ("4", "override.conf")}, [])
+    h.observe("gpu1", 1060.0, {"OLLAMA_NUM_PARALLEL": ("1", "override.conf")}, [])
+    h.observe("gpu1", 1120.0, {"OLLAMA_NUM_PARALLEL": ("1", "override.conf")}, [finding()])
+    h.observe("gpu1", 1180.0, {"OLLAMA_NUM_PARALLEL": ("1", "override.conf")}, [])
+    rows = transitions(h.events)
+    assert [(r.event.kind, r.event.name, r.event.after) for r in rows] == [
+        ("setting", "OLLAMA_NUM_PARALLEL", "1"), ("finding", "ollama-one-slot", "appeared"),
+        ("finding", "ollama-one-slot", "cleared")]
+    told = describe(rows[1])
+    assert "QUEUEING since" in told and "OLLAMA_NUM_PARALLEL went 4 -> 1 at" in told and told.endswith("in override.conf")
+    assert transition_json(rows[1])["after_settings_change"][0]["before"] == "4"
+    assert "cleared" in describe(rows[2])
+
+
+def test_a_change_long_before_is_not_blamed():
+    h = History()
+    h.observe("gpu1", 0.0, {"A": ("1", "x.conf")}, [])
+    h.observe("gpu1", 60.0, {"A": ("2", "x.conf")}, [])
+    h.observe("gpu1", 60.0 + 3600, {"A": ("2", "x.conf")}, [finding()])
+    h.observe("gpu2", 60.0 + 3600, {}, [finding()])  # another target's change is not this one's
+    assert [r.causes for r in transitions(h.events) if r.event.kind == "finding"] == [(), ()]
+    assert [r.event.target for r in transitions(h.events, target="gpu2")] == ["gpu2"]
+    assert transitions(h.events, since=100.0)[0].event.t == 3660.0
+
+
+def test_first_sight_is_a_baseline_and_settings_added_or_removed_are_changes():
+    h = History()
+    assert h.observe("gpu1", 0.0, {"A": ("1", "x.conf")}, []) == []
+    new = h.observe("gpu1", 1.0, {"B": ("2", "y.conf")}, [])
+    assert sorted((e.name, e.before, e.after) for e in new) == [("A", "1", ""), ("B", "", "2")]
+    assert [describe(transitions(new)[i]).split(" setting ")[1] for i in range(2)] == ["A (1) removed in x.conf",
+                                                                                        "B set to 2 in y.conf"]
+
+
+def test_history_is_bounded_and_survives_a_restart(tmp_path):
+    h = History.load(str(tmp_path))
+    for i in range(MAX_EVENTS + 300):
+        h.observe("gpu1", float(i), {"OLLAMA_KEEP_ALIVE": (f"{i}m", "override.conf")}, [])
+    h.save()
+    path = tmp_path / "history.json"
+    assert path.stat().st_size <= MAX_BYTES and oct(path.stat().st_mode & 0o777) == "0o600"
+    again = History.load(str(tmp_path))
+    assert 0 < len(again.events) <= MAX_EVENTS and again.events[-1].after == f"{MAX_EVENTS + 299}m"
+    assert again.key == h.key  # the digests stay comparable across runs
+    new = again.observe("gpu1", 1e6, {"OLLAMA_KEEP_ALIVE": ("5m", "override.conf")}, [])
+    assert [(e.before, e.after) for e in new] == [(f"{MAX_EVENTS + 299}m", "5m")]
+
+
+@pytest.mark.parametrize("garbage", [b"", b"{", b"[]", b'{"events": "x", "last": [], "key": "zz"}',
+                                     b'{"events": [{"t": "soon"}, 5, null], "last": {"a": 1}}', b"\xff\xfe\x00"])
+def test_a_damaged_history_starts_afresh(tmp_path, garbage):
+    (tmp_path / "history.json").write_bytes(garbage)
+    h = History.load(str(tmp_path))
+    assert h.events == [] and h.last == {}
+    h.observe("gpu1", 1.0, {}, [finding()])
+    h.save()
+    assert History.load(str(tmp_path)).events[0].name == "ollama-one-slot"
+    p = run_cli("history", "--state-dir", str(tmp_path), "--since", "100000d")
+    assert "ollama-one-slot" in p.stdout
+
+
+def test_secrets_are_digests_never_values():
+    config = SimpleNamespace(values={"OLLAMA_NUM_PARALLEL": "4", "OLLAMA_HOST": "0.0.0.0:11434", "OLLAMA_MODELS": "/srv/m",
+                                     "OLLAMA_DEBUG": "0"},
+                             origins={"OLLAMA_NUM_PARALLEL": "unit /etc/systemd/system/ollama.service.d/override.conf",
+                                      "OLLAMA_HOST": "process environment", "OLLAMA_MODELS": "process environment",
+                                      "OLLAMA_DEBUG": "default (0.11.4)"})
+    unit = SimpleNamespace(unit="ollama.service", file_env={"HF_TOKEN": "hf_AbCdEfGhIjKlMnOp", "OLLAMA_MODELS": "/srv/m",
+                                                           "SOME_VAR": "Sup3r-S3cret-Passw0rd"},
+                           file_env_origin={"HF_TOKEN": "/etc/systemd/system/ollama.service.d/secrets.conf",
+                                            "OLLAMA_MODELS": "/etc/systemd/system/ollama.service.d/override.conf"})
+    cmd = SimpleNamespace(argv=("/usr/bin/llama-server", "-m", "/m/q.gguf", "--parallel", "4", "--api-key", "12345678",
+                                "--ctx-size=8192", "--no-webui"))
+    facts = {"ollama_config": config, "systemd_units": (unit,), "llamacpp_cmdline": cmd, "ollama_version": "0.11.4",
+             "ollama_ps": (SimpleNamespace(name="llama3.1:8b"),)}
+    snap = settings_snapshot(facts, b"k" * 32)
+    assert snap["OLLAMA_NUM_PARALLEL"] == ("4", "override.conf")
+    assert snap["OLLAMA_MODELS"] == ("/srv/m", "override.conf")  # the file a person edits
+    assert "OLLAMA_DEBUG" not in snap  # a default is not a setting anyone made
+    assert snap["--parallel@llamacpp"] == ("4", "command line") and snap["--ctx-size@llamacpp"][0] == "8192"
+    assert snap["--no-webui@llamacpp"][0] == "" and snap["-m@llamacpp"][0] == "/m/q.gguf"
+    assert snap["version@ollama"][0] == "0.11.4" and snap["models@ollama"][0] == "llama3.1:8b"
+    text = json.dumps(snap)
+    for secret in ("hf_AbCdEfGhIjKlMnOp", "12345678", "Sup3r-S3cret-Passw0rd"):
+        assert secret not in text
+    assert snap["HF_TOKEN"][0].startswith("digest:") and snap["--api-key@llamacpp"][0].startswith("digest:")
+    # a changed secret is a change; the same secret under another history's key is another digest
+    facts2 = dict(facts, systemd_units=(SimpleNamespace(unit="ollama.service", file_env={"HF_TOKEN": "hf_other"},
+                                                        file_env_origin={}),))
+    assert settings_snapshot(facts2, b"k" * 32)["HF_TOKEN"] != snap["HF_TOKEN"]
+    assert settings_snapshot(facts, b"j" * 32)["HF_TOKEN"] != snap["HF_TOKEN"]
+
+
+@pytest.mark.parametrize("facts", [{}, {"systemd_units": None, "ollama_config": "garbage", "engines": (None, 3)},
+                                   {"llamacpp_cmdline": SimpleNamespace(argv=("--", "-", "--x=", "--y"))},
+                                   {"ollama_ps": (object(),), "systemd_units": (SimpleNamespace(file_env=[1]),)}])
+def test_snapshot_of_odd_facts_never_raises(facts):
+    assert isinstance(settings_snapshot(facts, b"k" * 16), dict)
+
+
+def test_two_exporter_runs_tie_the_finding_to_the_change(tmp_path):
+    ev, state, prom = tmp_path / "ev", tmp_path / "state", tmp_path / "llmdoctor.prom"
+    shutil.copytree(HEALTHY, ev)
+    (ev / "expected.json").unlink()
+    run = ("exporter", "--evidence", str(ev), "--textfile", str(prom), "--once", "--state-dir", str(state))
+    run_cli(*run)
+    assert 'llmdoctor_setting_info{setting="OLLAMA_NUM_PARALLEL",value="4"} 1.0' in prom.read_text()
+    assert "llmdoctor_finding{" not in prom.read_text()
+    # the operator lowers the slots in the drop-in, reloads and restarts
+    for name in ("systemctl_cat.txt", "env.txt", "files/proc/64/environ"):
+        path = ev / name
+        path.write_bytes(path.read_bytes().replace(b"OLLAMA_NUM_PARALLEL=4", b"OLLAMA_NUM_PARALLEL=1"))
+    run_cli(*run)
+    metrics = prom.read_text()
+    assert 'llmdoctor_setting_info{setting="OLLAMA_NUM_PARALLEL",value="1"} 1.0' in metrics
+    assert 'llmdoctor_setting_changed_timestamp_seconds{setting="OLLAMA_NUM_PARALLEL"}' in metrics
+    assert 'check="ollama-one-slot"' in metrics
+    text = run_cli("history", "--state-dir", str(state)).stdout.splitlines()
+    assert text[0].endswith("gpu-box setting OLLAMA_NUM_PARALLEL went 4 -> 1 in override.conf")
+    assert "gpu-box QUEUEING since" in text[1] and "(ollama-one-slot," in text[1]
+    assert text[1].split("; ", 1)[1].startswith("OLLAMA_NUM_PARALLEL went 4 -> 1 at ")
+    assert text[1].endswith(" in override.conf")
+    doc = json.loads(run_cli("history", "--state-dir", str(state), "-f", "json", "--target", "gpu-box").stdout)
+    appeared = [t for t in doc["transitions"] if t["kind"] == "finding"]
+    assert appeared[0]["after_settings_change"][0]["name"] == "OLLAMA_NUM_PARALLEL"
+    # a third run with nothing changed adds nothing
+    run_cli(*run)
+    assert len(run_cli("history", "--state-dir", str(state)).stdout.splitlines()) == 2
+
+
+def test_history_command_refusals(tmp_path):
+    p = run_cli("history", "--state-dir", str(tmp_path), check=False)
+    assert p.returncode == 3 and "no exporter history in" in p.stderr and "Traceback" not in p.stderr
+    (tmp_path / "history.json").write_text("{}")
+    for args in (("--since", "soon"), ("-f", "yaml")):
+        p = run_cli("history", "--state-dir", str(tmp_path), *args, check=False)
+        assert p.returncode == 3 and p.stderr.startswith("llmdoctor:") and "Traceback" not in p.stderr
+    assert "No change in the last 7d" in run_cli("history", "--state-dir", str(tmp_path)).stdout
