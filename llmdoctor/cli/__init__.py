@@ -40,8 +40,15 @@ def _version(value: bool) -> None:
 @app.callback()
 def root(
     version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
+    config: Optional[Path] = typer.Option(None, "--config", envvar="LLMDOCTOR_CONFIG", help="Site configuration (TOML: [thresholds]); default /etc/llmdoctor/config.toml when it exists."),
 ) -> None:
     """llmdoctor: diagnose self-hosted LLM servers."""
+    from llmdoctor.config import ConfigError, apply
+
+    try:  # before any check is imported: the checks read the thresholds at import
+        apply(str(config) if config else None)
+    except ConfigError as e:
+        fail(str(e))
 
 
 def fail(message: str, code: int = ExitCode.UNKNOWN) -> None:
@@ -490,7 +497,7 @@ def completion(shell: str = typer.Argument(..., help="bash, zsh or fish.")) -> N
 
 
 # command -> the module of this package that defines it (its `register(app)`)
-COMMANDS = {"exporter": "exporter", "history": "history", "plan": "plan", "probe": "probe",
+COMMANDS = {"exporter": "exporter", "explain": "explain", "history": "history", "plan": "plan", "probe": "probe",
             "ready": "ready", "tune": "tune"}
 
 
