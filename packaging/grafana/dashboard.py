@@ -128,7 +128,11 @@ dash = {
          "definition": 'label_values(llmdoctor_up{instance=~"$instance"}, target)', "refresh": 2, "multi": True,
          "includeAll": True, "allValue": ".*", "current": {}, "hide": 0, "sort": 1},
     ]},
-    "annotations": {"list": []},
+    # A setting changed on a target (the exporter's history: `llmdoctor history` tells what and where).
+    "annotations": {"list": [
+        {"name": "Settings changed", "datasource": DS, "enable": True, "hide": False, "iconColor": "orange",
+         "expr": 'changes(llmdoctor_setting_changed_timestamp_seconds{instance=~"$instance", target=~"$target"}[2m]) > 0'},
+    ]},
     "panels": panels,
 }
 

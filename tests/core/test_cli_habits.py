@@ -84,7 +84,8 @@ def test_verbose_says_what_was_read_and_each_facts_time_on_stderr():
     assert "examined: loaded models" in p.stderr
 
 
-@pytest.mark.parametrize("command", [["diagnose"], ["probe"], ["plan"], ["tune", "ollama"], ["completion"]])
+@pytest.mark.parametrize("command", [["diagnose"], ["probe"], ["plan"], ["tune", "ollama"], ["completion"],
+                                     ["explain"], ["history"]])
 def test_help_has_examples(command):
     p = run(*command, "--help")
     assert p.returncode == 0

@@ -178,3 +178,20 @@ def test_history_command_refusals(tmp_path):
         p = run_cli("history", "--state-dir", str(tmp_path), *args, check=False)
         assert p.returncode == 3 and p.stderr.startswith("llmdoctor:") and "Traceback" not in p.stderr
     assert "No change in the last 7d" in run_cli("history", "--state-dir", str(tmp_path)).stdout
+
+
+def test_the_dashboard_annotates_setting_changes(tmp_path):
+    import yaml
+
+    from llmdoctor.app.exporter.metrics import exported_names
+    from tests.exporter.promql_names import metric_names
+    from tests.support import prometheus as prom_support
+
+    dashboard = json.loads((ROOT / "packaging" / "grafana" / "dashboard.json").read_text())
+    (note,) = [a for a in dashboard["annotations"]["list"] if a["name"] == "Settings changed"]
+    assert metric_names(note["expr"]) == {"llmdoctor_setting_changed_timestamp_seconds"} <= exported_names()
+    if prom_support.promtool_skip_reason() is None:
+        path = tmp_path / "a.yml"
+        expr = note["expr"].replace("$instance", ".*").replace("$target", ".*")
+        path.write_text(yaml.safe_dump({"groups": [{"name": "a", "rules": [{"record": "a:b", "expr": expr}]}]}))
+        assert prom_support.promtool("check", "rules", str(path)).returncode == 0
