@@ -111,6 +111,7 @@ def test_secrets_are_digests_never_values():
                                                            "SOME_VAR": "Sup3r-S3cret-Passw0rd"},
                            file_env_origin={"HF_TOKEN": "/etc/systemd/system/ollama.service.d/secrets.conf",
                                             "OLLAMA_MODELS": "/etc/systemd/system/ollama.service.d/override.conf"})
+    config.values["OLLAMA_HOST"] = "https://admin:hunter2hunter2@gpu1:11434"  # a setting's name, a password in it
     cmd = SimpleNamespace(argv=("/usr/bin/llama-server", "-m", "/m/q.gguf", "--parallel", "4", "--api-key", "12345678",
                                 "--ctx-size=8192", "--no-webui"))
     facts = {"ollama_config": config, "systemd_units": (unit,), "llamacpp_cmdline": cmd, "ollama_version": "0.11.4",
@@ -123,7 +124,8 @@ def test_secrets_are_digests_never_values():
     assert snap["--no-webui@llamacpp"][0] == "" and snap["-m@llamacpp"][0] == "/m/q.gguf"
     assert snap["version@ollama"][0] == "0.11.4" and snap["models@ollama"][0] == "llama3.1:8b"
     text = json.dumps(snap)
-    for secret in ("hf_AbCdEfGhIjKlMnOp", "12345678", "Sup3r-S3cret-Passw0rd"):
+    assert snap["OLLAMA_HOST"][0].startswith("digest:")
+    for secret in ("hf_AbCdEfGhIjKlMnOp", "12345678", "Sup3r-S3cret-Passw0rd", "hunter2"):
         assert secret not in text
     assert snap["HF_TOKEN"][0].startswith("digest:") and snap["--api-key@llamacpp"][0].startswith("digest:")
     # a changed secret is a change; the same secret under another history's key is another digest
@@ -131,6 +133,24 @@ def test_secrets_are_digests_never_values():
                                                         file_env_origin={}),))
     assert settings_snapshot(facts2, b"k" * 32)["HF_TOKEN"] != snap["HF_TOKEN"]
     assert settings_snapshot(facts, b"j" * 32)["HF_TOKEN"] != snap["HF_TOKEN"]
+
+
+def test_restart_time_is_when_a_change_took_effect():
+    from llmdoctor.app.exporter.history import started_at
+
+    assert started_at("Sun 2026-11-29 11:22:26 UTC", 2e9) == 1795951346.0
+    assert started_at("Sun 2026-11-29 12:22:26 +0100", 2e9) == 1795951346.0
+    for odd in ("Sun 2026-11-29 11:22:26 CET", "n/a", "", "Sun 2099-01-01 00:00:00 UTC"):
+        assert started_at(odd, 5.0) == 5.0  # an ambiguous zone, garbage, or the future: when we looked
+    h = History()
+    h.observe("gpu1", 1795951000.0, {"started@ollama.service": ("Sun 2026-11-29 11:00:00 UTC", "systemd"),
+                                     "OLLAMA_NUM_PARALLEL": ("4", "override.conf")}, [])
+    new = h.observe("gpu1", 1795951400.0, {"started@ollama.service": ("Sun 2026-11-29 11:22:26 UTC", "systemd"),
+                                           "OLLAMA_NUM_PARALLEL": ("1", "override.conf")}, [finding()])
+    assert [(e.kind, e.name, e.t) for e in new] == [("restart", "ollama.service", 1795951346.0),
+                                                    ("setting", "OLLAMA_NUM_PARALLEL", 1795951346.0),
+                                                    ("finding", "ollama-one-slot", 1795951400.0)]
+    assert h.last_changes("gpu1") == {"started@ollama.service": 1795951346.0, "OLLAMA_NUM_PARALLEL": 1795951346.0}
 
 
 @pytest.mark.parametrize("facts", [{}, {"systemd_units": None, "ollama_config": "garbage", "engines": (None, 3)},
@@ -149,25 +169,31 @@ def test_two_exporter_runs_tie_the_finding_to_the_change(tmp_path):
     assert 'llmdoctor_setting_info{setting="OLLAMA_NUM_PARALLEL",value="4"} 1.0' in prom.read_text()
     assert "llmdoctor_finding{" not in prom.read_text()
     # the operator lowers the slots in the drop-in, reloads and restarts
+    import time
+
+    restarted = time.time() - 3600  # an hour before this run: the change is still the one the finding followed
+    stamp = time.strftime("%a %Y-%m-%d %H:%M:%S UTC", time.gmtime(restarted)).encode()
     for name in ("systemctl_cat.txt", "env.txt", "files/proc/64/environ"):
         path = ev / name
-        path.write_bytes(path.read_bytes().replace(b"OLLAMA_NUM_PARALLEL=4", b"OLLAMA_NUM_PARALLEL=1"))
+        text = path.read_bytes().replace(b"OLLAMA_NUM_PARALLEL=4", b"OLLAMA_NUM_PARALLEL=1")
+        path.write_bytes(text.replace(b"ActiveEnterTimestamp=Sun 2026-11-29 11:22:26 UTC", b"ActiveEnterTimestamp=" + stamp))
     run_cli(*run)
     metrics = prom.read_text()
     assert 'llmdoctor_setting_info{setting="OLLAMA_NUM_PARALLEL",value="1"} 1.0' in metrics
     assert 'llmdoctor_setting_changed_timestamp_seconds{setting="OLLAMA_NUM_PARALLEL"}' in metrics
     assert 'check="ollama-one-slot"' in metrics
     text = run_cli("history", "--state-dir", str(state)).stdout.splitlines()
-    assert text[0].endswith("gpu-box setting OLLAMA_NUM_PARALLEL went 4 -> 1 in override.conf")
-    assert "gpu-box QUEUEING since" in text[1] and "(ollama-one-slot," in text[1]
-    assert text[1].split("; ", 1)[1].startswith("OLLAMA_NUM_PARALLEL went 4 -> 1 at ")
-    assert text[1].endswith(" in override.conf")
+    assert text[0].endswith("gpu-box ollama.service restarted")
+    assert text[1].endswith("gpu-box setting OLLAMA_NUM_PARALLEL went 4 -> 1 in override.conf")
+    assert "gpu-box QUEUEING since" in text[2] and "(ollama-one-slot," in text[2]
+    assert text[2].split("; ", 1)[1] == f"OLLAMA_NUM_PARALLEL went 4 -> 1 at {time.strftime('%H:%M', time.localtime(restarted))} in override.conf"
     doc = json.loads(run_cli("history", "--state-dir", str(state), "-f", "json", "--target", "gpu-box").stdout)
     appeared = [t for t in doc["transitions"] if t["kind"] == "finding"]
     assert appeared[0]["after_settings_change"][0]["name"] == "OLLAMA_NUM_PARALLEL"
+    assert appeared[0]["after_settings_change"][0]["t"] == int(restarted)  # when the change took effect
     # a third run with nothing changed adds nothing
     run_cli(*run)
-    assert len(run_cli("history", "--state-dir", str(state)).stdout.splitlines()) == 2
+    assert len(run_cli("history", "--state-dir", str(state)).stdout.splitlines()) == 3
 
 
 def test_history_command_refusals(tmp_path):

@@ -28,16 +28,20 @@ MAX_TARGETS = 256
 TIE_WINDOW_S = 15 * 60  # a finding this soon after a settings change is told with it
 
 
+RESTART_KEY = "started@"  # settings_snapshot's key of a unit's start time
+
+
 class Event(Record):
     """One transition. kind: "setting" (name, before, after, where: "" before = newly set,
-    "" after = removed) or "finding" (name = check id, cause, severity, after: "appeared" or
-    "cleared")."""
+    "" after = removed), "restart" (name = the unit, after = when systemd started it) or
+    "finding" (name = check id, cause, severity, after: "appeared" or "cleared")."""
 
-    __slots__ = ("t", "target", "kind", "name", "before", "after", "where", "cause", "severity")
+    __slots__ = ("t", "target", "kind", "name", "before", "after", "where", "cause", "severity", "seen")
 
     def __init__(self, t: float, target: str, kind: str, name: str, before: str = "", after: str = "",
-                 where: str = "", cause: str = "", severity: str = "") -> None:
-        self.t = t
+                 where: str = "", cause: str = "", severity: str = "", seen: float = 0.0) -> None:
+        self.t = t  # when it happened (a unit's restart), else when the exporter saw it
+        self.seen = seen  # when the exporter saw it, where that is later than t (0: the same)
         self.target = target
         self.kind = kind
         self.name = name
@@ -48,7 +52,7 @@ class Event(Record):
         self.severity = severity
 
     def to_json(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__slots__ if getattr(self, k) not in ("", None)}
+        return {k: getattr(self, k) for k in self.__slots__ if getattr(self, k) != "" and not (k == "seen" and not self.seen)}
 
     @classmethod
     def from_json(cls, doc: Any) -> "Event | None":
@@ -56,9 +60,27 @@ class Event(Record):
             return None
         try:
             return cls(float(doc["t"]), str(doc["target"]), str(doc["kind"]), str(doc["name"]),
-                       **{k: str(doc.get(k, "")) for k in ("before", "after", "where", "cause", "severity")})
+                       **{k: str(doc.get(k, "")) for k in ("before", "after", "where", "cause", "severity")},
+                       seen=float(doc.get("seen", 0.0)))
         except (KeyError, TypeError, ValueError):
             return None
+
+
+def started_at(text: str, fallback: float) -> float:
+    """systemd's `ActiveEnterTimestamp` ("Sun 2026-11-29 11:22:26 UTC") as unix time; `fallback`
+    when it is another shape or zone (a local zone's name is ambiguous) or later than `fallback`."""
+    import calendar
+    import re
+    import time
+
+    m = re.fullmatch(r"\s*(?:\w{3} )?(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:\.\d+)? (UTC|GMT|[+-]\d{4})\s*", str(text))
+    if not m:
+        return fallback
+    t = calendar.timegm(time.strptime(m.group(1), "%Y-%m-%d %H:%M:%S"))
+    zone = m.group(2)
+    if zone[0] in "+-":
+        t -= (1 if zone[0] == "+" else -1) * (int(zone[1:3]) * 3600 + int(zone[3:]) * 60)
+    return float(t) if t <= fallback else fallback
 
 
 def _finding_key(f: Any) -> tuple[str, str, str]:
@@ -132,12 +154,21 @@ class History:
         new: list[Event] = []
         if prev is not None:
             before = {k: tuple(v) for k, v in (prev.get("settings") or {}).items()}
+            restarted = [k for k in settings if k.startswith(RESTART_KEY) and k in before and before[k][0] != settings[k][0]]
+            # a setting that changed across a restart took effect when the unit started, not when we looked
+            at = min([started_at(settings[k][0], t) for k in restarted] or [t])
+            for key in restarted:
+                at_key = started_at(settings[key][0], t)
+                new.append(Event(at_key, target, "restart", key[len(RESTART_KEY):], before[key][0], settings[key][0],
+                                 "systemd", seen=t if at_key < t else 0.0))
             for key in sorted(set(before) | set(settings)):
+                if key.startswith(RESTART_KEY):
+                    continue
                 old, new_v = before.get(key), settings.get(key)
                 if old is not None and new_v is not None and old[0] == new_v[0]:
                     continue
-                new.append(Event(t, target, "setting", key, old[0] if old else "", new_v[0] if new_v else "",
-                                 (new_v or old)[1]))
+                new.append(Event(at, target, "setting", key, old[0] if old else "", new_v[0] if new_v else "",
+                                 (new_v or old)[1], seen=t if at < t else 0.0))
         old_findings = set(prev.get("findings") or ()) if prev is not None else set()
         for key, change in [(k, "appeared") for k in sorted(now_findings - old_findings)] + \
                            [(k, "cleared") for k in sorted(old_findings - now_findings)]:
@@ -154,6 +185,8 @@ class History:
         for e in self.events:
             if e.target == target and e.kind == "setting":
                 out[e.name] = e.t
+            elif e.target == target and e.kind == "restart":
+                out[RESTART_KEY + e.name] = e.t
         return out
 
 
@@ -172,7 +205,7 @@ class Transition(Record):
 def transitions(events: Iterable[Event], since: float | None = None, target: str | None = None,
                 window: float = TIE_WINDOW_S) -> list[Transition]:
     """Events at or after `since` (unix time), oldest first, findings that appeared tied to
-    the settings changes on the same target in the `window` before them."""
+    the settings changes on the same target seen in the `window` before them."""
     rows = sorted((e for e in events if target is None or e.target == target), key=lambda e: e.t)
     out: list[Transition] = []
     for e in rows:
@@ -180,7 +213,10 @@ def transitions(events: Iterable[Event], since: float | None = None, target: str
             continue
         causes: tuple[Event, ...] = ()
         if e.kind == "finding" and e.after == "appeared":
-            causes = tuple(s for s in rows if s.kind == "setting" and s.target == e.target and 0 <= e.t - s.t <= window)
+            # measured from when the exporter saw the change: a restart an hour before the cycle
+            # that found both is still the change the finding followed
+            causes = tuple(s for s in rows if s.kind == "setting" and s.target == e.target
+                           and 0 <= e.t - (s.seen or s.t) <= window)
         out.append(Transition(e, causes))
     return out
 
@@ -204,6 +240,8 @@ def describe(tr: Transition) -> str:
     """One line: '2026-12-02 14:02 gpu1 QUEUEING since 14:02 (ollama-one-slot, warning); OLLAMA_NUM_PARALLEL went 4 -> 1 at 14:01 in override.conf'."""
     e = tr.event
     head = f"{_clock(e.t)} {e.target}"
+    if e.kind == "restart":
+        return f"{head} {e.name} restarted"
     if e.kind == "setting":
         return f"{head} setting {_change(e)}"
     if e.after == "cleared":

@@ -24,9 +24,14 @@ CMDLINE_FACTS = ("llamacpp_cmdline", "vllm_cmdline", "sglang_cmdline")
 
 
 def shown(name: str, value: str, digest_key: bytes, setting: bool) -> str:
-    """The value as history keeps it: itself where the keep-list keeps it, else a digest."""
+    """The value as history keeps it: itself where the keep-list keeps it (and redaction finds
+    nothing in it: `OLLAMA_HOST=https://user:pw@...` is a setting's name with a password in its
+    value), else a digest."""
     if not _SECRET_NAME.search(name) and (setting or plain(value)):
-        return value
+        from llmdoctor.redact import redact_text
+
+        if redact_text(value) == value:
+            return value
     return "digest:" + hmac.new(digest_key, value.encode("utf-8", "replace"), hashlib.sha256).hexdigest()[:12]
 
 
@@ -57,7 +62,8 @@ def _where(origin: str) -> str:
 def settings_snapshot(facts: Mapping[str, Any], digest_key: bytes) -> dict[str, tuple[str, str]]:
     """{key: (value, where)}: unit and process environment, running command lines' flags,
     engine versions, loaded models. Keys: `NAME` (an environment variable), `--flag@kind`,
-    `version@kind`, `models@ollama`."""
+    `version@kind`, `models@ollama`, `dropins@UNIT` (the drop-in files' names), `started@UNIT`
+    (when systemd last started it: history.py tells a restart from it)."""
     snap: dict[str, tuple[str, str]] = {}
     unit_env: dict[str, tuple[str, str]] = {}  # name -> (value, the unit file that sets it)
     for unit in facts.get("systemd_units") or ():
@@ -78,6 +84,16 @@ def settings_snapshot(facts: Mapping[str, Any], digest_key: bytes) -> dict[str, 
             if name in unit_env and unit_env[name][0] == str(value):
                 where = unit_env[name][1]  # the file a person edits, not "process environment"
             snap[str(name)] = (shown(name, str(value), digest_key, is_setting_variable(name)), where)
+    for unit in facts.get("systemd_units") or ():
+        name = str(getattr(unit, "unit", "") or "")
+        if not name:
+            continue
+        dropins = getattr(unit, "dropin_paths", None) or ()
+        if isinstance(dropins, (tuple, list)) and dropins:
+            snap[f"dropins@{name}"] = (",".join(sorted(_where(str(d)) for d in dropins))[:512], "systemd")
+        since = getattr(unit, "active_since", None)
+        if since:
+            snap[f"started@{name}"] = (str(since)[:64], "systemd")
     for name, (value, where) in unit_env.items():
         if name not in snap and name != "PATH":
             snap[name] = (shown(name, value, digest_key, is_setting_variable(name)), where)
