@@ -36,7 +36,10 @@ def threshold_names() -> dict[str, Any]:
     """Every threshold: NAME -> its module (upper-case module constants of numbers or strings)."""
     out: dict[str, Any] = {}
     for name in THRESHOLD_MODULES:
-        module = import_module(name)
+        try:
+            module = import_module(name)
+        except ImportError:  # (a module merged into the other: its names are there)
+            continue
         for attr, value in vars(module).items():
             if attr.isupper() and not attr.startswith("_") and isinstance(value, (int, float, str)):
                 out.setdefault(attr, module)

@@ -50,6 +50,12 @@ def register(app: typer.Typer) -> None:
         found = [d for d in state_dirs(state_dir) if os.path.isfile(os.path.join(d, HISTORY_FILE))]
         if not found:
             fail(f"no exporter history in {', '.join(state_dirs(state_dir))} (the exporter keeps one in its --state-dir)")
+        try:  # the exporter's unit keeps it 0600 under its own user: say so, not "no change"
+            with open(os.path.join(found[0], HISTORY_FILE), "rb"):
+                pass
+        except OSError as e:
+            fail(f"cannot read {os.path.join(found[0], HISTORY_FILE)}: {e.strerror or e}"
+                 + (" (the exporter's user owns it: run with sudo)" if isinstance(e, PermissionError) else ""))
         h = History.load(found[0])
         rows = transitions(h.events, since=time.time() - window, target=target)
         if fmt == "json":
