@@ -135,6 +135,14 @@ def test_secrets_are_digests_never_values():
     assert settings_snapshot(facts, b"j" * 32)["HF_TOKEN"] != snap["HF_TOKEN"]
 
 
+def test_a_containers_environment_image_and_command():
+    container = SimpleNamespace(env={"OLLAMA_NUM_PARALLEL": "2", "HF_TOKEN": "hf_secretsecretsecret"},
+                                image="ollama/ollama:0.11.4", argv=("/bin/ollama", "serve", "--verbose"))
+    snap = settings_snapshot({"container": container}, b"k" * 32)
+    assert snap["OLLAMA_NUM_PARALLEL"] == ("2", "container") and snap["image@container"][0] == "ollama/ollama:0.11.4"
+    assert snap["HF_TOKEN"][0].startswith("digest:") and snap["--verbose@container"] == ("", "command line")
+
+
 def test_restart_time_is_when_a_change_took_effect():
     from llmdoctor.app.exporter.history import started_at
 
@@ -155,7 +163,9 @@ def test_restart_time_is_when_a_change_took_effect():
 
 @pytest.mark.parametrize("facts", [{}, {"systemd_units": None, "ollama_config": "garbage", "engines": (None, 3)},
                                    {"llamacpp_cmdline": SimpleNamespace(argv=("--", "-", "--x=", "--y"))},
-                                   {"ollama_ps": (object(),), "systemd_units": (SimpleNamespace(file_env=[1]),)}])
+                                   {"ollama_ps": (object(),), "systemd_units": (SimpleNamespace(file_env=[1]),)},
+                                   {"systemd_units": object(), "engines": 5, "ollama_ps": "x", "container": object()},
+                                   {"container": SimpleNamespace(env={"A": 1}, image=None, argv="--x y")}])
 def test_snapshot_of_odd_facts_never_raises(facts):
     assert isinstance(settings_snapshot(facts, b"k" * 16), dict)
 

@@ -59,14 +59,19 @@ def _where(origin: str) -> str:
     return tail.rsplit("/", 1)[-1] if "/" in tail else origin
 
 
+def _rows(value: Any) -> tuple[Any, ...]:
+    """A fact that is a sequence, as a tuple; anything else (absent, unavailable) as ()."""
+    return tuple(value) if isinstance(value, (tuple, list)) else ()
+
+
 def settings_snapshot(facts: Mapping[str, Any], digest_key: bytes) -> dict[str, tuple[str, str]]:
     """{key: (value, where)}: unit and process environment, running command lines' flags,
     engine versions, loaded models. Keys: `NAME` (an environment variable), `--flag@kind`,
     `version@kind`, `models@ollama`, `dropins@UNIT` (the drop-in files' names), `started@UNIT`
-    (when systemd last started it: history.py tells a restart from it)."""
+    (when systemd last started it: history.py tells a restart from it), `image@container`."""
     snap: dict[str, tuple[str, str]] = {}
     unit_env: dict[str, tuple[str, str]] = {}  # name -> (value, the unit file that sets it)
-    for unit in facts.get("systemd_units") or ():
+    for unit in _rows(facts.get("systemd_units")):
         env = getattr(unit, "file_env", None)
         origin = getattr(unit, "file_env_origin", None) or {}
         if isinstance(env, Mapping):
@@ -84,7 +89,15 @@ def settings_snapshot(facts: Mapping[str, Any], digest_key: bytes) -> dict[str, 
             if name in unit_env and unit_env[name][0] == str(value):
                 where = unit_env[name][1]  # the file a person edits, not "process environment"
             snap[str(name)] = (shown(name, str(value), digest_key, is_setting_variable(name)), where)
-    for unit in facts.get("systemd_units") or ():
+    container = facts.get("container")
+    env = getattr(container, "env", None)
+    if isinstance(env, Mapping):  # a container's or pod's environment, where no unit sets one
+        for name, value in env.items():
+            unit_env.setdefault(str(name), (str(value), "container"))
+    image = getattr(container, "image", None)
+    if isinstance(image, str) and image:
+        snap["image@container"] = (shown("image", image, digest_key, True), "container")
+    for unit in _rows(facts.get("systemd_units")):
         name = str(getattr(unit, "unit", "") or "")
         if not name:
             continue
@@ -97,20 +110,21 @@ def settings_snapshot(facts: Mapping[str, Any], digest_key: bytes) -> dict[str, 
     for name, (value, where) in unit_env.items():
         if name not in snap and name != "PATH":
             snap[name] = (shown(name, value, digest_key, is_setting_variable(name)), where)
-    for fact in CMDLINE_FACTS:
-        argv = getattr(facts.get(fact), "argv", None)
-        if not argv:
+    argvs = [(fact.split("_", 1)[0], getattr(facts.get(fact), "argv", None)) for fact in CMDLINE_FACTS]
+    if not any(argv for _k, argv in argvs):
+        argvs.append(("container", getattr(container, "argv", None)))  # the container's process
+    for kind, argv in argvs:
+        if not isinstance(argv, (tuple, list)) or not argv:
             continue
-        kind = fact.split("_", 1)[0]
         for flag, value in _flags(tuple(argv)):
             snap[f"{flag}@{kind}"] = (shown(flag, value, digest_key, is_setting_flag(flag)), "command line")
-    for engine in facts.get("engines") or ():
+    for engine in _rows(facts.get("engines")):
         version = getattr(engine, "version", None)
         if version:
             snap[f"version@{str(getattr(engine, 'kind', '?')).lower()}"] = (str(version)[:64], "engine")
     if facts.get("ollama_version") and "version@ollama" not in snap:
         snap["version@ollama"] = (str(facts["ollama_version"])[:64], "engine")
-    models = sorted({str(getattr(m, "name", "")) for m in facts.get("ollama_ps") or () if getattr(m, "name", "")})
+    models = sorted({str(getattr(m, "name", "")) for m in _rows(facts.get("ollama_ps")) if getattr(m, "name", "")})
     if models:
         snap["models@ollama"] = (",".join(models)[:512], "ollama ps")
     return snap
