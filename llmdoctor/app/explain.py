@@ -134,36 +134,52 @@ def _judge_helpers(tree: ast.AST, used: set[str]) -> list[Any]:
     return out
 
 
+def _reached(obj: Any, known: set[str], seen: set[int]) -> set[str]:
+    """Threshold names in a judge function's source and in the functions of its own module it
+    calls, transitively (`throttled_by` -> `held` -> GPU_HELD_CLOCK_FRACTION)."""
+    if id(obj) in seen:
+        return set()
+    seen.add(id(obj))
+    try:
+        words = _words(inspect.getsource(obj))
+    except (OSError, TypeError):
+        return set()
+    found = words & known
+    module = inspect.getmodule(obj)
+    for word in words - known:
+        callee = getattr(module, word, None)
+        if inspect.isfunction(callee) and callee.__module__ == getattr(module, "__name__", None):
+            found |= _reached(callee, known, seen)
+    return found
+
+
 def thresholds_of(func: Any) -> tuple[str, ...]:
-    """Threshold names the check's function compares with, directly or in a judge helper it
-    calls (one level down), in the modules' order."""
+    """Threshold names the check's function compares with, directly or in the judge helpers
+    it calls (and the functions of their modules those call), in the modules' order."""
     from llmdoctor.config import threshold_names
 
     known = threshold_names()
+    names = set(known)
     try:
         module_source = inspect.getsource(inspect.getmodule(func))
         source = textwrap.dedent(inspect.getsource(func))
     except (OSError, TypeError):
         return ()
     used = _words(source)
-    found = used & set(known)
+    found = used & names
     try:
         tree = ast.parse(module_source)
     except SyntaxError:
         tree = ast.Module(body=[], type_ignores=[])
+    seen: set[int] = set()
     for helper in _judge_helpers(tree, used):
-        try:
-            helper_source = inspect.getsource(helper)
-        except (OSError, TypeError):
-            continue
         if inspect.ismodule(helper):  # `from llmdoctor.judge import sglang`: the functions used of it
             for attr in re.findall(rf"\b{re.escape(helper.__name__.rsplit('.', 1)[-1])}\.(\w+)", source):
-                try:
-                    found |= _words(inspect.getsource(getattr(helper, attr))) & set(known)
-                except (AttributeError, OSError, TypeError):
-                    continue
+                target = getattr(helper, attr, None)
+                if target is not None:
+                    found |= _reached(target, names, seen)
         else:
-            found |= _words(helper_source) & set(known)
+            found |= _reached(helper, names, seen)
     return tuple(n for n in known if n in found)
 
 
