@@ -74,6 +74,22 @@ def test_first_sight_is_a_baseline_and_settings_added_or_removed_are_changes():
                                                                                         "B set to 2 in y.conf"]
 
 
+def test_a_cycle_that_changed_nothing_writes_nothing(tmp_path):
+    h = History.load(str(tmp_path))
+    h.observe("gpu1", 1.0, {"A": ("1", "x.conf")}, [])
+    h.save()
+    path = tmp_path / "history.json"
+    first = path.stat().st_mtime_ns
+    path.write_text(path.read_text())  # (a marker: rewritten only if saved again)
+    marked = path.stat().st_mtime_ns
+    h.observe("gpu1", 2.0, {"A": ("1", "x.conf")}, [])
+    h.save()
+    assert path.stat().st_mtime_ns == marked >= first
+    h.observe("gpu1", 3.0, {"A": ("2", "x.conf")}, [])
+    h.save()
+    assert History.load(str(tmp_path)).events[0].after == "2"
+
+
 def test_history_is_bounded_and_survives_a_restart(tmp_path):
     h = History.load(str(tmp_path))
     for i in range(MAX_EVENTS + 300):

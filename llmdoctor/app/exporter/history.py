@@ -97,6 +97,7 @@ class History:
         self.key = secrets.token_bytes(32)
         self.last: dict[str, dict[str, Any]] = {}
         self.events: list[Event] = []
+        self.dirty = False  # something to write: a cycle that changed nothing writes nothing
 
     # -- storage -------------------------------------------------------------------------
     @classmethod
@@ -138,10 +139,11 @@ class History:
             self.events = self.events[max(1, len(self.events) // 10):]
 
     def save(self) -> None:
-        if not self.path:
+        if not self.path or not self.dirty:
             return
         os.makedirs(os.path.dirname(self.path) or ".", exist_ok=True)
         write_atomic(self.path, self.to_bytes(), mode=0o600)
+        self.dirty = False
 
     # -- one observation ------------------------------------------------------------------
     def observe(self, target: str, t: float, settings: Mapping[str, tuple[str, str]],
@@ -174,6 +176,7 @@ class History:
                            [(k, "cleared") for k in sorted(old_findings - now_findings)]:
             check, cause, severity = (key.split("|") + ["", ""])[:3]
             new.append(Event(t, target, "finding", check, after=change, cause=cause, severity=severity))
+        self.dirty = self.dirty or prev is None or bool(new) or not os.path.exists(self.path or "")
         self.last[target] = {"t": t, "settings": {k: list(v) for k, v in settings.items()},
                              "findings": sorted(now_findings)}
         self.events.extend(new)
