@@ -129,9 +129,11 @@ dash = {
          "includeAll": True, "allValue": ".*", "current": {}, "hide": 0, "sort": 1},
     ]},
     # A setting changed on a target (the exporter's history: `llmdoctor history` tells what and where).
+    # The gauge holds the change's time: it marks the three minutes after it (`changes()` would
+    # miss a setting's first change, when its series appears).
     "annotations": {"list": [
         {"name": "Settings changed", "datasource": DS, "enable": True, "hide": False, "iconColor": "orange",
-         "expr": 'changes(llmdoctor_setting_changed_timestamp_seconds{instance=~"$instance", target=~"$target"}[2m]) > 0'},
+         "expr": 'llmdoctor_setting_changed_timestamp_seconds{instance=~"$instance", target=~"$target"} > time() - 180'},
     ]},
     "panels": panels,
 }

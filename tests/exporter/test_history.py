@@ -247,3 +247,39 @@ def test_the_dashboard_annotates_setting_changes(tmp_path):
         expr = note["expr"].replace("$instance", ".*").replace("$target", ".*")
         path.write_text(yaml.safe_dump({"groups": [{"name": "a", "rules": [{"record": "a:b", "expr": expr}]}]}))
         assert prom_support.promtool("check", "rules", str(path)).returncode == 0
+
+
+@pytest.mark.real
+def test_a_real_prometheus_sees_the_change_the_history_ties_to_the_finding(tmp_path):
+    """The served exporter (HTTP, 1 s cycles) over an evidence copy edited while it runs: a real
+    Prometheus scrapes the setting's new value and the dashboard's annotation query marks the
+    change; `llmdoctor history` ties the finding to it."""
+    import time
+
+    from tests.exporter.conftest import exporter_process, wait_http
+    from tests.support import prometheus as prom_support
+
+    reason = prom_support.skip_reason()
+    if reason:
+        pytest.skip(reason)
+    ev, state = tmp_path / "ev", tmp_path / "state"
+    shutil.copytree(HEALTHY, ev)
+    port = prom_support.free_port()
+    with prom_support.running_prometheus([f"127.0.0.1:{port}"], job="llmdoctor", rule_files=[]) as prom:
+        with exporter_process("--evidence", str(ev), "--listen", f"127.0.0.1:{port}", "--interval", "1s",
+                              "--state-dir", str(state)):
+            wait_http(f"http://127.0.0.1:{port}/metrics", needle=b"llmdoctor_setting_info{")
+            assert prom.wait_for('llmdoctor_setting_info{setting="OLLAMA_NUM_PARALLEL",value="4"}', timeout=30)
+            for name in ("systemctl_cat.txt", "env.txt", "files/proc/64/environ"):
+                path = ev / name
+                path.write_bytes(path.read_bytes().replace(b"OLLAMA_NUM_PARALLEL=4", b"OLLAMA_NUM_PARALLEL=1"))
+            assert prom.wait_for('llmdoctor_setting_info{setting="OLLAMA_NUM_PARALLEL",value="1"}', timeout=30)
+            dashboard = json.loads((ROOT / "packaging" / "grafana" / "dashboard.json").read_text())
+            (note,) = [a for a in dashboard["annotations"]["list"] if a["name"] == "Settings changed"]
+            marked = prom.wait_for(note["expr"].replace('instance=~"$instance", target=~"$target"', ""), timeout=30)
+            assert marked and marked[0]["metric"]["setting"] == "OLLAMA_NUM_PARALLEL"
+            assert abs(float(marked[0]["value"][1]) - time.time()) < 60
+    lines = run_cli("history", "--state-dir", str(state)).stdout.splitlines()
+    assert any(line.endswith("setting OLLAMA_NUM_PARALLEL went 4 -> 1 in override.conf") for line in lines), lines
+    tied = [line for line in lines if "QUEUEING since" in line]
+    assert tied and "; OLLAMA_NUM_PARALLEL went 4 -> 1 at " in tied[0], lines
