@@ -105,7 +105,9 @@ def test_history_is_bounded_and_survives_a_restart(tmp_path):
 
 
 @pytest.mark.parametrize("garbage", [b"", b"{", b"[]", b'{"events": "x", "last": [], "key": "zz"}',
-                                     b'{"events": [{"t": "soon"}, 5, null], "last": {"a": 1}}', b"\xff\xfe\x00"])
+                                     b'{"events": [{"t": "soon"}, 5, null], "last": {"a": 1}}', b"\xff\xfe\x00",
+                                     b'{"events": [' + b'{"t": 1, "target": "x", "kind": "setting", "name": "A"},' * 60000 + b'1]}'],
+                         ids=["empty", "cut", "list", "wrong-types", "bad-events", "binary", "oversized"])
 def test_a_damaged_history_starts_afresh(tmp_path, garbage):
     (tmp_path / "history.json").write_bytes(garbage)
     h = History.load(str(tmp_path))

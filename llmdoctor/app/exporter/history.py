@@ -106,8 +106,9 @@ class History:
         if not h.path:
             return h
         try:
-            with open(h.path, encoding="utf-8") as f:
-                doc = json.load(f)
+            with open(h.path, "rb") as f:
+                data = f.read(4 * MAX_BYTES + 1)  # never more than a bounded history can be
+            doc = json.loads(data) if len(data) <= 4 * MAX_BYTES else None
         except (OSError, ValueError):
             return h
         if not isinstance(doc, dict):
