@@ -84,7 +84,8 @@ def test_verbose_says_what_was_read_and_each_facts_time_on_stderr():
     assert "examined: loaded models" in p.stderr
 
 
-@pytest.mark.parametrize("command", [["diagnose"], ["probe"], ["plan"], ["tune", "ollama"], ["completion"]])
+@pytest.mark.parametrize("command", [["diagnose"], ["probe"], ["plan"], ["tune"], ["tune", "ollama"], ["completion"],
+                                     ["collect"], ["checks"], ["facts"], ["exporter"], ["ready"], ["messages"]])
 def test_help_has_examples(command):
     p = run(*command, "--help")
     assert p.returncode == 0
@@ -102,6 +103,11 @@ ask() { COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _llmdoctor_completion llmdo
 ask llmdoctor diag
 ask llmdoctor diagnose --for
 ask llmdoctor tune ol
+ask llmdoctor diagnose --format m
+ask llmdoctor diagnose --only QUEUE
+ask llmdoctor messages ""
+ask llmdoctor ready http://x -f n
+ask llmdoctor completion ""
 """)
     shim = tmp_path / "bin"
     shim.mkdir()
@@ -109,7 +115,17 @@ ask llmdoctor tune ol
     (shim / "llmdoctor").chmod(0o755)
     env = dict(ENV, PATH=f"{shim}:{ENV['PATH']}")
     p = subprocess.run(["bash", str(script)], capture_output=True, text=True, env=env, timeout=60, cwd=Path.cwd())
-    assert p.stdout.splitlines() == ["diagnose", "--forks --format", "ollama"], (p.stdout, p.stderr)
+    assert p.stdout.splitlines() == ["diagnose", "--forks --format", "ollama", "markdown", "QUEUEING QUEUE_FULL",
+                                     "ollama vllm llamacpp sglang llama.cpp", "nagios", "bash zsh fish"], (p.stdout, p.stderr)
+
+
+def test_completion_offers_every_engine_the_catalogue_knows():
+    from llmdoctor.cli.complete import ENGINES, check_ids_and_causes
+    from llmdoctor.knowledge.messages import ENGINE_NAMES
+
+    assert ENGINES == ENGINE_NAMES
+    offered = check_ids_and_causes("")
+    assert "ollama-one-slot" in offered and "QUEUEING" in offered
 
 
 @pytest.mark.parametrize("shell,marker", [("zsh", "compdef _llmdoctor_completion llmdoctor"),
