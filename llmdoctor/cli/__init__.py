@@ -425,10 +425,17 @@ def list_checks(
                                 "engines": list(s.engines), "facts": list(s.params), "needs": list(s.needs)}
                                for s in specs], indent=2))
     else:
+        from llmdoctor.render.layout import output_width, wrap_text
+
         width = max((len(s.id) for s in specs), default=10)
+        columns = output_width(sys.stdout)
         for s in specs:
             origin = "" if s.origin == "built-in" else f"  [{s.origin}]"
-            typer.echo(f"{s.id:<{width}}  {s.cause.value:<18}  {s.purpose}{origin}")
+            if columns - width - 22 >= 40:  # room for the purpose beside: it continues under itself
+                typer.echo(wrap_text(f"{s.id:<{width}}  {s.cause.value:<18}  {s.purpose}{origin}", columns, hang=width + 22))
+            else:  # a narrow terminal: the purpose below, indented
+                typer.echo(f"{s.id}  {s.cause.value}")
+                typer.echo(wrap_text(f"    {s.purpose}{origin}", columns, hang=0))
     for e in errors:
         typer.echo(f"warning: {e}", err=True)
 
@@ -447,10 +454,14 @@ def list_facts(fmt: str = typer.Option("text", "--format", "-f", autocompletion=
     if fmt == "json":
         typer.echo(json.dumps([{"name": f.name, "type": f.type, "purpose": f.purpose} for f in CATALOGUE], indent=2))
         return
+    from llmdoctor.render.layout import output_width, wrap_text
+
     width = max(len(f.name) for f in CATALOGUE)
+    columns = output_width(sys.stdout)
     for f in CATALOGUE:
         kind = f.type.replace("llmdoctor.", "")
-        typer.echo(f"{f.name:<{width}}  {f.purpose}\n{'':<{width}}  -> {kind}")
+        typer.echo(wrap_text(f"{f.name:<{width}}  {f.purpose}", columns, hang=width + 2))
+        typer.echo(wrap_text(f"{'':<{width}}  -> {kind}", columns))
 
 
 @app.command("messages", epilog="""\b

@@ -173,3 +173,12 @@ def test_width_option_and_columns():
         assert len(out.splitlines()[0]) == width
         # only a path or a command word that cannot be cut without breaking a paste may overrun
         assert all(len(l) <= width or len(l.split()) <= 2 for l in out.splitlines()), out
+
+
+@pytest.mark.parametrize("columns", [60, 120])
+@pytest.mark.parametrize("command", ["checks", "facts"])
+def test_listings_wrap_to_the_terminal_width(command, columns):
+    p = run(command, env=dict(ENV, COLUMNS=str(columns)))
+    assert p.returncode == 0
+    lines = p.stdout.splitlines()
+    assert len(lines) > 20 and max(len(line) for line in lines) <= columns, p.stdout
