@@ -21,7 +21,7 @@ def context_truncation(ollama_log: OllamaLogSummary, ollama_deployment: str | No
         return
     from llmdoctor.judge.ollama import evs
     from llmdoctor.judge.fixes import settings_fix
-
+    from llmdoctor.knowledge.ollama.marks import trained_context
     src = ollama_log.sources[0] if ollama_log.sources else "ollama log"
     cut = [s for s in cpp.shifts if s.kind == "truncated"]
     limits = sorted(set(ollama_log.truncation_limits) | {s.n_ctx for s in cpp.shifts if s.n_ctx})
@@ -42,7 +42,11 @@ def context_truncation(ollama_log: OllamaLogSummary, ollama_deployment: str | No
         + [Evidence(src, x) for x in cpp.exceeded[:2]]
     server = _server_context(ollama_config)
     overridden = bool(server and limits and server > max(limits))  # the server's default did not govern them
-    if overridden:
+    trained = trained_context(ollama_log.ctx_clamped.examples)
+    if trained and biggest > trained:  # no context setting lets the model see these prompts whole
+        fix = Fix(f"The model saw part of these prompts, longer than the {trained:,} tokens it was trained for (a larger "
+                  f"context is cut to that): use a model trained for longer, or shorter prompts.", ("ollama show MODEL",))
+    elif overridden:
         ev.append(Evidence(ollama_config.server_config_line.source if ollama_config.server_config_line else src,
                            f"OLLAMA_CONTEXT_LENGTH:{server} in the server config line"))
         fix = Fix(f"The model only saw part of these prompts. OLLAMA_CONTEXT_LENGTH is already {server:,} in the "
@@ -52,6 +56,7 @@ def context_truncation(ollama_log: OllamaLogSummary, ollama_deployment: str | No
                   f"(ipex-llm's Ollama: IPEX_LLM_NUM_CTX) cap the context themselves.",
                   ("ollama show MODEL --parameters  # a num_ctx here overrides OLLAMA_CONTEXT_LENGTH",))
     else:
+        target = min(target, trained) if trained else target
         fix = Fix(f"The model only saw part of these prompts. Raise the context to fit them (about {target:,} tokens, "
                   f"within what the model was trained for): num_ctx in the request's options, PARAMETER num_ctx in a "
                   f"Modelfile, or OLLAMA_CONTEXT_LENGTH in the server's own environment (Ollama >= 0.5.13). `/set "

@@ -16,6 +16,7 @@ from typing import List, Optional
 import typer
 
 from llmdoctor import __version__
+from llmdoctor.cli.complete import ENGINES, check_ids_and_causes, choices
 from llmdoctor.model import ExitCode
 
 app = typer.Typer(
@@ -237,11 +238,11 @@ def diagnose(
     inventory: Optional[Path] = typer.Option(None, "--inventory", "-i", help="File with one host per line (Ansible INI accepted)."),
     forks: int = typer.Option(10, "--forks", min=1, max=256, help="Hosts diagnosed at once."),
     unit: List[str] = typer.Option([], "--unit", "-u", help="systemd unit of the engine, if not ollama/vllm*/llama* (repeatable)."),
-    fmt: str = typer.Option("text", "--format", "-f", help="text, json, markdown, nagios (one monitoring-plugin line with performance data) or html (one self-contained page)."),
+    fmt: str = typer.Option("text", "--format", "-f", autocompletion=choices(FORMATS), help="text, json, markdown, nagios (one monitoring-plugin line with performance data) or html (one self-contained page)."),
     width: Optional[int] = typer.Option(None, "--width", min=0, max=1000, help="Wrap text at this many columns (default: the terminal's, $COLUMNS, else 80; 0: never)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the summary line (the exit code says the rest)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also say on stderr what was read and how long each fact took."),
-    only: List[str] = typer.Option([], "--only", help="Run only these checks (id or cause; repeatable)."),
+    only: List[str] = typer.Option([], "--only", autocompletion=check_ids_and_causes, help="Run only these checks (id or cause; repeatable)."),
     checks_dir: List[Path] = typer.Option([], "--checks-dir", help="Extra directory of site checks (repeatable)."),
     sample_seconds: float = typer.Option(2.0, "--sample-seconds", min=0.0, max=300.0, help="Window for swap and metric rate samples."),
     since: str = typer.Option("24h", "--since", help="How far back to read logs (e.g. 30m, 24h, 7d)."),
@@ -359,7 +360,13 @@ def _bundle_page(output: Path) -> str:
     return "report.html"
 
 
-@app.command()
+@app.command(epilog="""\b
+Examples:
+  llmdoctor collect -o evidence/                     # this host
+  llmdoctor collect -o evidence/ -H admin@gpu1 --sudo   # over SSH
+  llmdoctor collect -o evidence/ --probe --clean     # with live timings; host names and IPs pseudonymised
+  llmdoctor diagnose -e evidence/                    # diagnose it later, anywhere
+""")
 def collect(
     output: Path = typer.Option(..., "--output", "-o", help="Directory to write the evidence to (created; must be empty)."),
     host: Optional[str] = typer.Option(None, "--host", "-H", help="[user@]host[:port] to collect from over SSH, or docker://NAME, podman://NAME, ssh://host/docker://NAME, k8s://[CONTEXT/]NAMESPACE/POD, k8s://[CONTEXT/]NAMESPACE/deploy/NAME."),
@@ -403,10 +410,15 @@ def collect(
         typer.echo(f"  not collected: {n}")
 
 
-@app.command("checks")
+@app.command("checks", epilog="""\b
+Examples:
+  llmdoctor checks                          # id, cause and purpose of every check
+  llmdoctor checks --checks-dir /etc/llmdoctor/checks -f json
+  llmdoctor diagnose --only ollama-one-slot  # run one of them
+""")
 def list_checks(
     checks_dir: List[Path] = typer.Option([], "--checks-dir", help="Extra directory of site checks (repeatable)."),
-    fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+    fmt: str = typer.Option("text", "--format", "-f", autocompletion=choices(("text", "json")), help="text or json."),
 ) -> None:
     """List the checks: id, cause and purpose."""
     import json
@@ -420,16 +432,27 @@ def list_checks(
                                 "engines": list(s.engines), "facts": list(s.params), "needs": list(s.needs)}
                                for s in specs], indent=2))
     else:
+        from llmdoctor.render.layout import output_width, wrap_text
+
         width = max((len(s.id) for s in specs), default=10)
+        columns = output_width(sys.stdout)
         for s in specs:
             origin = "" if s.origin == "built-in" else f"  [{s.origin}]"
-            typer.echo(f"{s.id:<{width}}  {s.cause.value:<18}  {s.purpose}{origin}")
+            if columns - width - 22 >= 40:  # room for the purpose beside: it continues under itself
+                typer.echo(wrap_text(f"{s.id:<{width}}  {s.cause.value:<18}  {s.purpose}{origin}", columns, hang=width + 22))
+            else:  # a narrow terminal: the purpose below, indented
+                typer.echo(f"{s.id}  {s.cause.value}")
+                typer.echo(wrap_text(f"    {s.purpose}{origin}", columns, hang=0))
     for e in errors:
         typer.echo(f"warning: {e}", err=True)
 
 
-@app.command("facts")
-def list_facts(fmt: str = typer.Option("text", "--format", "-f", help="text or json.")) -> None:
+@app.command("facts", epilog="""\b
+Examples:
+  llmdoctor facts          # what a site check can ask for, with its type
+  llmdoctor facts -f json
+""")
+def list_facts(fmt: str = typer.Option("text", "--format", "-f", autocompletion=choices(("text", "json")), help="text or json.")) -> None:
     """List the facts a check can ask for: name, type and purpose."""
     import json
 
@@ -438,10 +461,14 @@ def list_facts(fmt: str = typer.Option("text", "--format", "-f", help="text or j
     if fmt == "json":
         typer.echo(json.dumps([{"name": f.name, "type": f.type, "purpose": f.purpose} for f in CATALOGUE], indent=2))
         return
+    from llmdoctor.render.layout import output_width, wrap_text
+
     width = max(len(f.name) for f in CATALOGUE)
+    columns = output_width(sys.stdout)
     for f in CATALOGUE:
         kind = f.type.replace("llmdoctor.", "")
-        typer.echo(f"{f.name:<{width}}  {f.purpose}\n{'':<{width}}  -> {kind}")
+        typer.echo(wrap_text(f"{f.name:<{width}}  {f.purpose}", columns, hang=width + 2))
+        typer.echo(wrap_text(f"{'':<{width}}  -> {kind}", columns))
 
 
 @app.command("messages", epilog="""\b
@@ -450,8 +477,8 @@ Examples:
   llmdoctor messages vllm            one engine's
   llmdoctor messages ollama -f json  as JSON (id, versions, source, pattern, facts, causes, examples)""")
 def list_messages(
-    engine: Optional[str] = typer.Argument(None, help="ollama, vllm, llamacpp (llama-server and the shared llama.cpp lines), sglang, or llama.cpp (the shared lines only)."),
-    fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+    engine: Optional[str] = typer.Argument(None, autocompletion=choices(ENGINES), help="ollama, vllm, llamacpp (llama-server and the shared llama.cpp lines), sglang, or llama.cpp (the shared lines only)."),
+    fmt: str = typer.Option("text", "--format", "-f", autocompletion=choices(("text", "json")), help="text or json."),
 ) -> None:
     """List the engine messages llmdoctor understands: what prints each (source file and line, versions), what it tells, the causes it supports."""
     from llmdoctor.knowledge.messages import ENGINE_NAMES, catalogue, coverage
@@ -487,7 +514,7 @@ Examples:
   echo 'eval "$(llmdoctor completion zsh)"' >> ~/.zshrc
   llmdoctor completion fish > ~/.config/fish/completions/llmdoctor.fish
 """)
-def completion(shell: str = typer.Argument(..., help="bash, zsh or fish.")) -> None:
+def completion(shell: str = typer.Argument(..., autocompletion=choices(SHELLS), help="bash, zsh or fish.")) -> None:
     """Print the shell completion script for llmdoctor (commands, options, values)."""
     if shell not in SHELLS:
         fail(f"no completion for {shell!r}; choose one of {', '.join(SHELLS)}")

@@ -7,6 +7,7 @@ from typing import List, Optional
 import typer
 
 from llmdoctor.cli import fail
+from llmdoctor.cli.complete import check_ids, choices
 
 EXAMPLES = """\b
 Examples:
@@ -19,8 +20,8 @@ Examples:
 def register(app: typer.Typer) -> None:
     @app.command("explain", epilog=EXAMPLES)
     def explain_check(
-        check_id: Optional[str] = typer.Argument(None, help="A check id (`llmdoctor checks` lists them)."),
-        fmt: str = typer.Option("text", "--format", "-f", help="text, json or markdown."),
+        check_id: Optional[str] = typer.Argument(None, autocompletion=check_ids, help="A check id (`llmdoctor checks` lists them)."),
+        fmt: str = typer.Option("text", "--format", "-f", autocompletion=choices(("text", "json", "markdown")), help="text, json or markdown."),
         thresholds: bool = typer.Option(False, "--thresholds", help="List every threshold instead (value, default, why)."),
         checks_dir: List[Path] = typer.Option([], "--checks-dir", help="Extra directory of site checks (repeatable)."),
     ) -> None:

@@ -15,7 +15,13 @@ from llmdoctor.model import ExitCode
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("exporter")
+    @app.command("exporter", epilog="""\b
+Examples:
+  llmdoctor exporter                                  # this host, /metrics on 127.0.0.1:9877
+  llmdoctor exporter -H gpu1 -H gpu2 --listen :9877   # two hosts over SSH, for a Prometheus elsewhere
+  llmdoctor exporter --textfile /var/lib/node_exporter/llmdoctor.prom --once   # from a systemd timer
+  llmdoctor exporter --probe-interval 10m -v          # also time a live request every 10 minutes
+""")
     def exporter(
         listen: str = typer.Option("127.0.0.1:9877", "--listen", help="Address to serve /metrics on (loopback unless told otherwise; ':9877' = all interfaces)."),
         interval: str = typer.Option("60s", "--interval", help="Time between diagnosis runs (60s, 5m, ...)."),

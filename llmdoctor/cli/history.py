@@ -7,6 +7,7 @@ from typing import Optional
 import typer
 
 from llmdoctor.cli import fail
+from llmdoctor.cli.complete import choices
 
 EXAMPLES = """\b
 Examples:
@@ -32,7 +33,7 @@ def register(app: typer.Typer) -> None:
         since: str = typer.Option("7d", "--since", help="How far back (30m, 12h, 7d)."),
         target: Optional[str] = typer.Option(None, "--target", "-t", help="Only this target (as the exporter labels it)."),
         state_dir: Optional[str] = typer.Option(None, "--state-dir", help="The exporter's --state-dir (default: $STATE_DIRECTORY, /var/lib/llmdoctor, ~/.local/state/llmdoctor/exporter)."),
-        fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+        fmt: str = typer.Option("text", "--format", "-f", autocompletion=choices(("text", "json")), help="text or json."),
     ) -> None:
         """What changed: settings of each target and findings appearing and clearing, as the exporter saw them; a finding that appeared soon after a settings change is told with it."""
         import json

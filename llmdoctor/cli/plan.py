@@ -12,6 +12,8 @@ from typing import Optional
 
 import typer
 
+from llmdoctor.cli.complete import choices
+
 from llmdoctor.model import ExitCode
 
 class BadInput(Exception):
@@ -183,7 +185,7 @@ Examples:
         context: Optional[int] = typer.Option(None, "--context", min=1, help="Context per conversation, tokens (default 8192)."),
         max_parallel: int = typer.Option(16, "--max-parallel", min=1, help="Upper bound for the slots."),
         port: int = typer.Option(11434, "--port", help="Ollama's port (for --model)."),
-        fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+        fmt: str = typer.Option("text", "--format", "-f", autocompletion=choices(("text", "json")), help="text or json."),
     ) -> None:
         """What-if sizing: KV per token and conversation, conversations that fit, slots, context, cache type, queue."""
         if fmt not in ("text", "json"):

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
+from llmdoctor.cli.complete import choices
+
 if TYPE_CHECKING:
     from llmdoctor.model import Report
 
@@ -105,7 +107,7 @@ Examples:
                                                   help="Load mode: streams at once (default: slots + 1)."),
         deadline: float = typer.Option(60.0, "--deadline", min=5.0, max=600.0, help="Stop the whole probe after "
                                        "this many seconds."),
-        fmt: str = typer.Option("text", "--format", "-f", help="text, json, markdown or html (one self-contained page)."),
+        fmt: str = typer.Option("text", "--format", "-f", autocompletion=choices(FORMATS), help="text, json, markdown or html (one self-contained page)."),
         sweep: bool = typer.Option(False, "--sweep", help="Opt-in: TTFT and ITL at 1, 2, 4, ... concurrent streams "
                                    "up to --max-concurrency; finds the knee and the users within --ttft-target."),
         max_concurrency: int = typer.Option(8, "--max-concurrency", min=1, max=32, help="Sweep: the most streams "

@@ -5,6 +5,8 @@ from typing import Optional
 
 import typer
 
+from llmdoctor.cli.complete import choices
+
 from llmdoctor.cli import fail
 
 EXAMPLES = """\b
@@ -21,7 +23,7 @@ def register(app: typer.Typer) -> None:
         url: str = typer.Argument("http://127.0.0.1:11434", help="The engine's base URL (default: Ollama on this host)."),
         deadline: float = typer.Option(5.0, "--deadline", min=0.5, max=600, help="Seconds for the whole check (default 5)."),
         model: Optional[str] = typer.Option(None, "--model", "-m", help="The model to ask (Ollama: only one already in memory; never loaded)."),
-        fmt: str = typer.Option("text", "--format", "-f", help="text, json or nagios."),
+        fmt: str = typer.Option("text", "--format", "-f", autocompletion=choices(("text", "json", "nagios")), help="text, json or nagios."),
         no_request: bool = typer.Option(False, "--no-request", help="Never send a request: decide from health and counters only (exit 3 when nothing is in flight)."),
     ) -> None:
         """Does the engine serve? Proves progress (tokens advancing, or a 1-token request answered) within a deadline: for load balancers, HEALTHCHECK, Kubernetes probes and monitors."""

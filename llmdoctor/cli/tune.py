@@ -15,6 +15,8 @@ from typing import Optional
 
 import typer
 
+from llmdoctor.cli.complete import choices
+
 from llmdoctor.model import ExitCode
 from llmdoctor.cli.plan import BadInput, parse_memory, workload_from_flags
 
@@ -25,7 +27,11 @@ def _interactive() -> bool:
 
 def register(app: typer.Typer) -> None:
     tune_app = typer.Typer(help="Apply a tuned, bounded configuration to an engine's service (dry run by default).",
-                           no_args_is_help=True)
+                           no_args_is_help=True, epilog="""\b
+Examples:
+  llmdoctor tune ollama --users 10                 # dry run: the drop-in it would write
+  sudo llmdoctor tune ollama --users 10 --apply    # write, restart, verify; restore on failure
+""")
     app.add_typer(tune_app, name="tune")
 
     @tune_app.command("ollama", epilog="""\b
@@ -55,7 +61,7 @@ Examples:
         rollback: bool = typer.Option(False, "--rollback", help="Restore the state before the last tune."),
         evidence: Optional[Path] = typer.Option(None, "--evidence", "-e", help="Propose from an evidence directory (dry run only)."),
         ready_timeout: float = typer.Option(30.0, "--ready-timeout", min=1.0, max=600.0, help="Seconds to wait for Ollama after the restart."),
-        fmt: str = typer.Option("text", "--format", "-f", help="text or json."),
+        fmt: str = typer.Option("text", "--format", "-f", autocompletion=choices(("text", "json")), help="text or json."),
     ) -> None:
         """Size OLLAMA_NUM_PARALLEL, CONTEXT_LENGTH, MAX_QUEUE (and KV cache type, KEEP_ALIVE when needed) from memory and workload."""
         from llmdoctor.hosts.local import LocalHost

@@ -26,8 +26,11 @@ CHAINS: tuple[tuple[frozenset[str], frozenset[str]], ...] = (
     (frozenset({"llamacpp-slot-context", "llamacpp-kv-overcommit"}),
      frozenset({"llamacpp-context-exceeded", "llamacpp-context-shift"})),
     # context (x slots) past what fits next to the weights -> the KV cache and layers go to the CPU
-    (frozenset({"ollama-kv-capacity", "ollama-reload-churn", "ollama-ps-reloaded-other-options"}),
+    (frozenset({"ollama-kv-capacity", "ollama-reload-churn", "ollama-ps-reloaded-other-options",
+                "ollama-kv-type-not-applied"}),  # (an f16 cache where a quantized one was planned)
      frozenset({"ollama-cpu-spill", "ollama-ps-moved-to-cpu"})),
+    # a context cut to the trained length -> the prompts longer than it are truncated whatever is raised
+    (frozenset({"ollama-context-above-trained"}), frozenset({"ollama-context-truncation", "ollama-history-truncated"})),
     # a KV cache that holds fewer sequences than asked for -> requests wait, or are preempted
     (frozenset({"vllm-kv-concurrency"}),
      frozenset({"vllm-queueing", "vllm-preemption", "vllm-preemption-rate", "vllm-kv-pinned"})),

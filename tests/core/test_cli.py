@@ -13,8 +13,8 @@ from tests.support.schema import report_doc
 ENV = dict(os.environ, NO_COLOR="1", COLUMNS="120")
 
 
-def run(*args, **kw):
-    return subprocess.run([sys.executable, "-m", "llmdoctor", *args], capture_output=True, text=True, env=ENV, timeout=120, **kw)
+def run(*args, env=ENV, **kw):
+    return subprocess.run([sys.executable, "-m", "llmdoctor", *args], capture_output=True, text=True, env=env, timeout=120, **kw)
 
 
 def test_version():
@@ -23,7 +23,7 @@ def test_version():
 
 
 def test_checks_lists_ids_causes_purposes():
-    p = run("checks")
+    p = run("checks", env=dict(ENV, COLUMNS="1000"))  # one line each (narrower: wrapped)
     assert p.returncode == 0
     lines = [l for l in p.stdout.splitlines() if l.strip()]
     assert lines, p.stderr

@@ -84,7 +84,8 @@ def test_verbose_says_what_was_read_and_each_facts_time_on_stderr():
     assert "examined: loaded models" in p.stderr
 
 
-@pytest.mark.parametrize("command", [["diagnose"], ["probe"], ["plan"], ["tune", "ollama"], ["completion"],
+@pytest.mark.parametrize("command", [["diagnose"], ["probe"], ["plan"], ["tune"], ["tune", "ollama"], ["completion"],
+                                     ["collect"], ["checks"], ["facts"], ["exporter"], ["ready"], ["messages"],
                                      ["explain"], ["history"]])
 def test_help_has_examples(command):
     p = run(*command, "--help")
@@ -103,6 +104,11 @@ ask() { COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _llmdoctor_completion llmdo
 ask llmdoctor diag
 ask llmdoctor diagnose --for
 ask llmdoctor tune ol
+ask llmdoctor diagnose --format m
+ask llmdoctor diagnose --only QUEUE
+ask llmdoctor messages ""
+ask llmdoctor ready http://x -f n
+ask llmdoctor completion ""
 """)
     shim = tmp_path / "bin"
     shim.mkdir()
@@ -110,7 +116,17 @@ ask llmdoctor tune ol
     (shim / "llmdoctor").chmod(0o755)
     env = dict(ENV, PATH=f"{shim}:{ENV['PATH']}")
     p = subprocess.run(["bash", str(script)], capture_output=True, text=True, env=env, timeout=60, cwd=Path.cwd())
-    assert p.stdout.splitlines() == ["diagnose", "--forks --format", "ollama"], (p.stdout, p.stderr)
+    assert p.stdout.splitlines() == ["diagnose", "--forks --format", "ollama", "markdown", "QUEUEING QUEUE_FULL",
+                                     "ollama vllm llamacpp sglang llama.cpp", "nagios", "bash zsh fish"], (p.stdout, p.stderr)
+
+
+def test_completion_offers_every_engine_the_catalogue_knows():
+    from llmdoctor.cli.complete import ENGINES, check_ids_and_causes
+    from llmdoctor.knowledge.messages import ENGINE_NAMES
+
+    assert ENGINES == ENGINE_NAMES
+    offered = check_ids_and_causes("")
+    assert "ollama-one-slot" in offered and "QUEUEING" in offered
 
 
 @pytest.mark.parametrize("shell,marker", [("zsh", "compdef _llmdoctor_completion llmdoctor"),
@@ -158,3 +174,12 @@ def test_width_option_and_columns():
         assert len(out.splitlines()[0]) == width
         # only a path or a command word that cannot be cut without breaking a paste may overrun
         assert all(len(l) <= width or len(l.split()) <= 2 for l in out.splitlines()), out
+
+
+@pytest.mark.parametrize("columns", [60, 120])
+@pytest.mark.parametrize("command", ["checks", "facts"])
+def test_listings_wrap_to_the_terminal_width(command, columns):
+    p = run(command, env=dict(ENV, COLUMNS=str(columns)))
+    assert p.returncode == 0
+    lines = p.stdout.splitlines()
+    assert len(lines) > 20 and max(len(line) for line in lines) <= columns, p.stdout

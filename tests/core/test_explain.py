@@ -171,3 +171,10 @@ def test_every_alert_has_a_runbook_url_to_a_page(path):
         assert (DOCS / page).is_file(), f"{rule['alert']}: {page} is not a page of docs/checks"
         if anchor:
             assert anchor in _anchors((DOCS / page).read_text()), f"{rule['alert']}: no section #{anchor} in {page}"
+
+
+def test_completion_offers_the_check_ids(specs):
+    from llmdoctor.cli.complete import check_ids
+
+    assert check_ids("ollama-one") == ["ollama-one-slot"]
+    assert set(check_ids("")) == {s.id for s in specs}
