@@ -1,0 +1,127 @@
+"""Deciding happens in judge/: no check compares a fact with a number of its own.
+
+Every threshold a check uses is named in llmdoctor/judge/thresholds.py with where it comes
+from, so "where does QUEUEING get its threshold?" has one answer. This reads the AST of
+every file in checks/ and fails on a number literal inside a comparison, or on a module-level
+number of the check's own compared with anything.
+
+Allowed: 0, 1 and -1 (and 0.0/1.0), the emptiness, plurality and index idioms (`n > 0`,
+`len(x) > 1`, `s[-1] == ...`); numbers inside a subscript (`xs[:3]`, how many lines are
+shown, not a decision); arithmetic around a named threshold is checked like any operand.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHECKS = sorted((ROOT / "checks").glob("*.py"))
+IDIOMS = {0, 1, -1}
+
+# Parsers that still decide (compare what they read with a threshold of their own) while two
+# other helpers rewrite them for speed (issue 28); each entry says what the judge should compare
+# instead. Close an entry by moving the number to judge/thresholds.py and the comparison to a
+# check or a judge/ helper; the parser then reports the raw figure.
+DECIDING_PARSERS = {
+    "llmdoctor/knowledge/ollama/log.py":
+        "cold starts (_RequestTimes._cold: IDLE_GAP_S 30 s, COLD_FACTOR 3x the median warm request, "
+        "COLD_MARGIN_S 5 s, typical floored at 0.1 s) and serial service (_close: a cluster of >= 3 "
+        "requests, peak >= 3 in flight, every gap >= max(1.5 s, 0.25 x typical); parallel_pairs only when "
+        "typical >= 3 s; overlap only beyond gin's 1 s resolution): report the timed requests "
+        "(gap, seconds) and each cluster's ends and peak, and let judge/ compare",
+    "llmdoctor/knowledge/vllm/log.py":
+        "KV full (KV_FULL_PCT 95.0: `kv >= self.kv_full_pct` counts kv_full lines and the longest "
+        "kv-full run; quiet_stats.kv_full_mark builds the fast-path regex from it) and prompt-heavy "
+        "waiting (prompt throughput > 10x generation): report the KV usage series (or a histogram) and "
+        "the throughputs, and let judge/ compare with VLLM_KV_FULL_PCT",
+    "llmdoctor/knowledge/vllm/quiet_stats.py":
+        "builds the no-event fast path from KV_FULL_PCT (a line under it is 'quiet'): goes with vllm/log.py",
+    "llmdoctor/knowledge/llamacpp/log.py":
+        "queued launches (BACK_TO_BACK_S 0.05: a slot taken this soon after one was freed, every other "
+        "slot busy, counts as a request that waited): report the gaps, let the llamacpp-queueing check "
+        "compare",
+}
+
+
+def _number(node: ast.AST):
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _number(node.operand)
+        return None if inner is None else -inner
+    return None
+
+
+def _operand_numbers(node: ast.AST):
+    """Number literals in a comparison operand, leaving subscripts (slices, indexes) out."""
+    n = _number(node)
+    if n is not None:
+        yield node, n
+        return
+    for child in ast.iter_child_nodes(node):
+        if isinstance(node, ast.Subscript) and child is node.slice:
+            continue
+        yield from _operand_numbers(child)
+
+
+def _module_numbers(tree: ast.Module) -> set[str]:
+    names = set()
+    for stmt in tree.body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+        value = getattr(stmt, "value", None)
+        if value is not None and _number(value) is not None:
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
+
+
+def inline_thresholds(source: str, filename: str = "<check>") -> list[str]:
+    """`line: text` for each comparison with a number of the file's own."""
+    tree = ast.parse(source, filename)
+    own = _module_numbers(tree)
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        for operand in [node.left, *node.comparators]:
+            bad = [n for _, n in _operand_numbers(operand) if n not in IDIOMS]
+            bad += [s.id for s in ast.walk(operand) if isinstance(s, ast.Name) and s.id in own]
+            if bad:
+                found.append(f"{node.lineno}: {ast.unparse(node)} ({', '.join(map(str, bad))})")
+                break
+    return found
+
+
+@pytest.mark.parametrize("path", CHECKS, ids=[p.name for p in CHECKS])
+def test_checks_compare_named_thresholds(path: Path) -> None:
+    found = inline_thresholds(path.read_text(encoding="utf-8"), str(path))
+    assert not found, (f"{path.name} compares facts with numbers of its own; name them in "
+                       f"llmdoctor/judge/thresholds.py (with where they come from):\n" + "\n".join(found))
+
+
+def test_the_rule_sees_what_it_should() -> None:
+    assert inline_thresholds("if x.count >= 3: pass")
+    assert inline_thresholds("y = a if f.kv_usage >= 0.8 else b")
+    assert inline_thresholds("ok = held < 0.05 * m.size")
+    assert inline_thresholds("ok = x >= max(keep, 60)")
+    assert inline_thresholds("LIMIT = 4\ndef f(n):\n    return n > LIMIT")
+    assert not inline_thresholds("ok = len(x) > 1 and n == 0 and s[-1] == 'a'")
+    assert not inline_thresholds("ok = xs[:3] == ys[:3] and n >= MIN_N")
+    assert not inline_thresholds("SHOWN = 3\nrest = xs[SHOWN:]")
+
+
+def test_thresholds_module_is_constants_only() -> None:
+    """Every check imports it on every run: names and numbers, nothing to execute."""
+    tree = ast.parse((ROOT / "llmdoctor/judge/thresholds.py").read_text(encoding="utf-8"))
+    for stmt in tree.body:
+        assert isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr, ast.ImportFrom)), ast.unparse(stmt)[:80]
+        if isinstance(stmt, ast.Assign):
+            assert all(isinstance(t, ast.Name) and t.id.isupper() for t in stmt.targets), ast.unparse(stmt)[:80]
+
+
+def test_deciding_parsers_allow_list_is_current() -> None:
+    """The allow-list names files that exist, each with what the judge should compare instead."""
+    for path, why in DECIDING_PARSERS.items():
+        assert (ROOT / path).is_file(), f"{path} is gone: drop it from DECIDING_PARSERS"
+        assert len(why) > 40
