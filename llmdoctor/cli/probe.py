@@ -1,19 +1,16 @@
 """`llmdoctor probe [URL]`: stream a few requests at a server and say why it is slow.
 
-Thin: detect + run the probe (llmdoctor.facts.live_probe), judge it with the same probe_*
-checks `diagnose --probe` uses, render. Progress goes to stderr; the JSON output
-carries the raw per-request timings under "probe".
+Thin: detect + run the probe (llmdoctor.facts.live_probe), judge it through the diagnosis
+pipeline (app/diagnose.py judge_probe: the probe_* checks `diagnose --probe` uses), render.
+Progress goes to stderr; the JSON output carries the raw per-request timings under "probe".
 """
 from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import typer
-
-if TYPE_CHECKING:
-    from llmdoctor.model import Report
 
 FORMATS = ("text", "json", "markdown", "html")
 
@@ -55,36 +52,6 @@ def _pod_urls(target: str):
     return host, [host.base_url(e.port) for e in engines if e.port]
 
 
-def judge(runs) -> "Report":
-    """Run the built-in probe_* checks on a ProbeRuns; one TargetReport per URL."""
-    from llmdoctor import __version__
-    from llmdoctor.plugins import load_checks, run_check
-    from llmdoctor.facts import Context, FactStore
-    from llmdoctor.model import Report, TargetReport
-    from llmdoctor.knowledge.probe.result import ProbeRuns
-    from llmdoctor.judge.probe.verdicts import summary_lines
-
-    specs, load_errors = load_checks(site_dir=None, entry_points=False)
-    specs = [s for s in specs if s.id.startswith("probe-")]
-    targets = []
-    for r in runs.results:
-        store = FactStore(Context(host=None), preset={"probe": ProbeRuns((r,))})  # type: ignore[arg-type]
-        findings, errors = [], list(load_errors)
-        for spec in specs:
-            outcome = run_check(spec, store)
-            findings.extend(outcome.findings)
-            if outcome.crash:
-                errors.append(outcome.crash)
-        findings.sort(key=lambda f: (-f.severity.rank, f.check))
-        answered = any(s.ok for s in r.samples)
-        not_diagnosed = "" if answered or findings else (
-            "no probe request got a complete answer (timed out, stalled or failed): nothing was measured")
-        targets.append(TargetReport(target=r.url, engine=r.engine, findings=tuple(findings),
-                                    errors=tuple(errors) + r.errors, not_diagnosed=not_diagnosed,
-                                    summary=tuple(summary_lines(r)) + tuple(("probe note", n) for n in r.notes)))
-    return Report(__version__, tuple(targets))
-
-
 def register(app: typer.Typer) -> None:
     @app.command("probe", epilog="""\b
 Examples:
@@ -120,7 +87,7 @@ Examples:
         URL is the server, e.g. http://127.0.0.1:11434 (default: the engines found on this host).
         The light probe sends 13 requests (3 runs of each scenario), at most 2 at once, <= 20 tokens each; --mode load is opt-in.
         """
-        from llmdoctor.model import ExitCode, Report
+        from llmdoctor.model import ExitCode
         from llmdoctor.facts.live_probe import Interrupt, ProbeError
         from llmdoctor.redact import redact_text
         from llmdoctor.facts.live_probe.detect import detect
@@ -182,13 +149,10 @@ Examples:
             failures.append("interrupted")
         if pod is not None:
             pod.close()
-        runs = ProbeRuns(tuple(results))
-        report = judge(runs)
-        if failures:
-            from llmdoctor.model import UNREACHABLE, TargetReport
+        from llmdoctor.app.diagnose import judge_probe, with_unreachable
 
-            report = Report(report.version, report.targets + tuple(
-                TargetReport(target=f.split(": ", 1)[0], engine=UNREACHABLE, errors=(f,), reachable=False) for f in failures))
+        runs = ProbeRuns(tuple(results))
+        report = with_unreachable(judge_probe(runs), failures)
         from llmdoctor.render.unavailable import HtmlUnavailable
 
         try:
