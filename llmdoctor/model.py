@@ -143,32 +143,45 @@ class Record:
         return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.__slots__)})"
 
 
+_INIT_CODE: dict[int, Any] = {}  # arity -> the code of `def __init__(self, f0, ...): self.f0 = f0 ...`
+
+
+def _init_code(fields: tuple[str, ...]) -> Any:
+    """The code of an __init__ that stores its arguments as these attributes: one compiled per
+    arity, renamed for each record (a compile costs ~10x what the rest of a record does)."""
+    code = _INIT_CODE.get(len(fields))
+    if code is None:
+        names = [f"f{i}" for i in range(len(fields))]
+        ns: dict[str, Any] = {}
+        exec(f"def __init__(self{''.join(', ' + n for n in names)}):\n"
+             + ("".join(f"    self.{n} = {n}\n" for n in names) or "    pass\n"), ns)
+        code = _INIT_CODE[len(fields)] = ns["__init__"].__code__
+    return code.replace(co_varnames=("self",) + fields, co_names=fields)
+
+
 def record(cls: type) -> type:
     """A Record from a class that lists its fields as annotations, defaults where wanted: its
-    __slots__ and one generated __init__, which is what the hand-written records write out.
+    __slots__ and an __init__ that stores them, which is what the hand-written records write out.
 
-    Measured against the alternatives (8 fields, this machine): a hand-written class defines in
-    ~0.01-0.02 ms, this in ~0.1-0.15 ms, `@dataclass(slots=True)` in ~0.55 ms and
-    `@dataclass(slots=True, frozen=True)` in ~1.2-2.2 ms, and a diagnosis defines 24-32 records
-    on every start (a 0.8-1 s run): frozen dataclasses would cost it 5-8 %, this under 0.6 %.
-    Objects construct as fast as a hand-written record's (a frozen dataclass's take ~4x as long).
-    Like a slots dataclass, the class is made anew: no zero-argument super() in its methods.
-    Defaults are shared between instances: a mutable one ({}, []) needs a hand-written __init__."""
+    Measured (bench/record_cost.py, 8 fields): a hand-written class defines in ~0.01-0.02 ms,
+    this in ~0.04-0.07 ms, `@dataclass(slots=True)` in ~0.55-1.2 ms, `@dataclass(slots=True,
+    frozen=True)` in ~1.2-2.2 ms. A `diagnose --evidence` of one engine's fixture defines 10-20
+    of these (24-32 records in all) in ~120 ms of process CPU: 0.7-1.5 ms of it (under 1.5 %),
+    where frozen dataclasses would add 12-40 ms. Objects build as fast as a hand-written record's (a frozen dataclass's take 4-8x
+    as long). Like a slots dataclass, the class is made anew: no zero-argument super() in its
+    methods. Defaults are shared between instances: a mutable one ({}, []) needs a hand-written
+    __init__."""
+    from types import FunctionType
+
     own = cls.__dict__
     fields = tuple(own.get("__annotations__", {}))
-    ns: dict[str, Any] = {}
-    params = []
+    defaults = []
     for name in fields:
         if name in own:
-            ns[f"_d_{name}"] = own[name]
-            params.append(f"{name}=_d_{name}")
-        elif ns:
+            defaults.append(own[name])
+        elif defaults:
             raise TypeError(f"{cls.__name__}: field {name} without a default follows one with a default")
-        else:
-            params.append(name)
-    body = "".join(f"    self.{n} = {n}\n" for n in fields) or "    pass\n"
-    exec(f"def __init__(self, {', '.join(params)}) -> None:\n{body}", ns)
-    init = ns["__init__"]
+    init = FunctionType(_init_code(fields), {"__name__": cls.__module__}, "__init__", tuple(defaults) or None)
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     attrs = {k: v for k, v in own.items() if k not in fields and k not in ("__dict__", "__weakref__")}
     attrs.update(__slots__=fields, __init__=init, __qualname__=cls.__qualname__)
