@@ -114,8 +114,9 @@ def examined_lines(values: dict[str, Any]) -> tuple[str, ...]:
     return tuple(out)
 
 
-# "Could not diagnose" for a live probe alone (`llmdoctor probe`: no host was read)
+# "Could not diagnose" for a live probe alone (`llmdoctor probe`: no host was read) and a sweep
 PROBE_MEASURED_NOTHING = "no probe request got a complete answer (timed out, stalled or failed): nothing was measured"
+SWEEP_MEASURED_NOTHING = "no sweep request got a complete answer: nothing was measured"
 
 
 def not_diagnosed_reason(store: FactStore, examined: tuple[str, ...], findings) -> str:
@@ -268,6 +269,20 @@ def judge_probe(runs: Any, specs: list[CheckSpec] | None = None, load_errors: It
                                     not_diagnosed=not_diagnosed_reason(store, part.examined, part.findings),
                                     summary=tuple(summary_lines(r)) + tuple(("probe note", n) for n in r.notes)))
     return Report(__version__, tuple(targets))
+
+
+def sweep_target(url: str, engine: str, verdict: Any) -> TargetReport:
+    """`llmdoctor probe --sweep`: one engine's judged sweep (judge/probe/sweep.py) as a report
+    target: its figures, its failed requests, its summary lines, or why it says nothing."""
+    from llmdoctor.judge.probe.sweep import summary_lines, sweep_figures
+
+    measured = any(s.ok for s in verdict.levels)
+    return TargetReport(
+        target=url, engine=engine, figures=sweep_figures(verdict),
+        errors=tuple(f"{s.id}: {s.error}" for level in verdict.result.levels for s in level.samples
+                     if not s.ok and s.status != "interrupted"),
+        not_diagnosed="" if measured else SWEEP_MEASURED_NOTHING,
+        summary=summary_lines(verdict))
 
 
 def with_unreachable(report: Report, failures: Iterable[str]) -> Report:

@@ -41,11 +41,12 @@ def sweep_command(urls: list[str], model: str | None, plan, fmt: str, progress) 
     from llmdoctor.facts.live_probe.detect import detect
     from llmdoctor.facts.live_probe.sweep import SweepRunner
     from llmdoctor.hosts.terminate import run_hooks
-    from llmdoctor.judge.probe.sweep import judge_sweep, sweep_figures
-    from llmdoctor.model import UNREACHABLE, ExitCode, Report, TargetReport
+    from llmdoctor.app.diagnose import sweep_target, unreachable
+    from llmdoctor.judge.probe.sweep import judge_sweep
+    from llmdoctor.model import ExitCode, Report
     from llmdoctor.redact import redact_text
     from llmdoctor.render import render
-    from llmdoctor.render.sweep import SweepView, knee_line, users_line
+    from llmdoctor.render.sweep import SweepView
 
     cancel = threading.Event()
     terminated = []
@@ -63,21 +64,12 @@ def sweep_command(urls: list[str], model: str | None, plan, fmt: str, progress) 
             try:
                 target = detect(u, model=model)
             except ProbeError as e:
-                targets.append(TargetReport(target=u, engine=UNREACHABLE, errors=(redact_text(f"{u}: {e}"),),
-                                            reachable=False))
+                targets.append(unreachable(u, f"{u}: {e}").report)
                 continue
             typer.echo(redact_text(f"llmdoctor: {plan.describe(target.url)}"), err=True)
             v = judge_sweep(SweepRunner(target, plan, progress=progress, cancel=cancel).run())
             verdicts.append(v)
-            measured = any(s.ok for s in v.levels)
-            targets.append(TargetReport(
-                target=target.url, engine=target.engine, figures=sweep_figures(v),
-                errors=tuple(f"{s.id}: {s.error}" for level in v.result.levels for s in level.samples
-                             if not s.ok and s.status != "interrupted"),
-                not_diagnosed="" if measured else "no sweep request got a complete answer: nothing was measured",
-                summary=(("sweep knee", knee_line(v).partition(": ")[2]),
-                         ("sweep users", users_line(v).partition(": ")[2])) + tuple(
-                    ("sweep note", n) for n in v.result.notes)))
+            targets.append(sweep_target(target.url, target.engine, v))
     except KeyboardInterrupt:  # between two bursts (detection, rendering of the plan)
         cancel.set()
     finally:
