@@ -41,7 +41,7 @@ def from_readings(readings, health: str = "") -> Progress | None:
     """The verdict from counters alone, or None when they cannot tell (nothing in flight, or
     no token counter): then only a request of our own tells."""
     known = [r for r in readings if r.in_flight is not None or r.marks]
-    if len(known) < 2:
+    if len(known) <= 1:
         return None
     first, last = known[0], known[-1]
     lines = tuple(r.describe() for r in (first, last)) + ((health,) if health else ())

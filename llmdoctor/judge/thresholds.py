@@ -186,3 +186,70 @@ SGLANG_TRUNCATION_POOL_SHARE = 0.9
 # Swapping with more than this share of RAM available: a cgroup memory limit squeezes the
 # workload, not the host (the fix is the limit, not more RAM).
 SWAP_CGROUP_AVAILABLE_SHARE = 0.5
+
+# --- vLLM: why requests wait (judge/vllm.py) ---------------------------------------------------
+# Waiting requests on lines with the KV cache at least this full (or on the gauge) wait for KV
+# room, not for a place in the batch: "kv" when at least VLLM_KV_BOUND_SHARE of the waiting lines.
+VLLM_KV_BOUND_PCT = 80.0
+VLLM_KV_BOUND_SHARE = 0.5
+# Waiting matters over VLLM_WAITING_RUN_LINES lines in a row (>= 10 s at the default interval),
+# or on one line whose queue is at least this deep and as deep as the running batch (a pasted
+# excerpt is often that short).
+VLLM_DEEP_QUEUE_MIN = 4
+# Prompt throughput over this many times generation throughput is prefill's (the same 10x the
+# log scanner counts prompt-heavy waiting lines with); more than this share of waiting lines
+# prompt-heavy makes the wait prefill's.
+VLLM_PREFILL_OVER_GENERATION = 10
+VLLM_PREFILL_HEAVY_SHARE = 0.5
+# Decode starved by a prefill: prompt tokens/s that only a long prompt's prefill produces in one
+# interval, beside generated tokens/s per running request below which decoding has stalled.
+VLLM_PREFILL_TPS = 1000.0
+VLLM_STARVED_TPS = 2.0
+# --max-num-seqs by default: 128 (CPU) to 1024 (H100/H200), vllm/engine/arg_utils.py get_batch_defaults.
+VLLM_SMALLEST_DEFAULT_SEQS = 128
+# A KV cache under half full while requests wait still has room for them.
+VLLM_ROOM_KV_PCT = 50.0
+# A running request holding this share of the KV cache or more has a long context; fuller than
+# VLLM_FEW_LONG_KV_PCT, a waiting long request may not fit in what is left (under it, vLLM admits
+# what waits as soon as a step allows: a queue then is not the cache's doing; from
+# VLLM_KV_BOUND_PCT on, classify_waiting calls it a KV-bound wait of its own).
+VLLM_KV_HOG_PCT = 10.0
+VLLM_FEW_LONG_KV_PCT = 70.0
+# --gpu-memory-utilization proposed for more KV room where the value set is below this (vLLM's
+# default is 0.9, 0.92 from v0.20); at or above it, kv_room_fix adds 0.02, up to 0.98.
+VLLM_MAX_GPU_UTIL = 0.95
+
+# --- SGLang: why requests wait (judge/sglang.py) ----------------------------------------------
+# One batch line whose queue is at least this deep (and as deep as the running batch) is a backlog
+# even without SGLANG_QUEUE_LINES of them; "kv" when at least this share of the waiting lines had
+# the pool full; a queue run this long is a backlog seen over time.
+SGLANG_DEEP_QUEUE_MIN = 4
+SGLANG_KV_FULL_SHARE = 0.5
+SGLANG_QUEUE_SUSTAINED_LINES = 2
+
+# --- Swap (judge/swap.py) ---------------------------------------------------------------------
+# Below this swap-in + swap-out rate an interval is background noise (a few pages of an idle
+# daemon); at or above it, swap activity. Activity in at least SWAP_SUSTAINED_INTERVALS intervals
+# that make up at least SWAP_SUSTAINED_SHARE of the window is sustained; swap-in at half the
+# activity rate is pages coming back (the working set itself does not fit: thrashing).
+SWAP_ACTIVE_BYTES_PER_S = 256 * 1024
+SWAP_SUSTAINED_INTERVALS = 2
+SWAP_SUSTAINED_SHARE = 0.5
+SWAP_READ_BACK_BYTES_PER_S = SWAP_ACTIVE_BYTES_PER_S / 2
+
+# --- GPU idle (judge/gpu.py) ------------------------------------------------------------------
+# A performance state this deep or deeper (P5-P12: the card lowered clocks and link because little
+# runs, nvidia-smi -q "Performance State") says idle.
+GPU_IDLE_PSTATE = 5
+
+# --- Ollama VRAM held by others (judge/ollama.py) ---------------------------------------------
+# GPU memory other processes hold when Ollama takes its inventory. Ollama plans every load
+# against the free memory it measures (discover/, llm/memory.go), so what they hold is lost to
+# models; a desktop session holds a few hundred MiB, which both floors stay clear of.
+OLLAMA_VRAM_HELD_SHARE = 0.25  # of the GPUs' total
+OLLAMA_VRAM_HELD_MIN_BYTES = 2 << 30
+
+# --- systemd (judge/systemd.py) ---------------------------------------------------------------
+# A server config line logged more than this before the unit's ActiveEnterTimestamp is from an
+# earlier start (the margin absorbs the engine's start-up time and the clocks' rounding).
+SYSTEMD_LOGGED_BEFORE_START_S = 120.0

@@ -2,8 +2,9 @@
 
 Every threshold a check uses is named in llmdoctor/judge/thresholds.py with where it comes
 from, so "where does QUEUEING get its threshold?" has one answer. This reads the AST of
-every file in checks/ and fails on a number literal inside a comparison, or on a module-level
-number of the check's own compared with anything.
+every file in checks/ (and of the judge/ helpers that decide for them) and fails on a number
+literal inside a comparison, or on a module-level number of the file's own compared with
+anything. (The live probe's verdicts keep theirs in judge/probe/thresholds.py.)
 
 Allowed: 0, 1 and -1 (and 0.0/1.0), the emptiness, plurality and index idioms (`n > 0`,
 `len(x) > 1`, `s[-1] == ...`); numbers inside a subscript (`xs[:3]`, how many lines are
@@ -18,6 +19,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKS = sorted((ROOT / "checks").glob("*.py"))
+# The judge/ helpers whose verdicts the checks take as they are (why requests wait, is the host
+# swapping, is the card busy): their cut-offs are thresholds of the checks too. (sizing.py and
+# proposal.py size a configuration for tune and plan; remedy.py, pod_fixes.py and fixes.py
+# write fixes; they are not held to this.)
+JUDGE_HELPERS = [ROOT / "llmdoctor/judge" / f"{name}.py" for name in (
+    "vllm", "sglang", "swap", "gpu", "ollama", "ollama_kv", "llamacpp", "progress", "systemd", "queue_shape",
+    "chains", "weighing")]
 IDIOMS = {0, 1, -1}
 
 # Parsers that still decide (compare what they read with a threshold of their own) while two
@@ -93,7 +101,7 @@ def inline_thresholds(source: str, filename: str = "<check>") -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("path", CHECKS, ids=[p.name for p in CHECKS])
+@pytest.mark.parametrize("path", CHECKS + JUDGE_HELPERS, ids=[str(p.relative_to(ROOT)) for p in CHECKS + JUDGE_HELPERS])
 def test_checks_compare_named_thresholds(path: Path) -> None:
     found = inline_thresholds(path.read_text(encoding="utf-8"), str(path))
     assert not found, (f"{path.name} compares facts with numbers of its own; name them in "
