@@ -68,3 +68,36 @@ def probe(urls: list[str], model: str | None, mode: str, concurrency: int | None
         failures.append("interrupted")
     runs = ProbeRuns(tuple(results))
     return with_unreachable(judge_probe(runs), failures), runs
+
+
+def sweep(urls: list[str], model: str | None, plan, progress: Callable[[str], None], cancel,
+          announce: Callable[[str], None]) -> tuple[Report, tuple]:
+    """The concurrency sweep on each URL in turn until `cancel` (a threading.Event) is set: each
+    engine's judged sweep (judge/probe/sweep.py) and the report of them (app/diagnose.py
+    sweep_target); a URL that could not be detected is an unreachable target. `announce` states
+    the plan before the first request. Ctrl-C between two bursts sets `cancel` and ends the run."""
+    from llmdoctor import __version__
+    from llmdoctor.app.diagnose import sweep_target, unreachable
+    from llmdoctor.facts.live_probe import ProbeError
+    from llmdoctor.facts.live_probe.detect import detect
+    from llmdoctor.facts.live_probe.sweep import SweepRunner
+    from llmdoctor.judge.probe.sweep import judge_sweep
+    from llmdoctor.model import Report
+
+    verdicts, targets = [], []
+    try:
+        for u in urls:
+            if cancel.is_set():
+                break
+            try:
+                target = detect(u, model=model)
+            except ProbeError as e:
+                targets.append(unreachable(u, f"{u}: {e}").report)
+                continue
+            announce(plan.describe(target.url))
+            v = judge_sweep(SweepRunner(target, plan, progress=progress, cancel=cancel).run())
+            verdicts.append(v)
+            targets.append(sweep_target(target.url, target.engine, v))
+    except KeyboardInterrupt:  # between two bursts (detection, rendering of the plan)
+        cancel.set()
+    return Report(__version__, tuple(targets)), tuple(verdicts)
