@@ -196,39 +196,22 @@ class Unavailable(Record):
     reason: str
 
 
+@record
 class TargetReport(Record):
     """The diagnosis of one host or evidence directory."""
 
-    __slots__ = ("target", "engine", "findings", "unavailable", "errors", "summary", "examined", "not_diagnosed",
-                 "reachable", "figures", "probe", "changes")
-
-    def __init__(
-        self,
-        target: str,
-        engine: str,
-        findings: tuple[Finding, ...] = (),
-        unavailable: tuple[Unavailable, ...] = (),
-        errors: tuple[str, ...] = (),
-        summary: tuple[tuple[str, str], ...] = (),
-        examined: tuple[str, ...] = (),
-        not_diagnosed: str = "",
-        reachable: bool = True,
-        figures: tuple[Figure, ...] = (),
-        probe: tuple[dict[str, Any], ...] = (),
-        changes: tuple[Change, ...] = (),
-    ) -> None:
-        self.target = target
-        self.engine = engine
-        self.findings = findings
-        self.unavailable = unavailable
-        self.errors = errors
-        self.summary = summary  # (label, value) facts shown above findings
-        self.examined = examined  # what was read: "no problems found" is said about these only
-        self.not_diagnosed = not_diagnosed  # why nothing could be diagnosed (nothing engine-relevant was read)
-        self.reachable = reachable  # False: the target could not be examined at all (errors say why)
-        self.figures = figures  # measured numbers (the probe's latencies), for monitors
-        self.probe = probe  # the probe's own measurements, as `probe --format json` has them
-        self.changes = changes  # "What to change": the findings' settings merged per place
+    target: str
+    engine: str
+    findings: tuple[Finding, ...] = ()
+    unavailable: tuple[Unavailable, ...] = ()
+    errors: tuple[str, ...] = ()
+    summary: tuple[tuple[str, str], ...] = ()  # (label, value) facts shown above findings
+    examined: tuple[str, ...] = ()  # what was read: "no problems found" is said about these only
+    not_diagnosed: str = ""  # why nothing could be diagnosed (nothing engine-relevant was read)
+    reachable: bool = True  # False: the target could not be examined at all (errors say why)
+    figures: tuple[Figure, ...] = ()  # measured numbers (the probe's latencies), for monitors
+    probe: tuple[dict[str, Any], ...] = ()  # the probe's own measurements, as `probe --format json` has them
+    changes: tuple[Change, ...] = ()  # "What to change": the findings' settings merged per place
 
     @property
     def diagnosed(self) -> bool:
@@ -248,14 +231,12 @@ class TargetReport(Record):
         return ranked[-1] if ranked else None
 
 
+@record
 class Report(Record):
     """One run's diagnosis: a report per target, and the exit code they make together."""
 
-    __slots__ = ("version", "targets")
-
-    def __init__(self, version: str, targets: tuple[TargetReport, ...] = ()) -> None:
-        self.version = version
-        self.targets = targets
+    version: str
+    targets: tuple[TargetReport, ...] = ()
 
     def exit_code(self) -> int:
         """Worst across targets: critical (2) > could not diagnose (3) > warning (1) > ok (0)."""
