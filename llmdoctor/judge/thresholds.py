@@ -102,7 +102,8 @@ BACK_TO_BACK_MIN_REQUESTS = 3
 # At least half of the layers (or of the model, in `ollama ps` "48%/52% CPU/GPU") on the CPU:
 # decode runs at the CPU's memory bandwidth for most of every token, CRITICAL; less is WARNING.
 CPU_SPILL_CRITICAL_PCT = 50
-# `ollama ps` PROCESSOR "100% CPU" (server/routes.go ps: the share of the size not in VRAM).
+# `ollama ps` PROCESSOR "100% CPU": size_vram 0 (cmd/cmd.go ListRunningHandler; a split prints
+# "48%/52% CPU/GPU", the share of the size not in VRAM).
 OLLAMA_PS_ALL_CPU_PCT = 100
 # What to lower a high OLLAMA_NUM_PARALLEL to when a spill is found: the old automatic default
 # (server/sched.go v0.2.0-v0.6.6 chose 4 slots where memory allowed). Above it is "set high".
@@ -132,16 +133,16 @@ LLAMACPP_SLEEP_REPEATS = 2
 # keep-alive expiry; shorter is a reload while in use (ollama-reload-while-active's, up to an hour).
 OLLAMA_IDLE_RELOAD_MIN_S = 60.0
 OLLAMA_EARLY_RELOAD_MAX_S = 3600.0
-# keep_alive at or above this many seconds is "forever" (a negative OLLAMA_KEEP_ALIVE parses to
-# knowledge/ollama/env.py FOREVER_NS, ~292 years; 10**9 s is ~31 years).
+# keep_alive at or above this many seconds is "forever" (knowledge/ollama/env.py keep_alive_seconds
+# reads a negative value or Go's printed maximum as inf; 10**9 s, ~31 years, takes any such value).
 OLLAMA_KEEP_FOREVER_S = 10**9
 # keep_alive 0 seen this often, with this many loads: the model is unloaded after every request.
 OLLAMA_KEEP_ZERO_REPEATS = 2
 # Loaded this many times with more than one context size: clients' num_ctx churns the runner.
 OLLAMA_RELOAD_CHURN_LOADS = 3
 # OLLAMA_MAX_QUEUE at least this many requests per slot is deep: at a few seconds per answer the
-# last waits minutes (envconfig: the default is 512 since 0.1.34, over 1-4 slots); observed when more than this many per slot
-# were in flight at once in the access log.
+# last waits minutes (envconfig: the default is 512 since 0.1.34, over 1-4 slots). It was seen
+# filling when more than OLLAMA_DEEP_QUEUE_OBSERVED_PER_SLOT per slot were in flight at once.
 OLLAMA_DEEP_QUEUE_PER_SLOT = 32
 OLLAMA_DEEP_QUEUE_OBSERVED_PER_SLOT = 2
 # Evicted on a CPU-only host with more than this much RAM free: ollama/ollama#13227 (before
@@ -161,8 +162,9 @@ VLLM_KV_FULL_REQUESTS = 1.0
 VLLM_KV_FEW_FULL_REQUESTS = 2.0
 # GPU KV cache usage at or above this share with requests waiting is a pool held near full.
 VLLM_KV_PINNED_USAGE = 0.8
-# Preemptions at or above this count in a log (or per minute now, from the metrics' counter) are
-# CRITICAL: vLLM warns on every 50th (scheduler.py), so 100 is the second warning's worth.
+# Preemptions at or above this count in a log (at least what the warnings and the cumulative
+# count say: V0 warns on the 1st, 51st, 101st..., scheduler.py), or at or above this many per
+# minute now (vllm:num_preemptions_total between two scrapes), are CRITICAL: latency collapses.
 VLLM_PREEMPTIONS_CRITICAL = 100
 VLLM_PREEMPTIONS_PER_MIN_CRITICAL = 60.0
 # A low prefix hit rate counts over at least this many busy stats lines, or this many queried
