@@ -29,8 +29,8 @@ def gpu_xid_errors(gpu_xid: KernelXids | None = None):
         meaning, origin, action = describe(code)
         gpus = sorted({e.pci for e in events})
         lines = [Evidence(gpu_xid.source, e.line) for e in events[:SHOWN]]
-        if len(events) > SHOWN:
-            lines.append(Evidence(gpu_xid.source, f"... {len(events) - SHOWN} more XID {code} line(s)"))
+        if events[SHOWN:]:
+            lines.append(Evidence(gpu_xid.source, f"... {len(events[SHOWN:])} more XID {code} line(s)"))
         yield Finding(
             Cause.GPU_DEGRADED, Severity.WARNING if origin == "application" else Severity.CRITICAL,
             f"XID {code} on {', '.join(p if p.startswith('GPU') else 'PCI:' + p for p in gpus)} ({len(events)}x): {meaning}",

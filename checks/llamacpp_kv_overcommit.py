@@ -5,13 +5,13 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.thresholds import LLAMACPP_KV_PURGES_ALONE
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.llamacpp import LlamaLog
     from llmdoctor.knowledge.llamacpp.cmdline import LlamaCmdline
 
 
-PURGES_ALONE = 2  # idle slots purged this often: the shared pool is short even where no request failed
 
 
 def _exhausted(log):
@@ -21,7 +21,7 @@ def _exhausted(log):
         if scan.cpp.kv_full_count:
             return scan, [Evidence(scan.source, l) for l in scan.cpp.kv_full[:2]] + _purges(scan)
     for scan in (log.scans if log is not None else ()):
-        if scan.cpp.slot_purges >= PURGES_ALONE:
+        if scan.cpp.slot_purges >= LLAMACPP_KV_PURGES_ALONE:
             return scan, _purges(scan)
     return None, []
 

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.thresholds import CPU_SPILL_CRITICAL_PCT
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.llamacpp import LlamaLog
@@ -55,7 +56,7 @@ def cpu_fallback(llamacpp_log: LlamaLog, llamacpp_cmdline: LlamaCmdline | None =
         ev = [Evidence(scan.source, c.offload_line)] + [Evidence(scan.source, l) for l in c.buffer_lines[:2]]
         zero = on == 0
         yield Finding(
-            Cause.CPU_SPILL, Severity.CRITICAL if share >= 50 else Severity.WARNING,
+            Cause.CPU_SPILL, Severity.CRITICAL if share >= CPU_SPILL_CRITICAL_PCT else Severity.WARNING,
             (f"llama-server keeps all {total} layers on the CPU although a GPU is there" if zero else
              f"llama-server runs {total - on} of {total} layers ({share}%) on the CPU, and every token waits for them"),
             ev,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.thresholds import LLAMACPP_SLEEP_REPEATS
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.llamacpp import LlamaLog
@@ -43,5 +44,6 @@ def idle_unload(llamacpp_log: LlamaLog):
                       "traffic to its own server.",
                       ("llama-server --models-dir DIR --models-max 2",))
         yield Finding(Cause.MODEL_UNLOAD, Severity.WARNING, title, ev, fix,
-                      confidence=Confidence.HIGH if (c.wakes or c.lru_unloads) >= 2 else Confidence.MEDIUM)
+                      confidence=Confidence.HIGH if (c.wakes or c.lru_unloads) >= LLAMACPP_SLEEP_REPEATS
+                      else Confidence.MEDIUM)
         return

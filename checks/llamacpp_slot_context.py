@@ -46,7 +46,7 @@ def slot_context(
 
     n, per_slot, unified, ev, train = _split(llamacpp_log, llamacpp_cmdline, llamacpp_state)
     train = train or slot_context(llamacpp_log, llamacpp_cmdline, llamacpp_state)[1]
-    if not n or n < 2 or not per_slot or unified:
+    if not n or n <= 1 or not per_slot or unified:
         return
     errors = next((s for s in (llamacpp_log.scans if llamacpp_log is not None else ()) if s.context_exceeded), None)
     if per_slot >= LLAMACPP_SMALL_SLOT_TOKENS and errors is None:

@@ -5,6 +5,8 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.thresholds import (LLAMACPP_DEFERRED_SHOWN, LLAMACPP_QUEUED_LAUNCHES, LLAMACPP_SMALL_SLOT_TOKENS,
+                                        LLAMACPP_WAITED_LINES)
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.llamacpp import LlamaLog
@@ -40,7 +42,8 @@ def queueing(
         ev.append(Evidence(llamacpp_state.sources.get("metrics", "/metrics"),
                            f"{m.prefix}requests_deferred {m.requests_deferred:g}, "
                            f"{m.prefix}requests_processing {m.requests_processing or 0:g}"))
-    waited = next((sc for sc in (llamacpp_log.scans if llamacpp_log is not None else ()) if sc.queued_launches >= 2), None)
+    waited = next((sc for sc in (llamacpp_log.scans if llamacpp_log is not None else ())
+                   if sc.queued_launches >= LLAMACPP_QUEUED_LAUNCHES), None)
     if waited is not None:
         from llmdoctor.knowledge.llamacpp.log import BACK_TO_BACK_S
 
@@ -50,15 +53,14 @@ def queueing(
                                           f"it was waiting (or its client sends the next request the moment one ends)"))
     deferred = next((sc for sc in (llamacpp_log.scans if llamacpp_log is not None else ()) if sc.cpp.deferred), None)
     if deferred is not None:  # the server's own word that a request waited (debug level since b3761)
-        ev += [Evidence(deferred.source, line) for line in deferred.cpp.deferred_lines[:2]]
-        if deferred.cpp.deferred > 2:
+        ev += [Evidence(deferred.source, line) for line in deferred.cpp.deferred_lines[:LLAMACPP_DEFERRED_SHOWN]]
+        if deferred.cpp.deferred > LLAMACPP_DEFERRED_SHOWN:
             ev.append(Evidence(deferred.source, f"{deferred.cpp.deferred} requests deferred: no slot was free"))
     busy = llamacpp_state.busy_slots if llamacpp_state is not None else None
     if busy and llamacpp_state.slots and busy == len(llamacpp_state.slots):
         ev.append(Evidence(llamacpp_state.sources.get("slots", "/slots"),
                            f"{busy} of {len(llamacpp_state.slots)} slots is_processing"))
     from llmdoctor.judge.llamacpp import slot_context, slot_tokens_for
-    from llmdoctor.judge.thresholds import LLAMACPP_SMALL_SLOT_TOKENS
 
     more = max(4, (n or 1) * 2)
     per_slot, train = slot_context(llamacpp_log, llamacpp_cmdline, llamacpp_state)
@@ -76,7 +78,8 @@ def queueing(
             ev.append(slot_ev)
         yield Finding(Cause.QUEUEING, Severity.WARNING,
                       f"llama-server requests are queueing: all {n or '?'} slot(s) busy", ev, fix,
-                      confidence=Confidence.HIGH if len(ev) > (3 if waited else 0) or waited is None else Confidence.MEDIUM)
+                      confidence=Confidence.HIGH if len(ev) > (LLAMACPP_WAITED_LINES if waited else 0) or waited is None
+                      else Confidence.MEDIUM)
     elif n == 1 and slot_ev is not None:
         yield Finding(Cause.QUEUEING, Severity.INFO,
                       "llama-server has a single slot: concurrent requests run one after another", [slot_ev], fix,

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.thresholds import BACK_TO_BACK_MIN_REQUESTS, HTTP_ERROR_STATUS
 
 if TYPE_CHECKING:
     from llmdoctor.knowledge.ollama.log import OllamaLogSummary
@@ -21,10 +22,9 @@ if TYPE_CHECKING:
        engines=("ollama",))
 def back_to_back_queue(ollama_log: OllamaLogSummary, ollama_deployment: str | None = None):
     spans = ollama_log.requests.spans
-    if len(spans) < 3:
+    if len(spans) < BACK_TO_BACK_MIN_REQUESTS:
         return
     from llmdoctor.knowledge.concurrency import chains
-    from llmdoctor.judge.thresholds import BACK_TO_BACK_MIN_REQUESTS
     from llmdoctor.judge.fixes import settings_fix
 
     found = [c for c in chains(spans, min_len=BACK_TO_BACK_MIN_REQUESTS) if c.sent_together]
@@ -35,7 +35,8 @@ def back_to_back_queue(ollama_log: OllamaLogSummary, ollama_deployment: str | No
     figures = (f"{len(c.spans)} requests served back to back (each started within 1 s, the log's resolution, of "
                f"the previous end); {c.deadline_hits} failed at exactly {c.deadline_s:.0f} s, a client deadline; "
                f"durations {durs} s; if they were sent together the last waited {c.waited_s:.0f} s before its turn")
-    failed = [Evidence(s.example.source, s.example.line) for s in c.spans if s.status >= 400 and s.example][:3]
+    failed = [Evidence(s.example.source, s.example.line) for s in c.spans
+              if s.status >= HTTP_ERROR_STATUS and s.example][:3]
     yield Finding(
         Cause.QUEUEING, Severity.WARNING,
         f"Requests were served one at a time without a pause while clients gave up at {c.deadline_s:.0f} s: "

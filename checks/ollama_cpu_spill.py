@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from llmdoctor.judge.fixes import OLLAMA_UNIT, dropin, plus_commands, reload_and_restart, settings_fix
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.thresholds import CPU_SPILL_CRITICAL_PCT, OLLAMA_PS_ALL_CPU_PCT, OLLAMA_SPILL_PARALLEL as SLOTS
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.ollama import OllamaConfig
@@ -21,7 +22,6 @@ LEVERS = ("Make weights plus KV cache fit in GPU memory: fewer slots (OLLAMA_NUM
 
 
 COMMANDS = (reload_and_restart(OLLAMA_UNIT), "ollama ps  # PROCESSOR should read 100% GPU")
-SLOTS = 4  # what to lower a high OLLAMA_NUM_PARALLEL to: the old automatic default (v0.2.0-v0.6.6)
 
 
 @check(id="ollama-cpu-spill", cause=Cause.CPU_SPILL,
@@ -44,7 +44,7 @@ def cpu_spill(
     for m in ollama_ps or ():
         if m.cpu_percent is None or m.cpu_percent == 0:
             continue
-        if m.cpu_percent == 100 and gpu_expected(ollama_log, gpu) is None:
+        if m.cpu_percent == OLLAMA_PS_ALL_CPU_PCT and gpu_expected(ollama_log, gpu) is None:
             continue  # a CPU-only host: nothing spilled
         worst = shown = max(worst, m.cpu_percent)
         detail = m.line if m.source.endswith(".txt") or m.source == "ollama ps" else (
@@ -77,7 +77,7 @@ def cpu_spill(
         summary = (f"OLLAMA_NUM_PARALLEL={slots} reserves KV cache for {slots} requests at once ({slots} x the "
                    f"context): start by lowering it (to {SLOTS} here). " + LEVERS)
     yield Finding(
-        Cause.CPU_SPILL, Severity.CRITICAL if worst >= 50 else Severity.WARNING,
+        Cause.CPU_SPILL, Severity.CRITICAL if worst >= CPU_SPILL_CRITICAL_PCT else Severity.WARNING,
         f"The model does not fit in GPU memory: about {shown or worst}% of it runs on the CPU, and every token "
         "waits for it",
         evidence, Fix(summary, *_fix(ollama_deployment, levers)),

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.thresholds import OLLAMA_DEEP_QUEUE_OBSERVED_PER_SLOT, OLLAMA_DEEP_QUEUE_PER_SLOT
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.ollama import OllamaConfig
@@ -29,8 +30,8 @@ def deep_queue(
     depth = int(raw)
     peak = ollama_log.requests.peak_in_flight if ollama_log is not None else 0
     chosen = "OLLAMA_MAX_QUEUE" in ollama_config.assigned
-    observed = peak > 2 * s.count
-    if depth < 32 * s.count or not (chosen or observed):
+    observed = peak > OLLAMA_DEEP_QUEUE_OBSERVED_PER_SLOT * s.count
+    if depth < OLLAMA_DEEP_QUEUE_PER_SLOT * s.count or not (chosen or observed):
         return
     evidence = [config_evidence(ollama_config, "OLLAMA_MAX_QUEUE")] + list(s.evidence)
     if observed:

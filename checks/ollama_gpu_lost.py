@@ -18,7 +18,7 @@ def gpu_lost(ollama_log: OllamaLogSummary):
 
     evidence = evs(ollama_log.gpu_init_failures.examples[:3])
     starts = ollama_log.startups
-    if len(starts) >= 2 and starts[-1].libraries and not starts[-1].has_gpu and any(s.has_gpu for s in starts[:-1]):
+    if len(starts) > 1 and starts[-1].libraries and not starts[-1].has_gpu and any(s.has_gpu for s in starts[:-1]):
         before = next(s for s in starts if s.has_gpu)
         evidence += evs(before.examples[:1]) + evs(starts[-1].examples[:1])
     if not evidence:

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.thresholds import OLLAMA_GPU_HELD_SHARE
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.knowledge.nvidia import GpuFact
@@ -41,7 +42,7 @@ def gpu_not_used(
         elif load.host_weights_bytes > 0 and load.gpu_weights_bytes == 0:
             proof += evs([e for e in load.examples if "model weights" in e.line][:1])
     held = gpu_process_bytes(gpu)
-    if held is not None and m.size and held < 0.05 * m.size:
+    if held is not None and m.size and held < OLLAMA_GPU_HELD_SHARE * m.size:
         proof.append(Evidence("gpu", f"Ollama processes hold {human(held)} of GPU memory for a {human(m.size)} model"))
     if not proof:
         return

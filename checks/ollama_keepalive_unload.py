@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.judge.thresholds import OLLAMA_SLOW_LOAD_S
+from llmdoctor.judge.thresholds import OLLAMA_IDLE_RELOAD_MIN_S, OLLAMA_KEEP_ZERO_REPEATS, OLLAMA_SLOW_LOAD_S
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
@@ -32,8 +32,8 @@ def keepalive_unload(
     evidence = []
     reloads = []
     if ollama_log is not None:
-        reloads = [ld for ld in ollama_log.loads if ld.idle_before_s is not None and ld.idle_before_s >= max(keep, 60)
-                   and (ld.load_seconds or 0) >= OLLAMA_SLOW_LOAD_S]
+        reloads = [ld for ld in ollama_log.loads if ld.idle_before_s is not None
+                   and ld.idle_before_s >= max(keep, OLLAMA_IDLE_RELOAD_MIN_S) and (ld.load_seconds or 0) >= OLLAMA_SLOW_LOAD_S]
         for ld in reloads[-3:]:
             line = next((e for e in ld.examples if "started in" in e.line), ld.examples[-1] if ld.examples else None)
             if line is not None:
@@ -43,7 +43,8 @@ def keepalive_unload(
     # keep_alive 0 (a client's, or OLLAMA_KEEP_ALIVE=0): the scheduler unloads after every request
     # (server/sched.go, DEBUG), and each next request loads the model again
     zero = ollama_log.keep_alive_zero if ollama_log is not None else None
-    unloaded_each_time = not reloads and zero is not None and zero.count >= 2 and ollama_log.load_count >= 2
+    unloaded_each_time = (not reloads and zero is not None and zero.count >= OLLAMA_KEEP_ZERO_REPEATS
+                          and ollama_log.load_count >= OLLAMA_KEEP_ZERO_REPEATS)
     if unloaded_each_time:
         evidence += evs(zero.examples[:2]) + evs([e for ld in ollama_log.loads[-2:] for e in ld.examples[:1]])
     if not evidence:

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.thresholds import OLLAMA_EVICT_CPU_FREE_BYTES
 from llmdoctor.judge.fixes import PIN_OLLAMA_OPTIONS
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -37,7 +38,7 @@ def model_evicted(
     if ollama_log.system_memory is not None:
         ev.append(Evidence(ollama_log.system_memory.source, ollama_log.system_memory.line))
     reset = "expire immediately" in text
-    if cpu_only and free and free > 32 * 2**30:
+    if cpu_only and free and free > OLLAMA_EVICT_CPU_FREE_BYTES:
         why = (f"This happened with {human(free)} of RAM free and no layer on a GPU: before Ollama 0.13.1 the scheduler evicted "
                f"on CPU-only hosts whenever a model could not go to VRAM (ollama/ollama#13227, fixed by #13242). "
                f"Upgrade Ollama.")
@@ -52,5 +53,5 @@ def model_evicted(
     yield Finding(
         Cause.MODEL_UNLOAD, Severity.WARNING,
         f"Ollama unloaded a loaded model to make room {e.count} time(s): the next request for it waits for a reload",
-        ev, Fix(why, *((UPGRADE,) if cpu_only and free and free > 32 * 2**30 else
+        ev, Fix(why, *((UPGRADE,) if cpu_only and free and free > OLLAMA_EVICT_CPU_FREE_BYTES else
                        (PIN_OLLAMA_OPTIONS,) if reset else settings_fix(ollama_deployment, OLLAMA_MAX_LOADED_MODELS=2))))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.thresholds import OLLAMA_GPT_OSS_MIN_CONTEXT
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.ollama import OllamaConfig
@@ -18,7 +19,6 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
 
 SHOW = "ollama show MODEL --parameters  # the model's own num_ctx: it beats OLLAMA_CONTEXT_LENGTH"
 GPT_OSS = ("gptoss", "gpt-oss")
-GPT_OSS_MIN = 8192  # server/routes.go v0.11.0-v0.12.10: gpt-oss's minimum context unless VRAM is low
 
 
 @check(id="ollama-modelfile-context", cause=Cause.CONFIG_NOT_APPLIED,
@@ -38,8 +38,8 @@ def modelfile_context(ollama_show: dict, ollama_config: OllamaConfig | None = No
         ran = [m for m in ollama_ps or () if m.context_length and m.context_length != n and same_model(m.name, p.model)]
         if ran:
             m = ran[0]
-            why = (f"gpt-oss is raised to at least {GPT_OSS_MIN:,} on Ollama 0.11.0-0.12.10 unless VRAM is low, and "
-                   if p.architecture in GPT_OSS and m.context_length == GPT_OSS_MIN > n else
+            why = (f"gpt-oss is raised to at least {OLLAMA_GPT_OSS_MIN_CONTEXT:,} on Ollama 0.11.0-0.12.10 unless VRAM is low, and "
+                   if p.architecture in GPT_OSS and m.context_length == OLLAMA_GPT_OSS_MIN_CONTEXT > n else
                    "Ollama caps num_ctx at the context the model was trained for, and " if m.context_length < n else "")
             yield Finding(
                 Cause.CONFIG_NOT_APPLIED, Severity.WARNING,

@@ -42,7 +42,7 @@ def one_slot(
         return
     # One slot is a setting, not yet a problem: it is one only where requests overlapped.
     r = ollama_log.requests if ollama_log is not None else None
-    overlapped = r is not None and (r.concurrent_groups > 0 or r.peak_in_flight >= 2)
+    overlapped = r is not None and (r.concurrent_groups > 0 or r.peak_in_flight > 1)
     ev = list(s.evidence or (Evidence("ollama_config", s.how),))
     if overlapped:
         ev.append(Evidence("ollama access log", f"{r.concurrent_groups} group(s) of requests in flight together "

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.thresholds import OLLAMA_RELOAD_CHURN_LOADS
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.knowledge.ollama.log import OllamaLogSummary
@@ -19,7 +20,7 @@ def reload_churn(ollama_log: OllamaLogSummary, ollama_deployment: str | None = N
 
     for model, sizes in ollama_log.ctx_sizes_by_model.items():
         loads = sum(sizes.values())
-        if len(sizes) < 2 or loads < 3:
+        if len(sizes) <= 1 or loads < OLLAMA_RELOAD_CHURN_LOADS:
             continue
         examples = [e for ld in ollama_log.loads if ld.model == model for e in ld.examples[:1]]
         figures = ", ".join(f"{c} ({n}x)" for c, n in sorted(sizes.items()))

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.thresholds import OLLAMA_EARLY_RELOAD_MAX_S, OLLAMA_KEEP_FOREVER_S
 from llmdoctor.judge.fixes import PIN_OLLAMA_OPTIONS
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -20,8 +21,8 @@ def reload_while_active(ollama_log: OllamaLogSummary, ollama_config: OllamaConfi
     from llmdoctor.judge.ollama import config_evidence, keep_alive_seconds
 
     keep = keep_alive_seconds(ollama_config)
-    early = [ld for ld in ollama_log.loads if ld.idle_before_s is not None and ld.idle_before_s < min(keep, 3600)
-             and ld.examples]
+    early = [ld for ld in ollama_log.loads if ld.idle_before_s is not None
+             and ld.idle_before_s < min(keep, OLLAMA_EARLY_RELOAD_MAX_S) and ld.examples]
     if not early or ollama_log.evictions.count:
         return  # (an eviction is reported with its own reason)
     ld = early[-1]
@@ -29,7 +30,7 @@ def reload_while_active(ollama_log: OllamaLogSummary, ollama_config: OllamaConfi
                                           f"last request finished]")]
     if ollama_config is not None and not ollama_config.is_default("OLLAMA_KEEP_ALIVE"):
         ev.append(config_evidence(ollama_config, "OLLAMA_KEEP_ALIVE"))
-    forever = keep >= 10**9
+    forever = keep >= OLLAMA_KEEP_FOREVER_S
     yield Finding(
         Cause.MODEL_UNLOAD, Severity.WARNING,
         f"Ollama loaded a model {format_seconds(ld.idle_before_s)} after serving a request, inside its keep-alive "

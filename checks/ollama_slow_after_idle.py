@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.thresholds import OLLAMA_KEEP_FOREVER_S
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.ollama import OllamaConfig
@@ -35,7 +36,7 @@ def slow_after_idle(
     ev.append(Evidence("ollama access log", f"{len(cold)} request(s) after a pause took {min(x.seconds for x in cold):.1f}-"
                                             f"{max(x.seconds for x in cold):.1f} s; requests without a pause took "
                                             f"{c.typical_s:.1f} s (median)"))
-    forever = keep >= 10**9 and ollama_config is not None and not ollama_config.is_default("OLLAMA_KEEP_ALIVE")
+    forever = keep >= OLLAMA_KEEP_FOREVER_S and ollama_config is not None and not ollama_config.is_default("OLLAMA_KEEP_ALIVE")
     if ollama_config is not None and not ollama_config.is_default("OLLAMA_KEEP_ALIVE"):
         ev.append(config_evidence(ollama_config, "OLLAMA_KEEP_ALIVE"))
     alternatives = ("It may also be a prompt the server had not cached (a new conversation's long system prompt "

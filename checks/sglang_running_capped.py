@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.judge.sglang import memory_fix
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
+from llmdoctor.judge.thresholds import SGLANG_INPUT_LIMIT_MARGIN
 from llmdoctor.plugins import check
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -80,7 +81,7 @@ def input_capped(sglang_log: SglangLog, sglang_cmdline: SglangCmdline | None = N
     if not scans or not isinstance(context, int):
         return
     prompt, limit = max(s.refusal_max for s in scans)
-    if limit >= context - 6:
+    if limit >= context - SGLANG_INPUT_LIMIT_MARGIN:
         return
     scan = next(s for s in scans if s.refusal_max == (prompt, limit))
     ev = [Evidence(scan.source, t) for t in scan.refusal_examples[:1]] + [

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from llmdoctor.judge.fixes import launch_flags_text
 from llmdoctor.judge.sglang import memory_fix, setting
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.thresholds import SGLANG_TRUNCATION_POOL_SHARE
 from llmdoctor.plugins import check
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -28,7 +29,7 @@ def context_truncated(sglang_log: SglangLog, sglang_cmdline: SglangCmdline | Non
     ev = [Evidence(s.source, t) for s in scans for t in s.truncation_examples[:2]]
     prompt, limit = max((s.truncation_max for s in scans if s.truncation_max), default=(0, 0))
     context, where = setting("context_length", sglang_cmdline, sglang_server_info, sglang_log)
-    pool_bound = bool(context and limit and limit < int(context) * 0.9)
+    pool_bound = bool(context and limit and limit < int(context) * SGLANG_TRUNCATION_POOL_SHARE)
     if limit:
         ev.append(Evidence(scans[0].source, f"longest cut prompt {prompt:,} tokens, kept {limit:,}"))
     if pool_bound:

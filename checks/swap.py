@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.thresholds import SWAP_CGROUP_AVAILABLE_SHARE
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.memory import MemoryFact
@@ -50,7 +51,7 @@ def swap_activity(memory: MemoryFact):
             f"SwapTotal {human_bytes(m.swap_total)}, swap used {human_bytes(m.swap_used)}",
         ))
     fix = FIX
-    if m is not None and m.mem_available is not None and m.mem_available * 2 > m.mem_total:
+    if m is not None and m.mem_available is not None and m.mem_available > m.mem_total * SWAP_CGROUP_AVAILABLE_SHARE:
         # The kernel swaps this workload although half the RAM is free: a cgroup limit squeezes it.
         fix = Fix(
             summary=FIX.summary + " Here more than half of the RAM is free while pages move to swap, so a "

@@ -21,7 +21,7 @@ def env_conflict(systemd_units: tuple[UnitState, ...]):
         for name, settings in sorted(u.file_env_settings.items()):
             if not is_engine_var(name) or name not in u.file_env:
                 continue
-            if len({s.path for s in settings}) < 2 or len({s.value for s in settings}) < 2:
+            if len({s.path for s in settings}) <= 1 or len({s.value for s in settings}) <= 1:
                 continue
             winner = settings[-1]
             losers = sorted({s.path for s in settings if s.path != winner.path})

@@ -44,7 +44,7 @@ def reload_pending(systemd_units: tuple[UnitState, ...]):
             evidence.append(Evidence(src, f"FragmentPath={u.loaded_fragment_path}, but {u.fragment_path} now takes precedence"))
         if not evidence:
             continue
-        names = ", ".join(n for n, _, _ in diffs[:4]) + (" ..." if len(diffs) > 4 else "")
+        names = ", ".join(n for n, _, _ in diffs[:4]) + (" ..." if diffs[4:] else "")
         title = f"{u.unit}: unit files changed on disk but systemd has not reloaded them"
         if names:
             title += f" ({names} not in effect)"

@@ -41,7 +41,7 @@ def restart_pending(systemd_units: tuple[UnitState, ...], ollama_log: OllamaLogS
             evidence.append(Evidence(proc, f"running process (PID {u.main_pid}) has {pair(name, have)}"))
         if u.active_since:
             evidence.append(Evidence(src, f"ActiveEnterTimestamp={u.active_since}"))
-        names = ", ".join(n for n, _, _ in diffs[:4]) + (" ..." if len(diffs) > 4 else "")
+        names = ", ".join(n for n, _, _ in diffs[:4]) + (" ..." if diffs[4:] else "")
         yield Finding(
             cause=Cause.CONFIG_NOT_APPLIED, severity=Severity.WARNING,
             title=f"{u.unit}: the running process has an old environment ({names}); it was not restarted",

@@ -5,6 +5,7 @@ from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import kv_room_fix, setting
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
+from llmdoctor.judge.thresholds import VLLM_KV_FEW_FULL_REQUESTS, VLLM_KV_FULL_REQUESTS
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
@@ -14,7 +15,6 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
 # Fewer than two requests of max_model_len fit: with no batch cap or load in the evidence, the
 # scheduler's max_num_seqs (256 to 1024 by default, by GPU, in V1) still admits a second one, and two long conversations
 # preempt each other (the capacity line alone says so; a larger figure needs the load to matter).
-TWO = 2.0
 
 
 @check(id="vllm-kv-concurrency", cause=Cause.KV_CAPACITY,
@@ -51,12 +51,12 @@ def kv_concurrency(
         demand, asked = float(seqs), "configured"
         ev.append(Evidence("cmdline.txt" if vllm_cmdline is not None and vllm_cmdline.get("max_num_seqs")
                            else scan.source, f"--max-num-seqs {seqs}"))
-    if not demand and 1.0 <= cap.max_concurrency < TWO:
+    if not demand and VLLM_KV_FULL_REQUESTS <= cap.max_concurrency < VLLM_KV_FEW_FULL_REQUESTS:
         asked = "admitted"  # nothing caps the batch below it: max_num_seqs (its default) admits more than this
-    elif cap.max_concurrency >= 1.0 and demand <= cap.max_concurrency:
+    elif cap.max_concurrency >= VLLM_KV_FULL_REQUESTS and demand <= cap.max_concurrency:
         return
     ev = [Evidence(scan.source, line) for line in cap.lines if "concurrency" in line][:1] + ev
-    short = cap.max_concurrency < 1.0
+    short = cap.max_concurrency < VLLM_KV_FULL_REQUESTS
     yield Finding(
         Cause.KV_CAPACITY, Severity.CRITICAL if short else Severity.WARNING,
         (f"vLLM's KV cache holds {cap.max_concurrency:.2f} full-length request(s)"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.judge.thresholds import VLLM_KV_PINNED_LINES
+from llmdoctor.judge.thresholds import VLLM_KV_PINNED_LINES, VLLM_KV_PINNED_USAGE
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import classify_waiting, kv_room_fix, setting, stats_evidence
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
@@ -50,7 +50,8 @@ def kv_pinned(
             return
     if vllm_metrics is not None:
         m, f = vllm_metrics.latest, vllm_metrics.first
-        if m.kv_usage is not None and m.kv_usage >= 0.80 and (vllm_metrics.second is None or (f.kv_usage or 0) >= 0.80) \
+        if m.kv_usage is not None and m.kv_usage >= VLLM_KV_PINNED_USAGE \
+                and (vllm_metrics.second is None or (f.kv_usage or 0) >= VLLM_KV_PINNED_USAGE) \
                 and (m.waiting or 0) > 0:
             text = f"{m.kv_usage_name} {m.kv_usage:.3f} with {m.waiting:g} request(s) waiting"
             yield Finding(Cause.PREEMPTION, Severity.WARNING, "vLLM's KV cache is full and requests wait",

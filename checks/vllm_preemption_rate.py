@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import kv_room_fix
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
+from llmdoctor.judge.thresholds import VLLM_PREEMPTIONS_PER_MIN_CRITICAL
 from llmdoctor.judge.vllm import _capacity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -39,7 +40,8 @@ def preemption_rate(
     a, b = vllm_metrics.first.preemptions_total, vllm_metrics.second.preemptions_total
     text = (f"vllm:num_preemptions_total {a:g} -> {b:g} in {rate.seconds:.1f} s "
             f"({rate.per_minute:.1f} preemptions per minute)" + (" (counter reset: the server restarted)" if rate.restarted else ""))
-    yield Finding(Cause.PREEMPTION, Severity.CRITICAL if rate.per_minute >= 60 else Severity.WARNING,
+    yield Finding(Cause.PREEMPTION, Severity.CRITICAL if rate.per_minute >= VLLM_PREEMPTIONS_PER_MIN_CRITICAL
+                  else Severity.WARNING,
                   f"vLLM is preempting requests now ({rate.per_minute:.1f} per minute)",
                   [Evidence(vllm_metrics.source, text)],
                   kv_room_fix(vllm_cmdline, "Requests are being evicted from the KV cache while you watch.",

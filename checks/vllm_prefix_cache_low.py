@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.judge.thresholds import VLLM_LOW_PREFIX_HIT_PCT
+from llmdoctor.judge.thresholds import VLLM_LOW_PREFIX_HIT_PCT, VLLM_PREFIX_MIN_LINES, VLLM_PREFIX_MIN_QUERIED_TOKENS
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 
@@ -26,7 +26,7 @@ def _low(pct, ev):
 def prefix_cache_low(vllm_log: VllmLog | None = None, vllm_metrics: VllmMetricsSample | None = None):
     for scan in (vllm_log.scans if vllm_log is not None else ()):
         busy = [s for s in scan.recent_stats if s.prefix_hit_pct is not None and (s.prompt_tps or 0) > 0]
-        if len(busy) >= 3:
+        if len(busy) >= VLLM_PREFIX_MIN_LINES:
             mean = sum(s.prefix_hit_pct for s in busy) / len(busy)
             prompt = sum(s.prompt_tps for s in busy) / len(busy)
             gen = sum(s.generation_tps or 0 for s in busy) / len(busy)
@@ -40,7 +40,8 @@ def prefix_cache_low(vllm_log: VllmLog | None = None, vllm_metrics: VllmMetricsS
         from llmdoctor.knowledge.vllm.metrics import prefix_hit_rate_between
 
         rate = prefix_hit_rate_between(vllm_metrics.first, vllm_metrics.second)
+        pct = None if rate is None else rate * 100
         dq = (vllm_metrics.second.prefix_queries or 0) - (vllm_metrics.first.prefix_queries or 0)
-        if rate is not None and rate * 100 < VLLM_LOW_PREFIX_HIT_PCT and dq >= 10000:
-            yield _low(rate * 100, [Evidence(vllm_metrics.source, f"prefix cache hits/queries {rate * 100:.1f} % "
-                                                                   f"over {dq:g} queried tokens")])
+        if pct is not None and pct < VLLM_LOW_PREFIX_HIT_PCT and dq >= VLLM_PREFIX_MIN_QUERIED_TOKENS:
+            yield _low(pct, [Evidence(vllm_metrics.source, f"prefix cache hits/queries {pct:.1f} % "
+                                                           f"over {dq:g} queried tokens")])

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
 from llmdoctor.judge.fixes import serve_flags_text
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.thresholds import VLLM_PREFIX_OFF_MIN_LINES
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
@@ -27,7 +28,7 @@ def prefix_caching_off(
         ev.append(Evidence("command line", "--no-enable-prefix-caching"))
     for scan in (vllm_log.scans if vllm_log is not None else ()):
         v0 = [s for s in scan.recent_stats if s.engine_version == "v0"]
-        if len(v0) >= 3 and all(s.prefix_hit_pct is None for s in v0):
+        if len(v0) >= VLLM_PREFIX_OFF_MIN_LINES and all(s.prefix_hit_pct is None for s in v0):
             ev.append(Evidence(scan.source, v0[-1].text))
             ev.append(Evidence(scan.source, "V0 stats lines without a 'Prefix cache hit rate' line: prefix "
                                             "caching is off (the V0 default)"))

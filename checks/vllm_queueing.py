@@ -7,6 +7,7 @@ from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import batch_room, classify_waiting, kv_bound, setting
 from llmdoctor.judge.fixes import serve_flags_text
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.thresholds import VLLM_WAITING_RUN_LINES
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
@@ -18,7 +19,7 @@ def _evidence_sets(vllm_log, vllm_metrics):
     for scan in scans:
         kind, ev = classify_waiting(scan=scan)
         if kind:  # one pasted stats line proves less than a run of them
-            return kind, ev, scan.longest_waiting_run.length >= 2
+            return kind, ev, scan.longest_waiting_run.length >= VLLM_WAITING_RUN_LINES
     kind, ev = classify_waiting(metrics=vllm_metrics)
     return kind, ev, vllm_metrics is not None and vllm_metrics.second is not None
 

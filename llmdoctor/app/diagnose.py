@@ -13,7 +13,7 @@ from llmdoctor import __version__
 from llmdoctor.plugins import CheckSpec, load_checks, run_check
 from llmdoctor.facts import Context, FactStore, FactUnavailable, RunOptions
 from llmdoctor.hosts.base import Host, HostError
-from llmdoctor.model import UNREACHABLE, Evidence, Finding, Fix, Record, Report, TargetReport, Unavailable
+from llmdoctor.model import UNREACHABLE, Evidence, Finding, Fix, Record, Report, TargetReport, Unavailable, record
 from llmdoctor.redact import redact_fix, redact_text
 
 if TYPE_CHECKING:
@@ -114,6 +114,11 @@ def examined_lines(values: dict[str, Any]) -> tuple[str, ...]:
     return tuple(out)
 
 
+# "Could not diagnose" for a live probe alone (`llmdoctor probe`: no host was read) and a sweep
+PROBE_MEASURED_NOTHING = "no probe request got a complete answer (timed out, stalled or failed): nothing was measured"
+SWEEP_MEASURED_NOTHING = "no sweep request got a complete answer: nothing was measured"
+
+
 def not_diagnosed_reason(store: FactStore, examined: tuple[str, ...], findings) -> str:
     """Why nothing could be diagnosed, or "" when something engine-relevant was read (or a
     problem was found regardless, such as a host that swaps)."""
@@ -122,6 +127,8 @@ def not_diagnosed_reason(store: FactStore, examined: tuple[str, ...], findings) 
     missing = store.missing.get("engines")
     if missing is not None:
         return missing.reason
+    if "engines" not in store.values and "probe" in store.values:
+        return PROBE_MEASURED_NOTHING  # a probe's store: a URL measured, no host looked at
     kinds = engine_label(store.values)
     return (f"found {kinds}, but read none of its logs, metrics, endpoints, command line or configuration "
             f"(see Could not examine)")
@@ -206,16 +213,13 @@ def diagnose_target(
     return TargetResult(report, dict(store.values), dict(store.timings), missing)
 
 
-class _Part:
-    """One store's findings, gaps and what was read. (Plain: a dataclass costs ~1 ms to define.)"""
+@record
+class _Part(Record):
+    """One store's findings, gaps and what was read. (A record: a frozen dataclass costs ~1.5 ms to define.)"""
 
-    __slots__ = ("findings", "unavailable", "examined")
-
-    def __init__(self, findings: tuple[Finding, ...], unavailable: tuple[Unavailable, ...],
-                 examined: tuple[str, ...]) -> None:
-        self.findings = findings
-        self.unavailable = unavailable
-        self.examined = examined
+    findings: tuple[Finding, ...]
+    unavailable: tuple[Unavailable, ...]
+    examined: tuple[str, ...]
 
 
 def _diagnose_store(store: FactStore, specs: list[CheckSpec], errors: list[str]) -> _Part:
@@ -242,6 +246,49 @@ def _diagnose_store(store: FactStore, specs: list[CheckSpec], errors: list[str])
 
         findings = link(findings, store.values)
     return _Part(tuple(findings), tuple(unavailable), examined_lines(store.values))
+
+
+def judge_probe(runs: Any, specs: list[CheckSpec] | None = None, load_errors: Iterable[str] = ()) -> Report:
+    """`llmdoctor probe`: the probe_* checks on each URL's measurements through the same steps as a
+    diagnosis (the same ranking, redaction, chains and "could not diagnose"); one TargetReport per URL.
+    The probe's own summary lines stand for the facts' summary (the only fact is the probe)."""
+    from llmdoctor.knowledge.probe.result import ProbeRuns
+    from llmdoctor.judge.probe.verdicts import summary_lines
+
+    if specs is None:
+        specs, errs = load_checks(site_dir=None, entry_points=False)
+        load_errors = list(load_errors) + errs
+    specs = [s for s in specs if s.id.startswith("probe-")]
+    targets = []
+    for r in runs.results:
+        store = FactStore(Context(host=None), preset={"probe": ProbeRuns((r,))})  # type: ignore[arg-type]
+        errors = list(load_errors)
+        part = _diagnose_store(store, specs, errors)
+        targets.append(TargetReport(target=r.url, engine=r.engine, findings=part.findings,
+                                    errors=tuple(errors) + r.errors,
+                                    not_diagnosed=not_diagnosed_reason(store, part.examined, part.findings),
+                                    summary=tuple(summary_lines(r)) + tuple(("probe note", n) for n in r.notes)))
+    return Report(__version__, tuple(targets))
+
+
+def sweep_target(url: str, engine: str, verdict: Any) -> TargetReport:
+    """`llmdoctor probe --sweep`: one engine's judged sweep (judge/probe/sweep.py) as a report
+    target: its figures, its failed requests, its summary lines, or why it says nothing."""
+    from llmdoctor.judge.probe.sweep import summary_lines, sweep_figures
+
+    measured = any(s.ok for s in verdict.levels)
+    return TargetReport(
+        target=url, engine=engine, figures=sweep_figures(verdict),
+        errors=tuple(f"{s.id}: {s.error}" for level in verdict.result.levels for s in level.samples
+                     if not s.ok and s.status != "interrupted"),
+        not_diagnosed="" if measured else SWEEP_MEASURED_NOTHING,
+        summary=summary_lines(verdict))
+
+
+def with_unreachable(report: Report, failures: Iterable[str]) -> Report:
+    """`URL: why` lines of targets that could not be probed, as unreachable targets after the others."""
+    return Report(report.version, report.targets + tuple(
+        TargetReport(target=f.split(": ", 1)[0], engine=UNREACHABLE, errors=(f,), reachable=False) for f in failures))
 
 
 def several_instances(engines) -> tuple:

@@ -1,21 +1,19 @@
 """`llmdoctor probe [URL]`: stream a few requests at a server and say why it is slow.
 
-Thin: detect + run the probe (llmdoctor.facts.live_probe), judge it with the same probe_*
-checks `diagnose --probe` uses, render. Progress goes to stderr; the JSON output
-carries the raw per-request timings under "probe".
+Thin: the arguments, then app/probe.py (detect and run the probe, judged through the
+diagnosis pipeline: app/diagnose.py judge_probe, the probe_* checks `diagnose --probe` uses),
+then render. Progress goes to stderr; the JSON output carries the raw per-request timings
+under "probe".
 """
 from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 import typer
 
 from llmdoctor.cli.complete import choices
-
-if TYPE_CHECKING:
-    from llmdoctor.model import Report
 
 FORMATS = ("text", "json", "markdown", "html")
 
@@ -30,61 +28,6 @@ def _progress_printer():
 
     console = Console(stderr=True, highlight=False)
     return lambda msg: console.print(f"[dim]probe:[/] {escape(redact_text(msg))}")  # a URL may carry user:password
-
-
-def _default_urls() -> list[str]:
-    """The engines discovered on this host (as `diagnose` finds them)."""
-    from llmdoctor.facts import Context, FactStore, FactUnavailable
-    from llmdoctor.hosts.local import LocalHost
-
-    host = LocalHost()
-    try:
-        engines = FactStore(Context(host=host)).get("engines")
-    except FactUnavailable:
-        engines = ()
-    return [host.base_url(e.port) for e in engines if e.port]
-
-
-def _pod_urls(target: str):
-    """`probe k8s://…`: the pod's engine (found the way diagnose finds it) through a kubectl
-    port-forward, which stops when the run ends (hosts/kube.py: close, exit, SIGTERM)."""
-    from llmdoctor.facts import Context, FactStore
-    from llmdoctor.hosts.kube import KubeHost
-
-    host = KubeHost(target)
-    host.connect()
-    engines = FactStore(Context(host=host, sample_seconds=0)).get("engines")
-    return host, [host.base_url(e.port) for e in engines if e.port]
-
-
-def judge(runs) -> "Report":
-    """Run the built-in probe_* checks on a ProbeRuns; one TargetReport per URL."""
-    from llmdoctor import __version__
-    from llmdoctor.plugins import load_checks, run_check
-    from llmdoctor.facts import Context, FactStore
-    from llmdoctor.model import Report, TargetReport
-    from llmdoctor.knowledge.probe.result import ProbeRuns
-    from llmdoctor.judge.probe.verdicts import summary_lines
-
-    specs, load_errors = load_checks(site_dir=None, entry_points=False)
-    specs = [s for s in specs if s.id.startswith("probe-")]
-    targets = []
-    for r in runs.results:
-        store = FactStore(Context(host=None), preset={"probe": ProbeRuns((r,))})  # type: ignore[arg-type]
-        findings, errors = [], list(load_errors)
-        for spec in specs:
-            outcome = run_check(spec, store)
-            findings.extend(outcome.findings)
-            if outcome.crash:
-                errors.append(outcome.crash)
-        findings.sort(key=lambda f: (-f.severity.rank, f.check))
-        answered = any(s.ok for s in r.samples)
-        not_diagnosed = "" if answered or findings else (
-            "no probe request got a complete answer (timed out, stalled or failed): nothing was measured")
-        targets.append(TargetReport(target=r.url, engine=r.engine, findings=tuple(findings),
-                                    errors=tuple(errors) + r.errors, not_diagnosed=not_diagnosed,
-                                    summary=tuple(summary_lines(r)) + tuple(("probe note", n) for n in r.notes)))
-    return Report(__version__, tuple(targets))
 
 
 def register(app: typer.Typer) -> None:
@@ -122,12 +65,9 @@ Examples:
         URL is the server, e.g. http://127.0.0.1:11434 (default: the engines found on this host).
         The light probe sends 13 requests (3 runs of each scenario), at most 2 at once, <= 20 tokens each; --mode load is opt-in.
         """
-        from llmdoctor.model import ExitCode, Report
-        from llmdoctor.facts.live_probe import Interrupt, ProbeError
+        from llmdoctor.app.probe import default_urls, pod_urls, probe as run_probe
+        from llmdoctor.model import ExitCode
         from llmdoctor.redact import redact_text
-        from llmdoctor.facts.live_probe.detect import detect
-        from llmdoctor.knowledge.probe.result import ProbeRuns
-        from llmdoctor.facts.live_probe.scenarios import ProbeRunner, describe_load
         from llmdoctor.render import render
         from llmdoctor.render.probe import ProbeView
 
@@ -148,12 +88,12 @@ Examples:
             from llmdoctor.hosts.base import HostError
 
             try:
-                pod, urls = _pod_urls(url)
+                pod, urls = pod_urls(url)
             except (ValueError, HostError, FactUnavailable) as e:
                 typer.echo(redact_text(f"llmdoctor: {e}"), err=True)
                 raise typer.Exit(ExitCode.UNKNOWN)
         else:
-            urls = [url] if url else _default_urls()
+            urls = [url] if url else default_urls()
         if not urls:
             typer.echo("llmdoctor: no engine found on this host; give the server URL", err=True)
             raise typer.Exit(ExitCode.UNKNOWN)
@@ -162,35 +102,12 @@ Examples:
 
             sweep_command(urls, model, sweep_plan(max_concurrency, token_budget, deadline, ttft_target, fmt),
                           fmt, progress)
-        stop = Interrupt()
-        results, failures = [], []
         try:
-            for u in urls:
-                try:
-                    target = detect(u, model=model)
-                except ProbeError as e:
-                    failures.append(redact_text(f"{u}: {e}"))
-                    continue
-                runner = ProbeRunner(target, deadline_s=deadline, progress=progress, stop=stop)
-                if mode == "load":
-                    typer.echo(f"llmdoctor: {describe_load(target, concurrency)}", err=True)
-                    results.append(runner.load(concurrency))
-                else:
-                    results.append(runner.light())
-                if runner.interrupted:
-                    break
-        except KeyboardInterrupt:
-            stop.set()
-            failures.append("interrupted")
-        if pod is not None:
-            pod.close()
-        runs = ProbeRuns(tuple(results))
-        report = judge(runs)
-        if failures:
-            from llmdoctor.model import UNREACHABLE, TargetReport
-
-            report = Report(report.version, report.targets + tuple(
-                TargetReport(target=f.split(": ", 1)[0], engine=UNREACHABLE, errors=(f,), reachable=False) for f in failures))
+            report, runs = run_probe(urls, model, mode, concurrency, deadline, progress,
+                                     announce=lambda msg: typer.echo(f"llmdoctor: {msg}", err=True))
+        finally:
+            if pod is not None:
+                pod.close()
         from llmdoctor.render.unavailable import HtmlUnavailable
 
         try:
@@ -200,6 +117,6 @@ Examples:
             raise typer.Exit(ExitCode.UNKNOWN)
         sys.stdout.write(redact_text(page))  # a URL may carry user:password
         code = report.exit_code()
-        if not results or (code == ExitCode.OK and any(r.interrupted for r in results)):
+        if not runs.results or (code == ExitCode.OK and any(r.interrupted for r in runs.results)):
             code = ExitCode.UNKNOWN  # nothing measured, or stopped before it could say "healthy"
         raise typer.Exit(code)

@@ -1,9 +1,9 @@
 """`llmdoctor probe --sweep`: the concurrency sweep as a command (opt-in, bounded).
 
-States the plan on stderr before the first request, runs the sweep per URL, prints the
-table. Ctrl-C and SIGTERM both stop it cleanly: open streams are shut, what was measured
-is printed (marked partial), and the exit is 3 (or 143 after SIGTERM, once the
-terminate hooks of hosts/terminate.py have run).
+States the plan on stderr before the first request, runs the sweep per URL (app/probe.py
+sweep), prints the table. Ctrl-C and SIGTERM both stop it cleanly: open streams are shut,
+what was measured is printed (marked partial), and the exit is 3 (or 143 after SIGTERM,
+once the terminate hooks of hosts/terminate.py have run).
 """
 from __future__ import annotations
 
@@ -36,16 +36,12 @@ def sweep_plan(max_concurrency: int, token_budget: int, deadline_s: float, ttft_
 
 def sweep_command(urls: list[str], model: str | None, plan, fmt: str, progress) -> None:
     """Run the sweep on each URL and exit with its code (raises typer.Exit)."""
-    from llmdoctor import __version__
-    from llmdoctor.facts.live_probe import ProbeError
-    from llmdoctor.facts.live_probe.detect import detect
-    from llmdoctor.facts.live_probe.sweep import SweepRunner
+    from llmdoctor.app.probe import sweep
     from llmdoctor.hosts.terminate import run_hooks
-    from llmdoctor.judge.probe.sweep import judge_sweep, sweep_figures
-    from llmdoctor.model import UNREACHABLE, ExitCode, Report, TargetReport
+    from llmdoctor.model import ExitCode
     from llmdoctor.redact import redact_text
     from llmdoctor.render import render
-    from llmdoctor.render.sweep import SweepView, knee_line, users_line
+    from llmdoctor.render.sweep import SweepView
 
     cancel = threading.Event()
     terminated = []
@@ -55,36 +51,13 @@ def sweep_command(urls: list[str], model: str | None, plan, fmt: str, progress) 
         cancel.set()
 
     previous = signal.signal(signal.SIGTERM, on_sigterm) if threading.current_thread() is threading.main_thread() else None
-    verdicts, targets = [], []
     try:
-        for u in urls:
-            if cancel.is_set():
-                break
-            try:
-                target = detect(u, model=model)
-            except ProbeError as e:
-                targets.append(TargetReport(target=u, engine=UNREACHABLE, errors=(redact_text(f"{u}: {e}"),),
-                                            reachable=False))
-                continue
-            typer.echo(redact_text(f"llmdoctor: {plan.describe(target.url)}"), err=True)
-            v = judge_sweep(SweepRunner(target, plan, progress=progress, cancel=cancel).run())
-            verdicts.append(v)
-            measured = any(s.ok for s in v.levels)
-            targets.append(TargetReport(
-                target=target.url, engine=target.engine, figures=sweep_figures(v),
-                errors=tuple(f"{s.id}: {s.error}" for level in v.result.levels for s in level.samples
-                             if not s.ok and s.status != "interrupted"),
-                not_diagnosed="" if measured else "no sweep request got a complete answer: nothing was measured",
-                summary=(("sweep knee", knee_line(v).partition(": ")[2]),
-                         ("sweep users", users_line(v).partition(": ")[2])) + tuple(
-                    ("sweep note", n) for n in v.result.notes)))
-    except KeyboardInterrupt:  # between two bursts (detection, rendering of the plan)
-        cancel.set()
+        report, verdicts = sweep(urls, model, plan, progress, cancel,
+                                 announce=lambda msg: typer.echo(redact_text(f"llmdoctor: {msg}"), err=True))
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
-    report = Report(__version__, tuple(targets))
-    sys.stdout.write(redact_text(render(SweepView(report, tuple(verdicts)), fmt)))
+    sys.stdout.write(redact_text(render(SweepView(report, verdicts), fmt)))
     sys.stdout.flush()
     if terminated:
         run_hooks()

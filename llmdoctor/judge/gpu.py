@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.judge.thresholds import GPU_BUSY_UTIL_PCT, GPU_HELD_CLOCK_FRACTION, GPU_POWER_LIMIT_LOWERED_FRACTION
+from llmdoctor.judge.thresholds import (GPU_BUSY_UTIL_PCT, GPU_HELD_CLOCK_FRACTION, GPU_IDLE_PSTATE,
+                                        GPU_POWER_LIMIT_LOWERED_FRACTION)
 
 if TYPE_CHECKING:
     from llmdoctor.knowledge.nvidia_query import GpuHealth
@@ -23,7 +24,7 @@ def busy(g: GpuHealth) -> bool | None:
         return True
     if g.reasons is not None and "idle" in g.reasons:
         return False
-    if g.pstate and g.pstate[1:].isdecimal() and int(g.pstate[1:]) >= 5:
+    if g.pstate and g.pstate[1:].isdecimal() and int(g.pstate[1:]) >= GPU_IDLE_PSTATE:
         return False
     if g.reasons is not None:
         return True

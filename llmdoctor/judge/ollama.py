@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.model import Evidence, Record
+from llmdoctor.judge.thresholds import OLLAMA_VRAM_HELD_MIN_BYTES as VRAM_HELD_MIN_BYTES
+from llmdoctor.judge.thresholds import OLLAMA_VRAM_HELD_SHARE as VRAM_HELD_SHARE
+from llmdoctor.model import Evidence, Record, record
 from llmdoctor.knowledge.ollama import env as envdef
 if TYPE_CHECKING:  # annotations only: the log parser is imported by whoever has a log (start-up time)
     from llmdoctor.knowledge.nvidia import GpuFact
@@ -30,18 +32,16 @@ def config_evidence(config, name: str) -> Evidence:
     return Evidence(origin, f"{name}={value}")
 
 
-# The records here are plain classes (llmdoctor.model.Record: a dataclass's ==, hash and repr),
-# never replace()d or copied: a frozen dataclass costs ~1 ms of start-up to define.
+# Records (llmdoctor.model.record: a dataclass's ==, hash and repr, never replace()d or copied):
+# a frozen dataclass costs ~1.5 ms of start-up to define, a record ~0.1 ms.
+@record
 class Slots(Record):
     """How many requests Ollama serves at once (OLLAMA_NUM_PARALLEL), and how that is known."""
 
-    __slots__ = ("count", "how", "evidence", "from_runner")
-
-    def __init__(self, count: int | None, how: str, evidence: tuple[Evidence, ...], from_runner: bool = False) -> None:
-        self.count = count  # None = auto, decided per load
-        self.how = how
-        self.evidence = evidence
-        self.from_runner = from_runner
+    count: int | None  # None = auto, decided per load
+    how: str
+    evidence: tuple[Evidence, ...]
+    from_runner: bool = False
 
 
 def last_load_with(log: OllamaLogSummary | None, attr: str) -> Load | None:
@@ -116,16 +116,9 @@ def gpu_process_bytes(gpu: GpuFact | None, names: tuple[str, ...] = ("ollama", "
     return sum(p.used_bytes for p in procs if p.used_bytes is not None and any(n in p.name for n in names))
 
 
-# GPU memory other processes hold when Ollama takes its inventory. Ollama plans every load
-# against the free memory it measures (discover/, llm/memory.go), so what they hold is lost to
-# models; a desktop session holds a few hundred MiB, which both floors stay clear of.
-VRAM_HELD_SHARE = 0.25  # of the GPUs' total
-VRAM_HELD_MIN_BYTES = 2 << 30
-
-
 def vram_held(log: OllamaLogSummary | None):
     """(startup, bytes held by others) for the last inventory where others held at least both
-    floors above; None otherwise."""
+    floors (judge/thresholds.py OLLAMA_VRAM_HELD_*); None otherwise."""
     for s in reversed(log.startups if log is not None else ()):
         if s.gpu_total_bytes and s.gpu_available_bytes is not None:
             held = s.gpu_total_bytes - s.gpu_available_bytes

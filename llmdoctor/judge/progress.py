@@ -12,23 +12,21 @@ in memory, which a readiness check must never load).
 from __future__ import annotations
 
 from llmdoctor.judge.thresholds import STALL_MIN_WINDOW_S
-from llmdoctor.model import ExitCode, Record
+from llmdoctor.model import ExitCode, Record, record
 
 READY, BUSY, STALLED, LOADING, DOWN, FAILING, UNKNOWN = "ready", "busy", "stalled", "loading", "down", "failing", "unknown"
 EXIT = {READY: ExitCode.OK, BUSY: ExitCode.OK, STALLED: ExitCode.CRITICAL, LOADING: ExitCode.CRITICAL,
         DOWN: ExitCode.CRITICAL, FAILING: ExitCode.CRITICAL, UNKNOWN: ExitCode.UNKNOWN}
 
 
+@record
 class Progress(Record):
     """The verdict, why, and the lines that show it."""
 
-    __slots__ = ("state", "reason", "evidence", "seconds")
-
-    def __init__(self, state: str, reason: str, evidence: tuple[str, ...] = (), seconds: float = 0.0) -> None:
-        self.state = state
-        self.reason = reason
-        self.evidence = evidence
-        self.seconds = seconds  # how long it was watched (or the request waited)
+    state: str
+    reason: str
+    evidence: tuple[str, ...] = ()
+    seconds: float = 0.0  # how long it was watched (or the request waited)
 
     @property
     def exit_code(self) -> int:
@@ -43,7 +41,7 @@ def from_readings(readings, health: str = "") -> Progress | None:
     """The verdict from counters alone, or None when they cannot tell (nothing in flight, or
     no token counter): then only a request of our own tells."""
     known = [r for r in readings if r.in_flight is not None or r.marks]
-    if len(known) < 2:
+    if len(known) <= 1:
         return None
     first, last = known[0], known[-1]
     lines = tuple(r.describe() for r in (first, last)) + ((health,) if health else ())

@@ -3,7 +3,8 @@ batch lines or gauges, and the memory levers in the order they cost."""
 from __future__ import annotations
 
 from llmdoctor.judge.fixes import MEMORY_ORDER, launch_flags_text
-from llmdoctor.judge.thresholds import SGLANG_KV_FULL, SGLANG_LONG_PROMPT, SGLANG_QUEUE_LINES
+from llmdoctor.judge.thresholds import (SGLANG_DEEP_QUEUE_MIN, SGLANG_KV_FULL, SGLANG_KV_FULL_SHARE, SGLANG_LONG_PROMPT,
+                                        SGLANG_QUEUE_LINES, SGLANG_QUEUE_SUSTAINED_LINES)
 from llmdoctor.model import Evidence, Fix
 
 
@@ -24,11 +25,11 @@ def backlog(scan):
     """(kind, evidence) for requests that waited in this log: 'kv' when the KV pool was full
     (token usage >= 0.9 on most such lines), 'queue' otherwise; (None, []) when none waited long."""
     run = scan.longest_queue_run
-    if run is None or not (run.length >= SGLANG_QUEUE_LINES or run.peak >= max(4, run.first.running)):
+    if run is None or not (run.length >= SGLANG_QUEUE_LINES or run.peak >= max(SGLANG_DEEP_QUEUE_MIN, run.first.running)):
         return None, []
     waiting = [b for b in scan.recent if b.queue > 0]
     full = [b for b in waiting if b.token_usage is not None and b.token_usage >= SGLANG_KV_FULL]
-    kind = "kv" if waiting and len(full) * 2 >= len(waiting) else "queue"
+    kind = "kv" if waiting and len(full) >= SGLANG_KV_FULL_SHARE * len(waiting) else "queue"
     ev = [Evidence(scan.source, run.first.text)]
     if run.last is not run.first:
         ev.append(Evidence(scan.source, run.last.text))
@@ -56,7 +57,7 @@ def backlogs(log, metrics):
     for scan in (log.scans if log is not None else ()):
         kind, ev = backlog(scan)
         if kind:
-            yield kind, ev, scan.longest_queue_run.length >= 2
+            yield kind, ev, scan.longest_queue_run.length >= SGLANG_QUEUE_SUSTAINED_LINES
     kind, ev = metrics_backlog(metrics)
     if kind:
         yield kind, ev, False

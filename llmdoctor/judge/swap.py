@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from llmdoctor.knowledge.memory import KIB, SwapInterval
-
-ACTIVE_BYTES_PER_S = 256 * KIB
-SUSTAINED_INTERVALS = 2
+from llmdoctor.judge.thresholds import (SWAP_ACTIVE_BYTES_PER_S as ACTIVE_BYTES_PER_S, SWAP_READ_BACK_BYTES_PER_S,
+                                        SWAP_SUSTAINED_INTERVALS as SUSTAINED_INTERVALS, SWAP_SUSTAINED_SHARE)
+from llmdoctor.knowledge.memory import SwapInterval
 
 
 def is_active(interval: SwapInterval) -> bool:
@@ -31,12 +30,12 @@ class SwapAssessment:
     @property
     def sustained(self) -> bool:
         """Activity in at least two intervals that make up at least half of the window."""
-        return len(self.active) >= SUSTAINED_INTERVALS and 2 * len(self.active) >= len(self.intervals)
+        return len(self.active) >= SUSTAINED_INTERVALS and len(self.active) >= SWAP_SUSTAINED_SHARE * len(self.intervals)
 
     @property
     def reads_back(self) -> bool:
         """Pages come back in from swap: the working set itself does not fit (thrashing)."""
-        return any(i.swap_in_bps >= ACTIVE_BYTES_PER_S / 2 for i in self.active)
+        return any(i.swap_in_bps >= SWAP_READ_BACK_BYTES_PER_S for i in self.active)
 
     @property
     def peak_in_bps(self) -> float:

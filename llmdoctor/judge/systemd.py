@@ -115,13 +115,15 @@ def logged_before_start(logged_at, active_since: str | None) -> bool:
     import re
     from datetime import datetime, timedelta, timezone
 
+    from llmdoctor.judge.thresholds import SYSTEMD_LOGGED_BEFORE_START_S
+
     if logged_at is None or not active_since or getattr(logged_at, "tzinfo", None) is None:
         return False
     m = re.search(r"(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2}) UTC\b", active_since)
     if not m:
         return False
     started = datetime.fromisoformat(f"{m.group(1)}T{m.group(2)}").replace(tzinfo=timezone.utc)
-    return logged_at < started - timedelta(minutes=2)
+    return logged_at < started - timedelta(seconds=SYSTEMD_LOGGED_BEFORE_START_S)
 
 
 def engines_for(name: str) -> set[str] | None:

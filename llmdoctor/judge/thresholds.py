@@ -97,3 +97,161 @@ QUEUE_SPIKE_MAX_LINES = 2
 # A back-to-back chain this long is a server that never idled, not two requests that happened to
 # meet (Ollama issue 9054: three /api/chat lines, each starting as the previous ended).
 BACK_TO_BACK_MIN_REQUESTS = 3
+
+# --- CPU spill (llama-server offload, Ollama `ollama ps` / load lines) ----------------------
+# At least half of the layers (or of the model, in `ollama ps` "48%/52% CPU/GPU") on the CPU:
+# decode runs at the CPU's memory bandwidth for most of every token, CRITICAL; less is WARNING.
+CPU_SPILL_CRITICAL_PCT = 50
+# `ollama ps` PROCESSOR "100% CPU": size_vram 0 (cmd/cmd.go ListRunningHandler; a split prints
+# "48%/52% CPU/GPU", the share of the size not in VRAM).
+OLLAMA_PS_ALL_CPU_PCT = 100
+# What to lower a high OLLAMA_NUM_PARALLEL to when a spill is found: the old automatic default
+# (server/sched.go v0.2.0-v0.6.6 chose 4 slots where memory allowed). Above it is "set high".
+OLLAMA_SPILL_PARALLEL = 4
+# "100% GPU" while Ollama's processes hold under this share of the model's size in GPU memory
+# (nvidia-smi compute apps): the weights are not there, whatever `ollama ps` says.
+OLLAMA_GPU_HELD_SHARE = 0.05
+
+# --- llama-server slots and sleep -----------------------------------------------------------
+# A slot taken within BACK_TO_BACK_S (knowledge/llamacpp/log.py) of being freed while every other
+# slot was busy, this many times, is a request that waited, not a client that happened to be quick.
+LLAMACPP_QUEUED_LAUNCHES = 2
+# The lines the back-to-back inference adds (two examples and its summary): the queueing finding
+# is HIGH confidence only with evidence beyond them (a counter, a deferral, every slot busy).
+LLAMACPP_WAITED_LINES = 3
+# "N requests deferred" is added once the server deferred more than the lines shown (2).
+LLAMACPP_DEFERRED_SHOWN = 2
+# Idle slots purged to make room this often (knowledge/llamacpp/log.py slot_purges): the shared
+# KV pool is short even where no request failed.
+LLAMACPP_KV_PURGES_ALONE = 2
+# Woken from --sleep-idle-seconds (or a model LRU-unloaded by --models-max) this often in one log:
+# a pattern, HIGH confidence; once is MEDIUM.
+LLAMACPP_SLEEP_REPEATS = 2
+
+# --- Ollama loads, keep-alive, queue ----------------------------------------------------------
+# A reload after at least this long idle (or OLLAMA_KEEP_ALIVE, whichever is longer) is the
+# keep-alive expiry; shorter is a reload while in use (ollama-reload-while-active's, up to an hour).
+OLLAMA_IDLE_RELOAD_MIN_S = 60.0
+OLLAMA_EARLY_RELOAD_MAX_S = 3600.0
+# keep_alive at or above this many seconds is "forever" (knowledge/ollama/env.py keep_alive_seconds
+# reads a negative value or Go's printed maximum as inf; 10**9 s, ~31 years, takes any such value).
+OLLAMA_KEEP_FOREVER_S = 10**9
+# keep_alive 0 seen this often, with this many loads: the model is unloaded after every request.
+OLLAMA_KEEP_ZERO_REPEATS = 2
+# Loaded this many times with more than one context size: clients' num_ctx churns the runner.
+OLLAMA_RELOAD_CHURN_LOADS = 3
+# OLLAMA_MAX_QUEUE at least this many requests per slot is deep: at a few seconds per answer the
+# last waits minutes (envconfig: the default is 512 since 0.1.34, over 1-4 slots). It was seen
+# filling when more than OLLAMA_DEEP_QUEUE_OBSERVED_PER_SLOT per slot were in flight at once.
+OLLAMA_DEEP_QUEUE_PER_SLOT = 32
+OLLAMA_DEEP_QUEUE_OBSERVED_PER_SLOT = 2
+# Evicted on a CPU-only host with more than this much RAM free: ollama/ollama#13227 (before
+# 0.13.1 the scheduler evicted whenever a model could not go to VRAM), not a lack of room.
+OLLAMA_EVICT_CPU_FREE_BYTES = 32 * 2**30
+# server/routes.go v0.11.0-v0.12.10: gpt-oss's context is raised to at least this unless VRAM is low.
+OLLAMA_GPT_OSS_MIN_CONTEXT = 8192
+
+# --- HTTP ----------------------------------------------------------------------------------
+# RFC 9110 section 15: 4xx and 5xx are the failed answers.
+HTTP_ERROR_STATUS = 400
+
+# --- vLLM (more) -----------------------------------------------------------------------------
+# "Maximum concurrency for N tokens per request: X" (gpu_executor / kv_cache_utils): under one
+# full-length request the pool cannot hold the longest request; under two it runs one at a time.
+VLLM_KV_FULL_REQUESTS = 1.0
+VLLM_KV_FEW_FULL_REQUESTS = 2.0
+# GPU KV cache usage at or above this share with requests waiting is a pool held near full.
+VLLM_KV_PINNED_USAGE = 0.8
+# Preemptions at or above this count in a log (at least what the warnings and the cumulative
+# count say: V0 warns on the 1st, 51st, 101st..., scheduler.py), or at or above this many per
+# minute now (vllm:num_preemptions_total between two scrapes), are CRITICAL: latency collapses.
+VLLM_PREEMPTIONS_CRITICAL = 100
+VLLM_PREEMPTIONS_PER_MIN_CRITICAL = 60.0
+# A low prefix hit rate counts over at least this many busy stats lines, or this many queried
+# prompt tokens between two metric samples (a few long prompts are not a workload).
+VLLM_PREFIX_MIN_LINES = 3
+VLLM_PREFIX_MIN_QUERIED_TOKENS = 10000
+# V0 prints "Prefix cache hit rate" beside its stats when caching is on: this many stats lines
+# without it say caching is off.
+VLLM_PREFIX_OFF_MIN_LINES = 3
+# A Waiting run this long (stats lines) is a queue seen over time; one pasted line proves less.
+VLLM_WAITING_RUN_LINES = 2
+
+# --- SGLang (more) ---------------------------------------------------------------------------
+# tp_worker.py (0.4-0.5.10) allows min(context_len - 1, max_total_num_tokens - 1) - 5 input tokens:
+# a refusal limit under context_len - 6 is the KV pool's.
+SGLANG_INPUT_LIMIT_MARGIN = 6
+# A truncation limit under this share of --context-length is the pool's, not the context's.
+SGLANG_TRUNCATION_POOL_SHARE = 0.9
+
+# --- Swap -------------------------------------------------------------------------------------
+# Swapping with more than this share of RAM available: a cgroup memory limit squeezes the
+# workload, not the host (the fix is the limit, not more RAM).
+SWAP_CGROUP_AVAILABLE_SHARE = 0.5
+
+# --- vLLM: why requests wait (judge/vllm.py) ---------------------------------------------------
+# Waiting requests on lines with the KV cache at least this full (or on the gauge) wait for KV
+# room, not for a place in the batch: "kv" when at least VLLM_KV_BOUND_SHARE of the waiting lines.
+VLLM_KV_BOUND_PCT = 80.0
+VLLM_KV_BOUND_SHARE = 0.5
+# Waiting matters over VLLM_WAITING_RUN_LINES lines in a row (>= 10 s at the default interval),
+# or on one line whose queue is at least this deep and as deep as the running batch (a pasted
+# excerpt is often that short).
+VLLM_DEEP_QUEUE_MIN = 4
+# Prompt throughput over this many times generation throughput is prefill's (the same 10x the
+# log scanner counts prompt-heavy waiting lines with); more than this share of waiting lines
+# prompt-heavy makes the wait prefill's.
+VLLM_PREFILL_OVER_GENERATION = 10
+VLLM_PREFILL_HEAVY_SHARE = 0.5
+# Decode starved by a prefill: prompt tokens/s that only a long prompt's prefill produces in one
+# interval, beside generated tokens/s per running request below which decoding has stalled.
+VLLM_PREFILL_TPS = 1000.0
+VLLM_STARVED_TPS = 2.0
+# --max-num-seqs by default: 128 (CPU) to 1024 (H100/H200), vllm/engine/arg_utils.py get_batch_defaults.
+VLLM_SMALLEST_DEFAULT_SEQS = 128
+# A KV cache under half full while requests wait still has room for them.
+VLLM_ROOM_KV_PCT = 50.0
+# A running request holding this share of the KV cache or more has a long context; fuller than
+# VLLM_FEW_LONG_KV_PCT, a waiting long request may not fit in what is left (under it, vLLM admits
+# what waits as soon as a step allows: a queue then is not the cache's doing; from
+# VLLM_KV_BOUND_PCT on, classify_waiting calls it a KV-bound wait of its own).
+VLLM_KV_HOG_PCT = 10.0
+VLLM_FEW_LONG_KV_PCT = 70.0
+# --gpu-memory-utilization proposed for more KV room where the value set is below this (vLLM's
+# default is 0.9, 0.92 from v0.20); at or above it, kv_room_fix adds 0.02, up to 0.98.
+VLLM_MAX_GPU_UTIL = 0.95
+
+# --- SGLang: why requests wait (judge/sglang.py) ----------------------------------------------
+# One batch line whose queue is at least this deep (and as deep as the running batch) is a backlog
+# even without SGLANG_QUEUE_LINES of them; "kv" when at least this share of the waiting lines had
+# the pool full; a queue run this long is a backlog seen over time.
+SGLANG_DEEP_QUEUE_MIN = 4
+SGLANG_KV_FULL_SHARE = 0.5
+SGLANG_QUEUE_SUSTAINED_LINES = 2
+
+# --- Swap (judge/swap.py) ---------------------------------------------------------------------
+# Below this swap-in + swap-out rate an interval is background noise (a few pages of an idle
+# daemon); at or above it, swap activity. Activity in at least SWAP_SUSTAINED_INTERVALS intervals
+# that make up at least SWAP_SUSTAINED_SHARE of the window is sustained; swap-in at half the
+# activity rate is pages coming back (the working set itself does not fit: thrashing).
+SWAP_ACTIVE_BYTES_PER_S = 256 * 1024
+SWAP_SUSTAINED_INTERVALS = 2
+SWAP_SUSTAINED_SHARE = 0.5
+SWAP_READ_BACK_BYTES_PER_S = SWAP_ACTIVE_BYTES_PER_S / 2
+
+# --- GPU idle (judge/gpu.py) ------------------------------------------------------------------
+# A performance state this deep or deeper (P5-P12: the card lowered clocks and link because little
+# runs, nvidia-smi -q "Performance State") says idle.
+GPU_IDLE_PSTATE = 5
+
+# --- Ollama VRAM held by others (judge/ollama.py) ---------------------------------------------
+# GPU memory other processes hold when Ollama takes its inventory. Ollama plans every load
+# against the free memory it measures (discover/, llm/memory.go), so what they hold is lost to
+# models; a desktop session holds a few hundred MiB, which both floors stay clear of.
+OLLAMA_VRAM_HELD_SHARE = 0.25  # of the GPUs' total
+OLLAMA_VRAM_HELD_MIN_BYTES = 2 << 30
+
+# --- systemd (judge/systemd.py) ---------------------------------------------------------------
+# A server config line logged more than this before the unit's ActiveEnterTimestamp is from an
+# earlier start (the margin absorbs the engine's start-up time and the clocks' rounding).
+SYSTEMD_LOGGED_BEFORE_START_S = 120.0

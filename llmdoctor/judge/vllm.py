@@ -5,8 +5,13 @@ from __future__ import annotations
 from llmdoctor.judge.fixes import MEMORY_ORDER, serve_flags_text
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
-MAX_GPU_UTIL = 0.95
-KV_BOUND_PCT = 80.0  # requests that wait while the KV cache is this full wait for KV room, not for a place
+from llmdoctor.judge.thresholds import (VLLM_DEEP_QUEUE_MIN, VLLM_FEW_LONG_KV_PCT as FEW_LONG_KV_PCT,
+                                        VLLM_KV_BOUND_PCT as KV_BOUND_PCT, VLLM_KV_BOUND_SHARE,
+                                        VLLM_KV_HOG_PCT as KV_HOG_PCT, VLLM_MAX_GPU_UTIL as MAX_GPU_UTIL,
+                                        VLLM_PREFILL_HEAVY_SHARE, VLLM_PREFILL_OVER_GENERATION,
+                                        VLLM_PREFILL_TPS as PREFILL_TPS, VLLM_ROOM_KV_PCT as ROOM_KV_PCT,
+                                        VLLM_SMALLEST_DEFAULT_SEQS as SMALLEST_DEFAULT_SEQS,
+                                        VLLM_STARVED_TPS as STARVED_TPS, VLLM_WAITING_RUN_LINES)
 
 
 def setting(cmdline, logs, key):
@@ -73,7 +78,7 @@ def _waiting_matters(scan) -> bool:
     run = scan.longest_waiting_run
     if run is None:
         return False
-    return run.length >= 2 or run.peak >= max(4, scan.max_running or 0)
+    return run.length >= VLLM_WAITING_RUN_LINES or run.peak >= max(VLLM_DEEP_QUEUE_MIN, scan.max_running or 0)
 
 
 def classify_waiting(scan=None, metrics=None, first=None) -> tuple[str | None, list[Evidence]]:
@@ -85,7 +90,7 @@ def classify_waiting(scan=None, metrics=None, first=None) -> tuple[str | None, l
     bound = kv_bound_lines(scan) if scan is not None else []
     waiting = [s for s in scan.recent_stats if s.waiting > 0] if scan is not None else []
     seqs = scan.settings.get("max_num_seqs") if scan is not None else None
-    if bound and len(bound) * 2 >= len(waiting) and not (seqs and all(s.running >= seqs for s in bound)):
+    if bound and len(bound) >= VLLM_KV_BOUND_SHARE * len(waiting) and not (seqs and all(s.running >= seqs for s in bound)):
         peak = max(bound, key=lambda s: s.kv_usage_pct)
         ev += [Evidence(scan.source, s.text) for s in ([bound[0]] if peak is bound[0] else [bound[0], peak])]
         ev.append(Evidence(scan.source, f"{len(bound)} of {len(waiting)} stats line(s) with waiting requests had the "
@@ -95,7 +100,7 @@ def classify_waiting(scan=None, metrics=None, first=None) -> tuple[str | None, l
     if scan is not None and _waiting_matters(scan):
         run = scan.longest_waiting_run
         heavy = scan.prompt_heavy_waiting_lines
-        kind = "prefill" if heavy * 2 > scan.waiting_lines else "queue"
+        kind = "prefill" if heavy > VLLM_PREFILL_HEAVY_SHARE * scan.waiting_lines else "queue"
         ev += [Evidence(scan.source, run.first.text)]
         if run.last is not run.first:
             ev.append(Evidence(scan.source, run.last.text))
@@ -108,7 +113,8 @@ def classify_waiting(scan=None, metrics=None, first=None) -> tuple[str | None, l
         if m.waiting and m.waiting > 0 and both:
             q, p = _between(metrics, "queue_time"), _between(metrics, "prefill_time")
             text = f"vllm:num_requests_waiting {m.waiting:g}, vllm:num_requests_running {m.running or 0:g}"
-            if kind is None and m.kv_usage is not None and m.kv_usage * 100 >= KV_BOUND_PCT:
+            kv_pct = None if m.kv_usage is None else m.kv_usage * 100
+            if kind is None and kv_pct is not None and kv_pct >= KV_BOUND_PCT:
                 ev.append(Evidence(metrics.source, f"{text}, {m.kv_usage_name} {m.kv_usage:.3f}"))
                 return "kv", ev
             if q is not None and p is not None and q.mean is not None and p.mean is not None:
@@ -123,30 +129,22 @@ def classify_waiting(scan=None, metrics=None, first=None) -> tuple[str | None, l
     return kind, ev
 
 
-PREFILL_TPS = 1000.0  # prompt tokens/s that only a long prompt's prefill produces in one interval
-STARVED_TPS = 2.0  # generated tokens/s per running request below which decoding has stalled
-
-
 def decode_starved(scan):
     """(starved line, prefill line) when running requests all but stopped generating next to an
     interval in which the engine prefilled a long prompt: the prefill took the steps."""
     lines = list(scan.recent_stats)
     for i, s in enumerate(lines):
-        if s.running < 2 or s.waiting or s.generation_tps is None or s.generation_tps / s.running >= STARVED_TPS:
+        if s.running <= 1 or s.waiting or s.generation_tps is None or s.generation_tps / s.running >= STARVED_TPS:
             continue
         for other in lines[max(0, i - 1): i + 2]:
             p, g = other.prompt_tps or 0.0, other.generation_tps or 0.0
-            if p >= PREFILL_TPS and p >= 10 * max(g, 1.0) and other.running >= 2:
+            if p >= PREFILL_TPS and p >= VLLM_PREFILL_OVER_GENERATION * max(g, 1.0) and other.running > 1:
                 return s, other
     return None
 
 
 def _capacity(vllm_log):
     return next((s.kv_capacity for s in vllm_log.scans if s.kv_capacity), None)
-
-
-SMALLEST_DEFAULT_SEQS = 128  # --max-num-seqs by default: 128 (CPU) to 1024 (H100/H200), vllm/engine/arg_utils.py get_batch_defaults
-ROOM_KV_PCT = 50.0  # a KV cache under half full while requests wait still has room for them
 
 
 def _waiting_kv(vllm_log, vllm_metrics) -> list[float]:
@@ -156,12 +154,6 @@ def _waiting_kv(vllm_log, vllm_metrics) -> list[float]:
     if vllm_metrics is not None and (vllm_metrics.latest.waiting or 0) > 0 and vllm_metrics.latest.kv_usage is not None:
         kvs.append(vllm_metrics.latest.kv_usage * 100)
     return kvs
-
-
-KV_HOG_PCT = 10.0  # a running request holding this share of the KV cache or more has a long context
-FEW_LONG_KV_PCT = 70.0  # fuller than this, a waiting long request may not fit in what is left (under
-# it, vLLM admits what waits as soon as a step allows: a queue then is not the cache's doing; from
-# KV_BOUND_PCT on, classify_waiting calls it a KV-bound wait of its own)
 
 
 def kv_bound(vllm_log, vllm_metrics, running: int, seqs: int | None) -> str | None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 
 # A client deadline is a round number of seconds, set by a person: a multiple of 5 s (10 s, 30 s,
 # 5m0s, 30m0s). gin prints durations under a minute to the nanosecond, so one stopped by its own
@@ -35,16 +35,14 @@ FAILED = frozenset((499, 500, 502, 503, 504))
 DEADLINE_HITS = 2
 
 
+@record
 class Span(Record):
     """One request: [start, end] in seconds (any epoch), its HTTP status and the line it came from."""
 
-    __slots__ = ("start", "end", "status", "example")
-
-    def __init__(self, start: float, end: float, status: int = 0, example: Any = None) -> None:
-        self.start = start
-        self.end = end
-        self.status = status
-        self.example = example
+    start: float
+    end: float
+    status: int = 0
+    example: Any = None
 
     @property
     def seconds(self) -> float:
@@ -96,18 +94,15 @@ def is_round(seconds: float) -> bool:
     return deadline_of(seconds) is not None
 
 
+@record
 class Chain(Record):
     """Requests served back to back (each started within the resolution of the previous end)."""
 
-    __slots__ = ("spans", "gaps", "deadline_s", "deadline_hits", "waited_s")
-
-    def __init__(self, spans: tuple[Span, ...], gaps: tuple[float, ...], deadline_s: float | None,
-                 deadline_hits: int, waited_s: float) -> None:
-        self.spans = spans
-        self.gaps = gaps  # start of each request minus the previous end (negative within resolution)
-        self.deadline_s = deadline_s  # a round duration at which several requests failed
-        self.deadline_hits = deadline_hits
-        self.waited_s = waited_s  # the last request's start minus the first's: its wait, if sent together
+    spans: tuple[Span, ...]
+    gaps: tuple[float, ...]  # start of each request minus the previous end (negative within resolution)
+    deadline_s: float | None  # a round duration at which several requests failed
+    deadline_hits: int
+    waited_s: float  # the last request's start minus the first's: its wait, if sent together
 
     @property
     def sent_together(self) -> bool:

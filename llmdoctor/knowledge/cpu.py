@@ -9,25 +9,22 @@ used by the engine's own processes; the rest of the busy time is other work's.
 """
 from __future__ import annotations
 
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 from llmdoctor.parsing import ParseError
 
 TICKS_PER_S = 100  # USER_HZ: 100 on every Linux architecture llmdoctor runs on
 
 
+@record
 class CpuTimes(Record):
     """One reading: the aggregate ticks, the core count, every process's ticks and parent."""
 
-    __slots__ = ("busy", "idle", "steal", "cores", "procs", "load1")
-
-    def __init__(self, busy: int, idle: int, steal: int, cores: int, procs: dict[int, tuple[int, int]],
-                 load1: float | None = None) -> None:
-        self.busy = busy  # user + nice + system + irq + softirq (not steal, not iowait)
-        self.idle = idle  # idle + iowait
-        self.steal = steal
-        self.cores = cores
-        self.procs = procs  # pid -> (ppid, utime + stime ticks)
-        self.load1 = load1
+    busy: int  # user + nice + system + irq + softirq (not steal, not iowait)
+    idle: int  # idle + iowait
+    steal: int
+    cores: int
+    procs: dict[int, tuple[int, int]]  # pid -> (ppid, utime + stime ticks)
+    load1: float | None = None
 
 
 def parse_proc_text(text: str) -> CpuTimes:
@@ -74,21 +71,18 @@ def descendants(procs: dict[int, tuple[int, int]], roots) -> set[int]:
     return out
 
 
+@record
 class CpuSample(Record):
     """Between two readings, as shares of every core's time (1.0 = all cores for the whole window)."""
 
-    __slots__ = ("seconds", "cores", "busy", "steal", "engine", "others", "load1", "engine_pids")
-
-    def __init__(self, seconds: float, cores: int, busy: float, steal: float, engine: float | None,
-                 others: float | None, load1: float | None = None, engine_pids: tuple[int, ...] = ()) -> None:
-        self.seconds = seconds
-        self.cores = cores
-        self.busy = busy
-        self.steal = steal
-        self.engine = engine  # the engine's processes (None: none of them was found)
-        self.others = others  # busy time that was not the engine's
-        self.load1 = load1
-        self.engine_pids = engine_pids
+    seconds: float
+    cores: int
+    busy: float
+    steal: float
+    engine: float | None  # the engine's processes (None: none of them was found)
+    others: float | None  # busy time that was not the engine's
+    load1: float | None = None
+    engine_pids: tuple[int, ...] = ()
 
     def to_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__slots__} | {"engine_pids": list(self.engine_pids)}

@@ -12,7 +12,7 @@ the memory's "Power Readings" after the GPU's) is never taken for another.
 """
 from __future__ import annotations
 
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 from llmdoctor.parsing import LazyPattern, ParseError
 
 # Clock throttle ("event") reasons by the names NVML's bit masks and nvidia-smi's lines use.
@@ -38,63 +38,47 @@ def reasons_from_mask(mask: int) -> tuple[str, ...]:
     return tuple(name for name, bit in REASON_BITS.items() if mask & bit)
 
 
+@record
 class GpuHealth(Record):
     """One GPU's readings; None wherever the source does not report it."""
 
-    __slots__ = ("index", "name", "bus_id", "persistence", "driver_model", "util_pct", "sm_mhz", "sm_max_mhz",
-                 "reasons", "power_w", "power_limit_w", "power_default_w", "temp_c", "slowdown_temp_c",
-                 "pcie_gen", "pcie_gen_max", "pcie_width", "pcie_width_max", "ecc_uncorrected",
-                 "remap_pending", "remap_failure", "retire_pending", "pstate")
-
-    def __init__(self, index: int, name: str = "", bus_id: str = "", persistence: bool | None = None,
-                 driver_model: str | None = None, util_pct: int | None = None, sm_mhz: int | None = None,
-                 sm_max_mhz: int | None = None, reasons: tuple[str, ...] | None = None, power_w: float | None = None,
-                 power_limit_w: float | None = None, power_default_w: float | None = None,
-                 temp_c: int | None = None, slowdown_temp_c: int | None = None, pcie_gen: int | None = None,
-                 pcie_gen_max: int | None = None, pcie_width: int | None = None, pcie_width_max: int | None = None,
-                 ecc_uncorrected: int | None = None, remap_pending: bool | None = None,
-                 remap_failure: bool | None = None, retire_pending: bool | None = None,
-                 pstate: str | None = None) -> None:
-        self.index = index
-        self.name = name
-        self.bus_id = bus_id
-        self.persistence = persistence
-        self.driver_model = driver_model  # "WDDM"/"TCC" on Windows, None on Linux
-        self.util_pct = util_pct  # time a kernel ran over the last sample period
-        self.sm_mhz = sm_mhz
-        self.sm_max_mhz = sm_max_mhz
-        self.reasons = reasons  # active clocks event reasons (REASON_BITS names); None: not reported
-        self.power_w = power_w
-        self.power_limit_w = power_limit_w  # the enforced limit
-        self.power_default_w = power_default_w
-        self.temp_c = temp_c
-        self.slowdown_temp_c = slowdown_temp_c
-        self.pcie_gen = pcie_gen
-        self.pcie_gen_max = pcie_gen_max  # the most this card and this slot allow
-        self.pcie_width = pcie_width
-        self.pcie_width_max = pcie_width_max
-        self.ecc_uncorrected = ecc_uncorrected  # volatile (since the driver loaded) uncorrectable ECC errors
-        self.remap_pending = remap_pending  # a row remap waits for a GPU reset
-        self.remap_failure = remap_failure  # a remap failed: no spare row left
-        self.retire_pending = retire_pending  # a page retirement waits for a reset (pre-Ampere)
-        self.pstate = pstate
+    index: int
+    name: str = ""
+    bus_id: str = ""
+    persistence: bool | None = None
+    driver_model: str | None = None  # "WDDM"/"TCC" on Windows, None on Linux
+    util_pct: int | None = None  # time a kernel ran over the last sample period
+    sm_mhz: int | None = None
+    sm_max_mhz: int | None = None
+    reasons: tuple[str, ...] | None = None  # active clocks event reasons (REASON_BITS names); None: not reported
+    power_w: float | None = None
+    power_limit_w: float | None = None  # the enforced limit
+    power_default_w: float | None = None
+    temp_c: int | None = None
+    slowdown_temp_c: int | None = None
+    pcie_gen: int | None = None
+    pcie_gen_max: int | None = None  # the most this card and this slot allow
+    pcie_width: int | None = None
+    pcie_width_max: int | None = None
+    ecc_uncorrected: int | None = None  # volatile (since the driver loaded) uncorrectable ECC errors
+    remap_pending: bool | None = None  # a row remap waits for a GPU reset
+    remap_failure: bool | None = None  # a remap failed: no spare row left
+    retire_pending: bool | None = None  # a page retirement waits for a reset (pre-Ampere)
+    pstate: str | None = None
 
     @property
     def label(self) -> str:
         return f"GPU {self.index}" + (f" ({self.name})" if self.name else "")
 
 
+@record
 class GpuHealthFact(Record):
     """The readings of every GPU, and where they came from ("NVML", "nvidia-smi -q", a file)."""
 
-    __slots__ = ("source", "gpus", "driver", "notes")
-
-    def __init__(self, source: str, gpus: tuple[GpuHealth, ...], driver: str | None = None,
-                 notes: tuple[str, ...] = ()) -> None:
-        self.source = source
-        self.gpus = gpus
-        self.driver = driver
-        self.notes = notes
+    source: str
+    gpus: tuple[GpuHealth, ...]
+    driver: str | None = None
+    notes: tuple[str, ...] = ()
 
 
 # -- nvidia-smi -q ------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ what the code means, whether the application or the GPU is the usual cause, and 
 """
 from __future__ import annotations
 
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 from llmdoctor.parsing import LazyPattern
 
 _XID = LazyPattern(
@@ -68,28 +68,24 @@ def describe(code: int) -> tuple[str, str, str]:
                                 "Look the code up in NVIDIA's XID catalogue (docs.nvidia.com/deploy/xid-errors/)."))
 
 
+@record
 class XidEvent(Record):
     """One XID line of the kernel log."""
 
-    __slots__ = ("code", "pci", "pid", "process", "detail", "line")
-
-    def __init__(self, code: int, pci: str, pid: int | None, process: str, detail: str, line: str) -> None:
-        self.code = code
-        self.pci = pci
-        self.pid = pid
-        self.process = process
-        self.detail = detail
-        self.line = line
+    code: int
+    pci: str
+    pid: int | None
+    process: str
+    detail: str
+    line: str
 
 
+@record
 class KernelXids(Record):
     """The XID lines of the kernel log and where they were read."""
 
-    __slots__ = ("source", "events")
-
-    def __init__(self, source: str, events: tuple[XidEvent, ...]) -> None:
-        self.source = source
-        self.events = events
+    source: str
+    events: tuple[XidEvent, ...]
 
 
 def parse_xid_line(line: str) -> XidEvent | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 from llmdoctor.parsing import ParseError
 
 # engine -> (generated-token counter names, running gauge names, waiting gauge names)
@@ -33,23 +33,17 @@ COUNTERS = {
 }
 
 
+@record
 class Reading(Record):
     """One look at the engine's counters; None where it did not say. `at`: seconds on the
     sampler's monotonic clock."""
 
-    __slots__ = ("at", "source", "generated", "running", "waiting", "marks")
-
-    def __init__(self, at: float, source: str, generated: float | None = None, running: int | None = None,
-                 waiting: int | None = None, marks: tuple = ()) -> None:
-        self.at = at
-        self.source = source
-        self.generated = generated  # the engine's generated-token counter
-        self.running = running
-        self.waiting = waiting
-        # every figure that moves when the engine works: the counter, and (llama-server, whose
-        # /metrics counters move only when a request ends) each slot's task, prompt tokens
-        # processed and tokens decoded so far; () when none was read
-        self.marks = marks
+    at: float
+    source: str
+    generated: float | None = None  # the engine's generated-token counter
+    running: int | None = None
+    waiting: int | None = None
+    marks: tuple = ()
 
     def advanced_since(self, earlier: "Reading") -> bool | None:
         """Did any progress figure move between `earlier` and this reading? None: not known."""

@@ -2,20 +2,18 @@
 from __future__ import annotations
 
 from llmdoctor.facts import FactStore, FactUnavailable
-from llmdoctor.model import Finding, Record
+from llmdoctor.model import Finding, Record, record
 from llmdoctor.plugins.check import CheckSpec
 
 
+@record
 class CheckOutcome(Record):
     """What running one check gave: its findings, or why it did not run, or its crash. (A
-    plain class, never copied or pickled: defining a frozen dataclass costs ~1 ms of every run's start.)"""
+    record, never copied or pickled: defining a frozen dataclass costs ~1.5 ms of every run's start.)"""
 
-    __slots__ = ("findings", "skipped_for", "crash")
-
-    def __init__(self, findings: tuple[Finding, ...] = (), skipped_for: str = "", crash: str = "") -> None:
-        self.findings = findings
-        self.skipped_for = skipped_for  # the missing fact, when the check could not run
-        self.crash = crash
+    findings: tuple[Finding, ...] = ()
+    skipped_for: str = ""  # the missing fact, when the check could not run
+    crash: str = ""
 
 
 def _available(store: FactStore, name: str) -> bool:

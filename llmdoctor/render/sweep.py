@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from llmdoctor.judge.probe.sweep import duration as _s, knee_line, users_line
 from llmdoctor.model import Report, report_to_dict
 
 _WIDE = (("streams", 8), ("sent", 7), ("TTFT p50", 10), ("TTFT p95", 10), ("ITL p50", 9), ("ITL p95", 9))
@@ -20,12 +21,6 @@ KNEE_MARK = "  <- knee"
 class SweepView:
     report: Report
     verdicts: tuple[Any, ...]  # judge.probe.sweep.SweepVerdict, one per engine swept
-
-
-def _s(v: float | None) -> str:
-    if v is None:
-        return "-"
-    return f"{v * 1000:.1f}ms" if v < 0.1 else f"{v:.2f}s" if v < 10 else f"{v:.1f}s"
 
 
 def _table(v, width: int) -> list[str]:
@@ -42,35 +37,6 @@ def _table(v, width: int) -> list[str]:
             row += KNEE_MARK
         rows.append(row)
     return rows
-
-
-def knee_line(v) -> str:
-    k = v.knee
-    if k.baseline_s is None:
-        return "Knee: unknown (no single-stream TTFT was measured)"
-    if k.concurrency is None:
-        return (f"Knee: none up to {k.tested} streams: p50 TTFT stayed at or below {_s(k.threshold_s)} "
-                f"(single stream {_s(k.baseline_s)})")
-    if k.failed:
-        return f"Knee: {k.concurrency} streams: requests failed there (single-stream p50 TTFT {_s(k.baseline_s)})"
-    return (f"Knee: {k.concurrency} streams: p50 TTFT {_s(k.ttft_p50_s)} is "
-            f"{k.ttft_p50_s / k.baseline_s:.1f}x the single-stream {_s(k.baseline_s)} "
-            f"(over the {_s(k.threshold_s)} threshold)")
-
-
-def users_line(v) -> str:
-    from llmdoctor.knowledge.probe.sweep import seconds
-
-    u = v.users
-    target = f"the {seconds(u.target_s)} TTFT target (p95)"
-    if u.users is None:
-        return f"Users within {target}: unknown (no level was completed)"
-    if u.at_least:
-        return f"Users within {target}: {u.users} or more (every level tested stayed within it)"
-    why = "requests failed" if u.over_p95_s is None else f"p95 TTFT {_s(u.over_p95_s)}"
-    if u.users == 0:
-        return f"Users within {target}: none (a single stream already misses it: {why})"
-    return f"Users within {target}: {u.users} concurrent stream{'s' if u.users > 1 else ''} (at {u.over_at}: {why})"
 
 
 def sweep_lines(v, width: int) -> list[str]:

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from llmdoctor.cli.probe import judge
+from llmdoctor.app.diagnose import judge_probe as judge
 from llmdoctor.facts.live_probe.detect import detect
 from llmdoctor.knowledge.probe.result import ProbeRuns
 from llmdoctor.facts.live_probe.scenarios import ProbeRunner

@@ -17,7 +17,7 @@ TRIES = 3  # a burst is retried at most twice when the shared machine's noise bl
 
 
 def findings(result):
-    from llmdoctor.cli.probe import judge
+    from llmdoctor.app.diagnose import judge_probe as judge
     from llmdoctor.knowledge.probe.result import ProbeRuns
 
     return judge(ProbeRuns((result,))).targets[0].findings

@@ -81,7 +81,7 @@ class BackgroundLoad:
 
 
 def findings(result):
-    from llmdoctor.cli.probe import judge
+    from llmdoctor.app.diagnose import judge_probe as judge
     from llmdoctor.knowledge.probe.result import ProbeRuns
 
     return judge(ProbeRuns((result,))).targets[0]

@@ -151,3 +151,44 @@ def sweep_figures(verdict: SweepVerdict):
     if verdict.users.users is not None:
         out.append(Figure("sweep_users_within_target", float(verdict.users.users)))
     return tuple(out)
+
+
+def duration(v: float | None) -> str:
+    """A TTFT or ITL as the sweep table and its verdict lines print it."""
+    if v is None:
+        return "-"
+    return f"{v * 1000:.1f}ms" if v < 0.1 else f"{v:.2f}s" if v < 10 else f"{v:.1f}s"
+
+
+def knee_line(v) -> str:
+    k = v.knee
+    if k.baseline_s is None:
+        return "Knee: unknown (no single-stream TTFT was measured)"
+    if k.concurrency is None:
+        return (f"Knee: none up to {k.tested} streams: p50 TTFT stayed at or below {duration(k.threshold_s)} "
+                f"(single stream {duration(k.baseline_s)})")
+    if k.failed:
+        return f"Knee: {k.concurrency} streams: requests failed there (single-stream p50 TTFT {duration(k.baseline_s)})"
+    return (f"Knee: {k.concurrency} streams: p50 TTFT {duration(k.ttft_p50_s)} is "
+            f"{k.ttft_p50_s / k.baseline_s:.1f}x the single-stream {duration(k.baseline_s)} "
+            f"(over the {duration(k.threshold_s)} threshold)")
+
+
+def users_line(v) -> str:
+    u = v.users
+    target = f"the {seconds(u.target_s)} TTFT target (p95)"
+    if u.users is None:
+        return f"Users within {target}: unknown (no level was completed)"
+    if u.at_least:
+        return f"Users within {target}: {u.users} or more (every level tested stayed within it)"
+    why = "requests failed" if u.over_p95_s is None else f"p95 TTFT {duration(u.over_p95_s)}"
+    if u.users == 0:
+        return f"Users within {target}: none (a single stream already misses it: {why})"
+    return f"Users within {target}: {u.users} concurrent stream{'s' if u.users > 1 else ''} (at {u.over_at}: {why})"
+
+
+def summary_lines(verdict: SweepVerdict) -> tuple[tuple[str, str], ...]:
+    """The report's summary lines for one engine's sweep: its knee, its users, its notes."""
+    return ((("sweep knee", knee_line(verdict).partition(": ")[2]),
+             ("sweep users", users_line(verdict).partition(": ")[2]))
+            + tuple(("sweep note", n) for n in verdict.result.notes))

@@ -42,7 +42,7 @@ import re
 from collections import deque
 from typing import TYPE_CHECKING
 
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 from llmdoctor.parsing import LazyPattern
 
 if TYPE_CHECKING:  # the event records are defined when a line tells of one (events.py)
@@ -137,95 +137,48 @@ def fields(line: str) -> dict[str, int]:
     return {k: int(v) for k, v in _NUM_FIELD.findall(line) if len(v) < 12}
 
 
+@record
 class LlamaCppFacts(Record):
-    """What llama.cpp's own lines said (in llama-server's log or Ollama's runner's). (A plain class,
-    llmdoctor.model.Record, never replace()d: a frozen dataclass costs ~2 ms of start-up to define.)"""
+    """What llama.cpp's own lines said (in llama-server's log or Ollama's runner's). (A record,
+    llmdoctor.model.record, never replace()d: a frozen dataclass costs ~2 ms of start-up to define.)"""
 
-    __slots__ = ("backends", "no_device", "devices_found", "offloaded", "offload_line", "host_buffer_mib",
-                 "gpu_buffer_mib", "buffer_lines", "shifts", "shift_count", "exceeded", "exceeded_count",
-                 "exceeded_max", "kv_full", "kv_full_count", "cache_misses", "cache_miss_count", "worst_miss",
-                 "timings", "requests_timed", "prompt_ms_total", "eval_ms_total", "prompt_evals", "cache_cuts",
-                 "cache_cuts_to_zero", "checkpoints_erased", "tasks_started", "idle_lines", "deferred", "sleeps",
-                 "wakes", "lru_unloads", "deferred_lines", "unload_lines", "slot_purges", "purge_lines",
-                 "disabled_settings")
-
-    def __init__(
-        self,
-        backends: tuple[str, ...] = (),
-        no_device: tuple[str, ...] = (),
-        devices_found: int = 0,
-        offloaded: tuple[int, int] | None = None,
-        offload_line: str | None = None,
-        host_buffer_mib: float = 0.0,
-        gpu_buffer_mib: float = 0.0,
-        buffer_lines: tuple[str, ...] = (),
-        shifts: tuple[Shift, ...] = (),
-        shift_count: int = 0,
-        exceeded: tuple[str, ...] = (),
-        exceeded_count: int = 0,
-        exceeded_max: tuple[int, int] | None = None,
-        kv_full: tuple[str, ...] = (),
-        kv_full_count: int = 0,
-        cache_misses: tuple[CacheMiss, ...] = (),
-        cache_miss_count: int = 0,
-        worst_miss: CacheMiss | None = None,
-        timings: tuple[RequestTiming, ...] = (),
-        requests_timed: int = 0,
-        prompt_ms_total: float = 0.0,
-        eval_ms_total: float = 0.0,
-        prompt_evals: int = 0,
-        cache_cuts: int = 0,
-        cache_cuts_to_zero: int = 0,
-        checkpoints_erased: int = 0,
-        tasks_started: int = 0,
-        idle_lines: int = 0,
-        deferred: int = 0,
-        sleeps: int = 0,
-        wakes: int = 0,
-        lru_unloads: int = 0,
-        deferred_lines: tuple[str, ...] = (),
-        unload_lines: tuple[str, ...] = (),
-        slot_purges: int = 0,
-        purge_lines: tuple[str, ...] = (),
-        disabled_settings: tuple[tuple[str, str], ...] = (),
-    ) -> None:
-        self.backends = backends  # backends loaded (load_backend), in order
-        self.no_device = no_device  # lines saying a GPU backend found no usable device
-        self.devices_found = devices_found  # lines naming a GPU device in use
-        self.offloaded = offloaded  # last "offloaded N/M layers to GPU"
-        self.offload_line = offload_line
-        self.host_buffer_mib = host_buffer_mib  # model weights in host memory (last load)
-        self.gpu_buffer_mib = gpu_buffer_mib
-        self.buffer_lines = buffer_lines
-        self.shifts = shifts  # first and last few
-        self.shift_count = shift_count
-        self.exceeded = exceeded  # requests longer than the slot context (examples)
-        self.exceeded_count = exceeded_count
-        self.exceeded_max = exceeded_max  # (request tokens, context tokens) of the largest
-        self.kv_full = kv_full
-        self.kv_full_count = kv_full_count
-        self.cache_misses = cache_misses
-        self.cache_miss_count = cache_miss_count
-        self.worst_miss = worst_miss  # the most tokens re-processed
-        self.timings = timings  # the most recent timed requests
-        self.requests_timed = requests_timed
-        self.prompt_ms_total = prompt_ms_total
-        self.eval_ms_total = eval_ms_total
-        self.prompt_evals = prompt_evals  # `prompt eval time` lines, paired with their `eval time` or not
-        self.cache_cuts = cache_cuts  # requests whose cached prompt was cut back (`kv cache rm`/`memory_seq_rm`)
-        self.cache_cuts_to_zero = cache_cuts_to_zero  # ... to position 0: nothing of the cache reused
-        self.checkpoints_erased = checkpoints_erased  # context checkpoints dropped (any wording)
-        self.tasks_started = tasks_started  # a slot took a request (`processing task`, every build's words)
-        self.idle_lines = idle_lines  # `all slots are idle`
-        self.deferred = deferred  # requests that waited for a slot (debug-level in current builds)
-        self.sleeps = sleeps  # --sleep-idle-seconds unloaded the model
-        self.wakes = wakes  # ... and a request loaded it again
-        self.lru_unloads = lru_unloads  # router mode unloaded a model to make room for another
-        self.deferred_lines = deferred_lines  # the first and the latest
-        self.unload_lines = unload_lines  # sleep, wake and LRU lines: the first and the latest
-        self.slot_purges = slot_purges  # idle slots' cached prompts cleared for room in a unified pool
-        self.purge_lines = purge_lines
-        self.disabled_settings = disabled_settings  # (setting, the line): asked for, switched off at start-up
+    backends: tuple[str, ...] = ()  # backends loaded (load_backend), in order
+    no_device: tuple[str, ...] = ()  # lines saying a GPU backend found no usable device
+    devices_found: int = 0  # lines naming a GPU device in use
+    offloaded: tuple[int, int] | None = None  # last "offloaded N/M layers to GPU"
+    offload_line: str | None = None
+    host_buffer_mib: float = 0.0  # model weights in host memory (last load)
+    gpu_buffer_mib: float = 0.0
+    buffer_lines: tuple[str, ...] = ()
+    shifts: tuple[Shift, ...] = ()  # first and last few
+    shift_count: int = 0
+    exceeded: tuple[str, ...] = ()  # requests longer than the slot context (examples)
+    exceeded_count: int = 0
+    exceeded_max: tuple[int, int] | None = None  # (request tokens, context tokens) of the largest
+    kv_full: tuple[str, ...] = ()
+    kv_full_count: int = 0
+    cache_misses: tuple[CacheMiss, ...] = ()
+    cache_miss_count: int = 0
+    worst_miss: CacheMiss | None = None  # the most tokens re-processed
+    timings: tuple[RequestTiming, ...] = ()  # the most recent timed requests
+    requests_timed: int = 0
+    prompt_ms_total: float = 0.0
+    eval_ms_total: float = 0.0
+    prompt_evals: int = 0  # `prompt eval time` lines, paired with their `eval time` or not
+    cache_cuts: int = 0  # requests whose cached prompt was cut back (`kv cache rm`/`memory_seq_rm`)
+    cache_cuts_to_zero: int = 0  # ... to position 0: nothing of the cache reused
+    checkpoints_erased: int = 0  # context checkpoints dropped (any wording)
+    tasks_started: int = 0  # a slot took a request (`processing task`, every build's words)
+    idle_lines: int = 0  # `all slots are idle`
+    deferred: int = 0  # requests that waited for a slot (debug-level in current builds)
+    sleeps: int = 0  # --sleep-idle-seconds unloaded the model
+    wakes: int = 0  # ... and a request loaded it again
+    lru_unloads: int = 0  # router mode unloaded a model to make room for another
+    deferred_lines: tuple[str, ...] = ()  # the first and the latest
+    unload_lines: tuple[str, ...] = ()  # sleep, wake and LRU lines: the first and the latest
+    slot_purges: int = 0  # idle slots' cached prompts cleared for room in a unified pool
+    purge_lines: tuple[str, ...] = ()
+    disabled_settings: tuple[tuple[str, str], ...] = ()  # (setting, the line): asked for, switched off at start-up
 
     def prefill_dominates(self, min_requests: int = 3, share: float = 0.5) -> tuple[float, RequestTiming] | None:
         """(share of request time spent evaluating prompts, the slowest prompt) when prompt

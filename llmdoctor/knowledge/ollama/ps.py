@@ -16,7 +16,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 from llmdoctor.parsing import LazyPattern, ParseError, parse_size
 
 
@@ -246,17 +246,15 @@ def merge(api: tuple[LoadedModel, ...], text: tuple[LoadedModel, ...]) -> tuple[
 # printed, and a model can appear in one table only once, so each repeat of a name is a later
 # snapshot of the same model.
 
+@record
 class PsChange(Record):
     """What changed for one model between two snapshots (`kind`: keep_alive_shortened,
     context_changed, size_changed, moved_to_cpu), with both rows as evidence."""
 
-    __slots__ = ("kind", "model", "before", "after")
-
-    def __init__(self, kind: str, model: str, before: LoadedModel, after: LoadedModel) -> None:
-        self.kind = kind
-        self.model = model
-        self.before = before
-        self.after = after
+    kind: str
+    model: str
+    before: LoadedModel
+    after: LoadedModel
 
 
 # A size that moved by less than this share is the same load printed with rounding (`31 GB`).

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 from llmdoctor.parsing import ParseError
 from llmdoctor.knowledge.systemd.units import ENV_NAME, split_words
 
@@ -29,37 +29,21 @@ _SHOW_MARKERS = frozenset(PROPERTIES) | {"Id", "Names", "ActiveState", "SubState
                                          "UnitFileState", "ControlGroup", "Description"}
 
 
-# The records here are plain classes (llmdoctor.model.Record: a dataclass's ==, hash and repr),
-# never replace()d or copied: a frozen dataclass costs ~1 ms of start-up to define.
+# Records (llmdoctor.model.record: a dataclass's ==, hash and repr, never replace()d or copied):
+# a frozen dataclass costs ~1.5 ms of start-up to define, a record ~0.1 ms.
+@record
 class ShowResult(Record):
-    __slots__ = ("env", "environment_files", "fragment_path", "dropin_paths", "need_daemon_reload", "main_pid",
-                 "active_since", "load_state", "user", "plain", "env_lines")
-
-    def __init__(
-        self,
-        env: dict[str, str] | None = None,
-        environment_files: tuple[str, ...] | None = None,
-        fragment_path: str | None = None,
-        dropin_paths: tuple[str, ...] | None = None,
-        need_daemon_reload: bool | None = None,
-        main_pid: int | None = None,
-        active_since: str | None = None,
-        load_state: str | None = None,
-        user: str | None = None,
-        plain: bool = False,
-        env_lines: dict[str, str] | None = None,
-    ) -> None:
-        self.env = env  # None: no Environment= property in the text
-        self.environment_files = environment_files
-        self.fragment_path = fragment_path
-        self.dropin_paths = dropin_paths
-        self.need_daemon_reload = need_daemon_reload
-        self.main_pid = main_pid
-        self.active_since = active_since
-        self.load_state = load_state
-        self.user = user
-        self.plain = plain  # True: the text was NAME=value lines, not `systemctl show`
-        self.env_lines = env_lines  # var -> the line it came from (for evidence)
+    env: dict[str, str] | None = None  # None: no Environment= property in the text
+    environment_files: tuple[str, ...] | None = None
+    fragment_path: str | None = None
+    dropin_paths: tuple[str, ...] | None = None
+    need_daemon_reload: bool | None = None
+    main_pid: int | None = None
+    active_since: str | None = None
+    load_state: str | None = None
+    user: str | None = None
+    plain: bool = False  # True: the text was NAME=value lines, not `systemctl show`
+    env_lines: dict[str, str] | None = None  # var -> the line it came from (for evidence)
 
 
 def parse_environment_property(value: str) -> dict[str, str]:
