@@ -62,7 +62,8 @@ def test_thresholds_are_read_from_the_checks_source(specs):
     assert "QUEUE_TREND_GROWTH" in by_id["vllm-queueing"]  # `thresholds as T` in judge/queue_shape.py
     assert "QUEUE_MAX_OVERLAP" in by_id["probe-queueing"]  # the probe's own module
     # judge/gpu.py: throttled_by -> held -> GPU_HELD_CLOCK_FRACTION, within the helper's module
-    assert by_id["gpu-throttled"] == ["GPU_BUSY_UTIL_PCT", "GPU_HELD_CLOCK_FRACTION", "GPU_POWER_LIMIT_LOWERED_FRACTION"]
+    assert by_id["gpu-throttled"] == ["GPU_BUSY_UTIL_PCT", "GPU_HELD_CLOCK_FRACTION", "GPU_POWER_LIMIT_LOWERED_FRACTION",
+                                     "GPU_IDLE_PSTATE"]
     rows = E.threshold_rows(("LLAMACPP_PREFILL_SHARE", "CPU_OTHERS_SHARE"))
     assert "share of request time" in rows[0].comment and "a third of every core" in rows[1].comment
 
