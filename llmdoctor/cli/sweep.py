@@ -17,7 +17,8 @@ FORMATS = ("text", "json", "markdown")
 TERMINATED = 128 + signal.SIGTERM  # what hosts/terminate.py exits with, as every program killed by SIGTERM
 
 
-def sweep_plan(max_concurrency: int, token_budget: int, deadline_s: float, ttft_target: str, fmt: str):
+def sweep_plan(max_concurrency: int, token_budget: int, deadline_s: float, ttft_target: str, fmt: str,
+               itl_target: str | None = None):
     """The plan from the options, or a usage error (one line, exit 3)."""
     from llmdoctor.knowledge.probe.sweep import SweepPlan, parse_duration
     from llmdoctor.model import ExitCode
@@ -27,14 +28,19 @@ def sweep_plan(max_concurrency: int, token_budget: int, deadline_s: float, ttft_
     except ValueError as e:
         typer.echo(f"llmdoctor: --ttft-target: {e}", err=True)
         raise typer.Exit(ExitCode.UNKNOWN)
+    try:
+        itl_s = parse_duration(itl_target) if itl_target is not None else None
+    except ValueError as e:
+        typer.echo(f"llmdoctor: --itl-target: {e}", err=True)
+        raise typer.Exit(ExitCode.UNKNOWN)
     if fmt not in FORMATS:
         typer.echo(f"llmdoctor: the sweep prints {', '.join(FORMATS)}, not {fmt!r}", err=True)
         raise typer.Exit(ExitCode.UNKNOWN)
     return SweepPlan(max_concurrency=max_concurrency, token_budget=token_budget, deadline_s=deadline_s,
-                     ttft_target_s=target_s)
+                     ttft_target_s=target_s, itl_target_s=itl_s)
 
 
-def sweep_command(urls: list[str], model: str | None, plan, fmt: str, progress) -> None:
+def sweep_command(urls: list[str], model: str | None, plan, fmt: str, progress, save: str | None = None) -> None:
     """Run the sweep on each URL and exit with its code (raises typer.Exit)."""
     from llmdoctor import __version__
     from llmdoctor.facts.live_probe import ProbeError
@@ -45,7 +51,7 @@ def sweep_command(urls: list[str], model: str | None, plan, fmt: str, progress) 
     from llmdoctor.model import UNREACHABLE, ExitCode, Report, TargetReport
     from llmdoctor.redact import redact_text
     from llmdoctor.render import render
-    from llmdoctor.render.sweep import SweepView, knee_line, users_line
+    from llmdoctor.render.sweep import SweepView, knee_line, sweep_json, users_line
 
     cancel = threading.Event()
     terminated = []
@@ -84,8 +90,18 @@ def sweep_command(urls: list[str], model: str | None, plan, fmt: str, progress) 
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
     report = Report(__version__, tuple(targets))
-    sys.stdout.write(redact_text(render(SweepView(report, tuple(verdicts)), fmt)))
+    view = SweepView(report, tuple(verdicts))
+    sys.stdout.write(redact_text(render(view, fmt)))
     sys.stdout.flush()
+    if save and verdicts:  # for `plan --what-if ... --from`; written even when stopped: it says partial
+        try:
+            with open(save, "w", encoding="utf-8") as f:
+                f.write(redact_text(sweep_json(view)))
+        except OSError as e:
+            typer.echo(f"llmdoctor: --save {save}: {e.strerror or e}", err=True)
+            raise typer.Exit(ExitCode.UNKNOWN)
+        typer.echo(f"llmdoctor: sweep saved to {save} (for `llmdoctor plan --what-if SETTING=VALUE --from {save}`)",
+                   err=True)
     if terminated:
         run_hooks()
         raise typer.Exit(TERMINATED)

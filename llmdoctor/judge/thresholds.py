@@ -97,3 +97,18 @@ QUEUE_SPIKE_MAX_LINES = 2
 # A back-to-back chain this long is a server that never idled, not two requests that happened to
 # meet (Ollama issue 9054: three /api/chat lines, each starting as the previous ended).
 BACK_TO_BACK_MIN_REQUESTS = 3
+
+# --- Headroom (judge/probe/headroom.py: the fitted service model of a sweep) --------------------
+# A prediction is trusted when the model fitted without one measured level predicts that level's
+# p50 TTFT and p50 ITL within this relative error (the larger of the two). Beyond it the output says
+# "not to be trusted" instead of a number: a model that misses a level it could see the neighbours
+# of would miss an unmeasured one by more. 35%: the p50 of four requests on a busy machine moves
+# 10-25% between runs of the same level.
+HEADROOM_TRUST_ERROR = 0.35
+# The error bar is never narrower than this share of a latency, however well the backtest did:
+# one held-out level of four requests is a small sample.
+HEADROOM_MIN_BAND = 0.10
+# A backtest needs a level to hold out and at least two to fit from (the batch must vary).
+HEADROOM_MIN_LEVELS = 3
+# Predictions beyond this many times the largest concurrency measured are extrapolation: said so.
+HEADROOM_EXTRAPOLATION = 4

@@ -73,6 +73,54 @@ def users_line(v) -> str:
     return f"Users within {target}: {u.users} concurrent stream{'s' if u.users > 1 else ''} (at {u.over_at}: {why})"
 
 
+def _rate(r: float) -> str:
+    return f"{r:.3g}"
+
+
+def _range(e, fmt) -> str:
+    more = " or more" if e.at_least else ""
+    if fmt(e.low) == fmt(e.high):
+        return f"{fmt(e.value)}{more}"
+    return f"{fmt(e.value)} (range {fmt(e.low)} to {fmt(e.high)}{more})"
+
+
+def model_line(m) -> str:
+    """The fitted service model in one sentence."""
+    slots = f"{m.slots} slot{'s' if m.slots != 1 else ''}" if m.slots else "no slot limit seen"
+    kv = f", the KV cache holds {m.kv_seqs}" if m.kv_seqs else ""
+    return (f"Model: {slots} ({m.slots_source}){kv}; first token {_s(m.overhead_s)} + "
+            f"{m.prefill_s_per_token * 1000:.3g} ms per prompt token released together ({m.prompt_tokens} each); "
+            f"decode step {_s(m.decode_s)} + {m.decode_s_per_seq * 1000:.3g} ms per stream in the batch; "
+            f"{m.output_tokens} chunks an answer; first come, first served.")
+
+
+def backtest_line(b) -> str:
+    p, m = b.predicted, b.measured
+    return (f"Backtest: {b.concurrency} streams held out, predicted from {', '.join(map(str, b.fitted_on))}: "
+            f"p50 TTFT {_s(p['ttft_p50_s'])} predicted, {_s(m['ttft_p50_s'])} measured; "
+            f"p50 ITL {_s(p['itl_p50_s'])} predicted, {_s(m['itl_p50_s'])} measured: error {b.error:.0%}.")
+
+
+def headroom_lines(h, what: str = "Headroom") -> list[str]:
+    """The prediction, its backtest and the model, or why there is no number."""
+    if h is None:
+        return []
+    head = f"{what} ({h.targets.describe()})"
+    if h.model is None:
+        return [f"{head}: not predicted ({h.why})."]
+    out = []
+    if h.trusted:
+        out.append(f"{head}: {_range(h.users, lambda x: f'{x:g}')} concurrent streams released together; "
+                   f"{_range(h.rate_rps, _rate)} requests/s arriving at random.")
+    else:
+        out.append(f"{head}: not predicted: the prediction is not to be trusted ({h.why}).")
+    if h.backtest:
+        out.append(backtest_line(h.backtest))
+    out.append(model_line(h.model))
+    out += [f"Note: {n}" for n in h.notes]
+    return out
+
+
 def sweep_lines(v, width: int) -> list[str]:
     """One engine's sweep as plain lines of at most `width` columns."""
     from llmdoctor.judge.probe.sweep import KNEE_RULE, USERS_RULE
@@ -86,7 +134,7 @@ def sweep_lines(v, width: int) -> list[str]:
              f"{r.tokens_used} of the {r.plan.token_budget}-token budget used in {r.wall_s:.1f} s "
              f"(deadline {r.plan.deadline_s:g} s)."]
     table = _table(v, width)
-    tail = [knee_line(v), users_line(v), f"Rule: {KNEE_RULE}; {USERS_RULE}."]
+    tail = [knee_line(v), users_line(v), f"Rule: {KNEE_RULE}; {USERS_RULE}."] + headroom_lines(v.headroom)
     if r.partial:
         tail.append(f"Partial: stopped by the {r.stopped_by} before the plan was done; the figures cover "
                     f"the levels measured.")
