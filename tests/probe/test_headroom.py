@@ -151,3 +151,48 @@ def test_garbage_sweeps_never_crash_the_fit():
         except ValueError:
             continue
         judge_sweep(r)  # any headroom or a reason, never a traceback
+
+
+# -- what-if -----------------------------------------------------------------------------------
+
+def test_what_if_settings_parse_and_garbage_is_refused():
+    from llmdoctor.judge.probe.whatif import CACHE_TYPE, CONTEXT, SLOTS, parse_setting
+
+    assert parse_setting("OLLAMA_NUM_PARALLEL=4").kind == SLOTS and parse_setting("-np 4").value == 4
+    assert parse_setting("--max-running-requests=16").value == 16
+    assert parse_setting("--max-model-len 32768").kind == CONTEXT
+    assert parse_setting("OLLAMA_KV_CACHE_TYPE=q8_0").kind == CACHE_TYPE
+    for bad in ("", "=", "FOO=1", "-np", "-np=x", "-np=0", "-np=99999", "--kv-cache-dtype=int3"):
+        with pytest.raises(ValueError, match="--what-if"):
+            parse_setting(bad)
+
+
+def test_what_if_more_slots_predicts_more_headroom_and_spans_the_unknown_batching():
+    from llmdoctor.judge.probe.whatif import parse_setting, what_if
+
+    one = synthetic_sweep(slots=1, **TRUE)
+    w = what_if(one, (parse_setting("-np=4"),), Targets(2.0))
+    assert w.slots_before == 1 and w.slots_after == 4 and w.after.trusted
+    assert w.after.users.value > w.before.users.value and w.after.rate_rps.value > w.before.rate_rps.value
+    truth = judge_headroom(synthetic_sweep(slots=4, max_c=16, **TRUE), Targets(2.0))  # the server with 4 slots
+    assert w.after.users.low <= truth.users.value <= w.after.users.high
+    assert any("never batched" in n for n in w.after.notes)
+
+
+def test_what_if_kv_arithmetic_spill_and_split():
+    from llmdoctor.judge.probe.whatif import KvArith, parse_setting, what_if
+
+    r = synthetic_sweep(slots=1, engine="ollama", tell_slots=False, **TRUE)
+    kv = KvArith({"f16": 1000, "q8_0": 500}, budget_bytes=10_000_000, context=4096)
+    fits = what_if(r, (parse_setting("OLLAMA_NUM_PARALLEL=2"),), Targets(2.0), kv)
+    assert fits.after is not None and any("of the" in n for n in fits.notes)
+    spill = what_if(r, (parse_setting("OLLAMA_NUM_PARALLEL=4"),), Targets(2.0), kv)  # 16k tokens x 1000 B > 10 MB
+    assert spill.after is None and "CPU_SPILL" in spill.why
+    q8 = what_if(r, (parse_setting("OLLAMA_NUM_PARALLEL=4"), parse_setting("OLLAMA_KV_CACHE_TYPE=q8_0")),
+                 Targets(2.0), kv)
+    assert q8.after is not None  # half the bytes: it fits again
+    split = what_if(synthetic_sweep(slots=1, **TRUE), (parse_setting("-np 8"), parse_setting("-c 512")), Targets(2.0))
+    assert split.after is None and "64 tokens a slot" in split.why
+    pool = what_if(synthetic_sweep(slots=2, engine="vllm", **TRUE), (parse_setting("--max-num-seqs=64"),),
+                   Targets(2.0), KvArith({"f16": 1000}, 840_000, 4096))
+    assert pool.after.model.kv_seqs == 10 and pool.after.model.capacity == 10  # the pool holds 10 of 84 tokens
