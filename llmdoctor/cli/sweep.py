@@ -13,7 +13,7 @@ import threading
 
 import typer
 
-FORMATS = ("text", "json", "markdown")
+FORMATS = ("text", "json", "markdown", "html")
 TERMINATED = 128 + signal.SIGTERM  # what hosts/terminate.py exits with, as every program killed by SIGTERM
 
 
@@ -91,7 +91,14 @@ def sweep_command(urls: list[str], model: str | None, plan, fmt: str, progress, 
             signal.signal(signal.SIGTERM, previous)
     report = Report(__version__, tuple(targets))
     view = SweepView(report, tuple(verdicts))
-    sys.stdout.write(redact_text(render(view, fmt)))
+    from llmdoctor.render.unavailable import HtmlUnavailable
+
+    try:
+        page = render(view, fmt)
+    except HtmlUnavailable as e:  # --format html without matplotlib: the sweep is still saved below
+        typer.echo(f"llmdoctor: {e}", err=True)
+        page, fmt = "", "none"
+    sys.stdout.write(redact_text(page))
     sys.stdout.flush()
     if save and verdicts:  # for `plan --what-if ... --from`; written even when stopped: it says partial
         try:

@@ -161,6 +161,13 @@ def sweep_markdown(view: SweepView) -> str:
     return "# llmdoctor concurrency sweep\n\n```\n" + sweep_text(view, 80) + "```\n"
 
 
+def sweep_html(view: SweepView) -> str:
+    """One self-contained page (render/html.py): the report and each sweep's headroom chart."""
+    from llmdoctor.render.html import render_html
+
+    return render_html(view.report, None, view.verdicts)
+
+
 def sweep_json(view: SweepView) -> str:
     doc = report_to_dict(view.report)
     doc["sweep"] = [v.to_dict() for v in view.verdicts]

@@ -196,3 +196,18 @@ def test_what_if_kv_arithmetic_spill_and_split():
     pool = what_if(synthetic_sweep(slots=2, engine="vllm", **TRUE), (parse_setting("--max-num-seqs=64"),),
                    Targets(2.0), KvArith({"f16": 1000}, 840_000, 4096))
     assert pool.after.model.kv_seqs == 10 and pool.after.model.capacity == 10  # the pool holds 10 of 84 tokens
+
+
+def test_the_html_page_draws_measured_points_the_fitted_curve_and_the_target():
+    pytest.importorskip("matplotlib")
+    import dataclasses
+
+    from llmdoctor.model import Report
+    from llmdoctor.render import render
+
+    r = synthetic_sweep(slots=2, noise=0.05, **TRUE)
+    r = dataclasses.replace(r, plan=dataclasses.replace(r.plan, itl_target_s=0.03))
+    page = render(SweepView(Report("x"), (judge_sweep(r),)), "html")
+    assert page.count('<svg role="img" aria-label="sweep headroom"') == 1
+    assert "<script" not in page.lower() and "Backtest: 8 streams held out" in page
+    assert "Points: what each level measured. Lines: what the model" in page

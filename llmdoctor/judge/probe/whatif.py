@@ -92,12 +92,13 @@ class WhatIf:
     slots_after: int | None
     why: str = ""
     notes: tuple[str, ...] = field(default=())
+    ends: tuple[ServiceModel, ...] = ()  # one-slot sweep: the models at no batching and at free batching
 
     def to_dict(self) -> dict[str, Any]:
         return {"settings": [{"key": s.key, "kind": s.kind, "value": s.value} for s in self.settings],
                 "engine": self.engine, "slots_before": self.slots_before, "slots_after": self.slots_after,
                 "before": self.before.to_dict(), "after": self.after.to_dict() if self.after else None,
-                "why": self.why, "notes": list(self.notes)}
+                "why": self.why, "notes": list(self.notes), "ends": [m.to_dict() for m in self.ends]}
 
 
 def _kv_effect(engine: str, m: ServiceModel, slots: int, ctx_now: int, ctx: int, kv: KvArith | None,
@@ -169,14 +170,16 @@ def what_if(result: SweepResult, settings: tuple[Setting, ...], targets: Targets
         bt = before.backtest or backtest(result, m.slots)
     except FitError:
         bt = None
+    ends: tuple[ServiceModel, ...] = ()
     if m.max_batch_measured <= 1 < min(slots, new.capacity):
-        after = _unknown_slope(result, targets, new, bt, notes)
+        after, ends = _unknown_slope(result, targets, new, bt, notes)
     else:
         after = judge_headroom(result, targets, model=new, bt=bt, notes=tuple(notes))
-    return WhatIf(settings, result.engine, before, after, slots_now, slots, after.why, tuple(notes))
+    return WhatIf(settings, result.engine, before, after, slots_now, slots, after.why, tuple(notes), ends)
 
 
-def _unknown_slope(result: SweepResult, targets: Targets, new: ServiceModel, bt, notes: list[str]) -> Headroom:
+def _unknown_slope(result: SweepResult, targets: Targets, new: ServiceModel, bt,
+                   notes: list[str]) -> tuple[Headroom, tuple[ServiceModel, ServiceModel]]:
     """The sweep never batched (one slot): how the decode step grows with the batch is unknown.
     The prediction is made at both ends (free batching: a GPU's memory-bound decode; none at all:
     a CPU's compute-bound decode, a batch of b taking b steps) and in the middle; the range spans
@@ -190,9 +193,9 @@ def _unknown_slope(result: SweepResult, targets: Targets, new: ServiceModel, bt,
                  "(a GPU's memory-bound decode) to none at all (a CPU's, where b streams take b steps)")
     h = judge_headroom(result, targets, model=mid, bt=bt, notes=tuple(notes))
     if not h.trusted:
-        return h
+        return h, (serial, free)
     lo, hi = (judge_headroom(result, targets, model=serial, bt=bt), judge_headroom(result, targets, model=free, bt=bt))
     return replace(h, users=replace(h.users, low=min(h.users.low, lo.users.low), high=max(h.users.high, hi.users.high),
                                     at_least=h.users.at_least or hi.users.at_least),
                    rate_rps=replace(h.rate_rps, low=min(h.rate_rps.low, lo.rate_rps.low),
-                                    high=max(h.rate_rps.high, hi.rate_rps.high)))
+                                    high=max(h.rate_rps.high, hi.rate_rps.high))), (serial, free)
