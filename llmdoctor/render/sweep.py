@@ -110,7 +110,8 @@ def headroom_lines(h, what: str = "Headroom") -> list[str]:
         return [f"{head}: not predicted ({h.why})."]
     out = []
     if h.trusted:
-        out.append(f"{head}: {_range(h.users, lambda x: f'{x:g}')} concurrent streams released together; "
+        plural = "s" if h.users.value != 1 or h.users.high != 1 else ""
+        out.append(f"{head}: {_range(h.users, lambda x: f'{x:g}')} concurrent stream{plural} released together; "
                    f"{_range(h.rate_rps, _rate)} requests/s arriving at random.")
     else:
         out.append(f"{head}: not predicted: the prediction is not to be trusted ({h.why}).")

@@ -110,6 +110,9 @@ def test_headroom_backtest_and_what_if_from_one_slot_to_four(model, tmp_path):
     if w.after.trusted and one.headroom.trusted:  # the direction: four slots carry more than one
         assert w.after.users.value >= one.headroom.users.value
         assert w.after.rate_rps.value > one.headroom.rate_rps.value
+    if w.after.trusted and four.headroom.trusted:  # the stated range holds what the 4-slot sweep's own fit says
+        assert w.after.users.low <= four.headroom.users.value <= w.after.users.high
+        assert w.after.rate_rps.low <= four.headroom.rate_rps.value <= w.after.rate_rps.high
 
     from llmdoctor.render.sweep import headroom_lines
     from llmdoctor.render.whatif import WhatIfView, whatif_text
