@@ -109,31 +109,12 @@ def _gpu_memory_from_nvml() -> tuple[int | None, str]:
 def run_plan(model, hf_config, gguf_file, layers, kv_heads, head_dim, trained_context, cache_type, gpu_memory,
              weights, headroom, users, turn_seconds, think_seconds, between, concurrent, context, max_parallel,
              port) -> tuple[object, str]:
-    from llmdoctor.knowledge.capacity import ShapeError, normalise_cache_type, uniform_shape
-    from llmdoctor.app.tune.model_source import SourceError, from_gguf, from_hf_config
+    from llmdoctor.knowledge.capacity import ShapeError, normalise_cache_type
     from llmdoctor.judge.sizing import DEFAULT_HEADROOM, Memory, PlanError, make_plan
 
-    sources = [x for x in (model, hf_config, gguf_file) if x] + (["--layers"] if layers else [])
-    if len(sources) != 1:
-        raise BadInput("name the model once: --model NAME (Ollama), --hf-config FILE, --gguf FILE, "
-                       "or --layers/--kv-heads/--head-dim")
     weights_b = parse_memory(weights, "--weights")
-    default_weights = None
-    try:
-        if model:
-            shape, default_weights, label = _ollama_model(model, port)
-        elif hf_config:
-            shape, label = from_hf_config(Path(hf_config)), str(hf_config)
-        elif gguf_file:
-            shape, default_weights = from_gguf(Path(gguf_file))
-            label = Path(gguf_file).name
-        else:
-            if not kv_heads or not head_dim:
-                raise BadInput("--layers needs --kv-heads and --head-dim")
-            shape = uniform_shape(layers, kv_heads, head_dim, context_length=trained_context)
-            label = f"{layers} layers × {kv_heads} KV heads × {head_dim} head_dim"
-    except (SourceError, ShapeError) as e:
-        raise BadInput(str(e)) from None
+    shape, default_weights, label = _shape(model, hf_config, gguf_file, layers, kv_heads, head_dim, trained_context,
+                                           port)
     if weights_b is None:
         weights_b = default_weights
     if weights_b is None:
@@ -161,6 +142,10 @@ def _shape(model, hf_config, gguf_file, layers, kv_heads, head_dim, trained_cont
     from llmdoctor.app.tune.model_source import SourceError, from_gguf, from_hf_config
     from llmdoctor.knowledge.capacity import ShapeError, uniform_shape
 
+    sources = [x for x in (model, hf_config, gguf_file) if x] + (["--layers"] if layers else [])
+    if len(sources) != 1:
+        raise BadInput("name the model once: --model NAME (Ollama), --hf-config FILE, --gguf FILE, "
+                       "or --layers/--kv-heads/--head-dim")
     try:
         if model:
             return _ollama_model(model, port)
@@ -201,7 +186,7 @@ def run_what_if(source: Path, settings: list[str], ttft_target: str | None, itl_
     except ValueError as e:
         raise BadInput(f"--from {source}: {e}") from None
     kv = None
-    if any(shape_args[:3]) or shape_args[3]:
+    if any(shape_args[:4]):
         shape, default_weights, _ = _shape(*shape_args)
         try:
             ct_now = normalise_cache_type(cache_type or "f16")

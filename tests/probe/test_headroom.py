@@ -9,7 +9,7 @@ from llmdoctor.judge.probe.headroom import Targets, backtest, judge_headroom, ma
 from llmdoctor.judge.probe.sweep import judge_sweep
 from llmdoctor.knowledge.probe.service import (FitError, ServiceModel, at_rate, burst, fit, least_squares,
                                                nonneg_line, poisson_arrivals, simulate, weighted_percentile)
-from llmdoctor.knowledge.probe.sweep import sweep_from_dict, sweeps_from_json
+from llmdoctor.knowledge.probe.sweep import sweeps_from_json
 from llmdoctor.render.sweep import SweepView, headroom_lines, sweep_json
 from tests.probe.synthetic_sweep import synthetic_sweep
 from tests.support.schema import report_doc

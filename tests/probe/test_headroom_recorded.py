@@ -9,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from llmdoctor.judge.probe.sweep import judge_sweep
 from llmdoctor.judge.probe.whatif import parse_setting, what_if
 from llmdoctor.knowledge.probe.service import burst, level_point, usable_levels

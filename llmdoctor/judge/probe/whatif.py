@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from llmdoctor.judge.probe.headroom import Headroom, Targets, backtest, judge_headroom
-from llmdoctor.knowledge.probe.service import FitError, ServiceModel, fit
+from llmdoctor.knowledge.probe.service import FitError, ServiceModel
 from llmdoctor.knowledge.probe.sweep import SweepResult
 
 SLOTS, CONTEXT, CACHE_TYPE = "slots", "context", "cache type"
