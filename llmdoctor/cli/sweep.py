@@ -51,7 +51,7 @@ def sweep_command(urls: list[str], model: str | None, plan, fmt: str, progress, 
     from llmdoctor.model import UNREACHABLE, ExitCode, Report, TargetReport
     from llmdoctor.redact import redact_text
     from llmdoctor.render import render
-    from llmdoctor.render.sweep import SweepView, knee_line, sweep_json, users_line
+    from llmdoctor.render.sweep import SweepView, headroom_lines, knee_line, sweep_json, users_line
 
     cancel = threading.Event()
     terminated = []
@@ -83,6 +83,7 @@ def sweep_command(urls: list[str], model: str | None, plan, fmt: str, progress, 
                 not_diagnosed="" if measured else "no sweep request got a complete answer: nothing was measured",
                 summary=(("sweep knee", knee_line(v).partition(": ")[2]),
                          ("sweep users", users_line(v).partition(": ")[2])) + tuple(
+                    ("sweep headroom", line.partition("): ")[2] or line) for line in headroom_lines(v.headroom)[:1]) + tuple(
                     ("sweep note", n) for n in v.result.notes)))
     except KeyboardInterrupt:  # between two bursts (detection, rendering of the plan)
         cancel.set()

@@ -157,8 +157,9 @@ def predict(model: ServiceModel, targets: Targets, band: float) -> tuple[Estimat
     """Users and rate within the targets, each with its range over latencies x (1 +- band)."""
     (u, at_least), (lo, _), (hi, hi_more) = (max_users(model, targets), max_users(model, targets, 1 + band),
                                              max_users(model, targets, max(0.05, 1 - band)))
-    rate = Estimate(max_rate(model, targets), max_rate(model, targets, 1 + band),
-                    max_rate(model, targets, max(0.05, 1 - band)))
+    high = max_rate(model, targets, max(0.05, 1 - band))
+    rate = Estimate(max_rate(model, targets), max_rate(model, targets, 1 + band), high,
+                    at_least=high >= 1.5 * model.throughput_rps())  # the search's bound: the server never saturated
     return Estimate(u, lo, hi, at_least or hi_more), rate
 
 
