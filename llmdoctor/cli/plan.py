@@ -197,6 +197,8 @@ def run_what_if(source: Path, settings: list[str], ttft_target: str | None, itl_
         total, w = parse_memory(gpu_memory, "--gpu-memory"), parse_memory(weights, "--weights") or default_weights
         room = parse_memory(headroom, "--headroom") if headroom else DEFAULT_HEADROOM
         budget = total - w - room if total and w else None
+        if budget is not None and budget <= 0:
+            raise BadInput("the weights and the --headroom take all of --gpu-memory: no room is left for a KV cache")
         kv = KvArith(per_token, budget, context or 8192, ct_now)
     results = []
     for r in sweeps:

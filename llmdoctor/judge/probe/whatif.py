@@ -32,6 +32,12 @@ KEYS = {
     CACHE_TYPE: ("OLLAMA_KV_CACHE_TYPE", "-ctk", "--cache-type-k", "--kv-cache-dtype"),
 }
 MAX_SLOTS = 1024
+# Whose setting each name is (a name of another engine is read as the same kind, and said so).
+ENGINE_OF = {"OLLAMA_NUM_PARALLEL": "ollama", "OLLAMA_CONTEXT_LENGTH": "ollama", "OLLAMA_KV_CACHE_TYPE": "ollama",
+             "num_ctx": "ollama", "-np": "llamacpp", "--parallel": "llamacpp", "--n-parallel": "llamacpp",
+             "-c": "llamacpp", "--ctx-size": "llamacpp", "-ctk": "llamacpp", "--cache-type-k": "llamacpp",
+             "--max-num-seqs": "vllm", "--max-model-len": "vllm", "--max-running-requests": "sglang",
+             "--context-length": "sglang", "--kv-cache-dtype": "vllm"}
 
 
 @dataclass(frozen=True)
@@ -151,7 +157,9 @@ def what_if(result: SweepResult, settings: tuple[Setting, ...], targets: Targets
             ctx = s.value
         else:
             ct = s.value
-    notes: list[str] = []
+    notes: list[str] = [f"{s.key} is {ENGINE_OF[s.key]}'s setting; read as this {result.engine} server's {s.kind}"
+                        for s in settings if result.engine and ENGINE_OF.get(s.key) not in (None, result.engine)
+                        and not (s.key == "--kv-cache-dtype" and result.engine == "sglang")]
     if slots is None:
         return WhatIf(settings, result.engine, before, None, None, None,
                       "the sweep saw no slot limit and no slot setting was given")
