@@ -100,7 +100,7 @@ BACK_TO_BACK_MIN_REQUESTS = 3
 
 # --- Headroom (judge/probe/headroom.py: the fitted service model of a sweep) --------------------
 # A prediction is trusted when the model fitted without one measured level predicts that level's
-# p50 TTFT and p50 ITL within this relative error (the larger of the two). Beyond it the output says
+# p50 TTFT and mean ITL within this relative error (the larger of the two). Beyond it the output says
 # "not to be trusted" instead of a number: a model that misses a level it could see the neighbours
 # of would miss an unmeasured one by more. 35%: the p50 of four requests on a busy machine moves
 # 10-25% between runs of the same level.

@@ -98,7 +98,7 @@ def backtest_line(b) -> str:
     p, m = b.predicted, b.measured
     return (f"Backtest: {b.concurrency} streams held out, predicted from {', '.join(map(str, b.fitted_on))}: "
             f"p50 TTFT {_s(p['ttft_p50_s'])} predicted, {_s(m['ttft_p50_s'])} measured; "
-            f"p50 ITL {_s(p['itl_p50_s'])} predicted, {_s(m['itl_p50_s'])} measured: error {b.error:.0%}.")
+            f"mean ITL {_s(p['itl_mean_s'])} predicted, {_s(m['itl_mean_s'])} measured: error {b.error:.0%}.")
 
 
 def headroom_lines(h, what: str = "Headroom") -> list[str]:

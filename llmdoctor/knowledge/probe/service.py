@@ -115,8 +115,12 @@ class Outcome:
     def itl_q(self, q: float) -> float | None:
         return weighted_percentile(self.itl, q)
 
+    def itl_mean(self) -> float | None:
+        n = sum(c for _, c in self.itl)
+        return sum(v * c for v, c in self.itl) / n if n else None
+
     def summary(self) -> dict[str, float | None]:
-        return {"ttft_p50_s": self.ttft(50), "ttft_p95_s": self.ttft(95),
+        return {"ttft_p50_s": self.ttft(50), "ttft_p95_s": self.ttft(95), "itl_mean_s": self.itl_mean(),
                 "itl_p50_s": self.itl_q(50), "itl_p95_s": self.itl_q(95)}
 
 
@@ -230,6 +234,7 @@ class Point:
     ttft_p95_s: float
     itl_p50_s: float | None
     itl_p95_s: float | None
+    itl_mean_s: float | None = None  # every stream's decoding time over its gaps: the pace, however chunks bunch
 
 
 def _ok(level: SweepLevel) -> list:
@@ -241,8 +246,9 @@ def level_point(level: SweepLevel) -> Point | None:
     if not ok:
         return None
     gaps = [g for s in ok for g in s.itl]
+    span = sum(s.chunk_s[-1] - s.chunk_s[0] for s in ok if len(s.chunk_s) >= 2)
     return Point(level.concurrency, p50(s.ttft_s for s in ok), percentile((s.ttft_s for s in ok), 95),
-                 p50(gaps), percentile(gaps, 95))
+                 p50(gaps), percentile(gaps, 95), span / len(gaps) if gaps else None)
 
 
 def usable_levels(result: SweepResult) -> list[SweepLevel]:
@@ -252,8 +258,10 @@ def usable_levels(result: SweepResult) -> list[SweepLevel]:
 
 
 def decode_points(levels: Iterable[SweepLevel]) -> list[tuple[float, float]]:
-    """(batch shared, median inter-chunk gap) per stream: the batch is the mean number of streams
-    decoding during this stream's decoding window (on the sweep's one clock), itself included."""
+    """(batch shared, mean inter-chunk gap) per stream: the batch is the mean number of streams
+    decoding during this stream's decoding window (on the sweep's one clock), itself included.
+    The mean, not the median: an engine that sends tokens in bunches (vLLM on a CPU streams
+    several per chunk, most gaps near 0) still spends its window decoding them."""
     out = []
     for level in levels:
         ok = [s for s in _ok(level) if len(s.chunk_s) >= 3]
@@ -262,7 +270,7 @@ def decode_points(levels: Iterable[SweepLevel]) -> list[tuple[float, float]]:
             if b <= a:
                 continue
             shared = sum(max(0.0, min(b, y) - max(a, x)) for x, y in wins) / (b - a)
-            out.append((max(1.0, shared), p50(s.itl)))
+            out.append((max(1.0, shared), (b - a) / (len(s.chunk_s) - 1)))
     return out
 
 

@@ -10,6 +10,9 @@ and 4 streams at most per sweep, a token budget and a deadline; a sweep is retri
 """
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from tests.support.vllm_cpu import TIMINGS, serve, timed
@@ -18,7 +21,7 @@ pytestmark = [pytest.mark.vllm, pytest.mark.real, pytest.mark.slow, pytest.mark.
 TRIES = 3
 
 
-def sweep(port):
+def sweep(port, name):
     from llmdoctor.facts.live_probe.detect import detect
     from llmdoctor.facts.live_probe.sweep import SweepRunner
     from llmdoctor.judge.probe.sweep import judge_sweep
@@ -27,6 +30,13 @@ def sweep(port):
     plan = SweepPlan(max_concurrency=4, token_budget=1700, deadline_s=300, ttft_target_s=2.0, max_tokens=128)
     v = judge_sweep(SweepRunner(detect(f"http://127.0.0.1:{port}"), plan).run())
     assert not v.result.partial and v.result.requests_sent == 12, v.result.notes
+    if os.environ.get("LLMDOCTOR_RECORD_SWEEPS"):  # a directory: keep the real sweeps
+        from llmdoctor import __version__
+        from llmdoctor.model import Report
+        from llmdoctor.render.sweep import SweepView, sweep_json
+
+        Path(os.environ["LLMDOCTOR_RECORD_SWEEPS"], f"sweep_vllm_{name}.json").write_text(
+            sweep_json(SweepView(Report(__version__), (v,))))
     return v
 
 
@@ -42,7 +52,7 @@ def test_vllm_headroom_and_what_if_from_one_sequence_to_four(vllm_setup, tmp_pat
         try:
             with timed(f"headroom_sweep_seqs{seqs}_s"):
                 for _ in range(TRIES):
-                    v = sweep(server.port)
+                    v = sweep(server.port, f"seqs{seqs}")
                     if v.headroom.backtest and v.headroom.backtest.error <= tolerance(v.result):
                         break
             runs[seqs] = v
