@@ -58,3 +58,14 @@ def test_the_commands_print_it():
                                      str(FIXTURES / "sweep_llamaserver_np1.json"), "-f", "json"],
                                     capture_output=True, text=True, env=env, timeout=120).stdout)
     assert doc["what_if"][0]["after"]["users"]["value"] == 4
+
+
+def test_the_readme_example_is_what_the_code_prints_for_its_saved_sweep():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    env = dict(os.environ, NO_COLOR="1", COLUMNS="100")
+    p = subprocess.run([sys.executable, "-m", "llmdoctor", "plan", "--what-if", "-np=4", "--from",
+                        str(FIXTURES / "sweep_llamaserver_readme.json")], capture_output=True, text=True, env=env,
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    shown = [line for line in p.stdout.splitlines() if line.startswith(("Now,", "With", "  released", "  (range"))]
+    assert shown and all(line in readme for line in shown), shown
