@@ -112,3 +112,8 @@ HEADROOM_MIN_BAND = 0.10
 HEADROOM_MIN_LEVELS = 3
 # Predictions beyond this many times the largest concurrency measured are extrapolation: said so.
 HEADROOM_EXTRAPOLATION = 4
+# An answer whose chunks all arrived within this share of its request's time came in one bunch
+# (vLLM on a busy CPU sends a whole answer at once): its timings do not show the engine's steps.
+# When at least HEADROOM_BUNCHED_SHARE of a sweep's answers did, no model is fitted to them.
+HEADROOM_BUNCHED_WINDOW = 0.1
+HEADROOM_BUNCHED_SHARE = 0.25

@@ -1,5 +1,6 @@
 """Headroom and what-if from sweeps recorded on the REAL llama-server (tests/fixtures/probe/
-sweep_llamaserver_np{1,4}.json, see the fixtures' README: no real Ollama sweep was recorded).
+sweep_llamaserver_np{1,4}.json) and the REAL vLLM on a CPU (sweep_vllm_seqs{1,4}.json); see the
+fixtures' README (no real Ollama sweep was recorded).
 Deterministic: the fit and the simulation have no noise of their own, so the figures are pinned
 where they follow from the recording, and the what-if from -np 1 to 4 is checked against what
 the recorded 4-slot sweep measured and was fitted to."""
@@ -69,3 +70,21 @@ def test_the_readme_example_is_what_the_code_prints_for_its_saved_sweep():
     assert p.returncode == 0, p.stderr
     shown = [line for line in p.stdout.splitlines() if line.startswith(("Now,", "With", "  released", "  (range"))]
     assert shown and all(line in readme for line in shown), shown
+
+
+def test_recorded_vllm_sweeps_say_why_they_are_not_trusted():
+    from llmdoctor.render.sweep import headroom_lines
+
+    one = judge_sweep(recorded_vllm("seqs1")).headroom
+    assert one.model.slots == 1 and one.model.slots_source.startswith("fitted")  # vLLM does not say; TTFT does
+    assert not one.trusted and one.users is None and one.backtest.error > 0.35  # the machine sped up at level 4
+    assert "the backtest missed 4 streams by" in headroom_lines(one)[0]
+    four = judge_sweep(recorded_vllm("seqs4")).headroom
+    assert not four.trusted and four.users is None and "answers arrived in one bunch" in four.why
+    w = what_if(recorded_vllm("seqs1"), (parse_setting("--max-num-seqs=4"),), one.targets)
+    assert w.after is not None and not w.after.trusted and w.after.users is None  # the what-if inherits it
+
+
+def recorded_vllm(name):
+    (r,) = sweeps_from_json((FIXTURES / f"sweep_vllm_{name}.json").read_text())
+    return r

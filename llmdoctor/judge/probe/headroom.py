@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from llmdoctor.judge.thresholds import (HEADROOM_EXTRAPOLATION, HEADROOM_MIN_BAND, HEADROOM_MIN_LEVELS,
-                                        HEADROOM_TRUST_ERROR)
+from llmdoctor.judge.thresholds import (HEADROOM_BUNCHED_SHARE, HEADROOM_BUNCHED_WINDOW, HEADROOM_EXTRAPOLATION,
+                                        HEADROOM_MIN_BAND, HEADROOM_MIN_LEVELS, HEADROOM_TRUST_ERROR)
 from llmdoctor.knowledge.probe.service import (FitError, Outcome, ServiceModel, at_rate, burst, fit, level_point,
                                                usable_levels)
 from llmdoctor.knowledge.probe.sweep import SweepResult, seconds
@@ -124,6 +124,14 @@ def backtest(result: SweepResult, slots: int | None = None) -> Backtest | None:
     return Backtest(held.concurrency, tuple(lv.concurrency for lv in rest), pred, meas, err)
 
 
+def bunched(result: SweepResult) -> tuple[int, int]:
+    """(answers that arrived in one bunch, answers) over the usable levels: their chunks all came
+    within HEADROOM_BUNCHED_WINDOW of the request's time, so the stream hides the engine's steps."""
+    answers = [s for lv in usable_levels(result) for s in lv.samples if len(s.chunk_s) >= 3]
+    n = sum(1 for s in answers if s.chunk_s[-1] - s.chunk_s[0] < HEADROOM_BUNCHED_WINDOW * s.chunk_s[-1])
+    return n, len(answers)
+
+
 def _largest(ok: Callable[[int], bool], top: int) -> tuple[int, bool]:
     """The largest n in 1..top with ok(n) (ok falls once with n); (0, False) when even 1 fails."""
     if not ok(1):
@@ -191,6 +199,12 @@ def judge_headroom(result: SweepResult, targets: Targets, model: ServiceModel | 
     band = max(HEADROOM_MIN_BAND, bt.error if bt else 0.0)
     users, rate = predict(model, targets, band)
     shape = curve(model, max(2 * top, int(users.high) + 2))
+    lumps, answers = bunched(result)
+    if answers and lumps >= HEADROOM_BUNCHED_SHARE * answers:
+        why = (f"{lumps} of {answers} answers arrived in one bunch (every chunk within "
+               f"{HEADROOM_BUNCHED_WINDOW:.0%} of the request's time): the stream does not show the engine's "
+               f"steps, so a model fitted to it cannot tell waiting from working")
+        return Headroom(targets, model, bt, False, why, band=band, measured_up_to=top, curve=shape, notes=extra)
     if bt is None:
         why = (f"only {len(levels)} complete level{'s' if len(levels) != 1 else ''} measured: a backtest needs "
                f"{HEADROOM_MIN_LEVELS} (one to hold out); sweep with --max-concurrency 4 or more")

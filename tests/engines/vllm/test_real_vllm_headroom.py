@@ -5,7 +5,9 @@ HTTP, so the slots are fitted from where TTFT climbs (the way an operator's swee
 As in tests/probe/test_headroom_real.py, what is asserted comes from the data measured: the
 backtest (4 streams held out, predicted from 1 and 2) within the trust threshold or twice the
 sweep's own noise, and the what-if from 1 to 4 sequences holding the p50 TTFT measured at each
-level of the real 4-sequence sweep within its stated range. Bounded: 12 requests of <= 128 tokens
+level of the real 4-sequence sweep within its stated range when both are trusted. On this shared
+2-core machine they often are not (the answers come in bunches, the speed changes between levels:
+see tests/fixtures/probe/README.md); then the test asserts that the output says why. Bounded: 12 requests of <= 128 tokens
 and 4 streams at most per sweep, a token budget and a deadline; a sweep is retried at most twice.
 """
 from __future__ import annotations
@@ -62,17 +64,24 @@ def test_vllm_headroom_and_what_if_from_one_sequence_to_four(vllm_setup, tmp_pat
     for seqs, v in runs.items():
         h = v.headroom
         print(f"--max-num-seqs {seqs}: slots fitted {h.model.slots}, backtest error {h.backtest.error:.2f} "
-              f"(tolerance {tolerance(v.result):.2f})")
+              f"(tolerance {tolerance(v.result):.2f}), trusted {h.trusted}: {h.why}")
         assert h.backtest.concurrency == 4 and h.backtest.error <= tolerance(v.result), h.backtest
-    assert one.headroom.model.slots == 1
+        assert h.trusted or h.why  # a number, or why not
+    assert one.headroom.model.slots == 1  # vLLM does not say its --max-num-seqs; the queueing in TTFT does
     w = what_if(one.result, (parse_setting("--max-num-seqs=4"),), one.headroom.targets)
     assert w.slots_after == 4 and w.after is not None, w.why
+    assert w.after.trusted == one.headroom.trusted  # the what-if inherits the backtest
+    if not (w.after.trusted and four.headroom.trusted):
+        # this shared CPU: answers in bunches or a speed that changes between levels; the output says so
+        print(f"what-if not compared: {w.after.why or four.headroom.why}")
+        return
     serial, free = w.ends
     margin = max(w.after.band, tolerance(four.result))
     for lv in usable_levels(four.result):
         measured = level_point(lv).ttft_p50_s
-        lo = burst(free, lv.concurrency).ttft(50) * (1 - margin)
+        lo = burst(free, lv.concurrency).ttft(50) * max(0.0, 1 - margin)
         hi = burst(serial, lv.concurrency).ttft(50) * (1 + margin)
         print(f"--max-num-seqs 4 at {lv.concurrency}: p50 TTFT {measured:.3f}s measured, {lo:.3f}-{hi:.3f}s stated")
         assert lo <= measured <= hi
+    assert w.after.users.low <= four.headroom.users.value <= w.after.users.high
     TIMINGS["headroom_backtest_error_seqs1"] = round(one.headroom.backtest.error, 3)
