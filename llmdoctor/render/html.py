@@ -11,7 +11,7 @@ from html import escape
 from typing import Any
 
 from llmdoctor.model import Finding, Report, Severity, TargetReport
-from llmdoctor.render.charts import HtmlUnavailable, headroom_svg, latency_svg, timeline_svg
+from llmdoctor.render.charts import HtmlUnavailable, latency_svg, timeline_svg
 from llmdoctor.render.report import SEVERITY_HEADING, errors_of, gaps_of, unavailable_line
 
 __all__ = ["HtmlUnavailable", "render_html"]
@@ -99,38 +99,16 @@ def _probe(result: Any, n: int) -> list[str]:
     return out + ["</table>", '<p class="meta">Times of a request are from the moment it was sent.</p>']
 
 
-def _sweep(v: Any, n: int) -> list[str]:
-    """One sweep: the headroom in words, the chart (measured, fitted, target), the levels."""
-    from llmdoctor.render.sweep import headroom_lines, knee_line, users_line
-
-    r = v.result
-    out = [f"<h2>Concurrency sweep: {escape(r.engine)} at {escape(r.url)}</h2>",
-           f'<p class="meta">{r.requests_sent} requests at {escape(", ".join(map(str, r.plan.levels)))} streams · '
-           f"{r.tokens_used} tokens · {r.wall_s:.1f} s" + (f" · {r.slots} slot(s)" if r.slots else "") + "</p>",
-           f'<figure class="chart headroom" id="headroom-{n}">{headroom_svg(v)}'
-           "<figcaption>Points: what each level measured. Lines: what the model fitted to them predicts, "
-           "beyond the levels measured too. Red: the target.</figcaption></figure>",
-           "<ul>" + "".join(f"<li>{escape(line)}</li>" for line in
-                            [knee_line(v), users_line(v)] + headroom_lines(v.headroom)) + "</ul>",
-           "<table><tr><th>streams</th><th>sent</th><th>TTFT p50 (s)</th><th>TTFT p95 (s)</th>"
-           "<th>ITL p50 (s)</th><th>ITL p95 (s)</th></tr>"]
-    for s in v.levels:
-        out.append(f"<tr><td>{s.concurrency}</td><td>{s.ok}/{s.sent}</td><td>{_seconds(s.ttft_p50_s)}</td>"
-                   f"<td>{_seconds(s.ttft_p95_s)}</td><td>{_seconds(s.itl_p50_s)}</td><td>{_seconds(s.itl_p95_s)}</td></tr>")
-    return out + ["</table>"]
-
-
-def render_html(report: Report, runs: Any = None, sweeps: tuple = ()) -> str:
-    """The page: the report, then each probe run's charts (runs: a ProbeRuns or None), then each
-    sweep's headroom chart (sweeps: judge.probe.sweep.SweepVerdict values)."""
+def render_html(report: Report, runs: Any = None, sections: tuple[str, ...] = ()) -> str:
+    """The page: the report, then each probe run's charts (runs: a ProbeRuns or None), then the
+    `sections` (HTML built by their own renderer, e.g. render/sweep.py's headroom charts)."""
     results = tuple(runs.results) if runs is not None else ()
     body: list[str] = [f"<h1>llmdoctor report <small>v{escape(report.version)}</small></h1>"]
     for t in report.targets:
         body += _target(t)
     for n, r in enumerate(results, 1):
         body += _probe(r, n)
-    for n, v in enumerate(sweeps, 1):
-        body += _sweep(v, n)
+    body += list(sections)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             # the browser itself refuses anything from elsewhere: the page stands alone
