@@ -111,31 +111,12 @@ def _gpu_memory_from_nvml() -> tuple[int | None, str]:
 def run_plan(model, hf_config, gguf_file, layers, kv_heads, head_dim, trained_context, cache_type, gpu_memory,
              weights, headroom, users, turn_seconds, think_seconds, between, concurrent, context, max_parallel,
              port) -> tuple[object, str]:
-    from llmdoctor.knowledge.capacity import ShapeError, normalise_cache_type, uniform_shape
-    from llmdoctor.app.tune.model_source import SourceError, from_gguf, from_hf_config
+    from llmdoctor.knowledge.capacity import ShapeError, normalise_cache_type
     from llmdoctor.judge.sizing import DEFAULT_HEADROOM, Memory, PlanError, make_plan
 
-    sources = [x for x in (model, hf_config, gguf_file) if x] + (["--layers"] if layers else [])
-    if len(sources) != 1:
-        raise BadInput("name the model once: --model NAME (Ollama), --hf-config FILE, --gguf FILE, "
-                       "or --layers/--kv-heads/--head-dim")
     weights_b = parse_memory(weights, "--weights")
-    default_weights = None
-    try:
-        if model:
-            shape, default_weights, label = _ollama_model(model, port)
-        elif hf_config:
-            shape, label = from_hf_config(Path(hf_config)), str(hf_config)
-        elif gguf_file:
-            shape, default_weights = from_gguf(Path(gguf_file))
-            label = Path(gguf_file).name
-        else:
-            if not kv_heads or not head_dim:
-                raise BadInput("--layers needs --kv-heads and --head-dim")
-            shape = uniform_shape(layers, kv_heads, head_dim, context_length=trained_context)
-            label = f"{layers} layers × {kv_heads} KV heads × {head_dim} head_dim"
-    except (SourceError, ShapeError) as e:
-        raise BadInput(str(e)) from None
+    shape, default_weights, label = _shape(model, hf_config, gguf_file, layers, kv_heads, head_dim, trained_context,
+                                           port)
     if weights_b is None:
         weights_b = default_weights
     if weights_b is None:
@@ -158,12 +139,88 @@ def run_plan(model, hf_config, gguf_file, layers, kv_heads, head_dim, trained_co
     return plan, label
 
 
+def _shape(model, hf_config, gguf_file, layers, kv_heads, head_dim, trained_context, port):
+    """(shape, default weights bytes or None, label) from the one source named."""
+    from llmdoctor.app.tune.model_source import SourceError, from_gguf, from_hf_config
+    from llmdoctor.knowledge.capacity import ShapeError, uniform_shape
+
+    sources = [x for x in (model, hf_config, gguf_file) if x] + (["--layers"] if layers else [])
+    if len(sources) != 1:
+        raise BadInput("name the model once: --model NAME (Ollama), --hf-config FILE, --gguf FILE, "
+                       "or --layers/--kv-heads/--head-dim")
+    try:
+        if model:
+            return _ollama_model(model, port)
+        if hf_config:
+            return from_hf_config(Path(hf_config)), None, str(hf_config)
+        if gguf_file:
+            shape, weights = from_gguf(Path(gguf_file))
+            return shape, weights, Path(gguf_file).name
+        if not kv_heads or not head_dim:
+            raise BadInput("--layers needs --kv-heads and --head-dim")
+        return (uniform_shape(layers, kv_heads, head_dim, context_length=trained_context), None,
+                f"{layers} layers × {kv_heads} KV heads × {head_dim} head_dim")
+    except (SourceError, ShapeError) as e:
+        raise BadInput(str(e)) from None
+
+
+def run_what_if(source: Path, settings: list[str], ttft_target: str | None, itl_target: str | None,
+                shape_args: tuple, cache_type, gpu_memory, weights, headroom, context):
+    """The what-if of every sweep in the file (raises BadInput: one line, exit 3)."""
+    from llmdoctor.judge.probe.headroom import Targets
+    from llmdoctor.judge.probe.whatif import KvArith, parse_setting, what_if
+    from llmdoctor.knowledge.capacity import ShapeError, kv_bytes_per_token, normalise_cache_type
+    from llmdoctor.knowledge.probe.sweep import parse_duration, sweeps_from_json
+    from llmdoctor.judge.sizing import DEFAULT_HEADROOM
+
+    if not settings:
+        raise BadInput("--from needs at least one --what-if SETTING=VALUE (e.g. OLLAMA_NUM_PARALLEL=4)")
+    try:
+        parsed = tuple(parse_setting(s) for s in settings)
+    except ValueError as e:
+        raise BadInput(str(e)) from None
+    try:
+        text = Path(source).read_text(encoding="utf-8", errors="replace")
+    except OSError as e:
+        raise BadInput(f"--from {source}: {e.strerror or e}") from None
+    try:
+        sweeps = sweeps_from_json(text)
+    except ValueError as e:
+        raise BadInput(f"--from {source}: {e}") from None
+    kv = None
+    if any(shape_args[:4]):
+        shape, default_weights, _ = _shape(*shape_args)
+        try:
+            ct_now = normalise_cache_type(cache_type or "f16")
+            per_token = {ct: kv_bytes_per_token(shape, ct) for ct in {ct_now, *(s.value for s in parsed
+                                                                                  if s.kind == "cache type")}}
+        except ShapeError as e:
+            raise BadInput(str(e)) from None
+        total, w = parse_memory(gpu_memory, "--gpu-memory"), parse_memory(weights, "--weights") or default_weights
+        room = parse_memory(headroom, "--headroom") if headroom else DEFAULT_HEADROOM
+        budget = total - w - room if total and w else None
+        if budget is not None and budget <= 0:
+            raise BadInput("the weights and the --headroom take all of --gpu-memory: no room is left for a KV cache")
+        kv = KvArith(per_token, budget, context or 8192, ct_now)
+    results = []
+    for r in sweeps:
+        try:
+            ttft = parse_duration(ttft_target) if ttft_target else r.plan.ttft_target_s
+            itl = parse_duration(itl_target) if itl_target else r.plan.itl_target_s
+        except ValueError as e:
+            raise BadInput(f"--ttft-target/--itl-target: {e}") from None
+        results.append(what_if(r, parsed, Targets(ttft, itl), kv))
+    return results
+
+
 def register(app: typer.Typer) -> None:
     @app.command("plan", epilog="""\b
 Examples:
   llmdoctor plan -m llama3:8b --users 20                    # asks the local Ollama
   llmdoctor plan --gguf model.gguf --gpu-memory 24GiB --concurrent 8
   llmdoctor plan --hf-config config.json --weights 16GB --gpu-memory 80GB --users 50 --cache-type fp8
+  llmdoctor plan --what-if OLLAMA_NUM_PARALLEL=4 --from sweep.json     # from `probe --sweep --save sweep.json`
+  llmdoctor plan --what-if "-np 4" --what-if "-c 16384" --from sweep.json --gguf model.gguf --gpu-memory 24GB
 """)
     def plan_command(
         model: Optional[str] = typer.Option(None, "--model", "-m", help="Ollama model name (asks the local Ollama's /api/show)."),
@@ -186,11 +243,38 @@ Examples:
         max_parallel: int = typer.Option(16, "--max-parallel", min=1, help="Upper bound for the slots."),
         port: int = typer.Option(11434, "--port", help="Ollama's port (for --model)."),
         fmt: str = typer.Option("text", "--format", "-f", autocompletion=choices(("text", "json")), help="text or json."),
+        what_if: Optional[list[str]] = typer.Option(None, "--what-if", help="With --from: a setting to predict, "
+                                                    "SETTING=VALUE (OLLAMA_NUM_PARALLEL, -np, --max-num-seqs, "
+                                                    "--max-running-requests, a context length, a KV cache type)."),
+        from_: Optional[Path] = typer.Option(None, "--from", help="A saved sweep (`llmdoctor probe --sweep --save "
+                                             "FILE`): predict its server's headroom with --what-if."),
+        ttft_target: Optional[str] = typer.Option(None, "--ttft-target", help="With --from: the p95 TTFT target "
+                                                  "(default: the sweep's)."),
+        itl_target: Optional[str] = typer.Option(None, "--itl-target", help="With --from: the p95 ITL target "
+                                                 "(default: the sweep's)."),
     ) -> None:
         """What-if sizing: KV per token and conversation, conversations that fit, slots, context, cache type, queue."""
         if fmt not in ("text", "json"):
             typer.echo(f"llmdoctor: unknown --format {fmt!r}; choose text or json", err=True)
             raise typer.Exit(ExitCode.UNKNOWN)
+        if what_if and from_ is None:
+            typer.echo("llmdoctor: --what-if needs --from sweep.json (save one with `llmdoctor probe URL --sweep "
+                       "--save sweep.json`)", err=True)
+            raise typer.Exit(ExitCode.UNKNOWN)
+        if from_ is not None:
+            from llmdoctor.render import render
+            from llmdoctor.render.whatif import WhatIfView
+
+            try:
+                found = run_what_if(from_, list(what_if or ()), ttft_target, itl_target,
+                                    (model, hf_config, gguf_file, layers, kv_heads, head_dim, trained_context, port),
+                                    cache_type, gpu_memory, weights, headroom, context)
+            except BadInput as e:
+                typer.echo(f"llmdoctor: {e}", err=True)
+                raise typer.Exit(ExitCode.UNKNOWN)
+            sys.stdout.write(render(WhatIfView(tuple(found), str(from_)), fmt))
+            raise typer.Exit(ExitCode.OK if all(w.after is not None and w.after.trusted for w in found)
+                             else ExitCode.WARNING)
         try:
             plan, label = run_plan(model, hf_config, gguf_file, layers, kv_heads, head_dim, trained_context, cache_type,
                                    gpu_memory, weights, headroom, users, turn_seconds, think_seconds, between,

@@ -38,6 +38,7 @@ Examples:
   llmdoctor probe http://gpu1:8000 --mode load -n 8   # opt-in load: 8 streams + a long prompt
   llmdoctor probe http://gpu1:8080 -f json > probe.json
   llmdoctor probe http://gpu1:8080 --sweep --max-concurrency 16 --ttft-target 2s
+  llmdoctor probe http://gpu1:8080 --sweep --ttft-target 2s --itl-target 100ms --save sweep.json
 """)
     def probe(
         url: Optional[str] = typer.Argument(None, help="Server URL, e.g. http://127.0.0.1:11434, or a Kubernetes "
@@ -59,6 +60,10 @@ Examples:
                                          "tokens it may generate in all; it stops before a round would pass it."),
         ttft_target: str = typer.Option("2s", "--ttft-target", help="Sweep: the TTFT (p95) a user should get, "
                                         "e.g. 2s or 500ms."),
+        itl_target: Optional[str] = typer.Option(None, "--itl-target", help="Sweep: the inter-token latency (p95) "
+                                                 "the headroom must also keep, e.g. 100ms."),
+        save: Optional[str] = typer.Option(None, "--save", help="Sweep: also write its JSON to this file (for "
+                                           "`llmdoctor plan --what-if ... --from FILE`)."),
     ) -> None:
         """Measure TTFT and inter-token latency live; tell queueing from sharing, prefill and unload.
 
@@ -100,8 +105,8 @@ Examples:
         if sweep:
             from llmdoctor.cli.sweep import sweep_command, sweep_plan
 
-            sweep_command(urls, model, sweep_plan(max_concurrency, token_budget, deadline, ttft_target, fmt),
-                          fmt, progress)
+            sweep_command(urls, model, sweep_plan(max_concurrency, token_budget, deadline, ttft_target, fmt,
+                                                  itl_target), fmt, progress, save)
         try:
             report, runs = run_probe(urls, model, mode, concurrency, deadline, progress,
                                      announce=lambda msg: typer.echo(f"llmdoctor: {msg}", err=True))

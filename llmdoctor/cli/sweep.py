@@ -13,11 +13,12 @@ import threading
 
 import typer
 
-FORMATS = ("text", "json", "markdown")
+FORMATS = ("text", "json", "markdown", "html")
 TERMINATED = 128 + signal.SIGTERM  # what hosts/terminate.py exits with, as every program killed by SIGTERM
 
 
-def sweep_plan(max_concurrency: int, token_budget: int, deadline_s: float, ttft_target: str, fmt: str):
+def sweep_plan(max_concurrency: int, token_budget: int, deadline_s: float, ttft_target: str, fmt: str,
+               itl_target: str | None = None):
     """The plan from the options, or a usage error (one line, exit 3)."""
     from llmdoctor.knowledge.probe.sweep import SweepPlan, parse_duration
     from llmdoctor.model import ExitCode
@@ -27,21 +28,26 @@ def sweep_plan(max_concurrency: int, token_budget: int, deadline_s: float, ttft_
     except ValueError as e:
         typer.echo(f"llmdoctor: --ttft-target: {e}", err=True)
         raise typer.Exit(ExitCode.UNKNOWN)
+    try:
+        itl_s = parse_duration(itl_target) if itl_target is not None else None
+    except ValueError as e:
+        typer.echo(f"llmdoctor: --itl-target: {e}", err=True)
+        raise typer.Exit(ExitCode.UNKNOWN)
     if fmt not in FORMATS:
         typer.echo(f"llmdoctor: the sweep prints {', '.join(FORMATS)}, not {fmt!r}", err=True)
         raise typer.Exit(ExitCode.UNKNOWN)
     return SweepPlan(max_concurrency=max_concurrency, token_budget=token_budget, deadline_s=deadline_s,
-                     ttft_target_s=target_s)
+                     ttft_target_s=target_s, itl_target_s=itl_s)
 
 
-def sweep_command(urls: list[str], model: str | None, plan, fmt: str, progress) -> None:
+def sweep_command(urls: list[str], model: str | None, plan, fmt: str, progress, save: str | None = None) -> None:
     """Run the sweep on each URL and exit with its code (raises typer.Exit)."""
     from llmdoctor.app.probe import sweep
     from llmdoctor.hosts.terminate import run_hooks
     from llmdoctor.model import ExitCode
     from llmdoctor.redact import redact_text
     from llmdoctor.render import render
-    from llmdoctor.render.sweep import SweepView
+    from llmdoctor.render.sweep import SweepView, sweep_json
 
     cancel = threading.Event()
     terminated = []
@@ -57,8 +63,25 @@ def sweep_command(urls: list[str], model: str | None, plan, fmt: str, progress) 
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
-    sys.stdout.write(redact_text(render(SweepView(report, verdicts), fmt)))
+    view = SweepView(report, verdicts)
+    from llmdoctor.render.unavailable import HtmlUnavailable
+
+    try:
+        page = render(view, fmt)
+    except HtmlUnavailable as e:  # --format html without matplotlib: the sweep is still saved below
+        typer.echo(f"llmdoctor: {e}", err=True)
+        page, fmt = "", "none"
+    sys.stdout.write(redact_text(page))
     sys.stdout.flush()
+    if save and verdicts:  # for `plan --what-if ... --from`; written even when stopped: it says partial
+        try:
+            with open(save, "w", encoding="utf-8") as f:
+                f.write(redact_text(sweep_json(view)))
+        except OSError as e:
+            typer.echo(f"llmdoctor: --save {save}: {e.strerror or e}", err=True)
+            raise typer.Exit(ExitCode.UNKNOWN)
+        typer.echo(f"llmdoctor: sweep saved to {save} (for `llmdoctor plan --what-if SETTING=VALUE --from {save}`)",
+                   err=True)
     if terminated:
         run_hooks()
         raise typer.Exit(TERMINATED)

@@ -255,3 +255,23 @@ OLLAMA_VRAM_HELD_MIN_BYTES = 2 << 30
 # A server config line logged more than this before the unit's ActiveEnterTimestamp is from an
 # earlier start (the margin absorbs the engine's start-up time and the clocks' rounding).
 SYSTEMD_LOGGED_BEFORE_START_S = 120.0
+
+# --- Headroom (judge/probe/headroom.py: the fitted service model of a sweep) --------------------
+# A prediction is trusted when the model fitted without one measured level predicts that level's
+# p50 TTFT and mean ITL within this relative error (the larger of the two). Beyond it the output says
+# "not to be trusted" instead of a number: a model that misses a level it could see the neighbours
+# of would miss an unmeasured one by more. 35%: the p50 of four requests on a busy machine moves
+# 10-25% between runs of the same level.
+HEADROOM_TRUST_ERROR = 0.35
+# The error bar is never narrower than this share of a latency, however well the backtest did:
+# one held-out level of four requests is a small sample.
+HEADROOM_MIN_BAND = 0.10
+# A backtest needs a level to hold out and at least two to fit from (the batch must vary).
+HEADROOM_MIN_LEVELS = 3
+# Predictions beyond this many times the largest concurrency measured are extrapolation: said so.
+HEADROOM_EXTRAPOLATION = 4
+# An answer whose chunks all arrived within this share of its request's time came in one bunch
+# (vLLM on a busy CPU sends a whole answer at once): its timings do not show the engine's steps.
+# When at least HEADROOM_BUNCHED_SHARE of a sweep's answers did, no model is fitted to them.
+HEADROOM_BUNCHED_WINDOW = 0.1
+HEADROOM_BUNCHED_SHARE = 0.25

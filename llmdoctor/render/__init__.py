@@ -36,14 +36,16 @@ def _report(fmt: str) -> Renderer:
 def _views() -> list[tuple[type, dict[str, Renderer]]]:
     from llmdoctor.render.plan import PlanView, plan_json, plan_text
     from llmdoctor.render.probe import ProbeView, probe_html, probe_json, probe_report
-    from llmdoctor.render.sweep import SweepView, sweep_json, sweep_markdown, sweep_text
+    from llmdoctor.render.sweep import SweepView, sweep_html, sweep_json, sweep_markdown, sweep_text
+    from llmdoctor.render.whatif import WhatIfView, whatif_json, whatif_text
 
     views: list[tuple[type, dict[str, Renderer]]] = [
         (Report, {name: _report(name) for name in RENDERERS}),
         (PlanView, {"text": plan_text, "json": plan_json}),
         (ProbeView, {"text": probe_report("text"), "markdown": probe_report("markdown"), "json": probe_json,
                      "html": probe_html}),
-        (SweepView, {"text": sweep_text, "markdown": sweep_markdown, "json": sweep_json}),
+        (SweepView, {"text": sweep_text, "markdown": sweep_markdown, "json": sweep_json, "html": sweep_html}),
+        (WhatIfView, {"text": whatif_text, "json": whatif_json}),
     ]
     try:  # the tuner's views need its modules; they are there in every install
         from llmdoctor.app.tune.apply import Outcome

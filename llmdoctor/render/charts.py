@@ -96,3 +96,47 @@ def latency_svg(result: ProbeResult) -> str:
     itl_ax.set_title("Inter-token latency", fontsize=10)
     itl_ax.grid(axis="x", alpha=0.3)
     return _svg(fig, "probe latency")
+
+
+def headroom_svg(verdict) -> str:
+    """A sweep's measured TTFT (p50, p95) per level, the fitted model's curve through and beyond
+    them, and the TTFT target; the ITL beside it when an ITL target was asked."""
+    h = verdict.headroom
+    itl_target = h.targets.itl_s if h is not None else None
+    fig = _figure(9.0, 3.6)
+    axes = fig.subplots(1, 2) if itl_target else [fig.subplots(1, 1)]
+    ax = axes[0]
+    done = [s for s in verdict.levels if s.complete and s.ttft_p50_s is not None]
+    ax.plot([s.concurrency for s in done], [s.ttft_p50_s for s in done], "o", color=COLOURS[DECODING],
+            label="measured p50")
+    ax.plot([s.concurrency for s in done], [s.ttft_p95_s for s in done], "^", color=COLOURS[PREFILL],
+            label="measured p95")
+    if h is not None and h.curve:
+        xs = [c for c, *_ in h.curve]
+        ax.plot(xs, [p for _, p, _, _ in h.curve], "-", color=COLOURS[DECODING], alpha=0.7, label="model p50")
+        ax.plot(xs, [p for _, _, p, _ in h.curve], "--", color=COLOURS[PREFILL], alpha=0.8, label="model p95")
+    target = h.targets.ttft_s if h is not None else verdict.result.plan.ttft_target_s
+    ax.axhline(target, color=COLOURS[FAILED], linewidth=1.2, label=f"target {target:g} s")
+    ax.set_xlabel("concurrent streams")
+    ax.set_ylabel("time to first token (s)")
+    ax.set_title("TTFT: measured and fitted", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8, frameon=False)
+    if itl_target:
+        bx = axes[1]
+        bx.plot([s.concurrency for s in done], [(s.itl_p95_s or 0) * 1000 for s in done], "^",
+                color=COLOURS[PREFILL], label="measured p95")
+        if h.curve:
+            bx.plot([c for c, *_ in h.curve], [i * 1000 for *_, i in h.curve], "--", color=COLOURS[PREFILL],
+                    alpha=0.8, label="model p95")
+        bx.axhline(itl_target * 1000, color=COLOURS[FAILED], linewidth=1.2, label=f"target {itl_target * 1000:g} ms")
+        bx.set_xlabel("concurrent streams")
+        bx.set_ylabel("inter-token latency (ms)")
+        bx.set_title("ITL: measured and fitted", fontsize=10)
+        bx.grid(alpha=0.3)
+        bx.set_xlim(left=0)
+        bx.set_ylim(bottom=0)
+        bx.legend(fontsize=8, frameon=False)
+    return _svg(fig, "sweep headroom")

@@ -99,14 +99,16 @@ def _probe(result: Any, n: int) -> list[str]:
     return out + ["</table>", '<p class="meta">Times of a request are from the moment it was sent.</p>']
 
 
-def render_html(report: Report, runs: Any = None) -> str:
-    """The page: the report, then each probe run's charts (runs: a ProbeRuns or None)."""
+def render_html(report: Report, runs: Any = None, sections: tuple[str, ...] = ()) -> str:
+    """The page: the report, then each probe run's charts (runs: a ProbeRuns or None), then the
+    `sections` (HTML built by their own renderer, e.g. render/sweep.py's headroom charts)."""
     results = tuple(runs.results) if runs is not None else ()
     body: list[str] = [f"<h1>llmdoctor report <small>v{escape(report.version)}</small></h1>"]
     for t in report.targets:
         body += _target(t)
     for n, r in enumerate(results, 1):
         body += _probe(r, n)
+    body += list(sections)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             # the browser itself refuses anything from elsewhere: the page stands alone

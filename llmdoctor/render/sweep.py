@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from llmdoctor.judge.probe.headroom import backtest_line, headroom_lines, model_line  # noqa: F401 (render/whatif.py)
 from llmdoctor.judge.probe.sweep import duration as _s, knee_line, users_line
 from llmdoctor.model import Report, report_to_dict
 
@@ -52,7 +53,7 @@ def sweep_lines(v, width: int) -> list[str]:
              f"{r.tokens_used} of the {r.plan.token_budget}-token budget used in {r.wall_s:.1f} s "
              f"(deadline {r.plan.deadline_s:g} s)."]
     table = _table(v, width)
-    tail = [knee_line(v), users_line(v), f"Rule: {KNEE_RULE}; {USERS_RULE}."]
+    tail = [knee_line(v), users_line(v), f"Rule: {KNEE_RULE}; {USERS_RULE}."] + headroom_lines(v.headroom)
     if r.partial:
         tail.append(f"Partial: stopped by the {r.stopped_by} before the plan was done; the figures cover "
                     f"the levels measured.")
@@ -77,6 +78,37 @@ def sweep_text(view: SweepView, width: int | None = 0) -> str:
 
 def sweep_markdown(view: SweepView) -> str:
     return "# llmdoctor concurrency sweep\n\n```\n" + sweep_text(view, 80) + "```\n"
+
+
+def _sweep_html(v: Any, n: int) -> list[str]:
+    """One sweep: the headroom in words, the chart (measured, fitted, target), the levels."""
+    from html import escape
+
+    from llmdoctor.render.charts import headroom_svg
+    from llmdoctor.render.html import _seconds
+
+    r = v.result
+    out = [f"<h2>Concurrency sweep: {escape(r.engine)} at {escape(r.url)}</h2>",
+           f'<p class="meta">{r.requests_sent} requests at {escape(", ".join(map(str, r.plan.levels)))} streams · '
+           f"{r.tokens_used} tokens · {r.wall_s:.1f} s" + (f" · {r.slots} slot(s)" if r.slots else "") + "</p>",
+           f'<figure class="chart headroom" id="headroom-{n}">{headroom_svg(v)}'
+           "<figcaption>Points: what each level measured. Lines: what the model fitted to them predicts, "
+           "beyond the levels measured too. Red: the target.</figcaption></figure>",
+           "<ul>" + "".join(f"<li>{escape(line)}</li>" for line in
+                            [knee_line(v), users_line(v)] + headroom_lines(v.headroom)) + "</ul>",
+           "<table><tr><th>streams</th><th>sent</th><th>TTFT p50 (s)</th><th>TTFT p95 (s)</th>"
+           "<th>ITL p50 (s)</th><th>ITL p95 (s)</th></tr>"]
+    for s in v.levels:
+        out.append(f"<tr><td>{s.concurrency}</td><td>{s.ok}/{s.sent}</td><td>{_seconds(s.ttft_p50_s)}</td>"
+                   f"<td>{_seconds(s.ttft_p95_s)}</td><td>{_seconds(s.itl_p50_s)}</td><td>{_seconds(s.itl_p95_s)}</td></tr>")
+    return out + ["</table>"]
+
+
+def sweep_html(view: SweepView) -> str:
+    """One self-contained page (render/html.py): the report and each sweep's headroom chart."""
+    from llmdoctor.render.html import render_html
+
+    return render_html(view.report, None, tuple("\n".join(_sweep_html(v, n)) for n, v in enumerate(view.verdicts, 1)))
 
 
 def sweep_json(view: SweepView) -> str:

@@ -23,7 +23,7 @@ Levels the sweep did not finish (deadline, budget, Ctrl-C) are left out of both.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Any, Iterable
 
 from llmdoctor.knowledge.probe.result import INTERRUPTED
 from llmdoctor.knowledge.probe.stats import p50, p95
@@ -123,6 +123,7 @@ class SweepVerdict:
     levels: tuple[LevelStats, ...]
     knee: Knee
     users: UsersWithin
+    headroom: Any = None   # judge.probe.headroom.Headroom: the fitted model's prediction
 
     def to_dict(self) -> dict:
         r = self.result
@@ -132,13 +133,17 @@ class SweepVerdict:
                 "started_at": r.started_at, "notes": list(r.notes),
                 "levels": [s.to_dict() for s in self.levels], "knee": self.knee.to_dict(),
                 "knee_rule": KNEE_RULE, "users_within_target": self.users.to_dict(), "users_rule": USERS_RULE,
+                "headroom": self.headroom.to_dict() if self.headroom else None,
                 "warmup": r.warmup.to_dict() if r.warmup else None,
                 "samples": [s.to_dict() for level in r.levels for s in level.samples]}
 
 
 def judge_sweep(result: SweepResult) -> SweepVerdict:
+    from llmdoctor.judge.probe.headroom import Targets, judge_headroom
+
     stats = tuple(level_stats(level) for level in result.levels)
-    return SweepVerdict(result, stats, knee(stats), users_within(stats, result.plan.ttft_target_s))
+    headroom = judge_headroom(result, Targets(result.plan.ttft_target_s, result.plan.itl_target_s))
+    return SweepVerdict(result, stats, knee(stats), users_within(stats, result.plan.ttft_target_s), headroom)
 
 
 def sweep_figures(verdict: SweepVerdict):
@@ -150,6 +155,12 @@ def sweep_figures(verdict: SweepVerdict):
         out.append(Figure("sweep_knee_streams", float(verdict.knee.concurrency)))
     if verdict.users.users is not None:
         out.append(Figure("sweep_users_within_target", float(verdict.users.users)))
+    h = verdict.headroom
+    if h is not None and h.trusted and h.users is not None:
+        out.append(Figure("headroom_streams", float(h.users.value)))
+        out.append(Figure("headroom_rate_rps", round(h.rate_rps.value, 4)))
+    if h is not None and h.backtest is not None:
+        out.append(Figure("headroom_backtest_error", round(h.backtest.error, 4)))
     return tuple(out)
 
 
@@ -188,7 +199,10 @@ def users_line(v) -> str:
 
 
 def summary_lines(verdict: SweepVerdict) -> tuple[tuple[str, str], ...]:
-    """The report's summary lines for one engine's sweep: its knee, its users, its notes."""
+    """The report's summary lines for one engine's sweep: its knee, its users, its headroom, its notes."""
+    from llmdoctor.judge.probe.headroom import headroom_lines
+
     return ((("sweep knee", knee_line(verdict).partition(": ")[2]),
              ("sweep users", users_line(verdict).partition(": ")[2]))
+            + tuple(("sweep headroom", line.partition("): ")[2] or line) for line in headroom_lines(verdict.headroom)[:1])
             + tuple(("sweep note", n) for n in verdict.result.notes))

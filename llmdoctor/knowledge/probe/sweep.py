@@ -78,6 +78,7 @@ class SweepPlan:
     deadline_s: float = 60.0
     ttft_target_s: float = DEFAULT_TTFT_TARGET_S
     max_tokens: int = SWEEP_OUTPUT_TOKENS
+    itl_target_s: float | None = None   # the headroom's second target (p95 ITL), when asked
 
     @property
     def levels(self) -> tuple[int, ...]:
@@ -100,7 +101,8 @@ class SweepPlan:
                 f"{MIN_SAMPLES} requests), <= {self.max_tokens} output tokens each, fixed harmless prompt "
                 f"({SWEEP_PROMPT!r}); "
                 f"token budget {self.token_budget} output tokens, deadline {self.deadline_s:g} s, "
-                f"TTFT target {seconds(self.ttft_target_s)}")
+                f"TTFT target {seconds(self.ttft_target_s)}"
+                + (f", ITL target {seconds(self.itl_target_s)}" if self.itl_target_s else ""))
         if self.token_bound > self.token_budget:
             text += (f"; the whole plan could use {self.token_bound} tokens, so the budget may stop it "
                      f"before the last level")
@@ -111,7 +113,7 @@ class SweepPlan:
                 "requests": self.requests, "max_tokens": self.max_tokens,
                 "token_budget": self.token_budget, "token_bound": self.token_bound,
                 "deadline_s": self.deadline_s, "ttft_target_s": self.ttft_target_s,
-                "min_samples": MIN_SAMPLES}
+                "itl_target_s": self.itl_target_s, "min_samples": MIN_SAMPLES}
 
 
 def sweep_prompt() -> str:
@@ -165,3 +167,62 @@ class SweepResult:
 def output_tokens(sample: StreamSample) -> int:
     """What one request generated: the server's count, else its content chunks."""
     return sample.completion_tokens if sample.completion_tokens is not None else len(sample.chunk_s)
+
+
+def _count(d: dict, name: str, default: Any = None) -> Any:
+    v = d.get(name, default)
+    if v is None:
+        return default
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+        raise ValueError(f"{name!r} must be a number >= 0, not {v!r:.40}")
+    return v
+
+
+def sweep_from_dict(d: Any) -> SweepResult:
+    """One entry of a sweep JSON's "sweep" list (what `probe --sweep -f json` and `--save` write)
+    back into a result. Raises ValueError, in one line, on anything else."""
+    if not isinstance(d, dict):
+        raise ValueError("a sweep must be an object")
+    plan_d, levels_d, samples_d = d.get("plan"), d.get("levels"), d.get("samples")
+    if not isinstance(plan_d, dict) or not isinstance(levels_d, list) or not isinstance(samples_d, list):
+        raise ValueError("a sweep needs 'plan' (an object), 'levels' and 'samples' (lists)")
+    itl = _count(plan_d, "itl_target_s")
+    plan = SweepPlan(max_concurrency=int(_count(plan_d, "max_concurrency", DEFAULT_MAX_CONCURRENCY)),
+                     token_budget=int(_count(plan_d, "token_budget", DEFAULT_TOKEN_BUDGET)),
+                     deadline_s=float(_count(plan_d, "deadline_s", 60.0)),
+                     ttft_target_s=float(_count(plan_d, "ttft_target_s", DEFAULT_TTFT_TARGET_S)) or DEFAULT_TTFT_TARGET_S,
+                     max_tokens=int(_count(plan_d, "max_tokens", SWEEP_OUTPUT_TOKENS)),
+                     itl_target_s=float(itl) if itl else None)
+    samples = [StreamSample.from_dict(s) for s in samples_d]
+    levels = []
+    for lv in levels_d:
+        if not isinstance(lv, dict):
+            raise ValueError("a sweep level must be an object")
+        c = int(_count(lv, "concurrency", 0))
+        if c < 1:
+            raise ValueError("a sweep level needs a 'concurrency' of 1 or more")
+        mine = tuple(s for s in samples if s.scenario == f"sweep-{c}")
+        levels.append(SweepLevel(c, mine, complete=lv.get("complete") is not False))
+    slots = _count(d, "slots")
+    return SweepResult(str(d.get("url") or ""), str(d.get("engine") or ""), str(d.get("model") or ""), plan,
+                       int(slots) if slots else None, tuple(levels), stopped_by=str(d.get("stopped_by") or ""),
+                       tokens_used=int(_count(d, "tokens_used", 0)), wall_s=float(_count(d, "wall_s", 0.0)),
+                       started_at=str(d.get("started_at") or ""),
+                       notes=tuple(str(n) for n in d.get("notes") or () if isinstance(n, str)))
+
+
+def sweeps_from_json(text: str) -> list[SweepResult]:
+    """Every sweep in a saved sweep JSON (the report with its "sweep" list). ValueError says why not."""
+    import json
+
+    try:
+        doc = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise ValueError(f"not JSON ({str(e).splitlines()[0][:80]})") from None
+    listed = doc.get("sweep") if isinstance(doc, dict) else None
+    if not isinstance(listed, list) or not listed:
+        raise ValueError("no \"sweep\" list in it: save one with `llmdoctor probe URL --sweep --save sweep.json`")
+    try:
+        return [sweep_from_dict(s) for s in listed]
+    except (TypeError, OverflowError, RecursionError) as e:
+        raise ValueError(f"a sweep that is not what llmdoctor writes ({type(e).__name__})") from None
