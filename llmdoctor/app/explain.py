@@ -20,7 +20,7 @@ from functools import lru_cache
 from importlib import import_module
 from typing import Any
 
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 
 DOCS_BASE = "https://github.com/llmdoctor/llmdoctor/blob/main/docs/checks/"
 _WORD = re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\b")
@@ -28,50 +28,41 @@ _LOG_FACTS = {"ollama_log": "ollama", "vllm_log": "vllm", "llamacpp_log": "llama
               "engine_no_gpu_line": None}
 
 
+@record
 class Threshold(Record):
-    __slots__ = ("name", "value", "default", "comment", "source")
-
-    def __init__(self, name: str, value: Any, default: Any, comment: str, source: str) -> None:
-        self.name = name
-        self.value = value
-        self.default = default
-        self.comment = comment
-        self.source = source  # "" (the default) or the config file that overrides it
+    name: str
+    value: Any
+    default: Any
+    comment: str
+    source: str  # "" (the default) or the config file that overrides it
 
 
+@record
 class MessageRef(Record):
-    __slots__ = ("id", "engine", "versions", "source", "tells", "example")
-
-    def __init__(self, id: str, engine: str, versions: str, source: str, tells: str, example: str) -> None:
-        self.id = id
-        self.engine = engine
-        self.versions = versions
-        self.source = source
-        self.tells = tells
-        self.example = example
+    id: str
+    engine: str
+    versions: str
+    source: str
+    tells: str
+    example: str
 
 
+@record
 class Explanation(Record):
-    __slots__ = ("id", "cause", "purpose", "about", "engines", "origin", "facts", "messages", "why", "fix", "unsafe",
-                 "false_positives", "thresholds", "page")
-
-    def __init__(self, id: str, cause: str, purpose: str, about: str, engines: tuple[str, ...], origin: str,
-                 facts: tuple[tuple[str, str, bool], ...], messages: tuple[MessageRef, ...], why: str, fix: str,
-                 unsafe: str, false_positives: str, thresholds: tuple[Threshold, ...], page: str) -> None:
-        self.id = id
-        self.cause = cause
-        self.purpose = purpose
-        self.about = about
-        self.engines = engines
-        self.origin = origin
-        self.facts = facts  # (name, what it is, required)
-        self.messages = messages
-        self.why = why
-        self.fix = fix
-        self.unsafe = unsafe
-        self.false_positives = false_positives
-        self.thresholds = thresholds
-        self.page = page
+    id: str
+    cause: str
+    purpose: str
+    about: str
+    engines: tuple[str, ...]
+    origin: str
+    facts: tuple[tuple[str, str, bool], ...]  # (name, what it is, required)
+    messages: tuple[MessageRef, ...]
+    why: str
+    fix: str
+    unsafe: str
+    false_positives: str
+    thresholds: tuple[Threshold, ...]
+    page: str
 
 
 # -- thresholds --------------------------------------------------------------------------------

@@ -9,17 +9,15 @@ which `explain` reads from the check itself. Pure data.
 """
 from __future__ import annotations
 
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 
 
+@record
 class CauseText(Record):
-    __slots__ = ("why", "fix", "unsafe", "false_positives")
-
-    def __init__(self, why: str, fix: str, unsafe: str, false_positives: str) -> None:
-        self.why = why
-        self.fix = fix
-        self.unsafe = unsafe
-        self.false_positives = false_positives
+    why: str
+    fix: str
+    unsafe: str
+    false_positives: str
 
 
 CAUSES: dict[str, CauseText] = {

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from llmdoctor.atomic import write_atomic
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 
 HISTORY_FILE = "history.json"
 MAX_EVENTS = 2000
@@ -195,15 +195,13 @@ class History:
 
 
 # -- reading ---------------------------------------------------------------------------------
+@record
 class Transition(Record):
     """An event as `llmdoctor history` tells it: a finding with the settings changes that
     came shortly before it on the same target (`causes`)."""
 
-    __slots__ = ("event", "causes")
-
-    def __init__(self, event: Event, causes: tuple[Event, ...] = ()) -> None:
-        self.event = event
-        self.causes = causes
+    event: Event
+    causes: tuple[Event, ...] = ()
 
 
 def transitions(events: Iterable[Event], since: float | None = None, target: str | None = None,

@@ -23,7 +23,7 @@ from llmdoctor.judge.thresholds import (HEADROOM_BUNCHED_SHARE, HEADROOM_BUNCHED
                                         HEADROOM_MIN_BAND, HEADROOM_MIN_LEVELS, HEADROOM_TRUST_ERROR)
 from llmdoctor.knowledge.probe.service import (FitError, Outcome, ServiceModel, at_rate, burst, fit, level_point,
                                                usable_levels)
-from llmdoctor.knowledge.probe.sweep import SweepResult, seconds
+from llmdoctor.knowledge.probe.sweep import SweepResult, duration as _s, seconds
 
 MAX_USERS = 1024        # the users search stops here (a lower bound beyond)
 RATE_STEPS = 18         # bisection steps of the rate search (1/2^18 of the range)
@@ -220,9 +220,6 @@ def judge_headroom(result: SweepResult, targets: Targets, model: ServiceModel | 
 
 
 # -- the verdict in words: the sweep's summary line and every output say it alike --------------------
-
-from llmdoctor.judge.probe.sweep import duration as _s  # noqa: E402 (sweep.py imports this module only in a function)
-
 
 def _rate(r: float) -> str:
     return f"{r:.3g}"

@@ -27,7 +27,7 @@ from typing import Any, Iterable
 
 from llmdoctor.knowledge.probe.result import INTERRUPTED
 from llmdoctor.knowledge.probe.stats import p50, p95
-from llmdoctor.knowledge.probe.sweep import SweepLevel, SweepResult, seconds
+from llmdoctor.knowledge.probe.sweep import SweepLevel, SweepResult, duration, seconds
 
 KNEE_FACTOR = 3.0
 KNEE_FLOOR_S = 0.1
@@ -162,13 +162,6 @@ def sweep_figures(verdict: SweepVerdict):
     if h is not None and h.backtest is not None:
         out.append(Figure("headroom_backtest_error", round(h.backtest.error, 4)))
     return tuple(out)
-
-
-def duration(v: float | None) -> str:
-    """A TTFT or ITL as the sweep table and its verdict lines print it."""
-    if v is None:
-        return "-"
-    return f"{v * 1000:.1f}ms" if v < 0.1 else f"{v:.2f}s" if v < 10 else f"{v:.1f}s"
 
 
 def knee_line(v) -> str:

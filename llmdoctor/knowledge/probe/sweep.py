@@ -126,6 +126,13 @@ def seconds(v: float) -> str:
     return f"{v * 1000:.0f}ms" if v < 1 else f"{v:g}s"
 
 
+def duration(v: float | None) -> str:
+    """A TTFT or ITL as the sweep table and its verdict lines print it."""
+    if v is None:
+        return "-"
+    return f"{v * 1000:.1f}ms" if v < 0.1 else f"{v:.2f}s" if v < 10 else f"{v:.1f}s"
+
+
 @dataclass(frozen=True)
 class SweepLevel:
     """One concurrency level: every request sent at it, in order."""
