@@ -34,9 +34,9 @@ in a log's first EXACT_LINES lines and, beyond, on lines with an anchor found by
 than the rest of the scan (CPython's regex and multi-byte find compare byte by byte; only a
 one-byte find is memchr). `feed_line` applies the same tests per line. Tests hold all of them
 to the same result, and to the scanner this one replaced (tests/engines/vllm/reference_vllm_log.py)
-wherever a log is shorter than EXACT_LINES. On a large file the stats-line loop of the later
-regions can run in a helper process (`stats_frame`, read back through `feed_region(frame=...)`:
-stats_frames.py), with the same result.
+wherever a log is shorter than EXACT_LINES. One process does it all: a forked helper that took
+the stats lines of a large log's later part (removed, issue 28) was slower when the CPUs were
+busy and won little on an idle machine.
 """
 from __future__ import annotations
 
@@ -47,7 +47,6 @@ from llmdoctor.knowledge.evidence_line import short_line
 from llmdoctor.knowledge.pasted import FRAGMENT
 from llmdoctor.parsing import LazyPattern
 from llmdoctor.knowledge.vllm.quiet_stats import AVG, QuietRegion, kv_full_mark, quiet_pattern
-from llmdoctor.knowledge.vllm.stats_frames import frame_items
 from llmdoctor.knowledge.vllm.rare_lines import (
     BUSY_MARK,
     DESIRED_UTIL,
@@ -229,7 +228,7 @@ class VllmLogScanner:
         self.first_stats_preempt: list | None = None
         self.last_stats_preempt: list | None = None
         self._wait_run = self._kv_run = self._best_wait = self._best_kv = None
-        self._fragments: list[int] = []  # where FRAGMENT lines start in the region being scanned
+        self._cut_from = 0  # where a search of the region for a FRAGMENT line goes on from (_cut_since)
         self.max_running = self.max_waiting = self.max_in_flight = 0
         self.prompt_heavy_waiting = 0
         self.waiting_lines = 0
@@ -246,7 +245,6 @@ class VllmLogScanner:
         self._prefix_target: list | None = None
         self._conc_left = 0  # lines left in which "Maximum concurrency" may follow
         self._tail = b""
-        self.framed = 0  # regions read through a helper's frames
 
     # -- feeding -------------------------------------------------------------------
     def feed_line(self, line: str) -> None:
@@ -313,16 +311,12 @@ class VllmLogScanner:
         self.feed_bytes(b"", final=True)
         return self
 
-    def feed_region(self, buf: bytearray, begin: int, end: int, frame: tuple | None = None) -> None:
-        """Feed buf[begin:end], whole lines from a LogSource's raw_regions(), without copying.
-        `frame`: what a helper process found in the same region (stats_frame), when it did."""
+    def feed_region(self, buf: bytearray, begin: int, end: int) -> None:
+        """Feed buf[begin:end], whole lines from a LogSource's raw_regions(), without copying."""
         if self._tail:
             self.feed_raw_block(bytes(buf[begin:end]))
         elif end > begin:
-            if frame is not None and not self.frame_fits(frame, begin, end):
-                frame = None
-            self.framed += frame is not None
-            self._scan_region(buf, end, begin, frame)
+            self._scan_region(buf, end, begin)
         else:
             self.feed_line("")
 
@@ -344,16 +338,15 @@ class VllmLogScanner:
         if text.endswith("\n"):  # the block's last line is empty: it still counts in windows
             self.feed_line("")
 
-    def _scan_region(self, buf, end: int, begin: int = 0, frame: tuple | None = None) -> None:
+    def _scan_region(self, buf, end: int, begin: int = 0) -> None:
         """Handle the lines of buf[begin:end] exactly as feed_line would, without a Python step
         per line: trigger lines are found through a rare character at memchr speed; stats lines
-        are parsed as found (or as a helper's frame lists them), the other trigger lines
-        afterwards in order with their follow-ups."""
+        are parsed as found, the other trigger lines afterwards in order with their follow-ups."""
         is_bytes = isinstance(buf, (bytes, bytearray))
         nl = b"\n" if is_bytes else "\n"
         find = buf.find
         first_line = self.lines  # lines before this region
-        count = frame[2] if frame is not None else (newlines(buf, begin, end) if is_bytes else buf.count(nl, begin, end))
+        count = newlines(buf, begin, end) if is_bytes else buf.count(nl, begin, end)
         self.lines += count + (end > begin and buf[end - 1:end] != nl)
         anchored_from = begin  # from here on the rare lines need an anchor (see rare_lines)
         if first_line < EXACT_LINES:
@@ -377,23 +370,14 @@ class VllmLogScanner:
                 pos = le + 1
 
         prefix_window(begin)  # a window left open by the previous region
-        mark = FRAGMENT.encode() if is_bytes else FRAGMENT  # (one fast search of the region)
-        q = find(mark, begin, end)
-        while q != -1:
-            self._fragments.append(q)
-            q = find(mark, q + 1, end)
+        self._cut_from = begin
 
         # 1. stats lines, in order, parsed as feed_line parses them; 2. other trigger lines
         # are collected and handled afterwards in order (the two kinds do not interact).
         starts: set[int] = set()
-        if frame is not None:
-            self._stats_from_frame(buf, begin, end, frame, starts, prefix_window)
-        else:
-            self._stats_lines(buf, begin, end, anchored_from, starts, prefix_window)
-            self._trigger_starts(buf, begin, end, anchored_from, starts)
-        if self._fragments:  # a cut after the region's last stats line
-            self._fragments = []
-            self._wait_run = self._kv_run = None
+        self._stats_lines(buf, begin, end, anchored_from, starts, prefix_window)
+        self._trigger_starts(buf, begin, end, anchored_from, starts)
+        self._cut_since(buf, end)  # a cut after the region's last stats line
         hits = sorted(starts)
         i, pos = 0, begin
         while True:
@@ -440,14 +424,11 @@ class VllmLogScanner:
         if anchored_from < end:
             starts |= anchored_starts(buf, anchored_from, end, self._marks, v_done=True)
 
-    def _stats_lines(self, buf, begin: int, end: int, anchored_from: int, starts: set, prefix_window,
-                     trace: list | None = None) -> None:
+    def _stats_lines(self, buf, begin: int, end: int, anchored_from: int, starts: set, prefix_window) -> None:
         """The 'V' lines of buf[begin:end]: stats lines are parsed here, in order (a quiet one is
         one regex match: counted, its place noted, its bytes kept only if it may be reported);
         other "KV cache" lines and, past anchored_from, the ValueError-anchored rare lines go to
-        `starts`. The hot loop of a dense log: each step here costs per stats line. `trace`
-        (a helper's scan, stats_frame): each parsed line is noted there as (quiet lines before
-        it, start, end, 'V' position, records), then the quiet lines' spans."""
+        `starts`. The hot loop of a dense log: each step here costs per stats line."""
         is_bytes = isinstance(buf, (bytes, bytearray))
         if is_bytes:
             nl, char, kv, usage, avg, v_words = b"\n", b"V", b"KV cache", b" KV cache usage: ", AVG, V_ANCHORS_B
@@ -492,15 +473,13 @@ class VllmLogScanner:
                 if quiet_since:
                     self._quiet_told(quiet_since)
                     quiet_since = 0
-                self._loud_line(buf, ls, le, p, spans, starts, prefix_window, trace=trace)
+                self._loud_line(buf, ls, le, p, spans, starts, prefix_window)
             else:
                 starts.add(ls)
             p = find(char, le + 1, end) if le < end else -1
         if quiet_since:
             self._quiet_told(quiet_since)
-        if trace is not None:
-            trace.append(spans)
-        elif spans:
+        if spans:
             self._keep_region(buf, spans)
 
     def _quiet_told(self, n: int) -> None:
@@ -515,85 +494,37 @@ class VllmLogScanner:
         region.keep(buf, self.keep_stats)
         self._keep(region, region.count)
 
-    def _loud_line(self, buf, ls: int, le: int, p: int, spans, starts: set, prefix_window,
-                   records: list | None = None, trace: list | None = None) -> None:
+    def _loud_line(self, buf, ls: int, le: int, p: int, spans, starts: set, prefix_window) -> None:
         """A stats line that may say something (the 'V' of its first "KV cache" at p): parsed,
-        its records placed among the region's quiet ones when some came before it. In a
-        helper (`trace`) only its highest Running is taken, and the line with its records
-        noted for the reader; `records`: those the helper sent."""
-        if self._fragments and self._fragments[0] < ls:  # pasted apart: runs end at the cut
-            self._fragments = [q for q in self._fragments if q > ls]
-            self._wait_run = self._kv_run = None
+        its records placed among the region's quiet ones when some came before it."""
+        self._cut_since(buf, ls)
         is_bytes = isinstance(buf, (bytes, bytearray))
         line = buf[ls: le if le - ls <= MAX_LINE else ls + MAX_LINE]
         line = line.decode("utf-8", "replace") if is_bytes else line
-        if trace is not None:
-            records = stats_records(line)
-            for g, _, _ in records:
-                if int(g[2]) > self.max_running:
-                    self.max_running = int(g[2])
-            trace.append((len(spans) >> 1, ls, le, p, records))
-        else:
-            if spans:  # its records go with the region's quiet ones, in order
-                self._region_line = []
-                spans += (self._region_line, None)
-            self._stats(line, records)
-            if self._region_line == []:  # no record after all: a pair holds at least one (keep)
-                del spans[-2:]
-            self._region_line = None
-            if self._prefix_left:  # a V0 record: its prefix-cache line may follow
-                prefix_window(le + 1)
+        if spans:  # its records go with the region's quiet ones, in order
+            self._region_line = []
+            spans += (self._region_line, None)
+        self._stats(line)
+        if self._region_line == []:  # no record after all: a pair holds at least one (keep)
+            del spans[-2:]
+        self._region_line = None
+        if self._prefix_left:  # a V0 record: its prefix-cache line may follow
+            prefix_window(le + 1)
+        self._cut_from = le
         kv, usage = (b"KV cache", b" KV cache usage: ") if is_bytes else (KV_MARK, " KV cache usage: ")
         if buf.find(kv, p + 8, le) != -1 and self._other_kv(buf, p - 1, le, kv, usage):
             starts.add(ls)
 
-    # -- a helper process's share (stats_frames) ---------------------------------------
-    def stats_frame(self, buf, begin: int, end: int) -> tuple:
-        """What a helper process scanning a later part of the log sends for one region: its
-        bounds, its newline count, its stats lines as stats_frames.frame_items lays them out,
-        and the starts of its other lines to handle (all past the exact head). The helper's
-        state only serves to classify: its highest Running so far is at most the reader's, so
-        a line quiet here is quiet there."""
-        trace: list = []
-        starts: set[int] = set()
-        self.lines = max(self.lines, EXACT_LINES)  # past the exact head: rare lines need an anchor
-        self._stats_lines(buf, begin, end, begin, starts, lambda pos: None, trace)  # (traced: opens no window)
-        self._trigger_starts(buf, begin, end, begin, starts)
-        return (begin, end, newlines(buf, begin, end), frame_items(trace, self.keep_stats), sorted(starts))
-
-    def can_use_frames(self) -> bool:
-        """Could a helper's frames serve this scanner? (Not where quiet lines are not recognised
-        at all, nor for what clients received.)"""
-        return self._kv_full is not None and not self._busy
-
-    def frame_fits(self, frame, begin: int, end: int) -> bool:
-        """May this region be read through `frame`? Only for the same bounds, when this scanner
-        is past the exact head too (where the helper's scan began)."""
-        return (type(frame) is tuple and len(frame) == 5 and frame[0] == begin and frame[1] == end
-                and self.lines >= EXACT_LINES and self.can_use_frames())
-
-    def _stats_from_frame(self, buf, begin: int, end: int, frame: tuple, starts: set, prefix_window) -> None:
-        """_stats_lines for a region a helper scanned: the quiet lines it found are counted in
-        bulk, the rest parsed here in order as _stats_lines parses them."""
-        starts.update(frame[4])
-        spans: list = []
-        quiet_since = 0
-        for item in frame[3]:
-            if type(item) is int:
-                quiet_since += item
-            elif type(item) is list:
-                quiet_since += len(item) >> 1
-                spans += item
-            else:
-                if quiet_since:
-                    self._quiet_told(quiet_since)
-                    quiet_since = 0
-                ls, le, p, records = item
-                self._loud_line(buf, ls, le, p, spans, starts, prefix_window, records)
-        if quiet_since:
-            self._quiet_told(quiet_since)
-        if spans:
-            self._keep_region(buf, spans)
+    def _cut_since(self, buf, stop: int) -> None:
+        """End the open runs if a FRAGMENT line (a cut in a paste) stands between the last stats
+        line parsed in this region and `stop`. Searched only while a run is open, so a log whose
+        runs are rare never pays a pass over its bytes for a mark it does not hold; a quiet line
+        ends the runs itself."""
+        if self._wait_run is None and self._kv_run is None:
+            return
+        mark = FRAGMENT.encode() if isinstance(buf, (bytes, bytearray)) else FRAGMENT
+        if buf.find(mark, self._cut_from, stop) != -1:
+            self._wait_run = self._kv_run = None
 
     def _keep(self, item, n: int) -> None:
         """Add a record (or a QuietRegion of n) to the recent ones; drop what keep_stats no longer needs."""
@@ -802,9 +733,9 @@ class VllmLogScanner:
             self._segment_first = n
         self._segment_last = n
 
-    def _stats(self, line: str, records: list | None = None) -> None:
-        """The stats records of a line (`records`: as stats_records found them, in a helper)."""
-        records = stats_records(line) if records is None else records
+    def _stats(self, line: str) -> None:
+        """The stats records of a line."""
+        records = stats_records(line)
         if not records:
             return
         for g, start, end in records:
