@@ -46,7 +46,7 @@ from typing import BinaryIO, Iterable
 from llmdoctor.knowledge.evidence_line import short_line
 from llmdoctor.knowledge.pasted import FRAGMENT
 from llmdoctor.parsing import LazyPattern
-from llmdoctor.knowledge.vllm.quiet_stats import AVG, QuietRegion, kv_full_mark, quiet_pattern
+from llmdoctor.knowledge.vllm.quiet_stats import AVG, QuietRegion, kv_full_mark, quiet_pattern, running_bound
 from llmdoctor.knowledge.vllm.rare_lines import (
     BUSY_MARK,
     DESIRED_UTIL,
@@ -435,8 +435,8 @@ class VllmLogScanner:
         else:
             nl, char, kv, usage, avg, v_words = "\n", "V", KV_MARK, " KV cache usage: ", AVG.decode(), V_ANCHORS
         find, rfind, startswith = buf.find, buf.rfind, buf.startswith
-        quiet = (quiet_pattern(self.max_running, self._kv_full).match
-                 if is_bytes and self._kv_full is not None else None)
+        bound = running_bound(self.max_running)
+        quiet = quiet_pattern(bound, self._kv_full).match if is_bytes and self._kv_full is not None else None
         spans: list = []  # QuietRegion.spans: pairs (a quiet line's start, end) or (a parsed line's records, None)
         quiet_since = 0  # quiet lines not yet told to the scanner's state (see _quiet_told)
 
@@ -474,6 +474,9 @@ class VllmLogScanner:
                     self._quiet_told(quiet_since)
                     quiet_since = 0
                 self._loud_line(buf, ls, le, p, spans, starts, prefix_window)
+                if quiet is not None and running_bound(self.max_running) != bound:  # more lines quiet from here on
+                    bound = running_bound(self.max_running)
+                    quiet = quiet_pattern(bound, self._kv_full).match
             else:
                 starts.add(ls)
             p = find(char, le + 1, end) if le < end else -1

@@ -33,6 +33,18 @@ def at_most(n: int) -> str:
     return "(?:" + "|".join(alts) + ")"
 
 
+def running_bound(max_running: int) -> int:
+    """The Running bound of the quiet pattern when `max_running` is the highest seen: a multiple
+    of 8 below 128 (--max-num-seqs is usually a power of two), else its two leading digits then
+    zeros (300 -> 300, 1234 -> 1200), so a log whose Running climbs step by step compiles a few
+    dozen patterns at most rather than one per value (about 1 ms each); a line above the bound
+    but not above max_running is only parsed (the same result)."""
+    if max_running < 128:
+        return max(max_running, 0) // 8 * 8
+    scale = 10 ** (len(str(max_running)) - 2)
+    return max_running // scale * scale
+
+
 def kv_full_mark(kv_full_pct: float) -> int | None:
     """The KV-full threshold as a whole percentage, or None when it is not one (no quiet
     pattern then: the scanner reads every stats line)."""
