@@ -18,7 +18,7 @@ Lines may carry journald prefixes, `(APIServer pid=N)` / `(EngineCore_DP0 pid=N)
 tags, tqdm progress junk or truncation, so everything matches substrings; nothing is
 anchored at the start of a line.
 
-Speed (bench/vllm_log_scan.py): every interesting line contains "KV cache", "#" or
+Speed (bench/engine_log_scan.py): every interesting line contains "KV cache", "#" or
 "QueueOverflowError" (plus the 503 message text for client_errors.txt), except the "Maximum
 concurrency" and V0 "Prefix cache hit rate: GPU" lines, which vLLM prints right after a
 trigger line and which are read in a window of the next few lines, and the rare lines
