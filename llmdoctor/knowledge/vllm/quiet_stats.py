@@ -1,12 +1,12 @@
 """Quiet vLLM stats lines: one regex match each, so the scanner skips their parsing.
 
 A busy server writes a stats line every few seconds, and most say nothing new: Waiting 0, no
-preemptions, KV cache below the full mark, and a Running count no higher than one already
-seen. Such a *quiet* line only adds one to the stats count, ends a waiting or KV-full run and
-may become one of the recent records. `quiet_pattern()` is the one bytes pattern that
-recognises it from its "Avg prompt throughput: " on to the end of the line, in C; the scanner
-then keeps the line's bytes (`QuietRegion`) and parses them only if they end up among the
-recent records that a result reports.
+preemptions, KV cache below the floor of the KV runs it notes, and a Running count no higher
+than one already seen. Such a *quiet* line only adds one to the stats count, ends the waiting
+and KV runs and may become one of the recent records. `quiet_pattern()` is the one bytes
+pattern that recognises it from its "Avg prompt throughput: " on to the end of the line, in C;
+the scanner then keeps the line's bytes (`QuietRegion`) and parses them only if they end up
+among the recent records that a result reports.
 """
 from __future__ import annotations
 
@@ -45,12 +45,12 @@ def running_bound(max_running: int) -> int:
     return max_running // scale * scale
 
 
-def kv_full_mark(kv_full_pct: float) -> int | None:
-    """The KV-full threshold as a whole percentage, or None when it is not one (no quiet
-    pattern then: the scanner reads every stats line)."""
-    if kv_full_pct != int(kv_full_pct) or not 1 <= kv_full_pct <= 1000:
+def kv_full_mark(kv_floor_pct: float) -> int | None:
+    """The floor of the KV runs the scanner notes as a whole percentage, or None when it is not
+    one (no quiet pattern then: the scanner reads every stats line)."""
+    if kv_floor_pct != int(kv_floor_pct) or not 1 <= kv_floor_pct <= 1000:
         return None
-    return int(kv_full_pct)
+    return int(kv_floor_pct)
 
 
 @lru_cache(maxsize=64)
@@ -58,7 +58,7 @@ def quiet_pattern(max_running: int, kv_full: int) -> re.Pattern[bytes]:
     """A quiet record from just after its "Avg prompt throughput: " (AVG, which the scanner has
     found already: matching it again costs a third of the match) to the end of its line, the
     newline left out: Running <= max_running, Waiting 0, Preemptions absent or 0, KV usage
-    below kv_full %, the prefix-cache rate last, then the end of the line or less than 60
+    below kv_full % (the floor of the KV runs), the prefix-cache rate last, then the end of the line or less than 60
     characters without another "KV cache" (the scanner's test for a line holding one record).
     Matched after the line's first AVG, it proves the line holds exactly that one record."""
     # \d+(?:\.\d+)?, possessive where Python has it (3.11): the same numbers here (no digit or
