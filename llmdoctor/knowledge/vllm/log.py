@@ -47,7 +47,8 @@ from typing import BinaryIO, Iterable
 from llmdoctor.knowledge.evidence_line import short_line
 from llmdoctor.knowledge.pasted import FRAGMENT
 from llmdoctor.parsing import LazyPattern
-from llmdoctor.knowledge.vllm.quiet_stats import AVG, QuietRegion, kv_full_mark, quiet_pattern, running_bound
+from llmdoctor.knowledge.vllm.quiet_stats import (
+    AVG, QuietRegion, kv_full_mark, plain_pattern, quiet_pattern, running_bound)
 from llmdoctor.knowledge.vllm.rare_lines import (
     BUSY_MARK,
     DESIRED_UTIL,
@@ -449,6 +450,7 @@ class VllmLogScanner:
         find, rfind, startswith = buf.find, buf.rfind, buf.startswith
         bound = running_bound(self.max_running)
         quiet = quiet_pattern(bound, self._kv_full).match if is_bytes and self._kv_full is not None else None
+        simple = plain_pattern().match
         spans: list = []  # QuietRegion.spans: pairs (a quiet line's start, end) or (a parsed line's records, None)
         quiet_since = 0  # quiet lines not yet told to the scanner's state (see _quiet_told)
 
@@ -469,6 +471,19 @@ class VllmLogScanner:
                     if le - ls <= MAX_LINE:
                         quiet_since += 1
                         spans += (ls, le)
+                        p = find(char, le + 1, end)
+                        continue
+                elif a != -1:  # a plain record that says something: its figures in one match
+                    m = simple(buf, a + AVG_LEN, end)
+                    if m is not None and m.end(6) + 2 == p and m.end() - ls <= MAX_LINE:
+                        if quiet_since:
+                            self._quiet_told(quiet_since)
+                            quiet_since = 0
+                        le = m.end()
+                        self._simple_line(buf, ls, le, m, spans)
+                        if running_bound(self.max_running) != bound:
+                            bound = running_bound(self.max_running)
+                            quiet = quiet_pattern(bound, self._kv_full).match
                         p = find(char, le + 1, end)
                         continue
             if not startswith(kv, p - 1):
@@ -529,6 +544,23 @@ class VllmLogScanner:
         kv, usage = (b"KV cache", b" KV cache usage: ") if is_bytes else (KV_MARK, " KV cache usage: ")
         if buf.find(kv, p + 8, le) != -1 and self._other_kv(buf, p - 1, le, kv, usage):
             starts.add(ls)
+
+    def _simple_line(self, buf, ls: int, le: int, m, spans) -> None:
+        """A stats line of one plain V1 record (plain_pattern matched it from its AVG): counted as
+        _loud_line would count it, from the match's figures, without decoding or a search; its
+        bytes are kept and parsed only if a result reports it (_materialize)."""
+        self._cut_since(buf, ls)
+        raw = [bytes(buf[ls:le]), 0, None, None, None, None]
+        if spans:  # its record goes with the region's quiet ones, in order
+            spans += ([raw], None)
+        else:
+            self._keep(raw, 1)
+        self._last_raw = raw
+        self._last_version = "v1"
+        pt, gt, running, waiting, preempted, _, kv = m.groups()
+        self._tally(raw, int(running), int(waiting), float(kv), int(preempted) if preempted else 0,
+                    float(pt) > 10 * max(float(gt), 1.0))
+        self._cut_from = le
 
     def _cut_since(self, buf, stop: int) -> None:
         """End the open runs if a FRAGMENT line (a cut in a paste) stands between the last stats
@@ -768,33 +800,38 @@ class VllmLogScanner:
             self._region_line.append(raw)
         else:
             self._keep(raw, 1)
-        self.stats_count += 1
-        running, waiting, kv = int(g[2]), int(g[5]), float(g[8])
         if g[4] == "Pending":
             self._prefix_target = raw
             self._saw_v0 = True
             self._last_version = "v0"
         else:
             self._last_version = "v1"
+        mid = g[6]
+        n = 0
+        if mid and "Preemptions: " in mid:
+            p = _PREEMPTIONS.search(mid)
+            n = int(p.group(1)) if p else 0
+        self._tally(raw, int(g[2]), int(g[5]), float(g[8]), n, g[0] is not None and float(g[0]) > 10 * max(float(g[1]), 1.0))
+
+    def _tally(self, raw: list, running: int, waiting: int, kv: float, preempted: int, prompt_heavy: bool) -> None:
+        """What one stats record's figures do to the scan's state (its version already noted):
+        the one place for it, whether the record was parsed from text or matched in bulk."""
+        self.stats_count += 1
         if running > self.max_running:
             self.max_running = running
         if waiting > self.max_waiting:
             self.max_waiting = waiting
         if running + waiting > self.max_in_flight:
             self.max_in_flight = running + waiting
-        mid = g[6]
-        if mid and "Preemptions: " in mid:
-            p = _PREEMPTIONS.search(mid)
-            n = int(p.group(1)) if p else 0
-            if n:
-                self.v1_preemptions += n
-                self.stats_preempt_lines += 1
-                if self.first_stats_preempt is None:
-                    self.first_stats_preempt = raw
-                self.last_stats_preempt = raw
+        if preempted:
+            self.v1_preemptions += preempted
+            self.stats_preempt_lines += 1
+            if self.first_stats_preempt is None:
+                self.first_stats_preempt = raw
+            self.last_stats_preempt = raw
         if waiting > 0:
             self.waiting_lines += 1
-            if g[0] is not None and float(g[0]) > 10 * max(float(g[1]), 1.0):
+            if prompt_heavy:
                 self.prompt_heavy_waiting += 1
             run = self._wait_run
             run = (1, raw, raw, waiting) if run is None else (run[0] + 1, run[1], raw, max(run[3], waiting))
@@ -945,6 +982,9 @@ def stats_records(line: str) -> list:
 
 def _materialize(raw: list) -> StatsLine:
     line, prev_end, start, end, g, prefix_override = raw
+    if start is None:  # a plain line kept as bytes (_simple_line): parsed now, as _stats would have
+        line = line.decode("utf-8", "replace")
+        g, start, end = stats_records(line)[0]
     head_start = line.rfind("Avg prompt throughput: ", prev_end, start)
     head_start = start if head_start == -1 else head_start
     ts = _TS.search(line, max(prev_end, head_start - 120), start)

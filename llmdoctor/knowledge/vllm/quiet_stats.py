@@ -72,6 +72,22 @@ def quiet_pattern(max_running: int, kv_full: int) -> re.Pattern[bytes]:
     return re.compile(quiet.encode())
 
 
+@lru_cache(maxsize=1)
+def plain_pattern() -> re.Pattern[bytes]:
+    """A plain V1 record from just after its AVG to the end of its line, its figures as groups
+    (prompt and generation throughput, Running, Waiting, Preemptions or None, the device, KV
+    usage): the usual form of a stats line that says something (requests waiting, the KV cache
+    high, preemptions, a new highest Running), the only record on its line (the end as in
+    quiet_pattern). What it matches, _STATS_FULL parses to the same figures."""
+    possessive = "+" if sys.version_info >= (3, 11) else ""
+    num = rf"\d+{possessive}(?:\.\d+{possessive})?{possessive}"
+    plain = (rf"({num}) tokens/s, Avg generation throughput: ({num}) tokens/s, "
+             rf"Running: (\d+) reqs, Waiting: (\d+) reqs, (?:Preemptions: (\d+), )?"
+             rf"(\w+) KV cache usage: ({num})%, Prefix cache hit rate: {num}%"
+             r"(?:(?=\n)|\Z|(?:(?!KV cache)[^\n]){1,59}(?![^\n]))")
+    return re.compile(plain.encode())
+
+
 class QuietRegion:
     """The stats records of one region from its first quiet line on. While scanning, `spans`
     notes each stats line in order, as a pair: a quiet line's start and end, or a parsed
