@@ -92,6 +92,8 @@ def main() -> int:
     ap.add_argument("--hogs", default="0,2", help="loads to run beside, comma-separated counts of busy loops")
     ap.add_argument("--hog-limit", type=float, default=600.0, help="seconds after which a hog ends by itself")
     ap.add_argument("--dir", default=None, help="where to write the logs (default: the temporary directory)")
+    ap.add_argument("--before", default=None, help="another llmdoctor checkout (e.g. main), timed interleaved with "
+                                                   "this one: a before/after in the same run")
     ap.add_argument("--strict", action="store_true", help="exit 1 when a 1 GiB target is missed")
     args = ap.parse_args()
     if not shutil.which("grep"):
@@ -99,7 +101,7 @@ def main() -> int:
         return 3
     size_mb = 1024 if args.gib else args.size_mb
     loads = [int(x) for x in args.hogs.split(",") if x.strip()]
-    ok, rows = True, []
+    ok, rows, befores = True, [], []
     for engine in args.engine or sorted(ENGINES):
         gen_name, file_name, word, count_key, examined_words = ENGINES[engine]
         gen = _module(gen_name)
@@ -116,9 +118,12 @@ def main() -> int:
                       f"({made['stats_lines']} dense lines of {made['lines']})", flush=True)
                 grep = ["grep", "-c", word, str(log)]
                 tool = [sys.executable, "-m", "llmdoctor", "diagnose", "--evidence", str(evidence), "--format", "json"]
+                before = Path(args.before).resolve() if args.before else None
                 timed(grep), timed(tool)  # page cache, bytecode
+                if before:
+                    timed(tool, before)
                 for hogs in loads:
-                    g, d, rss, report = [], [], 0.0, b""
+                    g, d, b, rss, report = [], [], [], 0.0, b""
                     with Hogs(hogs, args.hog_limit):
                         for _ in range(args.runs):  # interleaved: machine noise hits both alike
                             wall, cpu, _, out = timed(grep)
@@ -130,6 +135,8 @@ def main() -> int:
                             wall, cpu, peak, report = timed(tool)
                             d.append((wall, cpu))
                             rss = max(rss, peak)
+                            if before:
+                                b.append(timed(tool, before)[:2])
                     examined = json.loads(report)["targets"][0]["examined"] if report else []
                     if f"{examined_words} ({made['lines']:,} lines)" not in examined:
                         print(f"MISMATCH: diagnose examined {examined}, {made['lines']:,} lines were written",
@@ -141,6 +148,11 @@ def main() -> int:
                     row = (engine, density, hogs, mib, gw, dw, dw / gw, gc, dc, dc / max(gc, 1e-3), rss, target)
                     rows.append(row)
                     print(_line(row), flush=True)
+                    if b:
+                        bw, bc = (statistics.median(x[i] for x in b) for i in (0, 1))
+                        print(f"    before ({before}): diagnose {bw:.3f} s ({bc:.3f} s CPU): wall ratio {bw / gw:.2f}, "
+                              f"CPU ratio {bc / max(gc, 1e-3):.2f}, {bw * 1000 / mib:.2f} ms/MiB", flush=True)
+                        befores.append((engine, density, hogs, bw / gw, bc / max(gc, 1e-3)))
                     if args.strict and size_mb >= 1024 and target and dw / gw > target:
                         ok = False
             finally:
@@ -153,6 +165,8 @@ def main() -> int:
         print(f"{engine:<7} {density * 100:5g}% {hogs:4d} {mib:5.0f} {gw:7.3f} {dw:7.3f} {ratio:6.2f} {gc:8.3f} "
               f"{dc:8.3f} {cratio:6.2f} {gw * 1000 / mib:11.2f} {dw * 1000 / mib:11.2f} {rss:7.0f} "
               f"{target or '-':>6}")
+    for engine, density, hogs, wr, cr in befores:
+        print(f"before: {engine} {density * 100:g} % beside {hogs} hog(s): wall ratio {wr:.2f}, CPU ratio {cr:.2f}")
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     print(f"medians of {args.runs} interleaved runs; ratios to grep -c (to a pipe) in the same run; targets are "
           f"for 1 GiB (this bench's own peak RSS: {own:.0f} MiB; load average now {os.getloadavg()[0]:.1f})")
