@@ -44,6 +44,7 @@ import math
 from collections import deque
 from typing import BinaryIO, Iterable
 
+from llmdoctor.knowledge.byte_lines import newlines  # noqa: F401  (re-exported)
 from llmdoctor.knowledge.evidence_line import short_line
 from llmdoctor.knowledge.pasted import FRAGMENT
 from llmdoctor.parsing import LazyPattern
@@ -150,19 +151,6 @@ _SETTING_KEYS = frozenset({"max_model_len", "max_num_seqs", "max_num_batched_tok
                            "tensor_parallel_size", "pipeline_parallel_size", "enable_prefix_caching",
                            "enable_chunked_prefill", "kv_cache_dtype", "block_size", "kv_cache_memory_bytes",
                            "swap_space", "preemption_mode", "quantization", "model", "dtype"})
-
-
-REPLACE_MAX = 16 * 1024 * 1024  # newlines() copies the buffer once: bounded memory
-
-
-def newlines(buf, begin: int, end: int) -> int:
-    """buf.count(b"\n", begin, end), faster: bytes.count compares byte by byte, while
-    replace() finds newlines with memchr (2-4x faster), but only over the whole buffer, so it
-    is used when the region is most of it and the rest is counted apart."""
-    n = len(buf)
-    if (end - begin) * 4 < n * 3 or n > REPLACE_MAX:
-        return buf.count(b"\n", begin, end)
-    return n - len(buf.replace(b"\n", b"")) - buf.count(b"\n", 0, begin) - buf.count(b"\n", end, n)
 
 
 def _config_value(v: str):
