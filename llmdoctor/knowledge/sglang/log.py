@@ -396,20 +396,24 @@ class SglangLogScanner:
         if not starts or starts[-1] != last:
             starts.append(last)
         total = newlines(buf, begin, end) + 1
-        lines_before, fed = self.lines, 0
-        find, pos, i = buf.find, begin, 0  # pos: the start of the first line not yet fed or passed
+        lines_before = self.lines
+        find, plain, pos, i = buf.find, PLAIN_DECODE.fullmatch, begin, 0  # pos: the first line not yet fed or passed
         while True:
             if self.held is None:
                 while starts[i] < pos:
                     i += 1
                 pos = starts[i]
             le = find(b"\n", pos, end)
-            self.feed(bytes(buf[pos: end if le == -1 else le]).decode("utf-8", "replace"))
-            fed += 1
+            stop = end if le == -1 else le
+            m = plain(buf, pos, stop) if self.held is None else None
+            if m is not None:  # the usual decode line: its record from the match (as parse_batch_line reads it)
+                self._batch(_plain_decode(m, bytes(buf[pos:stop]).decode("utf-8", "replace")))
+            else:
+                self.feed(bytes(buf[pos:stop]).decode("utf-8", "replace"))
             if le == -1:
                 break
             pos = le + 1
-        self.lines = lines_before + total  # (feed counted the `fed` lines; the rest are counted here)
+        self.lines = lines_before + total  # (feed counted the lines it was given; the rest are counted here)
 
     def feed(self, line: str) -> None:
         self.lines += 1
@@ -536,6 +540,23 @@ class SglangLogScanner:
             self.max_queue, self.retractions, self.retracted, tuple(self.retraction_examples), self.refusals,
             tuple(self.refusal_examples), self.refusal_max, dict(self.settings), self.truncations,
             tuple(self.truncation_examples), self.truncation_max, self.queue_full, tuple(self.queue_full_examples))
+
+
+# The usual decode batch line, whole (0.4.x-0.5: `[date time TP0] Decode batch, #running-req: R, #token: N, token
+# usage: U, cuda graph: B, gen throughput (token/s): G, #queue-req: Q,`): matched whole, so no second figure of a
+# kind can stand elsewhere on it; parse_batch_line reads the same figures from it (tests hold them equal).
+PLAIN_DECODE = LazyPattern(
+    rb"\[(?:(\d{4}-\d{2}-\d{2}) )?(\d{2}:\d{2}:\d{2})(?: TP\d+)?\] Decode batch, #running-req: (\d+), #token: \d+, "
+    rb"token usage: (\d+(?:\.\d+)?), (?:cuda graph: (True|False), )?gen throughput \(token/s\): (\d+(?:\.\d+)?), "
+    rb"#queue-req: (\d+),?")
+
+
+def _plain_decode(m, text: str) -> BatchLine:
+    day, clock, running, usage, graph, gen, queue = m.groups()
+    return BatchLine(kind="decode", running=int(running), queue=int(queue), token_usage=float(usage),
+                     gen_tps=float(gen), new_seq=None, new_tokens=None, cached_tokens=None,
+                     time=f"{day.decode()} {clock.decode()}" if day else clock.decode(), text=text.strip()[:400],
+                     cuda_graph=graph == b"True" if graph else None)
 
 
 def candidate_starts(buf, begin: int, end: int) -> list[int]:

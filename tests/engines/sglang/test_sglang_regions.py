@@ -78,3 +78,29 @@ def test_generated_logs_at_each_density_scan_alike_through_a_file(tmp_path):
         by_line = scan_sglang_lines(src.lines(), "sglang.log")
         assert by_region == by_line and by_region.lines == by_line.lines == made["lines"]
         assert by_region.batch_lines == made["stats_lines"] and by_region.retractions == made["retractions"]
+
+
+def test_the_plain_decode_line_reads_as_parse_batch_line_reads_it():
+    from llmdoctor.knowledge.sglang.log import PLAIN_DECODE, _plain_decode, parse_batch_line
+
+    seen = 0
+    for log in LOGS:
+        for line in log.read_text(errors="replace").split("\n"):
+            m = PLAIN_DECODE.fullmatch(line.encode())
+            if m is not None:
+                seen += 1
+                assert _plain_decode(m, line) == parse_batch_line(line), line
+    assert seen > 20
+    for bad in (b"[12:00:00 TP0] Decode batch, #running-req: 1, #token: 2, token usage: 0.5, gen throughput (token/s): "
+                b"1.0, #queue-req: 0, #queue-req: 5", b"[12:00:00] Decode batch, #running-req: x"):
+        assert PLAIN_DECODE.fullmatch(bad) is None
+
+
+def test_a_wrapped_record_joins_across_lines_without_marks():
+    lines = ["[12:00:00 TP0] Decode batch, #running-req: 3, #token: 9, token usage:", "  0.5, cuda graph:",
+             "   True, gen throughput (token/s): 1.0, #queue-req: 7,", "x", "token usage:", "\t0.97, #queue-req: 2",
+             "ends with a colon:", "  no value", "y"]
+    data = "\n".join(lines).encode()
+    for size in (1, 30, 4096):
+        by_region, by_line = both(data, size)
+        assert by_region == by_line and by_line.batch_lines == 1 and by_line.max_queue == 7
