@@ -2,7 +2,9 @@
 KV pool runs out, context-length refusals and truncations, queue-full aborts and the start-up
 settings and memory lines.
 
-Pure: lines in, a frozen SglangLogSummary out. Every format here is quoted in FORMATS.md
+Pure: lines (or a file's raw regions of whole lines: `feed_region`, which decodes only the
+lines holding a candidate mark and reads the usual decode line from one bytes match) in, a
+frozen SglangLogSummary out. Every format here is quoted in FORMATS.md
 with the SGLang source that prints it and a real recorded line (tests/fixtures/sglang/).
 """
 from __future__ import annotations

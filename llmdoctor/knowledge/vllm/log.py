@@ -25,10 +25,12 @@ trigger line and which are read in a window of the next few lines, and the rare 
 (rare_lines: context refusals, the settings line). The chunk readers (`feed_bytes`,
 `scan_stream`, `feed_block`, `feed_raw_block`, `feed_region`) find trigger lines with memchr on
 a rare character ('V' of "KV", 'Q', '#'); a stats line that says nothing new (quiet_stats:
-Waiting 0, no preemptions, KV below the full mark, Running no higher than seen) is recognised
-by one C-level regex match and only counted, its place noted and its bytes kept only if it is
-among the last records, so the per-line Python work is proportional to the lines that matter.
-Lines are counted with memchr (`newlines`). The rare lines are searched for wherever they stand
+Waiting 0, no preemptions, KV below the floor of the KV runs, Running no higher than seen) is
+recognised by one C-level regex match and only counted, its place noted and its bytes kept only
+if it is among the last records; one that says something in the plain V1 form (one record) is
+read from one bytes match of its figures (plain_pattern) and its bytes parsed only if a result
+reports it; only the other forms are decoded and parsed. Lines are counted with memchr
+(knowledge/byte_lines.py). A FRAGMENT cut is looked for only while a run is open. The rare lines are searched for wherever they stand
 in a log's first EXACT_LINES lines and, beyond, on lines with an anchor found by memchr
 (WARNING, ValueError, '{', "LLM engine"): a search for their marks everywhere would cost more
 than the rest of the scan (CPython's regex and multi-byte find compare byte by byte; only a
