@@ -438,7 +438,8 @@ class VllmLogScanner:
         else:
             nl, char, kv, usage, avg, v_words = "\n", "V", KV_MARK, " KV cache usage: ", AVG.decode(), V_ANCHORS
         find, rfind, startswith = buf.find, buf.rfind, buf.startswith
-        bound = running_bound(self.max_running)
+        top = self.max_running  # the highest Running the quiet pattern was made for
+        bound = running_bound(top)
         quiet = quiet_pattern(bound, self._kv_full).match if is_bytes and self._kv_full is not None else None
         simple = plain_pattern().match
         spans: list = []  # QuietRegion.spans: pairs (a quiet line's start, end) or (a parsed line's records, None)
@@ -471,8 +472,8 @@ class VllmLogScanner:
                             quiet_since = 0
                         le = m.end()
                         self._simple_line(buf, ls, le, m, spans)
-                        if running_bound(self.max_running) != bound:
-                            bound = running_bound(self.max_running)
+                        if self.max_running != top and running_bound(self.max_running) != bound:
+                            top, bound = self.max_running, running_bound(self.max_running)
                             quiet = quiet_pattern(bound, self._kv_full).match
                         p = find(char, le + 1, end)
                         continue
@@ -491,8 +492,8 @@ class VllmLogScanner:
                     self._quiet_told(quiet_since)
                     quiet_since = 0
                 self._loud_line(buf, ls, le, p, spans, starts, prefix_window)
-                if quiet is not None and running_bound(self.max_running) != bound:  # more lines quiet from here on
-                    bound = running_bound(self.max_running)
+                if quiet is not None and self.max_running != top and running_bound(self.max_running) != bound:
+                    top, bound = self.max_running, running_bound(self.max_running)  # more lines quiet from here on
                     quiet = quiet_pattern(bound, self._kv_full).match
             else:
                 starts.add(ls)
@@ -539,7 +540,8 @@ class VllmLogScanner:
         """A stats line of one plain V1 record (plain_pattern matched it from its AVG): counted as
         _loud_line would count it, from the match's figures, without decoding or a search; its
         bytes are kept and parsed only if a result reports it (_materialize)."""
-        self._cut_since(buf, ls)
+        if self._wait_run is not None or self._kv_run is not None:
+            self._cut_since(buf, ls)
         raw = [bytes(buf[ls:le]), 0, None, None, None, None]
         if spans:  # its record goes with the region's quiet ones, in order
             spans += ([raw], None)
@@ -548,8 +550,9 @@ class VllmLogScanner:
         self._last_raw = raw
         self._last_version = "v1"
         pt, gt, running, waiting, preempted, _, kv = m.groups()
-        self._tally(raw, int(running), int(waiting), float(kv), int(preempted) if preempted else 0,
-                    float(pt) > 10 * max(float(gt), 1.0))
+        waiting = int(waiting)
+        self._tally(raw, int(running), waiting, float(kv), int(preempted) if preempted else 0,
+                    waiting > 0 and float(pt) > 10 * max(float(gt), 1.0))
         self._cut_from = le
 
     def _cut_since(self, buf, stop: int) -> None:
