@@ -1,4 +1,4 @@
-"""Realistic vLLM logs at a chosen stats density, for bench/vllm_log_scan.py and the tests.
+"""Realistic vLLM logs at a chosen stats density, for bench/engine_log_scan.py and the tests.
 
 The lines are the real formats (tests/fixtures/vllm, the vLLM 0.x CPU recordings): V1 stats
 lines from the API server (some with `Preemptions: N`, vLLM >= 0.12), uvicorn access lines,

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.judge.thresholds import VLLM_KV_PINNED_LINES, VLLM_KV_PINNED_USAGE
+from llmdoctor.judge.thresholds import VLLM_KV_FULL_PCT, VLLM_KV_PINNED_LINES, VLLM_KV_PINNED_USAGE
 from llmdoctor.plugins import check
-from llmdoctor.judge.vllm import classify_waiting, kv_room_fix, setting, stats_evidence
+from llmdoctor.judge.vllm import classify_waiting, kv_full_run, kv_room_fix, setting, stats_evidence
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -27,7 +27,7 @@ def kv_pinned(
             seqs = setting(vllm_cmdline, vllm_log, "max_num_seqs")
             if seqs:
                 ev.append(Evidence(scan.source, f"max_num_seqs {seqs}: the batch had room, the KV cache did not"))
-            run = scan.longest_kv_full_run
+            run = kv_full_run(scan)
             yield Finding(Cause.PREEMPTION, Severity.WARNING,
                           "Requests wait while vLLM's KV cache is full: it cannot admit them, and it preempts running "
                           "requests (recomputing them later) to make room", ev,
@@ -38,10 +38,10 @@ def kv_pinned(
                                                     "multi-sequence groups (n > 1, beam search).", scan.kv_capacity),
                           confidence=Confidence.HIGH if run is not None and run.length >= VLLM_KV_PINNED_LINES else Confidence.MEDIUM)
             return
-        run = scan.longest_kv_full_run
+        run = kv_full_run(scan)
         if run is not None and run.length >= VLLM_KV_PINNED_LINES:
             ev = stats_evidence(scan.source, [run.first, run.last] if run.last is not run.first else [run.first])
-            ev.append(Evidence(scan.source, f"{run.length} consecutive stats lines with KV cache usage >= 95 % "
+            ev.append(Evidence(scan.source, f"{run.length} consecutive stats lines with KV cache usage >= {VLLM_KV_FULL_PCT:g} % "
                                             f"(peak {run.peak:.1f} %)"))
             yield Finding(Cause.PREEMPTION, Severity.WARNING,
                           f"vLLM's KV cache stayed full for {run.length} stats intervals", ev,

@@ -34,13 +34,15 @@ class SglangLog(Record):
 @provider("sglang_log")
 def sglang_log(ctx: Context, engines, log_sources=()) -> SglangLog:
     sglang_instance(engines)
-    from llmdoctor.knowledge.sglang.log import scan_sglang_lines
+    from llmdoctor.knowledge.sglang.log import scan_sglang_lines, scan_sglang_regions
     from llmdoctor.facts.client_errors import CLIENT_ERRORS, client_errors_lines
 
     sources = [s for s in (log_sources or ()) if s.engine in (SGLANG, None)]
     scans, problems = [], []
     for src in sources:
-        result = scan_sglang_lines(src.lines(), src.name)
+        raw_regions = getattr(src, "raw_regions", None)  # whole lines, undecoded: only candidates are decoded
+        result = (scan_sglang_regions(raw_regions(), src.name) if callable(raw_regions)
+                  else scan_sglang_lines(src.lines(), src.name))
         if getattr(src, "error", None):
             problems.append(src.error)
         if src.engine == SGLANG or not result.empty:

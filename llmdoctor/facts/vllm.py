@@ -33,17 +33,6 @@ class VllmLog(Record):
         return out
 
 
-# A log this large (after its time window begins) is scanned by two processes (hosts/forked.py,
-# knowledge/vllm/stats_frames.py): this one reads the first HELPER_SHARE of it whole, a forked
-# helper the stats lines of the rest, which this one then reads with the helper's frames, or
-# alone where a frame is not there yet. Per byte, the helper's work costs about what a scan by
-# one process does and reading with its frames a third of that, so with a second core free the
-# helper stays ahead from this share on (bench/vllm_log_scan.py, stats on 0.5-20 % of the lines).
-HELPER_ABOVE = 64 * 1024 * 1024
-HELPER_SHARE = 0.4
-FRAME_WAIT = 0.0  # seconds to wait for a frame before scanning its region here (tests wait)
-
-
 def scan_source(source):
     """Scan one LogSource, through its block reader when it has one (much faster)."""
     from llmdoctor.knowledge.vllm.log import VllmLogScanner
@@ -52,10 +41,9 @@ def scan_source(source):
     raw_regions = getattr(source, "raw_regions", None)  # whole lines in a reused buffer: no copy, no decoding
     raw_blocks = getattr(source, "raw_blocks", None)  # bytes of whole lines: no decoding at all
     blocks = getattr(source, "blocks", None)
-    if callable(raw_regions):
-        if not _scan_with_helper(source, scanner):
-            for buf, begin, end in raw_regions():
-                scanner.feed_region(buf, begin, end)
+    if callable(raw_regions):  # one process: a forked helper was slower on busy CPUs (issue 28)
+        for buf, begin, end in raw_regions():
+            scanner.feed_region(buf, begin, end)
     elif callable(raw_blocks):
         for block in raw_blocks():
             scanner.feed_raw_block(block)
@@ -65,57 +53,6 @@ def scan_source(source):
     else:
         scanner.feed_lines(source.lines())
     return scanner.result()
-
-
-def _scan_with_helper(source, scanner) -> bool:
-    """Scan a large file with a helper process (see HELPER_ABOVE); False when it is not one to
-    split, or no helper can be forked now (other threads running): the caller scans it alone.
-    A region whose frame has not come when this process reaches it (a helper slowed down by a
-    busy machine, or gone) is scanned here, and the helper told to skip it: the same result,
-    never a wait, and the two meet wherever the work is even."""
-    from llmdoctor.knowledge.vllm import log as vlog
-
-    split = getattr(source, "split_span", None)  # cut past the exact head: the helper's frames begin there
-    spans = split(HELPER_SHARE, HELPER_ABOVE, vlog.EXACT_LINES + 1) if callable(split) else None
-    if spans is None or not scanner.can_use_frames():
-        return False
-    from llmdoctor.hosts.forked import Forked, can_fork
-
-    if not can_fork():
-        return False
-    first, rest = spans
-    twin = type(scanner)(scanner.source, keep_stats=scanner.keep_stats, kv_full_pct=scanner.kv_full_pct)
-
-    def produce(send, told) -> None:
-        for k, (buf, begin, end) in enumerate(source.raw_regions(rest)):
-            if k >= told():  # (the reader is past region told()-1: it scanned those itself)
-                send((k,) + twin.stats_frame(buf, begin, end))
-
-    try:
-        helper = Forked(produce)
-    except OSError:
-        return False
-    with helper:
-        for buf, begin, end in source.raw_regions(first):
-            scanner.feed_region(buf, begin, end)
-            helper.drain()  # its frames so far: the helper must not wait on a full pipe
-        held = None  # a frame read ahead of its region
-        for k, (buf, begin, end) in enumerate(source.raw_regions(rest)):
-            frame = None
-            while True:
-                got, held = (held, None) if held is not None else (helper.poll(FRAME_WAIT), None)
-                if type(got) is not tuple or not got or type(got[0]) is not int:
-                    break  # none yet, the end, or garbage: this region is scanned here
-                if got[0] == k:
-                    frame = got[1:]
-                    break
-                if got[0] > k:
-                    held = got
-                    break
-            if frame is None:
-                helper.tell(k + 1)  # the helper skips what this process scans itself
-            scanner.feed_region(buf, begin, end, frame)
-    return True
 
 
 @provider("vllm_log")

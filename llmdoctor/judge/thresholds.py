@@ -61,6 +61,11 @@ OLLAMA_SLOW_LOAD_S = 5.0
 OLLAMA_REJECTED_BURST = 5
 
 # -- vLLM -------------------------------------------------------------------------------------
+# vLLM's KV cache counts as full from this usage (%) on a stats line: the scheduler then has no
+# blocks for a waiting request's prompt, and preempts running ones as theirs grow. A whole
+# percentage at or above the log scanner's floor (knowledge/vllm/log.py KV_RUN_FLOOR_PCT): the
+# scanner notes the longest run at each such level, and the judge reads the one at this.
+VLLM_KV_FULL_PCT = 95
 # KV cache usage pinned near full on this many consecutive stats lines (30 s at the default
 # 10 s interval) is not a spike.
 VLLM_KV_PINNED_LINES = 3

@@ -3,6 +3,7 @@ queueing from prefill interference, and vLLM's refusals for want of KV memory.""
 from __future__ import annotations
 
 from llmdoctor.judge.fixes import MEMORY_ORDER, serve_flags_text
+from llmdoctor.judge.thresholds import VLLM_KV_FULL_PCT
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 from llmdoctor.judge.thresholds import (VLLM_DEEP_QUEUE_MIN, VLLM_FEW_LONG_KV_PCT as FEW_LONG_KV_PCT,
@@ -22,6 +23,15 @@ def setting(cmdline, logs, key):
             if scan.settings.get(key) is not None:
                 return scan.settings[key]
     return value
+
+
+def kv_full_run(scan):
+    """The longest run of consecutive stats lines on which the KV cache was full (usage at or
+    above VLLM_KV_FULL_PCT), from the runs the log scanner noted at each level; None without one."""
+    for level, run in scan.kv_high_runs:
+        if level == VLLM_KV_FULL_PCT:
+            return run
+    return None
 
 
 def kv_bound_lines(scan):

@@ -2,7 +2,9 @@
 KV pool runs out, context-length refusals and truncations, queue-full aborts and the start-up
 settings and memory lines.
 
-Pure: lines in, a frozen SglangLogSummary out. Every format here is quoted in FORMATS.md
+Pure: lines (or a file's raw regions of whole lines: `feed_region`, which decodes only the
+lines holding a candidate mark and reads the usual decode line from one bytes match) in, a
+frozen SglangLogSummary out. Every format here is quoted in FORMATS.md
 with the SGLang source that prints it and a real recorded line (tests/fixtures/sglang/).
 """
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import ast
 
 from llmdoctor.knowledge.pasted import FRAGMENT
+from llmdoctor.knowledge.byte_lines import newlines
 from llmdoctor.model import Record
 from llmdoctor.parsing import LazyPattern
 
@@ -91,6 +94,16 @@ KEEP_ARGS = ("model_path", "context_length", "mem_fraction_static", "max_running
 # A pasted record hard-wrapped right after `#key:` / `token usage:` goes on with an indented value.
 _VALUE_START = frozenset("0123456789TF-")
 RECENT = 400  # batch lines kept (oldest dropped)
+# What a line must hold for SglangLogScanner.feed to do more than count it, as bytes: a superset
+# found with one-byte finds (memchr) and a few word finds, never a regex pass (CPython's regex
+# tries every alternative at every byte: 50 ms per MiB for these) nor a word find where a byte
+# does (a word costs 5-10 one-byte finds). Every batch and retraction line and "KV Cache is
+# allocated. #tokens" holds '#'; every refusal and context line '(', a truncation '(' or "KV
+# cache" ('V'); the settings and start-up summary lines '=', "max_running_requests was reduced"
+# '_'; the rest, a word here. A line held for its wrapped value (ending in ':') matters only if
+# it holds one of these or the line it joins does: candidate_starts walks back to it from there.
+CANDIDATE_BYTES = (b"#", b"=", b"(", b"V", b"_")
+CANDIDATE_WORDS = (b"fraction-static", b"requests is reset", b"adix cache", b"queue is full", FRAGMENT[:20].encode())
 EXAMPLES = 3
 
 
@@ -375,6 +388,35 @@ class SglangLogScanner:
         for line in lines:
             self.feed(line)
 
+    def feed_region(self, buf, begin: int, end: int) -> None:
+        """Feed buf[begin:end] (bytes of whole lines: a LogSource's raw_regions()) exactly as
+        feed() on each line of its text.split("\n"), decoding and feeding only the candidate
+        lines (candidate_starts), the line after a held one and the last; the others are only
+        counted, all at once."""
+        starts = candidate_starts(buf, begin, end)
+        last = max(begin, buf.rfind(b"\n", begin, end) + 1)  # the last line: fed, a held line ends there
+        if not starts or starts[-1] != last:
+            starts.append(last)
+        total = newlines(buf, begin, end) + 1
+        lines_before = self.lines
+        find, plain, pos, i = buf.find, PLAIN_DECODE.fullmatch, begin, 0  # pos: the first line not yet fed or passed
+        while True:
+            if self.held is None:
+                while starts[i] < pos:
+                    i += 1
+                pos = starts[i]
+            le = find(b"\n", pos, end)
+            stop = end if le == -1 else le
+            m = plain(buf, pos, stop) if self.held is None else None
+            if m is not None:  # the usual decode line: its record from the match (as parse_batch_line reads it)
+                self._batch(_plain_decode(m, bytes(buf[pos:stop]).decode("utf-8", "replace")))
+            else:
+                self.feed(bytes(buf[pos:stop]).decode("utf-8", "replace"))
+            if le == -1:
+                break
+            pos = le + 1
+        self.lines = lines_before + total  # (feed counted the lines it was given; the rest are counted here)
+
     def feed(self, line: str) -> None:
         self.lines += 1
         if self.held is not None:
@@ -500,6 +542,53 @@ class SglangLogScanner:
             self.max_queue, self.retractions, self.retracted, tuple(self.retraction_examples), self.refusals,
             tuple(self.refusal_examples), self.refusal_max, dict(self.settings), self.truncations,
             tuple(self.truncation_examples), self.truncation_max, self.queue_full, tuple(self.queue_full_examples))
+
+
+# The usual decode batch line, whole (0.4.x-0.5: `[date time TP0] Decode batch, #running-req: R, #token: N, token
+# usage: U, cuda graph: B, gen throughput (token/s): G, #queue-req: Q,`): matched whole, so no second figure of a
+# kind can stand elsewhere on it; parse_batch_line reads the same figures from it (tests hold them equal).
+PLAIN_DECODE = LazyPattern(
+    rb"\[(?:(\d{4}-\d{2}-\d{2}) )?(\d{2}:\d{2}:\d{2})(?: TP\d+)?\] Decode batch, #running-req: (\d+), #token: \d+, "
+    rb"token usage: (\d+(?:\.\d+)?), (?:cuda graph: (True|False), )?gen throughput \(token/s\): (\d+(?:\.\d+)?), "
+    rb"#queue-req: (\d+),?")
+
+
+def _plain_decode(m, text: str) -> BatchLine:
+    day, clock, running, usage, graph, gen, queue = m.groups()
+    return BatchLine(kind="decode", running=int(running), queue=int(queue), token_usage=float(usage),
+                     gen_tps=float(gen), new_seq=None, new_tokens=None, cached_tokens=None,
+                     time=f"{day.decode()} {clock.decode()}" if day else clock.decode(), text=text.strip()[:400],
+                     cuda_graph=graph == b"True" if graph else None)
+
+
+def candidate_starts(buf, begin: int, end: int) -> list[int]:
+    """The sorted starts of the lines of buf[begin:end] that hold a CANDIDATE byte or word, and
+    of the lines ending in ':' that such a line may be joined to (a wrapped record: it starts
+    with a blank, and so on back)."""
+    starts: set[int] = set()
+    find, rfind = buf.find, buf.rfind
+    for mark in CANDIDATE_BYTES + CANDIDATE_WORDS:
+        p = find(mark, begin, end)
+        while p != -1:
+            starts.add(max(begin, rfind(b"\n", begin, p) + 1))
+            le = find(b"\n", p, end)
+            if le == -1:
+                break
+            p = find(mark, le + 1, end)
+    for ls in [s for s in starts if buf[s:s + 1] in (b" ", b"\t")]:
+        while ls - 2 >= begin and buf[ls - 2:ls - 1] == b":" and buf[ls:ls + 1] in (b" ", b"\t"):
+            ls = max(begin, rfind(b"\n", begin, ls - 1) + 1)
+            starts.add(ls)
+    return sorted(starts)
+
+
+def scan_sglang_regions(regions, source: str) -> SglangLogSummary:
+    """scan_sglang_lines over (buffer, begin, end) regions of whole lines (raw_regions), with
+    the same result: only the candidate lines are decoded and fed."""
+    scanner = SglangLogScanner(source)
+    for buf, begin, end in regions:
+        scanner.feed_region(buf, begin, end)
+    return scanner.result()
 
 
 def scan_sglang_lines(lines, source: str) -> SglangLogSummary:

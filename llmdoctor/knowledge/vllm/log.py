@@ -18,36 +18,40 @@ Lines may carry journald prefixes, `(APIServer pid=N)` / `(EngineCore_DP0 pid=N)
 tags, tqdm progress junk or truncation, so everything matches substrings; nothing is
 anchored at the start of a line.
 
-Speed (bench/vllm_log_scan.py): every interesting line contains "KV cache", "#" or
+Speed (bench/engine_log_scan.py): every interesting line contains "KV cache", "#" or
 "QueueOverflowError" (plus the 503 message text for client_errors.txt), except the "Maximum
 concurrency" and V0 "Prefix cache hit rate: GPU" lines, which vLLM prints right after a
 trigger line and which are read in a window of the next few lines, and the rare lines
 (rare_lines: context refusals, the settings line). The chunk readers (`feed_bytes`,
 `scan_stream`, `feed_block`, `feed_raw_block`, `feed_region`) find trigger lines with memchr on
 a rare character ('V' of "KV", 'Q', '#'); a stats line that says nothing new (quiet_stats:
-Waiting 0, no preemptions, KV below the full mark, Running no higher than seen) is recognised
-by one C-level regex match and only counted, its place noted and its bytes kept only if it is
-among the last records, so the per-line Python work is proportional to the lines that matter.
-Lines are counted with memchr (`newlines`). The rare lines are searched for wherever they stand
+Waiting 0, no preemptions, KV below the floor of the KV runs, Running no higher than seen) is
+recognised by one C-level regex match and only counted, its place noted and its bytes kept only
+if it is among the last records; one that says something in the plain V1 form (one record) is
+read from one bytes match of its figures (plain_pattern) and its bytes parsed only if a result
+reports it; only the other forms are decoded and parsed. Lines are counted with memchr
+(knowledge/byte_lines.py). A FRAGMENT cut is looked for only while a run is open. The rare lines are searched for wherever they stand
 in a log's first EXACT_LINES lines and, beyond, on lines with an anchor found by memchr
 (WARNING, ValueError, '{', "LLM engine"): a search for their marks everywhere would cost more
 than the rest of the scan (CPython's regex and multi-byte find compare byte by byte; only a
 one-byte find is memchr). `feed_line` applies the same tests per line. Tests hold all of them
 to the same result, and to the scanner this one replaced (tests/engines/vllm/reference_vllm_log.py)
-wherever a log is shorter than EXACT_LINES. On a large file the stats-line loop of the later
-regions can run in a helper process (`stats_frame`, read back through `feed_region(frame=...)`:
-stats_frames.py), with the same result.
+wherever a log is shorter than EXACT_LINES. One process does it all: a forked helper that took
+the stats lines of a large log's later part (removed, issue 28) was slower when the CPUs were
+busy and won little on an idle machine.
 """
 from __future__ import annotations
 
+import math
 from collections import deque
 from typing import BinaryIO, Iterable
 
+from llmdoctor.knowledge.byte_lines import newlines  # noqa: F401  (re-exported)
 from llmdoctor.knowledge.evidence_line import short_line
 from llmdoctor.knowledge.pasted import FRAGMENT
 from llmdoctor.parsing import LazyPattern
-from llmdoctor.knowledge.vllm.quiet_stats import AVG, QuietRegion, kv_full_mark, quiet_pattern
-from llmdoctor.knowledge.vllm.stats_frames import frame_items
+from llmdoctor.knowledge.vllm.quiet_stats import (
+    AVG, QuietRegion, kv_full_mark, plain_pattern, quiet_pattern, running_bound)
 from llmdoctor.knowledge.vllm.rare_lines import (
     BUSY_MARK,
     DESIRED_UTIL,
@@ -151,19 +155,6 @@ _SETTING_KEYS = frozenset({"max_model_len", "max_num_seqs", "max_num_batched_tok
                            "swap_space", "preemption_mode", "quantization", "model", "dtype"})
 
 
-REPLACE_MAX = 16 * 1024 * 1024  # newlines() copies the buffer once: bounded memory
-
-
-def newlines(buf, begin: int, end: int) -> int:
-    """buf.count(b"\n", begin, end), faster: bytes.count compares byte by byte, while
-    replace() finds newlines with memchr (2-4x faster), but only over the whole buffer, so it
-    is used when the region is most of it and the rest is counted apart."""
-    n = len(buf)
-    if (end - begin) * 4 < n * 3 or n > REPLACE_MAX:
-        return buf.count(b"\n", begin, end)
-    return n - len(buf.replace(b"\n", b"")) - buf.count(b"\n", 0, begin) - buf.count(b"\n", end, n)
-
-
 def _config_value(v: str):
     """A value of V0's `with config:` line as Python: ints, floats, booleans, else the text."""
     v = v.strip("'\"")
@@ -182,13 +173,21 @@ def _int(text: str | None) -> int | None:
     return int(text.replace(",", "")) if text else None
 
 
-KV_FULL_PCT = 95.0
+# The KV usage from which the scanner notes runs of stats lines, at every whole percent up to
+# 100 (kv_levels): a reading, not a verdict. Which level is "full" is the judge's
+# (judge/thresholds.py VLLM_KV_FULL_PCT, one of these levels); a line below the floor ends them all.
+KV_RUN_FLOOR_PCT = 90.0
+
+
+def kv_levels(floor_pct: float) -> tuple[int, ...]:
+    """The whole percentages from `floor_pct` up to 100 at which KV runs are noted."""
+    return tuple(range(max(0, math.ceil(floor_pct)), 101))
 
 
 class VllmLogScanner:
     """Feed lines (`feed_line`) or raw bytes (`feed_bytes`/`scan_stream`), then `result()`."""
 
-    def __init__(self, source: str = "vllm.log", keep_stats: int = 360, kv_full_pct: float = KV_FULL_PCT,
+    def __init__(self, source: str = "vllm.log", keep_stats: int = 360, kv_floor_pct: float = KV_RUN_FLOOR_PCT,
                  client_errors: bool = False) -> None:
         """`client_errors`: the lines are what clients received (client_errors.txt), so the 503
         message text itself counts; in server logs only the logged QueueOverflowError does
@@ -207,7 +206,10 @@ class VllmLogScanner:
         self.memory_short: MemoryShort | None = None
         self.max_len_over_model: tuple[int, int | None] | None = None
         self.settings: dict = {}
-        self.kv_full_pct = kv_full_pct
+        self.kv_floor_pct = kv_floor_pct
+        self._kv_levels = kv_levels(kv_floor_pct)
+        self._kv_low = self._kv_levels[0] if self._kv_levels else math.inf
+        self._best_kvs: list = [None] * len(self._kv_levels)  # the longest run at each level
         self.preempt_warnings = 0
         self.preempt_modes: dict[str, int] = {}
         self.first_preempt: str | None = None
@@ -223,13 +225,13 @@ class VllmLogScanner:
         self._recent_count = 0  # records they hold (at most keep_stats + one region's)
         self._last_raw: list | None = None
         self._region_line: list | None = None  # records of the line being parsed in it
-        self._kv_full = kv_full_mark(kv_full_pct)
+        self._kv_full = kv_full_mark(kv_floor_pct)
         self.v1_preemptions = 0
         self.stats_preempt_lines = 0
         self.first_stats_preempt: list | None = None
         self.last_stats_preempt: list | None = None
-        self._wait_run = self._kv_run = self._best_wait = self._best_kv = None
-        self._fragments: list[int] = []  # where FRAGMENT lines start in the region being scanned
+        self._wait_run = self._kv_run = self._best_wait = None
+        self._cut_from = 0  # where a search of the region for a FRAGMENT line goes on from (_cut_since)
         self.max_running = self.max_waiting = self.max_in_flight = 0
         self.prompt_heavy_waiting = 0
         self.waiting_lines = 0
@@ -246,7 +248,6 @@ class VllmLogScanner:
         self._prefix_target: list | None = None
         self._conc_left = 0  # lines left in which "Maximum concurrency" may follow
         self._tail = b""
-        self.framed = 0  # regions read through a helper's frames
 
     # -- feeding -------------------------------------------------------------------
     def feed_line(self, line: str) -> None:
@@ -313,16 +314,12 @@ class VllmLogScanner:
         self.feed_bytes(b"", final=True)
         return self
 
-    def feed_region(self, buf: bytearray, begin: int, end: int, frame: tuple | None = None) -> None:
-        """Feed buf[begin:end], whole lines from a LogSource's raw_regions(), without copying.
-        `frame`: what a helper process found in the same region (stats_frame), when it did."""
+    def feed_region(self, buf: bytearray, begin: int, end: int) -> None:
+        """Feed buf[begin:end], whole lines from a LogSource's raw_regions(), without copying."""
         if self._tail:
             self.feed_raw_block(bytes(buf[begin:end]))
         elif end > begin:
-            if frame is not None and not self.frame_fits(frame, begin, end):
-                frame = None
-            self.framed += frame is not None
-            self._scan_region(buf, end, begin, frame)
+            self._scan_region(buf, end, begin)
         else:
             self.feed_line("")
 
@@ -344,16 +341,15 @@ class VllmLogScanner:
         if text.endswith("\n"):  # the block's last line is empty: it still counts in windows
             self.feed_line("")
 
-    def _scan_region(self, buf, end: int, begin: int = 0, frame: tuple | None = None) -> None:
+    def _scan_region(self, buf, end: int, begin: int = 0) -> None:
         """Handle the lines of buf[begin:end] exactly as feed_line would, without a Python step
         per line: trigger lines are found through a rare character at memchr speed; stats lines
-        are parsed as found (or as a helper's frame lists them), the other trigger lines
-        afterwards in order with their follow-ups."""
+        are parsed as found, the other trigger lines afterwards in order with their follow-ups."""
         is_bytes = isinstance(buf, (bytes, bytearray))
         nl = b"\n" if is_bytes else "\n"
         find = buf.find
         first_line = self.lines  # lines before this region
-        count = frame[2] if frame is not None else (newlines(buf, begin, end) if is_bytes else buf.count(nl, begin, end))
+        count = newlines(buf, begin, end) if is_bytes else buf.count(nl, begin, end)
         self.lines += count + (end > begin and buf[end - 1:end] != nl)
         anchored_from = begin  # from here on the rare lines need an anchor (see rare_lines)
         if first_line < EXACT_LINES:
@@ -377,23 +373,14 @@ class VllmLogScanner:
                 pos = le + 1
 
         prefix_window(begin)  # a window left open by the previous region
-        mark = FRAGMENT.encode() if is_bytes else FRAGMENT  # (one fast search of the region)
-        q = find(mark, begin, end)
-        while q != -1:
-            self._fragments.append(q)
-            q = find(mark, q + 1, end)
+        self._cut_from = begin
 
         # 1. stats lines, in order, parsed as feed_line parses them; 2. other trigger lines
         # are collected and handled afterwards in order (the two kinds do not interact).
         starts: set[int] = set()
-        if frame is not None:
-            self._stats_from_frame(buf, begin, end, frame, starts, prefix_window)
-        else:
-            self._stats_lines(buf, begin, end, anchored_from, starts, prefix_window)
-            self._trigger_starts(buf, begin, end, anchored_from, starts)
-        if self._fragments:  # a cut after the region's last stats line
-            self._fragments = []
-            self._wait_run = self._kv_run = None
+        self._stats_lines(buf, begin, end, anchored_from, starts, prefix_window)
+        self._trigger_starts(buf, begin, end, anchored_from, starts)
+        self._cut_since(buf, end)  # a cut after the region's last stats line
         hits = sorted(starts)
         i, pos = 0, begin
         while True:
@@ -440,22 +427,21 @@ class VllmLogScanner:
         if anchored_from < end:
             starts |= anchored_starts(buf, anchored_from, end, self._marks, v_done=True)
 
-    def _stats_lines(self, buf, begin: int, end: int, anchored_from: int, starts: set, prefix_window,
-                     trace: list | None = None) -> None:
+    def _stats_lines(self, buf, begin: int, end: int, anchored_from: int, starts: set, prefix_window) -> None:
         """The 'V' lines of buf[begin:end]: stats lines are parsed here, in order (a quiet one is
         one regex match: counted, its place noted, its bytes kept only if it may be reported);
         other "KV cache" lines and, past anchored_from, the ValueError-anchored rare lines go to
-        `starts`. The hot loop of a dense log: each step here costs per stats line. `trace`
-        (a helper's scan, stats_frame): each parsed line is noted there as (quiet lines before
-        it, start, end, 'V' position, records), then the quiet lines' spans."""
+        `starts`. The hot loop of a dense log: each step here costs per stats line."""
         is_bytes = isinstance(buf, (bytes, bytearray))
         if is_bytes:
             nl, char, kv, usage, avg, v_words = b"\n", b"V", b"KV cache", b" KV cache usage: ", AVG, V_ANCHORS_B
         else:
             nl, char, kv, usage, avg, v_words = "\n", "V", KV_MARK, " KV cache usage: ", AVG.decode(), V_ANCHORS
         find, rfind, startswith = buf.find, buf.rfind, buf.startswith
-        quiet = (quiet_pattern(self.max_running, self._kv_full).match
-                 if is_bytes and self._kv_full is not None else None)
+        top = self.max_running  # the highest Running the quiet pattern was made for
+        bound = running_bound(top)
+        quiet = quiet_pattern(bound, self._kv_full).match if is_bytes and self._kv_full is not None else None
+        simple = plain_pattern().match
         spans: list = []  # QuietRegion.spans: pairs (a quiet line's start, end) or (a parsed line's records, None)
         quiet_since = 0  # quiet lines not yet told to the scanner's state (see _quiet_told)
 
@@ -478,6 +464,19 @@ class VllmLogScanner:
                         spans += (ls, le)
                         p = find(char, le + 1, end)
                         continue
+                elif a != -1:  # a plain record that says something: its figures in one match
+                    m = simple(buf, a + AVG_LEN, end)
+                    if m is not None and m.end(6) + 2 == p and m.end() - ls <= MAX_LINE:
+                        if quiet_since:
+                            self._quiet_told(quiet_since)
+                            quiet_since = 0
+                        le = m.end()
+                        self._simple_line(buf, ls, le, m, spans)
+                        if self.max_running != top and running_bound(self.max_running) != bound:
+                            top, bound = self.max_running, running_bound(self.max_running)
+                            quiet = quiet_pattern(bound, self._kv_full).match
+                        p = find(char, le + 1, end)
+                        continue
             if not startswith(kv, p - 1):
                 if p >= anchored_from and startswith(v_words, p):  # a rare line's anchor (rare_lines)
                     ls, le = line_bounds(buf, nl, begin, end, p)
@@ -492,15 +491,16 @@ class VllmLogScanner:
                 if quiet_since:
                     self._quiet_told(quiet_since)
                     quiet_since = 0
-                self._loud_line(buf, ls, le, p, spans, starts, prefix_window, trace=trace)
+                self._loud_line(buf, ls, le, p, spans, starts, prefix_window)
+                if quiet is not None and self.max_running != top and running_bound(self.max_running) != bound:
+                    top, bound = self.max_running, running_bound(self.max_running)  # more lines quiet from here on
+                    quiet = quiet_pattern(bound, self._kv_full).match
             else:
                 starts.add(ls)
             p = find(char, le + 1, end) if le < end else -1
         if quiet_since:
             self._quiet_told(quiet_since)
-        if trace is not None:
-            trace.append(spans)
-        elif spans:
+        if spans:
             self._keep_region(buf, spans)
 
     def _quiet_told(self, n: int) -> None:
@@ -515,85 +515,56 @@ class VllmLogScanner:
         region.keep(buf, self.keep_stats)
         self._keep(region, region.count)
 
-    def _loud_line(self, buf, ls: int, le: int, p: int, spans, starts: set, prefix_window,
-                   records: list | None = None, trace: list | None = None) -> None:
+    def _loud_line(self, buf, ls: int, le: int, p: int, spans, starts: set, prefix_window) -> None:
         """A stats line that may say something (the 'V' of its first "KV cache" at p): parsed,
-        its records placed among the region's quiet ones when some came before it. In a
-        helper (`trace`) only its highest Running is taken, and the line with its records
-        noted for the reader; `records`: those the helper sent."""
-        if self._fragments and self._fragments[0] < ls:  # pasted apart: runs end at the cut
-            self._fragments = [q for q in self._fragments if q > ls]
-            self._wait_run = self._kv_run = None
+        its records placed among the region's quiet ones when some came before it."""
+        self._cut_since(buf, ls)
         is_bytes = isinstance(buf, (bytes, bytearray))
         line = buf[ls: le if le - ls <= MAX_LINE else ls + MAX_LINE]
         line = line.decode("utf-8", "replace") if is_bytes else line
-        if trace is not None:
-            records = stats_records(line)
-            for g, _, _ in records:
-                if int(g[2]) > self.max_running:
-                    self.max_running = int(g[2])
-            trace.append((len(spans) >> 1, ls, le, p, records))
-        else:
-            if spans:  # its records go with the region's quiet ones, in order
-                self._region_line = []
-                spans += (self._region_line, None)
-            self._stats(line, records)
-            if self._region_line == []:  # no record after all: a pair holds at least one (keep)
-                del spans[-2:]
-            self._region_line = None
-            if self._prefix_left:  # a V0 record: its prefix-cache line may follow
-                prefix_window(le + 1)
+        if spans:  # its records go with the region's quiet ones, in order
+            self._region_line = []
+            spans += (self._region_line, None)
+        self._stats(line)
+        if self._region_line == []:  # no record after all: a pair holds at least one (keep)
+            del spans[-2:]
+        self._region_line = None
+        if self._prefix_left:  # a V0 record: its prefix-cache line may follow
+            prefix_window(le + 1)
+        self._cut_from = le
         kv, usage = (b"KV cache", b" KV cache usage: ") if is_bytes else (KV_MARK, " KV cache usage: ")
         if buf.find(kv, p + 8, le) != -1 and self._other_kv(buf, p - 1, le, kv, usage):
             starts.add(ls)
 
-    # -- a helper process's share (stats_frames) ---------------------------------------
-    def stats_frame(self, buf, begin: int, end: int) -> tuple:
-        """What a helper process scanning a later part of the log sends for one region: its
-        bounds, its newline count, its stats lines as stats_frames.frame_items lays them out,
-        and the starts of its other lines to handle (all past the exact head). The helper's
-        state only serves to classify: its highest Running so far is at most the reader's, so
-        a line quiet here is quiet there."""
-        trace: list = []
-        starts: set[int] = set()
-        self.lines = max(self.lines, EXACT_LINES)  # past the exact head: rare lines need an anchor
-        self._stats_lines(buf, begin, end, begin, starts, lambda pos: None, trace)  # (traced: opens no window)
-        self._trigger_starts(buf, begin, end, begin, starts)
-        return (begin, end, newlines(buf, begin, end), frame_items(trace, self.keep_stats), sorted(starts))
+    def _simple_line(self, buf, ls: int, le: int, m, spans) -> None:
+        """A stats line of one plain V1 record (plain_pattern matched it from its AVG): counted as
+        _loud_line would count it, from the match's figures, without decoding or a search; its
+        bytes are kept and parsed only if a result reports it (_materialize)."""
+        if self._wait_run is not None or self._kv_run is not None:
+            self._cut_since(buf, ls)
+        raw = [bytes(buf[ls:le]), 0, None, None, None, None]
+        if spans:  # its record goes with the region's quiet ones, in order
+            spans += ([raw], None)
+        else:
+            self._keep(raw, 1)
+        self._last_raw = raw
+        self._last_version = "v1"
+        pt, gt, running, waiting, preempted, _, kv = m.groups()
+        waiting = int(waiting)
+        self._tally(raw, int(running), waiting, float(kv), int(preempted) if preempted else 0,
+                    waiting > 0 and float(pt) > 10 * max(float(gt), 1.0))
+        self._cut_from = le
 
-    def can_use_frames(self) -> bool:
-        """Could a helper's frames serve this scanner? (Not where quiet lines are not recognised
-        at all, nor for what clients received.)"""
-        return self._kv_full is not None and not self._busy
-
-    def frame_fits(self, frame, begin: int, end: int) -> bool:
-        """May this region be read through `frame`? Only for the same bounds, when this scanner
-        is past the exact head too (where the helper's scan began)."""
-        return (type(frame) is tuple and len(frame) == 5 and frame[0] == begin and frame[1] == end
-                and self.lines >= EXACT_LINES and self.can_use_frames())
-
-    def _stats_from_frame(self, buf, begin: int, end: int, frame: tuple, starts: set, prefix_window) -> None:
-        """_stats_lines for a region a helper scanned: the quiet lines it found are counted in
-        bulk, the rest parsed here in order as _stats_lines parses them."""
-        starts.update(frame[4])
-        spans: list = []
-        quiet_since = 0
-        for item in frame[3]:
-            if type(item) is int:
-                quiet_since += item
-            elif type(item) is list:
-                quiet_since += len(item) >> 1
-                spans += item
-            else:
-                if quiet_since:
-                    self._quiet_told(quiet_since)
-                    quiet_since = 0
-                ls, le, p, records = item
-                self._loud_line(buf, ls, le, p, spans, starts, prefix_window, records)
-        if quiet_since:
-            self._quiet_told(quiet_since)
-        if spans:
-            self._keep_region(buf, spans)
+    def _cut_since(self, buf, stop: int) -> None:
+        """End the open runs if a FRAGMENT line (a cut in a paste) stands between the last stats
+        line parsed in this region and `stop`. Searched only while a run is open, so a log whose
+        runs are rare never pays a pass over its bytes for a mark it does not hold; a quiet line
+        ends the runs itself."""
+        if self._wait_run is None and self._kv_run is None:
+            return
+        mark = FRAGMENT.encode() if isinstance(buf, (bytes, bytearray)) else FRAGMENT
+        if buf.find(mark, self._cut_from, stop) != -1:
+            self._wait_run = self._kv_run = None
 
     def _keep(self, item, n: int) -> None:
         """Add a record (or a QuietRegion of n) to the recent ones; drop what keep_stats no longer needs."""
@@ -802,9 +773,9 @@ class VllmLogScanner:
             self._segment_first = n
         self._segment_last = n
 
-    def _stats(self, line: str, records: list | None = None) -> None:
-        """The stats records of a line (`records`: as stats_records found them, in a helper)."""
-        records = stats_records(line) if records is None else records
+    def _stats(self, line: str) -> None:
+        """The stats records of a line."""
+        records = stats_records(line)
         if not records:
             return
         for g, start, end in records:
@@ -822,33 +793,38 @@ class VllmLogScanner:
             self._region_line.append(raw)
         else:
             self._keep(raw, 1)
-        self.stats_count += 1
-        running, waiting, kv = int(g[2]), int(g[5]), float(g[8])
         if g[4] == "Pending":
             self._prefix_target = raw
             self._saw_v0 = True
             self._last_version = "v0"
         else:
             self._last_version = "v1"
+        mid = g[6]
+        n = 0
+        if mid and "Preemptions: " in mid:
+            p = _PREEMPTIONS.search(mid)
+            n = int(p.group(1)) if p else 0
+        self._tally(raw, int(g[2]), int(g[5]), float(g[8]), n, g[0] is not None and float(g[0]) > 10 * max(float(g[1]), 1.0))
+
+    def _tally(self, raw: list, running: int, waiting: int, kv: float, preempted: int, prompt_heavy: bool) -> None:
+        """What one stats record's figures do to the scan's state (its version already noted):
+        the one place for it, whether the record was parsed from text or matched in bulk."""
+        self.stats_count += 1
         if running > self.max_running:
             self.max_running = running
         if waiting > self.max_waiting:
             self.max_waiting = waiting
         if running + waiting > self.max_in_flight:
             self.max_in_flight = running + waiting
-        mid = g[6]
-        if mid and "Preemptions: " in mid:
-            p = _PREEMPTIONS.search(mid)
-            n = int(p.group(1)) if p else 0
-            if n:
-                self.v1_preemptions += n
-                self.stats_preempt_lines += 1
-                if self.first_stats_preempt is None:
-                    self.first_stats_preempt = raw
-                self.last_stats_preempt = raw
+        if preempted:
+            self.v1_preemptions += preempted
+            self.stats_preempt_lines += 1
+            if self.first_stats_preempt is None:
+                self.first_stats_preempt = raw
+            self.last_stats_preempt = raw
         if waiting > 0:
             self.waiting_lines += 1
-            if g[0] is not None and float(g[0]) > 10 * max(float(g[1]), 1.0):
+            if prompt_heavy:
                 self.prompt_heavy_waiting += 1
             run = self._wait_run
             run = (1, raw, raw, waiting) if run is None else (run[0] + 1, run[1], raw, max(run[3], waiting))
@@ -858,13 +834,20 @@ class VllmLogScanner:
                 self._best_wait = run
         else:
             self._wait_run = None
-        if kv >= self.kv_full_pct:
-            run = self._kv_run
-            run = (1, raw, raw, kv) if run is None else (run[0] + 1, run[1], raw, max(run[3], kv))
-            self._kv_run = run
-            best = self._best_kv
-            if best is None or run[0] > best[0] or best[1] is run[1]:
-                self._best_kv = run
+        if kv >= self._kv_low:  # the open run at each level (_kv_run: their list, None when none is open)
+            runs = self._kv_run or [None] * len(self._kv_levels)
+            bests = self._best_kvs
+            for i, level in enumerate(self._kv_levels):
+                if kv < level:
+                    runs[i] = None
+                    continue
+                run = runs[i]
+                run = (1, raw, raw, kv) if run is None else (run[0] + 1, run[1], raw, max(run[3], kv))
+                runs[i] = run
+                best = bests[i]
+                if best is None or run[0] > best[0] or best[1] is run[1]:
+                    bests[i] = run
+            self._kv_run = runs
         else:
             self._kv_run = None
 
@@ -949,7 +932,7 @@ class VllmLogScanner:
             first_stats_preemption=mat(self.first_stats_preempt),
             last_stats_preemption=mat(self.last_stats_preempt),
             longest_waiting_run=run(self._best_wait),
-            longest_kv_full_run=run(self._best_kv),
+            kv_high_runs=tuple((level, run(b)) for level, b in zip(self._kv_levels, self._best_kvs) if b),
             max_running=self.max_running,
             max_waiting=self.max_waiting,
             max_in_flight=self.max_in_flight,
@@ -992,6 +975,9 @@ def stats_records(line: str) -> list:
 
 def _materialize(raw: list) -> StatsLine:
     line, prev_end, start, end, g, prefix_override = raw
+    if start is None:  # a plain line kept as bytes (_simple_line): parsed now, as _stats would have
+        line = line.decode("utf-8", "replace")
+        g, start, end = stats_records(line)[0]
     head_start = line.rfind("Avg prompt throughput: ", prev_end, start)
     head_start = start if head_start == -1 else head_start
     ts = _TS.search(line, max(prev_end, head_start - 120), start)

@@ -1,12 +1,12 @@
 """Quiet vLLM stats lines: one regex match each, so the scanner skips their parsing.
 
 A busy server writes a stats line every few seconds, and most say nothing new: Waiting 0, no
-preemptions, KV cache below the full mark, and a Running count no higher than one already
-seen. Such a *quiet* line only adds one to the stats count, ends a waiting or KV-full run and
-may become one of the recent records. `quiet_pattern()` is the one bytes pattern that
-recognises it from its "Avg prompt throughput: " on to the end of the line, in C; the scanner
-then keeps the line's bytes (`QuietRegion`) and parses them only if they end up among the
-recent records that a result reports.
+preemptions, KV cache below the floor of the KV runs it notes, and a Running count no higher
+than one already seen. Such a *quiet* line only adds one to the stats count, ends the waiting
+and KV runs and may become one of the recent records. `quiet_pattern()` is the one bytes
+pattern that recognises it from its "Avg prompt throughput: " on to the end of the line, in C;
+the scanner then keeps the line's bytes (`QuietRegion`) and parses them only if they end up
+among the recent records that a result reports.
 """
 from __future__ import annotations
 
@@ -33,12 +33,24 @@ def at_most(n: int) -> str:
     return "(?:" + "|".join(alts) + ")"
 
 
-def kv_full_mark(kv_full_pct: float) -> int | None:
-    """The KV-full threshold as a whole percentage, or None when it is not one (no quiet
-    pattern then: the scanner reads every stats line)."""
-    if kv_full_pct != int(kv_full_pct) or not 1 <= kv_full_pct <= 1000:
+def running_bound(max_running: int) -> int:
+    """The Running bound of the quiet pattern when `max_running` is the highest seen: a multiple
+    of 8 below 128 (--max-num-seqs is usually a power of two), else its two leading digits then
+    zeros (300 -> 300, 1234 -> 1200), so a log whose Running climbs step by step compiles a few
+    dozen patterns at most rather than one per value (about 1 ms each); a line above the bound
+    but not above max_running is only parsed (the same result)."""
+    if max_running < 128:
+        return max(max_running, 0) // 8 * 8
+    scale = 10 ** (len(str(max_running)) - 2)
+    return max_running // scale * scale
+
+
+def kv_full_mark(kv_floor_pct: float) -> int | None:
+    """The floor of the KV runs the scanner notes as a whole percentage, or None when it is not
+    one (no quiet pattern then: the scanner reads every stats line)."""
+    if kv_floor_pct != int(kv_floor_pct) or not 1 <= kv_floor_pct <= 1000:
         return None
-    return int(kv_full_pct)
+    return int(kv_floor_pct)
 
 
 @lru_cache(maxsize=64)
@@ -46,7 +58,7 @@ def quiet_pattern(max_running: int, kv_full: int) -> re.Pattern[bytes]:
     """A quiet record from just after its "Avg prompt throughput: " (AVG, which the scanner has
     found already: matching it again costs a third of the match) to the end of its line, the
     newline left out: Running <= max_running, Waiting 0, Preemptions absent or 0, KV usage
-    below kv_full %, the prefix-cache rate last, then the end of the line or less than 60
+    below kv_full % (the floor of the KV runs), the prefix-cache rate last, then the end of the line or less than 60
     characters without another "KV cache" (the scanner's test for a line holding one record).
     Matched after the line's first AVG, it proves the line holds exactly that one record."""
     # \d+(?:\.\d+)?, possessive where Python has it (3.11): the same numbers here (no digit or
@@ -58,6 +70,22 @@ def quiet_pattern(max_running: int, kv_full: int) -> re.Pattern[bytes]:
              rf"\w+ KV cache usage: {at_most(kv_full - 1)}(?:\.\d+{possessive})?{possessive}%, Prefix cache hit rate: {num}%"
              r"(?:(?=\n)|\Z|(?:(?!KV cache)[^\n]){1,59}(?![^\n]))")
     return re.compile(quiet.encode())
+
+
+@lru_cache(maxsize=1)
+def plain_pattern() -> re.Pattern[bytes]:
+    """A plain V1 record from just after its AVG to the end of its line, its figures as groups
+    (prompt and generation throughput, Running, Waiting, Preemptions or None, the device, KV
+    usage): the usual form of a stats line that says something (requests waiting, the KV cache
+    high, preemptions, a new highest Running), the only record on its line (the end as in
+    quiet_pattern). What it matches, _STATS_FULL parses to the same figures."""
+    possessive = "+" if sys.version_info >= (3, 11) else ""
+    num = rf"\d+{possessive}(?:\.\d+{possessive})?{possessive}"
+    plain = (rf"({num}) tokens/s, Avg generation throughput: ({num}) tokens/s, "
+             rf"Running: (\d+) reqs, Waiting: (\d+) reqs, (?:Preemptions: (\d+), )?"
+             rf"(\w+) KV cache usage: ({num})%, Prefix cache hit rate: {num}%"
+             r"(?:(?=\n)|\Z|(?:(?!KV cache)[^\n]){1,59}(?![^\n]))")
+    return re.compile(plain.encode())
 
 
 class QuietRegion:

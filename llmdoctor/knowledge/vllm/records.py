@@ -134,7 +134,7 @@ class VllmLogSummary(Record):
     __slots__ = ("source", "preemption_warnings", "preemptions_at_least", "preemption_modes",
                  "first_preemption", "last_preemption", "last_cumulative", "max_cumulative", "stats_lines",
                  "recent_stats", "v1_preemptions", "stats_with_preemptions", "first_stats_preemption",
-                 "last_stats_preemption", "longest_waiting_run", "longest_kv_full_run", "max_running",
+                 "last_stats_preemption", "longest_waiting_run", "kv_high_runs", "max_running",
                  "max_waiting", "max_in_flight", "prompt_heavy_waiting_lines", "waiting_lines", "kv_capacity",
                  "startups", "max_seq_len_error", "queue_overflows", "queue_overflow_example",
                  "engine_version", "prompts_too_long", "prompt_too_long_examples", "prompt_too_long_max",
@@ -158,7 +158,7 @@ class VllmLogSummary(Record):
         first_stats_preemption: StatsLine | None,
         last_stats_preemption: StatsLine | None,
         longest_waiting_run: Run | None,
-        longest_kv_full_run: Run | None,
+        kv_high_runs: tuple[tuple[int, Run], ...],
         max_running: int,
         max_waiting: int,
         max_in_flight: int,
@@ -196,7 +196,10 @@ class VllmLogSummary(Record):
         self.first_stats_preemption = first_stats_preemption
         self.last_stats_preemption = last_stats_preemption
         self.longest_waiting_run = longest_waiting_run
-        self.longest_kv_full_run = longest_kv_full_run
+        # (level, the longest run of consecutive stats lines with KV usage >= level %) for each whole
+        # level from the scanner's floor (log.KV_RUN_FLOOR_PCT) up to 100 that such a line reached;
+        # which level is "full" is the judge's (judge/vllm.py kv_full_run)
+        self.kv_high_runs = kv_high_runs
         self.max_running = max_running
         self.max_waiting = max_waiting
         self.max_in_flight = max_in_flight  # max Running + Waiting on one line

@@ -18,7 +18,7 @@ Lines may carry journald prefixes, `(APIServer pid=N)` / `(EngineCore_DP0 pid=N)
 tags, tqdm progress junk or truncation, so everything matches substrings; nothing is
 anchored at the start of a line.
 
-Speed (bench/vllm_log_scan.py): every interesting line contains "KV cache", "#" or
+Speed (bench/engine_log_scan.py): every interesting line contains "KV cache", "#" or
 "QueueOverflowError" (plus the 503 message text for client_errors.txt), except the "Maximum
 concurrency" and V0 "Prefix cache hit rate: GPU" lines, which vLLM prints right after a
 trigger line and which are read in a window of the next few lines. The chunk readers
@@ -28,6 +28,7 @@ same pre-filter per line. A property test holds all of them to the same result.
 """
 from __future__ import annotations
 
+import math
 import re
 from collections import deque
 from typing import BinaryIO, Iterable
@@ -143,13 +144,21 @@ def _int(text: str | None) -> int | None:
     return int(text.replace(",", "")) if text else None
 
 
-KV_FULL_PCT = 95.0
+# The KV usage from which the scanner notes runs of stats lines, at every whole percent up to
+# 100 (kv_levels): a reading, not a verdict. Which level is "full" is the judge's
+# (judge/thresholds.py VLLM_KV_FULL_PCT, one of these levels); a line below the floor ends them all.
+KV_RUN_FLOOR_PCT = 90.0
+
+
+def kv_levels(floor_pct: float) -> tuple[int, ...]:
+    """The whole percentages from `floor_pct` up to 100 at which KV runs are noted."""
+    return tuple(range(max(0, math.ceil(floor_pct)), 101))
 
 
 class VllmLogScanner:
     """Feed lines (`feed_line`) or raw bytes (`feed_bytes`/`scan_stream`), then `result()`."""
 
-    def __init__(self, source: str = "vllm.log", keep_stats: int = 360, kv_full_pct: float = KV_FULL_PCT,
+    def __init__(self, source: str = "vllm.log", keep_stats: int = 360, kv_floor_pct: float = KV_RUN_FLOOR_PCT,
                  client_errors: bool = False) -> None:
         """`client_errors`: the lines are what clients received (client_errors.txt), so the 503
         message text itself counts; in server logs only the logged QueueOverflowError does
@@ -166,7 +175,10 @@ class VllmLogScanner:
         self.memory_short = None
         self.max_len_over_model = None
         self.settings: dict = {}
-        self.kv_full_pct = kv_full_pct
+        self.kv_floor_pct = kv_floor_pct
+        self._kv_levels = kv_levels(kv_floor_pct)
+        self._kv_low = self._kv_levels[0] if self._kv_levels else math.inf
+        self._best_kvs: list = [None] * len(self._kv_levels)  # the longest run at each level
         self.preempt_warnings = 0
         self.preempt_modes: dict[str, int] = {}
         self.first_preempt: str | None = None
@@ -182,7 +194,7 @@ class VllmLogScanner:
         self.stats_preempt_lines = 0
         self.first_stats_preempt: list | None = None
         self.last_stats_preempt: list | None = None
-        self._wait_run = self._kv_run = self._best_wait = self._best_kv = None
+        self._wait_run = self._kv_run = self._best_wait = None
         self.max_running = self.max_waiting = self.max_in_flight = 0
         self.prompt_heavy_waiting = 0
         self.waiting_lines = 0
@@ -602,13 +614,20 @@ class VllmLogScanner:
                 self._best_wait = run
         else:
             self._wait_run = None
-        if kv >= self.kv_full_pct:
-            run = self._kv_run
-            run = (1, raw, raw, kv) if run is None else (run[0] + 1, run[1], raw, max(run[3], kv))
-            self._kv_run = run
-            best = self._best_kv
-            if best is None or run[0] > best[0] or best[1] is run[1]:
-                self._best_kv = run
+        if kv >= self._kv_low:  # the open run at each level (_kv_run: their list, None when none is open)
+            runs = self._kv_run or [None] * len(self._kv_levels)
+            bests = self._best_kvs
+            for i, level in enumerate(self._kv_levels):
+                if kv < level:
+                    runs[i] = None
+                    continue
+                run = runs[i]
+                run = (1, raw, raw, kv) if run is None else (run[0] + 1, run[1], raw, max(run[3], kv))
+                runs[i] = run
+                best = bests[i]
+                if best is None or run[0] > best[0] or best[1] is run[1]:
+                    bests[i] = run
+            self._kv_run = runs
         else:
             self._kv_run = None
 
@@ -693,7 +712,7 @@ class VllmLogScanner:
             first_stats_preemption=mat(self.first_stats_preempt),
             last_stats_preemption=mat(self.last_stats_preempt),
             longest_waiting_run=run(self._best_wait),
-            longest_kv_full_run=run(self._best_kv),
+            kv_high_runs=tuple((level, run(b)) for level, b in zip(self._kv_levels, self._best_kvs) if b),
             max_running=self.max_running,
             max_waiting=self.max_waiting,
             max_in_flight=self.max_in_flight,

@@ -1,4 +1,4 @@
-"""bench/vllm_log_gen.py (the logs bench/vllm_log_scan.py times) on a few MiB: its generated log scans to the counts it wrote, the
+"""bench/vllm_log_gen.py (the logs bench/engine_log_scan.py times) on a few MiB: its generated log scans to the counts it wrote, the
 chunked scanner equals the line scanner on it, and a resumed scan (llmdoctor.hosts.logs ResumeState)
 reads only the appended bytes. Throughput itself is only measured by the bench."""
 from __future__ import annotations

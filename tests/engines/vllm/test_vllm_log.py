@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from llmdoctor.judge.vllm import kv_full_run
 from llmdoctor.knowledge.vllm.log import VllmLogScanner, scan_vllm_lines, scan_vllm_stream
 
 FIX = Path(__file__).resolve().parents[2] / "fixtures" / "vllm"
@@ -171,7 +172,7 @@ def test_runs_of_waiting_and_full_kv():
     seq = [(0, 50), (3, 96), (5, 99), (2, 97), (0, 80), (1, 99)]
     r = scan_vllm_lines([line.format(w=w, kv=kv) for w, kv in seq])
     assert r.longest_waiting_run.length == 3 and r.longest_waiting_run.peak == 5
-    assert r.longest_kv_full_run.length == 3 and r.longest_kv_full_run.peak == 99
+    assert kv_full_run(r).length == 3 and kv_full_run(r).peak == 99
     assert r.waiting_lines == 4
 
 
@@ -288,3 +289,24 @@ def test_settings_from_the_start_up_line():
                          "dtype=torch.float16, max_seq_len=4096, tensor_parallel_size=1, quantization=None, seed=0)"])
     assert s.settings == {"max_model_len": 4096, "tensor_parallel_size": 1}
     assert scan_vllm_lines(["non-default args: {broken"]).settings == {}
+
+
+def test_kv_runs_are_read_at_every_level_and_judged_at_the_thresholds_one():
+    """The scanner notes the longest run at each whole level from its floor (a reading); the
+    judge's VLLM_KV_FULL_PCT picks one of them (knowledge never says "full")."""
+    from llmdoctor.judge.thresholds import VLLM_KV_FULL_PCT
+    from llmdoctor.knowledge.vllm.log import KV_RUN_FLOOR_PCT, kv_levels
+
+    assert VLLM_KV_FULL_PCT in kv_levels(KV_RUN_FLOOR_PCT)
+    line = ("INFO 04-28 10:00:0{i} [loggers.py:259] Engine 000: Avg prompt throughput: 1.0 tokens/s, Avg generation "
+            "throughput: 2.0 tokens/s, Running: 3 reqs, Waiting: 0 reqs, GPU KV cache usage: {kv}%, Prefix cache hit "
+            "rate: 0.0%")
+    kvs = (50.0, 91.0, 96.0, 97.5, 92.0, 99.0, 40.0)
+    r = scan_vllm_lines([line.format(i=i, kv=kv) for i, kv in enumerate(kvs)])
+    runs = dict(r.kv_high_runs)
+    assert (runs[90].length, runs[90].peak) == (5, 99.0)
+    assert (runs[95].length, runs[95].first.kv_usage_pct, runs[95].last.kv_usage_pct) == (2, 96.0, 97.5)
+    assert runs[99].length == 1 and 100 not in runs
+    assert kv_full_run(r) is runs[VLLM_KV_FULL_PCT]
+    for bad in ([], ["garbage KV cache usage: x%"], [line.format(i=0, kv="nan")]):
+        assert kv_full_run(scan_vllm_lines(bad)) is None

@@ -225,7 +225,7 @@ def test_random_mixes_scan_as_before(seed):
     keep = rnd.choice((0, 1, 5, 360))
     kv = rnd.choice((95.0, 90.0, 99.5))
     for name in ("regions-4k", "chunks-777", "stream"):
-        new, old = both(data, FEEDS[name], keep_stats=keep, kv_full_pct=kv)
+        new, old = both(data, FEEDS[name], keep_stats=keep, kv_floor_pct=kv)
         assert new == old, (seed, name)
         assert new.lines == old.lines
 

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 from llmdoctor.facts.live_probe.scenarios import context_overflow
+from llmdoctor.judge.vllm import kv_full_run
 from llmdoctor.knowledge.vllm.log import scan_vllm_lines
 from llmdoctor.knowledge.vllm.metrics import parse_vllm_metrics
 from tests.support.inprocess import cli
@@ -46,7 +47,7 @@ def test_stats_lines_of_0_32_carry_no_preemption_count():
     # `... Running: 7 reqs, Waiting: 1 reqs, CPU KV cache usage: 100.0%, Prefix cache hit rate: 0.0%`
     s = scan_vllm_lines(_lines("preemption.log"), "preemption.log")
     assert s.stats_lines == 5 and (s.max_running, s.max_waiting) == (7, 11)
-    assert s.longest_kv_full_run.peak == 100.0
+    assert kv_full_run(s).peak == 100.0
     last = s.recent_stats[-1]
     assert (last.kv_device, last.prefix_hit_pct, last.preemptions) == ("CPU", 0.0, None)
     # vllm:num_preemptions_total went 0 -> 11 over these lines, and no line says so
