@@ -14,7 +14,7 @@ from llmdoctor.plugins import CheckSpec, load_checks, run_check
 from llmdoctor.facts import Context, FactStore, FactUnavailable, RunOptions
 from llmdoctor.hosts.base import Host, HostError
 from llmdoctor.model import UNREACHABLE, Evidence, Finding, Fix, Record, Report, TargetReport, Unavailable
-from llmdoctor.redact import redact_fix, redact_text
+from llmdoctor.redact import REDACTED, redact_fix, redact_text
 
 if TYPE_CHECKING:
     from llmdoctor.model_extras import Change, Figure
@@ -150,8 +150,28 @@ def redact_finding(f: Finding) -> Finding:
     return replace(
         f,
         evidence=tuple(Evidence(e.source, redact_text(e.text)) for e in f.evidence),
-        fix=Fix(redact_text(f.fix.summary), tuple(redact_fix(c) for c in f.fix.commands), redact_fix(f.fix.config)),
+        fix=Fix(redact_text(f.fix.summary), tuple(redact_fix(c) for c in f.fix.commands), redact_fix(f.fix.config),
+                remedy=redact_remedy(f.fix.remedy) if f.fix.remedy is not None else None),
     )
+
+
+def redact_remedy(r):
+    """A remedy whose settings and running command line carry no secret: a secret's value becomes
+    REDACTED, which every renderer writes as "keep it as it is set now", never as a value."""
+    from llmdoctor.redact import is_secret_name, redact_value
+
+    def value(name: str, v):
+        return redact_value(name.lstrip("-").replace("-", "_").upper(), v) if isinstance(v, str) and v else v
+
+    argv, after_secret = [], False
+    for word in r.argv:
+        flag = word.split("=", 1)[0]
+        secret = flag.startswith("-") and is_secret_name(flag.lstrip("-").replace("-", "_").upper())
+        argv.append(REDACTED if after_secret and not word.startswith("-") else
+                    f"{flag}={REDACTED}" if secret and "=" in word else redact_text(word))
+        after_secret = secret and "=" not in word
+    return replace(r, settings=tuple(replace(s, value=value(s.name, s.value)) for s in r.settings), argv=tuple(argv),
+                   alternatives=tuple(redact_remedy(a) for a in r.alternatives))
 
 
 def diagnose_target(
