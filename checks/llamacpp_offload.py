@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.judge.fixes import llama, remedy_fix
+from llmdoctor.judge.fixes import LIST_DEVICES, llama, remedy_fix
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -42,7 +42,7 @@ def cpu_fallback(llamacpp_log: LlamaLog, llamacpp_cmdline: LlamaCmdline | None =
                     "sure the image has the driver's user-space libraries (for Vulkan the GL/Vulkan loader, "
                     "libglvnd, and the Mesa or NVIDIA ICD); on the host check `nvidia-smi` or `vulkaninfo --summary`. "
                     "Restart and confirm the log shows the device and 'offloaded N/N layers to GPU'.",
-                    ("llama-server --list-devices", "vulkaninfo --summary", "nvidia-smi")))
+                    LIST_DEVICES))
             return
         if c.offloaded is None:
             continue

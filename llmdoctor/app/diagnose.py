@@ -6,6 +6,7 @@ stalls the others; each host's failure is a line in its own section.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
@@ -146,13 +147,26 @@ def _summary(store: FactStore) -> tuple[tuple[str, str], ...]:
 
 
 def redact_finding(f: Finding) -> Finding:
-    """Secrets never leave the host, whatever a check put into its evidence or fix."""
+    """Secrets never leave the host, whatever a check put into its evidence or fix. A fix whose
+    rendering carried one is rendered again from its redacted remedy (a command line with a
+    secret in it becomes the template, not a comment)."""
+    commands, config = tuple(redact_fix(c) for c in f.fix.commands), redact_fix(f.fix.config)
+    remedy = redact_remedy(f.fix.remedy) if f.fix.remedy is not None else None
+    if remedy is not None and (commands != f.fix.commands or config != f.fix.config):
+        from llmdoctor.judge.fixes import render
+
+        commands, config = render(remedy)
+        commands, config = tuple(redact_fix(c) for c in commands), redact_fix(config)
     return replace(
         f,
         evidence=tuple(Evidence(e.source, redact_text(e.text)) for e in f.evidence),
-        fix=Fix(redact_text(f.fix.summary), tuple(redact_fix(c) for c in f.fix.commands), redact_fix(f.fix.config),
-                remedy=redact_remedy(f.fix.remedy) if f.fix.remedy is not None else None),
+        fix=Fix(redact_text(f.fix.summary), commands, config, remedy=remedy),
     )
+
+
+def _reference(word: str) -> bool:
+    """`$(VAR)` (a pod's reference to its env) or `$VAR` / `${VAR}`: the name of a secret, not its value."""
+    return bool(re.fullmatch(r"\$\([A-Za-z_][A-Za-z0-9_]*\)|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?", word))
 
 
 def redact_remedy(r):
@@ -167,7 +181,7 @@ def redact_remedy(r):
     for word in r.argv:
         flag = word.split("=", 1)[0]
         secret = flag.startswith("-") and is_secret_name(flag.lstrip("-").replace("-", "_").upper())
-        argv.append(REDACTED if after_secret and not word.startswith("-") else
+        argv.append(word if _reference(word) else REDACTED if after_secret and not word.startswith("-") else
                     f"{flag}={REDACTED}" if secret and "=" in word else redact_text(word))
         after_secret = secret and "=" not in word
     return replace(r, settings=tuple(replace(s, value=value(s.name, s.value)) for s in r.settings), argv=tuple(argv),

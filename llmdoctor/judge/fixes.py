@@ -160,14 +160,17 @@ def render(remedy: Remedy) -> tuple[tuple[str, ...], str]:
     return remedy.before + commands + remedy.verify, config
 
 
-def command_line(remedy: Remedy, argv: tuple[str, ...] | None = None) -> str:
+def command_line(remedy: Remedy, argv: tuple[str, ...] | None = None, words: bool = False) -> str:
     """The server's command line with the remedy's flags: the running one (`argv`) with them set
-    (or taken off) when known, else a template."""
+    (or taken off) when known, else a template. `words`: for a list of arguments (a pod's `args:`),
+    where a redacted value stays in place for the list's renderer to turn into a "keep it" line."""
     from llmdoctor.model import REMOVE
 
     values = {s.name: s.value for s in remedy.settings}
     note = "".join(f"  # {n}" for n in remedy.notes)
     argv = argv or remedy.argv
+    if argv and REDACTED in argv and not words:  # a secret is never written back: the template, other flags as now
+        argv, note = (), note + "  # other flags as they are now"
     if remedy.server == "vllm python":
         kwargs = ", ".join(f"{k[2:].replace('-', '_')}={v!r}" if isinstance(v, str) and v else
                            f"{k[2:].replace('-', '_')}={v if v != '' else True}" for k, v in values.items())
@@ -322,6 +325,9 @@ def launch_flags_text(cmdline: Any, **flags: Any) -> str:
 MEMORY_ORDER = ("Cheapest first: cap the context to the longest prompt+answer you serve, then quantise the KV "
                 "cache, then add GPUs.")
 
+
+# What a llama-server that fell back to the CPU sees of the GPUs (commands to run, not settings).
+LIST_DEVICES = ("llama-server --list-devices", "vulkaninfo --summary", "nvidia-smi")
 
 # Fixes for Ollama that are commands to run, not settings.
 PIN_OLLAMA_OPTIONS = ("journalctl -u ollama | grep -E 'starting (llama server|runner|llama-server)'  # compare the runner flags",

@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from llmdoctor.judge import fixes, remedy
 from llmdoctor.model import Change, Fix
-from llmdoctor.redact import REDACTED
+from llmdoctor.redact import REDACTED, redact_fix
 
 _JOURNAL = re.compile(r"^journalctl(?:\s+-u\s+\S+|\s+-b|\s+--no-pager)*")
 
@@ -55,7 +55,7 @@ def env_fix(spec, values: dict[str, str]) -> tuple[tuple[str, ...], str]:
 def args_fix(spec, merged: dict[str, str], server: str) -> tuple[tuple[str, ...], str]:
     """(commands, config): the container's `args:` (or `command:`) with the flags in `merged` set."""
     server_name = next(s for s, p in remedy.SERVERS.items() if p == server)
-    words = shlex.split(fixes.command_line(fixes.flags(server_name, merged), tuple(spec.argv) or None))
+    words = shlex.split(fixes.command_line(fixes.flags(server_name, merged), tuple(spec.argv) or None, words=True))
     shell = len(spec.command) >= 2 and spec.command[0].rsplit("/", 1)[-1] in ("sh", "bash")
     if shell:  # `command: ["/bin/sh", "-c"]` + `args: ["vllm serve ..."]`: keep the shell, one string
         field, items = ("args", [shlex.join(words)]) if spec.args else ("command", [*spec.command[:2], shlex.join(words)])
@@ -63,10 +63,24 @@ def args_fix(spec, merged: dict[str, str], server: str) -> tuple[tuple[str, ...]
         field, items = "args", words[len(spec.command):]
     else:
         field, items = ("command" if spec.command else "args"), words
-    config = _header(spec, field) + f"{field}:\n" + "".join(f"- {_yaml(w)}\n" for w in items)
+    # a secret's value is never written back, a reference to it ($(VAR)) is: redact_fix makes the
+    # value's line a comment that says to keep it
+    config = _kept(_header(spec, field) + f"{field}:\n" + "".join(f"- {_yaml(w)}\n" for w in items))
     commands = (f"kubectl edit {_obj(spec)} {_flags(spec)}  # replace the container's {field}: with the list below",
                 f"kubectl rollout status {_obj(spec)} {_flags(spec)}")
     return (_bare(spec) or commands), config
+
+
+_REFERENCE = re.compile(r'^- "?\$\([A-Za-z_][A-Za-z0-9_]*\)"?$')
+
+
+def _kept(config: str) -> str:
+    """`config` with every secret's value a "keep it" comment, and every `$(VAR)` line as it was."""
+    shown = redact_fix(config).split("\n")
+    lines = config.split("\n")
+    if len(shown) != len(lines):
+        return "\n".join(shown)
+    return "\n".join(line if _REFERENCE.match(line) else out for line, out in zip(lines, shown))
 
 
 def _yaml(word: str) -> str:
