@@ -19,6 +19,7 @@ class Change:
     checks: tuple[str, ...] = ()  # the findings merged into it
     notes: tuple[str, ...] = ()  # conflicts and how they were resolved
     held_back: tuple[str, ...] = ()  # settings asked for but not changed yet, and why
+    held: tuple[tuple[str, str], ...] = ()  # those settings as values: (name, value asked)
 
 
 @dataclass(frozen=True)

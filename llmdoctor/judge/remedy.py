@@ -9,7 +9,7 @@ its own change and never needs to know about the others; `judge/fixes` renders t
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable
 
 from llmdoctor.judge import fixes
@@ -138,11 +138,12 @@ def merge(findings: Iterable[Finding], argv: dict[str, tuple[str, ...]] | None =
     argv = argv or {}
     out = []
     for place, wanted in places.items():
-        merged, notes, held = {}, [], []
+        merged, notes, held, held_values = {}, [], [], []
         for name in dict.fromkeys(n for w in wanted for n in w.settings):
             value, note = _choose(name, wanted, memory)
             if value is None:
                 held.append(note)
+                held_values.append((name, next(str(w.settings[name]) for w in wanted if name in w.settings)))
                 continue
             merged[name] = value
             if note:
@@ -152,7 +153,8 @@ def merge(findings: Iterable[Finding], argv: dict[str, tuple[str, ...]] | None =
                 notes.append(note)
         extra = tuple(dict.fromkeys(c for w in wanted for c in w.extra))
         checks = tuple(dict.fromkeys(w.finding.check for w in wanted))
-        out.append(_change(place, merged, extra, checks, tuple(notes), tuple(held), argv.get(place)))
+        out.append(replace(_change(place, merged, extra, checks, tuple(notes), tuple(held), argv.get(place)),
+                           held=tuple(held_values)))
     return tuple(c for c in out if c.settings or c.held_back)
 
 
