@@ -257,6 +257,19 @@ def assignment_line(form: str, name: str, value: str) -> str:
     return f"{name}={value}"
 
 
+def container_env_recheck(name: str) -> tuple[str, ...]:
+    """In a container the values live in its environment (docker run -e, compose environment:): recreate it
+    after correcting one, and read the value the server took."""
+    return ("docker compose up -d  # after correcting the value under environment: (docker run -e: recreate it)",
+            f"docker logs {name} 2>&1 | grep 'server config'")
+
+
+def container_memory_fix(name: str, limit: str) -> tuple[str, ...]:
+    """A running Docker container's memory limit raised in place, and what it uses now."""
+    return (f"docker update --memory {limit} --memory-swap {limit} {name}  # or mem_limit: in compose; size it "
+            "to the model", f"docker stats --no-stream {name}")
+
+
 def ollama_gpu_recheck(where: str | None, grep: str) -> tuple[str, ...] | None:
     """In a container: look at the GPU as the container sees it, restart it and read its log
     (None elsewhere: the caller's systemd commands apply)."""

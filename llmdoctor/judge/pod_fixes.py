@@ -104,6 +104,14 @@ def memory_fix(spec, limit: str) -> tuple[tuple[str, ...], str]:
     return (_bare(spec) or commands), config
 
 
+EVENTS = "kubectl get events"  # the source named for a pod's event lines
+
+
+def top_pod(pod: str, namespace: str) -> tuple[str, ...]:
+    """What the pod uses now (metrics-server)."""
+    return (f"kubectl top pod {pod} -n {namespace}  # what it uses now (metrics-server)",)
+
+
 def _settings(fix: Fix) -> dict[str, str] | None:
     """The engine variables the fix's remedy sets (None: it sets none); a secret's value is never copied."""
     r = fix.remedy
