@@ -243,6 +243,24 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
         "fix": {"summary": f.fix.summary, "commands": list(f.fix.commands), "config": f.fix.config},
         **({"instance": f.instance} if f.instance else {}),
         **({"caused_by": f.caused_by} if f.caused_by else {}),
+        **({"remedy": remedy_to_dict(f.remedy)} if f.remedy is not None else {}),
+    }
+
+
+def remedy_to_dict(r: Remedy) -> dict[str, Any]:
+    """A finding's change as values, as the merge and the renderer read it (the fix is its text)."""
+    from llmdoctor.model_extras import REMOVE
+
+    return {
+        "server": r.server,
+        "where": str(r.where) if r.where is not None else "",
+        "settings": [{"name": s.name, "value": "" if s.value is True or s.value is REMOVE else str(s.value),
+                      "remove": s.value is REMOVE, "why": s.why} for s in r.settings],
+        "restart": r.restart if not r.server else "",
+        "before": list(r.before),
+        "verify": list(r.verify),
+        "notes": list(r.notes),
+        "alternatives": [remedy_to_dict(a) for a in r.alternatives],
     }
 
 
