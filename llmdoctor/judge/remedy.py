@@ -153,24 +153,24 @@ def merge(findings: Iterable[Finding], argv: dict[str, tuple[str, ...]] | None =
                 notes.append(note)
         extra = tuple(dict.fromkeys(c for w in wanted for c in w.extra))
         checks = tuple(dict.fromkeys(w.finding.check for w in wanted))
-        out.append(replace(_change(place, merged, extra, checks, tuple(notes), tuple(held), argv.get(place)),
+        where = next((w.finding.remedy.where for w in wanted if w.finding.remedy.where is not None), None)
+        out.append(replace(_change(place, merged, extra, checks, tuple(notes), tuple(held), argv.get(place), where),
                            held=tuple(held_values)))
     return tuple(c for c in out if c.settings or c.held_back)
 
 
 def _change(place: str, merged: dict[str, str], extra: tuple[str, ...], checks: tuple[str, ...],
-            notes: tuple[str, ...], held: tuple[str, ...], argv: tuple[str, ...] | None) -> Change:
+            notes: tuple[str, ...], held: tuple[str, ...], argv: tuple[str, ...] | None, where: object = None) -> Change:
+    """The merged values rendered for their place by judge/fixes, as one finding's remedy would be."""
     settings = tuple(merged.items())
     config, commands = "", ()
-    if place.startswith("systemd "):
-        unit = place.split(" ", 1)[1]
-        config = fixes.dropin(unit, merged, name=fixes.DROPIN_NAME) if merged else ""
-        commands = fixes.dropin_commands(unit, fixes.DROPIN_NAME) if merged else ()
-    elif place == "container environment":
-        commands, config = fixes.settings_fix("container", **merged)
-    elif place.startswith(("Windows", "macOS")):
-        commands, config = fixes.settings_fix("windows" if place.startswith("Windows") else "macos", **merged)
-    elif merged:
+    if not merged:
+        pass
+    elif place.startswith("systemd "):
+        commands, config = fixes.render(fixes.env(None, unit=place.split(" ", 1)[1], **merged))
+    elif place in ENVIRONMENTS.values():
+        commands, config = fixes.render(fixes.env(where, **merged))
+    else:
         server = next(s for s, p in SERVERS.items() if p == place)
         commands = (fixes.command_line(fixes.flags(server, merged), argv),)
     return Change(place=place, settings=settings, commands=tuple(commands) + extra, config=config,
