@@ -2,8 +2,12 @@
 way systemd unquotes them), the commands that load and restart it, engine variables set
 where the server runs (systemd, Windows, macOS, a container, a pod), and server flags.
 
-Checks, the probe's advice and the tuner all render fixes here, so a drop-in reads the
-same wherever it is proposed and a value with a quote or a backslash survives.
+The one renderer of Remedies (llmdoctor.model): checks, the probe's advice and judge/
+helpers say a change as values (`env`, `llama`, `vllm`, `sglang`, `flags`, `without`,
+`either`), `render` alone turns one into commands and the file to write for its place, and
+judge/remedy.py renders the merged values with it too; so a drop-in reads the same wherever it
+is proposed, a value with a quote or a backslash survives, and the merge never parses text.
+Adding a place (a Helm value, a Quadlet file) is a branch in `_environment`, nothing more.
 """
 from __future__ import annotations
 

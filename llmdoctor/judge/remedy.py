@@ -50,7 +50,7 @@ class _Wanted:
 def wanted_of_remedy(r) -> dict[str, object]:
     """A command-line remedy's flags by their canonical spelling, as text ("" a bare switch)."""
     return {ALIASES.get(s.name, s.name): ("" if s.value is True else s.value if s.value is REMOVE else str(s.value))
-            for s in r.settings if s.name not in ("-m", "--model-path")}
+            for s in r.settings if s.name not in ("-m", "--model-path") and REDACTED not in str(s.value)}
 
 
 def wanted_of(f: Finding) -> _Wanted | None:
