@@ -149,9 +149,9 @@ def in_pod(fix: Fix, spec) -> Fix:
     commands, config = list(fix.commands), fix.config
     values = _settings(fix)
     head: tuple[str, ...] = ()
-    if values:
+    if values:  # `kubectl set env` rolls the pods out: only the remedy's own checks remain to run
         head, config = env_fix(spec, values)
-        commands = [c for c in commands if not re.match(r"^(docker compose|docker run)\b", c)]
+        commands = [*fix.remedy.before, *fix.remedy.verify]
     elif not config and fix.remedy is not None and remedy.SERVERS.get(fix.remedy.server) and fix.remedy.settings:
         r = fix.remedy
         head, config = args_fix(spec, _remedy_flags(r), remedy.SERVERS[r.server])
