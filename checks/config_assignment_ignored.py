@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.judge.fixes import OLLAMA_UNIT, edit, reload_and_restart
+from dataclasses import replace
+
+from llmdoctor.judge.fixes import OLLAMA_UNIT, assignment_line, env, remedy_fix
 from llmdoctor.plugins import check
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
@@ -16,20 +18,9 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
 MAX_EVIDENCE = 6
 
 
-def _corrected(a) -> str:
-    """The same setting, written so that it assigns."""
-    value = a.intended if a.intended is not None else a.value if a.value is not None else "VALUE"
-    if a.form == "export":
-        return f"export {a.name}={value}"
-    if a.form == "cmd-set":
-        return f"set {a.name}={value.strip()}"
-    if a.form == "setx":
-        return f'setx {a.name} "{value}"'
-    if a.form == "systemd":
-        return f'Environment="{a.name}={value}"'
-    if a.form == "docker":
-        return f"-e {a.name}={value}"
-    return f"{a.name}={value}"
+def _value(a) -> str:
+    """The value the line meant to assign."""
+    return a.intended if a.intended is not None else a.value if a.value is not None else "VALUE"
 
 
 def _dropped_by_systemd(warned) -> list:
@@ -68,10 +59,8 @@ def assignment_ignored(
     names = ", ".join(dict.fromkeys(a.name for a in bad)) or "an Environment= line"
     why = bad[0].problem if bad else ("systemd dropped an Environment= line it could not parse (typographic "
                                       "quotes, a missing '=', an unbalanced quote)")
-    fixed = [_corrected(a) for a in bad[:MAX_EVIDENCE] if a.form != "systemd"]
-    unit_lines = [_corrected(a) for a in bad[:MAX_EVIDENCE] if a.form == "systemd"]
-    config = (f"# the drop-in ({edit(OLLAMA_UNIT)})\n[Service]\n" + "\n".join(unit_lines) + "\n"
-              if unit_lines else "")
+    fixed = tuple(assignment_line(a.form, a.name, _value(a)) for a in bad[:MAX_EVIDENCE] if a.form != "systemd")
+    unit = {a.name: _value(a) for a in bad[:MAX_EVIDENCE] if a.form == "systemd"}
     kept = bad and all(a.value is not None for a in bad)  # set, but as cmd.exe keeps it: quotes included
     yield Finding(
         Cause.CONFIG_NOT_APPLIED, Severity.WARNING,
@@ -80,6 +69,13 @@ def assignment_ignored(
         f"{names} {'is' if len(bad) <= 1 else 'are'} never set: the line assigns nothing, so the server runs with "
         f"its default",
         ev,
-        Fix(f"{why[0].upper() + why[1:]}. Write each as below, restart the server, and check the value in its "
-            f"start-up log (Ollama: the `server config` line).",
-            tuple(fixed) or (edit(OLLAMA_UNIT), reload_and_restart(OLLAMA_UNIT)), config))
+        _fix(f"{why[0].upper() + why[1:]}. Write each as below, restart the server, and check the value in its "
+             f"start-up log (Ollama: the `server config` line).", fixed, unit))
+
+
+def _fix(summary: str, fixed: tuple[str, ...], unit: dict[str, str]) -> Fix:
+    """The corrected lines in their own forms; a unit's in llmdoctor's drop-in, as a remedy the merge takes."""
+    if not unit:
+        return Fix(summary, fixed)
+    fix = remedy_fix(summary, env("systemd", unit=OLLAMA_UNIT, restart="edit+reload", **unit))
+    return replace(fix, commands=fixed) if fixed else fix

@@ -48,7 +48,7 @@ def set_outside_server(
 ):
     if declared_settings is None:
         return
-    from llmdoctor.judge.fixes import settings_fix
+    from llmdoctor.judge.fixes import env, remedy_fix
     from llmdoctor.judge.weighing import confirmed_by_server
 
     session = [a for a in declared_settings.assignments if a.problem is None and a.value is not None
@@ -67,20 +67,20 @@ def set_outside_server(
         return
     proofs = [p for p in (_contradiction(a, ollama_config, ollama_log) for a in loose) if p is not None]
     ev = [Evidence(f"{a.source}:{a.lineno}", a.line) for a in loose[:MAX_EVIDENCE]] + [p for p, _ in proofs[:2]]
-    commands, config = settings_fix(ollama_deployment, **{a.name: a.value for a in loose if a.name.startswith("OLLAMA_")}) \
-        if any(a.name.startswith("OLLAMA_") for a in loose) else ((), "")
+    remedy = env(ollama_deployment, **{a.name: a.value for a in loose if a.name.startswith("OLLAMA_")}) \
+        if any(a.name.startswith("OLLAMA_") for a in loose) else None
     names = ", ".join(dict.fromkeys(a.name for a in loose))
     title = (f"{names} {'is' if len(loose) == 1 else 'are'} set only in {SESSION[loose[0].form]}, "
              f"which the server does not read")
     if proofs:
         title += ": it runs with another value" if proofs[0][1] else ", and the log shows another value in effect"
-    yield Finding(
-        Cause.CONFIG_NOT_APPLIED, Severity.WARNING, title, ev,
-        Fix(f"A variable set with `{loose[0].form}` reaches only {loose[0].reaches}. Ollama started as a service "
+    summary = (f"A variable set with `{loose[0].form}` reaches only {loose[0].reaches}. Ollama started as a service "
             f"(systemd on Linux), as the desktop app (Windows, macOS) or in a container has its own environment: "
             f"set it there and restart the server"
             + ("." if proofs else ", then confirm it in the start-up log (the `server config` line). If the server "
-               "was started by hand from that same shell, the value did reach it."),
-            commands or ("# set it in the server's own environment (systemd drop-in, app environment, or container)",),
-            config),
+               "was started by hand from that same shell, the value did reach it."))
+    yield Finding(
+        Cause.CONFIG_NOT_APPLIED, Severity.WARNING, title, ev,
+        remedy_fix(summary, remedy) if remedy is not None else
+        Fix(summary, ("# set it in the server's own environment (systemd drop-in, app environment, or container)",)),
         confidence=Confidence.HIGH if any(proven for _, proven in proofs) else Confidence.MEDIUM)

@@ -28,18 +28,19 @@ def container_oom_killed(container: Container):
     if pod:
         proof.append(Evidence(container.source, f"container {container.container}: resources.limits.memory "
                                                 f"{limit or 'not set (the node RAM is the limit)'}"))
-        proof += [Evidence(container.source if not e.startswith(("Warning", "Normal")) else "kubectl get events", e)
+        from llmdoctor.judge.pod_fixes import EVENTS
+
+        proof += [Evidence(container.source if not e.startswith(("Warning", "Normal")) else EVENTS, e)
                   for e in container.events if "OOM" in e or "BackOff" in e][:3]
     if pod:
-        from llmdoctor.judge.pod_fixes import memory_fix
+        from llmdoctor.judge.pod_fixes import memory_fix, top_pod
 
         commands, config = memory_fix(container.spec, _double(limit) if limit else "32Gi")
-        commands += (f"kubectl top pod {container.pod} -n {container.namespace}  # what it uses now "
-                     "(metrics-server)",)
+        commands += top_pod(container.pod, container.namespace)
     else:
-        commands, config = (f"docker update --memory 32g --memory-swap 32g {container.name or 'CONTAINER'}  "
-                            "# or mem_limit: in compose; size it to the model", f"docker stats --no-stream "
-                            f"{container.name or 'CONTAINER'}"), ""
+        from llmdoctor.judge.fixes import container_memory_fix
+
+        commands, config = container_memory_fix(container.name or "CONTAINER", "32g"), ""
     yield Finding(
         Cause.SWAP, Severity.CRITICAL,
         f"The engine's {'pod' if pod else 'container'} was killed for memory (OOMKilled)"

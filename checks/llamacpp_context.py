@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.fixes import llama, remedy_fix
+from llmdoctor.model import Cause, Evidence, Finding, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.llamacpp import LlamaLog
@@ -38,9 +39,9 @@ def context_exceeded(llamacpp_log: LlamaLog):
         f"llama-server refused {scan.context_exceeded} prompt(s) longer than its context"
         + (f" ({biggest:,} tokens > {ctx:,})" if biggest and ctx else ""),
         ev,
-        Fix("The prompt does not fit the slot's context. Raise -c (with an explicit -np it is split between slots: "
+        remedy_fix("The prompt does not fit the slot's context. Raise -c (with an explicit -np it is split between slots: "
             "-c = slots x context), or use --kv-unified, or send shorter prompts." + why,
-            (f"llama-server -m MODEL -c {max(8192, (biggest or 4096) * 2)}",)))
+            llama({"-c": max(8192, (biggest or 4096) * 2)})))
 
 
 @check(id="llamacpp-context-shift", cause=Cause.CONTEXT_TRUNCATION,
@@ -64,16 +65,16 @@ def context_shift(llamacpp_log: LlamaLog):
                                                                                              " the slot's context")
         + (f" (up to {dropped:,} tokens dropped)" if dropped else ""),
         [Evidence(scan.source, s.text) for s in (shifts or c.shifts)],
-        Fix("The conversation outgrew the slot: older tokens were discarded (a context shift) or the prompt was cut, "
+        remedy_fix("The conversation outgrew the slot: older tokens were discarded (a context shift) or the prompt was cut, "
             "so the model no longer sees the start. Give each slot more context (-c is split between explicit -np "
             "slots: raise -c or lower -np), cap the answer length (n_predict / max_tokens), and start with "
             "--no-context-shift if a refused request is better than a silently shortened one. Models with MLA "
             "attention (DeepSeek V2/V3) cannot be shifted at all and produce garbage after a shift.",
-            (_bigger_slots(scan.n_slots, max(8192, (ctx or 4096) * 2)),)))
+            _bigger_slots(scan.n_slots, max(8192, (ctx or 4096) * 2))))
 
 
-def _bigger_slots(slots, per_slot: int) -> str:
+def _bigger_slots(slots, per_slot: int):
     """More context per slot without fewer slots (-np 1 would trade the shift for queueing)."""
     if slots and slots > 1:
-        return f"llama-server -m MODEL -np {slots} -c {slots * per_slot} --no-context-shift"
-    return f"llama-server -m MODEL -c {per_slot} --no-context-shift"
+        return llama({"-np": slots, "-c": slots * per_slot, "--no-context-shift": ""})
+    return llama({"-c": per_slot, "--no-context-shift": ""})

@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.fixes import llama, remedy_fix
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 from llmdoctor.judge.thresholds import LLAMACPP_KV_PURGES_ALONE
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -87,11 +88,11 @@ def kv_overcommit(llamacpp_log: LlamaLog | None = None, llamacpp_cmdline: LlamaC
         title = "llama-server's KV cache ran out while requests were running"
     yield Finding(
         Cause.KV_CAPACITY, Severity.WARNING, title, ev,
-        Fix("On a unified cache (--kv-unified, or -np left on auto, which runs 4 slots) every slot may use all "
+        remedy_fix("On a unified cache (--kv-unified, or -np left on auto, which runs 4 slots) every slot may use all "
             "-c tokens of one shared pool; when requests overlap, the pool fills ('failed to find free space in the KV cache'), batches "
             "shrink and requests are aborted ('Context size has been exceeded'). Set the slots yourself and give "
             "the pool room for all of them: -np N with -c = N x the longest request (each slot then gets its own "
             "share), or -np 1 if one request at a time is enough.",
-            (f"llama-server -m MODEL -np {n or 4} -c {(n or 4) * (per_slot or 8192)}",
-             f"llama-server -m MODEL -np 1 -c {per_slot or pool or 8192}")),
+            llama({"-np": n or 4, "-c": (n or 4) * (per_slot or 8192)},
+                  alternatives=(llama({"-np": 1, "-c": per_slot or pool or 8192}),))),
         confidence=Confidence.HIGH if full_ev or pool_ev is not None and (scan.kv_unified is not None or inferred) else Confidence.MEDIUM)

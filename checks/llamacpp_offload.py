@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
+from llmdoctor.judge.fixes import LIST_DEVICES, llama, remedy_fix
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 from llmdoctor.judge.thresholds import CPU_SPILL_CRITICAL_PCT
 
@@ -42,7 +43,7 @@ def cpu_fallback(llamacpp_log: LlamaLog, llamacpp_cmdline: LlamaCmdline | None =
                     "sure the image has the driver's user-space libraries (for Vulkan the GL/Vulkan loader, "
                     "libglvnd, and the Mesa or NVIDIA ICD); on the host check `nvidia-smi` or `vulkaninfo --summary`. "
                     "Restart and confirm the log shows the device and 'offloaded N/N layers to GPU'.",
-                    ("llama-server --list-devices", "vulkaninfo --summary", "nvidia-smi")))
+                    LIST_DEVICES))
             return
         if c.offloaded is None:
             continue
@@ -60,10 +61,10 @@ def cpu_fallback(llamacpp_log: LlamaLog, llamacpp_cmdline: LlamaCmdline | None =
             (f"llama-server keeps all {total} layers on the CPU although a GPU is there" if zero else
              f"llama-server runs {total - on} of {total} layers ({share}%) on the CPU, and every token waits for them"),
             ev,
-            Fix(("No layers were offloaded: pass --n-gpu-layers (-ngl 999 offloads all that exist; older builds "
+            remedy_fix(("No layers were offloaded: pass --n-gpu-layers (-ngl 999 offloads all that exist; older builds "
                  "offload none by default). " if zero else
                  "The model does not fit in GPU memory with this context. ")
                 + "Make weights plus KV cache fit: a smaller quantisation, a smaller -c (KV memory is context "
                   "x slots), a quantised KV cache (-ctk q8_0 -ctv q8_0 with -fa on), or fewer slots.",
-                ("llama-server -m MODEL -ngl 999 -fa on -ctk q8_0 -ctv q8_0",)))
+                llama({"-ngl": 999, "-fa": "on", "-ctk": "q8_0", "-ctv": "q8_0"})))
         return

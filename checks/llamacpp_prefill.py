@@ -5,7 +5,8 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.judge.thresholds import LLAMACPP_CACHE_MISS_TOKENS, LLAMACPP_PREFILL_MIN_REQUESTS, LLAMACPP_PREFILL_SHARE
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.fixes import llama, remedy_fix
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.llamacpp import LlamaLog
@@ -26,12 +27,12 @@ def prefill(llamacpp_log: LlamaLog):
             [Evidence(scan.source, worst.text),
              Evidence(scan.source, f"prompt eval {scan.prompt_ms_total / 1000:.1f} s vs generation "
                                    f"{scan.eval_ms_total / 1000:.1f} s over {scan.requests_timed} requests")],
-            Fix("Long prompts dominate. Reuse what is cached: keep the fixed part of the prompt first and identical "
+            remedy_fix("Long prompts dominate. Reuse what is cached: keep the fixed part of the prompt first and identical "
                 "so the slot's prompt cache serves it (cache_prompt is on by default; pin a client to a slot with "
                 "id_slot), raise the batch sizes for prompt processing (-b 2048 -ub 512, or higher on GPU), "
                 "offload all layers to the GPU (-ngl 999), and trim prompts. Engine timings are hints: time the "
                 "client side too.",
-                ("llama-server -m MODEL -ngl 999 -b 2048 -ub 512",)),
+                llama({"-ngl": 999, "-b": 2048, "-ub": 512})),
             confidence=Confidence.MEDIUM)
         return
 
@@ -63,13 +64,13 @@ def prompt_cache_miss(llamacpp_log: LlamaLog):
             (f"llama-server re-processed {lost:,} cached prompt tokens: the prompt stopped matching its cache "
              f"after token {w.matched:,}" if lost else "llama-server re-processes whole prompts: its prompt cache is not reused"),
             ev,
-            Fix("The prompt cache only serves an identical prefix. Something before the new message changes on "
+            remedy_fix("The prompt cache only serves an identical prefix. Something before the new message changes on "
                 "every turn - a timestamp or date in the system prompt, reordered or rewritten history, tools "
                 "listed in a different order, a chat template that drops the reasoning of earlier turns - so "
                 "everything after it is computed again. Keep the head of the "
                 "prompt byte-identical across turns; send cache_prompt: true on /completion (old builds default to "
                 "false); pin a conversation to its slot (id_slot). 'forcing full prompt re-processing' on sliding-"
                 "window or hybrid models is a limit of the architecture: --swa-full, or shorter prompts.",
-                ("llama-server -m MODEL --cache-reuse 256",)),
+                llama({"--cache-reuse": 256})),
             confidence=Confidence.MEDIUM)
         return

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.fixes import llama, remedy_fix
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.llamacpp import LlamaLog
@@ -34,11 +35,11 @@ def setting_disabled(llamacpp_log: LlamaLog):
             Cause.CONFIG_NOT_APPLIED, Severity.WARNING,
             f"llama-server ignores {names}: the loaded model cannot use it",
             [Evidence(scan.source, line) for _, line in off],
-            Fix("The server was started with a setting the model cannot use and turned it off: it runs as if the "
+            remedy_fix("The server was started with a setting the model cannot use and turned it off: it runs as if the "
                 "flag were not there. --cache-reuse needs a KV cache that can be shifted (not with a multimodal "
                 "projector, nor recurrent/hybrid or sliding-window memory): rely on the prompt cache (--cache-ram) "
                 "and keep prompts' beginnings identical instead. Remove the flag so the command line says what the "
                 "server does.",
-                ("llama-server -m MODEL --cache-ram 8192",)),
+                llama({"--cache-ram": 8192})),
             confidence=Confidence.HIGH)
         return

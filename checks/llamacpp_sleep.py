@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.fixes import llama, remedy_fix
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 from llmdoctor.judge.thresholds import LLAMACPP_SLEEP_REPEATS
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -30,19 +31,19 @@ def idle_unload(llamacpp_log: LlamaLog):
             ev.append(Evidence(scan.source, f"{c.wakes} wake(s) after {c.sleeps} sleep(s): each first request after "
                                             f"an idle spell waited for the model to load again"))
             title = f"llama-server unloaded its model when idle and reloaded it {c.wakes} time(s) for a request"
-            fix = Fix("--sleep-idle-seconds frees the model and its KV cache after that many idle seconds; the next "
+            fix = remedy_fix("--sleep-idle-seconds frees the model and its KV cache after that many idle seconds; the next "
                       "request waits for the whole load (seconds to minutes for a large model) and starts with an "
                       "empty prompt cache. Raise it above the longest quiet spell between requests, or leave it off "
                       "(-1, the default) where the memory is not needed elsewhere.",
-                      ("llama-server -m MODEL --sleep-idle-seconds -1",))
+                      llama({"--sleep-idle-seconds": -1}))
         else:
             ev.append(Evidence(scan.source, f"{c.lru_unloads} model(s) unloaded to make room for another"))
             title = f"llama-server's router unloaded {c.lru_unloads} model(s) to load another: requests wait for loads"
-            fix = Fix("In router mode --models-max caps the models kept loaded; a request for another model unloads "
+            fix = remedy_fix("In router mode --models-max caps the models kept loaded; a request for another model unloads "
                       "the least recently used one and waits for its own load, and requests alternating between "
                       "models reload them every time. Raise --models-max if memory allows, or send each model's "
                       "traffic to its own server.",
-                      ("llama-server --models-dir DIR --models-max 2",))
+                      llama({"--models-max": 2}, model="--models-dir DIR"))
         yield Finding(Cause.MODEL_UNLOAD, Severity.WARNING, title, ev, fix,
                       confidence=Confidence.HIGH if (c.wakes or c.lru_unloads) >= LLAMACPP_SLEEP_REPEATS
                       else Confidence.MEDIUM)

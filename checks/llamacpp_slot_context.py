@@ -5,7 +5,8 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.judge.thresholds import LLAMACPP_SMALL_SLOT_TOKENS
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.fixes import llama, remedy_fix
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.llamacpp import LlamaLog
@@ -63,9 +64,9 @@ def slot_context(
         Cause.KV_CAPACITY, Severity.WARNING,
         f"llama-server gives each of its {n} slots only {per_slot:,} tokens of KV cache (-c {total:,} split {n} ways)",
         ev,
-        Fix(f"With an explicit -np, llama-server divides -c between the slots, so a request longer than "
+        remedy_fix(f"With an explicit -np, llama-server divides -c between the slots, so a request longer than "
             f"{per_slot:,} tokens is refused or shifted. Size -c as slots x the longest request (-c {n * want}), "
             f"or run fewer slots; --kv-unified lets any slot use the whole -c instead (then watch for the pool "
             f"running dry under load).",
-            (f"llama-server -m MODEL -np {n} -c {n * want}", f"llama-server -m MODEL -np {n} -c {total} --kv-unified")),
+            llama({"-np": n, "-c": n * want}, alternatives=(llama({"-np": n, "-c": total, "--kv-unified": ""}),))),
         confidence=Confidence.HIGH if errors is not None or unified is False else Confidence.MEDIUM)

@@ -4,7 +4,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.fixes import llama, remedy_fix
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 from llmdoctor.judge.thresholds import (LLAMACPP_DEFERRED_SHOWN, LLAMACPP_QUEUED_LAUNCHES, LLAMACPP_SMALL_SLOT_TOKENS,
                                         LLAMACPP_WAITED_LINES)
 
@@ -67,12 +68,12 @@ def queueing(
     # each new slot gets what a slot has now, at least what llamacpp-slot-context calls enough (so
     # that following this fix raises no finding of its own), never more than the model was trained for
     per_slot = slot_tokens_for(max(per_slot or 0, LLAMACPP_SMALL_SLOT_TOKENS), train)
-    fix = Fix(f"Each slot serves one request at a time; the rest wait. Start llama-server with more slots "
+    fix = remedy_fix(f"Each slot serves one request at a time; the rest wait. Start llama-server with more slots "
               f"(-np {more}); with an explicit -np the context -c is split between slots, so raise -c by the same "
               f"factor ({per_slot:,} tokens each{', the most the model was trained for' if per_slot == train else ''})."
               f" (--kv-unified shares one pool instead, but overlapping long requests can then run it dry.) Each "
               f"slot's KV cache costs memory: check it still fits on the GPU.",
-              (f"llama-server -m MODEL -np {more} -c {more * per_slot} --metrics",))
+              llama({"-np": more, "-c": more * per_slot, "--metrics": ""}))
     if ev:
         if slot_ev is not None:
             ev.append(slot_ev)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 from llmdoctor.judge.thresholds import BACK_TO_BACK_MIN_REQUESTS, HTTP_ERROR_STATUS
 
 if TYPE_CHECKING:
@@ -25,7 +25,8 @@ def back_to_back_queue(ollama_log: OllamaLogSummary, ollama_deployment: str | No
     if len(spans) < BACK_TO_BACK_MIN_REQUESTS:
         return
     from llmdoctor.knowledge.concurrency import chains
-    from llmdoctor.judge.fixes import settings_fix
+    from llmdoctor.judge.thresholds import BACK_TO_BACK_MIN_REQUESTS
+    from llmdoctor.judge.fixes import env, remedy_fix
 
     found = [c for c in chains(spans, min_len=BACK_TO_BACK_MIN_REQUESTS) if c.sent_together]
     if not found:
@@ -42,8 +43,8 @@ def back_to_back_queue(ollama_log: OllamaLogSummary, ollama_deployment: str | No
         f"Requests were served one at a time without a pause while clients gave up at {c.deadline_s:.0f} s: "
         f"the last of {len(c.spans)}, if sent with the first, waited about {c.waited_s:.0f} s",
         [Evidence("ollama access log", figures)] + failed,
-        Fix("The server never idled between these requests and clients timed out behind each other: serve more "
+        remedy_fix("The server never idled between these requests and clients timed out behind each other: serve more "
             "at once (raise OLLAMA_NUM_PARALLEL, or check the client or proxy does not send one request at a "
-            "time), or raise the client's timeout above the wait.", *settings_fix(ollama_deployment, OLLAMA_NUM_PARALLEL=4)),
+            "time), or raise the client's timeout above the wait.", env(ollama_deployment, OLLAMA_NUM_PARALLEL=4)),
         confidence=Confidence.MEDIUM,
     )

@@ -11,12 +11,6 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
     from llmdoctor.knowledge.ollama.log import OllamaLogSummary
 
 
-# in a container the values live in its environment (docker run -e, compose environment:)
-def container_commands(name: str) -> tuple[str, ...]:
-    return ("docker compose up -d  # after correcting the value under environment: (docker run -e: recreate it)",
-            f"docker logs {name} 2>&1 | grep 'server config'")
-
-
 @check(id="ollama-unparseable-value", cause=Cause.CONFIG_NOT_APPLIED,
        purpose="An OLLAMA_* value Ollama cannot read (it uses the default, reads true, or binds another port)",
        engines=("ollama",))
@@ -24,7 +18,7 @@ def unparseable_value(ollama_config: OllamaConfig, ollama_log: OllamaLogSummary 
                       ollama_deployment: str | None = None):
     from llmdoctor.knowledge.ollama.env import parse_problem
     from llmdoctor.judge.ollama import evs
-    from llmdoctor.judge.fixes import OLLAMA_UNIT, edit, reload_and_restart
+    from llmdoctor.judge.fixes import OLLAMA_UNIT, container_env_recheck, edit, reload_and_restart
     from llmdoctor.knowledge.ollama.deployment import container_name
 
     unit = (getattr(ollama_deployment, "name", None) if ollama_deployment == "systemd" else None) or OLLAMA_UNIT
@@ -48,6 +42,6 @@ def unparseable_value(ollama_config: OllamaConfig, ollama_log: OllamaLogSummary 
         Fix("Write numbers as plain digits, booleans as 1/0 or true/false, durations as Go durations (10m, 24h, -1) "
             "or seconds, and OLLAMA_HOST as host:port (0.0.0.0:11434, no http://). Then restart and compare the "
             "`server config` line in the log.",
-            container_commands(container_name(ollama_deployment)) if ollama_deployment == "container" else
+            container_env_recheck(container_name(ollama_deployment)) if ollama_deployment == "container" else
             (edit(unit), reload_and_restart(unit), f"journalctl -u {unit} -b | grep 'server config'")),
     )

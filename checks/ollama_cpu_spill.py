@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.judge.fixes import OLLAMA_UNIT, dropin, plus_commands, reload_and_restart, settings_fix
+from llmdoctor.judge.fixes import env, remedy_fix
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Evidence, Finding, Severity
 from llmdoctor.judge.thresholds import CPU_SPILL_CRITICAL_PCT, OLLAMA_PS_ALL_CPU_PCT, OLLAMA_SPILL_PARALLEL as SLOTS
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -21,7 +21,7 @@ LEVERS = ("Make weights plus KV cache fit in GPU memory: fewer slots (OLLAMA_NUM
           "the model (e.g. Q4_K_M instead of Q8_0).")
 
 
-COMMANDS = (reload_and_restart(OLLAMA_UNIT), "ollama ps  # PROCESSOR should read 100% GPU")
+VERIFY = ("ollama ps  # PROCESSOR should read 100% GPU",)
 
 
 @check(id="ollama-cpu-spill", cause=Cause.CPU_SPILL,
@@ -80,12 +80,12 @@ def cpu_spill(
         Cause.CPU_SPILL, Severity.CRITICAL if worst >= CPU_SPILL_CRITICAL_PCT else Severity.WARNING,
         f"The model does not fit in GPU memory: about {shown or worst}% of it runs on the CPU, and every token "
         "waits for it",
-        evidence, Fix(summary, *_fix(ollama_deployment, levers)),
+        evidence, remedy_fix(summary, _remedy(ollama_deployment, levers)),
     )
 
 
-def _fix(where: str | None, levers: dict) -> tuple[tuple[str, ...], str]:
+def _remedy(where: str | None, levers: dict):
     """The levers' settings where the server runs (a unit's drop-in unless it runs in a container)."""
     if where in ("container", "kubernetes") or getattr(where, "name", None):  # a container, or the unit found
-        return plus_commands(settings_fix(where, **levers), after=COMMANDS[1:])
-    return COMMANDS, dropin(OLLAMA_UNIT, levers)
+        return env(where, verify=VERIFY, **levers)
+    return env(None, restart="reload", verify=VERIFY, **levers)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 from llmdoctor.judge.thresholds import OLLAMA_DEEP_QUEUE_OBSERVED_PER_SLOT, OLLAMA_DEEP_QUEUE_PER_SLOT
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -21,7 +21,7 @@ def deep_queue(
     ollama_deployment: str | None = None,
 ):
     from llmdoctor.judge.ollama import config_evidence, slots
-    from llmdoctor.judge.fixes import settings_fix
+    from llmdoctor.judge.fixes import env, remedy_fix
 
     s = slots(ollama_config, ollama_log)
     raw = ollama_config.get("OLLAMA_MAX_QUEUE")
@@ -42,8 +42,8 @@ def deep_queue(
         f"Up to {depth} requests may wait for {s.count} slot(s): {depth // s.count} per slot, far more than can "
         f"be served before clients time out",
         evidence,
-        Fix(f"Fail fast instead of queueing for minutes: set OLLAMA_MAX_QUEUE to a few requests per slot "
+        remedy_fix(f"Fail fast instead of queueing for minutes: set OLLAMA_MAX_QUEUE to a few requests per slot "
             f"(e.g. {short}), give clients a timeout and retry with back-off, and cap concurrency in the proxy "
-            f"in front of Ollama. " + OLLAMA_UNBOUNDED_QUEUE, *settings_fix(ollama_deployment, OLLAMA_MAX_QUEUE=short)),
+            f"in front of Ollama. " + OLLAMA_UNBOUNDED_QUEUE, env(ollama_deployment, OLLAMA_MAX_QUEUE=short)),
         confidence=Confidence.MEDIUM,
     )

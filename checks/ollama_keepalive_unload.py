@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.judge.thresholds import OLLAMA_IDLE_RELOAD_MIN_S, OLLAMA_KEEP_ZERO_REPEATS, OLLAMA_SLOW_LOAD_S
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Evidence, Finding, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.ollama import OllamaConfig
@@ -26,7 +26,7 @@ def keepalive_unload(
         return  # nothing reloaded or stopping to show (and the figures module stays unimported)
     from llmdoctor.knowledge.ollama.env import format_seconds
     from llmdoctor.judge.ollama import config_evidence, evs, keep_alive_seconds
-    from llmdoctor.judge.fixes import plus_commands, settings_fix
+    from llmdoctor.judge.fixes import env, remedy_fix
 
     keep = keep_alive_seconds(ollama_config)
     evidence = []
@@ -59,9 +59,8 @@ def keepalive_unload(
              "A model is being unloaded right now (`Stopping...`); the next request reloads it")
     yield Finding(
         Cause.MODEL_UNLOAD, Severity.WARNING, title, evidence,
-        Fix("Keep the model in memory longer: set OLLAMA_KEEP_ALIVE (e.g. 24h, or -1 for forever) in the service, "
+        remedy_fix("Keep the model in memory longer: set OLLAMA_KEEP_ALIVE (e.g. 24h, or -1 for forever) in the service, "
             "or send keep_alive with requests (a client that sends keep_alive 0 overrides the service's value); "
             "warm it after a restart with an empty request.",
-            *plus_commands(settings_fix(ollama_deployment, OLLAMA_KEEP_ALIVE="24h"),
-                           after=("curl http://127.0.0.1:11434/api/generate -d '{\"model\":\"MODEL\",\"keep_alive\":-1}'",))),
+            env(ollama_deployment, verify=("curl http://127.0.0.1:11434/api/generate -d '{\"model\":\"MODEL\",\"keep_alive\":-1}'",), OLLAMA_KEEP_ALIVE="24h")),
     )

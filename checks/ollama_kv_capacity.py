@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Finding, Fix, Severity
+from llmdoctor.model import Cause, Finding, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.ollama import OllamaConfig
@@ -24,7 +24,7 @@ def kv_capacity(
     gpu: GpuFact | None = None,
     ollama_deployment: str | None = None,
 ):
-    from llmdoctor.judge.fixes import settings_fix
+    from llmdoctor.judge.fixes import env, remedy_fix
     from llmdoctor.knowledge.units import human_bytes as human
     from llmdoctor.judge.ollama_kv import kv_budget
 
@@ -37,10 +37,9 @@ def kv_capacity(
         f"{b.slots} slot(s) x {b.context} tokens need {human(b.need)} of KV cache, but only {human(b.free)} "
         f"is left after the weights: {b.fits} such conversation(s) fit on the GPU",
         b.evidence,
-        Fix(f"Match slots and context to the memory: OLLAMA_NUM_PARALLEL={slots} at this context. For more slots, "
+        remedy_fix(f"Match slots and context to the memory: OLLAMA_NUM_PARALLEL={slots} at this context. For more slots, "
             f"cheapest first: a smaller context (OLLAMA_CONTEXT_LENGTH), then OLLAMA_KV_CACHE_TYPE=q8_0 with "
             f"OLLAMA_FLASH_ATTENTION=1 (about half the KV bytes), then more GPU memory. "
             f"Otherwise Ollama moves layers to the CPU.",
-            *settings_fix(ollama_deployment, OLLAMA_NUM_PARALLEL=slots, OLLAMA_FLASH_ATTENTION=1,
-                          OLLAMA_KV_CACHE_TYPE="q8_0")),
+            env(ollama_deployment, OLLAMA_NUM_PARALLEL=slots, OLLAMA_FLASH_ATTENTION=1, OLLAMA_KV_CACHE_TYPE="q8_0")),
     )

@@ -25,7 +25,7 @@ def model_evicted(
     ollama_deployment: str | None = None,
 ):
     from llmdoctor.judge.ollama import evs
-    from llmdoctor.judge.fixes import settings_fix
+    from llmdoctor.judge.fixes import env, remedy_fix
     from llmdoctor.knowledge.units import human_bytes as human
 
     e = ollama_log.evictions
@@ -53,5 +53,5 @@ def model_evicted(
     yield Finding(
         Cause.MODEL_UNLOAD, Severity.WARNING,
         f"Ollama unloaded a loaded model to make room {e.count} time(s): the next request for it waits for a reload",
-        ev, Fix(why, *((UPGRADE,) if cpu_only and free and free > OLLAMA_EVICT_CPU_FREE_BYTES else
-                       (PIN_OLLAMA_OPTIONS,) if reset else settings_fix(ollama_deployment, OLLAMA_MAX_LOADED_MODELS=2))))
+        ev, Fix(why, UPGRADE) if cpu_only and free and free > OLLAMA_EVICT_CPU_FREE_BYTES else Fix(why, PIN_OLLAMA_OPTIONS) if reset
+        else remedy_fix(why, env(ollama_deployment, OLLAMA_MAX_LOADED_MODELS=2)))

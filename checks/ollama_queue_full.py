@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Finding, Fix, Severity
+from llmdoctor.model import Cause, Finding, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.knowledge.ollama.log import OllamaLogSummary
@@ -17,15 +17,15 @@ def queue_full(ollama_log: OllamaLogSummary, ollama_deployment: str | None = Non
     if not (n503.count or text.count):
         return
     from llmdoctor.judge.ollama import evs
-    from llmdoctor.judge.fixes import settings_fix
+    from llmdoctor.judge.fixes import env, remedy_fix
 
     yield Finding(
         Cause.QUEUE_FULL, Severity.CRITICAL,
         f"Ollama rejected requests: queue full ({n503.count} HTTP 503 in the access log, "
         f"{text.count} 'maximum pending requests exceeded' messages)",
         evs(text.examples[:3]) + evs(n503.examples[:3]),
-        Fix("More requests waited for a model (re)load than OLLAMA_MAX_QUEUE allows. Keep the model loaded "
+        remedy_fix("More requests waited for a model (re)load than OLLAMA_MAX_QUEUE allows. Keep the model loaded "
             "(OLLAMA_KEEP_ALIVE=-1, one num_ctx for all clients) so requests are not stuck behind loads, add "
             "slots, and make clients back off on 503. " + OLLAMA_UNBOUNDED_QUEUE,
-            *settings_fix(ollama_deployment, OLLAMA_KEEP_ALIVE="-1", OLLAMA_NUM_PARALLEL=4)),
+            env(ollama_deployment, OLLAMA_KEEP_ALIVE="-1", OLLAMA_NUM_PARALLEL=4)),
     )

@@ -26,7 +26,7 @@ def one_slot(
     if ollama_config is None and ollama_log is None:
         return  # no Ollama here (and the figures module stays unimported)
     from llmdoctor.judge.ollama import evs, slots
-    from llmdoctor.judge.fixes import settings_fix
+    from llmdoctor.judge.fixes import env, remedy_fix
 
     if ollama_log is not None and ollama_log.forced_single_slot.count:
         yield Finding(
@@ -51,8 +51,8 @@ def one_slot(
         Cause.QUEUEING, Severity.WARNING if overlapped else Severity.INFO,
         f"Ollama serves one request at a time per model ({s.how}); concurrent users wait in line",
         ev,
-        Fix("Raise OLLAMA_NUM_PARALLEL in the service (4 is a common start) and restart. " + KV_WARNING,
-            *settings_fix(ollama_deployment, OLLAMA_NUM_PARALLEL=4)),
+        remedy_fix("Raise OLLAMA_NUM_PARALLEL in the service (4 is a common start) and restart. " + KV_WARNING,
+            env(ollama_deployment, OLLAMA_NUM_PARALLEL=4)),
         confidence=Confidence.HIGH if s.from_runner and overlapped else Confidence.MEDIUM,
     )
 
@@ -65,12 +65,12 @@ def serialized_requests(ollama_log: OllamaLogSummary, ollama_deployment: str | N
     if not r.serial_groups or r.parallel_pairs:
         return
     from llmdoctor.judge.ollama import evs
-    from llmdoctor.judge.fixes import settings_fix
+    from llmdoctor.judge.fixes import env, remedy_fix
 
     yield Finding(
         Cause.QUEUEING, Severity.WARNING,
         f"Requests that arrived together were answered one at a time ({r.serial_groups} such burst(s) in the access log)",
         [Evidence("ollama access log", r.serial_figures)] + evs(r.serial_example),
-        Fix("The model has one slot. Raise OLLAMA_NUM_PARALLEL (the durations grow by one full answer per "
-            "request waiting ahead). " + KV_WARNING, *settings_fix(ollama_deployment, OLLAMA_NUM_PARALLEL=4)),
+        remedy_fix("The model has one slot. Raise OLLAMA_NUM_PARALLEL (the durations grow by one full answer per "
+            "request waiting ahead). " + KV_WARNING, env(ollama_deployment, OLLAMA_NUM_PARALLEL=4)),
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from llmdoctor.judge.thresholds import OLLAMA_REJECTED_BURST
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.knowledge.ollama.log import OllamaLogSummary
@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
        engines=("ollama",))
 def rejected_burst(ollama_log: OllamaLogSummary, ollama_deployment: str | None = None):
     from llmdoctor.judge.ollama import evs
-    from llmdoctor.judge.fixes import plus_commands, settings_fix
+    from llmdoctor.judge.fixes import env, remedy_fix
 
     if ollama_log.status_503.count or ollama_log.max_pending.count:
         return  # ollama-queue-full says it with the server's own words
@@ -32,10 +32,10 @@ def rejected_burst(ollama_log: OllamaLogSummary, ollama_deployment: str | None =
         (f"Ollama turned away a burst of {size} requests in one second" if size >= OLLAMA_REJECTED_BURST else
          "Ollama's runner answered 'llm busy - no slots available'"),
         ev,
-        Fix("More requests arrived at once than Ollama would queue. Before 0.1.34 the queue held 10 and overflow "
+        remedy_fix("More requests arrived at once than Ollama would queue. Before 0.1.34 the queue held 10 and overflow "
             "was a plain HTTP 500 (ollama/ollama#4124); later versions hold OLLAMA_MAX_QUEUE (512) and answer 503. "
             "Upgrade, raise OLLAMA_MAX_QUEUE, and cap the client's concurrency with retry and back-off. If the "
             "burst came while the model was still loading, warm it first. A burst of 500s can also be a model "
             "that fails to load: check the lines around it for a load error.",
-            *plus_commands(settings_fix(ollama_deployment, OLLAMA_MAX_QUEUE=512, OLLAMA_NUM_PARALLEL=4), ("ollama -v",))),
+            env(ollama_deployment, before=("ollama -v",), OLLAMA_MAX_QUEUE=512, OLLAMA_NUM_PARALLEL=4)),
         confidence=Confidence.MEDIUM)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Evidence, Finding, Severity
 from llmdoctor.judge.thresholds import OLLAMA_RELOAD_CHURN_LOADS
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
        engines=("ollama",))
 def reload_churn(ollama_log: OllamaLogSummary, ollama_deployment: str | None = None):
     from llmdoctor.judge.ollama import evs
-    from llmdoctor.judge.fixes import settings_fix
+    from llmdoctor.judge.fixes import env, remedy_fix
 
     for model, sizes in ollama_log.ctx_sizes_by_model.items():
         loads = sum(sizes.values())
@@ -28,9 +28,9 @@ def reload_churn(ollama_log: OllamaLogSummary, ollama_deployment: str | None = N
             Cause.MODEL_UNLOAD, Severity.WARNING,
             f"Model {model} was loaded {loads} times with {len(sizes)} different context sizes: each change restarts the runner",
             [Evidence("ollama log", f"runner context sizes for {model}: {figures}")] + evs(examples[-4:]),
-            Fix("Clients send different num_ctx (or parallel settings change), and every change reloads the model. "
+            remedy_fix("Clients send different num_ctx (or parallel settings change), and every change reloads the model. "
                 "Pin the context on the server (OLLAMA_CONTEXT_LENGTH, or PARAMETER num_ctx in a Modelfile) and "
                 "make every client send the same num_ctx or none.",
-                *settings_fix(ollama_deployment, OLLAMA_CONTEXT_LENGTH=max(sizes))),
+                env(ollama_deployment, OLLAMA_CONTEXT_LENGTH=max(sizes))),
         )
         return

@@ -22,7 +22,7 @@ def slow_after_idle(
 ):
     from llmdoctor.knowledge.ollama.env import format_seconds
     from llmdoctor.judge.ollama import config_evidence, keep_alive_seconds
-    from llmdoctor.judge.fixes import plus_commands, settings_fix
+    from llmdoctor.judge.fixes import env, remedy_fix
 
     cold = ollama_log.requests.cold
     if not cold:
@@ -50,12 +50,11 @@ def slow_after_idle(
             f"({c.seconds:.1f} s after {format_seconds(c.idle_s)} idle, {c.typical_s:.1f} s warm): most likely the "
             f"model was unloaded and loaded again",
             ev,
-            Fix(f"The usual reason is a reload, {why}. Keep the model in memory across the gaps: a longer "
+            remedy_fix(f"The usual reason is a reload, {why}. Keep the model in memory across the gaps: a longer "
                 "OLLAMA_KEEP_ALIVE (24h, or -1 for ever), keep_alive in the requests (clients may send a short one), "
                 "enough room for every model in use (OLLAMA_MAX_LOADED_MODELS), or a warm-up request on a timer. "
                 + alternatives + " A debug log (OLLAMA_DEBUG=1) shows the unload ('timer expired, expiring to unload').",
-                *plus_commands(settings_fix(ollama_deployment, OLLAMA_KEEP_ALIVE="24h"),
-                               after=("curl http://127.0.0.1:11434/api/generate -d '{\"model\":\"MODEL\",\"keep_alive\":-1}'",))),
+                env(ollama_deployment, verify=("curl http://127.0.0.1:11434/api/generate -d '{\"model\":\"MODEL\",\"keep_alive\":-1}'",), OLLAMA_KEEP_ALIVE="24h")),
             confidence=Confidence.MEDIUM)
     else:
         yield Finding(

@@ -20,7 +20,7 @@ def context_truncation(ollama_log: OllamaLogSummary, ollama_deployment: str | No
     if not (t.count or errors.count or cpp.shift_count or cpp.exceeded_count):
         return
     from llmdoctor.judge.ollama import evs
-    from llmdoctor.judge.fixes import settings_fix
+    from llmdoctor.judge.fixes import env, remedy_fix
     from llmdoctor.knowledge.ollama.marks import trained_context
     src = ollama_log.sources[0] if ollama_log.sources else "ollama log"
     cut = [s for s in cpp.shifts if s.kind == "truncated"]
@@ -57,13 +57,13 @@ def context_truncation(ollama_log: OllamaLogSummary, ollama_deployment: str | No
                   ("ollama show MODEL --parameters  # a num_ctx here overrides OLLAMA_CONTEXT_LENGTH",))
     else:
         target = min(target, trained) if trained else target
-        fix = Fix(f"The model only saw part of these prompts. Raise the context to fit them (about {target:,} tokens, "
+        fix = remedy_fix(f"The model only saw part of these prompts. Raise the context to fit them (about {target:,} tokens, "
                   f"within what the model was trained for): num_ctx in the request's options, PARAMETER num_ctx in a "
                   f"Modelfile, or OLLAMA_CONTEXT_LENGTH in the server's own environment (Ollama >= 0.5.13). `/set "
                   f"parameter num_ctx` in `ollama run` changes only that interactive session, and the "
                   f"OpenAI-compatible endpoints send no num_ctx. KV memory grows with the context, so check "
                   f"`ollama ps` still shows 100% GPU - or send shorter prompts.",
-                  *settings_fix(ollama_deployment, OLLAMA_CONTEXT_LENGTH=target))
+                  env(ollama_deployment, OLLAMA_CONTEXT_LENGTH=target))
     yield Finding(Cause.CONTEXT_TRUNCATION, Severity.WARNING, title, ev, fix,
                   confidence=Confidence.MEDIUM if overridden else Confidence.HIGH)
 

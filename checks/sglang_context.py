@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.judge.fixes import launch_flags_text
+from llmdoctor.judge.fixes import remedy_fix, sglang
 from llmdoctor.judge.sglang import memory_fix, setting
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 from llmdoctor.plugins import check
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -35,11 +35,11 @@ def context_exceeded(sglang_log: SglangLog, sglang_cmdline: SglangCmdline | None
                          "what the pool can store, below --context-length.", sglang_cmdline, sglang_server_info,
                          sglang_log, cap_context=False)
     else:
-        fix = Fix(f"The longest refused prompt was {prompt:,} tokens against a limit of {limit:,}. Shorten or "
+        fix = remedy_fix(f"The longest refused prompt was {prompt:,} tokens against a limit of {limit:,}. Shorten or "
                   "summarise what clients send (history, retrieved documents), or raise --context-length up to "
                   "what the model supports (rope scaling beyond it) if the KV pool has room. --allow-auto-truncate "
                   "only trades the refusal for a prompt silently cut short.",
-                  (launch_flags_text(sglang_cmdline, context_length=max(prompt, limit * 2)),))
+                  sglang(sglang_cmdline, context_length=max(prompt, limit * 2)))
     if truncate:
         ev.append(Evidence("settings", "allow_auto_truncate True: other long prompts may have been cut, not refused"))
     yield Finding(Cause.CONTEXT_TRUNCATION, Severity.WARNING, title, ev, fix, confidence=Confidence.HIGH)

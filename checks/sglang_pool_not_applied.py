@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.judge.fixes import launch_flags_text
+from llmdoctor.judge.fixes import remedy_fix, sglang
 from llmdoctor.judge.sglang import memory_fix, setting
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 from llmdoctor.plugins import check
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -37,11 +37,11 @@ def pool_not_applied(sglang_log: SglangLog, sglang_cmdline: SglangCmdline | None
         yield Finding(
             Cause.CONFIG_NOT_APPLIED, Severity.CRITICAL,
             "SGLang has no memory left for a KV pool: the weights take what --mem-fraction-static allows", ev,
-            Fix("The pool gets what --mem-fraction-static leaves after the weights"
+            remedy_fix("The pool gets what --mem-fraction-static leaves after the weights"
                 + (f" ({fraction})" if fraction else "") + ", and here that is nothing, so no --max-total-tokens "
                 "can apply. Spread the weights over more GPUs (--tp), serve a quantised checkpoint, or raise "
                 "--mem-fraction-static if the GPU has room for activations and CUDA graphs above it.",
-                (launch_flags_text(sglang_cmdline, tp=int(tp) * 2),) if tp else ()),
+                sglang(sglang_cmdline, tp=int(tp) * 2) if tp else None),
             confidence=Confidence.HIGH)
         return
     yield Finding(

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.judge.fixes import launch_flags_text
+from llmdoctor.judge.fixes import remedy_fix, sglang
 from llmdoctor.judge.sglang import long_prefills, setting
 from llmdoctor.judge.thresholds import SGLANG_LONG_PROMPT, SGLANG_LOW_HIT, SGLANG_PREFILL_LINES
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 from llmdoctor.plugins import check
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -50,9 +50,9 @@ def prefix_cache_low(
     yield Finding(
         Cause.PREFILL, Severity.WARNING,
         "SGLang recomputes long prompts: its radix cache serves little of them", ev,
-        Fix("Time to first token is spent prefilling prompts the cache could have served. Put what requests "
+        remedy_fix("Time to first token is spent prefilling prompts the cache could have served. Put what requests "
             "share (system prompt, tool definitions, documents) first and byte-identical - a timestamp or "
             "request id near the top defeats the cache - and let requests sharing a prefix run together with "
             "--schedule-policy lpm (default fcfs). A smaller --chunked-prefill-size keeps streams flowing while "
-            "long prompts prefill.", (launch_flags_text(sglang_cmdline, schedule_policy="lpm"),)),
+            "long prompts prefill.", sglang(sglang_cmdline, schedule_policy="lpm")),
         confidence=Confidence.MEDIUM)

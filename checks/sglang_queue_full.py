@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.judge.fixes import launch_flags_text
+from llmdoctor.judge.fixes import remedy_fix, sglang
 from llmdoctor.judge.sglang import backlogs, setting
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 from llmdoctor.plugins import check
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -31,13 +31,13 @@ def queue_full(sglang_log: SglangLog, sglang_metrics: SglangMetricsSample | None
     if waited is not None:
         ev += waited[1][:2]
     running, _ = setting("max_running_requests", sglang_cmdline, sglang_server_info, sglang_log)
-    steps = [launch_flags_text(sglang_cmdline, max_queued_requests=max(int(limit or 0) * 4, 256))]
+    remedy = sglang(sglang_cmdline, max_queued_requests=max(int(limit or 0) * 4, 256))
     yield Finding(
         Cause.QUEUE_FULL, Severity.CRITICAL,
         f"SGLang refused {count} request(s): its waiting queue was full (HTTP 503)", ev,
-        Fix("SGLang aborts a new request when --max-queued-requests already wait, so clients see 503 instead of "
+        remedy_fix("SGLang aborts a new request when --max-queued-requests already wait, so clients see 503 instead of "
             "a slow answer. Raise --max-queued-requests (or leave it unset: no limit) if waiting is acceptable, "
             "make clients back off and retry on 503, and add capacity where the queue never drains"
             + (f" (max_running_requests {running} run at once)" if running else "") + ".",
-            tuple(steps)),
+            remedy),
         confidence=Confidence.HIGH)

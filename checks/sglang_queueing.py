@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.judge.fixes import launch_flags_text
+from llmdoctor.judge.fixes import remedy_fix, sglang
 from llmdoctor.judge.sglang import backlogs, setting
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 from llmdoctor.plugins import check
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -51,20 +51,20 @@ def queueing(
         summary = (f"The batch is capped at --max-running-requests {cap} while the KV pool has room: raise it "
                    "(SGLang may cap it again for memory: check the start-up `max_running_requests=` line), or add "
                    "a replica with --dp 2 if GPUs allow.")
-        cmds = (launch_flags_text(sglang_cmdline, max_running_requests=int(cap) * 2),)
+        remedy = sglang(sglang_cmdline, max_running_requests=int(cap) * 2)
     else:
         summary = ("Requests wait while token usage stays under 0.9: SGLang admits fewer requests than its KV "
                    "pool holds because it reserves room for each request's max_new_tokens. Lower "
                    "--schedule-conservativeness (default 1.0; SGLang's tuning guide suggests 0.3), or have clients "
                    "send realistic max_tokens; add a replica (--dp 2) if the load is simply higher than one copy.")
-        cmds = (launch_flags_text(sglang_cmdline, schedule_conservativeness=0.3),)
+        remedy = sglang(sglang_cmdline, schedule_conservativeness=0.3)
     shape = _shape(sglang_log)
     kind = shape[1].kind if shape is not None else None
     if shape is not None:
         ev.append(Evidence(shape[0], shape[1].evidence.replace("Waiting", "#queue-req")))
         summary = (SGLANG_ADVICE[kind] + " " + summary).strip()
     if kind == BURSTS:  # SGLang keeps up on average: bound the wait, not more capacity
-        cmds = (launch_flags_text(sglang_cmdline, max_queued_requests=shape[1].queue_cap()),)
+        remedy = sglang(sglang_cmdline, max_queued_requests=shape[1].queue_cap())
     yield Finding(Cause.QUEUEING, Severity.INFO if kind == SPIKE else Severity.WARNING,
-                  "SGLang requests are waiting in its queue", ev, Fix(summary, () if kind == SPIKE else cmds),
+                  "SGLang requests are waiting in its queue", ev, remedy_fix(summary, None if kind == SPIKE else remedy),
                   confidence=Confidence.HIGH if sustained else Confidence.MEDIUM)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.judge.fixes import launch_flags_text
+from llmdoctor.judge.fixes import remedy_fix, sglang, without
 from llmdoctor.judge.sglang import long_prefills, prompt_tokens, setting
 from llmdoctor.judge.thresholds import SGLANG_LONG_PROMPT
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
@@ -34,14 +34,14 @@ def radix_cache_off(
         ev += [Evidence(src, b.text),
                Evidence(src, f"{len(long)} prefill batch(es) of prompts >= {SGLANG_LONG_PROMPT} tokens "
                              f"(first: {prompt_tokens(b):,.0f} per request), none of it from a cache")]
-    cmd = " ".join(a for a in (sglang_cmdline.argv if sglang_cmdline is not None else ()) if a != "--disable-radix-cache")
+    argv = tuple(sglang_cmdline.argv) if sglang_cmdline is not None else ()
     yield Finding(
         Cause.PREFILL, Severity.WARNING if long else Severity.INFO,
         "SGLang's radix cache is disabled: a shared prompt prefix is prefilled again for every request", ev,
-        Fix("Remove --disable-radix-cache. The radix cache (on by default) keeps computed prompt prefixes, so "
+        remedy_fix("Remove --disable-radix-cache. The radix cache (on by default) keeps computed prompt prefixes, so "
             "requests that share a long system prompt or document skip its prefill - the reason to run SGLang "
             "for agent fleets. Keep the shared part first and identical in every request.",
-            (cmd or launch_flags_text(sglang_cmdline) + "  # without --disable-radix-cache",)),
+            without(sglang(sglang_cmdline), "--disable-radix-cache", argv)),
         confidence=Confidence.HIGH if long else Confidence.MEDIUM)
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.judge.fixes import launch_flags_text
+from llmdoctor.judge.fixes import either, remedy_fix, sglang
 from llmdoctor.judge.sglang import memory_fix
 from llmdoctor.judge.thresholds import SGLANG_RETRACTIONS
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 from llmdoctor.plugins import check
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -44,7 +44,7 @@ def retraction(
                      "stream stalls and the GPU repeats work. Raise --schedule-conservativeness (SGLang's guide: "
                      "1.3) so fewer requests are admitted than the pool can finish; an occasional retraction "
                      "(about one a minute) is normal.", sglang_cmdline, sglang_server_info, sglang_log)
-    fix = Fix(fix.summary, (launch_flags_text(sglang_cmdline, schedule_conservativeness=1.3),) + fix.commands)
+    fix = remedy_fix(fix.summary, either(sglang(sglang_cmdline, schedule_conservativeness=1.3), fix.remedy))
     yield Finding(Cause.PREEMPTION, Severity.WARNING if often else Severity.INFO,
                   f"SGLang retracted {count} running request(s): its KV pool ran out during decoding", ev, fix,
                   confidence=Confidence.HIGH if often else Confidence.MEDIUM)

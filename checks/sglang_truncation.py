@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.judge.fixes import launch_flags_text
+from llmdoctor.judge.fixes import remedy_fix, sglang
 from llmdoctor.judge.sglang import memory_fix, setting
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 from llmdoctor.judge.thresholds import SGLANG_TRUNCATION_POOL_SHARE
 from llmdoctor.plugins import check
 
@@ -41,9 +41,9 @@ def context_truncated(sglang_log: SglangLog, sglang_cmdline: SglangCmdline | Non
                          sglang_server_info, sglang_log, cap_context=False)
     else:
         flags = {"context_length": max(prompt, limit * 2)} if limit else {}
-        fix = Fix("Truncation drops the oldest part of the prompt (system prompt, instructions, documents) "
+        fix = remedy_fix("Truncation drops the oldest part of the prompt (system prompt, instructions, documents) "
                   "without an error. Shorten or summarise what clients send, or raise --context-length up to "
                   "what the model supports if the KV pool has room; without --allow-auto-truncate SGLang "
                   "(0.4.1.post7 and later) refuses such prompts with a 400 the client can act on.",
-                  (launch_flags_text(sglang_cmdline, **flags),) if flags else ())
+                  sglang(sglang_cmdline, **flags) if flags else None)
     yield Finding(Cause.CONTEXT_TRUNCATION, Severity.WARNING, title, ev, fix, confidence=Confidence.HIGH)

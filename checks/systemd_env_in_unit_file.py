@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 from llmdoctor.plugins import check
-from llmdoctor.judge.fixes import edit, reload_and_restart
 from llmdoctor.knowledge.systemd.names import is_engine_var
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -18,7 +17,8 @@ INSTALL_SH_UNIT = "/etc/systemd/system/ollama.service"
 @check(id="systemd-env-in-unit-file", cause=Cause.CONFIG_NOT_APPLIED,
        purpose="Ollama settings edited into the unit file that install.sh rewrites on every upgrade")
 def env_in_unit_file(systemd_units: tuple[UnitState, ...]):
-    from llmdoctor.judge.systemd import MAX_EVIDENCE, dropin_snippet, setting_evidence
+    from llmdoctor.judge.fixes import remedy_fix
+    from llmdoctor.judge.systemd import MAX_EVIDENCE, setting_evidence, unit_remedy
 
     for u in systemd_units:
         if u.engine != "ollama" or u.fragment_path != INSTALL_SH_UNIT:
@@ -35,7 +35,6 @@ def env_in_unit_file(systemd_units: tuple[UnitState, ...]):
             title=f"{u.unit}: {', '.join(list(mine)[:4])} set in the unit file itself; the next Ollama upgrade "
                   "overwrites it",
             evidence=evidence,
-            fix=Fix(f"Move the settings to a drop-in (it survives upgrades) and delete them from {INSTALL_SH_UNIT}.",
-                    commands=(edit(u.unit), reload_and_restart(u.unit)),
-                    config=dropin_snippet(u.unit, {k: s.value for k, s in mine.items()})),
+            fix=remedy_fix(f"Move the settings to a drop-in (it survives upgrades) and delete them from {INSTALL_SH_UNIT}.",
+                           unit_remedy(u.unit, {k: s.value for k, s in mine.items()})),
         )

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Evidence, Finding, Severity
 from llmdoctor.plugins import check
-from llmdoctor.judge.fixes import edit, reload_and_restart
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.knowledge.systemd.environ import ShellSetting
@@ -15,7 +14,8 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
 @check(id="systemd-env-outside-unit", cause=Cause.CONFIG_NOT_APPLIED,
        purpose="engine variables set in ~/.bashrc, ~/.profile or /etc/environment, which a service never reads")
 def env_outside_unit(systemd_units: tuple[UnitState, ...], shell_exports: tuple[ShellSetting, ...]):
-    from llmdoctor.judge.systemd import (MAX_EVIDENCE, client_only, dropin_snippet, engines_for, pair, service_env,
+    from llmdoctor.judge.fixes import remedy_fix
+    from llmdoctor.judge.systemd import (MAX_EVIDENCE, client_only, unit_remedy, engines_for, pair, service_env,
                                          setting_evidence, show_source)
 
     for u in systemd_units:
@@ -43,7 +43,6 @@ def env_outside_unit(systemd_units: tuple[UnitState, ...], shell_exports: tuple[
             title=f"{u.unit}: {', '.join(list(missing)[:4])} set only in {', '.join(list(dict.fromkeys(paths))[:3])}, "
                   "which a systemd service never reads",
             evidence=evidence[: 2 * MAX_EVIDENCE],
-            fix=Fix(f"Put the variables in a drop-in for {u.unit} (`systemctl edit {u.unit}`), then reload and restart.",
-                    commands=(edit(u.unit), reload_and_restart(u.unit)),
-                    config=dropin_snippet(u.unit, missing)),
+            fix=remedy_fix(f"Put the variables in a drop-in for {u.unit} (`systemctl edit {u.unit}`), then reload and restart.",
+                           unit_remedy(u.unit, missing)),
         )

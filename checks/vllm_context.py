@@ -5,8 +5,8 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import setting
-from llmdoctor.judge.fixes import serve_flags_text
-from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.fixes import remedy_fix, vllm
+from llmdoctor.model import Cause, Evidence, Finding, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.vllm import VllmLog
@@ -39,11 +39,11 @@ def prompt_too_long(vllm_log: VllmLog, vllm_cmdline: VllmCmdline | None = None):
                  + (f"; {output} more asked for more output tokens than fit" if output else ""))
     yield Finding(
         Cause.CONTEXT_TRUNCATION, Severity.WARNING, title, ev,
-        Fix("The limit is the engine's max_model_len (--max-model-len, or max_model_len= in LLM(...)): prompt plus "
+        remedy_fix("The limit is the engine's max_model_len (--max-model-len, or max_model_len= in LLM(...)): prompt plus "
             "max_tokens must fit in it; there is no separate prompt limit to raise. "
             + ("Have the clients ask for fewer output tokens (max_tokens / max_completion_tokens at most "
                "max_model_len minus the prompt), or raise the limit " if output else "Raise it ")
             + "to what the requests need - within the model's trained context (max_position_embeddings) and what "
             "the KV cache holds (the start-up 'Maximum concurrency' line) - or shorten the prompts. A model trained "
             "for less than the prompt needs a long-context model.",
-            (serve_flags_text(vllm_cmdline, max_model_len=want) if want else "vllm serve MODEL --max-model-len 32768",)))
+            vllm(vllm_cmdline if want else None, max_model_len=want or 32768)))

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import kv_memory_refusals, setting
-from llmdoctor.judge.fixes import serve_flags_text
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.fixes import either, remedy_fix, vllm
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.vllm import VllmLog
@@ -40,15 +40,15 @@ def _derived(scan, vllm_cmdline, vllm_log):
 
 
 def _cannot_start(length: int, fits: int | None, ev, vllm_cmdline) -> Finding:
-    cmds = ([serve_flags_text(vllm_cmdline, max_model_len=fits)] if fits else []) + \
-        [serve_flags_text(vllm_cmdline, gpu_memory_utilization=0.95)]
+    remedy = either(vllm(vllm_cmdline, max_model_len=fits) if fits else None,
+                    vllm(vllm_cmdline, gpu_memory_utilization=0.95))
     return Finding(
         Cause.KV_CAPACITY, Severity.CRITICAL,
         f"vLLM cannot start: a {length:,}-token sequence does not fit in its KV cache"
         + (f" ({fits:,} tokens fit)" if fits else ""),
         ev,
-        Fix("Lower --max-model-len to what the cache holds" + (f" ({fits})" if fits else "") + ", or give the cache "
-            "more memory (--gpu-memory-utilization, --kv-cache-dtype fp8, --tensor-parallel-size 2).", tuple(cmds)))
+        remedy_fix("Lower --max-model-len to what the cache holds" + (f" ({fits})" if fits else "") + ", or give the cache "
+            "more memory (--gpu-memory-utilization, --kv-cache-dtype fp8, --tensor-parallel-size 2).", remedy))
 
 
 def _never_scheduled(length: int, fits: int, ev, vllm_cmdline) -> Finding:
@@ -61,10 +61,10 @@ def _never_scheduled(length: int, fits: int, ev, vllm_cmdline) -> Finding:
         f"vLLM admits requests up to {length:,} tokens, but its KV cache holds only {fits:,}: a longer "
         f"request can never be scheduled and blocks the queue behind it",
         ev,
-        Fix(f"Set --max-model-len {fits} so vLLM refuses such a request at once instead of holding it, or give "
+        remedy_fix(f"Set --max-model-len {fits} so vLLM refuses such a request at once instead of holding it, or give "
             "the cache more memory (--gpu-memory-utilization, --kv-cache-dtype fp8, more GPUs with "
             "--tensor-parallel-size).",
-            (serve_flags_text(vllm_cmdline, max_model_len=fits),)),
+            vllm(vllm_cmdline, max_model_len=fits)),
         confidence=Confidence.HIGH)
 
 

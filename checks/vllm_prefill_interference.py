@@ -5,8 +5,8 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import classify_waiting, decode_starved, setting
-from llmdoctor.judge.fixes import serve_flags_text
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.fixes import remedy_fix, vllm
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
@@ -52,7 +52,7 @@ def prefill_interference(
         ("Streaming answers stall while vLLM prefills another request's long prompt" if starved is not None else
          "Prefill of long prompts is crowding out generation in vLLM while requests wait"),
         ev,
-        Fix("Long prompts take most of each scheduler step, so waiting requests and running streams both "
+        remedy_fix("Long prompts take most of each scheduler step, so waiting requests and running streams both "
             + ("slow down. This V0 engine (stats lines with 'Pending') prefills each prompt in one step: turn "
                f"chunked prefill on (--enable-chunked-prefill, off by default in V0) with a budget "
                f"(--max-num-batched-tokens {target}) so decode steps interleave with prefill, or move to a V1 "
@@ -62,5 +62,5 @@ def prefill_interference(
                f"(--max-num-batched-tokens {target}), limit concurrent long prefills "
                "(--max-num-partial-prefills, --long-prefill-token-threshold), keep using ")
             + "prefix caching for shared prompt heads, and shorten prompts where you can.",
-            (serve_flags_text(vllm_cmdline, **flags),)),
+            vllm(vllm_cmdline, **flags)),
         confidence=Confidence.MEDIUM if starved is not None else Confidence.HIGH)

@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.judge.fixes import serve_flags_text
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.fixes import remedy_fix, vllm
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 from llmdoctor.judge.thresholds import VLLM_PREFIX_OFF_MIN_LINES
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -39,6 +39,6 @@ def prefix_caching_off(
         Cause.PREFILL, Severity.INFO,
         "vLLM prefix caching is off: a shared system prompt is recomputed for every request",
         ev,
-        Fix("Turn prefix caching on (the V1 default) so requests that share a prompt head skip its prefill.",
-            (serve_flags_text(vllm_cmdline, enable_prefix_caching=""),)),
+        remedy_fix("Turn prefix caching on (the V1 default) so requests that share a prompt head skip its prefill.",
+            vllm(vllm_cmdline, enable_prefix_caching="")),
         confidence=Confidence.MEDIUM)

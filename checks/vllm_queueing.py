@@ -5,8 +5,8 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.judge.vllm import batch_room, classify_waiting, kv_bound, setting
-from llmdoctor.judge.fixes import serve_flags_text
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.judge.fixes import remedy_fix, vllm
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 from llmdoctor.judge.thresholds import VLLM_WAITING_RUN_LINES
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -59,26 +59,26 @@ def queueing(
         running = max(running, int(vllm_metrics.latest.running or 0))
     if seqs and running >= seqs:  # the batch is capped by --max-num-seqs, not by the KV cache
         summary += f" Running reached --max-num-seqs ({seqs})."
-        cmd = serve_flags_text(vllm_cmdline, max_num_seqs=seqs * 2)
+        cmd = vllm(vllm_cmdline, max_num_seqs=seqs * 2)
     else:
-        cmd = serve_flags_text(vllm_cmdline, data_parallel_size=2)
+        cmd = vllm(vllm_cmdline, data_parallel_size=2)
     room = batch_room(vllm_log, vllm_metrics, running, seqs)
     bound = None if room else kv_bound(vllm_log, vllm_metrics, running, seqs)
     if room:  # neither limit is reached: more capacity would not help
         summary, cmd = room, None
     elif bound:  # few long requests fill the KV cache
-        summary, cmd = bound, serve_flags_text(vllm_cmdline, kv_cache_dtype="fp8")
+        summary, cmd = bound, vllm(vllm_cmdline, kv_cache_dtype="fp8")
     shape = _shape(vllm_log)
     kind = shape[1].kind if shape is not None else None
     if shape is not None:
         ev = [*ev, Evidence(shape[0], shape[1].evidence)]
         summary = (ADVICE[kind] + " " + summary).strip()
     if kind == BURSTS and not room:  # the server keeps up on average: bound the wait, not more capacity
-        cmd = serve_flags_text(vllm_cmdline, max_num_queued_reqs=shape[1].queue_cap())
+        cmd = vllm(vllm_cmdline, max_num_queued_reqs=shape[1].queue_cap())
     yield Finding(Cause.QUEUEING, Severity.INFO if kind == SPIKE else Severity.WARNING,
                   "vLLM requests are waiting for KV cache space that a few long requests hold" if bound else
                   "vLLM requests are waiting for a place in the batch", ev,
-                  Fix(summary, () if kind == SPIKE or cmd is None else (cmd,)),
+                  remedy_fix(summary, None if kind == SPIKE else cmd),
                   confidence=Confidence.HIGH if sustained else Confidence.MEDIUM)
 
 
@@ -92,6 +92,6 @@ def queue_overflow(vllm_log: VllmLog):
                 Cause.QUEUE_FULL, Severity.CRITICAL,
                 f"vLLM turned away {scan.queue_overflows} request(s): its queue limit was reached",
                 [Evidence(scan.source, scan.queue_overflow_example)],
-                Fix("The queue limit set with --max-num-queued-reqs / --max-num-queued-tokens was reached, so "
+                remedy_fix("The queue limit set with --max-num-queued-reqs / --max-num-queued-tokens was reached, so "
                     "vLLM answered 503. Raise the limit if clients can wait, add replicas, or make clients "
-                    "retry with back-off.", ("vllm serve MODEL --max-num-queued-reqs 512",)))
+                    "retry with back-off.", vllm(None, max_num_queued_reqs=512)))

@@ -10,12 +10,12 @@ from enum import Enum, IntEnum
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from llmdoctor.model_extras import Change, Figure
+    from llmdoctor.model_extras import Change, Figure, Remedy
 
 
 def __getattr__(name: str) -> Any:
-    """Change and Figure, from model_extras.py on first use (most runs make neither)."""
-    if name in ("Change", "Figure"):
+    """Change, Figure, Remedy and Setting, from model_extras.py on first use (most runs make none)."""
+    if name in ("Change", "Figure", "Remedy", "Setting", "REMOVE"):
         from llmdoctor import model_extras
 
         return getattr(model_extras, name)
@@ -87,11 +87,13 @@ class Evidence:
 
 @dataclass(frozen=True)
 class Fix:
-    """What to do about a finding: a summary, the commands to run, the file to write."""
+    """What to do about a finding: a summary, the commands to run, the file to write (rendered
+    from `remedy` where the fix is a change of settings)."""
 
     summary: str
     commands: tuple[str, ...] = ()
     config: str = ""
+    remedy: Remedy | None = None  # the change as values; commands and config are its rendering (judge/fixes.py)
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,11 @@ class Finding:
         object.__setattr__(self, "confidence", Confidence(self.confidence))  # site checks may pass "medium"
         # Accept lists from check authors; keep the value hashable and frozen.
         object.__setattr__(self, "evidence", tuple(self.evidence))
+
+    @property
+    def remedy(self) -> Remedy | None:
+        """What the finding asks to change, as values (None: its fix is not a setting)."""
+        return self.fix.remedy
 
     def with_check(self, check_id: str) -> "Finding":
         return replace(self, check=check_id)
@@ -261,6 +268,24 @@ def finding_to_dict(f: Finding) -> dict[str, Any]:
         "fix": {"summary": f.fix.summary, "commands": list(f.fix.commands), "config": f.fix.config},
         **({"instance": f.instance} if f.instance else {}),
         **({"caused_by": f.caused_by} if f.caused_by else {}),
+        **({"remedy": remedy_to_dict(f.remedy)} if f.remedy is not None else {}),
+    }
+
+
+def remedy_to_dict(r: Remedy) -> dict[str, Any]:
+    """A finding's change as values, as the merge and the renderer read it (the fix is its text)."""
+    from llmdoctor.model_extras import REMOVE
+
+    return {
+        "server": r.server,
+        "where": str(r.where) if r.where is not None else "",
+        "settings": [{"name": s.name, "value": "" if s.value is True or s.value is REMOVE else str(s.value),
+                      "remove": s.value is REMOVE, "why": s.why} for s in r.settings],
+        "restart": r.restart if not r.server else "",
+        "before": list(r.before),
+        "verify": list(r.verify),
+        "notes": list(r.notes),
+        "alternatives": [remedy_to_dict(a) for a in r.alternatives],
     }
 
 

@@ -6,6 +6,7 @@ stalls the others; each host's failure is a line in its own section.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
@@ -14,7 +15,7 @@ from llmdoctor.plugins import CheckSpec, load_checks, run_check
 from llmdoctor.facts import Context, FactStore, FactUnavailable, RunOptions
 from llmdoctor.hosts.base import Host, HostError
 from llmdoctor.model import UNREACHABLE, Evidence, Finding, Fix, Record, Report, TargetReport, Unavailable, record
-from llmdoctor.redact import redact_fix, redact_text
+from llmdoctor.redact import REDACTED, redact_fix, redact_text
 
 if TYPE_CHECKING:
     from llmdoctor.model_extras import Change, Figure
@@ -153,12 +154,45 @@ def _summary(store: FactStore) -> tuple[tuple[str, str], ...]:
 
 
 def redact_finding(f: Finding) -> Finding:
-    """Secrets never leave the host, whatever a check put into its evidence or fix."""
+    """Secrets never leave the host, whatever a check put into its evidence or fix. A fix whose
+    rendering carried one is rendered again from its redacted remedy (a command line with a
+    secret in it becomes the template, not a comment)."""
+    commands, config = tuple(redact_fix(c) for c in f.fix.commands), redact_fix(f.fix.config)
+    remedy = redact_remedy(f.fix.remedy) if f.fix.remedy is not None else None
+    if remedy is not None and (commands != f.fix.commands or config != f.fix.config):
+        from llmdoctor.judge.fixes import render
+
+        commands, config = render(remedy)
+        commands, config = tuple(redact_fix(c) for c in commands), redact_fix(config)
     return replace(
         f,
         evidence=tuple(Evidence(e.source, redact_text(e.text)) for e in f.evidence),
-        fix=Fix(redact_text(f.fix.summary), tuple(redact_fix(c) for c in f.fix.commands), redact_fix(f.fix.config)),
+        fix=Fix(redact_text(f.fix.summary), commands, config, remedy=remedy),
     )
+
+
+def _reference(word: str) -> bool:
+    """`$(VAR)` (a pod's reference to its env) or `$VAR` / `${VAR}`: the name of a secret, not its value."""
+    return bool(re.fullmatch(r"\$\([A-Za-z_][A-Za-z0-9_]*\)|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?", word))
+
+
+def redact_remedy(r):
+    """A remedy whose settings and running command line carry no secret: a secret's value becomes
+    REDACTED, which every renderer writes as "keep it as it is set now", never as a value."""
+    from llmdoctor.redact import is_secret_name, redact_value
+
+    def value(name: str, v):
+        return redact_value(name.lstrip("-").replace("-", "_").upper(), v) if isinstance(v, str) and v else v
+
+    argv, after_secret = [], False
+    for word in r.argv:
+        flag = word.split("=", 1)[0]
+        secret = flag.startswith("-") and is_secret_name(flag.lstrip("-").replace("-", "_").upper())
+        argv.append(word if _reference(word) else REDACTED if after_secret and not word.startswith("-") else
+                    f"{flag}={REDACTED}" if secret and "=" in word else redact_text(word))
+        after_secret = secret and "=" not in word
+    return replace(r, settings=tuple(replace(s, value=value(s.name, s.value)) for s in r.settings), argv=tuple(argv),
+                   alternatives=tuple(redact_remedy(a) for a in r.alternatives))
 
 
 def diagnose_target(

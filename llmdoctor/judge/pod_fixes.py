@@ -14,8 +14,9 @@ import re
 import shlex
 from dataclasses import replace
 
-from llmdoctor.judge import remedy
+from llmdoctor.judge import fixes, remedy
 from llmdoctor.model import Change, Fix
+from llmdoctor.redact import REDACTED, redact_fix
 
 _JOURNAL = re.compile(r"^journalctl(?:\s+-u\s+\S+|\s+-b|\s+--no-pager)*")
 
@@ -53,7 +54,8 @@ def env_fix(spec, values: dict[str, str]) -> tuple[tuple[str, ...], str]:
 
 def args_fix(spec, merged: dict[str, str], server: str) -> tuple[tuple[str, ...], str]:
     """(commands, config): the container's `args:` (or `command:`) with the flags in `merged` set."""
-    words = shlex.split(remedy._command(server, merged, tuple(spec.argv) or None))
+    server_name = next(s for s, p in remedy.SERVERS.items() if p == server)
+    words = shlex.split(fixes.command_line(fixes.flags(server_name, merged), tuple(spec.argv) or None, words=True))
     shell = len(spec.command) >= 2 and spec.command[0].rsplit("/", 1)[-1] in ("sh", "bash")
     if shell:  # `command: ["/bin/sh", "-c"]` + `args: ["vllm serve ..."]`: keep the shell, one string
         field, items = ("args", [shlex.join(words)]) if spec.args else ("command", [*spec.command[:2], shlex.join(words)])
@@ -61,10 +63,24 @@ def args_fix(spec, merged: dict[str, str], server: str) -> tuple[tuple[str, ...]
         field, items = "args", words[len(spec.command):]
     else:
         field, items = ("command" if spec.command else "args"), words
-    config = _header(spec, field) + f"{field}:\n" + "".join(f"- {_yaml(w)}\n" for w in items)
+    # a secret's value is never written back, a reference to it ($(VAR)) is: redact_fix makes the
+    # value's line a comment that says to keep it
+    config = _kept(_header(spec, field) + f"{field}:\n" + "".join(f"- {_yaml(w)}\n" for w in items))
     commands = (f"kubectl edit {_obj(spec)} {_flags(spec)}  # replace the container's {field}: with the list below",
                 f"kubectl rollout status {_obj(spec)} {_flags(spec)}")
     return (_bare(spec) or commands), config
+
+
+_REFERENCE = re.compile(r'^- "?\$\([A-Za-z_][A-Za-z0-9_]*\)"?$')
+
+
+def _kept(config: str) -> str:
+    """`config` with every secret's value a "keep it" comment, and every `$(VAR)` line as it was."""
+    shown = redact_fix(config).split("\n")
+    lines = config.split("\n")
+    if len(shown) != len(lines):
+        return "\n".join(shown)
+    return "\n".join(line if _REFERENCE.match(line) else out for line, out in zip(lines, shown))
 
 
 def _yaml(word: str) -> str:
@@ -88,16 +104,25 @@ def memory_fix(spec, limit: str) -> tuple[tuple[str, ...], str]:
     return (_bare(spec) or commands), config
 
 
+EVENTS = "kubectl get events"  # the source named for a pod's event lines
+
+
+def top_pod(pod: str, namespace: str) -> tuple[str, ...]:
+    """What the pod uses now (metrics-server)."""
+    return (f"kubectl top pod {pod} -n {namespace}  # what it uses now (metrics-server)",)
+
+
 def _settings(fix: Fix) -> dict[str, str] | None:
-    config = fix.config or ""
-    if "[Service]" in config:
-        got = remedy._dropin_settings(config)
-        return got[1] if got else None
-    if config.lstrip().startswith("env:"):
-        return {m.group(1): m.group(2) for m in remedy._K8S_ENV.finditer(config)} or None
-    if config.lstrip().startswith("# docker-compose.yml"):
-        return {m.group(1): m.group(2) for ln in config.splitlines() if (m := remedy._COMPOSE.match(ln))} or None
-    return None
+    """The engine variables the fix's remedy sets (None: it sets none); a secret's value is never copied."""
+    r = fix.remedy
+    if r is None or r.server:
+        return None
+    return {s.name: str(s.value) for s in r.settings if REDACTED not in str(s.value)} or None
+
+
+def _remedy_flags(r) -> dict[str, object]:
+    """A command-line remedy's flags by the names the merge uses."""
+    return remedy.wanted_of_remedy(r)
 
 
 def _command(spec, c: str) -> str | None:
@@ -124,18 +149,14 @@ def in_pod(fix: Fix, spec) -> Fix:
     commands, config = list(fix.commands), fix.config
     values = _settings(fix)
     head: tuple[str, ...] = ()
-    if values:
+    if values:  # `kubectl set env` rolls the pods out: only the remedy's own checks remain to run
         head, config = env_fix(spec, values)
-        commands = [c for c in commands if not re.match(r"^(docker compose|docker run)\b", c)]
-    elif not config:
-        for i, c in enumerate(commands):
-            got = remedy._flags(c)
-            if got is not None:
-                head, config = args_fix(spec, got[1], got[0])
-                commands = commands[:i] + [f"# or, in args: {' '.join(f'{k} {v}'.strip() for k, v in f.items())}"
-                                           for f in [remedy._flags(x)[1] for x in commands[i + 1:] if remedy._flags(x)]] \
-                    + [x for x in commands[i + 1:] if remedy._flags(x) is None]
-                break
+        commands = [*fix.remedy.before, *fix.remedy.verify]
+    elif not config and fix.remedy is not None and remedy.SERVERS.get(fix.remedy.server) and fix.remedy.settings:
+        r = fix.remedy
+        head, config = args_fix(spec, _remedy_flags(r), remedy.SERVERS[r.server])
+        commands = [f"# or, in args: {' '.join(f'{k} {v}'.strip() for k, v in _remedy_flags(a).items())}"
+                    for a in r.alternatives if remedy.SERVERS.get(a.server)] + list(r.verify)
     rest = [x for x in (_command(spec, c) for c in commands) if x is not None]
     return replace(fix, commands=tuple(dict.fromkeys((*head, *rest))), config=config)
 
@@ -151,8 +172,7 @@ def change_in_pod(change: Change, spec) -> Change:
         commands, config = env_fix(spec, settings)
         place = f"Kubernetes {_obj(spec)} env"
     elif change.place.endswith("command line"):
-        server = next((s for _, s in remedy.SERVERS if s == change.place), change.place)
-        commands, config = args_fix(spec, settings, server)
+        commands, config = args_fix(spec, settings, change.place)
         place = f"Kubernetes {_obj(spec)} args"
     else:
         return change

@@ -2,7 +2,7 @@
 batch lines or gauges, and the memory levers in the order they cost."""
 from __future__ import annotations
 
-from llmdoctor.judge.fixes import MEMORY_ORDER, launch_flags_text
+from llmdoctor.judge.fixes import MEMORY_ORDER, either, remedy_fix, sglang
 from llmdoctor.judge.thresholds import (SGLANG_DEEP_QUEUE_MIN, SGLANG_KV_FULL, SGLANG_KV_FULL_SHARE, SGLANG_LONG_PROMPT,
                                         SGLANG_QUEUE_LINES, SGLANG_QUEUE_SUSTAINED_LINES)
 from llmdoctor.model import Evidence, Fix
@@ -72,18 +72,18 @@ def memory_fix(summary: str, cmdline=None, server_info=None, log=None, cap_conte
         context, _ = setting("context_len", cmdline, server_info, log)
     dtype, _ = setting("kv_cache_dtype", cmdline, server_info, log)
     tp, _ = setting("tp_size", cmdline, server_info, log)
-    steps = [launch_flags_text(cmdline, context_length=max(4096, int(context) // 2) if context else 32768)] \
+    steps = [sglang(cmdline, context_length=max(4096, int(context) // 2) if context else 32768)] \
         if cap_context else []
     if not str(dtype or "auto").startswith("fp8"):
-        steps.append(launch_flags_text(cmdline, kv_cache_dtype="fp8_e5m2"))
-    steps.append(launch_flags_text(cmdline, tp=int(tp or 1) * 2))
+        steps.append(sglang(cmdline, kv_cache_dtype="fp8_e5m2"))
+    steps.append(sglang(cmdline, tp=int(tp or 1) * 2))
     grow = ("--kv-cache-dtype fp8_e5m2 (or fp8_e4m3; about twice the tokens in the same memory, where the "
             "attention backend supports it), then more GPUs with --tp (the weights split over them leave each "
             "more room for KV).")
     levers = (f"{MEMORY_ORDER} For SGLang: --context-length (bounds what one request may hold of the pool "
               f"--mem-fraction-static sized), then {grow}" if cap_context else
               f"Cheapest first: {grow}")
-    return Fix(f"{summary} {levers}", tuple(steps))
+    return remedy_fix(f"{summary} {levers}", either(*steps))
 
 
 def prompt_tokens(batch) -> float | None:

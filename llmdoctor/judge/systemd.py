@@ -37,6 +37,14 @@ def dropin_snippet(unit: str, env: dict[str, str]) -> str:
     return dropin(unit, {name: shown_value(name, value) for name, value in env.items()})
 
 
+def unit_remedy(unit: str, env: dict[str, str]):
+    """The unit's variables in llmdoctor's drop-in (a secret's value kept, never printed), opened
+    with `systemctl edit`."""
+    from llmdoctor.judge import fixes
+
+    return fixes.env("systemd", unit=unit, restart="edit+reload", **{n: shown_value(n, v) for n, v in env.items()})
+
+
 def file_vs_loaded(u) -> list[tuple[str, str | None, str | None]]:
     """(var, value in the files, value systemd loaded) for every variable that differs."""
     if u.fragment_path is None or u.loaded_env is None:

@@ -99,9 +99,8 @@ def combine(place: str, diagnosed: Change | None, sizing: Iterable[Any] = (), ow
                 held_names.add(name)
                 continue
             out[name] = Setting(name, value, DIAGNOSE, f"diagnose's What to change ({', '.join(checks)})", checks)
-        for h in diagnosed.held_back:
-            held.append(h)
-            held_names.add(h.split("=", 1)[0].split(":", 1)[0].strip())
+        held += diagnosed.held_back
+        held_names |= {name for name, _ in diagnosed.held}
 
     def keep(name: str, why: str) -> None:
         if name in own and name not in out:

@@ -2,7 +2,7 @@
 queueing from prefill interference, and vLLM's refusals for want of KV memory."""
 from __future__ import annotations
 
-from llmdoctor.judge.fixes import MEMORY_ORDER, serve_flags_text
+from llmdoctor.judge.fixes import MEMORY_ORDER, remedy_fix, vllm
 from llmdoctor.judge.thresholds import VLLM_KV_FULL_PCT
 from llmdoctor.model import Cause, Evidence, Finding, Fix, Severity
 
@@ -62,7 +62,7 @@ def kv_room_fix(cmdline, summary: str, capacity=None) -> Fix:
               f"{MEMORY_ORDER[0].lower()}{MEMORY_ORDER[1:]} "
               "For vLLM: --max-model-len, then --kv-cache-dtype fp8 (about twice the tokens), then "
               "--tensor-parallel-size 2.")
-    return Fix(f"{summary} {levers}", (serve_flags_text(cmdline, **flags),))
+    return remedy_fix(f"{summary} {levers}", vllm(cmdline, **flags))
 
 
 def stats_evidence(source: str, stats, limit: int = 2) -> list[Evidence]:
@@ -217,11 +217,15 @@ def _memory_short(scan, vllm_cmdline) -> Finding:
         f"vLLM cannot start: the GPU has {short.free_gib:g} GiB free of {short.total_gib:g} GiB, and "
         f"gpu_memory_utilization {short.utilization:g} asks for {short.requested_gib:g} GiB",
         [Evidence(scan.source, short.text)],
-        Fix("vLLM reserves gpu_memory_utilization x the whole GPU at start-up and needs that much free: another "
+        remedy_fix("vLLM reserves gpu_memory_utilization x the whole GPU at start-up and needs that much free: another "
             "process holds the rest (a second vLLM or another engine, a notebook, a server that has not exited yet; "
             "nvidia-smi lists them). Stop it, or lower --gpu-memory-utilization to the share that is free"
             + (f" (at most {fits})" if fits else "") + ", which also shrinks the KV cache.",
-            (serve_flags_text(vllm_cmdline, gpu_memory_utilization=fits) if fits else "nvidia-smi",)))
+            vllm(vllm_cmdline, gpu_memory_utilization=fits)) if fits else
+        Fix("vLLM reserves gpu_memory_utilization x the whole GPU at start-up and needs that much free: another "
+            "process holds the rest (a second vLLM or another engine, a notebook, a server that has not exited yet; "
+            "nvidia-smi lists them). Stop it, or lower --gpu-memory-utilization to the share that is free, which "
+            "also shrinks the KV cache.", ("nvidia-smi",)))
 
 
 def _no_kv_memory(scan, vllm_cmdline) -> Finding:
@@ -229,11 +233,11 @@ def _no_kv_memory(scan, vllm_cmdline) -> Finding:
         Cause.KV_CAPACITY, Severity.CRITICAL,
         "vLLM cannot start: no memory is left for the KV cache after the weights and the activations",
         [Evidence(scan.source, scan.no_kv_memory)],
-        Fix("The model weights, the activation peak of one batch and the CUDA graphs fill the share of GPU memory "
+        remedy_fix("The model weights, the activation peak of one batch and the CUDA graphs fill the share of GPU memory "
             "vLLM may use. Give it a larger share (--gpu-memory-utilization), make the batch peak smaller "
             "(--max-num-batched-tokens, --max-num-seqs) or skip the CUDA graphs (--enforce-eager), or make the "
             "weights smaller (a quantized model, --tensor-parallel-size across GPUs).",
-            (serve_flags_text(vllm_cmdline, gpu_memory_utilization=0.95),)))
+            vllm(vllm_cmdline, gpu_memory_utilization=0.95)))
 
 
 def _over_kv(scan) -> Finding:

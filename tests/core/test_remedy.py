@@ -18,13 +18,13 @@ EVIDENCE = Path(__file__).resolve().parent.parent / "fixtures" / "evidence"
 DIRS = sorted(p.parent for p in EVIDENCE.glob("*/expected.json"))
 
 
-def finding(check, cause=Cause.QUEUEING, severity=Severity.WARNING, commands=(), config=""):
-    return Finding(cause, severity, check, (Evidence("log", "x"),), Fix("do it", tuple(commands), config), check=check)
+def finding(check, cause=Cause.QUEUEING, severity=Severity.WARNING, commands=(), config="", remedy=None):
+    fix = fixes.remedy_fix("do it", remedy) if remedy is not None else Fix("do it", tuple(commands), config)
+    return Finding(cause, severity, check, (Evidence("log", "x"),), fix, check=check)
 
 
 def ollama(check, cause=Cause.QUEUEING, severity=Severity.WARNING, where=None, **values):
-    commands, config = fixes.settings_fix(where, **values)
-    return finding(check, cause, severity, commands, config)
+    return finding(check, cause, severity, remedy=fixes.env(where, **values))
 
 
 @pytest.fixture(scope="module")
@@ -95,8 +95,8 @@ def test_disagreeing_values_are_resolved_and_said():
 
 def test_llama_server_slots_times_context_cover_every_request():
     """-np 4 from one check and -c 8192 (one request's need) from another: each slot gets 8192."""
-    findings = [finding("ctx", Cause.CONTEXT_TRUNCATION, commands=("llama-server -m MODEL -c 8192",)),
-                finding("slots", commands=("llama-server -m MODEL -np 4 -c 8192 --kv-unified --metrics",))]
+    findings = [finding("ctx", Cause.CONTEXT_TRUNCATION, remedy=fixes.llama({"-c": 8192})),
+                finding("slots", remedy=fixes.llama({"-np": 4, "-c": 8192, "--kv-unified": "", "--metrics": ""}))]
     (change,) = merge(findings)
     assert change.commands == ("llama-server -m MODEL -c 32768 -np 4 --kv-unified --metrics",)
     assert any("4 slot(s) × 8,192 tokens" in n for n in change.notes)
@@ -104,7 +104,7 @@ def test_llama_server_slots_times_context_cover_every_request():
 
 def test_the_running_command_line_is_corrected_not_replaced():
     argv = ("/opt/llama/llama-server", "-m", "/models/q.gguf", "--parallel", "1", "--ctx-size=4096", "--port", "8080")
-    findings = [finding("slots", commands=("llama-server -m MODEL -np 4 -c 32768",))]
+    findings = [finding("slots", remedy=fixes.llama({"-np": 4, "-c": 32768}))]
     (change,) = merge(findings, {"llama-server command line": argv})
     assert change.commands == ("/opt/llama/llama-server -m /models/q.gguf --port 8080 -np 4 -c 32768",)
 
@@ -125,11 +125,9 @@ def test_a_fix_that_is_not_a_setting_stays_with_its_finding():
 def test_a_fix_that_repeats_the_command_less_a_flag_removes_that_flag():
     argv = ("python3", "-m", "sglang.launch_server", "--model-path", "m", "--tp", "4", "--context-length", "6000",
             "--disable-radix-cache", "--port", "80")
-    findings = [finding("radix", Cause.PREFILL, commands=(
-                    "python3 -m sglang.launch_server --model-path m --tp 4 --context-length 6000 --port 80",)),
-                finding("kv", Cause.KV_CAPACITY, commands=("python -m sglang.launch_server --model-path m --context-length 4096",)),
-                finding("trunc", Cause.CONTEXT_TRUNCATION, commands=(
-                    "python -m sglang.launch_server --model-path m --context-length 160062",))]
+    findings = [finding("radix", Cause.PREFILL, remedy=fixes.without(fixes.sglang(None), "--disable-radix-cache", argv)),
+                finding("kv", Cause.KV_CAPACITY, remedy=fixes.sglang(None, context_length=4096)),
+                finding("trunc", Cause.CONTEXT_TRUNCATION, remedy=fixes.sglang(None, context_length=160062))]
     (change,) = merge(findings, {"SGLang command line": argv})
     (command,) = change.commands
     assert "--disable-radix-cache" not in command and "--context-length 4096" in command and "--tp 4" in command

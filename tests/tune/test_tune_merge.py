@@ -29,7 +29,8 @@ def test_diagnose_wins_and_the_sizing_adds_where_it_sets_nothing():
 
 def test_held_back_by_diagnose_is_not_written_and_an_earlier_value_stays():
     held = "OLLAMA_NUM_PARALLEL=4 (QUEUEING, ollama-one-slot): memory does not fit yet; raise it once ..."
-    d = Change(PLACE, (("OLLAMA_KV_CACHE_TYPE", "q8_0"),), checks=("ollama-cpu-spill",), held_back=(held,))
+    d = Change(PLACE, (("OLLAMA_KV_CACHE_TYPE", "q8_0"),), checks=("ollama-cpu-spill",), held_back=(held,),
+               held=(("OLLAMA_NUM_PARALLEL", "4"),))
     plan = combine(PLACE, d, [sized("OLLAMA_NUM_PARALLEL", "5")], memory="CPU_SPILL, ollama-cpu-spill")
     assert plan.values() == {"OLLAMA_KV_CACHE_TYPE": "q8_0"} and plan.held_back == (held,)
     plan = combine(PLACE, d, [sized("OLLAMA_NUM_PARALLEL", "5")], own={"OLLAMA_NUM_PARALLEL": "2"},
