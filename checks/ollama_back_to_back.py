@@ -25,7 +25,6 @@ def back_to_back_queue(ollama_log: OllamaLogSummary, ollama_deployment: str | No
     if len(spans) < BACK_TO_BACK_MIN_REQUESTS:
         return
     from llmdoctor.knowledge.concurrency import chains
-    from llmdoctor.judge.thresholds import BACK_TO_BACK_MIN_REQUESTS
     from llmdoctor.judge.fixes import env, remedy_fix
 
     found = [c for c in chains(spans, min_len=BACK_TO_BACK_MIN_REQUESTS) if c.sent_together]
