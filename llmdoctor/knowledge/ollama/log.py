@@ -160,6 +160,42 @@ MARK_GATES = ("flash attention", "kv_cache_type", "kv cache type", "gone idle", 
 _MARK = LazyPattern("|".join(re.escape(k) for k in sorted(MARKS, key=len, reverse=True)))
 _VRAM_CTX = LazyPattern(r'vram-based default context"?\s+total_vram="?([^"]+?)"?\s+default_num_ctx=(\d+)')
 
+# Every word some row of the scan looks for before it takes a line (RULES' guards and patterns,
+# the scheduler's phrases, the config line, gin, a paste's fragment mark, the llama.cpp reader's
+# marks; SCAN_FOLDED: those tried on the lower-cased line, MARKS and OOM_SUBSTRINGS among them):
+# a line holding none of them changes nothing but the line count and the last time stamp seen,
+# so feed_region passes it by at C speed. The four non-ASCII letters that str.lower() or re.I
+# turn into ASCII ones (U+0130, U+0131, U+017F, U+212A) make a line a candidate too.
+SCAN_CASED = (
+    "GIN]", FRAGMENT, "server config", "Listening on", "inference compute", "msg=offload", 'msg="offload to ',
+    "client connection closed before", "cmd=", "llama.go:", "load request", "load_backend",
+    "offloading output layer to CPU", "offloaded", "buffer size", "device=", "started in", "truncating input prompt",
+    "invalid environment variable", "invalid port, using default", "Invalid environment assignment",
+    "Ignoring invalid environment assignment", "default context", "llm busy - no slots available",
+    "no slots available after",
+    # the scheduler (_scheduler)
+    'msg="new model will fit in available', 'msg="loading first model', 'msg="loading model', "system memory",
+    "msg=system ", "Dynamic LLM libraries", "compatible gpu libraries", "detected GPUs",
+) + EVICTIONS + EXPIRIES + _FORCED_ONE
+SCAN_FOLDED = (
+    "prompt is longer than the context length", "input length exceeds the context length",
+    "exceeds maximum context length", "maximum pending requests exceeded", "no such file", "cannot access",
+    # GPU_INIT_FAILURE (re.I)
+    "cudasetdevice err", "cudart init failure", "cuda driver library init failure", "cuinit err", "cuinit failed",
+    "unable to init gpu",
+) + tuple(MARKS) + OOM_SUBSTRINGS + ("\u0130", "\u0131", "\u017f", "\u212a")
+
+
+def _word_scan(fast: bool | None = None):
+    from llmdoctor.knowledge.llamacpp.lines import _MARKS as CPP_MARKS
+    from llmdoctor.knowledge.wordscan import WordScan
+
+    return WordScan(tuple(w.encode() for w in SCAN_CASED + CPP_MARKS), tuple(w.encode() for w in SCAN_FOLDED), fast)
+
+
+_FRAGMENT_B = FRAGMENT.encode()
+_UNSET = object()  # last_time while a gin line is read (feed_region)
+
 
 # The records below are plain classes (llmdoctor.model.Record: a dataclass's ==, hash and repr),
 # never replace()d or copied: as frozen dataclasses they cost ~12 ms of every start that reads
@@ -739,6 +775,7 @@ class OllamaLogScanner:
         self.runner_libs_ex: Example | None = None
         self.gpu_seen: Example | None = None
         self.burst = _Burst()
+        self.words = None  # the WordScan feed_region uses (made on its first region)
 
     # -- feeding ---------------------------------------------------------------------
     def feed_all(self, lines: Iterable[str], source: str) -> "OllamaLogScanner":
@@ -749,8 +786,79 @@ class OllamaLogScanner:
         self._flush_pending()
         return self
 
+    def feed_regions(self, regions: Iterable[tuple], source: str) -> "OllamaLogScanner":
+        """feed_all on (buffer, begin, end) regions of whole lines (FileSource.raw_regions)."""
+        if source not in self.sources:
+            self.sources.append(source)
+        for buf, begin, end in regions:
+            self.feed_region(buf, begin, end, source)
+        self._flush_pending()
+        return self
+
     def feed(self, raw: str, source: str) -> None:
         self.lines += 1
+        self._line(raw, source)
+
+    def feed_region(self, buf: bytes | bytearray, begin: int, end: int, source: str) -> None:
+        """The lines of buf[begin:end] (whole lines, undecoded: FileSource.raw_regions), with
+        the same result as feed() on each. Only the lines that hold a SCAN_CASED or SCAN_FOLDED
+        word (knowledge.wordscan: one pass of an automaton over the block) and those a wrapped
+        line still being joined takes are decoded and read; of the others only the count and
+        the last time stamp matter, and the stamp is looked for (a backward search for its
+        words) only when a line is about to read it."""
+        if self.words is None:
+            self.words = _word_scan()
+        self.lines += buf.count(b"\n", begin, end) + 1
+        data = bytes(buf[begin:end])
+        hits, k, size, pos = self.words.starts(data), 0, len(data), 0
+        while pos <= size:
+            if self.pending_config is not None or self.pending_estimator is not None:
+                stop = data.find(b"\n", pos)
+                stop = size if stop < 0 else stop  # (a wrapped line's continuation: each is read)
+            else:
+                while k < len(hits) and hits[k] < pos:
+                    k += 1
+                if k == len(hits):
+                    break
+                hit = hits[k]
+                start = data.rfind(b"\n", pos, hit) + 1 or pos
+                stop = data.find(b"\n", hit)
+                stop = size if stop < 0 else stop
+                line = data[start:stop]
+                if start > pos and not (b"GIN]" in line and not line.startswith(_FRAGMENT_B)):
+                    self._skipped(data, pos, start)  # this line may read the time the lines before it left
+                    pos = start
+                elif start > pos:  # a gin line reads no time: it sets one, or the lines before it do
+                    before, self.last_time = self.last_time, _UNSET
+                    self._line(line.decode("utf-8", "replace"), source)
+                    if self.last_time is _UNSET:
+                        self.last_time = before
+                        self._skipped(data, pos, start)
+                    pos = stop + 1
+                    continue
+            self._line(data[pos:stop].decode("utf-8", "replace"), source)
+            pos = stop + 1
+        if pos < size:
+            self._skipped(data, pos, size)
+
+    def _skipped(self, data: bytes, begin: int, end: int) -> None:
+        """last_time after the lines of data[begin:end], read by nothing else: the stamp of the
+        last line that has one (line_time looks for `time=` or `.go:` first)."""
+        hi = end
+        while hi > begin:
+            i = max(data.rfind(b"time=", begin, hi), data.rfind(b".go:", begin, hi))
+            if i < 0:
+                return
+            start = data.rfind(b"\n", begin, i) + 1 or begin
+            stop = data.find(b"\n", i, hi)
+            raw = data[start:hi if stop < 0 else stop].decode("utf-8", "replace").rstrip("\r\n")
+            at = line_time(strip_journal_prefix(raw))
+            if at is not None:
+                self.last_time = at
+                return
+            hi = start
+
+    def _line(self, raw: str, source: str) -> None:
         raw = raw.rstrip("\r\n")
         if raw.startswith(FRAGMENT):  # pasted apart: no idle gap or interval across it
             self._flush_pending()
