@@ -25,6 +25,22 @@ def available() -> bool:
     return _automaton() is not None
 
 
+def _kind(words: list[bytes]):
+    """A few words: leftmost-first, which lets the automaton use its SIMD (Teddy) searcher."""
+    import ahocorasick_rs
+
+    return ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST if len(words) <= 16 else ahocorasick_rs.MATCHKIND_STANDARD
+
+
+def _minimal(words) -> list[bytes]:
+    """The words less those that hold a shorter one (a line with either holds the shorter)."""
+    out: list[bytes] = []
+    for w in sorted(set(words), key=len):
+        if w and not any(o in w for o in out):
+            out.append(w)
+    return out
+
+
 class WordScan:
     """Word occurrences in `data` (`cased` words, as written) and in `data.lower()` (`folded`
     words, lower case). Every occurrence of a word overlaps one that starts() reports, so a
@@ -33,9 +49,9 @@ class WordScan:
     def __init__(self, cased: tuple[bytes, ...], folded: tuple[bytes, ...], fast: bool | None = None) -> None:
         make = _automaton() if fast is not False else None
         self.fast = make is not None
-        sets = [tuple(dict.fromkeys(w)) for w in (cased, folded)]
+        sets = [_minimal(w) for w in (cased, folded)]
         if make is not None:
-            self._finders = [make(list(w)).find_matches_as_indexes if w else None for w in sets]
+            self._finders = [make(w, matchkind=_kind(w)).find_matches_as_indexes if w else None for w in sets]
         else:
             self._finders = [re.compile(b"|".join(re.escape(x) for x in sorted(w, key=len, reverse=True))).finditer
                              if w else None for w in sets]

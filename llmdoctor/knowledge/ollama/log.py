@@ -186,11 +186,18 @@ SCAN_FOLDED = (
 ) + tuple(MARKS) + OOM_SUBSTRINGS + ("\u0130", "\u0131", "\u017f", "\u212a")
 
 
+# Looked for as written: in lower case they are in nearly every line of some hosts (`gpu01`,
+# `kv_`). Every other word is looked for in the lower-cased block, the cased ones too (a line
+# that holds a word holds its lower case form once lower-cased): one pass of the automaton.
+AS_WRITTEN = ("GPU", "KV")
+
+
 def _word_scan(fast: bool | None = None):
     from llmdoctor.knowledge.llamacpp.lines import _MARKS as CPP_MARKS
     from llmdoctor.knowledge.wordscan import WordScan
 
-    return WordScan(tuple(w.encode() for w in SCAN_CASED + CPP_MARKS), tuple(w.encode() for w in SCAN_FOLDED), fast)
+    folded = [w.lower() for w in SCAN_CASED + CPP_MARKS if w not in AS_WRITTEN] + list(SCAN_FOLDED)
+    return WordScan(tuple(w.encode() for w in AS_WRITTEN), tuple(w.encode() for w in folded), fast)
 
 
 _FRAGMENT_B = FRAGMENT.encode()
@@ -540,16 +547,23 @@ class GinLine(Record):
         self.path = path
 
 
+_last_gin_at: list = [None, None]  # ((date, time), datetime) of the last gin line parsed
+
+
 def parse_gin(line: str) -> GinLine | None:
     """`[GIN] 2025/03/06 - 11:42:21 | 503 |   42.044125ms |  127.0.0.1 | POST "/api/generate"`."""
     if "GIN" not in line:
         return None
-    m = _GIN.search(_ANSI.sub("", line))
+    m = _GIN.search(_ANSI.sub("", line) if "\x1b" in line else line)
     if not m:
         return None
     try:
         d, t = m.group(1), m.group(2)
-        at = datetime(int(d[:4]), int(d[5:7]), int(d[8:10]), int(t[:2]), int(t[3:5]), int(t[6:8]))
+        if _last_gin_at[0] == (d, t):  # lines of one second: one datetime (immutable, shared)
+            at = _last_gin_at[1]
+        else:
+            at = datetime(int(d[:4]), int(d[5:7]), int(d[8:10]), int(t[:2]), int(t[3:5]), int(t[6:8]))
+            _last_gin_at[:] = ((d, t), at)
         secs = parse_go_duration(m.group(4)) / 1e9
     except ValueError:
         return None
@@ -638,10 +652,19 @@ class _Requests:
         self.last_end: float | None = None
         self.timed: deque[tuple[float | None, float, Example]] = deque(maxlen=MAX_TIMED)  # (gap before, seconds, line)
         self.spans: deque[tuple[float, float, int, Example]] = deque(maxlen=MAX_TIMED)  # (start, end, status, line)
+        self.last_at: datetime | None = None  # (_end's cache)
+        self.last_ts = 0.0
+
+    def _end(self, at: datetime) -> float:
+        """at.timestamp(), once for the lines of one second (a local-time conversion each)."""
+        if at is not self.last_at:
+            self.last_at, self.last_ts = None, at.timestamp()  # (raises before either is kept)
+            self.last_at = at
+        return self.last_ts
 
     def add(self, g: GinLine, ex: Example) -> None:
         try:
-            end = g.at.timestamp()
+            end = self._end(g.at)
         except (ValueError, OverflowError, OSError):  # 0001/01/01 is before local time's range
             return
         self.count += 1
@@ -661,7 +684,7 @@ class _Requests:
     def add_failed(self, g: GinLine, ex: Example) -> None:
         """A failed request only joins the spans (a client deadline shows there), not the timings."""
         try:
-            end = g.at.timestamp()
+            end = self._end(g.at)
         except (ValueError, OverflowError, OSError):
             return
         self.spans.append((end - g.seconds, end, g.status, ex))
@@ -1107,12 +1130,12 @@ class OllamaLogScanner:
         if g.status == 503:
             self.t["s503"].add(source, text)
         if inference:
-            self.burst.add(g, Example(source, text[:MAX_LINE]))
-        if inference and g.status < 400:
-            self.req.add(g, Example(source, text[:MAX_LINE]))
-        elif inference:
-            self.req.add_failed(g, Example(source, text[:MAX_LINE]))
-        if inference:
+            ex = Example(source, text[:MAX_LINE])  # (one record, kept in several places: compared by value)
+            self.burst.add(g, ex)
+            if g.status < 400:
+                self.req.add(g, ex)
+            else:
+                self.req.add_failed(g, ex)
             self.last_request = g.at
         self.last_time = g.at
 
