@@ -139,3 +139,23 @@ def test_garbage(fast):
         cuts = [rnd.randrange(len(data) + 1) for _ in range(rnd.randint(0, 5))]
         a, b = _both(list(_regions(data, cuts)), fast)
         assert a == b, data
+
+
+def test_gin_seconds_is_parse_go_duration():
+    from llmdoctor.knowledge.ollama.env import parse_go_duration
+
+    rnd = random.Random(5)
+    cases = ["0", "1.5s", "12.000000001ms", "999.999µs", "42.044125ms", "1m2.5s", "3μs", "7ns", "00012.0100us", "1.s",
+             ".5s", "9999999999999999999s", "1h", "9223372036.854775807s", "9223372036.854775808s", "1.5", "s", ""]
+    cases += [f"{rnd.randint(0, 10 ** rnd.randint(0, 12))}.{rnd.randint(0, 10 ** 9)}{rnd.choice(['s', 'ms', 'µs', 'ns'])}"
+              for _ in range(3000)]
+    for text in cases:
+        try:
+            want = parse_go_duration(text) / 1e9
+        except ValueError:
+            want = "error"
+        try:
+            got = log._gin_seconds(text)
+        except ValueError:
+            got = "error"
+        assert got == want, text
