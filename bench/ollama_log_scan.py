@@ -10,7 +10,7 @@ The two commands run interleaved `--runs` times (the file in the page cache, gre
 pipe: to /dev/null it would stop at the first match); printed: medians of wall and CPU seconds
 (the child's rusage), their ratio to grep's, ms per MiB and per million lines, and diagnose's peak
 RSS. Checks that diagnose read every line ("examined" in --format json). The Aho-Corasick matcher
-(`ahocorasick-rs`, the `fast` extra) decides the path: run with it installed, or point
+(`ahocorasick-rs`, a dependency) decides the path: run with it installed, or point
 `--site DIR` at a directory that holds it. Targets (issue 28/29): 1 GiB <= 3x grep idle, 10M lines
 < 30 s, peak RSS <= 64 MiB. Exits 1 when a cross-check fails.
 """

@@ -2,10 +2,10 @@
 
 A log scanner asks this once per block (a megabyte of whole lines) and reads in Python only
 the lines it names. `re` with an alternation of a hundred words tries every branch at nearly
-every byte (~300 ms a MiB); an Aho-Corasick automaton reads each byte once. With the optional
-`ahocorasick-rs` package (`pip install llmdoctor[fast]`) `available()` is True and the scanners
-take this path; without it they keep reading line by line, and `WordScan` still answers (the
-`re` way) so the two paths can be compared by the tests on any machine.
+every byte (~300 ms a MiB, slower than reading every line); an Aho-Corasick automaton reads each
+byte once. With the `ahocorasick-rs` package (a dependency) `available()` is True and the scanners
+take this path; an install without it keeps reading line by line, and `WordScan` still answers
+(the `re` way) so that the tests compare the two paths on any machine.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 read) against the line path (feed: every line), on every Ollama-looking fixture and real case,
 every catalogue example, generated journals (bench/ollama_log_gen.py) and garbage: the same
 summary, to the last example line. Both word matchers are compared: the `re` one always, the
-Aho-Corasick one (the `fast` extra) where it is installed."""
+Aho-Corasick one (ahocorasick-rs) where it is installed."""
 from __future__ import annotations
 
 import importlib.util
