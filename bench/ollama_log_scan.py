@@ -43,7 +43,8 @@ def _gen():
 def timed(argv: list[str], env: dict) -> tuple[float, float, float, bytes]:
     """(wall s, CPU s, peak RSS MB, stdout) of one run; stdout is a pipe."""
     t = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
+    tree = env["PYTHONPATH"].split(os.pathsep)[0]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=tree, env=env)
     out = proc.stdout.read()
     _, _, usage = os.wait4(proc.pid, 0)
     return time.perf_counter() - t, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0, out
@@ -58,12 +59,15 @@ def main() -> int:
     ap.add_argument("--hogs", type=int, default=0, help="bounded CPU hogs running beside both commands")
     ap.add_argument("--site", default=None, help="a directory put on PYTHONPATH (e.g. one holding ahocorasick_rs)")
     ap.add_argument("--dir", default=None, help="where to write the logs (default: the temporary directory)")
+    ap.add_argument("--tree", default=None, help="the llmdoctor checkout to time (default: this one; e.g. an "
+                                                 "export of an earlier commit, for a before/after)")
     args = ap.parse_args()
+    tree = Path(args.tree).resolve() if args.tree else ROOT
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(NO_COLOR="1", PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), args.site) if p))
+    env.update(NO_COLOR="1", PYTHONPATH=os.pathsep.join(p for p in (str(tree), args.site) if p))
     probe = subprocess.run([sys.executable, "-c", "from llmdoctor.knowledge.wordscan import available as a; print(a())"],
-                           capture_output=True, text=True, env=env, cwd=ROOT)
-    print(f"fast matcher installed: {probe.stdout.strip()}; load average {os.getloadavg()[0]:.1f}; hogs {args.hogs}",
+                           capture_output=True, text=True, env=env, cwd=tree)
+    print(f"tree {tree}; fast matcher installed: {probe.stdout.strip() or 'no (no wordscan)'}; load average {os.getloadavg()[0]:.1f}; hogs {args.hogs}",
           flush=True)
     gen = _gen()
     ok, rows = True, []
