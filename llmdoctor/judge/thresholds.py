@@ -97,3 +97,11 @@ QUEUE_SPIKE_MAX_LINES = 2
 # A back-to-back chain this long is a server that never idled, not two requests that happened to
 # meet (Ollama issue 9054: three /api/chat lines, each starting as the previous ended).
 BACK_TO_BACK_MIN_REQUESTS = 3
+
+# --- Ollama: requests after a pause (checks/ollama_slow_after_idle.py, judge.ollama.cold_starts) --
+# A request after this long without traffic that took COLD_FACTOR times the median of the
+# requests that came without a pause, and COLD_MARGIN_S more, was "cold": a reload, or a
+# prompt not cached. (The scanner only reads each request's pause and duration.)
+OLLAMA_IDLE_GAP_S = 30.0
+OLLAMA_COLD_FACTOR = 3.0
+OLLAMA_COLD_MARGIN_S = 5.0

@@ -321,7 +321,7 @@ class RequestTiming(Record):
     """Access-log concurrency, from gin lines (end time + duration)."""
 
     __slots__ = ("requests", "concurrent_groups", "serial_groups", "parallel_pairs", "peak_in_flight",
-                 "max_duration_s", "typical_service_s", "serial_example", "serial_figures", "cold", "spans")
+                 "max_duration_s", "typical_service_s", "serial_example", "serial_figures", "timed", "spans")
 
     def __init__(
         self,
@@ -334,7 +334,7 @@ class RequestTiming(Record):
         typical_service_s: float | None = None,
         serial_example: tuple[Example, ...] = (),
         serial_figures: str = "",
-        cold: tuple["ColdStart", ...] = (),
+        timed: tuple["Timed", ...] = (),
         spans: tuple = (),
     ) -> None:
         self.requests = requests
@@ -346,35 +346,24 @@ class RequestTiming(Record):
         self.typical_service_s = typical_service_s  # median duration of requests that had the server alone
         self.serial_example = serial_example
         self.serial_figures = serial_figures
-        self.cold = cold  # first requests after an idle gap, much slower than the next ones
+        self.timed = timed  # the last MAX_TIMED inference requests: pause before each, and how long it took
         self.spans = spans  # the last MAX_TIMED requests as knowledge.concurrency.Span (unix seconds)
 
 
-class ColdStart(Record):
-    """A request after `idle_s` without traffic that took `seconds`, against the `typical_s`
-    median of the requests that came without a pause: a reload, or a prompt not cached."""
+class Timed(Record):
+    """An inference request that completed: `gap_s` without a request in flight before it
+    started (None for the first of a fragment), and the `seconds` it took (judge.ollama's
+    cold_starts compares the ones after a pause with the others)."""
 
-    __slots__ = ("idle_s", "seconds", "typical_s", "example", "warm")
+    __slots__ = ("gap_s", "seconds", "example")
 
-    def __init__(
-        self,
-        idle_s: float,
-        seconds: float,
-        typical_s: float,
-        example: Example,
-        warm: tuple[Example, ...],
-    ) -> None:
-        self.idle_s = idle_s
+    def __init__(self, gap_s: float | None, seconds: float, example: Example) -> None:
+        self.gap_s = gap_s
         self.seconds = seconds
-        self.typical_s = typical_s
         self.example = example
-        self.warm = warm  # requests that came without a pause, for contrast
 
 
-IDLE_GAP_S = 30.0  # a pause in traffic after which a much slower request is a "cold" one
-COLD_FACTOR = 3.0
-COLD_MARGIN_S = 5.0
-MAX_TIMED = 400  # inference requests kept for the cold-start comparison
+MAX_TIMED = 400  # inference requests kept for the cold-start comparison (judge.ollama.cold_starts)
 
 
 class OllamaLogSummary(Record):
@@ -708,17 +697,6 @@ class _Requests:
             return
         self.spans.append((end - g.seconds, end, g.status, ex))
 
-    def _cold(self) -> tuple[ColdStart, ...]:
-        """Requests after a pause that took many times what the requests without one took."""
-        warm = [(secs, ex) for gap, secs, ex in self.timed if gap is not None and gap < IDLE_GAP_S]
-        if len(warm) < 2:
-            return ()
-        typical = sorted(secs for secs, _ in warm)[len(warm) // 2]
-        return tuple(ColdStart(round(gap, 1), round(secs, 3), round(typical, 3), ex, tuple(e for _, e in warm[:2]))
-                     for gap, secs, ex in self.timed
-                     if gap is not None and gap >= IDLE_GAP_S and secs >= COLD_FACTOR * max(typical, 0.1)
-                     and secs - typical >= COLD_MARGIN_S)
-
     def _typical(self) -> float | None:
         vals = sorted(self.alone)
         return vals[len(vals) // 2] if vals else None
@@ -761,8 +739,8 @@ class _Requests:
     def frozen(self) -> RequestTiming:
         self._close()
         return RequestTiming(self.count, self.groups, self.serial, self.parallel_pairs, self.peak,
-                             round(self.max_dur, 3), self._typical(), self.best[1], self.best[2], self._cold(),
-                             self._spans())
+                             round(self.max_dur, 3), self._typical(), self.best[1], self.best[2],
+                             tuple(Timed(gap, secs, ex) for gap, secs, ex in self.timed), self._spans())
 
     def _spans(self) -> tuple:
         from llmdoctor.knowledge.concurrency import Span
