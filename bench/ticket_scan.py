@@ -49,11 +49,13 @@ def main() -> int:
     ap.add_argument("--hogs", type=int, default=0)
     ap.add_argument("--site", default=None, help="a directory put on PYTHONPATH (e.g. one holding ahocorasick_rs)")
     ap.add_argument("--dir", default=None)
+    ap.add_argument("--tree", default=None, help="the llmdoctor checkout to time (default: this one)")
     args = ap.parse_args()
+    tree = Path(args.tree).resolve() if args.tree else ROOT
     scan = _module("ollama_log_scan")
     gen = _module("ollama_log_gen")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env.update(NO_COLOR="1", PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), args.site) if p))
+    env.update(NO_COLOR="1", PYTHONPATH=os.pathsep.join(p for p in (str(tree), args.site) if p))
     work = Path(tempfile.mkdtemp(prefix="llmdoctor-ticket-", dir=args.dir))
     hogs = []
     try:
@@ -67,7 +69,7 @@ def main() -> int:
             out.write(TAIL.encode())
         journal.unlink()
         mib = ticket.stat().st_size / 2**20
-        print(f"ticket of {mib:.0f} MiB, {made['lines']:,} journal lines ({made['gin']:,} gin); load average "
+        print(f"tree {tree}; ticket of {mib:.0f} MiB, {made['lines']:,} journal lines ({made['gin']:,} gin); load average "
               f"{os.getloadavg()[0]:.1f}; hogs {args.hogs}", flush=True)
         grep = ["grep", "-c", "GIN]", str(ticket)]
         tool = [sys.executable, "-m", "llmdoctor", "diagnose", "--evidence", str(ticket), "--format", "json"]
