@@ -4,6 +4,12 @@
 prompts, llama.cpp output interleaved) and keeps only counters, a few example lines
 per signal and the last loads, so memory stays bounded however long the log is.
 `summary()` returns a frozen `OllamaLogSummary` for the checks.
+
+`feed_region(buf, begin, end)` takes a block of whole undecoded lines (a log file's
+raw_regions) with the same result: one automaton pass (knowledge/wordscan.py) finds the lines
+that hold a word some row looks for (SCAN_CASED, SCAN_FOLDED, AS_WRITTEN) and only those are
+decoded and read; tests/core/test_ollama_fast_scan.py holds the two paths equal. The scanner
+reports what it read (a request's pause and duration, ...); judge/ decides what is too slow.
 """
 from __future__ import annotations
 
