@@ -25,11 +25,14 @@ def available() -> bool:
     return _automaton() is not None
 
 
-def _kind(words: list[bytes]):
-    """A few words: leftmost-first, which lets the automaton use its SIMD (Teddy) searcher."""
-    import ahocorasick_rs
+def _kind(words: list[bytes]) -> dict:
+    """A few words: leftmost-first, which lets the automaton use its SIMD (Teddy) searcher; many:
+    a full DFA (a third faster than the default automaton over an Ollama journal)."""
+    import ahocorasick_rs as ac
 
-    return ahocorasick_rs.MATCHKIND_LEFTMOST_FIRST if len(words) <= 16 else ahocorasick_rs.MATCHKIND_STANDARD
+    if len(words) <= 16:
+        return {"matchkind": ac.MATCHKIND_LEFTMOST_FIRST}
+    return {"matchkind": ac.MATCHKIND_STANDARD, "implementation": ac.Implementation.DFA}
 
 
 def _minimal(words) -> list[bytes]:
@@ -51,7 +54,7 @@ class WordScan:
         self.fast = make is not None
         sets = [_minimal(w) for w in (cased, folded)]
         if make is not None:
-            self._finders = [make(w, matchkind=_kind(w)).find_matches_as_indexes if w else None for w in sets]
+            self._finders = [make(w, **_kind(w)).find_matches_as_indexes if w else None for w in sets]
         else:
             self._finders = [re.compile(b"|".join(re.escape(x) for x in sorted(w, key=len, reverse=True))).finditer
                              if w else None for w in sets]
