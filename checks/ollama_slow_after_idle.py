@@ -21,10 +21,10 @@ def slow_after_idle(
     ollama_deployment: str | None = None,
 ):
     from llmdoctor.knowledge.ollama.env import format_seconds
-    from llmdoctor.judge.ollama import config_evidence, keep_alive_seconds
+    from llmdoctor.judge.ollama import cold_starts, config_evidence, keep_alive_seconds
     from llmdoctor.judge.fixes import env, remedy_fix
 
-    cold = ollama_log.requests.cold
+    cold = cold_starts(ollama_log.requests)
     if not cold:
         return
     if any(ld.idle_before_s is not None for ld in ollama_log.loads):

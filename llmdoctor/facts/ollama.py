@@ -255,6 +255,7 @@ def _sniff(source) -> bool:
 def scan_sources(sources: Iterable[Any]) -> OllamaLogSummary | None:
     """Scan the sources that are Ollama's (named so, or sniffed when unknown)."""
     from llmdoctor.knowledge.ollama.log import OllamaLogScanner
+    from llmdoctor.knowledge.wordscan import available as fast_words
 
     scanner = OllamaLogScanner()
     used = 0
@@ -264,7 +265,11 @@ def scan_sources(sources: Iterable[Any]) -> OllamaLogSummary | None:
             continue
         if engine is None and not _sniff(src):
             continue
-        scanner.feed_all(src.lines(), src.name)
+        regions = getattr(src, "raw_regions", None)  # whole lines, undecoded: only the lines that matter are read
+        if callable(regions) and fast_words():
+            scanner.feed_regions(regions(), src.name)
+        else:
+            scanner.feed_all(src.lines(), src.name)
         used += 1
     return scanner.summary() if used else None
 

@@ -280,3 +280,11 @@ HEADROOM_EXTRAPOLATION = 4
 # When at least HEADROOM_BUNCHED_SHARE of a sweep's answers did, no model is fitted to them.
 HEADROOM_BUNCHED_WINDOW = 0.1
 HEADROOM_BUNCHED_SHARE = 0.25
+
+# --- Ollama: requests after a pause (checks/ollama_slow_after_idle.py, judge.ollama.cold_starts) --
+# A request after this long without traffic that took COLD_FACTOR times the median of the
+# requests that came without a pause, and COLD_MARGIN_S more, was "cold": a reload, or a
+# prompt not cached. (The scanner only reads each request's pause and duration.)
+OLLAMA_IDLE_GAP_S = 30.0
+OLLAMA_COLD_FACTOR = 3.0
+OLLAMA_COLD_MARGIN_S = 5.0

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from llmdoctor.judge.ollama import cold_starts
 from llmdoctor.knowledge.llamacpp.log import scan_llama_lines
 from llmdoctor.knowledge.ollama.log import scan
 from llmdoctor.knowledge.pasted import FRAGMENT, repair_log
@@ -49,9 +50,10 @@ def test_ollama_request_after_a_cut_is_no_cold_start():
     warm = [GIN.format("2025/02/07 - 09:16:0" + str(i), "1.0s") for i in range(0, 10, 3)]
     later = [GIN.format("2025/02/10 - 14:00:00", "30.0s")]
     together = scan(warm + later, "j").requests
-    assert together.cold and together.cold[0].idle_s > 3 * 86400  # read as one log: days idle, a cold start
+    cold = cold_starts(together)
+    assert cold and cold[0].idle_s > 3 * 86400  # read as one log: days idle, a cold start
     apart = scan(repaired("\n".join(warm), "\n".join(later)), "j").requests
-    assert not apart.cold and apart.requests == 5
+    assert not cold_starts(apart) and apart.requests == 5
 
 
 def test_ollama_load_after_a_cut_has_no_idle_time():

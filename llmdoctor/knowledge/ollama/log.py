@@ -4,6 +4,12 @@
 prompts, llama.cpp output interleaved) and keeps only counters, a few example lines
 per signal and the last loads, so memory stays bounded however long the log is.
 `summary()` returns a frozen `OllamaLogSummary` for the checks.
+
+`feed_region(buf, begin, end)` takes a block of whole undecoded lines (a log file's
+raw_regions) with the same result: one automaton pass (knowledge/wordscan.py) finds the lines
+that hold a word some row looks for (SCAN_CASED, SCAN_FOLDED, AS_WRITTEN) and only those are
+decoded and read; tests/core/test_ollama_fast_scan.py holds the two paths equal. The scanner
+reports what it read (a request's pause and duration, ...); judge/ decides what is too slow.
 """
 from __future__ import annotations
 
@@ -160,6 +166,49 @@ MARK_GATES = ("flash attention", "kv_cache_type", "kv cache type", "gone idle", 
 _MARK = LazyPattern("|".join(re.escape(k) for k in sorted(MARKS, key=len, reverse=True)))
 _VRAM_CTX = LazyPattern(r'vram-based default context"?\s+total_vram="?([^"]+?)"?\s+default_num_ctx=(\d+)')
 
+# Every word some row of the scan looks for before it takes a line (RULES' guards and patterns,
+# the scheduler's phrases, the config line, gin, a paste's fragment mark, the llama.cpp reader's
+# marks; SCAN_FOLDED: those tried on the lower-cased line, MARKS and OOM_SUBSTRINGS among them):
+# a line holding none of them changes nothing but the line count and the last time stamp seen,
+# so feed_region passes it by at C speed. The four non-ASCII letters that str.lower() or re.I
+# turn into ASCII ones (U+0130, U+0131, U+017F, U+212A) make a line a candidate too.
+SCAN_CASED = (
+    "GIN]", FRAGMENT, "server config", "Listening on", "inference compute", "msg=offload", 'msg="offload to ',
+    "client connection closed before", "cmd=", "llama.go:", "load request", "load_backend",
+    "offloading output layer to CPU", "offloaded", "buffer size", "device=", "started in", "truncating input prompt",
+    "invalid environment variable", "invalid port, using default", "Invalid environment assignment",
+    "Ignoring invalid environment assignment", "default context", "llm busy - no slots available",
+    "no slots available after",
+    # the scheduler (_scheduler)
+    'msg="new model will fit in available', 'msg="loading first model', 'msg="loading model', "system memory",
+    "msg=system ", "Dynamic LLM libraries", "compatible gpu libraries", "detected GPUs",
+) + EVICTIONS + EXPIRIES + _FORCED_ONE
+SCAN_FOLDED = (
+    "prompt is longer than the context length", "input length exceeds the context length",
+    "exceeds maximum context length", "maximum pending requests exceeded", "no such file", "cannot access",
+    # GPU_INIT_FAILURE (re.I)
+    "cudasetdevice err", "cudart init failure", "cuda driver library init failure", "cuinit err", "cuinit failed",
+    "unable to init gpu",
+) + tuple(MARKS) + OOM_SUBSTRINGS + ("\u0130", "\u0131", "\u017f", "\u212a")
+
+
+# Looked for as written: in lower case they are in nearly every line of some hosts (`gpu01`,
+# `kv_`). Every other word is looked for in the lower-cased block, the cased ones too (a line
+# that holds a word holds its lower case form once lower-cased): one pass of the automaton.
+AS_WRITTEN = ("GPU", "KV")
+
+
+def _word_scan(fast: bool | None = None):
+    from llmdoctor.knowledge.llamacpp.lines import _MARKS as CPP_MARKS
+    from llmdoctor.knowledge.wordscan import WordScan
+
+    folded = [w.lower() for w in SCAN_CASED + CPP_MARKS if w not in AS_WRITTEN] + list(SCAN_FOLDED)
+    return WordScan(tuple(w.encode() for w in AS_WRITTEN), tuple(w.encode() for w in folded), fast)
+
+
+_FRAGMENT_B = FRAGMENT.encode()
+_UNSET = object()  # last_time while a gin line is read (feed_region)
+
 
 # The records below are plain classes (llmdoctor.model.Record: a dataclass's ==, hash and repr),
 # never replace()d or copied: as frozen dataclasses they cost ~12 ms of every start that reads
@@ -278,7 +327,7 @@ class RequestTiming(Record):
     """Access-log concurrency, from gin lines (end time + duration)."""
 
     __slots__ = ("requests", "concurrent_groups", "serial_groups", "parallel_pairs", "peak_in_flight",
-                 "max_duration_s", "typical_service_s", "serial_example", "serial_figures", "cold", "spans")
+                 "max_duration_s", "typical_service_s", "serial_example", "serial_figures", "timed", "spans")
 
     def __init__(
         self,
@@ -291,7 +340,7 @@ class RequestTiming(Record):
         typical_service_s: float | None = None,
         serial_example: tuple[Example, ...] = (),
         serial_figures: str = "",
-        cold: tuple["ColdStart", ...] = (),
+        timed: tuple["Timed", ...] = (),
         spans: tuple = (),
     ) -> None:
         self.requests = requests
@@ -303,35 +352,24 @@ class RequestTiming(Record):
         self.typical_service_s = typical_service_s  # median duration of requests that had the server alone
         self.serial_example = serial_example
         self.serial_figures = serial_figures
-        self.cold = cold  # first requests after an idle gap, much slower than the next ones
+        self.timed = timed  # the last MAX_TIMED inference requests: pause before each, and how long it took
         self.spans = spans  # the last MAX_TIMED requests as knowledge.concurrency.Span (unix seconds)
 
 
-class ColdStart(Record):
-    """A request after `idle_s` without traffic that took `seconds`, against the `typical_s`
-    median of the requests that came without a pause: a reload, or a prompt not cached."""
+class Timed(Record):
+    """An inference request that completed: `gap_s` without a request in flight before it
+    started (None for the first of a fragment), and the `seconds` it took (judge.ollama's
+    cold_starts compares the ones after a pause with the others)."""
 
-    __slots__ = ("idle_s", "seconds", "typical_s", "example", "warm")
+    __slots__ = ("gap_s", "seconds", "example")
 
-    def __init__(
-        self,
-        idle_s: float,
-        seconds: float,
-        typical_s: float,
-        example: Example,
-        warm: tuple[Example, ...],
-    ) -> None:
-        self.idle_s = idle_s
+    def __init__(self, gap_s: float | None, seconds: float, example: Example) -> None:
+        self.gap_s = gap_s
         self.seconds = seconds
-        self.typical_s = typical_s
         self.example = example
-        self.warm = warm  # requests that came without a pause, for contrast
 
 
-IDLE_GAP_S = 30.0  # a pause in traffic after which a much slower request is a "cold" one
-COLD_FACTOR = 3.0
-COLD_MARGIN_S = 5.0
-MAX_TIMED = 400  # inference requests kept for the cold-start comparison
+MAX_TIMED = 400  # inference requests kept for the cold-start comparison (judge.ollama.cold_starts)
 
 
 class OllamaLogSummary(Record):
@@ -504,17 +542,43 @@ class GinLine(Record):
         self.path = path
 
 
+_GO_ONE = LazyPattern(r"(\d+)(?:\.(\d+))?(ns|us|µs|μs|ms|s)")
+_GO_SCALE = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+
+
+def _gin_seconds(text: str) -> float:
+    """parse_go_duration(text) / 1e9, without its loop for gin's usual one-unit form."""
+    m = _GO_ONE.fullmatch(text)
+    if m is None:
+        return parse_go_duration(text) / 1e9
+    scale = _GO_SCALE[m.group(3)]
+    total = int(m.group(1)) * scale
+    frac = m.group(2)
+    if frac:
+        total += int(frac) * scale // 10 ** len(frac)
+    if total > 9223372036854775807:  # (FOREVER_NS: Go's overflow)
+        raise ValueError(f"invalid duration {text!r} (overflow)")
+    return total / 1e9
+
+
+_last_gin_at: list = [None, None]  # ((date, time), datetime) of the last gin line parsed
+
+
 def parse_gin(line: str) -> GinLine | None:
     """`[GIN] 2025/03/06 - 11:42:21 | 503 |   42.044125ms |  127.0.0.1 | POST "/api/generate"`."""
     if "GIN" not in line:
         return None
-    m = _GIN.search(_ANSI.sub("", line))
+    m = _GIN.search(_ANSI.sub("", line) if "\x1b" in line else line)
     if not m:
         return None
     try:
         d, t = m.group(1), m.group(2)
-        at = datetime(int(d[:4]), int(d[5:7]), int(d[8:10]), int(t[:2]), int(t[3:5]), int(t[6:8]))
-        secs = parse_go_duration(m.group(4)) / 1e9
+        if _last_gin_at[0] == (d, t):  # lines of one second: one datetime (immutable, shared)
+            at = _last_gin_at[1]
+        else:
+            at = datetime(int(d[:4]), int(d[5:7]), int(d[8:10]), int(t[:2]), int(t[3:5]), int(t[6:8]))
+            _last_gin_at[:] = ((d, t), at)
+        secs = _gin_seconds(m.group(4))
     except ValueError:
         return None
     return GinLine(at, int(m.group(3)), secs, m.group(5), m.group(6), m.group(7))
@@ -602,10 +666,19 @@ class _Requests:
         self.last_end: float | None = None
         self.timed: deque[tuple[float | None, float, Example]] = deque(maxlen=MAX_TIMED)  # (gap before, seconds, line)
         self.spans: deque[tuple[float, float, int, Example]] = deque(maxlen=MAX_TIMED)  # (start, end, status, line)
+        self.last_at: datetime | None = None  # (_end's cache)
+        self.last_ts = 0.0
+
+    def _end(self, at: datetime) -> float:
+        """at.timestamp(), once for the lines of one second (a local-time conversion each)."""
+        if at is not self.last_at:
+            self.last_at, self.last_ts = None, at.timestamp()  # (raises before either is kept)
+            self.last_at = at
+        return self.last_ts
 
     def add(self, g: GinLine, ex: Example) -> None:
         try:
-            end = g.at.timestamp()
+            end = self._end(g.at)
         except (ValueError, OverflowError, OSError):  # 0001/01/01 is before local time's range
             return
         self.count += 1
@@ -625,34 +698,24 @@ class _Requests:
     def add_failed(self, g: GinLine, ex: Example) -> None:
         """A failed request only joins the spans (a client deadline shows there), not the timings."""
         try:
-            end = g.at.timestamp()
+            end = self._end(g.at)
         except (ValueError, OverflowError, OSError):
             return
         self.spans.append((end - g.seconds, end, g.status, ex))
-
-    def _cold(self) -> tuple[ColdStart, ...]:
-        """Requests after a pause that took many times what the requests without one took."""
-        warm = [(secs, ex) for gap, secs, ex in self.timed if gap is not None and gap < IDLE_GAP_S]
-        if len(warm) < 2:
-            return ()
-        typical = sorted(secs for secs, _ in warm)[len(warm) // 2]
-        return tuple(ColdStart(round(gap, 1), round(secs, 3), round(typical, 3), ex, tuple(e for _, e in warm[:2]))
-                     for gap, secs, ex in self.timed
-                     if gap is not None and gap >= IDLE_GAP_S and secs >= COLD_FACTOR * max(typical, 0.1)
-                     and secs - typical >= COLD_MARGIN_S)
 
     def _typical(self) -> float | None:
         vals = sorted(self.alone)
         return vals[len(vals) // 2] if vals else None
 
     def _close(self) -> None:
-        c = sorted(self.cluster, key=lambda r: r[1])
+        c = self.cluster
         self.cluster = []
-        if len(c) == 1:
+        if len(c) == 1:  # (most requests: no sort)
             self.alone.append(c[0][1] - c[0][0])
             return
         if not c:
             return
+        c.sort(key=lambda r: r[1])
         self.groups += 1
         events = sorted(ev for s, e, _ in c if e - s > 1.0 for ev in ((s + 1.0, 1), (e, -1)))
         peak, cur = 1, 0
@@ -682,8 +745,8 @@ class _Requests:
     def frozen(self) -> RequestTiming:
         self._close()
         return RequestTiming(self.count, self.groups, self.serial, self.parallel_pairs, self.peak,
-                             round(self.max_dur, 3), self._typical(), self.best[1], self.best[2], self._cold(),
-                             self._spans())
+                             round(self.max_dur, 3), self._typical(), self.best[1], self.best[2],
+                             tuple(Timed(gap, secs, ex) for gap, secs, ex in self.timed), self._spans())
 
     def _spans(self) -> tuple:
         from llmdoctor.knowledge.concurrency import Span
@@ -739,6 +802,7 @@ class OllamaLogScanner:
         self.runner_libs_ex: Example | None = None
         self.gpu_seen: Example | None = None
         self.burst = _Burst()
+        self.words = None  # the WordScan feed_region uses (made on its first region)
 
     # -- feeding ---------------------------------------------------------------------
     def feed_all(self, lines: Iterable[str], source: str) -> "OllamaLogScanner":
@@ -749,8 +813,79 @@ class OllamaLogScanner:
         self._flush_pending()
         return self
 
+    def feed_regions(self, regions: Iterable[tuple], source: str) -> "OllamaLogScanner":
+        """feed_all on (buffer, begin, end) regions of whole lines (FileSource.raw_regions)."""
+        if source not in self.sources:
+            self.sources.append(source)
+        for buf, begin, end in regions:
+            self.feed_region(buf, begin, end, source)
+        self._flush_pending()
+        return self
+
     def feed(self, raw: str, source: str) -> None:
         self.lines += 1
+        self._line(raw, source)
+
+    def feed_region(self, buf: bytes | bytearray, begin: int, end: int, source: str) -> None:
+        """The lines of buf[begin:end] (whole lines, undecoded: FileSource.raw_regions), with
+        the same result as feed() on each. Only the lines that hold a SCAN_CASED or SCAN_FOLDED
+        word (knowledge.wordscan: one pass of an automaton over the block) and those a wrapped
+        line still being joined takes are decoded and read; of the others only the count and
+        the last time stamp matter, and the stamp is looked for (a backward search for its
+        words) only when a line is about to read it."""
+        if self.words is None:
+            self.words = _word_scan()
+        self.lines += buf.count(b"\n", begin, end) + 1
+        data = bytes(buf[begin:end])
+        hits, k, size, pos = self.words.starts(data), 0, len(data), 0
+        while pos <= size:
+            if self.pending_config is not None or self.pending_estimator is not None:
+                stop = data.find(b"\n", pos)
+                stop = size if stop < 0 else stop  # (a wrapped line's continuation: each is read)
+            else:
+                while k < len(hits) and hits[k] < pos:
+                    k += 1
+                if k == len(hits):
+                    break
+                hit = hits[k]
+                start = data.rfind(b"\n", pos, hit) + 1 or pos
+                stop = data.find(b"\n", hit)
+                stop = size if stop < 0 else stop
+                line = data[start:stop]
+                if start > pos and not (b"GIN]" in line and not line.startswith(_FRAGMENT_B)):
+                    self._skipped(data, pos, start)  # this line may read the time the lines before it left
+                    pos = start
+                elif start > pos:  # a gin line reads no time: it sets one, or the lines before it do
+                    before, self.last_time = self.last_time, _UNSET
+                    self._line(line.decode("utf-8", "replace"), source)
+                    if self.last_time is _UNSET:
+                        self.last_time = before
+                        self._skipped(data, pos, start)
+                    pos = stop + 1
+                    continue
+            self._line(data[pos:stop].decode("utf-8", "replace"), source)
+            pos = stop + 1
+        if pos < size:
+            self._skipped(data, pos, size)
+
+    def _skipped(self, data: bytes, begin: int, end: int) -> None:
+        """last_time after the lines of data[begin:end], read by nothing else: the stamp of the
+        last line that has one (line_time looks for `time=` or `.go:` first)."""
+        hi = end
+        while hi > begin:
+            i = max(data.rfind(b"time=", begin, hi), data.rfind(b".go:", begin, hi))
+            if i < 0:
+                return
+            start = data.rfind(b"\n", begin, i) + 1 or begin
+            stop = data.find(b"\n", i, hi)
+            raw = data[start:hi if stop < 0 else stop].decode("utf-8", "replace").rstrip("\r\n")
+            at = line_time(strip_journal_prefix(raw))
+            if at is not None:
+                self.last_time = at
+                return
+            hi = start
+
+    def _line(self, raw: str, source: str) -> None:
         raw = raw.rstrip("\r\n")
         if raw.startswith(FRAGMENT):  # pasted apart: no idle gap or interval across it
             self._flush_pending()
@@ -999,12 +1134,12 @@ class OllamaLogScanner:
         if g.status == 503:
             self.t["s503"].add(source, text)
         if inference:
-            self.burst.add(g, Example(source, text[:MAX_LINE]))
-        if inference and g.status < 400:
-            self.req.add(g, Example(source, text[:MAX_LINE]))
-        elif inference:
-            self.req.add_failed(g, Example(source, text[:MAX_LINE]))
-        if inference:
+            ex = Example(source, text[:MAX_LINE])  # (one record, kept in several places: compared by value)
+            self.burst.add(g, ex)
+            if g.status < 400:
+                self.req.add(g, ex)
+            else:
+                self.req.add_failed(g, ex)
             self.last_request = g.at
         self.last_time = g.at
 

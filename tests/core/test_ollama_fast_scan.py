@@ -1,0 +1,161 @@
+"""The Ollama scanner's block path (feed_region: only the lines holding a word of the scan are
+read) against the line path (feed: every line), on every Ollama-looking fixture and real case,
+every catalogue example, generated journals (bench/ollama_log_gen.py) and garbage: the same
+summary, to the last example line. Both word matchers are compared: the `re` one always, the
+Aho-Corasick one (ahocorasick-rs) where it is installed."""
+from __future__ import annotations
+
+import importlib.util
+import random
+from pathlib import Path
+
+import pytest
+
+from llmdoctor.hosts.logs.files import FileSource
+from llmdoctor.knowledge import wordscan
+from llmdoctor.knowledge.ollama import log
+from llmdoctor.knowledge.llamacpp.catalogue import MESSAGES as CPP_MESSAGES
+from llmdoctor.knowledge.ollama.catalogue import MESSAGES
+from llmdoctor.knowledge.pasted import FRAGMENT
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
+MATCHERS = [False] + ([True] if wordscan.available() else [])
+
+
+def _ollama_logs() -> list[Path]:
+    out = []
+    for p in sorted(FIXTURES.rglob("*")):
+        if p.is_file() and p.suffix in (".log", ".txt") and p.stat().st_size < 4_000_000:
+            head = p.read_bytes()[:200_000]
+            if b"GIN]" in head or b"ollama" in head.lower():
+                out.append(p)
+    return out
+
+
+LOGS = _ollama_logs()
+
+
+def _regions(data: bytes, cuts: list[int]):
+    """data (whole lines) cut at line ends, as FileSource.raw_regions gives it: the newline at a
+    cut is in no region."""
+    start = 0
+    for cut in sorted(set(cuts)):
+        nl = data.find(b"\n", cut)
+        if nl < 0 or nl < start:
+            continue
+        yield data, start, nl
+        start = nl + 1
+    yield data, start, len(data)
+
+
+def _both(regions: list[tuple], fast: bool):
+    a = log.OllamaLogScanner()
+    a.words = log._word_scan(fast)
+    a.feed_regions(regions, "x")
+    b = log.OllamaLogScanner().feed_all((line for buf, s, e in regions
+                                         for line in bytes(buf[s:e]).decode("utf-8", "replace").split("\n")), "x")
+    return a.summary(), b.summary()
+
+
+def test_fixtures_found():
+    assert len(LOGS) >= 100
+
+
+@pytest.mark.parametrize("fast", MATCHERS)
+def test_every_fixture_log_same_summary(fast):
+    rnd = random.Random(3)
+    differ = []
+    for p in LOGS:
+        data = p.read_bytes()
+        cuts = [rnd.randrange(len(data) + 1) for _ in range(rnd.randint(0, 4))]
+        a, b = _both(list(_regions(data, cuts)), fast)
+        if a != b:
+            differ.append(str(p.relative_to(ROOT)))
+    assert not differ
+
+
+@pytest.mark.parametrize("fast", MATCHERS)
+def test_file_source_regions(fast, tmp_path):
+    """Through FileSource itself, as facts/ollama.py reads a log."""
+    for p in LOGS[:60]:
+        src = FileSource(p, engine="ollama", since_seconds=None)
+        scanner = log.OllamaLogScanner()
+        scanner.words = log._word_scan(fast)
+        assert scanner.feed_regions(src.raw_regions(), p.name).summary() == \
+            log.OllamaLogScanner().feed_all(src.lines(), p.name).summary(), p
+
+
+@pytest.mark.parametrize("fast", MATCHERS)
+def test_catalogue_examples(fast):
+    lines = [ex.line for m in MESSAGES + CPP_MESSAGES for ex in m.examples]
+    assert len(lines) > 100
+    for line in lines:  # alone, and after a stamped line that a load or config line may read
+        for text in (line, "time=2025-01-01T00:00:00.000Z level=INFO msg=x\n" + line):
+            a, b = _both([(text.encode(), 0, len(text.encode()))], fast)
+            assert a == b, line
+    data = "\n".join(lines).encode()
+    a, b = _both(list(_regions(data, list(range(0, len(data), 997)))), fast)
+    assert a == b
+
+
+def _gen():
+    spec = importlib.util.spec_from_file_location("ollama_log_gen", ROOT / "bench" / "ollama_log_gen.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("fast", MATCHERS)
+@pytest.mark.parametrize("density", [0.005, 0.2, 1.0])
+def test_generated_journal(fast, density, tmp_path, monkeypatch):
+    gen = _gen()
+    monkeypatch.setattr(gen, "RESTART_EVERY", 700)
+    p = tmp_path / "journal.log"
+    info = gen.generate(p, lines=3000, density=density, style="short" if density > 0.5 else "short-iso")
+    data = p.read_bytes()
+    a, b = _both(list(_regions(data, list(range(0, len(data), 65_536)))), fast)
+    assert a == b
+    assert a.lines == info["lines"] + 1  # (and the empty line after the last newline)
+    assert a.requests.requests > 0 and a.load_count >= 3
+
+
+WORDS = ("GIN]", "[GIN] 2025/01/01 - 10:00:0", " | 200 | 1.5s | 127.0.0.1 | POST \"/api/chat\"", "time=2025-01-0",
+         "1T10:00:00.000Z", "2024/01/01 10:00:00 x.go:1: ", "server config env=\"map[OLLAMA_NUM_PARALLEL:2",
+         "msg=offload ", "  layers.offload=3", 'msg="loading first model" model=/a/b', "cmd=", "--ctx-size 8192",
+         "starting llama server", "offloaded 3/9 layers to GPU", "started in 2.1 seconds", "\u212a", "\u0130", "\u017f",
+         "OUT OF MEMORY", "cuInit err: 999", "evicting a model to make space", "\r", "\x1b[32m", "\xff\xfe", FRAGMENT)
+
+
+@pytest.mark.parametrize("fast", MATCHERS)
+def test_garbage(fast):
+    rnd = random.Random(11)
+    for _ in range(40):
+        lines = ["".join(rnd.choice(WORDS + ("x", " ", "\t")) for _ in range(rnd.randint(0, 8)))
+                 for _ in range(rnd.randint(1, 60))]
+        data = "\n".join(lines).encode("utf-8", "surrogateescape")
+        if rnd.random() < 0.5:
+            data = bytes(b ^ 0x80 if rnd.random() < 0.01 else b for b in data)
+        cuts = [rnd.randrange(len(data) + 1) for _ in range(rnd.randint(0, 5))]
+        a, b = _both(list(_regions(data, cuts)), fast)
+        assert a == b, data
+
+
+def test_gin_seconds_is_parse_go_duration():
+    from llmdoctor.knowledge.ollama.env import parse_go_duration
+
+    rnd = random.Random(5)
+    cases = ["0", "1.5s", "12.000000001ms", "999.999µs", "42.044125ms", "1m2.5s", "3μs", "7ns", "00012.0100us", "1.s",
+             ".5s", "9999999999999999999s", "1h", "9223372036.854775807s", "9223372036.854775808s", "1.5", "s", ""]
+    cases += [f"{rnd.randint(0, 10 ** rnd.randint(0, 12))}.{rnd.randint(0, 10 ** 9)}{rnd.choice(['s', 'ms', 'µs', 'ns'])}"
+              for _ in range(3000)]
+    for text in cases:
+        try:
+            want = parse_go_duration(text) / 1e9
+        except ValueError:
+            want = "error"
+        try:
+            got = log._gin_seconds(text)
+        except ValueError:
+            got = "error"
+        assert got == want, text
