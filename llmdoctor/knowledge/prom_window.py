@@ -64,7 +64,7 @@ HOST_SERIES: dict[str, tuple[tuple[str, ...], str]] = {
 # Which metric names say an engine of a kind (the label-values query asks for these).
 NAME_PATTERN = "vllm:.+|sglang:.+|llamacpp[:_].+|llmdoctor_.+|node_vmstat_pswp.+|DCGM_FI_DEV_.+"
 TARGET_LABELS = ("instance", "pod", "job", "model_name", "model")
-OWN_LABELS = TARGET_LABELS + ("engine",)
+OWN_LABELS = TARGET_LABELS + ("engine", "target")  # an exporter of several targets labels each `target`
 PAGE_BYTES = 4096  # node_vmstat_pswpin/out count 4 KiB pages
 
 
@@ -174,7 +174,7 @@ def targets(answers: list[tuple[str, str, tuple[Series, ...]]], start: float, en
                 continue
             key = s.label("pod") or s.label("instance") or s.label("job") or "?"
             if kind == "llmdoctor":
-                key = f"{key} (llmdoctor exporter)"
+                key = f"{s.label('target') or key} (llmdoctor exporter)"
             t = found.get((engine, key))
             if t is None:
                 t = found[(engine, key)] = PromTarget(key, engine, s.label("model_name") or s.label("model"),
