@@ -32,10 +32,13 @@ def read_window(client: PrometheusClient, since_seconds: float, selector: str = 
     step = choose_step(end - start)
     span = [("start", f"{start:.0f}"), ("end", f"{end:.0f}")]
     try:
-        names = parse_names(client.get("/api/v1/label/__name__/values",
-                                       [("match[]", f'{{__name__=~"{NAME_PATTERN}"}}'), *span]))
+        body = client.get("/api/v1/label/__name__/values", [("match[]", f'{{__name__=~"{NAME_PATTERN}"}}'), *span])
+        try:
+            names = set(parse_names(body))
+        except ParseError:  # a store without match[] on label values (older Prometheus): ask for every quantity
+            names = every_name()
         answers = []
-        for kind, quantity, expr in wanted_queries(set(names), matchers, step):
+        for kind, quantity, expr in wanted_queries(names, matchers, step):
             body = client.get("/api/v1/query_range", [("query", expr), *span, ("step", f"{step:g}"),
                                                       ("timeout", f"{client.query_timeout:g}s")])
             answers.append((kind, quantity, parse_range(body)))
@@ -47,6 +50,14 @@ def read_window(client: PrometheusClient, since_seconds: float, selector: str = 
                               f"node_exporter or dcgm-exporter in the window"
                               + (f" under {selector.strip()}" if matchers else ""))
     return found
+
+
+def every_name() -> set[str]:
+    """Every name llmdoctor queries (histograms by their buckets)."""
+    from llmdoctor.knowledge.prom_window import ENGINE_SERIES, HOST_SERIES, P95
+
+    tables = [t for table in ENGINE_SERIES.values() for t in table.values()] + list(HOST_SERIES.values())
+    return {n + "_bucket" if how == P95 else n for names, how in tables for n in names}
 
 
 class WindowHost:

@@ -142,7 +142,8 @@ class PromTarget(Record):
         if used:
             parts.append(f"GPU memory peak {max(v for _, v in used) / 1024:.1f} GiB")
         window = f"{clock(self.start, self.end - self.start)}-{clock(self.end, self.end - self.start)}"
-        return [(f"Prometheus window ({self.kind} {self.key})", f"{window}, step {self.step:g} s"
+        zone = time.strftime("%Z", time.localtime(self.end))
+        return [(f"Prometheus window ({self.kind} {self.key})", f"{window} {zone}, step {self.step:g} s"
                  + (": " + ", ".join(parts) if parts else ""))]
 
 

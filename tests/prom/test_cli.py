@@ -133,3 +133,19 @@ def test_options_that_do_not_go_together():
     assert cli("diagnose", "--selector", '{job="x"}', "-e", "/nonexistent")[0] == 3
     code, out = cli("diagnose", "--prometheus", "http://127.0.0.1:9", "--selector", "job=x")
     assert code == 3 and "--selector" in out
+
+
+def test_a_store_that_refuses_the_names_query_is_asked_for_every_quantity(monkeypatch):
+    monkeypatch.delenv("LLMDOCTOR_PROMETHEUS_TOKEN", raising=False)
+    inner = fake_prometheus()
+
+    def handler(path, headers):
+        if path.startswith("/api/v1/label/"):
+            return 400, b'{"status":"error","errorType":"bad_data","error":"match[] not supported"}', 0
+        if "llamacpp" not in path:
+            return 200, _matrix([]), 0
+        return inner(path, headers)
+
+    with answering(handler) as url:
+        code, out = cli("diagnose", "--prometheus", url, "-f", "json")
+    assert code == 1 and "prom-queueing" in out
