@@ -50,6 +50,7 @@ ENGINE_SERIES: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {
         "running": (("llmdoctor_requests_running",), GAUGE),
         "kv": (("llmdoctor_kv_usage_ratio",), MAX),
         "preemptions": (("llmdoctor_preemptions_total", "llmdoctor_preemptions"), COUNTER),
+        "findings": (("llmdoctor_finding",), "findings"),  # 1 while a check reports: which, and when
     },
 }
 # Host series, joined to the engines on the same host (summed or maxed over devices).
@@ -82,6 +83,8 @@ def query_for(how: str, names: tuple[str, ...], matchers: str, step: float, by: 
             parts.append(f"sum by ({group}) (rate({sel}[{rate_window(step)}]))")
         elif how == COUNTER:  # the raw total: its rises (increases()) say when, a reset included
             parts.append(f"sum by ({group}) ({sel})")
+        elif how == "findings":
+            parts.append(f"max by ({group}, check, severity) ({sel})")
         else:
             parts.append(f"{how} by ({group}) ({sel})")
     return " or ".join(parts)
@@ -142,6 +145,12 @@ class PromTarget(Record):
         if used:
             parts.append(f"GPU memory peak {max(v for _, v in used) / 1024:.1f} GiB")
         window = f"{clock(self.start, self.end - self.start)}-{clock(self.end, self.end - self.start)}"
+        span = self.end - self.start
+        for q, pts in sorted(self.series.items()):
+            if q.startswith("finding ") and any(v > 0 for _, v in pts):
+                on = [t for t, v in pts if v > 0]
+                parts.append(f"the exporter reported {q[8:].replace(' ', ' (', 1)}) "
+                             f"from {clock(on[0], span)} to {clock(on[-1], span)}")
         zone = time.strftime("%Z", time.localtime(self.end))
         return [(f"Prometheus window ({self.kind} {self.key})", f"{window} {zone}, step {self.step:g} s"
                  + (": " + ", ".join(parts) if parts else ""))]
@@ -162,6 +171,7 @@ def targets(answers: list[tuple[str, str, tuple[Series, ...]]], start: float, en
     """The instances in the answers of wanted_queries, host series joined to them."""
     found: dict[tuple[str, str], PromTarget] = {}
     hosts: dict[str, dict[str, list]] = {}
+    reported: dict[str, list] = {}
     for kind, quantity, series in answers:
         for s in series:
             if not s.points:
@@ -169,6 +179,10 @@ def targets(answers: list[tuple[str, str, tuple[Series, ...]]], start: float, en
             if kind == "host":
                 name = s.label("Hostname") or host_of(s.label("instance"))
                 hosts.setdefault(name, {}).setdefault(quantity, []).append(s.points)
+                continue
+            if quantity == "findings":  # no engine label: joined to the exporter's target below
+                reported.setdefault(s.label("target") or s.label("instance"), []).append(
+                    (s.label("check"), s.label("severity"), s.points))
                 continue
             engine = s.label("engine") if kind == "llmdoctor" else kind
             if not engine:
@@ -188,6 +202,10 @@ def targets(answers: list[tuple[str, str, tuple[Series, ...]]], start: float, en
             joined = next(iter(hosts.values()))
         for quantity, lists in (joined or {}).items():
             t.host[quantity] = combine(lists, max if quantity in ("sm_clock", "throttle") else sum)
+    for t in out:
+        for check, severity, points in reported.get(t.key.replace(" (llmdoctor exporter)", ""), []) \
+                if t.key.endswith(" (llmdoctor exporter)") else ():
+            t.series[f"finding {check} {severity}"] = points
     groups: dict[tuple[str, str], list[PromTarget]] = {}
     for t in out:
         groups.setdefault((t.kind, t.model or t.job), []).append(t)

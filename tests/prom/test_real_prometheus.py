@@ -130,7 +130,9 @@ def test_recorded_engines_exporter_and_host_exporters_are_read():
     doc = json.loads(out)
     by_key = {t["target"]: t for t in doc["targets"]}
     assert by_key[v]["engine"] == "vllm" and by_key[s]["engine"] == "sglang"
-    assert by_key[f"127.0.0.1:{exporter_port} (llmdoctor exporter)"]["engine"] == "vllm"
+    own = by_key[f"127.0.0.1:{exporter_port} (llmdoctor exporter)"]
+    assert own["engine"] == "vllm"
+    assert "the exporter reported vllm-kv-pinned (warning)" in json.dumps(own["summary"]), own["summary"]
     checks = {k: {f["check"] for f in t["findings"]} for k, t in by_key.items()}
     assert {"prom-queueing", "prom-preemption", "prom-swap", "prom-gpu-slowed"} <= checks[v], checks
     assert {"prom-queueing", "prom-swap", "prom-gpu-slowed"} <= checks[s], checks

@@ -165,3 +165,45 @@ def test_replica_with_a_smaller_kv_pool_stands_apart():
     a, b = targets(answers, T0, T0 + 2, 1.0, "P")
     (f,) = [f for f in diagnose_window(a).findings if f.check == "prom-replica-imbalance"]
     assert "KV cache to 99%" in f.title
+
+
+def test_the_exporters_findings_are_in_its_targets_summary():
+    answers = [("llmdoctor", "waiting", (series(pts(0, 0), instance="h:9877", engine="vllm"),)),
+               ("llmdoctor", "findings", (series(pts(1, 1), instance="h:9877", check="vllm-kv-pinned",
+                                                 cause="PREEMPTION", severity="warning"),))]
+    (t,) = targets(answers, T0, T0 + 2, 1.0, "P")
+    (line,) = t.summary()
+    assert "the exporter reported vllm-kv-pinned (warning) from" in line[1]
+
+
+def test_the_read_stops_at_its_whole_deadline():
+    import pytest
+
+    from llmdoctor.hosts.prometheus import PrometheusClient, PrometheusError
+
+    client = PrometheusClient("http://127.0.0.1:9", deadline=0.0)
+    with pytest.raises(PrometheusError, match="ran past its 0 s deadline after 0 queries"):
+        client.get("/api/v1/query_range", [])
+
+
+def test_auth_file_forms(tmp_path):
+    import pytest
+
+    from llmdoctor.hosts.prometheus import PrometheusError, auth_headers
+
+    f = tmp_path / "a"
+    f.write_text("eyJhbGciOi.token\n")
+    assert auth_headers(str(f), {}) == {"Authorization": "Bearer eyJhbGciOi.token"}
+    f.write_text("# ours\ntoken=abc\n")
+    assert auth_headers(str(f), {}) == {"Authorization": "Bearer abc"}
+    f.write_text("user=u\npassword=p\n")
+    assert auth_headers(str(f), {}) == {"Authorization": "Basic dTpw"}
+    f.write_text("password=only\n")
+    with pytest.raises(PrometheusError) as e:
+        auth_headers(str(f), {})
+    assert "only" not in str(e.value)
+    with pytest.raises(PrometheusError):
+        auth_headers(str(tmp_path / "missing"), {})
+    assert auth_headers(None, {"LLMDOCTOR_PROMETHEUS_USER": "u", "LLMDOCTOR_PROMETHEUS_PASSWORD": "p"}) == \
+        {"Authorization": "Basic dTpw"}
+    assert auth_headers(None, {}) == {}
