@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.judge import thresholds as th
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.knowledge.prom_window import PromTarget
@@ -59,7 +59,7 @@ def window_preemption(prom_window: PromTarget):
 @check(id="prom-swap", cause=Cause.SWAP,
        purpose="node_exporter's swap-in rate was high on the engine's host in the Prometheus window")
 def window_swap(prom_window: PromTarget):
-    from llmdoctor.judge.prom_window import when
+    from llmdoctor.judge.prom_window import SWAP_FIX, when
     from llmdoctor.judge.swap import ACTIVE_BYTES_PER_S
     from llmdoctor.knowledge.prom_window import PAGE_BYTES, episodes
 
@@ -72,17 +72,16 @@ def window_swap(prom_window: PromTarget):
     yield Finding(Cause.SWAP, Severity.WARNING, "The host swapped pages in while it served, in the window",
                   [Evidence(t.source, f"swap-in (node_vmstat_pswpin x 4 KiB per second) above "
                                       f"{ACTIVE_BYTES_PER_S / 2 / 1024:g} KiB/s {when(t, worst, ' MiB/s')}")],
-                  Fix("Make the model and its context fit in RAM: a smaller model or quantisation, fewer parallel "
-                      "slots or a shorter context, or more RAM.", ("free -h", "vmstat 1 5")),
+                  SWAP_FIX,
                   confidence=Confidence.MEDIUM)
 
 
 @check(id="prom-gpu-slowed", cause=Cause.GPU_DEGRADED,
        purpose="dcgm-exporter's clocks event reasons held the GPU's clocks down (power cap, thermal, HW slowdown) in the window")
 def window_gpu_slowed(prom_window: PromTarget):
-    from llmdoctor.judge.prom_window import when
+    from llmdoctor.judge.prom_window import GPU_FIX, when
     from llmdoctor.knowledge.nvidia_query import REASON_TEXT, reasons_from_mask
-    from llmdoctor.knowledge.prom_window import episodes
+    from llmdoctor.knowledge.prom_window import during, episodes
 
     t = prom_window
     slow = [(ts, float(int(v) & th.PROM_GPU_SLOW_REASONS)) for ts, v in t.points("throttle")]
@@ -92,9 +91,10 @@ def window_gpu_slowed(prom_window: PromTarget):
     worst = max(eps, key=lambda e: (e.end - e.start, e.peak))
     reasons = sorted({r for _, v in slow if v for r in reasons_from_mask(int(v))})
     text = ", ".join(REASON_TEXT.get(r, r) for r in reasons)
+    clocks = during(t.points("sm_clock"), worst.start, worst.end)
+    then = f"; SM clock {min(clocks):g} MHz then, {max(v for _, v in t.points('sm_clock')):g} at most" if clocks else ""
     yield Finding(Cause.GPU_DEGRADED, Severity.WARNING, f"The GPU's clocks were held down in the window ({text})",
                   [Evidence(t.source, f"dcgm-exporter's clocks event (throttle) reasons & 0x{th.PROM_GPU_SLOW_REASONS:x} != 0 "
-                                      f"{when(t, worst).split(' (')[0]}")],
-                  Fix("The card slowed itself: check cooling and the power limit against its default "
-                      "(`nvidia-smi -q -d POWER,TEMPERATURE,PERFORMANCE`).", ("nvidia-smi -q -d PERFORMANCE",)),
+                                      f"{when(t, worst).split(' (')[0]}{then}")],
+                  GPU_FIX,
                   confidence=Confidence.MEDIUM)

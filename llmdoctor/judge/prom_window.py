@@ -21,6 +21,12 @@ QUEUE_FIX = {
                   "for the KV cache of more slots, or add a replica.", ()),
 }
 
+SWAP_FIX = Fix("Make the model and its context fit in RAM: a smaller model or quantisation, fewer parallel slots "
+               "or a shorter context (each slot holds its own KV cache), or more RAM. Swap settings such as "
+               "vm.swappiness only move the problem.", ("free -h", "vmstat 1 5"))
+GPU_FIX = Fix("The card slowed itself: check cooling (fans, airflow, inlet temperature) and the power limit against "
+              "its default (`nvidia-smi -q -d POWER,TEMPERATURE,PERFORMANCE`).", ("nvidia-smi -q -d PERFORMANCE",))
+
 
 def engine_name(kind: str) -> str:
     return ENGINE_NAMES.get(kind, kind)
