@@ -207,3 +207,25 @@ def test_auth_file_forms(tmp_path):
     assert auth_headers(None, {"LLMDOCTOR_PROMETHEUS_USER": "u", "LLMDOCTOR_PROMETHEUS_PASSWORD": "p"}) == \
         {"Authorization": "Basic dTpw"}
     assert auth_headers(None, {}) == {}
+
+
+def test_a_recorded_window_round_trips_and_garbage_is_one_line():
+    import json
+
+    import pytest
+
+    from llmdoctor.knowledge.prom_window import window_from_json, window_to_json
+    from llmdoctor.parsing import ParseError
+
+    doc = json.loads((FIX.parent / "evidence" / "prom-window-vllm-queue" / "prometheus_window.json").read_text())
+    t = window_from_json(doc)
+    assert window_to_json(t) == doc and len(t.replicas) == 2
+    for bad in (None, [], {}, {"key": "k"}, {"key": "k", "kind": "vllm", "step": 0},
+                {"key": "k", "kind": "vllm", "start": 5, "end": 1}, {"key": "k", "kind": "vllm", "start": "x"},
+                {"key": "k", "kind": "vllm", "series": {"waiting": [[1]]}},
+                {"key": "k", "kind": "vllm", "series": {"waiting": "x"}},
+                {"key": "k", "kind": "vllm", "series": []},
+                {"key": "k", "kind": "vllm", "replicas": [["a", "x", "u", 1, 1, 1]]},
+                {"key": "k", "kind": "vllm", "replicas": [[1, 2]]}):
+        with pytest.raises(ParseError):
+            window_from_json(bad)
