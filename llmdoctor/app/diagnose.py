@@ -58,6 +58,7 @@ EXAMINED: dict[str, Callable[[Any], str | None]] = {
         for p in v if p.health in ("ok", "timeout", "loading"))) or None,
     # a probe whose every request timed out measured nothing: it is not "examined"
     "probe": lambda v: "live probe" if any(s.ok for r in v.results for s in r.samples) else None,
+    "prom_window": lambda v: f"{v.source}: {v.kind} series of {v.key} over the window ({len(v.series) + len(v.host)} quantities)",
 }
 
 @dataclass(frozen=True)

@@ -256,8 +256,12 @@ def diagnose(
     accept_new_host_keys: bool = typer.Option(False, "--accept-new-host-keys", help="Over SSH, accept keys of hosts not yet known (never changed ones)."),
     ssh_config: Optional[str] = typer.Option(None, "--ssh-config", help="ssh_config file to use (default: the user's)."),
     connect_timeout: float = typer.Option(10.0, "--connect-timeout", min=1.0, max=120.0, help="SSH connect timeout, seconds."),
+    prometheus: Optional[str] = typer.Option(None, "--prometheus", help="Diagnose every engine instance whose series a Prometheus server holds, over the --since window (http(s)://HOST:PORT; credentials from --prometheus-auth-file or LLMDOCTOR_PROMETHEUS_TOKEN / _USER and _PASSWORD)."),
+    selector: str = typer.Option("", "--selector", help="With --prometheus: only the engine series matching this label selector, e.g. '{job=\"vllm\"}'."),
+    prometheus_auth_file: Optional[Path] = typer.Option(None, "--prometheus-auth-file", help="With --prometheus: a file holding a bearer token, or user= and password= lines."),
+    prometheus_timeout: float = typer.Option(15.0, "--prometheus-timeout", min=0.5, max=300.0, help="With --prometheus: seconds each query may take (the whole read: four times this, at least 60 s)."),
 ) -> None:
-    """Diagnose this host (default), remote hosts over SSH, or an evidence directory."""
+    """Diagnose this host (default), remote hosts over SSH, an evidence directory, or a fleet's Prometheus."""
     from llmdoctor.app.diagnose import DiagnoseOptions, UnknownCheck, diagnose as run_diagnosis
 
     _check_format(fmt)
@@ -283,6 +287,15 @@ def diagnose(
         checks_dirs=tuple(str(d) for d in checks_dir),
         options=options,
     )
+    if prometheus is not None:
+        if evidence is not None or host or inventory is not None or url or probe:
+            fail("--prometheus reads a Prometheus server; it cannot be combined with -e, -H, -i, --url or --probe")
+        report, results = _from_prometheus(prometheus, selector, prometheus_auth_file, prometheus_timeout, opts,
+                                           quiet or fmt == "nagios")
+        sys.stdout.write(_rendered(report, results, fmt, width, quiet))
+        raise typer.Exit(report.exit_code())
+    elif selector or prometheus_auth_file is not None:
+        fail("--selector and --prometheus-auth-file go with --prometheus")
     names, targets = build_targets(evidence, host, inventory, sudo, accept_new_host_keys, ssh_config, connect_timeout)
     with _progress(f"diagnosing {len(names)} host(s)" if len(names) > 1 else f"diagnosing {names[0]}",
                    quiet or fmt == "nagios"):
@@ -296,6 +309,24 @@ def diagnose(
 
         sys.stderr.write(what_was_read(results))
     raise typer.Exit(report.exit_code())
+
+
+def _from_prometheus(url: str, selector: str, auth_file: Optional[Path], timeout: float, opts, silent: bool):
+    """diagnose --prometheus: one line and exit 3 when the server cannot be read."""
+    from llmdoctor.app.diagnose import UnknownCheck
+    from llmdoctor.app.prometheus import PrometheusError, diagnose_prometheus
+    from llmdoctor.hosts.prometheus import PrometheusClient, auth_headers, server_name
+
+    try:
+        client = PrometheusClient(url, auth_headers(str(auth_file) if auth_file is not None else None),
+                                  query_timeout=timeout, deadline=max(60.0, 4 * timeout))
+        with _progress(f"reading {server_name(url)}", silent):
+            return diagnose_prometheus(client, opts.since_seconds, selector, opts)
+    except PrometheusError as e:
+        fail(str(e))
+    except UnknownCheck as e:
+        fail(str(e))
+    raise AssertionError("unreachable")
 
 
 def _rendered(report, results, fmt: str, width: Optional[int] = None, quiet: bool = False) -> str:

@@ -50,6 +50,9 @@ CATALOGUE: tuple[FactSpec, ...] = (
              "container"),
     FactSpec("memory", F + "memory.MemoryFact", "RAM and swap totals, and swap traffic now", "memory"),
     FactSpec("gpu", K + "nvidia.GpuFact", "NVIDIA GPUs, their memory and the processes holding it", "gpu"),
+    FactSpec("prom_window", K + "prom_window.PromTarget",
+             "one instance's series over the --since window, read from Prometheus (diagnose --prometheus only)",
+             "prom_window"),
     FactSpec("gpu_health", K + "nvidia_query.GpuHealthFact",
              "each GPU's clocks and throttle reasons, power, temperature, PCIe link, ECC and row remaps, persistence "
              "mode (NVIDIA: NVML or nvidia-smi -q, nvidia_smi_q.txt; AMD: amdgpu's pp_dpm_* files)", "gpu_health"),

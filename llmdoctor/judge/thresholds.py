@@ -288,3 +288,19 @@ HEADROOM_BUNCHED_SHARE = 0.25
 OLLAMA_IDLE_GAP_S = 30.0
 OLLAMA_COLD_FACTOR = 3.0
 OLLAMA_COLD_MARGIN_S = 5.0
+
+# -- A Prometheus window (diagnose --prometheus) ------------------------------------------------
+# Waiting above 0 at this many consecutive points of the window is a queue, not one unlucky
+# scrape (the log checks ask the same of vLLM's stats lines: a run of two or more).
+PROM_QUEUE_MIN_POINTS = 2
+# Replicas of one model: the busiest carrying at least this many times the load (generated
+# tokens/s, else requests running + waiting) of the least busy is a balancer that does not
+# balance (round-robin over equal replicas stays well within 1.5x).
+REPLICA_LOAD_RATIO = 3.0
+# ...and it queued while the others had room, or its peak KV use or p95 TTFT stood apart by
+# this much: one replica with a smaller KV pool or a slower card.
+REPLICA_KV_GAP = 0.4  # peak KV usage, 0..1
+REPLICA_TTFT_RATIO = 3.0
+# dcgm-exporter's clocks event reasons that slow a working GPU (nvml.h bits): SW power cap,
+# HW slowdown, SW thermal, HW thermal, HW power brake; not idle, application clocks, sync boost.
+PROM_GPU_SLOW_REASONS = 0x4 | 0x8 | 0x20 | 0x40 | 0x80
