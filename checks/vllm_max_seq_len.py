@@ -25,7 +25,7 @@ def _derived(scan, vllm_cmdline, vllm_log):
     length = setting(vllm_cmdline, vllm_log, "max_model_len")
     try:
         length = int(length) if length is not None else None
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # (a float such as 1e309 is inf)
         length = None
     if cap is None or not length:
         return None
