@@ -130,7 +130,7 @@ def collect_evidence(
         attempt("kernel XIDs", lambda: _xids(store, put))
     attempt("AMD GPUs", lambda: collect_amd(host, put))
     meta = {
-        "host": getattr(host, "name", socket.gethostname()),
+        "host": host.name or socket.gethostname(),
         "engine": primary.kind if primary else None,
         "unit": primary.unit if primary else None,
         "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -160,9 +160,9 @@ def _container(host: Host, since_seconds: float, put, attempt) -> None:
     pod = looks_like_pod(res.stdout)
     put("pod.json" if pod else "docker_inspect.json", res.stdout)
     if pod:  # a Kubernetes pod: its describe text and events as well (hosts/kube.py)
-        for name, ask in (("kubectl_describe.txt", "pod_describe"), ("events.json", "pod_events")):
-            if hasattr(host, ask):
-                attempt(f"kubectl {ask.split('_')[1]}", lambda n=name, a=ask: put(n, getattr(host, a)().stdout))
+        for name, what, ask in (("kubectl_describe.txt", "describe", host.pod_describe),
+                                ("events.json", "events", host.pod_events)):
+            attempt(f"kubectl {what}", lambda n=name, a=ask: put(n, a().stdout))
 
     def log() -> None:
         source = host.container_log(None, since_seconds)

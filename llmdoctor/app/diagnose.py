@@ -174,7 +174,7 @@ def diagnose_target(
         options=opts.options,
     )
     store = store if store is not None else FactStore(ctx)
-    errors: list[str] = list(load_errors) + [redact_text(p) for p in getattr(host, "problems", ())]
+    errors: list[str] = list(load_errors) + [redact_text(p) for p in host.problems]
     for name in ALWAYS:
         store.optional(name)
     instances = several_instances(store.values.get("engines"))
