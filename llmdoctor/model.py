@@ -156,7 +156,7 @@ class TargetReport(Record):
     """The diagnosis of one host or evidence directory."""
 
     __slots__ = ("target", "engine", "findings", "unavailable", "errors", "summary", "examined", "not_diagnosed",
-                 "reachable", "figures", "probe", "changes")
+                 "reachable", "figures", "probe", "changes", "withheld")
 
     def __init__(
         self,
@@ -172,6 +172,7 @@ class TargetReport(Record):
         figures: tuple[Figure, ...] = (),
         probe: tuple[dict[str, Any], ...] = (),
         changes: tuple[Change, ...] = (),
+        withheld: int = 0,
     ) -> None:
         self.target = target
         self.engine = engine
@@ -185,6 +186,7 @@ class TargetReport(Record):
         self.figures = figures  # measured numbers (the probe's latencies), for monitors
         self.probe = probe  # the probe's own measurements, as `probe --format json` has them
         self.changes = changes  # "What to change": the findings' settings merged per place
+        self.withheld = withheld  # distinct values the keep-list redaction withheld from this report
 
     @property
     def diagnosed(self) -> bool:
@@ -263,6 +265,7 @@ def report_to_dict(r: Report) -> dict[str, Any]:
                             for f in t.figures],
                 "probe": list(t.probe),
                 "what_to_change": [change_to_dict(c) for c in t.changes],
+                "withheld": t.withheld,
             }
             for t in r.targets
         ],

@@ -45,8 +45,21 @@ def collect_evidence(
     since_seconds: float = 86400.0,
     engines: tuple[EngineInstance, ...] | None = None,
     probe: bool = False,
+    withheld=None,
 ) -> tuple[list[str], list[str]]:
-    """Write evidence files; return (files written, notes on what could not be collected)."""
+    """Write evidence files; return (files written, notes on what could not be collected).
+    meta.json counts the values the bundle withholds (distinct values, in every file): into
+    `withheld`, a redact_struct.Withheld the caller opened before the host connected (a pod's
+    spec is redacted as it is read), else into one opened here."""
+    if withheld is not None:
+        return _collect(host, out, units, since_seconds, engines, probe, withheld)
+    from llmdoctor.redact_struct import Withheld
+
+    with Withheld() as tally:
+        return _collect(host, out, units, since_seconds, engines, probe, tally)
+
+
+def _collect(host: Host, out: Path, units, since_seconds: float, engines, probe: bool, tally) -> tuple[list[str], list[str]]:
     out.mkdir(parents=True, exist_ok=True)
     written: list[str] = []
     notes: list[str] = []
@@ -139,6 +152,7 @@ def collect_evidence(
     }
     if notes:
         meta["notes"] = notes
+    meta["withheld"] = tally.count
     put("meta.json", json.dumps(meta, indent=2) + "\n")
     return written, notes
 
