@@ -55,7 +55,8 @@ def declared_settings(ctx: Context) -> DeclaredSettings:
     host = ctx.host
     names = host.kept("settings")  # (the files that can hold such lines: a live host keeps none)
     if not names and not host.kept("dropins"):
-        raise FactUnavailable("settings as written are read from recorded evidence files", quiet=True)
+        raise FactUnavailable("no settings written by hand in the evidence" if host.partial else
+                              "settings as written are read from recorded evidence files", quiet=True)
 
     def text_of(name: str) -> str | None:
         try:
