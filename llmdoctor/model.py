@@ -219,6 +219,7 @@ class TargetReport(Record):
     figures: tuple[Figure, ...] = ()  # measured numbers (the probe's latencies), for monitors
     probe: tuple[dict[str, Any], ...] = ()  # the probe's own measurements, as `probe --format json` has them
     changes: tuple[Change, ...] = ()  # "What to change": the findings' settings merged per place
+    withheld: int = 0  # distinct values the keep-list redaction withheld from this report
 
     @property
     def diagnosed(self) -> bool:
@@ -313,6 +314,7 @@ def report_to_dict(r: Report) -> dict[str, Any]:
                             for f in t.figures],
                 "probe": list(t.probe),
                 "what_to_change": [change_to_dict(c) for c in t.changes],
+                "withheld": t.withheld,
             }
             for t in r.targets
         ],

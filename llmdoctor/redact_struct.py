@@ -8,7 +8,8 @@ YAML lists, `docker inspect`'s `Args`/`Cmd`, `kubectl describe`'s `Args:` block,
 reprs, shell-quoted values with spaces) a value is kept only when its name is a setting the
 diagnosis reads (settings_names.py) or the value is plainly not a secret (a number,
 a boolean, a size, a duration, a path, an address, a placeholder). Any other value becomes
-`<redacted>` with its name kept, and `withheld()` counts them for the report.
+`<redacted>` with its name kept, and `Withheld` counts them for the report (distinct values:
+one secret in an evidence line and again in a fix is one value withheld).
 
 Each pass starts at a cheap literal (`--`, `=`, `name`, `:`) so a log without structure
 costs a few `find`s.
@@ -16,20 +17,45 @@ costs a few `find`s.
 from __future__ import annotations
 
 import re
+import threading
 from functools import cache
 
 from llmdoctor.settings_names import is_setting_flag, is_setting_variable
 
 REDACTED = "<redacted>"
 _withheld = [0]
+_local = threading.local()  # the Withheld tally open in this thread (targets are diagnosed in threads)
 
 
 def withheld(reset: bool = False) -> int:
-    """How many values the keep-list withheld since the last reset."""
+    """How many values the keep-list withheld since the last reset (every thread, each time)."""
     n = _withheld[0]
     if reset:
         _withheld[0] = 0
     return n
+
+
+class Withheld:
+    """`with Withheld() as w:` ... `w.count`: the distinct values the keep-list withheld in this
+    thread while it was open (a report's, a bundle's). Tallies nest: an outer one sees the inner's."""
+
+    def __init__(self) -> None:
+        self.values: set[int] = set()  # hashes: a count is all that leaves, never a value
+        self._outer: Withheld | None = None
+
+    def __enter__(self) -> "Withheld":
+        self._outer = getattr(_local, "tally", None)
+        _local.tally = self
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _local.tally = self._outer
+        if self._outer is not None:
+            self._outer.values |= self.values
+
+    @property
+    def count(self) -> int:
+        return len(self.values)
 
 
 # what a value may be and still be shown under any name
@@ -56,10 +82,18 @@ def plain(value: str) -> bool:
     return not v or v == "?" or bool(_PLAIN.fullmatch(v))
 
 
+def _count(value: str) -> None:
+    """One value withheld: counted, and added to this thread's open tally."""
+    _withheld[0] += 1
+    tally = getattr(_local, "tally", None)
+    if tally is not None:
+        tally.values.add(hash(value.strip().strip("\"'\\")))
+
+
 def _keep(name_ok: bool, value: str) -> bool:
     if name_ok or plain(value):
         return True
-    _withheld[0] += 1
+    _count(value)
     return False
 
 
@@ -193,7 +227,7 @@ def _flags(text: str, is_secret_name) -> str:
         if secret and plain(value) and not value.strip().isdigit():
             continue  # `--api-key $KEY`, `--hf-token <TOKEN>`
         if secret:
-            _withheld[0] += 1
+            _count(value)
         out.append(text[pos:start])
         out.append(REDACTED)
         pos = end
@@ -234,7 +268,7 @@ def _env_pairs(text: str, is_secret_name) -> str:
         if is_secret_name(name):
             if plain(value) and not value.strip().isdigit():
                 continue
-            _withheld[0] += 1
+            _count(value)
         elif _keep(is_setting_variable(name), value):
             continue
         out.append(text[pos:start])
@@ -257,7 +291,7 @@ def _env_map(m: re.Match[str], is_secret_name) -> str:
     if is_secret_name(name):
         if plain(bare) and not bare.isdigit():
             return m.group()
-        _withheld[0] += 1
+        _count(bare)
     elif _keep(is_setting_variable(name), bare):
         return m.group()
     q = value[0] if value[:1] in "\"'" else ""
@@ -281,7 +315,7 @@ def _named(m: re.Match[str], is_secret_name) -> str:
     if is_secret_name(name):
         if plain(bare) and not bare.isdigit():
             return m.group()
-        _withheld[0] += 1
+        _count(bare)
     elif _keep(is_setting_variable(name) or is_setting_flag(name), bare):
         return m.group()
     q = '\\"' if value.startswith('\\"') else value[0] if value[:1] in "\"'" else ""

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import os
 import re
 from pathlib import Path
 
 KINDS = ("host", "ipv4", "ipv6", "mac", "user", "path", "word")
 MAP_NAME = "clean-map.json"
+MAP_LIMIT = 64 * 1024 * 1024  # a mapping bigger than this is not read back (it starts afresh)
 
 # names everybody has: replacing them would hide evidence, and hides nothing
 _PUBLIC_HOSTS = frozenset({
@@ -54,11 +54,13 @@ class Cleaner:
     """The pseudonyms of one collecting host, loaded from and saved to its state directory."""
 
     def __init__(self, state_dir: Path | None = None, keywords: tuple[str, ...] = ()) -> None:
+        from llmdoctor.hosts.state import read_state, state_dir as default_state_dir
+
         self.path = (state_dir or default_state_dir()) / MAP_NAME
         self.map: dict[str, dict[str, str]] = {k: {} for k in KINDS}
         if self.path.exists():
             try:
-                saved = json.loads(self.path.read_text())
+                saved = json.loads(read_state(self.path, MAP_LIMIT))
                 for k in KINDS:
                     self.map[k].update(saved.get(k, {}))
             except (OSError, ValueError):
@@ -157,11 +159,9 @@ class Cleaner:
 
     def save(self) -> Path:
         """Write the mapping, readable by its owner only (never into a bundle)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            json.dump(self.map, f, indent=1, sort_keys=True)
-        os.chmod(self.path, 0o600)
+        from llmdoctor.hosts.state import write_private
+
+        write_private(self.path, json.dumps(self.map, indent=1, sort_keys=True))
         return self.path
 
 
@@ -171,11 +171,6 @@ def _is_address(s: str) -> bool:
         return True
     except ValueError:
         return False
-
-
-def default_state_dir() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    return Path(base) / "llmdoctor"
 
 
 def clean_bundle(bundle: Path, cleaner: Cleaner, host_name: str | None = None) -> int:

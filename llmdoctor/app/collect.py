@@ -1,8 +1,8 @@
 """`llmdoctor collect`: write what a diagnosis would look at as an evidence directory.
 
-The file names are the ones an evidence directory is read by (hosts/evidence.py), so
-`diagnose --evidence` reads them back and
-a person can compare them with what they would paste into a ticket. Everything
+Each answer is written through hosts/bundle.py's EvidenceWriter under the name an evidence
+directory answers the same question from (hosts/evidence.py), so `diagnose --evidence` reads
+them back and a person can compare them with what they would paste into a ticket. Everything
 written passes through the secret redactor.
 """
 from __future__ import annotations
@@ -19,15 +19,11 @@ from llmdoctor.facts import Context, FactStore, RunOptions
 from llmdoctor.facts.engines import engine_of_unit
 from llmdoctor.app.collect_gpu import collect_amd
 from llmdoctor.hosts.base import Host, HostError
-from llmdoctor.redact import redact_text
+from llmdoctor.hosts.bundle import EvidenceWriter
 from llmdoctor.knowledge.systemd.show import PROPERTIES as SHOW_PROPERTIES
 from llmdoctor.knowledge.systemd.names import check_unit
 
 LOG_LIMIT = 32 * 1024 * 1024  # newest part of the journal kept, per unit
-
-
-# the evidence log file each engine's journal is written to (hosts/evidence.py LOG_FILES)
-LOG_NAMES = {VLLM: "vllm.log", SGLANG: "sglang.log"}
 
 
 def _shorten_head(data: str, limit: int) -> str:
@@ -45,17 +41,23 @@ def collect_evidence(
     since_seconds: float = 86400.0,
     engines: tuple[EngineInstance, ...] | None = None,
     probe: bool = False,
+    withheld=None,
 ) -> tuple[list[str], list[str]]:
-    """Write evidence files; return (files written, notes on what could not be collected)."""
-    out.mkdir(parents=True, exist_ok=True)
-    written: list[str] = []
-    notes: list[str] = []
+    """Write evidence files; return (files written, notes on what could not be collected).
+    meta.json counts the values the bundle withholds (distinct values, in every file): into
+    `withheld`, a redact_struct.Withheld the caller opened before the host connected (a pod's
+    spec is redacted as it is read), else into one opened here."""
+    if withheld is not None:
+        return _collect(host, out, units, since_seconds, engines, probe, withheld)
+    from llmdoctor.redact_struct import Withheld
 
-    def put(name: str, text: str) -> None:
-        path = out / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(redact_text(text))
-        written.append(name)
+    with Withheld() as tally:
+        return _collect(host, out, units, since_seconds, engines, probe, tally)
+
+
+def _collect(host: Host, out: Path, units, since_seconds: float, engines, probe: bool, tally) -> tuple[list[str], list[str]]:
+    bundle = EvidenceWriter(out)
+    notes: list[str] = []
 
     def attempt(what: str, fn: Callable[[], None]) -> None:
         try:
@@ -74,25 +76,26 @@ def collect_evidence(
     for e in engines:
         port = e.port or DEFAULT_PORTS[e.kind]
         if e.kind == OLLAMA:
-            attempt("ollama ps", lambda: _run_to(host, ["ollama", "ps"], put, "ollama_ps.txt"))
-            attempt("GET /api/ps", lambda: _http_to(host, "GET", port, "/api/ps", put, "api_ps.json"))
-            attempt("POST /api/show", lambda: _api_show(host, port, put))
+            attempt("ollama ps", lambda: _run_to(host, ["ollama", "ps"], bundle))
+            attempt("GET /api/ps", lambda: _http_to(host, "GET", port, "/api/ps", bundle))
+            attempt("POST /api/show", lambda: _api_show(host, port, bundle))
         if e.kind == VLLM:
-            attempt("GET /metrics", lambda: _http_to(host, "GET", port, "/metrics", put, "metrics.prom"))
+            attempt("GET /metrics", lambda: _http_to(host, "GET", port, "/metrics", bundle))
         if e.kind == SGLANG:
             from llmdoctor.hosts.evidence import SGLANG_ENDPOINTS
 
-            for path, name in SGLANG_ENDPOINTS.items():  # /metrics answers only with --enable-metrics
-                attempt(f"GET {path}", lambda: _http_to(host, "GET", port, path, put, name))
+            for path in SGLANG_ENDPOINTS:  # /metrics answers only with --enable-metrics
+                attempt(f"GET {path}", lambda: _http_to(host, "GET", port, path, bundle))
         if e.kind == LLAMACPP:
             from llmdoctor.hosts.evidence import LLAMACPP_ENDPOINTS
 
-            for path, name in LLAMACPP_ENDPOINTS.items():
+            for path in LLAMACPP_ENDPOINTS:
                 # /health answers 503 "Loading model" while loading: that is evidence too
                 ok = (200, 503) if path == "/health" else (200,)
-                attempt(f"GET {path}", lambda: _http_to(host, "GET", port, path, put, name, ok=ok))
+                attempt(f"GET {path}", lambda: _http_to(host, "GET", port, path, bundle, ok=ok))
         if e.pid:
-            attempt("cmdline", lambda: put("cmdline.txt", host.read(f"/proc/{e.pid}/cmdline").replace(b"\0", b" ").decode("utf-8", "replace").strip() + "\n"))
+            cmdline = f"/proc/{e.pid}/cmdline"
+            attempt("cmdline", lambda: bundle.read(cmdline, host.read(cmdline).replace(b"\0", b" ").decode("utf-8", "replace").strip() + "\n"))
 
     for e in engines:
         if e.kind == OLLAMA:
@@ -101,36 +104,28 @@ def collect_evidence(
     for unit in dict.fromkeys(unit_names):
         attempt(
             f"systemctl show {unit}",
-            lambda: _run_to(
-                host,
-                ["systemctl", "show", "-p", ",".join(SHOW_PROPERTIES), "--", check_unit(unit)],
-                put,
-                "env.txt",
-            ),
+            lambda: _run_to(host, ["systemctl", "show", "-p", ",".join(SHOW_PROPERTIES), "--", check_unit(unit)], bundle),
         )
-        attempt(f"systemctl cat {unit}", lambda: _run_to(host, ["systemctl", "cat", "--", check_unit(unit)], put, "systemctl_cat.txt"))
-        attempt(
-            f"journal of {unit}",
-            lambda: _journal(host, unit, since_seconds, put, LOG_NAMES.get(engine_of_unit(unit), "journal.log")),
-        )
+        attempt(f"systemctl cat {unit}", lambda: _run_to(host, ["systemctl", "cat", "--", check_unit(unit)], bundle))
+        attempt(f"journal of {unit}", lambda: _journal(host, unit, since_seconds, bundle, engine_of_unit(unit)))
         break  # one engine unit per evidence directory: the file names are singular
-    attempt("unit files on disk", lambda: _unit_files(host, store, put))
-    _container(host, since_seconds, put, attempt)
+    attempt("unit files on disk", lambda: _unit_files(host, store, bundle))
+    _container(host, since_seconds, bundle, attempt)
     if any(e.kind in (VLLM, SGLANG, LLAMACPP) for e in engines):
-        attempt("engine progress", lambda: _progress(store, put))
+        attempt("engine progress", lambda: _progress(store, bundle))
     if engines:
-        attempt("CPU use", lambda: _cpu(store, put))
+        attempt("CPU use", lambda: _cpu(store, bundle))
     if probe:
-        attempt("live probe", lambda: _probe(store, put))
-    attempt("vmstat", lambda: _run_to(host, ["vmstat", "1", "3"], put, "vmstat.txt", timeout=10))
-    attempt("/proc/meminfo", lambda: put("meminfo.txt", host.read("/proc/meminfo").decode()))
-    attempt("nvidia-smi", lambda: _run_to(host, ["nvidia-smi"], put, "nvidia_smi.txt"))
-    if "nvidia_smi.txt" in written:  # an NVIDIA GPU answers: its health and the driver's XIDs (GPU_DEGRADED)
-        attempt("nvidia-smi -q", lambda: _run_to(host, ["nvidia-smi", "-q"], put, "nvidia_smi_q.txt", timeout=30))
-        attempt("kernel XIDs", lambda: _xids(store, put))
-    attempt("AMD GPUs", lambda: collect_amd(host, put))
+        attempt("live probe", lambda: _probe(store, bundle))
+    attempt("vmstat", lambda: _run_to(host, ["vmstat", "1", "3"], bundle, timeout=10))
+    attempt("/proc/meminfo", lambda: bundle.read("/proc/meminfo", host.read("/proc/meminfo").decode()))
+    attempt("nvidia-smi", lambda: _run_to(host, ["nvidia-smi"], bundle))
+    if bundle.has("nvidia-smi"):  # an NVIDIA GPU answers: its health and the driver's XIDs (GPU_DEGRADED)
+        attempt("nvidia-smi -q", lambda: _run_to(host, ["nvidia-smi", "-q"], bundle, timeout=30))
+        attempt("kernel XIDs", lambda: _xids(store, bundle))
+    attempt("AMD GPUs", lambda: collect_amd(host, bundle))
     meta = {
-        "host": getattr(host, "name", socket.gethostname()),
+        "host": host.name or socket.gethostname(),
         "engine": primary.kind if primary else None,
         "unit": primary.unit if primary else None,
         "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -139,11 +134,12 @@ def collect_evidence(
     }
     if notes:
         meta["notes"] = notes
-    put("meta.json", json.dumps(meta, indent=2) + "\n")
-    return written, notes
+    meta["withheld"] = tally.count
+    bundle.record("meta", json.dumps(meta, indent=2) + "\n")
+    return bundle.written, notes
 
 
-def _container(host: Host, since_seconds: float, put, attempt) -> None:
+def _container(host: Host, since_seconds: float, bundle: EvidenceWriter, attempt) -> None:
     """docker_inspect.json and container.log, where the engine runs in a container; pod.json,
     kubectl_describe.txt, events.json and pod.log where it runs in a Kubernetes pod."""
     from llmdoctor.hosts.base import Unanswerable
@@ -158,23 +154,22 @@ def _container(host: Host, since_seconds: float, put, attempt) -> None:
     from llmdoctor.knowledge.containers.pod import looks_like_pod
 
     pod = looks_like_pod(res.stdout)
-    put("pod.json" if pod else "docker_inspect.json", res.stdout)
+    bundle.record("pod" if pod else "docker inspect", res.stdout)
     if pod:  # a Kubernetes pod: its describe text and events as well (hosts/kube.py)
-        for name, ask in (("kubectl_describe.txt", "pod_describe"), ("events.json", "pod_events")):
-            if hasattr(host, ask):
-                attempt(f"kubectl {ask.split('_')[1]}", lambda n=name, a=ask: put(n, getattr(host, a)().stdout))
+        for what, ask in (("describe", host.pod_describe), ("events", host.pod_events)):
+            attempt(f"kubectl {what}", lambda w=what, a=ask: bundle.record(f"pod {w}", a().stdout))
 
     def log() -> None:
         source = host.container_log(None, since_seconds)
         text = "\n".join(source.lines())
         if source.error:
             raise HostError(source.error)
-        put("pod.log" if pod else "container.log", _shorten_head(text + "\n", LOG_LIMIT))
+        bundle.record("pod log" if pod else "container log", _shorten_head(text + "\n", LOG_LIMIT))
 
     attempt("container log", log)
 
 
-def _unit_files(host: Host, store: FactStore, put) -> None:
+def _unit_files(host: Host, store: FactStore, bundle: EvidenceWriter) -> None:
     """Copies of the unit files, drop-ins and environments under files/<path>: only the files
     on disk show a forgotten daemon-reload (systemctl cat shows what systemd loaded)."""
     from llmdoctor.app.collect_systemd import evidence_files
@@ -183,68 +178,68 @@ def _unit_files(host: Host, store: FactStore, put) -> None:
     if not states:
         reason = store.missing.get("systemd_units")
         raise HostError(reason.reason if reason else "no engine unit")
-    for name, text in evidence_files(host, states, store.optional("shell_exports", ()) or ()).items():
-        put(name, text)
+    for path, text in evidence_files(host, states, store.optional("shell_exports", ()) or ()).items():
+        bundle.copy(path, text)
 
 
-def _progress(store: FactStore, put) -> None:
+def _progress(store: FactStore, bundle: EvidenceWriter) -> None:
     """Each engine's health answer and counters across the sampling window (ENGINE_STALLED)."""
     watched = store.optional("engine_progress")
     if watched is None:
         missing = store.missing.get("engine_progress")
         raise HostError(missing.reason if missing else "no result")
-    put("progress.json", json.dumps([p.to_dict() for p in watched], indent=1) + "\n")
+    bundle.record("progress", json.dumps([p.to_dict() for p in watched], indent=1) + "\n")
 
 
-def _cpu(store: FactStore, put) -> None:
+def _cpu(store: FactStore, bundle: EvidenceWriter) -> None:
     """Who used the CPUs over the sampling window (CPU_CONTENTION)."""
     sample = store.optional("cpu_load")
     if sample is None:
         missing = store.missing.get("cpu_load")
         raise HostError(missing.reason if missing else "no result")
-    put("cpu.json", json.dumps(sample.to_dict(), indent=1) + "\n")
+    bundle.record("cpu", json.dumps(sample.to_dict(), indent=1) + "\n")
 
 
-def _xids(store: FactStore, put) -> None:
+def _xids(store: FactStore, bundle: EvidenceWriter) -> None:
     """The XID lines of the kernel log (journalctl -k, else dmesg), only those: an empty
     kernel_xid.log records that the log was read and had none."""
     found = store.optional("gpu_xid")
     if found is None:
         missing = store.missing.get("gpu_xid")
         raise HostError(missing.reason if missing else "no result")
-    put("kernel_xid.log", "".join(e.line + "\n" for e in found.events))
+    bundle.command(["journalctl", "-k"], "".join(e.line + "\n" for e in found.events))
 
 
-def _probe(store: FactStore, put) -> None:
+def _probe(store: FactStore, bundle: EvidenceWriter) -> None:
     runs = store.optional("probe")
     if runs is None:
         missing = store.missing.get("probe")
         raise HostError(missing.reason if missing else "no result")
-    put("probe.json", json.dumps(runs.to_dict(), indent=2) + "\n")
+    bundle.record("probe", json.dumps(runs.to_dict(), indent=2) + "\n")
 
 
-def _run_to(host: Host, argv: list[str], put, name: str, timeout: float = 15.0) -> None:
+def _run_to(host: Host, argv: list[str], bundle: EvidenceWriter, timeout: float = 15.0) -> None:
     res = host.run(argv, timeout=timeout)
     if not res.ok:
         raise HostError(f"exit {res.returncode}: {(res.stderr or res.stdout).strip()[:200]}")
-    put(name, res.stdout)
+    bundle.command(argv, res.stdout)
 
 
-def _http_to(host: Host, method: str, port: int, path: str, put, name: str, body: bytes | None = None,
+def _http_to(host: Host, method: str, port: int, path: str, bundle: EvidenceWriter, body: bytes | None = None,
              ok: tuple[int, ...] = (200,)) -> None:
     resp = host.http(method, port, path, body=body, timeout=10)
     if resp.status not in ok:
         raise HostError(f"HTTP {resp.status}")
-    put(name, resp.text)
+    bundle.response(method, path, resp.text)
 
 
-def _api_show(host: Host, port: int, put) -> None:
+def _api_show(host: Host, port: int, bundle: EvidenceWriter) -> None:
     resp = host.http("GET", port, "/api/ps", timeout=10)
     models = (resp.json() or {}).get("models") or []
     if not models:
         raise HostError("no model loaded, nothing to show")
     body = json.dumps({"model": models[0].get("name") or models[0].get("model")}).encode()
-    _http_to(host, "POST", port, "/api/show", put, "api_show.json", body=body)
+    _http_to(host, "POST", port, "/api/show", bundle, body=body)
 
 
 def _version(host: Host, port: int, meta: dict) -> None:
@@ -252,10 +247,10 @@ def _version(host: Host, port: int, meta: dict) -> None:
     meta["version"] = (resp.json() or {}).get("version")
 
 
-def _journal(host: Host, unit: str, since_seconds: float, put, name: str) -> None:
+def _journal(host: Host, unit: str, since_seconds: float, bundle: EvidenceWriter, engine: str | None) -> None:
     res = host.run(
         ["journalctl", f"--unit={check_unit(unit)}", "--no-pager", "-o", "short-iso", f"--since=-{int(since_seconds)}s"], timeout=60
     )
     if not res.ok and not res.stdout:
         raise HostError(res.stderr.strip()[:200] or f"journalctl exit {res.returncode}")
-    put(name, _shorten_head(res.stdout, LOG_LIMIT))
+    bundle.journal(engine, _shorten_head(res.stdout, LOG_LIMIT))

@@ -1,19 +1,17 @@
 """AMD GPU evidence for `collect`: amd-smi's (or rocm-smi's) JSON and copies of the amdgpu sysfs
-memory counters under files/sys/class/drm/, the files facts/gpu_amd.py reads back from an
-evidence directory. A host without AMD tools or cards leaves no file and no note."""
+memory counters, which facts/gpu_amd.py reads back from an evidence directory (hosts/bundle.py
+names the files). A host without AMD tools or cards leaves no file and no note."""
 from __future__ import annotations
 
 from llmdoctor.facts.gpu_amd import AMD_SMI_METRIC, AMD_SMI_STATIC, ROCM_SMI, SYSFS_ROOT, TIMEOUT
 from llmdoctor.hosts.base import CommandNotFound, Host, HostError
 
-OUTPUTS = ((AMD_SMI_METRIC, "amd_smi_metric.json"), (AMD_SMI_STATIC, "amd_smi_static.json"), (ROCM_SMI, "rocm_smi.json"))
 
-
-def collect_amd(host: Host, put) -> None:
+def collect_amd(host: Host, bundle) -> None:
     """Raises HostError naming the tools that are there but failed."""
     failed, wrote = [], set()
-    for argv, name in OUTPUTS:
-        if name == "rocm_smi.json" and "amd_smi_metric.json" in wrote:
+    for argv in (AMD_SMI_METRIC, AMD_SMI_STATIC, ROCM_SMI):
+        if argv is ROCM_SMI and AMD_SMI_METRIC in wrote:
             break  # amd-smi answered: rocm-smi would say the same, slower
         try:
             res = host.run(list(argv), timeout=TIMEOUT)
@@ -23,16 +21,16 @@ def collect_amd(host: Host, put) -> None:
             failed.append(f"{' '.join(argv[:2])}: {e}")
             continue
         if res.ok:
-            put(name, res.stdout)
-            wrote.add(name)
+            bundle.command(list(argv), res.stdout)
+            wrote.add(argv)
         else:
             failed.append(f"{' '.join(argv[:2])}: exit {res.returncode}: {(res.stderr or res.stdout).strip()[:160]}")
-    _sysfs_copies(host, put)
+    _sysfs_copies(host, bundle)
     if failed:
         raise HostError("; ".join(failed))
 
 
-def _sysfs_copies(host: Host, put) -> None:
+def _sysfs_copies(host: Host, bundle) -> None:
     from llmdoctor.knowledge.amd import SYSFS_FILES
 
     try:
@@ -48,6 +46,6 @@ def _sysfs_copies(host: Host, put) -> None:
             continue
         for name in SYSFS_FILES:
             try:
-                put(f"files{base}/{name}", host.read(f"{base}/{name}", 64).decode("ascii", "replace"))
+                bundle.copy(f"{base}/{name}", host.read(f"{base}/{name}", 64).decode("ascii", "replace"))
             except (OSError, HostError):
                 pass

@@ -2,9 +2,9 @@
 
 `systemctl cat` shows the files systemd has *loaded*; a forgotten daemon-reload is
 only visible in the files on disk. So the unit file, every drop-in (also the ones
-systemd ignores) and the main process's environment are copied under
-`files/<absolute path>`, which the systemd collectors read back from an evidence
-directory in preference to anything else.
+systemd ignores) and the main process's environment are copied (hosts/bundle.py writes
+them under `files/<absolute path>`), which the systemd collectors read back from an
+evidence directory in preference to anything else.
 
 The process environment is written one variable per line (the `tr '\\0' '\\n'`
 form), after redaction: a NUL-separated text would let a redacted value swallow the
@@ -19,13 +19,9 @@ from llmdoctor.redact import redact_env, redact_text
 ENVIRON_LIMIT = 1024 * 1024
 
 
-def _mirror(path: str) -> str:
-    return "files" + path
-
-
 def evidence_files(host, states: Iterable, shell_settings: Iterable = ()) -> dict[str, str]:
-    """Evidence file name -> redacted text, for the units' files, drop-ins, environments
-    and the shell files that set engine variables. Unreadable files are left out."""
+    """Host path -> redacted text, for the units' files, drop-ins, environments and the
+    shell files that set engine variables. Unreadable files are left out."""
     from llmdoctor.facts.systemd_files import read_bytes, read_text
     from llmdoctor.knowledge.systemd.environ import parse_proc_environ
 
@@ -43,12 +39,12 @@ def evidence_files(host, states: Iterable, shell_settings: Iterable = ()) -> dic
             except OSError:
                 env = None
             if env is not None:
-                out[_mirror(f"/proc/{u.main_pid}/environ")] = "".join(
+                out[f"/proc/{u.main_pid}/environ"] = "".join(
                     f"{k}={v}\n" for k, v in redact_env(env).items() if "\n" not in v)
     paths.extend(s.path for s in shell_settings)
     for path in dict.fromkeys(paths):
         try:
-            out[_mirror(path)] = redact_text(read_text(host, path))
+            out[path] = redact_text(read_text(host, path))
         except OSError:
             continue
     return out

@@ -202,8 +202,20 @@ def diagnose_target(
     specs: list[CheckSpec] | None = None,
     load_errors: Iterable[str] = (),
     store: FactStore | None = None,
+    withheld=None,
 ) -> TargetResult:
-    """`store`: facts already collected for this host (tune diagnoses the facts it sized from)."""
+    """`store`: facts already collected for this host (tune diagnoses the facts it sized from).
+    `withheld`: a redact_struct.Withheld the caller opened before the host connected (a pod's
+    spec is redacted as it is read), else one is opened here."""
+    if withheld is not None:
+        return _diagnose_target(host, opts, specs, load_errors, store, withheld)
+    from llmdoctor.redact_struct import Withheld
+
+    with Withheld() as tally:  # what the report withholds (its values, not how often they appear)
+        return _diagnose_target(host, opts, specs, load_errors, store, tally)
+
+
+def _diagnose_target(host: Host, opts: DiagnoseOptions, specs, load_errors, store, tally) -> TargetResult:
     if specs is None:
         specs, errs = load_checks(opts.checks_dirs, deferred=True)
         load_errors = list(load_errors) + errs
@@ -216,12 +228,12 @@ def diagnose_target(
         options=opts.options,
     )
     store = store if store is not None else FactStore(ctx)
-    errors: list[str] = list(load_errors) + [redact_text(p) for p in getattr(host, "problems", ())]
+    errors: list[str] = list(load_errors) + [redact_text(p) for p in host.problems]
     for name in ALWAYS:
         store.optional(name)
     instances = several_instances(store.values.get("engines"))
     if instances:
-        return _per_instance(host, ctx, store, instances, specs, errors)
+        return _per_instance(host, ctx, store, instances, specs, errors, tally)
     part = _diagnose_store(store, specs, errors)
     findings, changes = part.findings, what_to_change(part.findings, store.values)
     pod = store.values.get("container")
@@ -243,6 +255,7 @@ def diagnose_target(
         figures=figures,
         probe=measurements,
         changes=changes,
+        withheld=tally.count,
     )
     missing = {name: redact_text(e.reason) for name, e in store.missing.items()}
     return TargetResult(report, dict(store.values), dict(store.timings), missing)
@@ -342,7 +355,7 @@ def instance_label(e) -> str:
     return " ".join(parts + ([f":{e.port}"] if e.port else []))
 
 
-def _per_instance(host: Host, ctx: Context, store: FactStore, instances, specs, errors) -> TargetResult:
+def _per_instance(host: Host, ctx: Context, store: FactStore, instances, specs, errors, tally) -> TargetResult:
     """Each instance in a store of its own (its config, its API answers, its logs), sharing the
     host's facts (GPU, memory); findings, summary lines, gaps and changes say which instance."""
     shared = {k: v for k, v in store.values.items() if k in ALWAYS and k != "engines"}
@@ -382,6 +395,7 @@ def _per_instance(host: Host, ctx: Context, store: FactStore, instances, specs, 
         figures=tuple(figures),
         probe=tuple(measured),
         changes=tuple(changes),
+        withheld=tally.count,
     )
     return TargetResult(report, values, timings, missing)
 
@@ -448,9 +462,12 @@ def diagnose(
     def one(item: tuple[str, Host | Callable[[], Host]]) -> TargetResult:
         label, h = item
         host = None
+        from llmdoctor.redact_struct import Withheld
+
         try:
-            host = h() if callable(h) and not hasattr(h, "run") else h
-            return diagnose_target(host, opts, specs, load_errors)
+            with Withheld() as tally:  # (open while connecting: a host may redact what it reads then)
+                host = h() if callable(h) and not hasattr(h, "run") else h
+                return diagnose_target(host, opts, specs, load_errors, withheld=tally)
         except (HostError, OSError) as e:
             return unreachable(label, str(e) or type(e).__name__)
         except FactUnavailable as e:

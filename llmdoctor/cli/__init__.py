@@ -377,6 +377,17 @@ class _progress:
         return False
 
 
+def _withheld_in(output: Path) -> int:
+    """How many values the bundle withheld, as its meta.json says (read through the evidence host)."""
+    from llmdoctor.hosts.evidence import EvidenceHost
+
+    try:
+        n = EvidenceHost(output).meta.get("withheld")
+    except OSError:
+        return 0
+    return n if isinstance(n, int) else 0
+
+
 def _bundle_page(output: Path) -> str:
     """report.html in the bundle: what the evidence just written diagnoses to, as a page."""
     from llmdoctor.app.diagnose import DiagnoseOptions, diagnose as run_diagnosis
@@ -418,12 +429,16 @@ def collect(
         fail(f"{output} exists and is not an empty directory; refusing to overwrite")
     names, targets = build_targets(None, [host] if host else [], None, sudo, False, ssh_config, 10.0)
     target = targets[0]
-    try:
-        h = target() if callable(target) and not hasattr(target, "run") else target
-    except Exception as e:
-        fail(f"{names[0]}: {e}")
-    with _progress(f"collecting from {names[0]}"):
-        written, notes = collect_evidence(h, output, units=tuple(unit), since_seconds=_seconds(since, "--since"), probe=probe)
+    from llmdoctor.redact_struct import Withheld
+
+    with Withheld() as withheld:  # (open while connecting: a pod's spec is redacted as it is read)
+        try:
+            h = target() if callable(target) and not hasattr(target, "run") else target
+        except Exception as e:
+            fail(f"{names[0]}: {e}")
+        with _progress(f"collecting from {names[0]}"):
+            written, notes = collect_evidence(h, output, units=tuple(unit), since_seconds=_seconds(since, "--since"),
+                                              probe=probe, withheld=withheld)
     h.close()
     if clean or keyword:
         from llmdoctor.app.clean import Cleaner, clean_bundle
@@ -437,6 +452,10 @@ def collect(
     else:
         written = [*written, page]
     typer.echo(f"wrote {len(written)} files to {output}")
+    withheld = _withheld_in(output)
+    if withheld:
+        typer.echo(f"  withheld: {withheld} value{'s' if withheld != 1 else ''} under names the diagnosis does not "
+                   "read (possible secrets: the names are kept, the values are not)")
     for n in notes:
         typer.echo(f"  not collected: {n}")
 

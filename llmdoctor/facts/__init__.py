@@ -35,11 +35,12 @@ class FactUnavailable(Exception):
         self.quiet = quiet
 
 
-def recorded_json(host, name: str, parse: Callable[[bytes], Any]) -> Any:
-    """What a recording holds in `name`, parsed: quietly unavailable when the file is not
-    there (most recordings hold few of these), one line when it does not parse."""
+def kept_json(host, what: str, parse: Callable[[bytes], Any]) -> Any:
+    """What a recording kept of `what` (host.kept()), parsed: quietly unavailable when it kept
+    none (most recordings hold few of these), one line when it does not parse."""
     from llmdoctor.hosts.base import HostError
 
+    name = next(iter(host.kept(what)), f"{what} record")
     try:
         data = host.read(name)
     except (OSError, HostError):

@@ -14,7 +14,6 @@ from llmdoctor.hosts.base import HostError, Unanswerable
 from llmdoctor.parsing import ParseError
 from llmdoctor.facts import Context, FactUnavailable, provider
 
-COMPOSE_FILES = ("compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml")
 
 
 def _inspected(host):
@@ -58,9 +57,7 @@ def _with_events(host, spec):
 
 
 def _composed(host):
-    for name in COMPOSE_FILES:
-        if not host.recorded or not host.exists(name):
-            continue
+    for name in host.kept("compose"):
         from llmdoctor.knowledge.containers.compose import parse_compose
 
         try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 
-from llmdoctor.facts import Context, FactUnavailable, provider, recorded_json
+from llmdoctor.facts import Context, FactUnavailable, provider, kept_json
 from llmdoctor.hosts.base import HostError
 from llmdoctor.parsing import ParseError
 
@@ -37,11 +37,17 @@ def _listeners(host, ports) -> list[int]:
 
 @provider("cpu_load")
 def cpu_load(ctx: Context, engines=()):
-    from llmdoctor.knowledge.cpu import CpuSample, parse_proc_text, sample
+    from llmdoctor.knowledge.cpu import CpuSample
+
+    return ctx.host.observe(lambda: _sample(ctx, engines),
+                            lambda: kept_json(ctx.host, "cpu", lambda data: CpuSample.from_dict(json.loads(data))))
+
+
+def _sample(ctx: Context, engines):
+    """Who uses the CPUs, sampled now over the window."""
+    from llmdoctor.knowledge.cpu import parse_proc_text, sample
 
     host = ctx.host
-    if host.recorded:
-        return recorded_json(host, "cpu.json", lambda data: CpuSample.from_dict(json.loads(data)))
     if ctx.sample_seconds < MIN_WINDOW_S:
         raise FactUnavailable(f"CPU use not sampled (a window under {MIN_WINDOW_S:g} s)", quiet=True)
 

@@ -1,8 +1,8 @@
 """Fact "declared_settings": engine variables as the user wrote them, in whatever form.
 
 An evidence directory built from a ticket holds the line the user believes configures the
-server - a startup script in cmdline.txt, an export in shell_export.txt, a compose file, a
-`setx` in a console transcript, a hand-made env.txt list. knowledge/env_forms.py reads each
+server - a startup script, an export, a compose file, a `setx` in a console transcript, a
+hand-made list of variables (host.kept("settings") names them). knowledge/env_forms.py reads each
 line for its form (does it reach the server at all?) and for lines that assign nothing.
 Unit files and drop-ins are not read here: the systemd collectors compare those with what
 systemd loaded.
@@ -13,11 +13,6 @@ from llmdoctor.hosts.base import HostError
 from llmdoctor.facts import Context, FactUnavailable, provider
 from llmdoctor.model import Record
 
-# Files that can hold such lines, besides any unknown *.txt (a compose file, a console session).
-SOURCES = ("cmdline.txt", "env.txt", "shell_export.txt", "compose.yaml", "compose.yml", "docker-compose.yml",
-           "docker-compose.yaml")
-NOT_SETTINGS = frozenset({"ollama_ps.txt", "vmstat.txt", "meminfo.txt", "nvidia_smi.txt", "systemctl_cat.txt",
-                          "client_errors.txt", "libdir_listing.txt", "bench.txt"})
 
 
 class DeclaredSettings(Record):
@@ -58,8 +53,10 @@ def _inspect(text: str) -> bool:
 @provider("declared_settings")
 def declared_settings(ctx: Context) -> DeclaredSettings:
     host = ctx.host
-    if not host.recorded:
-        raise FactUnavailable("settings as written are read from recorded evidence files", quiet=True)
+    names = host.kept("settings")  # (the files that can hold such lines: a live host keeps none)
+    if not names and not host.kept("dropins"):
+        raise FactUnavailable("no settings written by hand in the evidence" if host.partial else
+                              "settings as written are read from recorded evidence files", quiet=True)
 
     def text_of(name: str) -> str | None:
         try:
@@ -68,28 +65,27 @@ def declared_settings(ctx: Context) -> DeclaredSettings:
             return None
 
     found, launches = [], {}
-    if not any(host.exists(n) for n in ("unit.service", "systemctl_cat.txt", "files")):
+    if not host.kept("units"):
         # drop-ins with no unit to compare them with (the systemd collectors need one): read alone
-        for name in [f for f in host.files() if f.startswith("dropins/")]:
+        for name in host.kept("dropins"):
             text = text_of(name)
             if text is not None:
                 from llmdoctor.knowledge.env_forms import unit_file_assignments  # (with a file to read: start-up time)
 
                 found += unit_file_assignments(text, name)
-    names = [n for n in SOURCES if host.exists(n)]
-    names += [n for n in host.recorded_logs() if n.endswith(".txt") and n not in NOT_SETTINGS and n not in names]
+    listings, exports = host.kept("listing"), host.kept("export")
     for name in names:
         text = text_of(name)
         if text is None:
             continue
-        if name == "env.txt" and _systemctl_show(text):
+        if name in listings and _systemctl_show(text):
             continue  # systemd's own view: the systemd collectors read it
-        if name == "env.txt" and _inspect(text):
-            continue  # docker inspect pasted as env.txt: the container fact reads it
+        if name in listings and _inspect(text):
+            continue  # docker inspect pasted as the listing: the container fact reads it
         from llmdoctor.knowledge.env_forms import assignments_in, launches_engine  # (with a file to read)
 
-        items = assignments_in(text, name, listing=name == "env.txt")
-        if name == "shell_export.txt":  # "the shell line a user believed configured the server"
+        items = assignments_in(text, name, listing=name in listings)
+        if name in exports:  # "the shell line a user believed configured the server"
             from dataclasses import replace
 
             items = [replace(a, form="export") if a.form in ("shell", "listing") else a for a in items]

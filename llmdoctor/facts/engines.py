@@ -88,11 +88,6 @@ def port_from_args(args: str) -> int | None:
     return int(m.group(1)) if m else None
 
 
-# Evidence files whose text is searched for an engine's signs, besides the logs.
-CONFIG_FILES = ("cmdline.txt", "env.txt", "client_errors.txt", "metrics.prom", "unit.service", "systemctl_cat.txt",
-                "ollama_ps.txt", "api_ps.json", "api_show.json", "shell_export.txt", "server_info.json")
-# The evidence format's log names, as hints for llama.cpp lines that nothing else places.
-NAME_HINTS = {"journal.log": OLLAMA, "server.log": LLAMACPP, "vllm.log": VLLM, "sglang.log": SGLANG}
 # Both print llama.cpp's lines; a file's own words naming just one of them hint more than its name
 # (a pasted ticket's unnamed pieces land in journal.log: llama.cpp#9016's `./srvr -np 4` log did).
 NAMED_IN_TEXT = ((OLLAMA, r"(?i)\bollama\b"), (LLAMACPP, r"(?i)\bllama[.-]?cpp\b|\bllama-server\b"))
@@ -134,18 +129,23 @@ def recognize_evidence(host):
         own = engine_from_name(name)
         if own and own not in named and _log_like(texts[name]):
             named[own] = name
-    for name in [n for n in CONFIG_FILES if n not in texts] + [f for f in host.files() if f.startswith("dropins/")]:
+    for name in [n for n in host.kept("config") if n not in texts] + list(host.kept("dropins")):
         try:
             texts[name] = host.read(name, 256 * 1024).decode("utf-8", "replace")
         except (OSError, HostError):
             continue
     for name, text in texts.items():
         files[name] = signs_in(text)
-        hint = engine_from_name(name) or _named_in(text) or NAME_HINTS.get(name)
+        hint = engine_from_name(name) or _named_in(text) or _log_hint(host, name)
         if hint and hint not in file_hints:
             file_hints[hint] = name
     # the evidence format's file names before the user's container names
     return decide(files, strong, {**file_hints, **{e: i for e, i in weak.items() if e not in file_hints}}, named)
+
+
+def _log_hint(host, name: str) -> str | None:
+    """The engine whose log the evidence format names `name` (a hint for llama.cpp lines that nothing else places)."""
+    return next((k for k in (OLLAMA, LLAMACPP, VLLM, SGLANG) if name in host.kept(f"{k} log")), None)
 
 
 def _log_like(text: str) -> bool:
@@ -160,9 +160,10 @@ def _log_like(text: str) -> bool:
 @provider("evidence_recognition")
 def evidence_recognition(ctx: Context):
     """Which engine each recorded file speaks of (a host holding recorded files only)."""
-    if not ctx.host.recorded:
+    def live():
         raise FactUnavailable("a live host: its engines are found running, not recognised in files", quiet=True)
-    return recognize_evidence(ctx.host)
+
+    return ctx.host.observe(live, lambda: recognize_evidence(ctx.host))
 
 
 def sniff_evidence(host, rec=None) -> list[EngineInstance]:
@@ -190,20 +191,21 @@ def evidence_unit(host, kind: str, index: int) -> str | None:
     """The unit an evidence directory's unit files belong to (first engine only)."""
     if index:
         return None
-    if host.exists("systemctl_cat.txt"):
-        m = re.search(rb"^# /\S+/([^/\s]+\.service)\s*$", host.read("systemctl_cat.txt", 64 * 1024), re.M)
+    for name in host.kept("systemctl cat"):
+        m = re.search(rb"^# /\S+/([^/\s]+\.service)\s*$", host.read(name, 64 * 1024), re.M)
         if m:
             return m.group(1).decode()
-    if host.exists("unit.service") or host.exists("dropins") or _systemctl_show(host):
+    if host.kept("unit") or host.kept("dropins") or _systemctl_show(host):
         return DEFAULT_UNITS[kind]
     return None
 
 
 def _systemctl_show(host) -> bool:
     """env.txt is `systemctl show` output (systemd runs the engine), not a list of variables a user typed."""
-    if not host.exists("env.txt"):
+    names = host.kept("listing")
+    if not names:
         return False
-    text = host.read("env.txt", 64 * 1024).decode("utf-8", "replace")
+    text = host.read(names[0], 64 * 1024).decode("utf-8", "replace")
     return bool(re.search(r"^(?:Environment|MainPID|ExecStart|FragmentPath|NeedDaemonReload|User)=", text, re.M))
 
 
@@ -308,7 +310,7 @@ def read_cmdline(ctx: Context, inst: EngineInstance, what: str, container=None) 
     if container is not None and container.argv and container_engine(container) == inst.kind:
         return "\0".join(container.argv).encode()
     host = ctx.host
-    paths = ([f"/proc/{inst.pid}/cmdline"] if inst.pid else []) + ["cmdline.txt"]
+    paths = ([f"/proc/{inst.pid}/cmdline"] if inst.pid else []) + list(host.kept("cmdline"))
     reason = f"{what} process id unknown: command line not read"
     for path in paths:
         try:
@@ -317,7 +319,7 @@ def read_cmdline(ctx: Context, inst: EngineInstance, what: str, container=None) 
             continue
         except (OSError, HostError) as e:
             reason = f"{what} command line: {e}"
-    raise FactUnavailable(reason, quiet=host.recorded)
+    raise FactUnavailable(reason, quiet=host.partial)
 
 
 def container_engine(container) -> str | None:
@@ -337,17 +339,25 @@ def _with_container(found: list[EngineInstance], container) -> list[EngineInstan
 
 @provider("engines")
 def engines(ctx: Context, evidence_recognition=None, container=None) -> tuple[EngineInstance, ...]:
-    if ctx.host.recorded:
-        found = _with_container(sniff_evidence(ctx.host, evidence_recognition), container)
-        if not found:
-            files = [f for f in ctx.host.files() if f not in ("meta.json", "expected.json")]
-            shown = ", ".join(files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
-            raise FactUnavailable(
-                f"no LLM engine in the evidence: {shown or 'the directory is empty'} "
-                f"{'hold' if len(files) != 1 else 'holds'} no line or setting of Ollama, vLLM, llama-server or SGLang "
-                "(name the engine in meta.json, or add its logs)" if files else
-                "no LLM engine in the evidence: the directory is empty (add the engine's logs, or meta.json)")
-        return tuple(found)
+    return ctx.host.observe(lambda: _running(ctx, container), lambda: _recalled(ctx, evidence_recognition, container))
+
+
+def _recalled(ctx: Context, evidence_recognition, container) -> tuple[EngineInstance, ...]:
+    """The engines a recording speaks of."""
+    found = _with_container(sniff_evidence(ctx.host, evidence_recognition), container)
+    if not found:
+        files = list(ctx.host.kept("shown"))
+        shown = ", ".join(files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
+        raise FactUnavailable(
+            f"no LLM engine in the evidence: {shown or 'the directory is empty'} "
+            f"{'hold' if len(files) != 1 else 'holds'} no line or setting of Ollama, vLLM, llama-server or SGLang "
+            "(name the engine in meta.json, or add its logs)" if files else
+            "no LLM engine in the evidence: the directory is empty (add the engine's logs, or meta.json)")
+    return tuple(found)
+
+
+def _running(ctx: Context, container) -> tuple[EngineInstance, ...]:
+    """The engines running on a live host (systemd units, processes, --log files)."""
     found, notes = discover_live(ctx)
     found = _with_container(found, container)
     if ctx.options.instance_port:

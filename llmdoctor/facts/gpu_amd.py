@@ -72,7 +72,7 @@ def _sysfs(host, root: str):
     try:
         names = host.listdir(root)
     except (OSError, HostError):
-        raise _Skip("" if host.recorded else f"no {root}") from None
+        raise _Skip("" if host.partial else f"no {root}") from None
     from llmdoctor.knowledge import amd
 
     cards = []
@@ -87,8 +87,14 @@ def _sysfs(host, root: str):
         if found is not None:
             cards.append(replace(found, index=len(cards), name=f"{found.name} ({card})"))
     if not cards:
-        raise _Skip("" if host.recorded else f"no amdgpu card in {root}")
-    return amd.fact(cards, f"files{root}" if host.recorded else "amdgpu sysfs")
+        raise _Skip("" if host.partial else f"no amdgpu card in {root}")
+    return amd.fact(cards, sysfs_source(host, root))
+
+
+def sysfs_source(host, root: str) -> str:
+    """What the amdgpu files were read from, for evidence lines (a recording's copy of them)."""
+    where = host.where(root)
+    return where if where and where != root else "amdgpu sysfs"
 
 
 def read_amd(host, sysfs_root: str = SYSFS_ROOT):

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from llmdoctor.knowledge.nvidia_xid import KernelXids
 
 QUERY = ["nvidia-smi", "-q"]
-QUERY_FILE = "nvidia_smi_q.txt"  # what answers QUERY in an evidence directory (else nvidia_smi.txt, any form)
 # journald's own filter keeps the output small on a busy host; dmesg where there is no journal
 KERNEL_LOG = (["journalctl", "-k", "-b", "-q", "--no-pager", "-o", "short-iso", "--grep", "NVRM: Xid"],
               ["dmesg", "-T"])
@@ -49,7 +48,7 @@ def gpu_health(ctx: Context, gpu: GpuFact | None = None) -> GpuHealthFact:
         raise FactUnavailable("no `nvidia-smi -q` output (no NVIDIA GPU, or not recorded)", quiet=True) from None
     except HostError as e:
         raise FactUnavailable(f"nvidia-smi -q: {e}") from None
-    if res.source and res.source != QUERY_FILE and not looks_like_query(res.stdout):  # nvidia_smi.txt's table answered
+    if res.source and res.source not in ctx.host.kept("nvidia-smi -q") and not looks_like_query(res.stdout):  # nvidia_smi.txt's table answered
         raise FactUnavailable(f"no `nvidia-smi -q` output ({res.source} is another form)", quiet=True)
     if not res.ok:
         first = (res.stdout.strip() or res.stderr.strip() or f"exit status {res.returncode}").splitlines()[0]
@@ -87,17 +86,20 @@ def _amd(ctx: Context) -> GpuHealthFact:
             gpus.append(found)
     if not gpus:
         raise FactUnavailable("AMD GPUs: no amdgpu power-management files to read", quiet=True)
-    where = f"files{SYSFS_ROOT}" if getattr(ctx.host, "recorded", False) else "amdgpu sysfs"
-    return GpuHealthFact(where, tuple(gpus))
+    from llmdoctor.facts.gpu_amd import sysfs_source
+
+    return GpuHealthFact(sysfs_source(ctx.host, SYSFS_ROOT), tuple(gpus))
 
 
 @provider("gpu_xid")
 def gpu_xid(ctx: Context, gpu: GpuFact | None = None) -> KernelXids:
     from llmdoctor.knowledge.nvidia_xid import KernelXids, parse_xids
 
-    live = not getattr(ctx.host, "recorded", False)
-    if live and (gpu is None or gpu.vendor != "nvidia") and not _nvidia_driver_loaded(ctx):
-        raise FactUnavailable("no NVIDIA driver loaded", quiet=True)  # a GPU that fell off the bus keeps it loaded
+    def driver_loaded() -> None:  # a GPU that fell off the bus keeps it loaded
+        if (gpu is None or gpu.vendor != "nvidia") and not _nvidia_driver_loaded(ctx):
+            raise FactUnavailable("no NVIDIA driver loaded", quiet=True)
+
+    ctx.host.observe(driver_loaded, lambda: None)  # a recording's kernel log is read whatever its GPUs
     tried = []
     for argv in KERNEL_LOG:
         try:

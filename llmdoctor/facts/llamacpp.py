@@ -20,7 +20,7 @@ def llamacpp_state(ctx: Context, engines):
 
     state = read_state(ctx.host, inst.port or DEFAULT_PORTS[LLAMACPP])
     if state.health is None and state.props is None and state.slots is None and state.metrics is None:
-        raise FactUnavailable("llama-server endpoints: " + "; ".join(state.errors), quiet=ctx.host.recorded)
+        raise FactUnavailable("llama-server endpoints: " + "; ".join(state.errors), quiet=ctx.host.partial)
     return state
 
 
@@ -58,7 +58,7 @@ def llamacpp_log(ctx: Context, engines, log_sources=()) -> LlamaLog:
             scans.append(result)
     if not scans:
         raise FactUnavailable("no llama-server log to read (run it under systemd, or name the file with --log)",
-                              quiet=ctx.host.recorded)
+                              quiet=ctx.host.partial)
     if not any(s.lines for s in scans):
         raise FactUnavailable(f"{', '.join(s.source for s in scans)}: no line inside the log window")
     return LlamaLog(tuple(scans))

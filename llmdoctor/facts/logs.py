@@ -117,8 +117,7 @@ def log_sources(ctx: Context, engines=(), evidence_recognition=None) -> LogSourc
                                          ctx.since_seconds, state))
         except HostError as e:
             problems.append(f"{path}: {e}")
-    if not host.recorded:
-        sources = _without_probe(sources)
+    sources = host.observe(lambda: _without_probe(sources), lambda: sources)  # a recording ran no probe of ours
     if not sources:
         if problems:
             raise FactUnavailable("; ".join(problems))

@@ -71,7 +71,7 @@ def _meminfo(host, notes: list[str]) -> tuple[MemInfo | None, str]:
     try:
         data = host.read("/proc/meminfo", 64 * 1024)
     except (FileNotFoundError, Unanswerable):
-        if not host.recorded:
+        if not host.partial:
             notes.append("/proc/meminfo: not found")
         return None, ""
     except (OSError, HostError) as e:
@@ -83,7 +83,7 @@ def _meminfo(host, notes: list[str]) -> tuple[MemInfo | None, str]:
     try:
         return parse_meminfo(data.decode("utf-8", "replace")), source
     except ParseError as e:
-        notes.append(f"unparseable {source}: {e}" if host.recorded else f"/proc/meminfo: {e}")
+        notes.append(f"unparseable {source}: {e}" if source != "/proc/meminfo" else f"/proc/meminfo: {e}")
         return None, ""
 
 
@@ -109,16 +109,24 @@ def memory(ctx: Context) -> MemoryFact:
     host = ctx.host
     notes: list[str] = []
     meminfo, meminfo_source = _meminfo(host, notes)
-    if host.recorded:  # a recording cannot be sampled twice: its own vmstat rows say what was moving
-        table, table_source = _recorded_vmstat(host, notes)
-        if meminfo is None and table is None:
-            if not notes:
-                raise FactUnavailable("no meminfo.txt or vmstat.txt in the evidence", quiet=True)
-            raise FactUnavailable("; ".join(notes))
-        intervals = table.intervals() if table is not None else ()
-        from llmdoctor.facts.memory_fact import MemoryFact
+    # a recording cannot be sampled twice: its own vmstat rows say what was moving
+    return host.observe(lambda: _sampled(ctx, meminfo, meminfo_source, notes),
+                        lambda: _recalled(host, meminfo, meminfo_source, notes))
 
-        return MemoryFact(meminfo, meminfo_source, intervals, table_source if intervals else "", table, tuple(notes))
+
+def _recalled(host, meminfo, meminfo_source: str, notes: list[str]) -> MemoryFact:
+    table, table_source = _recorded_vmstat(host, notes)
+    if meminfo is None and table is None:
+        if not notes:
+            raise FactUnavailable("no /proc/meminfo or vmstat output in the evidence", quiet=True)
+        raise FactUnavailable("; ".join(notes))
+    intervals = table.intervals() if table is not None else ()
+    from llmdoctor.facts.memory_fact import MemoryFact
+
+    return MemoryFact(meminfo, meminfo_source, intervals, table_source if intervals else "", table, tuple(notes))
+
+
+def _sampled(ctx: Context, meminfo, meminfo_source: str, notes: list[str]) -> MemoryFact:
     intervals: tuple[SwapInterval, ...] = ()
     try:
         intervals = sample_proc_vmstat(ctx)

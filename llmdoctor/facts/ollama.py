@@ -105,14 +105,14 @@ def ollama_show(ctx: Context, engines=None, ollama_ps=None) -> dict:
     """/api/show of the first loaded model (the evidence file answers for any model)."""
     engine = ollama_engine(engines)
     name = ollama_ps[0].name if ollama_ps else ""
-    if not name and not ctx.host.recorded:  # (a recording answers for whatever model it showed)
+    if not name and not ctx.host.partial:  # (a recording answers for whatever model it showed)
         raise FactUnavailable("no model loaded, so none to show")
     from llmdoctor.facts.ollama_api import OllamaApiError, get_show_with_source
 
     try:
         show, source = get_show_with_source(ctx.host, _port(engine), name)
     except OllamaApiError as e:
-        printed = _printed_parameters(ctx.host) if ctx.host.recorded else ()
+        printed = _printed_parameters(ctx.host)
         if not printed:
             raise FactUnavailable(str(e), quiet=e.missing) from None
         return {"_model": name, "_source": printed[0].source, "_printouts": printed}
@@ -125,18 +125,12 @@ PRINTOUT_LIMIT = 256 * 1024
 def _printed_parameters(host) -> tuple:
     """Model parameters a recording holds as printed (`/show parameters`, `ollama show` pasted
     into a file of their own): the evidence of a Modelfile's num_ctx when no /api/show is there."""
-    from llmdoctor.hosts import guard
     from llmdoctor.knowledge.ollama.show import looks_like_parameters, parse_parameters
-    from llmdoctor.knowledge.pasted import decode_pasted
 
     out: list = []
-    root = getattr(host, "root", None)
-    for name in host.files():
-        if not name.endswith((".txt", ".log")) or name.startswith("dropins/"):
-            continue
+    for name in host.kept("printouts"):
         try:  # as written (paste repair drops the `ollama show NAME` line that names the model)
-            text = decode_pasted(guard.read_bytes(root, name, PRINTOUT_LIMIT)) if root is not None else \
-                host.read(name, PRINTOUT_LIMIT).decode("utf-8", "replace")
+            text = host.as_written(name, PRINTOUT_LIMIT)
         except (OSError, HostError, ValueError):
             continue
         if looks_like_parameters(text):
@@ -222,7 +216,7 @@ def ollama_config(ctx: Context, engines=None, ollama_version=None, ollama_log=No
     engine = ollama_engine(engines)
     version = ollama_version or (ollama_log.version if ollama_log is not None else None)
     unit = _unit_for(engine, systemd_units)
-    if unit is None and container is None and getattr(engine, "pid", None) and not ctx.host.recorded:
+    if unit is None and container is None and getattr(engine, "pid", None):  # (a recording knows no process id)
         unit = _process_env(ctx, engine.pid)
     return effective_config(version, ollama_log, unit, declared_settings, container)
 
@@ -280,10 +274,11 @@ def ollama_log(ctx: Context, engines=None, log_sources=None) -> OllamaLogSummary
     sources = list(log_sources or ())
     host = ctx.host
     names = {str(getattr(s, "name", "")) for s in sources}
-    if "client_errors.txt" not in names and host.exists("client_errors.txt"):  # what clients received
-        sources.append(host.log_file("client_errors.txt", OLLAMA, None))
+    for name in host.kept("client errors"):  # what clients received
+        if name not in names:
+            sources.append(host.log_file(name, OLLAMA, None))
     if not sources:
-        raise FactUnavailable("no Ollama log to read (journal or server.log)", quiet=host.recorded)
+        raise FactUnavailable("no Ollama log to read (journal or server.log)", quiet=host.partial)
     summary = scan_sources(sources)
     if summary is None:
         raise FactUnavailable("none of the logs found looks like Ollama's")
@@ -314,8 +309,8 @@ def ollama_deployment(ctx: Context, engines=None, ollama_log=None, declared_sett
 
     unit = _unit_for(engine, systemd_units)
     where = deployment(ollama_log, declared_settings, systemd=unit is not None)
-    if where is None and not ctx.host.recorded:
-        where = "systemd" if getattr(engine, "unit", None) else None
+    if where is None:  # a live engine found as a unit runs under systemd; a recording's unit may be only a name
+        where = ctx.host.observe(lambda: "systemd" if getattr(engine, "unit", None) else None, lambda: None)
     if where is None:
         raise FactUnavailable("how Ollama runs is not known", quiet=True)
     if where == "systemd":  # the unit found, so a drop-in is written for it (not for `ollama` by habit)

@@ -11,8 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from llmdoctor.facts import Context, FactUnavailable, provider
-from llmdoctor.hosts.base import HostError
+from llmdoctor.facts import Context, FactUnavailable, kept_json, provider
 
 
 def _parallel(ollama_config: Any) -> int | None:
@@ -40,16 +39,13 @@ def runs_from_json(data: bytes) -> Any:
 
 @provider("probe")
 def probe(ctx: Context, engines=(), ollama_config=None):
+    # a recording holds the probe it ran, or none; it sends no requests
+    return ctx.host.observe(lambda: _probe_now(ctx, engines, ollama_config),
+                            lambda: kept_json(ctx.host, "probe", runs_from_json))
+
+
+def _probe_now(ctx: Context, engines, ollama_config):
     host = ctx.host
-    if host.recorded:  # a recording holds the probe it ran, or none; it sends no requests
-        try:
-            data = host.read("probe.json")
-        except (OSError, HostError):
-            raise FactUnavailable("no probe.json in the evidence", quiet=True) from None
-        try:
-            return runs_from_json(data)
-        except (ValueError, RecursionError) as e:
-            raise FactUnavailable(f"unparseable probe.json: {e}") from None
     if not ctx.options.probe:
         raise FactUnavailable("live probe not requested (diagnose --probe)", quiet=True)
     from llmdoctor.facts.live_probe import ProbeError, run_probe

@@ -2,18 +2,18 @@
 probe's own requests out of the server's log (knowledge/probe/own_requests.py decides which
 lines those are).
 
-`$LLMDOCTOR_STATE_HOME`, else `$XDG_STATE_HOME/llmdoctor`, else `~/.local/state/llmdoctor`:
-`probe-runs.json`, the newest MAX_RECORDS runs of the last day. A file that cannot be written
-or read is no error: the log is then read whole, as before.
+`probe-runs.json` in llmdoctor's state directory (hosts/state.py), the newest MAX_RECORDS runs
+of the last day. A file that cannot be written or read is no error: the log is then read
+whole, as before.
 """
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from llmdoctor.hosts.state import read_state, state_path as _state_path, write_state
 from llmdoctor.knowledge.probe.own_requests import KEEP_S, ProbeWindow
 from llmdoctor.redact import redact_text
 
@@ -26,19 +26,14 @@ MAX_BYTES = 256 * 1024
 
 
 def state_path() -> Path:
-    root = os.environ.get("LLMDOCTOR_STATE_HOME")
-    if not root:
-        xdg = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-        root = os.path.join(xdg, "llmdoctor")
-    return Path(root) / FILE
+    return _state_path(FILE)
 
 
 def load_windows(path: Path | None = None, now: float | None = None) -> list[ProbeWindow]:
     """The probe runs remembered here (newest last); [] when there are none or the file is odd."""
     path = path or state_path()
     try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
+        data = read_state(path, MAX_BYTES)
         doc = json.loads(data) if len(data) <= MAX_BYTES else []
     except (OSError, ValueError):
         return []
@@ -66,9 +61,6 @@ def remember(result: "ProbeResult", started: float, path: Path | None = None) ->
     records: list[dict[str, Any]] = [w.to_dict() for w in load_windows(path, now)]
     records.append(window_of(result, started, now).to_dict())
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        tmp.write_text(json.dumps(records[-MAX_RECORDS:]))
-        os.replace(tmp, path)
+        write_state(path, json.dumps(records[-MAX_RECORDS:]))
     except OSError:
         pass

@@ -16,7 +16,7 @@ import time
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-from llmdoctor.facts import Context, FactUnavailable, provider, recorded_json
+from llmdoctor.facts import Context, FactUnavailable, provider, kept_json
 from llmdoctor.hosts.base import HostError
 from llmdoctor.hosts.stream_client import get, post_json
 from llmdoctor.knowledge.engines import LLAMACPP, OLLAMA, SGLANG, VLLM
@@ -237,9 +237,11 @@ def progress_from_json(data: bytes) -> tuple[EngineProgress, ...]:
 def engine_progress(ctx: Context, engines=()):
     """Each engine with counters (llama-server, vLLM, SGLang), watched over the sampling window:
     no request is sent (the probe does that, only when asked)."""
+    return ctx.host.observe(lambda: _watch(ctx, engines), lambda: kept_json(ctx.host, "progress", progress_from_json))
+
+
+def _watch(ctx: Context, engines):
     host = ctx.host
-    if host.recorded:
-        return recorded_json(host, "progress.json", progress_from_json)
     targets = [e for e in engines or () if e.port and e.kind in (LLAMACPP, VLLM, SGLANG)]
     if not targets:
         raise FactUnavailable("no engine with progress counters (llama-server, vLLM, SGLang) to watch", quiet=True)

@@ -54,7 +54,7 @@ def sglang_log(ctx: Context, engines, log_sources=()) -> SglangLog:
             scans.append(result)
     if not scans and not sources:
         raise FactUnavailable("no SGLang log to read (run SGLang under systemd, or name the file with --log)",
-                              quiet=ctx.host.recorded)
+                              quiet=ctx.host.partial)
     if not scans:
         raise FactUnavailable("; ".join(problems) or "the logs hold no SGLang lines")
     if not any(s.lines for s in scans):
@@ -102,7 +102,7 @@ def sglang_metrics(ctx: Context, engines) -> SglangMetricsSample:
     from llmdoctor.knowledge.sglang.metrics import is_sglang_exposition, parse_sglang_metrics  # (a scrape to parse)
 
     if not is_sglang_exposition(text):
-        raise FactUnavailable(f"{source} holds no sglang: metrics", quiet=ctx.host.recorded)
+        raise FactUnavailable(f"{source} holds no sglang: metrics", quiet=ctx.host.partial)
     try:
         return SglangMetricsSample(parse_sglang_metrics(text), source)
     except ParseError as e:
@@ -127,6 +127,6 @@ def sglang_cmdline(ctx: Context, engines):
     from llmdoctor.knowledge.sglang.cmdline import looks_like_sglang_cmdline, parse_sglang_cmdline  # (with one to parse)
 
     parsed = parse_sglang_cmdline(raw)
-    if not parsed.argv or (ctx.host.recorded and not looks_like_sglang_cmdline(parsed.argv)):
+    if not parsed.argv or (ctx.host.partial and not looks_like_sglang_cmdline(parsed.argv)):
         raise FactUnavailable("cmdline.txt is not an SGLang command line", quiet=True)
     return parsed

@@ -9,15 +9,11 @@ from __future__ import annotations
 
 from llmdoctor.facts import Context, FactUnavailable, provider
 
-# Evidence files a shell start-up file can be read from (hosts/evidence.py, systemd/collect.py).
-EVIDENCE_SOURCES = ("files", "systemctl_cat.txt", "unit.service")
-
-
 @provider("shell_exports")
 def shell_exports(ctx: Context, systemd_units=()):
     """tuple[ShellSetting, ...] (llmdoctor.knowledge.systemd.environ)."""
     host = ctx.host
-    if host.recorded and not any(host.exists(n) for n in EVIDENCE_SOURCES):
+    if host.partial and not host.kept("units"):
         # A recording answers for a host file only from its files/ copies or from the
         # `systemctl cat` text: with neither, collect_shell_settings would read nothing and
         # say so. Said here so the collector stays unimported (start-up time).

@@ -367,6 +367,6 @@ def collect_shell_settings(host, systemd_units) -> tuple[ShellSetting, ...] | No
             continue
         read_any = True
         found.extend(settings_in(path, text))
-    if not read_any and host.recorded:
+    if not read_any and host.partial:
         return None
     return tuple(found)

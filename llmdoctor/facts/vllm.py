@@ -79,7 +79,7 @@ def vllm_log(ctx: Context, engines, log_sources=()) -> VllmLog:
             scans.append(result)
     if not scans and not sources:
         raise FactUnavailable("no vLLM log to read (run vLLM under systemd, or name the file with --log)",
-                              quiet=ctx.host.recorded)
+                              quiet=ctx.host.partial)
     if not scans:
         raise FactUnavailable("; ".join(problems) or "the logs hold no vLLM lines")
     if not any(s.lines for s in scans):
@@ -148,19 +148,23 @@ def vllm_metrics(ctx: Context, engines) -> VllmMetricsSample:
     host = ctx.host
     try:
         first, source = _scrape(host, port, SCRAPE_TIMEOUT)
-        if host.recorded:  # one scrape is all a recording holds: no rates
-            return VllmMetricsSample(first, None, 0.0, source)
-        start = time.monotonic()
-        time.sleep(max(0.0, ctx.sample_seconds))
-        try:
-            second, source = _scrape(host, port, SCRAPE_TIMEOUT)
-        except (HostError, FactUnavailable):  # a busy server missed the second: the first still says what it saw
-            return VllmMetricsSample(first, None, 0.0, source)
-        return VllmMetricsSample(first, second, time.monotonic() - start, source)
+        # one scrape is all a recording holds: no rates
+        return host.observe(lambda: _rates(ctx, port, first, source), lambda: VllmMetricsSample(first, None, 0.0, source))
     except NotInEvidence as e:
         raise FactUnavailable(f"vLLM /metrics: {e}", quiet=True)
     except HostError as e:
         raise FactUnavailable(f"vLLM /metrics: {e}")
+
+
+def _rates(ctx: Context, port: int, first, source: str) -> VllmMetricsSample:
+    """A second scrape after the sampling window, for rates."""
+    start = time.monotonic()
+    time.sleep(max(0.0, ctx.sample_seconds))
+    try:
+        second, source = _scrape(ctx.host, port, SCRAPE_TIMEOUT)
+    except (HostError, FactUnavailable):  # a busy server missed the second: the first still says what it saw
+        return VllmMetricsSample(first, None, 0.0, source)
+    return VllmMetricsSample(first, second, time.monotonic() - start, source)
 
 
 @provider("vllm_cmdline")
@@ -171,7 +175,8 @@ def vllm_cmdline(ctx: Context, engines, container=None):
     from llmdoctor.knowledge.vllm.cmdline import looks_like_vllm_cmdline, parse_vllm_cmdline  # (with one to parse)
 
     parsed = parse_vllm_cmdline(raw)
-    if not parsed.argv or (host.recorded and not looks_like_vllm_cmdline(list(parsed.argv))
+    # a live process's command line is the engine's; a recorded one may be any pasted line
+    if not parsed.argv or (host.partial and not looks_like_vllm_cmdline(list(parsed.argv))
                            and not parsed.settings):
         raise FactUnavailable("cmdline.txt is not a vLLM command line", quiet=True)
     return parsed

@@ -6,9 +6,14 @@ question it can and raises `Unanswerable` for the others (an evidence directory 
 run a command it holds no output of; a remote host has no NVML). Every call carries a
 timeout; failures are raised as `HostError` subclasses so a collector can turn them into
 an `Unavailable` line. Two plain attributes say what kind of answers to expect, not what
-kind of host it is: `recorded` (answers come from a recording: nothing changes between two
-questions, and what was not recorded is simply absent) and `complete_listings` (a
-directory listing shows every entry).
+kind of host it is: `partial` (a missing answer is normal: a recording holds what someone
+kept, so collectors report its gaps quietly) and `complete_listings` (a directory listing
+shows every entry). `recorded` is the hosts' own: collectors never read it (tests/core/test_layers.py).
+
+Two questions replace a collector's asking which host it has: `kept(what)` names the files a
+recording holds for one kind of evidence (the evidence format's names live in hosts/ only), and
+`observe(live, recall)` lets the host say how something that changes over time is answered: a
+live host measures it now, a recording recalls what it kept (it cannot be sampled again).
 """
 from __future__ import annotations
 
@@ -93,9 +98,11 @@ class HttpResponse(Record):
 class Host(Protocol):
     name: str
     kind: str  # "local" | "ssh" | "evidence" | "docker" | "podman" | "k8s": for display; collectors never branch on it
-    recorded: bool
+    recorded: bool  # read in hosts/ only: collectors ask partial, kept() and observe()
+    partial: bool
     complete_listings: bool
     meta: dict
+    problems: list[str]  # what the host could not read of itself, for the report (a recording's unreadable files)
 
     def run(self, argv: list[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
         """Run argv (never a shell string). Raises CommandNotFound, CommandTimeout."""
@@ -131,9 +138,23 @@ class Host(Protocol):
     def files(self) -> list[str]:
         """Every file this host holds as recorded evidence, by its name there ([] when live)."""
 
+    def kept(self, what: str) -> tuple[str, ...]:
+        """Names of the files a recording holds for `what` (hosts.evidence.KEPT: "cpu", "probe",
+        "settings", "compose", ...), in the order to read them with read(); () on a live host."""
+
+    def as_written(self, name: str, limit: int = DEFAULT_READ_LIMIT) -> str:
+        """A recorded file's text as someone wrote it (no paste repair); Unanswerable when live."""
+
+    def observe(self, live, recall):
+        """How a question about the running system is answered here: a live host calls `live()`
+        (measure it now), a recording `recall()` (read what it kept: it cannot be sampled again)."""
+
     def container_inspect(self) -> CommandResult:
         """`docker inspect`/`podman inspect` of the container the engine runs in (stdout: its JSON);
         Unanswerable where the engine runs in no container this host knows of."""
+
+    def pod_describe(self) -> CommandResult:
+        """`kubectl describe pod` of the engine's pod (stdout); Unanswerable where it runs in no pod."""
 
     def container_log(self, engine: str | None, since_seconds: float | None, state=None):
         """The container's own log (`docker logs`) as a log source; Unanswerable where there is none."""

@@ -67,6 +67,35 @@ KNOWN_FILES = frozenset({
     "pod.json", "kubectl_describe.txt", "events.json", "pod.yaml", "deployment.yaml", "deployment.json",
     "amd_smi_metric.json", "amd_smi_static.json", "rocm_smi.json", "nvidia_smi_q.txt", "kernel_xid.log",
 })
+# What a recording keeps, by what collectors ask for (kept()): the evidence format's file names
+# live here, not in facts/. Each entry lists the files in the order they are read.
+COMPOSE_FILES = ("compose.yaml", "compose.yml", "docker-compose.yml", "docker-compose.yaml")
+KEPT: dict[str, tuple[str, ...]] = {
+    "cpu": ("cpu.json",),  # who used the CPUs over the sampling window (collect: cpu_load)
+    "progress": ("progress.json",),  # engines' health and counters over the window (engine_progress)
+    "probe": ("probe.json",),  # the probe a collection ran
+    "cmdline": ("cmdline.txt",),  # the engine's command line (or a start-up script someone pasted)
+    "client errors": ("client_errors.txt",),  # error texts clients received
+    "compose": COMPOSE_FILES,
+    "listing": ("env.txt",),  # a list of variables (or systemctl show / docker inspect, pasted there)
+    "export": ("shell_export.txt",),  # the shell line a user believed configured the server
+    "systemctl cat": ("systemctl_cat.txt",),  # `systemctl cat UNIT`: its `# /path` headers name the unit
+    "unit": ("unit.service",),
+    # the evidence format's log names, as hints of the engine whose lines they hold (recognition)
+    "ollama log": ("journal.log",), "llamacpp log": ("server.log",), "vllm log": ("vllm.log",),
+    "sglang log": ("sglang.log",),
+    "nvidia-smi -q": ("nvidia_smi_q.txt",),  # (nvidia_smi.txt answers `nvidia-smi -q` too, in whatever form)
+    # where a host's unit and shell start-up files are answered from (files/ copies, systemctl cat)
+    "units": ("files", "systemctl_cat.txt", "unit.service"),
+    # texts searched for an engine's signs, besides the logs
+    "config": ("cmdline.txt", "env.txt", "client_errors.txt", "metrics.prom", "unit.service", "systemctl_cat.txt",
+               "ollama_ps.txt", "api_ps.json", "api_show.json", "shell_export.txt", "server_info.json"),
+}
+# files that can hold settings as a user wrote them, besides any unknown *.txt (kept("settings"))
+SETTINGS_FILES = ("cmdline.txt", "env.txt", "shell_export.txt") + COMPOSE_FILES
+NOT_SETTINGS = frozenset({"ollama_ps.txt", "vmstat.txt", "meminfo.txt", "nvidia_smi.txt", "systemctl_cat.txt",
+                          "client_errors.txt", "libdir_listing.txt", "bench.txt"})
+NOT_SHOWN = frozenset({"meta.json", "expected.json"})  # llmdoctor's own files, never the engine's evidence
 UTF16_LIMIT = 256 * 1024 * 1024  # a UTF-16 log is a pasted one; more than this is not read
 REPAIR_LIMIT = 64 * 1024 * 1024  # logs up to this size are paste-repaired (pastes are small; collected logs are not pasted)
 SAMPLE = 256 * 1024  # a log whose first bytes need no repair is read as it is
@@ -80,6 +109,7 @@ class EvidenceHost:
 
     kind = "evidence"
     recorded = True
+    partial = True
     complete_listings = False
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
@@ -233,6 +263,12 @@ class EvidenceHost:
                                  source="events.json")
         raise NotInEvidence("no kubectl events in evidence (events.json)")
 
+    def pod_describe(self) -> CommandResult:
+        if self.has("kubectl_describe.txt"):
+            return CommandResult(("kubectl", "describe", "pod"), 0, self._text("kubectl_describe.txt", 16 * 1024 * 1024),
+                                 source="kubectl_describe.txt")
+        raise NotInEvidence("no kubectl describe output in evidence (kubectl_describe.txt)")
+
     def container_log(self, engine, since_seconds, state=None):
         raise NotInEvidence("an evidence directory's container log is a recorded file (container.log)")
 
@@ -243,7 +279,8 @@ class EvidenceHost:
         return name if path.startswith("/") and self.has(name) else None
 
     def where(self, path: str) -> str:
-        """The evidence file that answers a read of `path` ("" when none does)."""
+        """The evidence file that answers a read of `path`, or the files/ copy of a directory
+        ("" when none does)."""
         mirror = self._mirror(path)
         if mirror is not None:
             return mirror
@@ -257,11 +294,12 @@ class EvidenceHost:
         for pattern, fname in PATHS:
             if pattern.match(path) and self.has(fname):
                 return fname
-        return ""
+        copied = f"files{path.rstrip('/')}"  # a directory of which files/ holds copies (amdgpu's sysfs)
+        return copied if self.path_exists(copied) else ""
 
     def read(self, path: str, limit: int = DEFAULT_READ_LIMIT) -> bytes:
         name = self.where(path)
-        if not name:
+        if not name or not self.has(name):  # (a directory answers where(), not read())
             raise FileNotFoundError(f"{path}: not in evidence")
         if name == "cmdline.txt" and path.startswith("/"):  # NUL-separated bytes, as /proc has them
             return guard.read_bytes(self.root, name, limit)
@@ -342,3 +380,26 @@ class EvidenceHost:
 
     def files(self) -> list[str]:
         return sorted(self._files)
+
+    def kept(self, what: str) -> tuple[str, ...]:
+        """The files this recording holds for `what` (KEPT, and the kinds made of any file:
+        "settings", "dropins", "printouts", "shown")."""
+        if what == "settings":
+            names = [n for n in SETTINGS_FILES if self.path_exists(n)]
+            return tuple(names + [n for n in self.log_files()
+                                  if n.endswith(".txt") and n not in NOT_SETTINGS and n not in names])
+        if what == "dropins":
+            return tuple(f for f in self.files() if f.startswith("dropins/"))
+        if what == "printouts":  # files a printout can have been pasted into (`ollama show`)
+            return tuple(f for f in self.files() if f.endswith((".txt", ".log")) and not f.startswith("dropins/"))
+        if what == "shown":
+            return tuple(f for f in self.files() if f not in NOT_SHOWN)
+        return tuple(n for n in KEPT[what] if self.path_exists(n))
+
+    def observe(self, live, recall):
+        return recall()
+
+    def as_written(self, name: str, limit: int = DEFAULT_READ_LIMIT) -> str:
+        """A recorded file's text as it was written: pasting not undone (it would drop the
+        command line a printout starts with)."""
+        return decode_pasted(guard.read_bytes(self.root, name, limit))

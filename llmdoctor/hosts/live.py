@@ -12,8 +12,10 @@ class BaseHost:
 
     kind = "live"
     recorded = False
+    partial = False
     complete_listings = True
     meta: dict = {}
+    problems: list[str] = []  # (never appended to: a live host's failures are raised)
 
     def exists(self, path: str) -> bool:
         if not path.startswith("/"):
@@ -45,6 +47,15 @@ class BaseHost:
     def files(self) -> list[str]:
         return []
 
+    def kept(self, what: str) -> tuple[str, ...]:
+        return ()
+
+    def observe(self, live, recall):
+        return live()
+
+    def as_written(self, name: str, limit: int = 0) -> str:
+        raise Unanswerable(f"{name}: a recorded evidence file, and this is a live host")
+
     def container_inspect(self):
         raise Unanswerable(f"{getattr(self, 'name', 'this host')} is not a container target")
 
@@ -52,6 +63,9 @@ class BaseHost:
         raise Unanswerable(f"{getattr(self, 'name', 'this host')} is not a container target")
 
     def pod_events(self):
+        raise Unanswerable(f"{getattr(self, 'name', 'this host')} is not a Kubernetes pod")
+
+    def pod_describe(self):
         raise Unanswerable(f"{getattr(self, 'name', 'this host')} is not a Kubernetes pod")
 
     def nvml(self):

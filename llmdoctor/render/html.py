@@ -12,7 +12,7 @@ from typing import Any
 
 from llmdoctor.model import Finding, Report, Severity, TargetReport
 from llmdoctor.render.charts import HtmlUnavailable, latency_svg, timeline_svg
-from llmdoctor.render.report import SEVERITY_HEADING, errors_of, gaps_of, unavailable_line
+from llmdoctor.render.report import SEVERITY_HEADING, errors_of, gaps_of, unavailable_line, withheld_line
 
 __all__ = ["HtmlUnavailable", "render_html"]
 
@@ -55,6 +55,8 @@ def _target(t: TargetReport) -> list[str]:
         out += ["<ul>"] + [f"<li><strong>{escape(k)}</strong>: {escape(v)}</li>" for k, v in t.summary] + ["</ul>"]
     if t.examined:
         out.append('<p class="examined">Examined: ' + escape("; ".join(t.examined)) + "</p>")
+    if t.withheld:
+        out.append(f'<p class="withheld">{escape(withheld_line(t))}</p>')
     if not t.diagnosed:
         out.append(f"<p><strong>Could not diagnose:</strong> {escape(t.could_not_diagnose)}</p>")
     elif not t.findings:

@@ -42,6 +42,16 @@ def gaps_of(t: TargetReport):
     return [u for u in t.unavailable if u.reason != t.could_not_diagnose]
 
 
+def withheld_line(t: TargetReport) -> str:
+    """How many values the keep-list redaction withheld ("" when none): the reader knows a
+    `<redacted>` is a value left out on purpose, and how many there were."""
+    n = t.withheld
+    if not n:
+        return ""
+    return (f"Withheld: {n} value{'s' if n != 1 else ''} under names the diagnosis does not read "
+            "(possible secrets: the names are shown, the values are not)")
+
+
 def errors_of(t: TargetReport) -> list[str]:
     """The target's errors, less the one already given as "could not diagnose"."""
     return [e for e in t.errors if e != t.could_not_diagnose]
@@ -99,6 +109,8 @@ def render_markdown(report: Report) -> str:
             out += ["No problems found in what was examined.", ""]
         if t.examined:
             out += ["Examined: " + "; ".join(_md_code(e) for e in t.examined), ""]
+        if t.withheld:
+            out += [_md_escape(withheld_line(t)), ""]
         for sev in Severity:
             group = [f for f in t.findings if f.severity is sev]
             if group:
@@ -142,7 +154,9 @@ def _lines(t: TargetReport) -> list[Line]:
     out += [((f"  {label}: {value}", ""),) for label, value in t.summary]
     if t.examined:
         out.append(((f"  Examined: {'; '.join(t.examined)}", "dim"),))
-    if t.summary or t.examined:
+    if t.withheld:
+        out.append(((f"  {withheld_line(t)}", "dim"),))
+    if t.summary or t.examined or t.withheld:
         out.append(())
     if not t.diagnosed:
         out += [(("  Could not diagnose: ", "bold yellow"), (t.could_not_diagnose, "")), ()]

@@ -19,12 +19,20 @@ class Box:
 
     kind = "fake"
     recorded = False
+    partial = False
+    problems: list = []
     complete_listings = True
     meta: dict = {}
     name = "box"
 
     def __init__(self, ps: str, answers: dict[tuple[int, str], str]) -> None:
         self.ps, self.answers = ps, answers
+
+    def kept(self, what):
+        return ()
+
+    def observe(self, live, recall):
+        return live()
 
     def run(self, argv, timeout=10):
         if argv[0] == "ps":

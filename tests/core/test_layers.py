@@ -142,3 +142,12 @@ def test_check_files_stay_short():
     long = [f"{p.name}: {n} lines" for p in CHECKS.glob("*.py")
             if (n := len(p.read_text().splitlines())) > 100]
     assert long == [], "a check is its trigger plus a short body: split the file or move helpers to judge/"
+
+
+def test_collectors_never_ask_which_host_they_have():
+    """Outside hosts/, nothing reads `recorded` or probes a host with hasattr/getattr: a host
+    answers what it can (kept(), observe(), partial) and raises Unanswerable for the rest."""
+    asks = re.compile(r"\.recorded\b|\b(?:has|get)attr\(\s*(?:[\w.]*\.)?host\b")
+    found = [f"{p.relative_to(PACKAGE.parent)}:{n}" for m, p in MODULES.items() if not m.startswith("llmdoctor.hosts")
+             for n, line in enumerate(p.read_text().splitlines(), 1) if asks.search(line)]
+    assert found == []

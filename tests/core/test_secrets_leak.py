@@ -115,7 +115,13 @@ def test_collect_bundle_leaks_nothing(tmp_path):
     src = plant(tmp_path / "src")
 
     class PlantedLiveHost(EvidenceHost):
-        kind, recorded = "live", False
+        kind, recorded, partial = "live", False, False
+
+        def kept(self, what):
+            return ()  # a live host keeps no recorded files
+
+        def observe(self, live, recall):
+            return live()
 
         def run(self, argv, timeout=10):
             if argv[0] == "journalctl":
@@ -138,6 +144,8 @@ def test_collect_bundle_leaks_nothing(tmp_path):
         assert leaks_in(data) == [], (p.name, leaks_in(data))
     code, report = cli("diagnose", "--evidence", str(out), "--format", "json")
     assert leaks_in(report) == [] and "Traceback" not in report
+    withheld = json.loads((out / "meta.json").read_text())["withheld"]  # the bundle says how many it withheld
+    assert isinstance(withheld, int) and withheld > 0
 
 
 def test_exporter_metrics_leak_nothing(tmp_path):

@@ -208,13 +208,12 @@ def test_no_gpu_at_all_names_both(path_only, monkeypatch, tmp_path):
 
 def test_collect_then_evidence(path_only, tmp_path, monkeypatch):
     tool(path_only, "amd-smi", AMD_SMI)
-    written: dict[str, str] = {}
-    collect_amd(LocalHost(), written.__setitem__)
-    assert set(written) == {"amd_smi_metric.json", "amd_smi_static.json"}  # rocm-smi not asked once amd-smi answered
+    from llmdoctor.hosts.bundle import EvidenceWriter
+
     out = tmp_path / "evidence"
-    out.mkdir()
-    for name, body in written.items():
-        (out / name).write_text(body)
+    bundle = EvidenceWriter(out)
+    collect_amd(LocalHost(), bundle)
+    assert set(bundle.written) == {"amd_smi_metric.json", "amd_smi_static.json"}  # rocm-smi not asked once amd-smi answered
     fact = gpu(Context(host=EvidenceHost(out)))
     assert fact.source == "amd_smi_metric.json" and fact.total_bytes == 8176 * MIB and fact.gpus[0].name.startswith("Navi 23")
 

@@ -16,7 +16,7 @@ import pytest
 
 from llmdoctor.app.tune import dropin
 from llmdoctor.app.tune.apply import BACKUP_DIR, LOCK_FILE, STATE_DIR, ApplyError, Transaction
-from llmdoctor.app.tune.lock import StateLock
+from llmdoctor.hosts.tune_lock import StateLock
 
 REPO = Path(__file__).resolve().parents[2]
 UNIT = "ollama.service"

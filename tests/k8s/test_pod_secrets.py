@@ -12,6 +12,7 @@ from tests.k8s.test_kube_host import K8S, cli, cluster  # noqa: F401  (the fixtu
 from tests.support import kube_pods as kp
 
 KEY, PLAIN = "q7podArgKeyAbCdEf0123456789", "q7podEnvValueXyZ98765"
+WORDS = "blue-harbor"  # no token's shape: only the keep-list withholds it (and counts it)
 
 
 def secret_pod(shell: bool) -> dict:
@@ -23,7 +24,7 @@ def secret_pod(shell: bool) -> dict:
         c["command"] = ["vllm", "serve"]
         c["args"] = ["mistralai/Mistral-7B-Instruct-v0.3", "--enable-chunked-prefill", "--max_num_batched_tokens", "1024",
                      "--api-key", KEY]
-    c["env"] = copy.deepcopy(c["env"]) + [{"name": "MYAPP_UPSTREAM", "value": PLAIN}]
+    c["env"] = copy.deepcopy(c["env"]) + [{"name": "MYAPP_UPSTREAM", "value": PLAIN}, {"name": "MYAPP_REGION", "value": WORDS}]
     return p
 
 
@@ -36,14 +37,21 @@ def test_pod_secrets_leak_nowhere(cluster, tmp_path, shell):  # noqa: F811
         r = cli("diagnose", "--host", target, "--format", fmt)
         assert "Traceback" not in r.stderr, r.stderr[-2000:]
         assert KEY not in r.stdout + r.stderr and PLAIN not in r.stdout + r.stderr, fmt
+        assert WORDS not in r.stdout + r.stderr, fmt
+        if fmt == "json":  # the report says the keep-list withheld it (the pod's spec is redacted as it is read)
+            assert json.loads(r.stdout)["targets"][0]["withheld"] >= 1
+        else:
+            assert "Withheld: " in r.stdout, fmt
     out = tmp_path / "ev"
     r = cli("collect", "--host", target, "-o", str(out), "--clean", "--keyword", "mistral-7b-5cc594fd46-hg5rw",
             "--state-dir", str(tmp_path / "state"))
     assert r.returncode == 0, r.stderr + r.stdout
+    assert "  withheld: " in r.stdout  # the bundle's summary says how many values the keep-list withheld
+    assert json.loads((out / "meta.json").read_text())["withheld"] >= 1
     for p in out.rglob("*"):
         if p.is_file():
             data = p.read_text(errors="replace")
-            assert KEY not in data and PLAIN not in data and "mistral-7b-5cc594fd46-hg5rw" not in data, p.name
+            assert KEY not in data and PLAIN not in data and WORDS not in data and "mistral-7b-5cc594fd46-hg5rw" not in data, p.name
     pod = json.loads((out / "pod.json").read_text())
     assert "--api-key" in json.dumps(pod)  # the name stays
     assert not any(p.name == "clean-map.json" for p in out.rglob("*"))

@@ -304,9 +304,11 @@ def _collect(c, out) -> None:
     (out / "meta.json").write_text(json.dumps({"engine": "ollama", "unit": UNIT}))
     (out / "env.txt").write_text(redact_text(c.run(["systemctl", "show", UNIT, "-p", ",".join(PROPERTIES)]).stdout))
     (out / "systemctl_cat.txt").write_text(redact_text(c.run(["systemctl", "cat", UNIT]).stdout))
-    for name, text in evidence_files(host, store.get("systemd_units"), store.optional("shell_exports", ())).items():
-        (out / name).parent.mkdir(parents=True, exist_ok=True)
-        (out / name).write_text(text)
+    from llmdoctor.hosts.bundle import EvidenceWriter
+
+    bundle = EvidenceWriter(out)
+    for path, text in evidence_files(host, store.get("systemd_units"), store.optional("shell_exports", ())).items():
+        bundle.copy(path, text)
 
 
 def test_collected_evidence_diagnoses_like_the_live_host(container, tmp_path):

@@ -155,7 +155,7 @@ def test_rollback_takes_the_backup_of_its_own_unit(tmp_path):
 def test_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch):
     import os
 
-    from llmdoctor.app.tune import apply as apply_module
+    from llmdoctor.hosts import system_files  # (what tune's apply writes the drop-in with)
 
     def refuse(src, dst):
         raise OSError(28, "No space left on device")
@@ -163,5 +163,5 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "replace", refuse)
     path = dropin.dropin_path(tmp_path, "ollama.service")
     with pytest.raises(OSError):
-        apply_module.write_atomic(path, CONTENT.encode())
+        system_files.replace(path, CONTENT)
     assert list(path.parent.iterdir()) == []

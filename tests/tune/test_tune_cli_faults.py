@@ -7,7 +7,7 @@ import os
 
 from llmdoctor.app.tune import dropin
 from llmdoctor.app.tune.apply import BACKUP_DIR, LOCK_FILE
-from llmdoctor.app.tune.lock import StateLock
+from llmdoctor.hosts.tune_lock import StateLock
 from tests.tune.test_tune_cli import SEED, tune
 
 

@@ -10,27 +10,27 @@ root in tests, a staging directory for packaging). Commands go through `runner`,
 object with the Host protocol's `run(argv, timeout)` and `read(path, limit)`: the
 local machine, `nsenter` into a container, or SSH. `live=False` writes files only.
 
-Crash safety: one run at a time (an flock in the state directory, app/tune/lock.py);
+Crash safety: one run at a time (an flock in the state directory, hosts/tune_lock.py);
 backups that count only once whole, and a clean-up at the next start of whatever a
-killed run left (app/tune/backups.py), so `--rollback` always undoes the last tune that
+killed run left (hosts/tune_backups.py), so `--rollback` always undoes the last tune that
 took effect. Every filesystem fault is one line (ApplyError, or a failed Outcome that
 says what was restored), never a traceback.
 """
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from llmdoctor.atomic import crash_point, write_atomic
+from llmdoctor.atomic import crash_point
 from llmdoctor.hosts.base import CommandResult, HostError
 from llmdoctor.knowledge.systemd.environ import parse_proc_environ
 from llmdoctor.knowledge.systemd.show import parse_environment_property
 from llmdoctor.knowledge.systemd.names import BadUnitName, check_unit
-from llmdoctor.app.tune import backups, dropin
-from llmdoctor.app.tune.lock import LockHeld, StateLock
+from llmdoctor.app.tune import dropin
+from llmdoctor.hosts import system_files, tune_backups as backups
+from llmdoctor.hosts.tune_lock import LockHeld, StateLock
 STATE_DIR = "var/lib/llmdoctor/tune"
 BACKUP_DIR = f"{STATE_DIR}/backups"
 LOCK_FILE = f"{STATE_DIR}/lock"
@@ -136,10 +136,7 @@ class Transaction:
         return self._run(["systemctl", *args], timeout)
 
     def current_content(self) -> str | None:
-        try:
-            return self.path.read_text()
-        except FileNotFoundError:
-            return None
+        return system_files.read_text(self.path)
 
     def main_pid(self) -> int:
         r = self._systemctl("show", "-p", "MainPID", "--value", "--", self.unit)
@@ -151,7 +148,7 @@ class Transaction:
     def loaded_env(self) -> dict[str, str]:
         return parse_show_environment(self._systemctl("show", "-p", "Environment", "--", self.unit).stdout)
 
-    # -- backups (app/tune/backups.py) ---------------------------------------------------
+    # -- backups (hosts/tune_backups.py) -------------------------------------------------
     def backup(self, old: str | None, new: str) -> Path:
         return backups.take(self.backup_root, self.unit, self.shown_path, old, new, self.clock())
 
@@ -164,10 +161,9 @@ class Transaction:
         if self.current_content() == saved:
             return  # nothing changed (the write failed before its rename): nothing to write
         if saved is not None:
-            write_atomic(self.path, saved.encode())
+            system_files.replace(self.path, saved)
         else:
-            self.path.unlink(missing_ok=True)
-            crash_point()
+            system_files.remove(self.path)
 
     def recover(self) -> list[str]:
         """Clean up after a run that was killed (call with the lock held)."""
@@ -232,7 +228,7 @@ class Transaction:
         self._step("backup", True, dropin.inside(self.root, bdir))
         crash_point()
         try:
-            write_atomic(self.path, content.encode())
+            system_files.replace(self.path, content)
         except OSError as e:
             self._step("write", False, f"{self.shown_path}: {e.strerror or e}")
             return self._fail(bdir, f"could not write the drop-in ({e.strerror or e})", reload=False)
@@ -328,7 +324,7 @@ class Transaction:
             time.sleep(0.3)
 
     def _fail(self, bdir: Path, why: str, reload: bool = True) -> Outcome:
-        manifest = json.loads((bdir / "manifest.json").read_text())
+        manifest = backups.manifest_of(bdir)
         try:
             self._restore_file(manifest)
         except OSError as e:

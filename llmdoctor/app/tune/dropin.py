@@ -21,6 +21,7 @@ from pathlib import Path
 from llmdoctor.judge.fixes import DROPIN_NAME, environment_line
 from llmdoctor.knowledge.systemd.environ import parse_env_file
 from llmdoctor.knowledge.systemd.units import split_words
+from llmdoctor.hosts import system_files
 
 MARKER = "# Managed by llmdoctor"
 HEADER = (
@@ -150,7 +151,7 @@ def unit_files(root: Path, unit: str) -> tuple[Path | None, list[Path]]:
     fragment = None
     for d in UNIT_DIRS:
         p = root / d / unit
-        if p.exists() and not (p.is_symlink() and str(p.resolve()) == "/dev/null"):
+        if not system_files.masked_or_missing(p):
             fragment = p
             break
     suffix = unit.rpartition(".")[2]
@@ -161,7 +162,7 @@ def unit_files(root: Path, unit: str) -> tuple[Path | None, list[Path]]:
     candidates = [root / d / f"{unit}.d" for d in UNIT_DIRS] + [root / d / f"{suffix}.d" for d in UNIT_DIRS]
     for base in candidates:
         try:
-            names = sorted(x.name for x in base.iterdir() if x.name.endswith(".conf"))
+            names = system_files.conf_names(base)
         except OSError:
             continue
         for name in names:
@@ -170,10 +171,7 @@ def unit_files(root: Path, unit: str) -> tuple[Path | None, list[Path]]:
 
 
 def _read(path: Path) -> str:
-    try:
-        return path.read_text(errors="replace")
-    except OSError:
-        return ""
+    return system_files.read_or_empty(path)
 
 
 def inside(root: Path, path: Path) -> str:

@@ -12,6 +12,7 @@ from typing import Any, Callable
 from llmdoctor.knowledge.engines import OLLAMA, EngineInstance
 from llmdoctor.facts import Context, FactStore
 from llmdoctor.app.tune import dropin
+from llmdoctor.hosts import system_files
 from llmdoctor.app.tune.apply import ApplyError, Outcome, Transaction
 from llmdoctor.judge.sizing import DEFAULT_HEADROOM, DEFAULT_MAX_PARALLEL, Workload
 from llmdoctor.judge.proposal import Proposal, ProposalError, make_proposal
@@ -135,10 +136,7 @@ def prepare(host: Any, opts: TuneOptions, store: FactStore | None = None) -> Pre
             raise
         gaps.append(f"sizing: {e}")
     path = dropin.dropin_path(opts.root, opts.unit)
-    try:
-        old = path.read_text()
-    except FileNotFoundError:
-        old = None
+    old = system_files.read_text(path)
     if old is not None and not dropin.is_ours(old):
         raise ApplyError(f"{dropin.inside(opts.root, path)} exists and was not written by llmdoctor; not touching it")
     own = {line.name: line.value for line in dropin.parse_env_lines(old or "") if line.kind == "set"}

@@ -90,6 +90,11 @@ def newest_for(backup_root: Path, unit: str) -> tuple[Path, dict] | None:
     return None
 
 
+def manifest_of(bdir: Path) -> dict:
+    """A backup's manifest (OSError, ValueError when it cannot be read)."""
+    return json.loads((bdir / MANIFEST).read_text())
+
+
 def saved_content(manifest: dict) -> str | None:
     return base64.b64decode(manifest["content_b64"]).decode() if manifest.get("existed") else None
 
