@@ -27,20 +27,20 @@ def _row(r) -> str:
 def odd_one(rows) -> tuple[object, str] | None:
     """The replica that stands apart, and how; None when they are alike."""
     loads = [r for r in rows if r.load is not None]
-    if len(loads) >= 2:
+    if len(loads) > 1:
         busiest, idlest = max(loads, key=lambda r: r.load), min(loads, key=lambda r: r.load)
-        if busiest.load > 0 and busiest.load >= th.REPLICA_LOAD_RATIO * max(idlest.load, 1e-9) \
+        if busiest.load > 0 and busiest.load >= th.REPLICA_LOAD_RATIO * idlest.load \
                 and (busiest.waiting or 0) > (idlest.waiting or 0):
             how = (f"{busiest.load / idlest.load:.1f}x the load of {idlest.key}" if idlest.load > 0
                    else f"the load while {idlest.key} carried none")
             return busiest, f"carries {how} and queued"
     kvs = [r for r in rows if r.kv is not None]
-    if len(kvs) >= 2:
+    if len(kvs) > 1:
         top, low = max(kvs, key=lambda r: r.kv), min(kvs, key=lambda r: r.kv)
         if top.kv - low.kv >= th.REPLICA_KV_GAP:
             return top, f"filled its KV cache to {top.kv * 100:.0f}% while {low.key} peaked at {low.kv * 100:.0f}%"
     ttfts = [r for r in rows if r.ttft]
-    if len(ttfts) >= 2:
+    if len(ttfts) > 1:
         slow, fast = max(ttfts, key=lambda r: r.ttft), min(ttfts, key=lambda r: r.ttft)
         if slow.ttft >= th.REPLICA_TTFT_RATIO * fast.ttft:
             return slow, f"answered its first tokens {slow.ttft / fast.ttft:.1f}x slower (p95) than {fast.key}"

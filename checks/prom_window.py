@@ -30,7 +30,7 @@ def window_queueing(prom_window: PromTarget):
     yield Finding(Cause.QUEUEING, Severity.WARNING,
                   f"{engine_name(t.kind)} requests waited for a place {when(t, worst).split(' (')[0]}", ev,
                   QUEUE_FIX.get(t.kind, QUEUE_FIX["vllm"]),
-                  confidence=Confidence.HIGH if worst.points >= 2 * th.PROM_QUEUE_MIN_POINTS else Confidence.MEDIUM)
+                  confidence=Confidence.HIGH if worst.points >= th.PROM_QUEUE_SURE_POINTS else Confidence.MEDIUM)
 
 
 @check(id="prom-preemption", cause=Cause.PREEMPTION,

@@ -74,6 +74,7 @@ KEPT: dict[str, tuple[str, ...]] = {
     "cpu": ("cpu.json",),  # who used the CPUs over the sampling window (collect: cpu_load)
     "progress": ("progress.json",),  # engines' health and counters over the window (engine_progress)
     "probe": ("probe.json",),  # the probe a collection ran
+    "prometheus window": ("prometheus_window.json",),  # an instance's window, as diagnose --prometheus read it
     "cmdline": ("cmdline.txt",),  # the engine's command line (or a start-up script someone pasted)
     "client errors": ("client_errors.txt",),  # error texts clients received
     "compose": COMPOSE_FILES,

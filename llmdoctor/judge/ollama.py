@@ -128,34 +128,32 @@ def vram_held(log: OllamaLogSummary | None):
     return None
 
 
+@record
 class ColdStart(Record):
     """A request after `idle_s` without traffic that took `seconds`, against the `typical_s`
     median of the requests that came without a pause: a reload, or a prompt not cached."""
 
-    __slots__ = ("idle_s", "seconds", "typical_s", "example", "warm")
-
-    def __init__(self, idle_s: float, seconds: float, typical_s: float, example: Example,
-                 warm: tuple[Example, ...]) -> None:
-        self.idle_s = idle_s
-        self.seconds = seconds
-        self.typical_s = typical_s
-        self.example = example
-        self.warm = warm  # requests that came without a pause, for contrast
+    idle_s: float
+    seconds: float
+    typical_s: float
+    example: Example
+    warm: tuple[Example, ...]  # requests that came without a pause, for contrast
 
 
 def cold_starts(requests) -> tuple[ColdStart, ...]:
     """The requests after a pause (knowledge.ollama.log.RequestTiming.timed) that took many times
     what the requests without one took (judge/thresholds.py: OLLAMA_IDLE_GAP_S, _COLD_FACTOR,
     _COLD_MARGIN_S)."""
-    from llmdoctor.judge.thresholds import OLLAMA_COLD_FACTOR, OLLAMA_COLD_MARGIN_S, OLLAMA_IDLE_GAP_S
+    from llmdoctor.judge.thresholds import (OLLAMA_COLD_FACTOR, OLLAMA_COLD_MARGIN_S, OLLAMA_IDLE_GAP_S,
+                                            OLLAMA_TYPICAL_FLOOR_S)
 
     timed = getattr(requests, "timed", ()) or ()
     warm = [t for t in timed if t.gap_s is not None and t.gap_s < OLLAMA_IDLE_GAP_S]
-    if len(warm) < 2:
+    if len(warm) <= 1:
         return ()
     typical = sorted(t.seconds for t in warm)[len(warm) // 2]
     return tuple(ColdStart(round(t.gap_s, 1), round(t.seconds, 3), round(typical, 3), t.example,
                            tuple(w.example for w in warm[:2]))
                  for t in timed
                  if t.gap_s is not None and t.gap_s >= OLLAMA_IDLE_GAP_S
-                 and t.seconds >= OLLAMA_COLD_FACTOR * max(typical, 0.1) and t.seconds - typical >= OLLAMA_COLD_MARGIN_S)
+                 and t.seconds >= OLLAMA_COLD_FACTOR * max(typical, OLLAMA_TYPICAL_FLOOR_S) and t.seconds - typical >= OLLAMA_COLD_MARGIN_S)

@@ -288,11 +288,16 @@ HEADROOM_BUNCHED_SHARE = 0.25
 OLLAMA_IDLE_GAP_S = 30.0
 OLLAMA_COLD_FACTOR = 3.0
 OLLAMA_COLD_MARGIN_S = 5.0
+# The typical (median warm) duration is taken as at least this, so a run of near-instant answers
+# (a cache hit, an empty prompt) does not make every ordinary request look like a cold start.
+OLLAMA_TYPICAL_FLOOR_S = 0.1
 
 # -- A Prometheus window (diagnose --prometheus) ------------------------------------------------
 # Waiting above 0 at this many consecutive points of the window is a queue, not one unlucky
 # scrape (the log checks ask the same of vLLM's stats lines: a run of two or more).
 PROM_QUEUE_MIN_POINTS = 2
+# Twice that many points in a row: the waiting was sustained, HIGH confidence (fewer: MEDIUM).
+PROM_QUEUE_SURE_POINTS = 2 * PROM_QUEUE_MIN_POINTS
 # Replicas of one model: the busiest carrying at least this many times the load (generated
 # tokens/s, else requests running + waiting) of the least busy is a balancer that does not
 # balance (round-robin over equal replicas stays well within 1.5x).

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 from llmdoctor.knowledge.promql import Series, matching, rate_window
 from llmdoctor.parsing import ParseError
 
@@ -237,17 +237,15 @@ def combine(lists: list, how) -> tuple:
     return tuple((t, how(vs)) for t, vs in sorted(at.items()))
 
 
+@record
 class Episode(Record):
     """A stretch of the window in which a condition held (consecutive points)."""
 
-    __slots__ = ("start", "end", "peak", "peak_at", "points")
-
-    def __init__(self, start: float, end: float, peak: float, peak_at: float, points: int) -> None:
-        self.start = start
-        self.end = end
-        self.peak = peak
-        self.peak_at = peak_at
-        self.points = points
+    start: float
+    end: float
+    peak: float
+    peak_at: float
+    points: int
 
 
 def episodes(points, step: float, above: float = 0.0) -> list[Episode]:
@@ -297,19 +295,16 @@ def duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+@record
 class ReplicaRow(Record):
     """One replica's figures over the window, for the comparison of replicas of one model."""
 
-    __slots__ = ("key", "load", "load_unit", "waiting", "kv", "ttft")
-
-    def __init__(self, key: str, load: float | None, load_unit: str, waiting: float | None, kv: float | None,
-                 ttft: float | None) -> None:
-        self.key = key
-        self.load = load  # mean generated tokens/s, else mean requests running + waiting
-        self.load_unit = load_unit
-        self.waiting = waiting  # peak waiting
-        self.kv = kv  # peak KV usage 0..1
-        self.ttft = ttft  # peak p95 TTFT, seconds
+    key: str
+    load: float | None  # mean generated tokens/s, else mean requests running + waiting
+    load_unit: str
+    waiting: float | None  # peak waiting
+    kv: float | None  # peak KV usage 0..1
+    ttft: float | None  # peak p95 TTFT, seconds
 
 
 def _mean(points) -> float | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 from llmdoctor.parsing import ParseError
 
 # Points per series a range query may return: the step is widened until the window fits.
@@ -55,14 +55,12 @@ def matching(metric: str, matchers: str) -> str:
     return f"{metric}{{{matchers}}}" if matchers else metric
 
 
+@record
 class Series(Record):
     """One series of an answer: its labels (sorted pairs) and its points (unix time, value)."""
 
-    __slots__ = ("labels", "points")
-
-    def __init__(self, labels: tuple[tuple[str, str], ...], points: tuple[tuple[float, float], ...]) -> None:
-        self.labels = labels
-        self.points = points
+    labels: tuple[tuple[str, str], ...]
+    points: tuple[tuple[float, float], ...]
 
     def label(self, key: str, default: str = "") -> str:
         for k, v in self.labels:

@@ -21,7 +21,7 @@ from typing import Iterable
 
 from llmdoctor.knowledge.llamacpp.lines import BACKEND_LOADED as _BACKEND, BUFFER as _BUFFER, HOST_BACKEND as HOST_BACKENDS
 from llmdoctor.knowledge.llamacpp.lines import OFFLOADED as _OFFLOADED, LlamaCppFacts, LlamaCppLines
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 from llmdoctor.parsing import LazyPattern, ParseError, parse_size, strip_journal_prefix
 from llmdoctor.knowledge.ollama import config_line as cfgline
 from llmdoctor.knowledge.ollama.env import parse_go_duration
@@ -356,17 +356,15 @@ class RequestTiming(Record):
         self.spans = spans  # the last MAX_TIMED requests as knowledge.concurrency.Span (unix seconds)
 
 
+@record
 class Timed(Record):
     """An inference request that completed: `gap_s` without a request in flight before it
     started (None for the first of a fragment), and the `seconds` it took (judge.ollama's
     cold_starts compares the ones after a pause with the others)."""
 
-    __slots__ = ("gap_s", "seconds", "example")
-
-    def __init__(self, gap_s: float | None, seconds: float, example: Example) -> None:
-        self.gap_s = gap_s
-        self.seconds = seconds
-        self.example = example
+    gap_s: float | None
+    seconds: float
+    example: Example
 
 
 MAX_TIMED = 400  # inference requests kept for the cold-start comparison (judge.ollama.cold_starts)
