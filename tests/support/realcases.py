@@ -21,7 +21,8 @@ EXTRA = ROOT.parent / "realcases_extra"  # collected later, to measure how the d
 EXTRA3 = ROOT.parent / "realcases_extra3"  # a third set, run once unseen (7/10 held out), then fixed
 EXTRA4 = ROOT.parent / "realcases_extra4"  # Ollama threads, collected unseen (measured before any fix)
 EXTRA5 = ROOT.parent / "realcases_extra5"  # vLLM, llama-server and SGLang threads, collected unseen
-CORPORA = (ROOT, EXTRA, EXTRA3, EXTRA4, EXTRA5)
+EXTRA6 = ROOT.parent / "realcases_extra6"  # Ollama, vLLM, llama-server and SGLang threads, collected unseen
+CORPORA = (ROOT, EXTRA, EXTRA3, EXTRA4, EXTRA5, EXTRA6)
 
 RENAME = {
     "dropin.conf": "dropins/override.conf",
