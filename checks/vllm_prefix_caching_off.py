@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
 from llmdoctor.judge.fixes import remedy_fix, vllm
-from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
+from llmdoctor.model import Cause, Confidence, Evidence, Finding, Fix, Severity
 from llmdoctor.judge.thresholds import VLLM_PREFIX_OFF_MIN_LINES
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
@@ -35,10 +35,16 @@ def prefix_caching_off(
             break
     if not ev:
         return
+    # vLLM <= 0.2.x printed its stats from llm_engine.py (llm_engine.py:649 @ v0.2.4; metrics.py from
+    # 0.3): a version without prefix caching at all (--enable-prefix-caching came with 0.4.0)
+    before_flag = any("llm_engine.py:" in e.text and "Avg prompt throughput" in e.text for e in ev)
     yield Finding(
         Cause.PREFILL, Severity.INFO,
         "vLLM prefix caching is off: a shared system prompt is recomputed for every request",
         ev,
+        Fix("This vLLM predates prefix caching (its stats come from llm_engine.py, as in 0.2.x): upgrade to 0.4 "
+            "or later, where --enable-prefix-caching lets requests that share a prompt head skip its prefill.",
+            ("python -c 'import vllm; print(vllm.__version__)'",)) if before_flag else
         remedy_fix("Turn prefix caching on (the V1 default) so requests that share a prompt head skip its prefill.",
             vllm(vllm_cmdline, enable_prefix_caching="")),
         confidence=Confidence.MEDIUM)

@@ -66,6 +66,10 @@ OLLAMA_REJECTED_BURST = 5
 # percentage at or above the log scanner's floor (knowledge/vllm/log.py KV_RUN_FLOOR_PCT): the
 # scanner notes the longest run at each such level, and the judge reads the one at this.
 VLLM_KV_FULL_PCT = 95
+# One request running alone with the KV cache at least this full (the scanner's floor): that one
+# sequence takes nearly all of it, so a request near max_model_len does not fit the cache at all
+# (vLLM before 0.2.7 did not check this at start-up, and hung or preempted it forever; vllm#2418 family).
+VLLM_KV_ALONE_PCT = 90
 # KV cache usage pinned near full on this many consecutive stats lines (30 s at the default
 # 10 s interval) is not a spike.
 VLLM_KV_PINNED_LINES = 3

@@ -139,7 +139,7 @@ class VllmLogSummary(Record):
                  "startups", "max_seq_len_error", "queue_overflows", "queue_overflow_example",
                  "engine_version", "prompts_too_long", "prompt_too_long_examples", "prompt_too_long_max",
                  "output_too_long", "prompts_over_kv_capacity", "no_kv_memory", "gpu_memory_short",
-                 "max_model_len_over_model", "settings", "lines")
+                 "max_model_len_over_model", "settings", "kv_alone", "lines")
 
     def __init__(
         self,
@@ -180,6 +180,7 @@ class VllmLogSummary(Record):
         max_model_len_over_model: tuple[int, int | None] | None = None,
         settings: dict | None = None,
         lines: int = 0,
+        kv_alone: StatsLine | None = None,
     ) -> None:
         self.source = source
         self.preemption_warnings = preemption_warnings
@@ -219,6 +220,7 @@ class VllmLogSummary(Record):
         self.no_kv_memory = no_kv_memory  # the refusal to start with no memory for any KV block (the line)
         self.gpu_memory_short = gpu_memory_short
         self.max_model_len_over_model = max_model_len_over_model  # (asked, the model's own) when it exceeds the model's
+        self.kv_alone = kv_alone  # the fullest KV cache (from the lowest KV level on) while one request ran alone
         # config: refused (ValueError), or only warned of with VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
         self.settings = {} if settings is None else settings  # from `non-default args: {...}` / V0 `with config:`
         self.lines = lines  # lines read (the feeding paths count a final empty line apart)
@@ -226,6 +228,7 @@ class VllmLogSummary(Record):
     def _key(self) -> tuple:
         """All but `lines` (not compared: the feeding paths count a final empty line apart)."""
         return tuple(getattr(self, n) for n in self.__slots__[:-1])
+
     @property
     def last_stats(self) -> StatsLine | None:
         """The last stats record read, if any."""

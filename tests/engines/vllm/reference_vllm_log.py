@@ -179,6 +179,7 @@ class VllmLogScanner:
         self._kv_levels = kv_levels(kv_floor_pct)
         self._kv_low = self._kv_levels[0] if self._kv_levels else math.inf
         self._best_kvs: list = [None] * len(self._kv_levels)  # the longest run at each level
+        self._kv_alone: tuple | None = None  # (KV %, record): the fullest cache while one request ran alone
         self.preempt_warnings = 0
         self.preempt_modes: dict[str, int] = {}
         self.first_preempt: str | None = None
@@ -615,6 +616,8 @@ class VllmLogScanner:
         else:
             self._wait_run = None
         if kv >= self._kv_low:  # the open run at each level (_kv_run: their list, None when none is open)
+            if running == 1 and (self._kv_alone is None or kv > self._kv_alone[0]):
+                self._kv_alone = (kv, raw)
             runs = self._kv_run or [None] * len(self._kv_levels)
             bests = self._best_kvs
             for i, level in enumerate(self._kv_levels):
@@ -713,6 +716,7 @@ class VllmLogScanner:
             last_stats_preemption=mat(self.last_stats_preempt),
             longest_waiting_run=run(self._best_wait),
             kv_high_runs=tuple((level, run(b)) for level, b in zip(self._kv_levels, self._best_kvs) if b),
+            kv_alone=mat(self._kv_alone[1]) if self._kv_alone else None,
             max_running=self.max_running,
             max_waiting=self.max_waiting,
             max_in_flight=self.max_in_flight,
