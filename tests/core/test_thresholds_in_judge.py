@@ -36,18 +36,12 @@ IDIOMS = {0, 1, -1}
 # then reports the raw figure (a series, a histogram, the gaps).
 DECIDING_PARSERS = {
     "llmdoctor/knowledge/ollama/log.py":
-        "cold starts (_RequestTimes._cold: IDLE_GAP_S 30 s, COLD_FACTOR 3x the median warm request, "
-        "COLD_MARGIN_S 5 s, typical floored at 0.1 s) and serial service (_close: a cluster of >= 3 "
-        "requests, peak >= 3 in flight, every gap >= max(1.5 s, 0.25 x typical); parallel_pairs only when "
-        "typical >= 3 s; overlap only beyond gin's 1 s resolution): report the timed requests "
-        "(gap, seconds) and each cluster's ends and peak, and let judge/ compare",
+        "serial service (_close: a cluster of >= 3 requests, peak >= 3 in flight, every gap >= max(1.5 s, "
+        "0.25 x typical); parallel_pairs only when typical >= 3 s; overlap only beyond gin's 1 s resolution): "
+        "report each cluster's ends and peak, and let judge/ compare (cold starts are judge/ollama.py's now)",
     "llmdoctor/knowledge/vllm/log.py":
-        "KV full (KV_FULL_PCT 95.0: `kv >= self.kv_full_pct` counts kv_full lines and the longest "
-        "kv-full run; quiet_stats.kv_full_mark builds the fast-path regex from it) and prompt-heavy "
-        "waiting (prompt throughput > 10x generation): report the KV usage series (or a histogram) and "
-        "the throughputs, and let judge/ compare with a VLLM_KV_FULL_PCT in judge/thresholds.py",
-    "llmdoctor/knowledge/vllm/quiet_stats.py":
-        "builds the no-event fast path from KV_FULL_PCT (a line under it is 'quiet'): goes with vllm/log.py",
+        "prompt-heavy waiting (a waiting line whose prompt throughput is over 10x its generation): report the "
+        "throughputs of the waiting lines, and let judge/ compare (KV full is judge/vllm.py kv_full_run's now)",
     "llmdoctor/knowledge/llamacpp/log.py":
         "queued launches (BACK_TO_BACK_S 0.05: a slot taken this soon after one was freed, every other "
         "slot busy, counts as a request that waited): report the gaps, let the llamacpp-queueing check "
@@ -58,8 +52,6 @@ DECIDING_PARSERS = {
         "and let ollama-back-to-back-queue compare",
 }
 
-# Being rewritten for speed (issue 28) while this was written: read again after the merge.
-UNDER_REWRITE = ("llmdoctor/knowledge/vllm/", "llmdoctor/knowledge/ollama/log.py")
 
 # Numbers knowledge/ modules compare that say how to read, not whether it is bad: bounds on memory
 # and examples (MAX_*, *_MAX, EXAMPLES, RECENT, *_CHARS) anywhere, and these, each with its reason.
@@ -170,7 +162,7 @@ def test_parsers_report_what_they_read(path: Path) -> None:
     the parsers that still decide, each with what the judge should compare instead)."""
     rel = str(path.relative_to(ROOT))
     allowed = READING.get(rel, {})
-    if rel in DECIDING_PARSERS or rel.startswith(UNDER_REWRITE) or "*" in allowed:
+    if rel in DECIDING_PARSERS or "*" in allowed:
         return
     own = {n for n in _compared_constants(path.read_text(encoding="utf-8")) if not _BOUND.match(n)}
     unexplained = sorted(own - set(allowed))
