@@ -53,6 +53,7 @@ def cpu_fallback(llamacpp_log: LlamaLog, llamacpp_cmdline: LlamaCmdline | None =
         gpu_there = c.gpu_backend or c.devices_found or c.gpu_buffer_mib > 0 or (gpu is not None and gpu.total_bytes)
         if on == 0 and not gpu_there:
             continue  # a CPU-only machine: nothing spilled
+        from llmdoctor.knowledge.llamacpp.cmdline import flash_attention_flag
         share = round(100 * (total - on) / total)
         ev = [Evidence(scan.source, c.offload_line)] + [Evidence(scan.source, l) for l in c.buffer_lines[:2]]
         zero = on == 0
@@ -66,5 +67,6 @@ def cpu_fallback(llamacpp_log: LlamaLog, llamacpp_cmdline: LlamaCmdline | None =
                  "The model does not fit in GPU memory with this context. ")
                 + "Make weights plus KV cache fit: a smaller quantisation, a smaller -c (KV memory is context "
                   "x slots), a quantised KV cache (-ctk q8_0 -ctv q8_0 with -fa on), or fewer slots.",
-                llama({"-ngl": 999, "-fa": "on", "-ctk": "q8_0", "-ctv": "q8_0"})))
+                llama({"-ngl": 999} if zero else {"-ngl": 999, "-fa": flash_attention_flag(scan.build), "-ctk": "q8_0",
+                                                  "-ctv": "q8_0"})))
         return

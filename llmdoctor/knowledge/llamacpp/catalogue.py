@@ -271,6 +271,19 @@ MESSAGES = (
                    "99, abort", R + "src/llama.cpp:751 @ b8022")],
     ),
     message(
+        "llama.cpp.build_info", L, "≤b2000-≥b9821 (`build = N (commit)` to ~b3400, `build: N (commit) with ...` after)",
+        "common/common.h:30 @ b2000; common/common.cpp:401 @ b4747, :370 @ b6710",
+        r"\bbuild(?::| =) \d+ \([0-9a-f]+\)", ("build: ", "build = "),
+        facts=("the build number: which flags the server takes (-fa on|off|auto from b6325, a bare -fa before)",),
+        causes=("OTHER",),
+        examples=[("build: 5898 (cbc68be5) with cc (Ubuntu 13.3.0-6ubuntu2~24.04) 13.3.0 for x86_64-linux-gnu",
+                   "a public ROCm log (code search)"),
+                  ("0.00.000.173 I build: 4382 (86bf31cf) with cc (Ubuntu 13.3.0-6ubuntu2~24.04) 13.3.0 for "
+                   "x86_64-linux-gnu", "a public Vulkan CI log (code search)"),
+                  ("main: build = 4796 (c2b6ef91)", "a public quantize log (code search)")],
+        expect=[("build", True)],
+    ),
+    message(
         "llama.cpp.model.n_ctx_train", L, "≤b2700-≥b9821",
         "llama.cpp:4449 @ b2700 and src/llama.cpp:6863 @ b4000 (llm_load_print_meta); src/llama-model.cpp:3625 @ b4739, "
         ":1729 @ b9821 (print_info)",

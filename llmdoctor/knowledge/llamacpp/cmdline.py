@@ -11,6 +11,15 @@ from dataclasses import dataclass
 from llmdoctor.parsing import split_cmdline
 
 AUTO_SLOTS = 4
+# `-fa` takes on|off|auto from b6325 (ggml-org/llama.cpp#15434, which also made flash attention and
+# every layer on the GPU the default); before it `-fa` is a bare switch, and `-fa on` an error.
+FA_TAKES_VALUE_BUILD = 6325
+
+
+def flash_attention_flag(build: int | None) -> str:
+    """The value `-fa` takes on this build: "on", or "" (a bare switch) before b6325; "on" when the
+    build is unknown (the newer form: what a current install takes)."""
+    return "" if build is not None and build < FA_TAKES_VALUE_BUILD else "on"
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,9 @@ _N_CTX = LazyPattern(_CTX_FUNC + r":\s+n_ctx\s*=\s*(\d+)")
 _N_CTX_SEQ = LazyPattern(_CTX_FUNC + r":\s+n_ctx_(?:seq|per_seq)\s*=\s*(\d+)")
 _N_SEQ_MAX = LazyPattern(r"n_seq_max\s*=\s*(\d+)")
 _CTX_WARN = LazyPattern(r"n_ctx_(?:seq|per_seq) \((\d+)\) ([<>]) n_ctx_train \((\d+)\)")
+# `build: N (commit) with CC for TARGET` (common/common.cpp:401 @ b4747, :370 @ b6710); before it
+# `main: build = N (commit)` (common/common.h:30 @ b2000, the 2023-2024 servers' print_build_info)
+_BUILD = LazyPattern(r"\bbuild(?::| =) (\d+) \(")
 _N_CTX_TRAIN = LazyPattern(r"(?:print_info|llm_load_print_meta): n_ctx_train\s*=\s*(\d+)")
 _KV_BUFFER = LazyPattern(r"(\S+) KV buffer size =\s*(\d+(?:\.\d+)?) MiB")
 # The KV cache's total: `KV self size  = X MiB, K (f16): ...` (to ~b5100, printed by the context),
@@ -70,7 +73,7 @@ class LlamaLogSummary(Record):
     __slots__ = ("source", "n_slots", "slot_n_ctx", "slots_line", "n_ctx", "n_ctx_seq", "n_seq_max", "kv_unified",
                  "n_ctx_train", "ctx_warning", "kv_buffers_mib", "kv_size_line", "startups", "slot_ctx_lines", "cpp",
                  "lines", "queued_launches", "queued_examples", "kv_size_mib", "auto_parallel", "slot_capped",
-                 "fit_ctx", "fit_line")
+                 "fit_ctx", "fit_line", "build")
 
     def __init__(
         self,
@@ -97,6 +100,7 @@ class LlamaLogSummary(Record):
         slot_capped: tuple[int, int] | None = None,
         fit_ctx: tuple[int, int] | None = None,
         fit_line: str | None = None,
+        build: int | None = None,
     ) -> None:
         self.source = source
         self.n_slots = n_slots
@@ -121,6 +125,7 @@ class LlamaLogSummary(Record):
         self.slot_capped = slot_capped  # (asked, kept): a slot context cut to the training context
         self.fit_ctx = fit_ctx  # (the model's, the one chosen): --fit shrank the context to fit memory
         self.fit_line = fit_line
+        self.build = build  # LLAMA_BUILD_NUMBER of `build: N (commit) with ...` (its flags depend on it)
 
     @property
     def timings(self) -> tuple[RequestTiming, ...]:
@@ -162,7 +167,7 @@ class LlamaLogSummary(Record):
         return out
 
 
-_MARKS = ("n_slots", "n_ctx", "kv_unified", "n_seq_max", "KV buffer", "llama_kv_cache", "KV self size", "launch_slot_",
+_MARKS = ("build: ", "build = ", "n_slots", "n_ctx", "kv_unified", "n_seq_max", "KV buffer", "llama_kv_cache", "KV self size", "launch_slot_",
           "release:", "launching slot", "n_idle_slots", "training context", "max context",
           "context size reduced")
 _MARK = LazyPattern("|".join(re.escape(m) for m in _MARKS))  # one C-speed search, not a loop of `in` tests
@@ -202,6 +207,10 @@ class LlamaLogScanner:
             self.v.setdefault("slots_line", short_line(line))
             return
         v = self.v
+        m = _BUILD.search(line) if "build" in line else None
+        if m:
+            v["build"] = int(m.group(1))
+            return
         m = _N_SLOTS.search(line)
         if m:
             self.startups += 1

@@ -69,3 +69,25 @@ def test_a_release_after_its_shift_is_not_counted_twice(tmp_path, specs):
 
 def test_an_untruncated_release_is_silent(tmp_path, specs):
     assert shift_findings(tmp_path, specs, [RELEASED.replace("truncated = 1", "truncated = 0")]) == ()
+
+
+# The fix follows the build's flags: `-fa` takes on|off|auto from b6325 (llama.cpp#15434) and is a
+# bare switch before; no layer offloaded at all needs only -ngl. Lines: the `build:` line format of
+# common/common.cpp, the offload lines of the llamacpp-cpu-fallback fixture.
+PARTIAL = ("load_tensors: offloading 20 repeating layers to GPU\nload_tensors: offloaded 20/29 layers to GPU\n"
+           "load_tensors:        CUDA0 model buffer size =  9500.00 MiB\n")
+
+
+@pytest.mark.parametrize("build,flag", [(4382, "-fa -ctk q8_0"), (6710, "-fa on -ctk q8_0"), (None, "-fa on -ctk q8_0")])
+def test_the_flash_attention_flag_is_the_one_the_build_takes(tmp_path, specs, build, flag):
+    head = f"build: {build} (86bf31cf) with cc (Ubuntu 13.3.0-6ubuntu2~24.04) 13.3.0 for x86_64-linux-gnu\n" if build else ""
+    [f] = fire(tmp_path, specs, head + PARTIAL)
+    command = " ".join(f.fix.commands)
+    assert flag in command and "-ngl 999" in command, command
+
+
+def test_no_layer_offloaded_needs_only_the_layers_flag(tmp_path, specs):
+    log = "ggml_cuda_init: found 1 CUDA devices:\nload_tensors: offloaded 0/29 layers to GPU\n"
+    [f] = fire(tmp_path, specs, log)
+    command = " ".join(f.fix.commands)
+    assert "-ngl 999" in command and "-fa" not in command and "-ctk" not in command, command
