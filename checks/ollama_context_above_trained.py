@@ -20,7 +20,7 @@ def context_above_trained(ollama_log: OllamaLogSummary, ollama_config: OllamaCon
     signal = ollama_log.ctx_clamped
     if not signal.count:
         return
-    from llmdoctor.judge.fixes import settings_fix
+    from llmdoctor.judge.fixes import env, remedy_fix
     from llmdoctor.judge.ollama import evs
     from llmdoctor.knowledge.ollama.marks import context_clamp, trained_context
 
@@ -34,14 +34,13 @@ def context_above_trained(ollama_log: OllamaLogSummary, ollama_config: OllamaCon
     title = (f"The context asked for ({asked:,} tokens) is above the {trained:,} the model was trained for: Ollama "
              f"cut it to {trained:,}" + (f", and prompts of up to {longest:,} tokens were truncated" if truncated else ""))
     server = (ollama_config.get("OLLAMA_CONTEXT_LENGTH") or "") if ollama_config is not None else ""
+    why = (f"This model cannot attend to more than {trained:,} tokens, whatever num_ctx or OLLAMA_CONTEXT_LENGTH "
+           f"says. For longer prompts use a model trained for a longer context; otherwise ")
     if server.isdecimal() and int(server) > trained:  # the server's own default asks too much: lower it
-        where, change = ("set OLLAMA_CONTEXT_LENGTH to at most that", settings_fix(ollama_deployment,
-                                                                                     OLLAMA_CONTEXT_LENGTH=trained))
+        fix = remedy_fix(why + "set OLLAMA_CONTEXT_LENGTH to at most that, so the memory planned is the memory used.",
+                         env(ollama_deployment, OLLAMA_CONTEXT_LENGTH=trained))
     else:  # a client's num_ctx (or a Modelfile's): a server setting would change other models too
-        where, change = ("lower the num_ctx the client sends (or the Modelfile's PARAMETER num_ctx) to at most that",
-                         (("ollama show MODEL  # its context length, and any PARAMETER num_ctx",), ""))
-    fix = Fix(f"This model cannot attend to more than {trained:,} tokens, whatever num_ctx or OLLAMA_CONTEXT_LENGTH "
-              f"says. For longer prompts use a model trained for a longer context; otherwise {where}, so the memory "
-              f"planned is the memory used, and keep prompts under it.", *change)
+        fix = Fix(why + "lower the num_ctx the client sends (or the Modelfile's PARAMETER num_ctx) to at most that, "
+                  "so the memory planned is the memory used.", ("ollama show MODEL  # its context length, and any num_ctx",))
     evidence = evs(signal.examples[:2]) + (evs(ollama_log.truncations.examples[:1]) if truncated else [])
     yield Finding(Cause.CONTEXT_TRUNCATION, Severity.WARNING if truncated else Severity.INFO, title, evidence, fix)

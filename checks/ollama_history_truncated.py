@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.model import Cause, Finding, Fix, Severity
+from llmdoctor.model import Cause, Finding, Severity
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.ollama import OllamaConfig
@@ -20,7 +20,7 @@ def history_truncated(ollama_log: OllamaLogSummary, ollama_config: OllamaConfig 
     signal = ollama_log.history_truncations
     if not signal.count:
         return
-    from llmdoctor.judge.fixes import settings_fix
+    from llmdoctor.judge.fixes import env, remedy_fix
     from llmdoctor.judge.ollama import evs
     from llmdoctor.knowledge.ollama.marks import messages_kept, trained_context
 
@@ -32,17 +32,17 @@ def history_truncated(ollama_log: OllamaLogSummary, ollama_config: OllamaConfig 
     now = limits[-1] if limits else _context(ollama_config)
     trained = trained_context(ollama_log.ctx_clamped.examples)
     target = min(2 * now, trained) if now and trained else 2 * now if now else None
-    change = settings_fix(ollama_deployment, OLLAMA_CONTEXT_LENGTH=target) if target and target > now else ()
+    change = env(ollama_deployment, OLLAMA_CONTEXT_LENGTH=target) if target and target > now else None
     yield Finding(
         Cause.CONTEXT_TRUNCATION, Severity.WARNING,
         f"{signal.count} chat request(s) lost their oldest messages to fit {limit}{least}: the model answered "
         f"without them",
         evs(signal.examples[:3]),
-        Fix("Conversations outgrew the context. Raise it within what the model was trained for and what memory "
+        remedy_fix("Conversations outgrew the context. Raise it within what the model was trained for and what memory "
             "holds (num_ctx per request or Modelfile, or OLLAMA_CONTEXT_LENGTH in the server's environment; the KV "
             "cache grows with it, so check `ollama ps` still shows 100% GPU), or have the client summarise or trim "
             "its history. The log line's `truncated=` counts the messages kept, not the ones dropped.",
-            *change),
+            change),
     )
 
 

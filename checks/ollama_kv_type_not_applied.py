@@ -25,7 +25,7 @@ def kv_type_not_applied(ollama_log: OllamaLogSummary, ollama_config: OllamaConfi
     signal = ollama_log.settings_ignored
     if not signal.count:
         return
-    from llmdoctor.judge.fixes import settings_fix
+    from llmdoctor.judge.fixes import env, remedy_fix
     from llmdoctor.judge.ollama import config_evidence, evs
     from llmdoctor.knowledge.ollama.marks import (FLASH_ATTENTION_OFF, FLASH_ATTENTION_UNSUPPORTED, TYPE_UNSUPPORTED,
                                                   kv_refusal)
@@ -47,13 +47,13 @@ def kv_type_not_applied(ollama_log: OllamaLogSummary, ollama_config: OllamaConfi
                   "for an f16 cache (`llmdoctor plan`), and remove OLLAMA_KV_CACHE_TYPE so the setting says what runs.",
                   (CHECK_LOAD,))
     elif FLASH_ATTENTION_OFF in why:
-        fix = Fix(f"A quantized KV cache ({asked}) needs flash attention, and it was off. Turn it on in the server's "
-                  f"own environment and restart; the next load should log no such warning (if it says flash attention "
-                  f"is not supported by the GPU or model, the cache can only be f16).",
-                  *settings_fix(ollama_deployment, OLLAMA_FLASH_ATTENTION=1, OLLAMA_KV_CACHE_TYPE=asked))
+        fix = remedy_fix(f"A quantized KV cache ({asked}) needs flash attention, and it was off. Turn it on in the "
+                         f"server's own environment and restart; the next load should log no such warning (if it says "
+                         f"flash attention is not supported by the GPU or model, the cache can only be f16).",
+                         env(ollama_deployment, verify=(CHECK_LOAD,), OLLAMA_FLASH_ATTENTION=1, OLLAMA_KV_CACHE_TYPE=asked))
     elif TYPE_UNSUPPORTED in why and asked not in GROWTH:
-        fix = Fix(f"{asked!r} is not a KV cache type Ollama knows: use q8_0 (half of f16, little quality loss), "
-                  f"q4_0 or f16.", *settings_fix(ollama_deployment, OLLAMA_KV_CACHE_TYPE="q8_0"))
+        fix = remedy_fix(f"{asked!r} is not a KV cache type Ollama knows: use q8_0 (half of f16, little quality "
+                         f"loss), q4_0 or f16.", env(ollama_deployment, verify=(CHECK_LOAD,), OLLAMA_KV_CACHE_TYPE="q8_0"))
     else:
         fix = Fix(f"This model cannot use a {asked} KV cache (Ollama's runner for it supports f16 only): size "
                   f"OLLAMA_NUM_PARALLEL and the context for an f16 cache (`llmdoctor plan`), or use a model whose "

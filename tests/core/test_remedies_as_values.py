@@ -71,6 +71,18 @@ def test_no_check_writes_what_the_renderer_writes(path):
     assert not allowed or found, f"{path.name} is converted: take it off NOT_YET"
 
 
+# judge/fixes.py's text-only wrappers (for callers outside checks/): a check using one gives a fix
+# with no Remedy, which "What to change" and tune never see.
+TEXT_ONLY = ("settings_fix", "plus_commands", "serve_flags_text", "launch_flags_text")
+
+
+@pytest.mark.parametrize("path", CHECKS, ids=[p.name for p in CHECKS])
+def test_no_check_builds_a_fix_from_text_only_helpers(path):
+    names = {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(ast.parse(path.read_text()))
+             if isinstance(n, (ast.Name, ast.Attribute))}
+    assert not names & set(TEXT_ONLY), f"{path.name} uses {sorted(names & set(TEXT_ONLY))}: build a Remedy (env, llama, vllm)"
+
+
 def test_the_merge_reads_values_not_text():
     source = (ROOT / "llmdoctor" / "judge" / "remedy.py").read_text()
     assert not re.search(r"fix\.(config|commands)", source) and "import re\n" not in source and "LazyPattern" not in source
