@@ -67,7 +67,7 @@ def test_llama_server_burst_is_found_with_its_time_and_the_busy_replica_stands_a
             prom.wait_for("llamacpp:requests_deferred", timeout=30)
             generate(wide, 64, 1)  # a light load on the wide replica before and during the burst
             burst_start = time.time()
-            load = [threading.Thread(target=generate, args=(narrow, 600, i), daemon=True) for i in range(8)]
+            load = [threading.Thread(target=generate, args=(narrow, 1500, i), daemon=True) for i in range(8)]
             load.append(threading.Thread(target=generate, args=(wide, 64, 99), daemon=True))
             for t in load:
                 t.start()
