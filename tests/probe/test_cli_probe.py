@@ -12,6 +12,14 @@ from tests.support.schema import report_doc
 pytestmark = pytest.mark.timeout(120)
 ENV = dict(os.environ, NO_COLOR="1", COLUMNS="120")
 
+def interruptible() -> None:
+    """The child takes Ctrl-C as a terminal gives it, even where this test process was started in the
+    background of a script (sh ignores SIGINT there, and a child inherits an ignored signal)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 
 def run(*args):
     return subprocess.run([sys.executable, "-m", "llmdoctor", "probe", *args], capture_output=True, text=True,
@@ -79,7 +87,8 @@ def test_ctrl_c_stops_cleanly_and_prints_what_was_measured():
 
     with ollama_replay(slots=1, itl_s=0.1) as srv:
         p = subprocess.Popen([sys.executable, "-m", "llmdoctor", "probe", srv.url, "--format", "json"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
+                             preexec_fn=interruptible)
         deadline = time.monotonic() + 30
         while len(srv.requests) < 2 and time.monotonic() < deadline:  # the single stream is running
             time.sleep(0.05)
@@ -120,7 +129,8 @@ def test_ctrl_c_during_diagnose_probe_exits_130_and_says_what_was_cut():
 
     with ollama_replay(slots=1, itl_s=0.1) as srv:
         p = subprocess.Popen([sys.executable, "-m", "llmdoctor", "diagnose", "--url", srv.url, "--probe",
-                              "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+                              "--format", "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
+                             preexec_fn=interruptible)
         deadline = time.monotonic() + 60
         while len(srv.requests) < 2 and time.monotonic() < deadline:  # the probe is streaming
             time.sleep(0.05)

@@ -14,6 +14,14 @@ from tests.support.schema import report_doc
 pytestmark = pytest.mark.timeout(120)
 ENV = dict(os.environ, NO_COLOR="1", COLUMNS="120")
 
+def interruptible() -> None:
+    """The child takes Ctrl-C as a terminal gives it, even where this test process was started in the
+    background of a script (sh ignores SIGINT there, and a child inherits an ignored signal)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 
 def run(*args, columns="120"):
     return subprocess.run([sys.executable, "-m", "llmdoctor", "probe", *args], capture_output=True, text=True,
@@ -82,7 +90,8 @@ def test_deadline_stops_the_sweep_and_the_result_is_partial():
 def test_ctrl_c_and_sigterm_stop_cleanly_with_what_was_measured(sig, code):
     with ollama_replay(slots=1, itl_s=0.02) as srv:
         p = subprocess.Popen([sys.executable, "-m", "llmdoctor", "probe", srv.url, "--sweep", "--format", "json"],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV,
+                             preexec_fn=interruptible)
         deadline = time.monotonic() + 30
         while len(srv.requests) < 3 and time.monotonic() < deadline:  # level 1 is running
             time.sleep(0.05)
