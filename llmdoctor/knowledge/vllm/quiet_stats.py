@@ -53,6 +53,15 @@ def kv_full_mark(kv_floor_pct: float) -> int | None:
     return int(kv_floor_pct)
 
 
+# \d+(?:\.\d+)?, possessive where Python has it (3.11): the same numbers here (no digit or '.'
+# follows one), about 20 % less time per match
+_POSSESSIVE = "+" if sys.version_info >= (3, 11) else ""
+_NUM = rf"\d+{_POSSESSIVE}(?:\.\d+{_POSSESSIVE})?{_POSSESSIVE}"
+# the end of a line holding one record: the newline, the end, or under 60 more characters without
+# another "KV cache"
+_ONE_RECORD_END = r"(?:(?=\n)|\Z|(?:(?!KV cache)[^\n]){1,59}(?![^\n]))"
+
+
 @lru_cache(maxsize=64)
 def quiet_pattern(max_running: int, kv_full: int) -> re.Pattern[bytes]:
     """A quiet record from just after its "Avg prompt throughput: " (AVG, which the scanner has
@@ -61,14 +70,11 @@ def quiet_pattern(max_running: int, kv_full: int) -> re.Pattern[bytes]:
     below kv_full % (the floor of the KV runs), the prefix-cache rate last, then the end of the line or less than 60
     characters without another "KV cache" (the scanner's test for a line holding one record).
     Matched after the line's first AVG, it proves the line holds exactly that one record."""
-    # \d+(?:\.\d+)?, possessive where Python has it (3.11): the same numbers here (no digit or
-    # '.' follows one), about 20 % less time per match
-    possessive = "+" if sys.version_info >= (3, 11) else ""
-    num = rf"\d+{possessive}(?:\.\d+{possessive})?{possessive}"
-    quiet = (rf"{num} tokens/s, Avg generation throughput: {num} tokens/s, "
+    quiet = (rf"{_NUM} tokens/s, Avg generation throughput: {_NUM} tokens/s, "
              rf"Running: {at_most(max_running)} reqs, Waiting: 0 reqs, (?:Preemptions: 0, )?"
-             rf"\w+ KV cache usage: {at_most(kv_full - 1)}(?:\.\d+{possessive})?{possessive}%, Prefix cache hit rate: {num}%"
-             r"(?:(?=\n)|\Z|(?:(?!KV cache)[^\n]){1,59}(?![^\n]))")
+             rf"\w+ KV cache usage: {at_most(kv_full - 1)}(?:\.\d+{_POSSESSIVE})?{_POSSESSIVE}%, "
+             rf"Prefix cache hit rate: {_NUM}%"
+             + _ONE_RECORD_END)
     return re.compile(quiet.encode())
 
 
@@ -79,12 +85,10 @@ def plain_pattern() -> re.Pattern[bytes]:
     usage): the usual form of a stats line that says something (requests waiting, the KV cache
     high, preemptions, a new highest Running), the only record on its line (the end as in
     quiet_pattern). What it matches, _STATS_FULL parses to the same figures."""
-    possessive = "+" if sys.version_info >= (3, 11) else ""
-    num = rf"\d+{possessive}(?:\.\d+{possessive})?{possessive}"
-    plain = (rf"({num}) tokens/s, Avg generation throughput: ({num}) tokens/s, "
+    plain = (rf"({_NUM}) tokens/s, Avg generation throughput: ({_NUM}) tokens/s, "
              rf"Running: (\d+) reqs, Waiting: (\d+) reqs, (?:Preemptions: (\d+), )?"
-             rf"(\w+) KV cache usage: ({num})%, Prefix cache hit rate: {num}%"
-             r"(?:(?=\n)|\Z|(?:(?!KV cache)[^\n]){1,59}(?![^\n]))")
+             rf"(\w+) KV cache usage: ({_NUM})%, Prefix cache hit rate: {_NUM}%"
+             + _ONE_RECORD_END)
     return re.compile(plain.encode())
 
 
