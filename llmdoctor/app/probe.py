@@ -75,7 +75,7 @@ def sweep(urls: list[str], model: str | None, plan, progress: Callable[[str], No
     """The concurrency sweep on each URL in turn until `cancel` (a threading.Event) is set: each
     engine's judged sweep (judge/probe/sweep.py) and the report of them (app/diagnose.py
     sweep_target); a URL that could not be detected is an unreachable target. `announce` states
-    the plan before the first request. Ctrl-C between two bursts sets `cancel` and ends the run."""
+    the plan before the first request, and again, timed, after it. Ctrl-C between two bursts sets `cancel` and ends the run."""
     from llmdoctor import __version__
     from llmdoctor.app.diagnose import sweep_target, unreachable
     from llmdoctor.facts.live_probe import ProbeError
@@ -95,7 +95,7 @@ def sweep(urls: list[str], model: str | None, plan, progress: Callable[[str], No
                 targets.append(unreachable(u, f"{u}: {e}").report)
                 continue
             announce(plan.describe(target.url))
-            v = judge_sweep(SweepRunner(target, plan, progress=progress, cancel=cancel).run())
+            v = judge_sweep(SweepRunner(target, plan, progress=progress, cancel=cancel, announce=announce).run())
             verdicts.append(v)
             targets.append(sweep_target(target.url, target.engine, v))
     except KeyboardInterrupt:  # between two bursts (detection, rendering of the plan)

@@ -54,8 +54,9 @@ Examples:
         fmt: str = typer.Option("text", "--format", "-f", autocompletion=choices(FORMATS), help="text, json, markdown or html (one self-contained page)."),
         sweep: bool = typer.Option(False, "--sweep", help="Opt-in: TTFT and ITL at 1, 2, 4, ... concurrent streams "
                                    "up to --max-concurrency; finds the knee and the users within --ttft-target."),
-        max_concurrency: int = typer.Option(8, "--max-concurrency", min=1, max=32, help="Sweep: the most streams "
-                                            "at once."),
+        max_concurrency: Optional[int] = typer.Option(None, "--max-concurrency", min=1, max=32,
+                                                      help="Sweep: the most streams at once (default: 8, fewer "
+                                                      "where the first request shows 8 would not fit --deadline)."),
         token_budget: int = typer.Option(4096, "--token-budget", min=100, max=1_000_000, help="Sweep: output "
                                          "tokens it may generate in all; it stops before a round would pass it."),
         ttft_target: str = typer.Option("2s", "--ttft-target", help="Sweep: the TTFT (p95) a user should get, "

@@ -17,10 +17,11 @@ FORMATS = ("text", "json", "markdown", "html")
 TERMINATED = 128 + signal.SIGTERM  # what hosts/terminate.py exits with, as every program killed by SIGTERM
 
 
-def sweep_plan(max_concurrency: int, token_budget: int, deadline_s: float, ttft_target: str, fmt: str,
+def sweep_plan(max_concurrency: int | None, token_budget: int, deadline_s: float, ttft_target: str, fmt: str,
                itl_target: str | None = None):
-    """The plan from the options, or a usage error (one line, exit 3)."""
-    from llmdoctor.knowledge.probe.sweep import SweepPlan, parse_duration
+    """The plan from the options, or a usage error (one line, exit 3). Without --max-concurrency
+    it is the default plan, cut to the deadline once the first request is timed."""
+    from llmdoctor.knowledge.probe.sweep import DEFAULT_MAX_CONCURRENCY, SweepPlan, parse_duration
     from llmdoctor.model import ExitCode
 
     try:
@@ -36,8 +37,9 @@ def sweep_plan(max_concurrency: int, token_budget: int, deadline_s: float, ttft_
     if fmt not in FORMATS:
         typer.echo(f"llmdoctor: the sweep prints {', '.join(FORMATS)}, not {fmt!r}", err=True)
         raise typer.Exit(ExitCode.UNKNOWN)
-    return SweepPlan(max_concurrency=max_concurrency, token_budget=token_budget, deadline_s=deadline_s,
-                     ttft_target_s=target_s, itl_target_s=itl_s)
+    return SweepPlan(max_concurrency=max_concurrency or DEFAULT_MAX_CONCURRENCY, token_budget=token_budget,
+                     deadline_s=deadline_s, ttft_target_s=target_s, itl_target_s=itl_s,
+                     fit_to_deadline=max_concurrency is None)
 
 
 def sweep_command(urls: list[str], model: str | None, plan, fmt: str, progress, save: str | None = None) -> None:
@@ -56,10 +58,14 @@ def sweep_command(urls: list[str], model: str | None, plan, fmt: str, progress, 
         terminated.append(signum)
         cancel.set()
 
+    from llmdoctor.render.layout import output_width, wrap_text
+
+    def announce(msg: str) -> None:  # the plan, before it is sent: always said, at the terminal's width
+        typer.echo(wrap_text(redact_text(f"llmdoctor: {msg}"), output_width(sys.stderr)), err=True)
+
     previous = signal.signal(signal.SIGTERM, on_sigterm) if threading.current_thread() is threading.main_thread() else None
     try:
-        report, verdicts = sweep(urls, model, plan, progress, cancel,
-                                 announce=lambda msg: typer.echo(redact_text(f"llmdoctor: {msg}"), err=True))
+        report, verdicts = sweep(urls, model, plan, progress, cancel, announce=announce)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

@@ -33,8 +33,10 @@ def test_sweep_states_its_plan_first_and_finds_the_knee_of_one_slot():
         p = run(srv.url, "--sweep", "--max-concurrency", "4", "--format", "json")
         sent = len(srv.requests)
     assert p.returncode == 0, p.stdout + p.stderr
-    plan_at, first_at = p.stderr.index("sweep will send"), p.stderr.index("probe: sweep: warm-up")
-    assert plan_at < first_at and "12 streaming requests at 1, 2, 4 concurrent streams" in p.stderr
+    said = " ".join(p.stderr.split())  # (the plan line wraps at the width)
+    plan_at, timed_at = said.index("sweep will send"), said.index("llmdoctor: plan: 1, 2, 4 streams")
+    assert plan_at < timed_at and "12 streaming requests at 1, 2, 4 concurrent streams" in said
+    assert "at least 4 requests each (12 requests), about" in said and "was cut" not in said
     doc = report_doc(p.stdout)
     (sweep,) = doc["sweep"]
     assert sent == 1 + 12 == 1 + sweep["requests_sent"]
@@ -116,3 +118,34 @@ def test_usage_errors_are_one_line_and_exit_3_before_anything_is_sent():
     assert p.returncode == 3 and "drop --mode and --concurrency" in p.stderr
     p = run("http://127.0.0.1:9", "--sweep", "-n", "4")
     assert p.returncode == 3 and "drop --mode and --concurrency" in p.stderr
+
+
+def test_the_default_plan_is_cut_to_the_deadline_from_the_first_request():
+    """~2.6 s a stream behind one slot: 1, 2, 4, 8 streams x 4 need ~52 s, so a 12 s deadline keeps
+    1 and 2 streams with 2 requests each (~10 s), says so before the second request, and finishes."""
+    with ollama_replay(slots=1, itl_s=0.02) as srv:
+        p = run(srv.url, "--sweep", "--deadline", "12", "--format", "json")
+        sent = len(srv.requests)
+    said = " ".join(p.stderr.split())
+    assert "the first request's time sizes the plan to the deadline" in said
+    assert "llmdoctor: plan: 1, 2 streams, at least 2 requests each (4 requests), about 1" in said, said
+    assert "so the default 1, 2, 4, 8 streams, at least 4 requests each (20 requests) was cut to fit" in said
+    assert "will not fit" not in said
+    (sweep,) = report_doc(p.stdout)["sweep"]
+    assert sweep["plan"]["fit_to_deadline"] and sweep["plan"]["levels"] == [1, 2]
+    assert sweep["plan"]["min_samples"] == 2 and 8 < sweep["plan"]["estimate_s"] < 12
+    assert not sweep["partial"] and sent == 1 + 4 and sweep["wall_s"] < 12
+    assert any("cut to fit the 12 s deadline" in n for n in sweep["notes"])
+
+
+def test_an_explicit_plan_that_cannot_fit_says_so_and_the_flag_to_raise():
+    with ollama_replay(slots=1, itl_s=0.02) as srv:
+        p = run(srv.url, "--sweep", "--max-concurrency", "4", "--deadline", "8", "--format", "json")
+    said = " ".join(p.stderr.split())
+    plan = said[said.index("llmdoctor: plan:"):]
+    assert plan.startswith("llmdoctor: plan: 1, 2, 4 streams, at least 4 requests each (12 requests), about")
+    assert "it will not fit: raise --deadline to" in plan and "or lower --max-concurrency" in plan
+    assert "was cut" not in plan  # an explicit plan is kept
+    (sweep,) = report_doc(p.stdout)["sweep"]
+    assert sweep["partial"] and sweep["stopped_by"] == "deadline" and not sweep["plan"]["fit_to_deadline"]
+    assert any("the plan needs about" in n and "raise --deadline to" in n for n in sweep["notes"]), sweep["notes"]

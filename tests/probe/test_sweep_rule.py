@@ -166,3 +166,29 @@ def test_more_patience_carries_at_least_as_many_users(p95s, a, b):
 
 def test_min_samples_is_what_the_plan_says():
     assert all(c * rounds_at(c) >= MIN_SAMPLES for c in concurrency_levels(32))
+
+
+def test_fitting_the_default_plan_drops_requests_then_levels():
+    from llmdoctor.knowledge.probe.sweep import FIT_MIN_SAMPLES, SweepPlan
+
+    plan = SweepPlan(max_concurrency=8, fit_to_deadline=True)
+    # one slot, 2 s a request: a round of c streams takes 2c s; 1, 2, 4, 8 x 4 = 20 requests one by one
+    assert plan.needs_s(2.0, 1) == 2.0 * (4 + 4 + 4 + 8)
+    assert plan.needs_s(2.0, 8) == 2.0 * (4 + 2 + 1 + 1)  # all streams in slots: one request a round
+    roomy = plan.fitted(2.0, 1, 100.0)
+    assert roomy.levels == (1, 2, 4, 8) and roomy.min_samples == 4 and roomy.estimate_s == 40.0
+    fewer = plan.fitted(2.0, 1, 40.0)  # 36 s usable: 3 a level (19 requests, 38 s) does not fit, 2 does
+    assert fewer.levels == (1, 2, 4, 8) and fewer.min_samples == FIT_MIN_SAMPLES
+    cut = plan.fitted(2.0, 1, 20.0)
+    assert cut.levels == (1, 2, 4) and cut.estimate_s <= 18.0
+    tight = plan.fitted(2.0, 1, 1.0)  # nothing fits: the smallest plan, which says how long it needs
+    assert tight.levels == (1, 2) and tight.min_samples == FIT_MIN_SAMPLES
+    assert tight.raise_deadline() == "raise --deadline to 10"
+
+
+def test_a_plan_past_the_deadline_limit_says_to_lower_the_concurrency():
+    from llmdoctor.knowledge.probe.sweep import SweepPlan
+
+    plan = SweepPlan(max_concurrency=32, estimate_s=900.0)
+    assert "more than --deadline's 600 s: lower --max-concurrency" in plan.raise_deadline()
+    assert SweepPlan(estimate_s=50.0).raise_deadline(5.0) == "raise --deadline to 70 or lower --max-concurrency"

@@ -7,11 +7,17 @@ socket and the sweep returns what it measured, marked partial. Before each round
 token budget (the round's worst case must fit) and the deadline are checked; every
 request's own time limit is capped by what is left of the deadline, and a request the
 deadline cut off counts as interrupted, not failed.
+
+The first measured request (level 1's first, after the warm-up that may pay for a model
+load) times the plan: the default plan is cut to what fits the deadline, an explicit one
+is kept; either way one line says what it will send, about how long that takes, and -
+where it cannot fit - the --deadline it needs.
 """
 from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Callable
 
@@ -20,9 +26,9 @@ from llmdoctor.hosts.stream_client import Interrupt, StreamRequest, stream
 from llmdoctor.knowledge.probe import prompts
 from llmdoctor.knowledge.probe.limits import READ_TIMEOUT_S, WARMUP_TIMEOUT_S
 from llmdoctor.knowledge.probe.result import CONNECT_ERROR, INTERRUPTED, STALLED, TIMEOUT, StreamSample
-from llmdoctor.knowledge.probe.sweep import (BY_BUDGET, BY_DEADLINE, BY_FAILURE, BY_INTERRUPT, COMPLETE, WARMUP_TOKENS,
-                                             SweepLevel, SweepPlan, SweepResult, output_tokens, rounds_at,
-                                             sweep_prompt)
+from llmdoctor.knowledge.probe.sweep import (BY_BUDGET, BY_DEADLINE, BY_FAILURE, BY_INTERRUPT, COMPLETE, FIT_SHARE,
+                                             WARMUP_TOKENS, SweepLevel, SweepPlan, SweepResult, about, output_tokens,
+                                             rounds_at, sweep_prompt)
 
 Progress = Callable[[str], None]
 MIN_ROUND_S = 1.0   # don't start a round with less of the deadline left than this
@@ -32,9 +38,11 @@ _GIVE_UP = (CONNECT_ERROR, TIMEOUT, STALLED)
 class SweepRunner:
     def __init__(self, target: Target, plan: SweepPlan, progress: Progress | None = None,
                  cancel: threading.Event | None = None, request_timeout_s: float | None = None,
-                 read_timeout_s: float = READ_TIMEOUT_S, warmup_timeout_s: float = WARMUP_TIMEOUT_S) -> None:
+                 read_timeout_s: float = READ_TIMEOUT_S, warmup_timeout_s: float = WARMUP_TIMEOUT_S,
+                 announce: Progress | None = None) -> None:
         self.target, self.plan = target, plan
         self.progress = progress or (lambda _msg: None)
+        self.announce = announce or (lambda _msg: None)  # always shown (the plan line), progress only on a TTY
         self.cancel = cancel or threading.Event()
         self.stop = Interrupt()  # this sweep's own: its deadline must not stop the next URL's
         # One request may take the whole deadline: behind one slot, the 8th of 8 waits for 7 streams.
@@ -45,6 +53,7 @@ class SweepRunner:
         self.stopped_by = COMPLETE
         self.notes: list[str] = []
         self.tokens = 0
+        self.spent_before = 0.0  # seconds of the deadline gone before the first measured request
 
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
@@ -116,9 +125,41 @@ class SweepRunner:
         if self.remaining() < MIN_ROUND_S:
             self.stopped_by = BY_DEADLINE
             self.notes.append(f"stopped before {concurrency} streams: the {self.plan.deadline_s:g} s deadline "
-                              f"was reached after {sent} requests; the result is partial")
+                              f"was reached after {sent} requests; the result is partial{self.to_finish()}")
             return False
         return True
+
+    def to_finish(self) -> str:
+        """What a deadline stop adds: how long the plan needs and the flag to give it that."""
+        if self.plan.estimate_s is None:
+            return ""
+        return f" (the plan needs about {about(self.plan.estimate_s)}: {self.plan.raise_deadline(self.spent_before)})"
+
+    def size(self, first: StreamSample) -> None:
+        """After the first measured request: fit the default plan to the deadline, time an
+        explicit one, and say which in one line (before the next request)."""
+        if not first.ok or first.end_s is None:
+            return  # nothing to time it by; the deadline check before each round still holds
+        request_s = max(first.end_s, 0.001)
+        self.spent_before = max(0.0, first.sent_s)  # the warm-up (and a model load) came first
+        room = self.plan.deadline_s - self.spent_before
+        planned = self.plan
+        if planned.fit_to_deadline:
+            self.plan = planned.fitted(request_s, self.target.slots, room)
+        else:
+            self.plan = replace(planned, estimate_s=round(planned.needs_s(request_s, self.target.slots), 1))
+        fits = self.plan.estimate_s <= FIT_SHARE * room
+        slots = (f"{self.target.slots} slot{'s' if self.target.slots != 1 else ''}" if self.target.slots
+                 else "slots unknown, counted as one")
+        line = (f"plan: {self.plan.summary()} (one request took {request_s:.1f} s; {slots}); "
+                f"the deadline is {about(self.plan.deadline_s)}")
+        if self.plan.levels != planned.levels or self.plan.min_samples != planned.min_samples:
+            line += f", so the default {planned.summary()} was cut to fit"
+            self.notes.append(f"the default plan was cut to fit the {planned.deadline_s:g} s deadline: "
+                              f"{self.plan.summary()} (one request took {request_s:.1f} s)")
+        if not fits:
+            line += f"; it will not fit: {self.plan.raise_deadline(self.spent_before)}"
+        self.announce(line)
 
     def run(self) -> SweepResult:
         started = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -131,18 +172,25 @@ class SweepRunner:
                 self.notes.append(f"the warm-up failed ({warm.status}: {warm.error}); nothing more was sent")
         levels: list[SweepLevel] = []
         sent = 0
-        for c in self.plan.levels if self.stopped_by == COMPLETE else ():
+        at = 0
+        while self.stopped_by == COMPLETE and at < len(self.plan.levels):  # (sizing may shorten the plan)
+            c = self.plan.levels[at]
+            at += 1
             samples: list[StreamSample] = []
-            rounds = rounds_at(c)
-            for r in range(1, rounds + 1):
+            r = 0
+            while r < rounds_at(c, self.plan.min_samples):
+                r += 1
                 if not self.may_start(c, sent):
                     break
-                self.progress(f"sweep: {c} stream{'s' if c > 1 else ''} at once, round {r}/{rounds} "
-                              f"({sent}/{self.plan.requests} sent, {self.tokens} tokens, "
-                              f"{max(0.0, self.remaining()):.0f} s left)")
+                self.progress(f"sweep: {c} stream{'s' if c > 1 else ''} at once, round {r}/"
+                              f"{rounds_at(c, self.plan.min_samples)} ({sent}/{self.plan.requests} sent, "
+                              f"{self.tokens} tokens, {max(0.0, self.remaining()):.0f} s left)")
                 samples += self.burst([self.request(f"sweep-c{c}-r{r}-{i}", f"sweep-{c}", self.plan.max_tokens)
                                        for i in range(1, c + 1)])
                 sent += c
+                if sent == 1 and not self.stop.is_set():
+                    self.size(samples[0])
+            rounds = rounds_at(c, self.plan.min_samples)
             if samples:
                 done = len(samples) == c * rounds and not any(s.status == INTERRUPTED for s in samples)
                 levels.append(SweepLevel(c, tuple(samples), complete=done))
@@ -155,9 +203,9 @@ class SweepRunner:
                 break
         if self.stopped_by == BY_INTERRUPT:
             self.notes.append("stopped by Ctrl-C or SIGTERM; the result is partial")
-        elif self.stopped_by == BY_DEADLINE and not any("deadline" in n for n in self.notes):
+        elif self.stopped_by == BY_DEADLINE and not any(n.startswith("stopped before") for n in self.notes):
             self.notes.append(f"the {self.plan.deadline_s:g} s deadline stopped requests in flight; "
-                              f"the result is partial")
+                              f"the result is partial{self.to_finish()}")
         t = self.target
         return SweepResult(url=t.url, engine=t.engine, model=t.model, plan=self.plan, slots=t.slots,
                            levels=tuple(levels), warmup=warm, stopped_by=self.stopped_by, tokens_used=self.tokens,

@@ -32,6 +32,13 @@ SWEEP_OUTPUT_TOKENS = 128
 SWEEP_PROMPT = "Write a long story."
 MIN_SAMPLES = 4                  # requests per level at least (level 1: four in a row)
 WARMUP_TOKENS = 8
+# Sizing the default plan to its deadline (fitted): it may keep as few as this many requests a
+# level (one more would be a single reading's p50), and plans to use at most this share of what
+# the deadline leaves; the rest is for the gaps between rounds and a round slower than the first.
+FIT_MIN_SAMPLES = 2
+FIT_SHARE = 0.9
+FIT_MIN_LEVELS = 2               # 1 and 2 streams: the least that tells waiting from sharing
+DEADLINE_LIMIT_S = 600.0         # --deadline's maximum (cli/probe.py)
 
 # Why a sweep stopped before its last level.
 COMPLETE = ""
@@ -66,9 +73,16 @@ def concurrency_levels(max_concurrency: int) -> tuple[int, ...]:
     return tuple(levels) + (top,)
 
 
-def rounds_at(concurrency: int) -> int:
-    """Rounds (bursts of `concurrency` streams released together) to reach MIN_SAMPLES."""
-    return max(1, math.ceil(MIN_SAMPLES / concurrency))
+def rounds_at(concurrency: int, min_samples: int = MIN_SAMPLES) -> int:
+    """Rounds (bursts of `concurrency` streams released together) to reach `min_samples`."""
+    return max(1, math.ceil(min_samples / concurrency))
+
+
+def about(seconds_: float) -> str:
+    """A planned duration as a person says it: 45 s, 3 min, 1.5 min."""
+    if seconds_ < 90:
+        return f"{max(1, round(seconds_))} s"
+    return f"{round(seconds_ / 60, 1):g} min"
 
 
 @dataclass(frozen=True)
@@ -79,6 +93,11 @@ class SweepPlan:
     ttft_target_s: float = DEFAULT_TTFT_TARGET_S
     max_tokens: int = SWEEP_OUTPUT_TOKENS
     itl_target_s: float | None = None   # the headroom's second target (p95 ITL), when asked
+    min_samples: int = MIN_SAMPLES
+    # The default plan (no --max-concurrency given): once the first request is measured, it
+    # is cut down to what fits the deadline (fitted). An explicit plan is kept, and told.
+    fit_to_deadline: bool = False
+    estimate_s: float | None = None     # what the plan should take, from the first measured request
 
     @property
     def levels(self) -> tuple[int, ...]:
@@ -87,7 +106,51 @@ class SweepPlan:
     @property
     def requests(self) -> int:
         """Requests of the whole sweep, the warm-up not counted."""
-        return sum(c * rounds_at(c) for c in self.levels)
+        return sum(c * rounds_at(c, self.min_samples) for c in self.levels)
+
+    def needs_s(self, request_s: float, slots: int | None) -> float:
+        """What the plan's requests take when one request takes `request_s` alone: a round of
+        c streams on s slots is ceil(c/s) requests one after another (streams beyond the slots
+        wait for a whole request). Unknown slots count as one: the estimate errs long, so a
+        plan sized by it fits; on a batching server sharing slows each step a little, which
+        the deadline check before every round still covers."""
+        per = max(1, slots or 1)
+        return sum(rounds_at(c, self.min_samples) * math.ceil(c / per) * request_s for c in self.levels)
+
+    def fitted(self, request_s: float, slots: int | None, room_s: float) -> "SweepPlan":
+        """The largest plan that fits `room_s` seconds (FIT_SHARE of it): all levels with fewer
+        requests each first (down to FIT_MIN_SAMPLES), then fewer levels; the smallest one
+        when nothing fits (the line then says so). Its `estimate_s` is set."""
+        from dataclasses import replace
+
+        levels = self.levels
+        tops = [c for c in reversed(levels) if levels.index(c) + 1 >= min(FIT_MIN_LEVELS, len(levels))]
+        smallest = None
+        for top in tops:
+            for n in range(self.min_samples, FIT_MIN_SAMPLES - 1, -1):
+                cand = replace(self, max_concurrency=top, min_samples=n)
+                need = cand.needs_s(request_s, slots)
+                smallest = replace(cand, estimate_s=round(need, 1))
+                if need <= FIT_SHARE * room_s:
+                    return smallest
+        return smallest or replace(self, estimate_s=round(self.needs_s(request_s, slots), 1))
+
+    def summary(self) -> str:
+        """"1, 2, 4 streams, at least 4 requests each (12 requests), about 40 s"."""
+        text = (f"{', '.join(str(c) for c in self.levels)} stream{'s' if self.levels != (1,) else ''}, "
+                f"at least {self.min_samples} request{'s' if self.min_samples > 1 else ''} each "
+                f"({self.requests} requests)")
+        return text + (f", about {about(self.estimate_s)}" if self.estimate_s is not None else "")
+
+    def raise_deadline(self, spent_s: float = 0.0) -> str:
+        """How to let the whole plan run: the --deadline it needs, or the levels to drop."""
+        if self.estimate_s is None:
+            return "raise --deadline or lower --max-concurrency"
+        need = math.ceil((spent_s + self.estimate_s / FIT_SHARE) / 10) * 10
+        if need > DEADLINE_LIMIT_S:
+            return (f"it needs about {about(spent_s + self.estimate_s)}, more than --deadline's "
+                    f"{DEADLINE_LIMIT_S:g} s: lower --max-concurrency")
+        return f"raise --deadline to {need}" + ("" if self.fit_to_deadline else " or lower --max-concurrency")
 
     @property
     def token_bound(self) -> int:
@@ -103,6 +166,8 @@ class SweepPlan:
                 f"token budget {self.token_budget} output tokens, deadline {self.deadline_s:g} s, "
                 f"TTFT target {seconds(self.ttft_target_s)}"
                 + (f", ITL target {seconds(self.itl_target_s)}" if self.itl_target_s else ""))
+        if self.fit_to_deadline:
+            text += "; the first request's time sizes the plan to the deadline"
         if self.token_bound > self.token_budget:
             text += (f"; the whole plan could use {self.token_bound} tokens, so the budget may stop it "
                      f"before the last level")
@@ -113,7 +178,8 @@ class SweepPlan:
                 "requests": self.requests, "max_tokens": self.max_tokens,
                 "token_budget": self.token_budget, "token_bound": self.token_bound,
                 "deadline_s": self.deadline_s, "ttft_target_s": self.ttft_target_s,
-                "itl_target_s": self.itl_target_s, "min_samples": MIN_SAMPLES}
+                "itl_target_s": self.itl_target_s, "min_samples": self.min_samples,
+                "fit_to_deadline": self.fit_to_deadline, "estimate_s": self.estimate_s}
 
 
 def sweep_prompt() -> str:
@@ -194,12 +260,16 @@ def sweep_from_dict(d: Any) -> SweepResult:
     if not isinstance(plan_d, dict) or not isinstance(levels_d, list) or not isinstance(samples_d, list):
         raise ValueError("a sweep needs 'plan' (an object), 'levels' and 'samples' (lists)")
     itl = _count(plan_d, "itl_target_s")
+    estimate = _count(plan_d, "estimate_s")
     plan = SweepPlan(max_concurrency=int(_count(plan_d, "max_concurrency", DEFAULT_MAX_CONCURRENCY)),
                      token_budget=int(_count(plan_d, "token_budget", DEFAULT_TOKEN_BUDGET)),
                      deadline_s=float(_count(plan_d, "deadline_s", 60.0)),
                      ttft_target_s=float(_count(plan_d, "ttft_target_s", DEFAULT_TTFT_TARGET_S)) or DEFAULT_TTFT_TARGET_S,
                      max_tokens=int(_count(plan_d, "max_tokens", SWEEP_OUTPUT_TOKENS)),
-                     itl_target_s=float(itl) if itl else None)
+                     itl_target_s=float(itl) if itl else None,
+                     min_samples=max(1, int(_count(plan_d, "min_samples", MIN_SAMPLES))),
+                     fit_to_deadline=plan_d.get("fit_to_deadline") is True,
+                     estimate_s=float(estimate) if estimate is not None else None)
     samples = [StreamSample.from_dict(s) for s in samples_d]
     levels = []
     for lv in levels_d:
