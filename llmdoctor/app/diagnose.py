@@ -484,6 +484,22 @@ def diagnose(
     else:
         from concurrent.futures import ThreadPoolExecutor
 
+        import threading
+        import time
+
+        from llmdoctor.steps import say
+
+        started, finished, lock = time.monotonic(), [], threading.Lock()
+
+        def told(item):  # one line as each host ends: which, how many are left
+            result = one(item)
+            with lock:
+                finished.append(item[0])
+                n = len(finished)
+            say(f"{item[0]} done ({n} of {len(hosts)} hosts, {time.monotonic() - started:.0f} s"
+                + (f"; {len(hosts) - n} left)" if n < len(hosts) else ")"))
+            return result
+
         with ThreadPoolExecutor(max_workers=max(1, min(forks, len(hosts)))) as pool:
-            results = list(pool.map(one, zip(labels, hosts)))
+            results = list(pool.map(told, zip(labels, hosts)))
     return Report(__version__, tuple(r.report for r in results)), results

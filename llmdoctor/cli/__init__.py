@@ -298,7 +298,7 @@ def diagnose(
         fail("--selector and --prometheus-auth-file go with --prometheus")
     names, targets = build_targets(evidence, host, inventory, sudo, accept_new_host_keys, ssh_config, connect_timeout)
     with _progress(f"diagnosing {len(names)} host(s)" if len(names) > 1 else f"diagnosing {names[0]}",
-                   quiet or fmt == "nagios"):
+                   quiet or fmt == "nagios", verbose):
         try:
             report, results = run_diagnosis(targets, opts, forks=forks, names=names)
         except UnknownCheck as e:
@@ -356,22 +356,31 @@ def _rendered(report, results, fmt: str, width: Optional[int] = None, quiet: boo
 
 
 class _progress:
-    """A spinner on stderr while something slow runs; silent when stderr is not a terminal."""
+    """A spinner on stderr while something slow runs, and above it one line per long step
+    (llmdoctor/steps.py: the probe's requests, a sampling window, each host of a fleet);
+    silent when stderr is not a terminal, except the step lines with -v."""
 
-    def __init__(self, message: str, quiet: bool = False) -> None:
+    def __init__(self, message: str, quiet: bool = False, verbose: bool = False) -> None:
         self.message = message
         self.quiet = quiet
         self.status = None
+        self.steps = None
+        self.verbose = verbose
 
     def __enter__(self):
+        from llmdoctor.cli.progress import step_printer, steps_to
+
         if sys.stderr.isatty() and not self.quiet and not os.environ.get("LLMDOCTOR_QUIET"):
             from rich.console import Console
 
             self.status = Console(stderr=True).status(self.message)
             self.status.__enter__()
+        self.steps = steps_to(None if self.quiet else step_printer(verbose=self.verbose))
+        self.steps.__enter__()
         return self
 
     def __exit__(self, *exc):
+        self.steps.__exit__(*exc)
         if self.status is not None:
             self.status.__exit__(*exc)
         return False

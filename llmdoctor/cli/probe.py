@@ -2,12 +2,11 @@
 
 Thin: the arguments, then app/probe.py (detect and run the probe, judged through the
 diagnosis pipeline: app/diagnose.py judge_probe, the probe_* checks `diagnose --probe` uses),
-then render. Progress goes to stderr; the JSON output carries the raw per-request timings
+then render. Progress goes to stderr (a terminal, or -v); the JSON output carries the raw per-request timings
 under "probe".
 """
 from __future__ import annotations
 
-import os
 import sys
 from typing import Optional
 
@@ -18,16 +17,11 @@ from llmdoctor.cli.complete import choices
 FORMATS = ("text", "json", "markdown", "html")
 
 
-def _progress_printer():
-    if os.environ.get("LLMDOCTOR_QUIET"):
-        return lambda _msg: None
-    from rich.console import Console
-    from rich.markup import escape
+def _progress_printer(verbose: bool):
+    """One line per step on stderr where a person watches (a terminal, or -v); else nothing."""
+    from llmdoctor.cli.progress import step_printer
 
-    from llmdoctor.redact import redact_text
-
-    console = Console(stderr=True, highlight=False)
-    return lambda msg: console.print(f"[dim]probe:[/] {escape(redact_text(msg))}")  # a URL may carry user:password
+    return step_printer("probe", verbose) or (lambda _msg: None)
 
 
 def register(app: typer.Typer) -> None:
@@ -63,6 +57,8 @@ Examples:
                                         "e.g. 2s or 500ms."),
         itl_target: Optional[str] = typer.Option(None, "--itl-target", help="Sweep: the inter-token latency (p95) "
                                                  "the headroom must also keep, e.g. 100ms."),
+        verbose: bool = typer.Option(False, "--verbose", "-v", help="Say each step on stderr (which request, "
+                                     "how long is left) even when stderr is not a terminal."),
         save: Optional[str] = typer.Option(None, "--save", help="Sweep: also write its JSON to this file (for "
                                            "`llmdoctor plan --what-if ... --from FILE`)."),
     ) -> None:
@@ -87,7 +83,7 @@ Examples:
             typer.echo("llmdoctor: --sweep chooses its own concurrency (1, 2, 4, ... --max-concurrency); "
                        "drop --mode and --concurrency", err=True)
             raise typer.Exit(ExitCode.UNKNOWN)
-        progress = _progress_printer()
+        progress = _progress_printer(verbose)
         pod = None
         if url and url.startswith(("k8s://", "kube://")):
             from llmdoctor.facts import FactUnavailable

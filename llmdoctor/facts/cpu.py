@@ -60,6 +60,9 @@ def _sample(ctx: Context, engines):
     try:
         roots = [e.pid for e in engines or () if e.pid] or _listeners(host, [e.port for e in engines or () if e.port])
         (first, t0) = read()
+        from llmdoctor.steps import waiting
+
+        waiting(host, "sampling CPU load (/proc/stat)", min(ctx.sample_seconds, MAX_WINDOW_S))
         time.sleep(min(ctx.sample_seconds, MAX_WINDOW_S))
         (second, t1) = read()
         return sample(first, second, t1 - t0, roots)

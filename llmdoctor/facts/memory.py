@@ -56,7 +56,10 @@ def sample_proc_vmstat(ctx: Context) -> tuple[SwapInterval, ...]:
     def read() -> dict[str, int]:
         return parse_proc_vmstat(ctx.host.read("/proc/vmstat", 64 * 1024).decode("ascii", "replace"))
 
+    from llmdoctor.steps import waiting
+
     before, t0 = read(), time.monotonic()
+    waiting(ctx.host, "sampling swap activity (/proc/vmstat)", ctx.sample_seconds)
     intervals = []
     for _ in range(count):
         time.sleep(max(step - (time.monotonic() - t0), 0.0))

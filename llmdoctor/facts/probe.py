@@ -44,6 +44,15 @@ def probe(ctx: Context, engines=(), ollama_config=None):
                             lambda: kept_json(ctx.host, "probe", runs_from_json))
 
 
+def _teller(host, engine):
+    """The probe's steps, named by host and engine (a fleet's lines interleave)."""
+    from llmdoctor.steps import say
+
+    name = getattr(host, "name", "") or ""
+    where = f"{name + ' ' if name else ''}{engine.kind} :{engine.port}"
+    return lambda message: say(f"probe {where}: {message}")
+
+
 def _probe_now(ctx: Context, engines, ollama_config):
     host = ctx.host
     if not ctx.options.probe:
@@ -60,7 +69,7 @@ def _probe_now(ctx: Context, engines, ollama_config):
         slots = _parallel(ollama_config) if e.kind == "ollama" else None
         try:
             results.append(run_probe(host.base_url(e.port), model=ctx.options.probe_model,
-                                     deadline_s=deadline, slots=slots))
+                                     deadline_s=deadline, slots=slots, progress=_teller(host, e)))
         except ProbeError as err:
             problems.append(f"{e.kind} on port {e.port}: {err}")
     if not results:

@@ -158,6 +158,9 @@ def vllm_metrics(ctx: Context, engines) -> VllmMetricsSample:
 
 def _rates(ctx: Context, port: int, first, source: str) -> VllmMetricsSample:
     """A second scrape after the sampling window, for rates."""
+    from llmdoctor.steps import waiting
+
+    waiting(ctx.host, f"sampling vLLM /metrics on port {port}", ctx.sample_seconds)
     start = time.monotonic()
     time.sleep(max(0.0, ctx.sample_seconds))
     try:

@@ -36,7 +36,10 @@ def output_width(stream, environ=os.environ) -> int:
     if columns.isdigit() and int(columns) > 0:
         return max(MIN_WIDTH, int(columns))
     if getattr(stream, "isatty", lambda: False)():
-        return max(MIN_WIDTH, shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns)
+        try:  # this stream's terminal (stderr's may be one while stdout is piped)
+            return max(MIN_WIDTH, os.get_terminal_size(stream.fileno()).columns)
+        except (OSError, ValueError, AttributeError):
+            return max(MIN_WIDTH, shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns)
     return DEFAULT_WIDTH
 
 

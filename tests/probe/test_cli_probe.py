@@ -28,7 +28,7 @@ def run(*args):
 
 def test_probe_json_has_findings_and_raw_timings():
     with ollama_replay(slots=1) as srv:
-        p = run(srv.url, "--format", "json")
+        p = run(srv.url, "--format", "json", "-v")
     assert p.returncode == 1, p.stdout + p.stderr  # a warning
     doc = report_doc(p.stdout)
     (target,) = doc["targets"]
@@ -44,7 +44,7 @@ def test_probe_json_has_findings_and_raw_timings():
     assert verdicts["queueing"]["figures"]["spread"]["overlap_fraction"]["runs"] == 3
     assert raw["loads"][0]["source"] == "/api/ps" and raw["busy"] is False
     assert all(len(s["chunk_s"]) == s["completion_tokens"] for s in raw["samples"])
-    assert "probe:" in p.stderr  # progress goes to stderr, never into the JSON
+    assert "probe:" in p.stderr  # progress goes to stderr (-v: also when piped), never into the JSON
 
 
 def test_probe_text_and_markdown_on_a_healthy_server():

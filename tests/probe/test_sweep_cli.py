@@ -121,10 +121,11 @@ def test_usage_errors_are_one_line_and_exit_3_before_anything_is_sent():
 
 
 def test_the_default_plan_is_cut_to_the_deadline_from_the_first_request():
-    """~2.6 s a stream behind one slot: 1, 2, 4, 8 streams x 4 need ~52 s, so a 12 s deadline keeps
-    1 and 2 streams with 2 requests each (~10 s), says so before the second request, and finishes."""
+    """~2.6 s a stream behind one slot: 1, 2, 4, 8 streams x 4 need ~52 s, so an 18 s deadline keeps
+    1 and 2 streams with 2 requests each (~10 s; up to 4 s a request on a loaded machine), says so
+    before the second request, and finishes."""
     with ollama_replay(slots=1, itl_s=0.02) as srv:
-        p = run(srv.url, "--sweep", "--deadline", "12", "--format", "json")
+        p = run(srv.url, "--sweep", "--deadline", "18", "--format", "json")
         sent = len(srv.requests)
     said = " ".join(p.stderr.split())
     assert "the first request's time sizes the plan to the deadline" in said
@@ -133,9 +134,9 @@ def test_the_default_plan_is_cut_to_the_deadline_from_the_first_request():
     assert "will not fit" not in said
     (sweep,) = report_doc(p.stdout)["sweep"]
     assert sweep["plan"]["fit_to_deadline"] and sweep["plan"]["levels"] == [1, 2]
-    assert sweep["plan"]["min_samples"] == 2 and 8 < sweep["plan"]["estimate_s"] < 12
-    assert not sweep["partial"] and sent == 1 + 4 and sweep["wall_s"] < 12
-    assert any("cut to fit the 12 s deadline" in n for n in sweep["notes"])
+    assert sweep["plan"]["min_samples"] == 2 and 10 <= sweep["plan"]["estimate_s"] < 16.2
+    assert not sweep["partial"] and sent == 1 + 4 and sweep["wall_s"] < 18
+    assert any("cut to fit the 18 s deadline" in n for n in sweep["notes"])
 
 
 def test_an_explicit_plan_that_cannot_fit_says_so_and_the_flag_to_raise():

@@ -94,7 +94,10 @@ class ProbeRunner:
         self.loads: list[ServerLoad] = []
         self.idle_wait_s = 0.0
         self._long_tokens: dict[int, int] = {}  # wanted -> size that fits the slot
-        self.progress = progress or (lambda _msg: None)
+        told = progress or (lambda _msg: None)
+        # each step with how far the probe is and what is left of its deadline
+        self.progress = lambda msg: told(f"{msg} [{len(self.samples)} request{'s' if len(self.samples) != 1 else ''}"
+                                         f" done, {max(0.0, self.remaining()):.0f} s left]")
         self.stop = stop or Interrupt()
         self.request_timeout_s = request_timeout_s
         self.read_timeout_s = read_timeout_s
