@@ -243,6 +243,7 @@ Examples:
         max_parallel: int = typer.Option(16, "--max-parallel", min=1, help="Upper bound for the slots."),
         port: int = typer.Option(11434, "--port", help="Ollama's port (for --model)."),
         fmt: str = typer.Option("text", "--format", "-f", autocompletion=choices(("text", "json")), help="text or json."),
+        width: Optional[int] = typer.Option(None, "--width", min=0, max=1000, help="Wrap text at this many columns (default: the terminal's, $COLUMNS, else 80; 0: never)."),
         what_if: Optional[list[str]] = typer.Option(None, "--what-if", help="With --from: a setting to predict, "
                                                     "SETTING=VALUE (OLLAMA_NUM_PARALLEL, -np, --max-num-seqs, "
                                                     "--max-running-requests, a context length, a KV cache type)."),
@@ -285,5 +286,5 @@ Examples:
         from llmdoctor.render import render
         from llmdoctor.render.plan import PlanView
 
-        sys.stdout.write(render(PlanView(plan, label), fmt))
+        sys.stdout.write(render(PlanView(plan, label, width), fmt))
         raise typer.Exit(ExitCode.OK if plan.fits_wanted else ExitCode.WARNING)

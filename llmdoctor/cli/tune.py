@@ -62,6 +62,7 @@ Examples:
         evidence: Optional[Path] = typer.Option(None, "--evidence", "-e", help="Propose from an evidence directory (dry run only)."),
         ready_timeout: float = typer.Option(30.0, "--ready-timeout", min=1.0, max=600.0, help="Seconds to wait for Ollama after the restart."),
         fmt: str = typer.Option("text", "--format", "-f", autocompletion=choices(("text", "json")), help="text or json."),
+        width: Optional[int] = typer.Option(None, "--width", min=0, max=1000, help="Wrap text at this many columns (default: the terminal's, $COLUMNS, else 80; 0: never)."),
     ) -> None:
         """Size OLLAMA_NUM_PARALLEL, CONTEXT_LENGTH, MAX_QUEUE (and KV cache type, KEEP_ALIVE when needed) from memory and workload."""
         from llmdoctor.hosts.local import LocalHost
@@ -110,14 +111,14 @@ Examples:
                 opts.workload = ask_workload(lambda q, d: typer.prompt(q, default=d), typer.echo, typical)
             prepared = session.prepare(host, opts, store)
             if not do_apply:
-                _emit(fmt, _dry_dict(prepared), render(TuneView(prepared, unit, applying=False)))
+                _emit(fmt, _dry_dict(prepared), render(TuneView(prepared, unit, applying=False, width=width)))
                 raise typer.Exit(ExitCode.OK)
             session.needs_root(live, os.geteuid(), "--apply needs root (it writes /etc/systemd/system and restarts "
                                                    "the service); run it with sudo, or without --apply for a dry run")
             if prepared.conflicts:
                 raise session.Refused("another file would override llmdoctor's values: " + "; ".join(prepared.conflicts))
             if fmt == "text":
-                sys.stdout.write(render(TuneView(prepared, unit, applying=True)))
+                sys.stdout.write(render(TuneView(prepared, unit, applying=True, width=width)))
             if prepared.nothing_to_change and not live:
                 _emit_json_only(fmt, {**_dry_dict(prepared), "outcome": {"ok": True, "changed": False,
                                                                           "message": "nothing to change"}})

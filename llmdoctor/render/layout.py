@@ -141,3 +141,24 @@ def wrap_text(text: str, width: int, hang: int = 2) -> str:
     """Plain text (one view's lines) wrapped line by line at `width`."""
     lines = text.split("\n")
     return "\n".join(paint(w, False) for line in lines for w in wrap(((line, ""),), width, hang))
+
+
+PROSE, CODE, WHOLE = "prose", "code", "whole"
+
+
+def fit_lines(lines: list[tuple[str, str]], width: int | None) -> str:
+    """Lines of a view, each marked how it may break, laid out at `width` (0 or None: as
+    they are): PROSE wraps at spaces under its own indent, CODE (a command, a drop-in line)
+    breaks at spaces with a backslash so it still pastes, WHOLE (a diff line, which a
+    backslash would change) stays as it is."""
+    if not width:
+        return "\n".join(text for text, _ in lines) + "\n"
+    out: list[str] = []
+    for text, kind in lines:
+        if kind == WHOLE or len(text) <= width:
+            out.append(text)
+        elif kind == CODE:
+            out += [paint(w, False) for w in wrap_continued(((text, ""),), width)]
+        else:
+            out += [paint(w, False) for w in wrap(((text, ""),), width)]
+    return "\n".join(out) + "\n"

@@ -12,6 +12,7 @@ BAR_WIDTH = 60
 class PlanView:
     plan: Any  # judge.sizing.Plan
     label: str  # the model, as the user named it
+    width: int | None = None  # None: the terminal's, $COLUMNS, else 80; 0: never wrap
 
 
 def plan_json(view: PlanView) -> str:
@@ -19,7 +20,16 @@ def plan_json(view: PlanView) -> str:
 
 
 def plan_text(view: PlanView) -> str:
-    return render_plan_text(view.plan, view.label)
+    """The sizing at the terminal's width (or --width): prose wraps under its indent, the
+    memory bar shrinks to fit."""
+    import sys
+
+    from llmdoctor.render.layout import PROSE, fit_lines, output_width
+
+    width = output_width(sys.stdout) if view.width is None else view.width
+    bar = min(BAR_WIDTH, width - 4) if width else BAR_WIDTH  # "  [" and "]" around it
+    text = render_plan_text(view.plan, view.label, bar)
+    return fit_lines([(line, PROSE) for line in text.splitlines()], width)
 
 
 def memory_bar(plan, width: int = BAR_WIDTH) -> list[str]:
@@ -44,7 +54,7 @@ def memory_bar(plan, width: int = BAR_WIDTH) -> list[str]:
     ]
 
 
-def render_plan_text(plan, model_label: str) -> str:
+def render_plan_text(plan, model_label: str, bar_width: int = BAR_WIDTH) -> str:
     from llmdoctor.knowledge.capacity import format_bytes
     from llmdoctor.judge.sizing import gb
 
@@ -69,7 +79,7 @@ def render_plan_text(plan, model_label: str) -> str:
             f"  KV cache type        {r.kv_cache_type}" + (" (with flash attention on)" if r.flash_attention else ""),
             f"  max queue            {r.max_queue}",
             "", "Memory:"]
-    out += [f"  {line}" for line in memory_bar(plan)]
+    out += [f"  {line}" for line in memory_bar(plan, bar_width)]
     if plan.warnings:
         out += ["", "Warnings:"] + [f"  ! {w}" for w in plan.warnings]
     out += ["", "For Ollama: OLLAMA_NUM_PARALLEL=%d OLLAMA_CONTEXT_LENGTH=%d OLLAMA_MAX_QUEUE=%d%s" % (

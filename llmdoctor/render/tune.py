@@ -1,11 +1,15 @@
 """`llmdoctor tune`: the proposal and its drop-in and diff (a dry run, or what --apply will
-do), and the outcome of applying it, step by step."""
+do), and the outcome of applying it, step by step. Laid out at the terminal's width (or
+--width): prose wraps, the drop-in and the commands break with a backslash (systemd and the
+shell both join such lines), a diff line stays whole."""
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 from llmdoctor.app.tune.apply import Outcome
 from llmdoctor.app.tune.session import Prepared
+from llmdoctor.render.layout import CODE, PROSE, WHOLE, fit_lines, output_width
 
 
 @dataclass(frozen=True)
@@ -13,13 +17,20 @@ class TuneView:
     prepared: Prepared
     unit: str
     applying: bool
+    width: int | None = None  # None: the terminal's, $COLUMNS, else 80; 0: never wrap
 
 
 def tune_text(view: TuneView) -> str:
-    return render_text(view.prepared, view.unit, view.applying)
+    width = output_width(sys.stdout) if view.width is None else view.width
+    return render_text(view.prepared, view.unit, view.applying, width)
 
 
-def render_text(p: Prepared, unit: str, applying: bool) -> str:
+def render_text(p: Prepared, unit: str, applying: bool, width: int | None = 0) -> str:
+    return fit_lines([(x, PROSE) if isinstance(x, str) else x for x in _lines(p, unit, applying)], width)
+
+
+def _lines(p: Prepared, unit: str, applying: bool) -> list:
+    """The view's lines: a plain string is prose, a (text, kind) pair says how it may break."""
     prop = p.proposal
     model = prop.model if prop is not None else "no model sized"
     out = [f"Tuning {unit}: {model}" + (f" on Ollama {p.version}" if p.version else ""), ""]
@@ -35,16 +46,16 @@ def render_text(p: Prepared, unit: str, applying: bool) -> str:
         out += ["", "Conflicts (apply refuses until they are resolved):"] + [f"  ✗ {c}" for c in p.conflicts]
     if p.nothing_to_change:
         out += ["", f"Nothing to change: {p.path} already holds these values."]
-        return "\n".join(out) + "\n"
+        return out
     out += ["", f"Drop-in {p.path}:", ""]
-    out += ["    " + line for line in (p.new or "").splitlines()]
-    out += ["", "Diff:", ""] + ["    " + line for line in p.diff.splitlines()]
+    out += [("    " + line, CODE) for line in (p.new or "").splitlines()]
+    out += ["", "Diff:", ""] + [("    " + line, WHOLE) for line in p.diff.splitlines()]
     out += ["", "Commands --apply runs (as root), then verifies each value in the new process:"]
-    out += [f"    {c}" for c in p.commands(unit)]
+    out += [(f"    {c}", CODE) for c in p.commands(unit)]
     if not applying:
         out += ["", "Dry run: nothing was changed. Add --apply to write, restart and verify "
                     "(any failure restores the previous state)."]
-    return "\n".join(out) + "\n"
+    return out
 
 
 def _diagnosed_lines(p: Prepared) -> list[str]:
