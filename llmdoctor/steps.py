@@ -11,6 +11,7 @@ import threading
 from typing import Callable
 
 _sink: Callable[[str], None] | None = None
+CUT = ""  # what a Ctrl-C cut, said once on the way out (cli main: "llmdoctor: interrupted: ...")
 _lock = threading.Lock()  # the hosts of a fleet finish in worker threads
 
 
@@ -37,3 +38,9 @@ def waiting(host, what: str, seconds: float) -> None:
     if seconds >= STEP_S:
         name = getattr(host, "name", "") or ""
         say(f"{name + ': ' if name else ''}{what} for {seconds:.0f} s")
+
+
+def cut(what: str) -> None:
+    """Remember what a Ctrl-C cut, for the one line the command line prints as it exits."""
+    global CUT
+    CUT = what

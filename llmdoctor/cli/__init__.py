@@ -386,6 +386,27 @@ class _progress:
         return False
 
 
+def _cut_collection(name: str, output: Path, created: bool) -> None:
+    """Ctrl-C inside `collect`: the directory was empty (or not there) before, so what is in it
+    now is this run's half; it goes, since a bundle without its missing files would read as
+    evidence that those things were fine. What was cut is said on the way out (main)."""
+    import shutil
+    from llmdoctor.steps import cut
+
+    files = sum(1 for p in output.rglob("*") if p.is_file()) if output.is_dir() else 0
+    if created:
+        shutil.rmtree(output, ignore_errors=True)
+    else:
+        for p in list(output.iterdir()) if output.is_dir() else ():
+            shutil.rmtree(p, ignore_errors=True) if p.is_dir() and not p.is_symlink() else p.unlink(missing_ok=True)
+    probe = sys.modules.get("llmdoctor.facts.live_probe")
+    during = probe.ProbeInterrupted.last if probe is not None and probe.ProbeInterrupted.last else ""
+    kept = (f"nothing had been written to {output} yet" if not files else
+            f"the {files} file{'s' if files != 1 else ''} it had written to {output} were removed, since an "
+            f"incomplete bundle would read as evidence that the missing parts were fine")
+    cut(f"collecting from {name} was cut{' (' + during + ')' if during else ''}; {kept}: run it again")
+
+
 def _withheld_in(output: Path) -> int:
     """How many values the bundle withheld, as its meta.json says (read through the evidence host)."""
     from llmdoctor.hosts.evidence import EvidenceHost
@@ -445,10 +466,17 @@ def collect(
             h = target() if callable(target) and not hasattr(target, "run") else target
         except Exception as e:
             fail(f"{names[0]}: {e}")
-        with _progress(f"collecting from {names[0]}"):
-            written, notes = collect_evidence(h, output, units=tuple(unit), since_seconds=_seconds(since, "--since"),
-                                              probe=probe, withheld=withheld)
-    h.close()
+        created = not output.exists()
+        try:
+            with _progress(f"collecting from {names[0]}"):
+                written, notes = collect_evidence(h, output, units=tuple(unit),
+                                                  since_seconds=_seconds(since, "--since"), probe=probe,
+                                                  withheld=withheld)
+        except KeyboardInterrupt:
+            _cut_collection(names[0], output, created)
+            raise typer.Exit(INTERRUPTED)
+        finally:
+            h.close()
     if clean or keyword:
         from llmdoctor.app.clean import Cleaner, clean_bundle
 
@@ -678,8 +706,10 @@ INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a Ctrl-C
 
 
 def _what_was_cut() -> str:
+    steps = sys.modules.get("llmdoctor.steps")  # what a command said it cut (collect), else the probe's
+    cut = steps.CUT if steps is not None else ""
     probe = sys.modules.get("llmdoctor.facts.live_probe")  # (only where a probe ran)
-    cut = probe.ProbeInterrupted.last if probe is not None else ""
+    cut = cut or (probe.ProbeInterrupted.last if probe is not None else "")
     return f": {cut}" if cut else ""
 
 

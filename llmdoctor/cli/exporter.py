@@ -46,6 +46,7 @@ Examples:
         """Serve diagnosis results as Prometheus metrics, refreshed every --interval."""
         import logging
         import shutil
+        import signal
         import tempfile
         import threading
 
@@ -92,14 +93,15 @@ Examples:
         resumed = sorted(service.resumed_targets(targets, state_root))
         labels = [label for label, _, _ in targets]
         stop = threading.Event()
+        got: list[int] = []
         try:
             if textfile:
                 if not once:
-                    service.stop_on_signals(stop)
+                    service.stop_on_signals(stop, got)
                 code = service.write_textfile(labels, diagnose, textfile, every, probe_every, once=once, stop=stop,
                                               resumed_logs=resumed, state_root=state_root)
             else:
-                service.stop_on_signals(stop)
+                service.stop_on_signals(stop, got)
                 code = service.serve_http(
                     labels, diagnose, address, every, probe_every, stop=stop, resumed_logs=resumed, state_root=state_root,
                     ready=lambda a: typer.echo(f"llmdoctor exporter: serving http://{a[0]}:{a[1]}/metrics", err=True),
@@ -107,7 +109,15 @@ Examples:
         except OSError as e:
             typer.echo(f"llmdoctor exporter: {e}", err=True)
             raise typer.Exit(ExitCode.UNKNOWN)
+        except KeyboardInterrupt:  # --once: Ctrl-C inside its one run
+            got.append(signal.SIGINT)
+            code = ExitCode.UNKNOWN
         finally:
             if temporary:
                 shutil.rmtree(temporary, ignore_errors=True)
+        if signal.SIGINT in got:  # (a SIGTERM is systemd's stop: a normal end, exit 0)
+            kept = (f"{textfile} keeps its last complete run" if textfile and os.path.exists(textfile)
+                    else f"no run was written to {textfile}" if textfile else "it no longer serves /metrics")
+            typer.echo(f"llmdoctor exporter: interrupted: {kept}", err=True)
+            raise typer.Exit(130)  # 128 + SIGINT, as a shell reports a Ctrl-C
         raise typer.Exit(code)

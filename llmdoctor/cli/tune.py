@@ -67,7 +67,7 @@ Examples:
         """Size OLLAMA_NUM_PARALLEL, CONTEXT_LENGTH, MAX_QUEUE (and KV cache type, KEEP_ALIVE when needed) from memory and workload."""
         from llmdoctor.hosts.local import LocalHost
         from llmdoctor.app.tune import session
-        from llmdoctor.app.tune.apply import ApplyError
+        from llmdoctor.app.tune.apply import ApplyError, ApplyInterrupted
         from llmdoctor.judge.sizing import DEFAULT_HEADROOM
         from llmdoctor.judge.proposal import ProposalError
         from llmdoctor.render import render
@@ -129,6 +129,15 @@ Examples:
                 if not typer.confirm(f"Write {prepared.path} and restart {unit}?", default=False):
                     fail("not applied")
             outcome = session.apply_live(host, opts, prepared, live)
+        except ApplyInterrupted as e:  # Ctrl-C inside --apply: the previous state is back; say each step
+            from llmdoctor.steps import cut
+
+            if fmt == "json":
+                sys.stdout.write(json.dumps({**_dry_dict(prepared), "outcome": e.outcome.to_dict()}, indent=2) + "\n")
+            else:
+                sys.stdout.write(render(e.outcome))
+            cut(e.outcome.message)
+            raise typer.Exit(130)  # 128 + SIGINT, as a shell reports a Ctrl-C
         except (session.Refused, BadInput, ProposalError, ApplyError) as e:
             fail(str(e))
         except OSError as e:  # a file the dry run reads (the transaction turns its own faults into ApplyError)

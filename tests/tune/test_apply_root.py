@@ -165,3 +165,34 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         system_files.replace(path, CONTENT)
     assert list(path.parent.iterdir()) == []
+
+
+def test_ctrl_c_while_it_waits_for_the_service_restores_the_previous_state(tmp_path):
+    """Ctrl-C while --apply waits for the restarted service (is-active): the drop-in goes back to what
+    it was, systemd reloads and restarts the old state, and the outcome says each step."""
+    from llmdoctor.app.tune.apply import ApplyInterrupted
+
+    class Impatient(ScriptedSystemd):
+        def __init__(self):
+            super().__init__()
+            self.waited = False
+
+        def run(self, argv, timeout=10.0):
+            if argv[1:2] == ["is-active"] and not self.waited:
+                self.waited = True
+                raise KeyboardInterrupt
+            if argv[1:3] == ["show", "-p"] and argv[3] != "MainPID":  # systemd loaded the new values
+                self.calls.append(list(argv))
+                return CommandResult(tuple(argv), 0, "Environment=" + " ".join(f"{k}={v}" for k, v in VALUES.items()))
+            return super().run(argv, timeout)
+
+    with_unit(tmp_path)
+    sd = Impatient()
+    with pytest.raises(ApplyInterrupted) as e:
+        txn(tmp_path, sd, live=True, ready_timeout=5).apply(CONTENT, VALUES)
+    out = e.value.outcome
+    assert not out.ok and out.rolled_back and "interrupted (Ctrl-C)" in out.message
+    assert "previous configuration was restored" in out.message
+    assert [s.name for s in out.steps if not s.ok] == ["interrupted"]
+    assert not dropin.dropin_path(tmp_path, "ollama.service").exists()  # there was none before
+    assert sd.calls.count(["systemctl", "restart", "--", "ollama.service"]) == 2  # the new, then the old

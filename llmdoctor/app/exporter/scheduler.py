@@ -28,6 +28,18 @@ DiagnoseFn = Callable[[str, bool], Any]
 PublishFn = Callable[[list[Metric]], None]
 
 
+def run_line(o: RunOutcome, probe: bool) -> str:
+    """One run as the -v log says it: "gpu1: 2 findings (QUEUEING, SWAP) in 3.1 s, with the probe"."""
+    took = f"in {o.duration:.1f} s" + (", with the probe" if probe else "")
+    if not o.up:
+        return f"{o.target}: down {took}: {o.down_reason or 'no reason given'}"
+    findings = getattr(getattr(o.result, "report", None), "findings", ()) or ()
+    if not findings:
+        return f"{o.target}: nothing found {took}"
+    causes = ", ".join(dict.fromkeys(str(getattr(f.cause, "value", f.cause)) for f in findings))
+    return f"{o.target}: {len(findings)} finding{'s' if len(findings) != 1 else ''} ({causes}) {took}"
+
+
 class Scheduler:
     def __init__(
         self,
@@ -101,6 +113,7 @@ class Scheduler:
             with ThreadPoolExecutor(max_workers=self.max_workers, thread_name_prefix="llmdoctor-run") as pool:
                 outcomes = list(pool.map(lambda t: self._run_one(t, probe), self.targets))
         for o in outcomes:
+            log.info("%s", run_line(o, probe))  # exporter -v: one line a run
             runs, failures = self.runs.get(o.target, (0, 0))
             self.runs[o.target] = (runs + 1, failures + (0 if o.up else 1))
             self.outcomes[o.target] = o

@@ -181,10 +181,16 @@ def resumed_targets(targets: Sequence[tuple[str, str, str]], state_root: str | N
     return {label for label, kind, _ in targets if kind != "evidence"} if state_root else set()
 
 
-def stop_on_signals(stop: threading.Event) -> None:
-    """SIGTERM (systemd stop) and SIGINT end the exporter cleanly."""
+def stop_on_signals(stop: threading.Event, got: list | None = None) -> None:
+    """SIGTERM (systemd stop) and SIGINT end the exporter cleanly; `got` collects which came
+    (a Ctrl-C is said and exits 130, a systemd stop is a normal end)."""
+    def handler(signum, _frame) -> None:
+        if got is not None:
+            got.append(signum)
+        stop.set()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+        signal.signal(sig, handler)
 
 
 def _run_until_stopped(scheduler: Scheduler, stop: threading.Event | None) -> None:

@@ -47,6 +47,14 @@ def _why(e: OSError) -> str:
     return f"{where}{e.strerror or e}"
 
 
+class ApplyInterrupted(KeyboardInterrupt):
+    """Ctrl-C inside --apply: the previous state was put back (`outcome` says how far that went)."""
+
+    def __init__(self, outcome: "Outcome") -> None:
+        super().__init__(outcome.message)
+        self.outcome = outcome
+
+
 @dataclass
 class Step:
     name: str
@@ -227,6 +235,16 @@ class Transaction:
                              f"nothing was changed") from None
         self._step("backup", True, dropin.inside(self.root, bdir))
         crash_point()
+        try:
+            return self._install(bdir, content, values, pid_before, baseline_ok)
+        except KeyboardInterrupt:  # Ctrl-C while it writes, restarts or waits: put the old state back
+            self._step("interrupted", False, "Ctrl-C before the new values were verified")
+            raise ApplyInterrupted(self._fail(bdir, "interrupted (Ctrl-C) before the new values were verified",
+                                              reload=self.live)) from None
+
+    def _install(self, bdir: Path, content: str, values: dict[str, str], pid_before: int,
+                 baseline_ok: bool) -> Outcome:
+        """Write, reload, restart and verify; a failure restores the backup in `bdir`."""
         try:
             system_files.replace(self.path, content)
         except OSError as e:
