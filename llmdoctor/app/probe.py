@@ -55,7 +55,7 @@ def probe(urls: list[str], model: str | None, mode: str, concurrency: int | None
             except ProbeError as e:
                 failures.append(redact_text(f"{u}: {e}"))
                 continue
-            runner = ProbeRunner(target, deadline_s=deadline_s, progress=progress, stop=stop)
+            runner = ProbeRunner(target, deadline_s=deadline_s, progress=progress, stop=stop, deadline_flag="--deadline")
             if mode == "load":
                 announce(describe_load(target, concurrency))
                 results.append(runner.load(concurrency))

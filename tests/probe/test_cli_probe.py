@@ -140,3 +140,15 @@ def test_ctrl_c_during_diagnose_probe_exits_130_and_says_what_was_cut():
     assert p.returncode == 130, (out, err)
     assert "Traceback" not in err and out == ""  # no half report
     assert "interrupted: the live probe of" in err and "cut after" in err, err
+
+
+def test_a_deadline_stop_is_ours_and_says_the_time_the_probe_needs():
+    """~2 s a request behind one slot: a 6 s deadline ends the probe early; the note says it was our
+    deadline (not a stalled server), the time all 13 requests need at that pace, and the flag."""
+    with ollama_replay(slots=1, itl_s=0.1) as srv:
+        p = run(srv.url, "--format", "json", "--deadline", "6")
+    (raw,) = report_doc(p.stdout)["probe"]
+    notes = " ".join(raw["notes"])
+    assert "stopped early by the 6 s probe deadline (ours: the server did not stall)" in notes, notes
+    assert "all 13 requests need about" in notes and "raise --deadline to" in notes, notes
+    assert not any(s["status"] == "stalled" for s in raw["samples"])

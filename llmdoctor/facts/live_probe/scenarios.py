@@ -8,6 +8,7 @@ works the same way, and every request's own time limit is capped by what is left
 """
 from __future__ import annotations
 
+import math
 import re
 import threading
 import time
@@ -86,7 +87,7 @@ class ProbeRunner:
                  max_tokens: int = REPEAT_OUTPUT_TOKENS, progress: Progress | None = None,
                  stop: Interrupt | None = None, request_timeout_s: float = REQUEST_TIMEOUT_S,
                  read_timeout_s: float = READ_TIMEOUT_S, warmup_timeout_s: float = WARMUP_TIMEOUT_S,
-                 runs: int = RUNS, read_load: bool = True) -> None:
+                 runs: int = RUNS, read_load: bool = True, deadline_flag: str = "--probe-deadline") -> None:
         self.target = target
         self.max_tokens = max(1, min(max_tokens, MAX_OUTPUT_TOKENS))
         self.runs = max(1, runs)
@@ -103,6 +104,9 @@ class ProbeRunner:
         self.read_timeout_s = read_timeout_s
         self.warmup_timeout_s = warmup_timeout_s
         self.deadline_s = deadline_s
+        self.deadline_flag = deadline_flag  # how the command raises it: probe --deadline, diagnose --probe-deadline
+        self.by_deadline = False
+        self.planned = 0  # requests the light probe means to send (a resent long prompt aside)
         self.t0 = time.monotonic()
         self.deadline = self.t0 + deadline_s
         self.started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -129,11 +133,23 @@ class ProbeRunner:
                              read_timeout_s=self.read_timeout_s, first_byte_timeout_s=first, on_chunk=on_chunk,
                              run=run)
 
+    def time_needed(self) -> str:
+        """What a deadline stop adds: the time the whole probe needs at the pace measured so far,
+        and the flag that gives it that."""
+        done = sum(1 for s in self.samples if s.ok)
+        spent = time.monotonic() - self.t0
+        if not self.planned or not done or done >= self.planned:
+            return f"{self.deadline_flag} gives it more time"
+        need = spent * self.planned / done
+        return (f"at this pace all {self.planned} requests need about {need:.0f} s: raise {self.deadline_flag} to "
+                f"{min(600, math.ceil(need * 1.2 / 10) * 10):.0f}")
+
     def can_start(self, scenario: str) -> bool:
         if self.interrupted or self.fatal:
             return False
         if self.remaining() < MIN_SCENARIO_S:
             self.notes.append(f"skipped {scenario}: the {self.deadline_s:.0f} s probe deadline was reached")
+            self.by_deadline = True
             return False
         return True
 
@@ -166,6 +182,7 @@ class ProbeRunner:
             while any(t.is_alive() for t in threads):
                 if self.remaining() <= 0 and not self.stop.is_set():
                     self.notes.append(f"the {self.deadline_s:.0f} s probe deadline stopped requests in flight")
+                    self.by_deadline = True
                     self.stop.set()
                 for t in threads:
                     t.join(0.05)
@@ -181,6 +198,17 @@ class ProbeRunner:
         samples = [replace(out.get(r.id) or StreamSample(r.id, r.scenario, status=INTERRUPTED,
                                                         error="never sent: the probe was stopped"), run=r.run)
                    for r in all_reqs]
+        if self.remaining() <= 0 and not self.by_user:
+            # Every request's limit is capped by what is left of the deadline, so one that timed out or
+            # went quiet as the deadline came was cut by us: a stall is a silence of read_timeout_s,
+            # and the deadline did not let this one last that long.
+            if not self.by_deadline:
+                self.notes.append(f"the {self.deadline_s:.0f} s probe deadline stopped requests in flight")
+            self.by_deadline = True
+            self.stop.set()
+            samples = [replace(x, status=INTERRUPTED, error=f"cut by the {self.deadline_s:.0f} s probe deadline "
+                                                            f"({x.error})")
+                       if x.status in (TIMEOUT, STALLED) else x for x in samples]
         for s in samples:
             self.samples.append(s)
             if not s.ok:
@@ -197,9 +225,9 @@ class ProbeRunner:
         t = self.target
         if self.by_user:
             self.notes.append("stopped by Ctrl-C: the figures cover what was measured")
-        elif self.interrupted:
-            self.notes.append(f"stopped early by the {self.deadline_s:.0f} s probe deadline: the figures cover what "
-                              "was measured (--probe-deadline gives it more time)")
+        elif self.interrupted or self.by_deadline:
+            self.notes.append(f"stopped early by the {self.deadline_s:.0f} s probe deadline (ours: the server did not "
+                              f"stall): the figures cover what was measured; {self.time_needed()}")
         if self.read_load and self.samples:
             self.look("end")
         result = ProbeResult(url=t.url, engine=t.engine, model=t.model, version=t.version, mode=mode,
@@ -321,6 +349,7 @@ class ProbeRunner:
                       for i in (1, 2)], together=True)
 
     def light(self) -> ProbeResult:
+        self.planned = 1 + 4 * self.runs  # a warm-up, then a single, a long prompt and a pair each run
         self.progress(describe_light(self.target, self.runs))
         self.warmup()
         for run in range(1, self.runs + 1) if self.runs > 1 else (0,):
