@@ -25,6 +25,14 @@ app = typer.Typer(
     no_args_is_help=True,
     help="Find why a self-hosted LLM server (Ollama, vLLM, llama.cpp) gets slow under concurrent use: "
     "the cause, the evidence line that proves it, and the fix.",
+    epilog="""\b
+Examples:
+  llmdoctor diagnose                           # this host: the cause, its evidence line, the fix
+  llmdoctor diagnose --probe                   # and time a few live requests
+  llmdoctor diagnose -H admin@gpu1 -H admin@gpu2 -f json
+  llmdoctor probe http://127.0.0.1:11434 --sweep   # users within a TTFT target
+  llmdoctor collect -o evidence/               # for a ticket, or for later
+""",
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
 )
@@ -584,7 +592,11 @@ def list_messages(
         typer.echo(messages_text(rows, coverage(), output_width(sys.stdout)), nl=False)
 
 
-@app.command("schema")
+@app.command("schema", epilog="""\b
+Examples:
+  llmdoctor schema > report.schema.json
+  llmdoctor schema | jq '.properties | keys'   # what a report holds
+""")
 def schema() -> None:
     """Print the JSON Schema of the report that `diagnose --format json` prints."""
     from llmdoctor.schema import report_schema_text

@@ -70,9 +70,16 @@ def sweep_lines(v, width: int) -> list[str]:
 def sweep_text(view: SweepView, width: int | None = 0) -> str:
     from llmdoctor.render.layout import output_width
 
+    from llmdoctor.render.layout import paint, rule, wrap
+
     width = output_width(sys.stdout) if width == 0 else (width or 80)
     parts = ["\n".join(sweep_lines(v, width)) for v in view.verdicts]
-    errors = [f"llmdoctor: {e}" for t in view.report.targets for e in t.errors]
+    for t in view.report.targets:  # in the words JSON uses ("could not diagnose"), as diagnose prints them
+        if not t.diagnosed:
+            lines = rule(f"{t.target} · engine: {t.engine}", width) + wrap(
+                ((f"  Could not diagnose: {t.could_not_diagnose}", ""),), width)
+            parts.append("\n".join(paint(line, False) for line in lines))
+    errors = [f"llmdoctor: {e}" for t in view.report.targets if t.diagnosed for e in t.errors]
     return "\n\n".join(parts + (["\n".join(errors)] if errors else [])) + "\n"
 
 

@@ -86,7 +86,7 @@ def test_verbose_says_what_was_read_and_each_facts_time_on_stderr():
 
 @pytest.mark.parametrize("command", [["diagnose"], ["probe"], ["plan"], ["tune"], ["tune", "ollama"], ["completion"],
                                      ["collect"], ["checks"], ["facts"], ["exporter"], ["ready"], ["messages"],
-                                     ["explain"], ["history"]])
+                                     ["explain"], ["history"], ["schema"], []])
 def test_help_has_examples(command):
     p = run(*command, "--help")
     assert p.returncode == 0

@@ -150,3 +150,19 @@ def test_an_explicit_plan_that_cannot_fit_says_so_and_the_flag_to_raise():
     (sweep,) = report_doc(p.stdout)["sweep"]
     assert sweep["partial"] and sweep["stopped_by"] == "deadline" and not sweep["plan"]["fit_to_deadline"]
     assert any("the plan needs about" in n and "raise --deadline to" in n for n in sweep["notes"]), sweep["notes"]
+
+
+def test_an_unreachable_sweep_target_is_could_not_diagnose_in_text_and_json():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    text, doc = run(url, "--sweep"), run(url, "--sweep", "--format", "json")
+    assert text.returncode == doc.returncode == 3
+    (target,) = report_doc(doc.stdout)["targets"]
+    assert target["status"] == "could not diagnose"
+    said = " ".join(text.stdout.split())
+    assert f"{url} · engine: unreachable" in said
+    assert f"Could not diagnose: {' '.join(target['could_not_diagnose'].split())}" in said
