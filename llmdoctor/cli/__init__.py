@@ -311,6 +311,14 @@ def diagnose(
             report, results = run_diagnosis(targets, opts, forks=forks, names=names)
         except UnknownCheck as e:
             fail(str(e))
+        except KeyboardInterrupt:  # no half report: say what was cut (a probe says its own), exit 130
+            from llmdoctor.steps import cut
+
+            probe_cut = getattr(sys.modules.get("llmdoctor.facts.live_probe"), "ProbeInterrupted", None)
+            if not (probe_cut and probe_cut.last):
+                cut(f"diagnosing {', '.join(names) if len(names) <= 3 else f'{len(names)} hosts'} was cut "
+                    f"before its report; nothing was diagnosed")
+            raise typer.Exit(INTERRUPTED)
     sys.stdout.write(_rendered(report, results, fmt, width, quiet))
     if verbose:
         from llmdoctor.render.verbose import what_was_read

@@ -55,3 +55,23 @@ def test_sweep_steps_on_a_terminal_say_the_level_and_time_left():
               if "at once, round" in s]
     assert rounds and all("s left)" in s for s in rounds), err
     assert all(len(line) <= 60 for line in err.splitlines()), err  # the plan lines wrap too
+
+
+def test_diagnose_probe_steps_on_a_terminal():
+    with ollama_replay(slots=4) as srv:
+        code, out, err = on_a_terminal([*CLI, "diagnose", "--url", srv.url, "--probe", "--format", "json"], ENV,
+                                       timeout=100)
+    json.loads(out)
+    flat = " ".join(err.split())
+    assert "probe " in flat and "single stream, short prompt" in flat and "s left]" in flat, err
+
+
+def test_ctrl_c_in_a_live_diagnose_says_what_was_cut():
+    """Ctrl-C while diagnose samples (its step line says so on the terminal): exit 130, no half report."""
+    code, out, err = on_a_terminal([*CLI, "diagnose", "--sample-seconds", "20", "--format", "json"], ENV,
+                                   timeout=100, interrupt_when=lambda e: "sampling" in e)
+    assert "sampling" in err, err
+    assert code == 130 and out == "", (code, out, err)
+    flat = " ".join(err.split())
+    assert "llmdoctor: interrupted: diagnosing" in flat and "was cut before its report" in flat, err
+    assert "Traceback" not in err
