@@ -36,7 +36,7 @@ STEP_S = 1.0  # a wait shorter than this is not worth a line
 def waiting(host, what: str, seconds: float) -> None:
     """Before a sampling window: "gpu1: sampling vLLM /metrics for 2 s" (a window under STEP_S says nothing)."""
     if seconds >= STEP_S:
-        name = getattr(host, "name", "") or ""
+        name = host.name or ""  # (every Host has one: hosts/base.py)
         say(f"{name + ': ' if name else ''}{what} for {seconds:.0f} s")
 
 

@@ -119,5 +119,7 @@ Examples:
             kept = (f"{textfile} keeps its last complete run" if textfile and os.path.exists(textfile)
                     else f"no run was written to {textfile}" if textfile else "it no longer serves /metrics")
             typer.echo(f"llmdoctor exporter: interrupted: {kept}", err=True)
-            raise typer.Exit(130)  # 128 + SIGINT, as a shell reports a Ctrl-C
+            from llmdoctor.cli import INTERRUPTED
+
+            raise typer.Exit(INTERRUPTED)
         raise typer.Exit(code)

@@ -137,7 +137,9 @@ Examples:
             else:
                 sys.stdout.write(render(e.outcome))
             cut(e.outcome.message)
-            raise typer.Exit(130)  # 128 + SIGINT, as a shell reports a Ctrl-C
+            from llmdoctor.cli import INTERRUPTED
+
+            raise typer.Exit(INTERRUPTED)
         except (session.Refused, BadInput, ProposalError, ApplyError) as e:
             fail(str(e))
         except OSError as e:  # a file the dry run reads (the transaction turns its own faults into ApplyError)

@@ -48,7 +48,7 @@ def _teller(host, engine):
     """The probe's steps, named by host and engine (a fleet's lines interleave)."""
     from llmdoctor.steps import say
 
-    name = getattr(host, "name", "") or ""
+    name = host.name or ""
     where = f"{name + ' ' if name else ''}{engine.kind} :{engine.port}"
     return lambda message: say(f"probe {where}: {message}")
 

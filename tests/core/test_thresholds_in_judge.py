@@ -63,6 +63,9 @@ READING = {
     "llmdoctor/knowledge/llamacpp/cmdline.py": {"FA_TAKES_VALUE_BUILD": "the build from which `-fa` takes a value "
                                                                         "(llama.cpp#15434): which flags it accepts"},
     "llmdoctor/knowledge/pasted.py": {"*": "paste repair: how a mail client or chat window mangled the text"},
+    "llmdoctor/knowledge/probe/sweep.py": {
+        "FIT_SHARE": "how much of its deadline the sweep's own plan may fill: what it sends, not how a server does",
+        "FIT_MIN_LEVELS": "the fewest concurrency levels the sweep's own plan keeps: what it sends"},
 }
 _BOUND = re.compile(r"^_?(MAX_\w+|\w+_MAX|EXAMPLES|RECENT|\w+_CHARS)$")
 KNOWLEDGE = sorted((ROOT / "llmdoctor/knowledge").rglob("*.py"))

@@ -38,7 +38,7 @@ WARMUP_TOKENS = 8
 FIT_MIN_SAMPLES = 2
 FIT_SHARE = 0.9
 FIT_MIN_LEVELS = 2               # 1 and 2 streams: the least that tells waiting from sharing
-DEADLINE_LIMIT_S = 600.0         # --deadline's maximum (cli/probe.py)
+MAX_DEADLINE_S = 600.0         # --deadline's maximum (cli/probe.py)
 
 # Why a sweep stopped before its last level.
 COMPLETE = ""
@@ -147,9 +147,9 @@ class SweepPlan:
         if self.estimate_s is None:
             return "raise --deadline or lower --max-concurrency"
         need = math.ceil((spent_s + self.estimate_s / FIT_SHARE) / 10) * 10
-        if need > DEADLINE_LIMIT_S:
+        if need > MAX_DEADLINE_S:
             return (f"it needs about {about(spent_s + self.estimate_s)}, more than --deadline's "
-                    f"{DEADLINE_LIMIT_S:g} s: lower --max-concurrency")
+                    f"{MAX_DEADLINE_S:g} s: lower --max-concurrency")
         return f"raise --deadline to {need}" + ("" if self.fit_to_deadline else " or lower --max-concurrency")
 
     @property
