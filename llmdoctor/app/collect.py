@@ -42,20 +42,22 @@ def collect_evidence(
     engines: tuple[EngineInstance, ...] | None = None,
     probe: bool = False,
     withheld=None,
+    probe_deadline: float = 60.0,
 ) -> tuple[list[str], list[str]]:
     """Write evidence files; return (files written, notes on what could not be collected).
     meta.json counts the values the bundle withholds (distinct values, in every file): into
     `withheld`, a redact_struct.Withheld the caller opened before the host connected (a pod's
     spec is redacted as it is read), else into one opened here."""
     if withheld is not None:
-        return _collect(host, out, units, since_seconds, engines, probe, withheld)
+        return _collect(host, out, units, since_seconds, engines, probe, withheld, probe_deadline)
     from llmdoctor.redact_struct import Withheld
 
     with Withheld() as tally:
-        return _collect(host, out, units, since_seconds, engines, probe, tally)
+        return _collect(host, out, units, since_seconds, engines, probe, tally, probe_deadline)
 
 
-def _collect(host: Host, out: Path, units, since_seconds: float, engines, probe: bool, tally) -> tuple[list[str], list[str]]:
+def _collect(host: Host, out: Path, units, since_seconds: float, engines, probe: bool, tally,
+             probe_deadline: float = 60.0) -> tuple[list[str], list[str]]:
     bundle = EvidenceWriter(out)
     notes: list[str] = []
 
@@ -66,7 +68,7 @@ def _collect(host: Host, out: Path, units, since_seconds: float, engines, probe:
             notes.append(str(e) if str(e).startswith(what.split()[0]) else f"{what}: {e}")
 
     store = FactStore(
-        Context(host=host, units=units, since_seconds=since_seconds, options=RunOptions(probe=probe)),
+        Context(host=host, units=units, since_seconds=since_seconds, options=RunOptions(probe=probe, probe_deadline=probe_deadline)),
         preset={"engines": engines} if engines else None,
     )
     engines = store.optional("engines", ()) or ()

@@ -463,6 +463,7 @@ def collect(
     sudo: bool = typer.Option(False, "--sudo", help="Over SSH, run commands with sudo -n."),
     ssh_config: Optional[str] = typer.Option(None, "--ssh-config", help="ssh_config file to use."),
     probe: bool = typer.Option(False, "--probe", help="Also run the light live probe and keep its timings as probe.json."),
+    probe_deadline: float = typer.Option(60.0, "--probe-deadline", min=5.0, max=600.0, help="With --probe: overall time limit per engine, seconds."),
     clean: bool = typer.Option(False, "--clean", help="Replace host names, IP and MAC addresses, user names and model directories with stable pseudonyms in every file."),
     keyword: List[str] = typer.Option([], "--keyword", help="With --clean: a site word to replace too (repeatable)."),
     state_dir: Optional[Path] = typer.Option(None, "--state-dir", help="With --clean: where the pseudonym mapping is kept (mode 0600, never in the bundle; default ~/.local/state/llmdoctor)."),
@@ -487,7 +488,7 @@ def collect(
             with _progress(f"collecting from {names[0]}"):
                 written, notes = collect_evidence(h, output, units=tuple(unit),
                                                   since_seconds=_seconds(since, "--since"), probe=probe,
-                                                  withheld=withheld)
+                                                  withheld=withheld, probe_deadline=probe_deadline)
         except KeyboardInterrupt:
             _cut_collection(names[0], output, created)
             raise typer.Exit(INTERRUPTED)
