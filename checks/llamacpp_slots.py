@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
 from llmdoctor.judge.fixes import llama, remedy_fix
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
-from llmdoctor.judge.thresholds import (LLAMACPP_DEFERRED_SHOWN, LLAMACPP_QUEUED_LAUNCHES, LLAMACPP_SMALL_SLOT_TOKENS,
-                                        LLAMACPP_WAITED_LINES)
+from llmdoctor.judge.thresholds import (LLAMACPP_BACK_TO_BACK_S, LLAMACPP_DEFERRED_SHOWN, LLAMACPP_QUEUED_LAUNCHES,
+                                        LLAMACPP_SMALL_SLOT_TOKENS, LLAMACPP_WAITED_LINES)
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.llamacpp import LlamaLog
@@ -43,15 +43,16 @@ def queueing(
         ev.append(Evidence(llamacpp_state.sources.get("metrics", "/metrics"),
                            f"{m.prefix}requests_deferred {m.requests_deferred:g}, "
                            f"{m.prefix}requests_processing {m.requests_processing or 0:g}"))
-    waited = next((sc for sc in (llamacpp_log.scans if llamacpp_log is not None else ())
-                   if sc.queued_launches >= LLAMACPP_QUEUED_LAUNCHES), None)
-    if waited is not None:
-        from llmdoctor.knowledge.llamacpp.log import BACK_TO_BACK_S
+    from llmdoctor.judge.llamacpp import queued_launches, slot_context, slot_tokens_for
 
-        ev += [Evidence(waited.source, line) for line in waited.queued_examples[:2]]
-        ev.append(Evidence(waited.source, f"{waited.queued_launches} times a request took a slot within "
-                                          f"{int(BACK_TO_BACK_S * 1000)} ms of it being freed, every other slot busy: "
-                                          f"it was waiting (or its client sends the next request the moment one ends)"))
+    waited = next(((sc, q) for sc in (llamacpp_log.scans if llamacpp_log is not None else ())
+                   if (q := queued_launches(sc))[0] >= LLAMACPP_QUEUED_LAUNCHES), None)
+    if waited is not None:
+        (sc, (times, lines)) = waited
+        ev += [Evidence(sc.source, line) for line in lines]
+        ev.append(Evidence(sc.source, f"{times} times a request took a slot within "
+                                      f"{int(LLAMACPP_BACK_TO_BACK_S * 1000)} ms of it being freed, every other slot "
+                                      f"busy: it was waiting (or its client sends the next request the moment one ends)"))
     deferred = next((sc for sc in (llamacpp_log.scans if llamacpp_log is not None else ()) if sc.cpp.deferred), None)
     if deferred is not None:  # the server's own word that a request waited (debug level since b3761)
         ev += [Evidence(deferred.source, line) for line in deferred.cpp.deferred_lines[:LLAMACPP_DEFERRED_SHOWN]]
@@ -61,8 +62,6 @@ def queueing(
     if busy and llamacpp_state.slots and busy == len(llamacpp_state.slots):
         ev.append(Evidence(llamacpp_state.sources.get("slots", "/slots"),
                            f"{busy} of {len(llamacpp_state.slots)} slots is_processing"))
-    from llmdoctor.judge.llamacpp import slot_context, slot_tokens_for
-
     more = max(4, (n or 1) * 2)
     per_slot, train = slot_context(llamacpp_log, llamacpp_cmdline, llamacpp_state)
     # each new slot gets what a slot has now, at least what llamacpp-slot-context calls enough (so

@@ -11,19 +11,17 @@ from __future__ import annotations
 
 from llmdoctor.hosts.base import HostError
 from llmdoctor.facts import Context, FactUnavailable, provider
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 
 
 
+@record
 class DeclaredSettings(Record):
     """The engine variables as written in the recorded files, and the scripts that start a server.
     (Plain, only ever read: a frozen dataclass costs ~1 ms of every run's start to define.)"""
 
-    __slots__ = ("assignments", "launches")
-
-    def __init__(self, assignments: tuple, launches: dict) -> None:
-        self.assignments = assignments  # knowledge.env_forms.Assignment
-        self.launches = launches  # source -> the line in it that starts the server (a script)
+    assignments: tuple  # knowledge.env_forms.Assignment
+    launches: dict  # source -> the line in it that starts the server (a script)
 
     def reaches_server(self, a) -> bool:
         """The value arrives in the server's environment (as written, at its next start)."""

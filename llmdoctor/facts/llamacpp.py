@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from llmdoctor.knowledge.engines import DEFAULT_PORTS, LLAMACPP, EngineInstance
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 from llmdoctor.facts import Context, FactUnavailable, provider
 from llmdoctor.facts.client_errors import CLIENT_ERRORS, client_errors_lines
 from llmdoctor.facts.engines import first_instance, read_cmdline
@@ -24,13 +24,11 @@ def llamacpp_state(ctx: Context, engines):
     return state
 
 
+@record
 class LlamaLog(Record):
     """What llama-server's logs show, one summary per source."""
 
-    __slots__ = ("scans",)
-
-    def __init__(self, scans: tuple) -> None:
-        self.scans = scans  # LlamaLogSummary per source with llama-server lines (client_errors.txt included)
+    scans: tuple  # LlamaLogSummary per source with llama-server lines (client_errors.txt included)
 
     def summary(self) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []

@@ -20,7 +20,7 @@ from llmdoctor.facts import Context, FactUnavailable, provider, kept_json
 from llmdoctor.hosts.base import HostError
 from llmdoctor.hosts.stream_client import get, post_json
 from llmdoctor.knowledge.engines import LLAMACPP, OLLAMA, SGLANG, VLLM
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 from llmdoctor.knowledge.progress import Reading, reading
 
 HEALTH = {LLAMACPP: "/health", VLLM: "/health", SGLANG: "/health", OLLAMA: "/"}
@@ -173,19 +173,16 @@ def first_token(url: str, engine: str, model: str, clock: Clock) -> tuple[str, f
 
 
 # -- the fact "engine_progress" (diagnose) ---------------------------------------------------
+@record
 class EngineProgress(Record):
     """One engine instance watched across the sampling window: what its health endpoint said
     and its counters at the window's two ends (one reading when nothing was in flight)."""
 
-    __slots__ = ("kind", "port", "health", "health_line", "readings")
-
-    def __init__(self, kind: str, port: int | None, health: str, health_line: str,
-                 readings: tuple[Reading, ...] = ()) -> None:
-        self.kind = kind
-        self.port = port
-        self.health = health  # "ok", "loading", "timeout" (port open, no answer), "refused", "error"
-        self.health_line = health_line
-        self.readings = readings
+    kind: str
+    port: int | None
+    health: str  # "ok", "loading", "timeout" (port open, no answer), "refused", "error"
+    health_line: str
+    readings: tuple[Reading, ...] = ()
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "port": self.port, "health": self.health, "health_line": self.health_line,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Iterator, Protocol, runtime_checkable
 
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_READ_LIMIT = 4 * 1024 * 1024
@@ -49,19 +49,17 @@ class NotInEvidence(Unanswerable):
     """An evidence directory does not hold the answer to this question."""
 
 
+@record
 class CommandResult(Record):
     """A command's exit status and output (or the recorded file that stands for it). (A plain
     class, never replace()d: a frozen dataclass costs ~1 ms of every run's start to define;
     == and repr are a dataclass's.)"""
 
-    __slots__ = ("argv", "returncode", "stdout", "stderr", "source")
-
-    def __init__(self, argv: tuple[str, ...], returncode: int, stdout: str, stderr: str = "", source: str = "") -> None:
-        self.argv = argv
-        self.returncode = returncode
-        self.stdout = stdout
-        self.stderr = stderr
-        self.source = source  # where the output came from, for evidence lines ("nvidia-smi", "nvidia_smi.txt")
+    argv: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str = ""
+    source: str = ""  # where the output came from, for evidence lines ("nvidia-smi", "nvidia_smi.txt")
 
     @property
     def origin(self) -> str:

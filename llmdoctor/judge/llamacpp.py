@@ -1,5 +1,16 @@
-"""How llama-server's KV cache is laid out: per-slot contexts or one unified pool, read from its log and command line."""
+"""How llama-server's KV cache is laid out (per-slot contexts or one unified pool, read from its
+log and command line), and which of its requests waited for a slot."""
 from __future__ import annotations
+
+from llmdoctor.judge import thresholds as T
+
+
+def queued_launches(scan) -> tuple[int, tuple[str, ...]]:
+    """(requests that took a slot within LLAMACPP_BACK_TO_BACK_S of its release while every
+    other slot was busy, the release and launch lines of the first): each had been waiting."""
+    n = sum(1 for gap in scan.reuse_gaps if gap <= T.LLAMACPP_BACK_TO_BACK_S)
+    first = next(((release, launch) for gap, release, launch in scan.reuse_lows if gap <= T.LLAMACPP_BACK_TO_BACK_S), ())
+    return n, first
 
 
 def slot_scan(log):

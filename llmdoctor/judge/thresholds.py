@@ -106,6 +106,13 @@ QUEUE_SPIKE_MAX_LINES = 2
 # A back-to-back chain this long is a server that never idled, not two requests that happened to
 # meet (Ollama issue 9054: three /api/chat lines, each starting as the previous ended).
 BACK_TO_BACK_MIN_REQUESTS = 3
+# A round duration shorter than this is not a client deadline worth naming (a 1 s health check's
+# limit); people set request timeouts of 10 s, 30 s, minutes (ollama#8387's 30m0s, case132's 10 s).
+MIN_DEADLINE_S = 5.0
+# One request of a chain cut at a round duration is one runaway generation meeting its client's
+# limit (ollama#8387: a 30m0s 500 among 20-70 s answers, tests/fixtures/realcases/case109); this
+# many at the same round duration are a limit the queue keeps hitting (judge/deadlines.py).
+DEADLINE_HITS = 2
 
 # --- CPU spill (llama-server offload, Ollama `ollama ps` / load lines) ----------------------
 # At least half of the layers (or of the model, in `ollama ps` "48%/52% CPU/GPU") on the CPU:
@@ -122,8 +129,15 @@ OLLAMA_SPILL_PARALLEL = 4
 OLLAMA_GPU_HELD_SHARE = 0.05
 
 # --- llama-server slots and sleep -----------------------------------------------------------
-# A slot taken within BACK_TO_BACK_S (knowledge/llamacpp/log.py) of being freed while every other
-# slot was busy, this many times, is a request that waited, not a client that happened to be quick.
+# A slot taken this soon after it was freed, while every other slot was busy, was taken by a
+# request that was already waiting: a release hands the deferred task back to the queue
+# (slot.callback_on_release -> queue_tasks.pop_deferred_task(), examples/server/server.cpp:1935 @
+# b4747) and the server loop launches it on its next pass, while a client that sends its next
+# request only after reading the answer adds its own round trip (knowledge/llamacpp/log.py reports
+# every such gap, judge/llamacpp.py queued_launches compares).
+LLAMACPP_BACK_TO_BACK_S = 0.05
+# A slot taken within LLAMACPP_BACK_TO_BACK_S of being freed while every other slot was busy, this
+# many times, is a request that waited, not a client that happened to be quick.
 LLAMACPP_QUEUED_LAUNCHES = 2
 # The lines the back-to-back inference adds (two examples and its summary): the queueing finding
 # is HIGH confidence only with evidence beyond them (a counter, a deferral, every slot busy).

@@ -9,7 +9,9 @@ them *back to back* instead: each starts within the resolution of the previous o
 Back to back alone is also what one user (or one agent) sending one request after another
 looks like, so a chain is called a queue only with a sign that the requests were sent
 together: several requests failing at the same round duration (a client deadline hit again
-and again behind a busy server). Durations that grow along a back-to-back chain are not such
+and again behind a busy server). This module reports each chain's failures by the round
+duration they stopped at; how short a deadline is worth naming and how many hits make a queue
+is judge/deadlines.py's call. Durations that grow along a back-to-back chain are not such
 a sign: a queue inside the engine makes spans overlap (see `waits_one_slot`), and growing
 spans back to back are a conversation whose prompt grows turn by turn.
 """
@@ -26,13 +28,7 @@ from llmdoctor.model import Record, record
 # the second (`29m59s` for a 30-minute deadline), so there the tolerance is that second.
 ROUND_STEP_S = 5.0
 ROUND_TOLERANCE_S = 0.05
-# Deadlines shorter than this are not client timeouts worth naming (a 1 s health check).
-MIN_DEADLINE_S = 5.0
 FAILED = frozenset((499, 500, 502, 503, 504))
-# One request cut at a round duration is one runaway generation meeting its client's limit
-# (ollama#8387: a 30m0s 500 among 20-70 s answers); two in one back-to-back chain are a limit
-# the queue keeps hitting.
-DEADLINE_HITS = 2
 
 
 @record
@@ -82,11 +78,14 @@ def waits_one_slot(spans: Sequence[Span]) -> list[float]:
 
 
 def deadline_of(seconds: float) -> float | None:
-    """The round deadline a duration stopped at (knowing gin's precision), or None."""
-    if not seconds >= MIN_DEADLINE_S or seconds > 1e7:
+    """The round duration a request stopped at (knowing gin's precision), or None. Whether it
+    is long enough to be a client's deadline is judge/deadlines.py's call."""
+    if not seconds > 0 or seconds > 1e7:
         return None
     nearest = round(seconds / ROUND_STEP_S) * ROUND_STEP_S
     tolerance = 1.0 if seconds >= 60 else ROUND_TOLERANCE_S
+    if nearest <= 0:
+        return None
     return nearest if -tolerance <= seconds - nearest <= (tolerance if seconds < 60 else ROUND_TOLERANCE_S) else None
 
 
@@ -100,25 +99,18 @@ class Chain(Record):
 
     spans: tuple[Span, ...]
     gaps: tuple[float, ...]  # start of each request minus the previous end (negative within resolution)
-    deadline_s: float | None  # a round duration at which several requests failed
-    deadline_hits: int
+    # (round duration, requests of the chain that failed after exactly that long), most hits first
+    failed_at: tuple[tuple[float, int], ...]
     waited_s: float  # the last request's start minus the first's: its wait, if sent together
 
-    @property
-    def sent_together(self) -> bool:
-        return self.deadline_hits >= DEADLINE_HITS
 
-
-def _deadline(spans: Sequence[Span]) -> tuple[float | None, int]:
+def _failed_at(spans: Sequence[Span]) -> tuple[tuple[float, int], ...]:
     counts: dict[float, int] = {}
     for s in spans:
         d = deadline_of(s.seconds) if s.status in FAILED else None
         if d is not None:
-            counts[d] = counts.get(d, 0) + 1
-    if not counts:
-        return None, 0
-    secs, n = max(counts.items(), key=lambda kv: (kv[1], kv[0]))
-    return float(secs), n
+            counts[float(d)] = counts.get(float(d), 0) + 1
+    return tuple(sorted(counts.items(), key=lambda kv: (-kv[1], -kv[0])))
 
 
 def chains(spans: Iterable[Span], resolution: float = 1.0, min_len: int = 3) -> list[Chain]:
@@ -138,6 +130,5 @@ def chains(spans: Iterable[Span], resolution: float = 1.0, min_len: int = 3) -> 
         if len(run) < min_len:
             continue
         gaps = tuple(round(run[i].start - run[i - 1].end, 3) for i in range(1, len(run)))
-        deadline, hits = _deadline(run)
-        out.append(Chain(tuple(run), gaps, deadline, hits, round(run[-1].start - run[0].start, 3)))
+        out.append(Chain(tuple(run), gaps, _failed_at(run), round(run[-1].start - run[0].start, 3)))
     return out

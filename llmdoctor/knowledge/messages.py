@@ -16,7 +16,7 @@ import re
 from functools import lru_cache
 from importlib import import_module
 
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 
 # Tables by module; "llama.cpp" is the code both llama-server and Ollama's runner print
 # (loader, context, backend lines): those entries live in the llamacpp table.
@@ -25,22 +25,21 @@ FAMILY = "llama.cpp"
 ENGINE_NAMES = TABLES + (FAMILY,)
 
 
+@record
 class Example(Record):
     """One line the message printed: a real one (origin: the public report's address, or a
     recorded run's fixture path) or one rendered from the format string (origin:
     "rendered from FILE:LINE @ TAG")."""
 
-    __slots__ = ("line", "origin")
-
-    def __init__(self, line: str, origin: str) -> None:
-        self.line = line
-        self.origin = origin
+    line: str
+    origin: str
 
     @property
     def real(self) -> bool:
         return not self.origin.startswith("rendered")
 
 
+@record
 class Message(Record):
     """One catalogued message.
 
@@ -51,23 +50,17 @@ class Message(Record):
     expect: (attribute path on the engine's summary, value) pairs that must hold after
     `summarize` reads the example lines: `True` means "present and truthy"."""
 
-    __slots__ = ("id", "engine", "versions", "source", "pattern", "anchors", "facts", "causes", "examples",
-                 "expect", "note")
-
-    def __init__(self, id: str, engine: str, versions: str, source: str, pattern: str,
-                 anchors: tuple[str, ...], facts: tuple[str, ...], causes: tuple[str, ...],
-                 examples: tuple[Example, ...], expect: tuple[tuple[str, object], ...] = (), note: str = "") -> None:
-        self.id = id
-        self.engine = engine
-        self.versions = versions
-        self.source = source
-        self.pattern = pattern
-        self.anchors = anchors
-        self.facts = facts
-        self.causes = causes
-        self.examples = examples
-        self.expect = expect
-        self.note = note
+    id: str
+    engine: str
+    versions: str
+    source: str
+    pattern: str
+    anchors: tuple[str, ...]
+    facts: tuple[str, ...]
+    causes: tuple[str, ...]
+    examples: tuple[Example, ...]
+    expect: tuple[tuple[str, object], ...] = ()
+    note: str = ""
 
     @property
     def has_real_line(self) -> bool:

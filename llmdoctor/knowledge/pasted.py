@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 from llmdoctor.parsing import LazyPattern
 
 ANSI = LazyPattern(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07")
@@ -229,21 +229,18 @@ def _is_exception(line: str) -> bool:
     return ("Error:" in line or "Exception:" in line) and _EXCEPTION.match(line) is not None
 
 
+@record
 class Repaired(Record):
     """A log or configuration text with what pasting added removed, and what that was. (Plain,
     only ever read: a frozen dataclass costs ~1 ms of every run's start to define.)"""
 
-    __slots__ = ("text", "prefixes", "idents", "joined", "split", "cleaned", "fragments")
-
-    def __init__(self, text: str, prefixes: tuple[str, ...] = (), idents: tuple[str, ...] = (), joined: int = 0,
-                 split: int = 0, cleaned: bool = False, fragments: int = 0) -> None:
-        self.text = text
-        self.prefixes = prefixes  # kinds stripped: journald, compose, kubectl, docker-timestamp, docker-json
-        self.idents = idents  # journald identifiers, compose services, pod/container names seen
-        self.joined = joined  # wrapped continuation lines joined
-        self.split = split  # glued records split apart
-        self.cleaned = cleaned  # line endings, colour codes, quote marks, fences or prompts removed
-        self.fragments = fragments  # FRAGMENT lines put where the paste marked a cut: fragments - 1
+    text: str
+    prefixes: tuple[str, ...] = ()  # kinds stripped: journald, compose, kubectl, docker-timestamp, docker-json
+    idents: tuple[str, ...] = ()  # journald identifiers, compose services, pod/container names seen
+    joined: int = 0  # wrapped continuation lines joined
+    split: int = 0  # glued records split apart
+    cleaned: bool = False  # line endings, colour codes, quote marks, fences or prompts removed
+    fragments: int = 0  # FRAGMENT lines put where the paste marked a cut: fragments - 1
 
     @property
     def changed(self) -> bool:

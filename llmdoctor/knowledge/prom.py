@@ -10,41 +10,32 @@ from __future__ import annotations
 
 import math
 
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 from llmdoctor.knowledge.prom_plain import parse_plain
 from llmdoctor.parsing import LazyPattern, ParseError
 
 
 # The records here are plain classes (llmdoctor.model.Record: a dataclass's ==, hash and repr),
 # never replace()d or copied: a frozen dataclass costs ~1 ms of start-up to define.
+@record
 class Sample(Record):
     """One sample of an exposition: name, labels, value."""
 
-    __slots__ = ("name", "labels", "value")
-
-    def __init__(self, name: str, labels: tuple[tuple[str, str], ...], value: float) -> None:
-        self.name = name  # exposition name, e.g. "vllm:num_preemptions_total"
-        self.labels = labels
-        self.value = value
+    name: str  # exposition name, e.g. "vllm:num_preemptions_total"
+    labels: tuple[tuple[str, str], ...]
+    value: float
 
     def label(self, key: str, default: str = "") -> str:
         return dict(self.labels).get(key, default)
 
 
+@record
 class Exposition(Record):
     """A parsed Prometheus text exposition: its samples, and how many lines did not parse."""
 
-    __slots__ = ("samples", "skipped_lines", "names")
-
-    def __init__(
-        self,
-        samples: tuple[Sample, ...],
-        skipped_lines: int = 0,
-        names: frozenset[str] = frozenset(),
-    ) -> None:
-        self.samples = samples
-        self.skipped_lines = skipped_lines  # lines that did not parse (truncation, garbage)
-        self.names = names
+    samples: tuple[Sample, ...]
+    skipped_lines: int = 0  # lines that did not parse (truncation, garbage)
+    names: frozenset[str] = frozenset()
 
     def get(self, name: str) -> tuple[Sample, ...]:
         return tuple(s for s in self.samples if s.name == name)
@@ -64,14 +55,12 @@ class Exposition(Record):
         return sum(s.value for s in self.get(n) if not math.isnan(s.value))
 
 
+@record
 class Histo(Record):
     """A histogram's running totals (sum and count over every label set)."""
 
-    __slots__ = ("sum", "count")
-
-    def __init__(self, sum: float, count: float) -> None:
-        self.sum = sum
-        self.count = count
+    sum: float
+    count: float
 
     @property
     def mean(self) -> float | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from llmdoctor.model import Record
+from llmdoctor.model import Record, record
 from llmdoctor.parsing import LazyPattern
 
 OLLAMA, VLLM, LLAMACPP, SGLANG = "ollama", "vllm", "llamacpp", "sglang"
@@ -146,16 +146,14 @@ IDENT_ENGINE = ((LazyPattern(r"ollama", re.I), OLLAMA), (LazyPattern(r"vllm", re
                 (LazyPattern(r"llama[-_.]?(?:server|cpp)", re.I), LLAMACPP))
 
 
+@record
 class Hit(Record):
     """One engine's signs in one text: how many lines carry one, and the first. (Plain: a
     frozen dataclass costs ~1 ms of every run's start to define; compared in tests.)"""
 
-    __slots__ = ("count", "line", "what")
-
-    def __init__(self, count: int, line: str, what: str) -> None:
-        self.count = count  # lines with a sign
-        self.line = line  # the first such line
-        self.what = what  # the first sign's description
+    count: int  # lines with a sign
+    line: str  # the first such line
+    what: str  # the first sign's description
 
 
 def signs_in(text: str) -> dict[str, Hit]:

@@ -15,7 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from llmdoctor.knowledge.concurrency import Span, chains, in_flight, is_round, peak, span_from_end, waits_one_slot
+from llmdoctor.judge import thresholds as T
+from llmdoctor.judge.deadlines import deadline, sent_together
+from llmdoctor.knowledge.concurrency import (Chain, Span, chains, deadline_of, in_flight, is_round, peak, span_from_end,
+                                             waits_one_slot)
 from llmdoctor.knowledge.ollama.log import OllamaLogScanner
 
 FIX = Path(__file__).resolve().parent.parent / "fixtures"
@@ -48,13 +51,29 @@ def test_one_slot_waits_are_the_previous_end_minus_the_start():
 def test_round_durations_are_client_deadlines():
     assert is_round(10.007) and is_round(1800.0) and not is_round(10.3)  # case132: 500 after 10.007 s
     assert is_round(1799.0) and not is_round(72.0)  # gin truncates from a minute on: 29m59s is 30m; 1m12s is none
-    assert not is_round(3.0)  # too short to be a client's deadline
+    assert not is_round(3.0) and not is_round(0.01) and not is_round(0.0)  # no round number of seconds
 
 
 def test_a_chain_with_one_deadline_is_a_queue_with_its_wait():
     s = [Span(0, 10, 500), Span(10.3, 20.3, 500), Span(20.5, 30.5, 500), Span(30.6, 34, 200)]
     (c,) = chains(s)
-    assert c.sent_together and c.deadline_s == 10.0 and c.deadline_hits == 3 and c.waited_s == 30.6
+    assert c.failed_at == ((10.0, 3),) and c.waited_s == 30.6  # the parser reports what it read
+    assert sent_together(c) and deadline(c) == (10.0, 3)  # judge/deadlines.py decides
+
+
+def test_the_judge_names_deadlines_from_its_thresholds_only():
+    """A round duration under MIN_DEADLINE_S is no client deadline, one hit is a runaway
+    generation: the cut-offs are judge/thresholds.py's, the parser's figures stay as read."""
+    def chain(*failed_at):
+        return Chain((), (), tuple(failed_at), 0.0)
+
+    assert deadline(chain((T.MIN_DEADLINE_S, T.DEADLINE_HITS))) == (T.MIN_DEADLINE_S, T.DEADLINE_HITS)
+    assert deadline(chain((T.MIN_DEADLINE_S / 2, 9))) is None  # (a reading a finer step could give)
+    assert deadline(chain((30.0, T.DEADLINE_HITS - 1))) is None
+    assert deadline(chain((30.0, 2), (10.0, 2))) == (30.0, 2)  # a tie: the longer
+    assert deadline(chain((30.0, 2), (10.0, 3))) == (10.0, 3)  # the most hits
+    assert deadline(chain()) is None
+    assert deadline_of(4.98) == 5.0 and deadline_of(-3.0) is None
 
 
 def test_a_pause_breaks_a_chain():
@@ -63,12 +82,13 @@ def test_a_pause_breaks_a_chain():
 
 def test_x204_back_to_back_without_a_sign_of_sending_together():
     (c,) = chains(spans_of("realcases_extra/x204_*"))
-    assert len(c.spans) == 3 and not c.sent_together and round(c.waited_s) == 13
+    assert len(c.spans) == 3 and not sent_together(c) and round(c.waited_s) == 13
 
 
 def test_case109_one_runaway_at_its_deadline_is_not_a_queue():
     found = chains(spans_of("realcases/case109_*"))
-    assert found and not any(c.sent_together for c in found)
+    assert found and not any(sent_together(c) for c in found)
+    assert any(n == 1 for c in found for _, n in c.failed_at)  # its one 500 at 30m0s, read and reported
 
 
 def test_instant_failures_make_no_chain():

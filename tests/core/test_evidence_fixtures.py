@@ -16,6 +16,7 @@ from llmdoctor.app.diagnose import DiagnoseOptions, diagnose_target
 from llmdoctor.hosts.evidence import EvidenceHost
 from llmdoctor.render import render_json, render_markdown, render_text
 from llmdoctor.model import Report
+from tests.support.schema import report_doc
 
 ROOT = Path(__file__).resolve().parent.parent / "fixtures" / "evidence"
 DIRS = sorted(p.parent for p in ROOT.glob("*/expected.json"))
@@ -39,5 +40,7 @@ def test_fixture_yields_exactly_the_expected_checks(directory, specs):
         assert f.evidence and f.fix.summary, f
     # every renderer copes with every fixture
     r = Report("t", (result.report,))
-    json.loads(render_json(r))
+    doc = report_doc(render_json(r))  # the published schema (llmdoctor/schema/report.schema.json)
+    assert sum("remedy" in f for f in doc["targets"][0]["findings"]) == sum(
+        f.remedy is not None for f in result.report.findings)  # each Remedy as its `remedy` object
     render_markdown(r)

@@ -144,10 +144,24 @@ def test_check_files_stay_short():
     assert long == [], "a check is its trigger plus a short body: split the file or move helpers to judge/"
 
 
+# `.recorded`, hasattr(host, ...)/getattr(host, ...) (any object's `host`), or any getattr/hasattr
+# asking for "recorded"
+ASKS_HOST = re.compile(r"\.recorded\b|\b(?:has|get)attr\(\s*(?:[\w.]*\.)?host\b|"
+                       r"\b(?:has|get)attr\([^)]*[\"']recorded[\"']")
+
+
 def test_collectors_never_ask_which_host_they_have():
     """Outside hosts/, nothing reads `recorded` or probes a host with hasattr/getattr: a host
     answers what it can (kept(), observe(), partial) and raises Unanswerable for the rest."""
-    asks = re.compile(r"\.recorded\b|\b(?:has|get)attr\(\s*(?:[\w.]*\.)?host\b")
     found = [f"{p.relative_to(PACKAGE.parent)}:{n}" for m, p in MODULES.items() if not m.startswith("llmdoctor.hosts")
-             for n, line in enumerate(p.read_text().splitlines(), 1) if asks.search(line)]
+             for n, line in enumerate(p.read_text().splitlines(), 1) if ASKS_HOST.search(line)]
     assert found == []
+
+
+def test_the_host_rule_sees_what_it_should():
+    for asks in ("if ctx.host.recorded:", "hasattr(host, 'kept')", "getattr(self.host, \"journal\", None)",
+                 "getattr(h, 'recorded', False)", "hasattr(target, \"recorded\")"):
+        assert ASKS_HOST.search(asks), asks
+    for fine in ("recorded = True", "host.kept()", "getattr(finding, 'remedy', None)", "a recorded file",
+                 "hostname = getattr(args, 'hostname', '')"):
+        assert not ASKS_HOST.search(fine), fine

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from llmdoctor.judge.llamacpp import queued_launches
 from llmdoctor.judge.ollama import cold_starts
 from llmdoctor.knowledge.llamacpp.log import scan_llama_lines
 from llmdoctor.knowledge.ollama.log import scan
@@ -75,8 +76,8 @@ LAUNCH = "{} I slot launch_slot_: id  0 | task 13 | processing task"
 def test_llama_server_slot_taken_back_to_back_only_within_a_fragment():
     first = [N_SLOTS, RELEASE.format("0.10.000.000")]
     second = [LAUNCH.format("0.10.000.010")]  # a restarted server's clock: the same minute, days later
-    assert scan_llama_lines(first + second).queued_launches == 1
-    assert scan_llama_lines(repaired("\n".join(first), "\n".join(second))).queued_launches == 0
+    assert queued_launches(scan_llama_lines(first + second))[0] == 1
+    assert queued_launches(scan_llama_lines(repaired("\n".join(first), "\n".join(second))))[0] == 0
 
 
 def test_sglang_queue_run_ends_at_a_cut():

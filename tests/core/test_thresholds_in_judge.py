@@ -26,12 +26,11 @@ CHECKS = sorted((ROOT / "checks").glob("*.py"))
 # write fixes; they are not held to this.)
 JUDGE_HELPERS = [ROOT / "llmdoctor/judge" / f"{name}.py" for name in (
     "vllm", "sglang", "swap", "gpu", "ollama", "ollama_kv", "llamacpp", "progress", "systemd", "queue_shape",
-    "chains", "weighing")]
+    "chains", "weighing", "deadlines")]
 IDIOMS = {0, 1, -1}
 
 # Parsers that still decide (compare what they read with a threshold of their own): the Ollama
-# and vLLM scanners are being rewritten for speed by others (issue 28), the other two count as
-# they stream. Each entry says what the judge should compare instead. Close an entry by moving
+# and vLLM scanners are being rewritten for speed by others (issue 28). Each entry says what the judge should compare instead. Close an entry by moving
 # the number to judge/thresholds.py and the comparison to a check or a judge/ helper; the parser
 # then reports the raw figure (a series, a histogram, the gaps).
 DECIDING_PARSERS = {
@@ -42,14 +41,6 @@ DECIDING_PARSERS = {
     "llmdoctor/knowledge/vllm/log.py":
         "prompt-heavy waiting (a waiting line whose prompt throughput is over 10x its generation): report the "
         "throughputs of the waiting lines, and let judge/ compare (KV full is judge/vllm.py kv_full_run's now)",
-    "llmdoctor/knowledge/llamacpp/log.py":
-        "queued launches (BACK_TO_BACK_S 0.05: a slot taken this soon after one was freed, every other "
-        "slot busy, counts as a request that waited): report the gaps, let the llamacpp-queueing check "
-        "compare",
-    "llmdoctor/knowledge/concurrency.py":
-        "client deadlines (MIN_DEADLINE_S 5 s: shorter round durations are not named; Chain.sent_together "
-        "is DEADLINE_HITS >= 2 requests cut at the same round duration): report each chain's deadline hits "
-        "and let ollama-back-to-back-queue compare",
 }
 
 
@@ -66,6 +57,8 @@ READING = {
     "llmdoctor/knowledge/probe/sweep.py": {
         "FIT_SHARE": "how much of its deadline the sweep's own plan may fill: what it sends, not how a server does",
         "FIT_MIN_LEVELS": "the fewest concurrency levels the sweep's own plan keeps: what it sends"},
+    "llmdoctor/knowledge/concurrency.py": {"ROUND_TOLERANCE_S": "gin prints durations under a minute to the "
+                                                                 "nanosecond: how close to a round number is one"},
 }
 _BOUND = re.compile(r"^_?(MAX_\w+|\w+_MAX|EXAMPLES|RECENT|\w+_CHARS)$")
 KNOWLEDGE = sorted((ROOT / "llmdoctor/knowledge").rglob("*.py"))

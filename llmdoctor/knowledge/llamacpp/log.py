@@ -10,6 +10,7 @@ journald prefixes or `srv`/`slot` tags, so all patterns match substrings.
 from __future__ import annotations
 
 import re
+from collections import deque
 from typing import TYPE_CHECKING, Iterable
 
 from llmdoctor.knowledge.llamacpp.lines import LlamaCppFacts, LlamaCppLines  # noqa: F401 (re-exported)
@@ -56,7 +57,11 @@ _LAUNCH_CTX = LazyPattern(r'"n_ctx":(\d+)')
 _STAMP = LazyPattern(r"^(\d+)\.(\d{2})\.(\d{3})\.(\d{3}) [IWEDT] ")  # minutes.seconds.ms.us since start
 _LAUNCH = LazyPattern(r"slot launch_slot_: id\s+(\d+) \| task (\d+)")
 _RELEASE = LazyPattern(r"slot\s+release: id\s+(\d+) \| task (\d+)")
-BACK_TO_BACK_S = 0.05  # a slot taken this soon after it was freed: the request was already waiting
+# A launch onto a slot that was freed earlier while every other slot was busy is reported with the
+# seconds since that release (how soon is a request that waited: judge/llamacpp.py queued_launches).
+# The first launch within any cut-off is one whose gap is shorter than every earlier one's: these
+# record lows are kept with their lines, the latest REUSE_LOWS_MAX of them (the smallest gaps).
+REUSE_LOWS_MAX = 16
 _JSON_SLOTS = LazyPattern(r'"n_idle_slots":\s*(\d+),\s*"n_processing_slots":\s*(\d+)')
 
 
@@ -69,63 +74,34 @@ class ContextExceeded(Record):
     text: str
 
 
+@record
 class LlamaLogSummary(Record):
-    __slots__ = ("source", "n_slots", "slot_n_ctx", "slots_line", "n_ctx", "n_ctx_seq", "n_seq_max", "kv_unified",
-                 "n_ctx_train", "ctx_warning", "kv_buffers_mib", "kv_size_line", "startups", "slot_ctx_lines", "cpp",
-                 "lines", "queued_launches", "queued_examples", "kv_size_mib", "auto_parallel", "slot_capped",
-                 "fit_ctx", "fit_line", "build")
-
-    def __init__(
-        self,
-        source: str,
-        n_slots: int | None = None,
-        slot_n_ctx: int | None = None,
-        slots_line: str | None = None,
-        n_ctx: int | None = None,
-        n_ctx_seq: int | None = None,
-        n_seq_max: int | None = None,
-        kv_unified: bool | None = None,
-        n_ctx_train: int | None = None,
-        ctx_warning: str | None = None,
-        kv_buffers_mib: tuple[tuple[str, float], ...] = (),
-        kv_size_line: str | None = None,
-        startups: int = 0,
-        slot_ctx_lines: int = 0,
-        cpp: LlamaCppFacts = LlamaCppFacts(),
-        lines: int = 0,
-        queued_launches: int = 0,
-        queued_examples: tuple[str, ...] = (),
-        kv_size_mib: float | None = None,
-        auto_parallel: int | None = None,
-        slot_capped: tuple[int, int] | None = None,
-        fit_ctx: tuple[int, int] | None = None,
-        fit_line: str | None = None,
-        build: int | None = None,
-    ) -> None:
-        self.source = source
-        self.n_slots = n_slots
-        self.slot_n_ctx = slot_n_ctx  # per-slot context of the last start-up
-        self.slots_line = slots_line
-        self.n_ctx = n_ctx
-        self.n_ctx_seq = n_ctx_seq
-        self.n_seq_max = n_seq_max
-        self.kv_unified = kv_unified
-        self.n_ctx_train = n_ctx_train
-        self.ctx_warning = ctx_warning
-        self.kv_buffers_mib = kv_buffers_mib
-        self.kv_size_line = kv_size_line
-        self.startups = startups
-        self.slot_ctx_lines = slot_ctx_lines  # `new slot, n_ctx = N` lines of the last start-up (one per slot)
-        self.cpp = cpp  # llama.cpp's own lines: backends, offload, shifts, refusals
-        self.lines = lines  # lines read
-        self.queued_launches = queued_launches  # requests started the moment a slot freed, with every other slot busy
-        self.queued_examples = queued_examples
-        self.kv_size_mib = kv_size_mib  # the KV cache's total (last start-up)
-        self.auto_parallel = auto_parallel  # slots chosen by the server itself (no --parallel), unified KV
-        self.slot_capped = slot_capped  # (asked, kept): a slot context cut to the training context
-        self.fit_ctx = fit_ctx  # (the model's, the one chosen): --fit shrank the context to fit memory
-        self.fit_line = fit_line
-        self.build = build  # LLAMA_BUILD_NUMBER of `build: N (commit) with ...` (its flags depend on it)
+    source: str
+    n_slots: int | None = None
+    slot_n_ctx: int | None = None  # per-slot context of the last start-up
+    slots_line: str | None = None
+    n_ctx: int | None = None
+    n_ctx_seq: int | None = None
+    n_seq_max: int | None = None
+    kv_unified: bool | None = None
+    n_ctx_train: int | None = None
+    ctx_warning: str | None = None
+    kv_buffers_mib: tuple[tuple[str, float], ...] = ()
+    kv_size_line: str | None = None
+    startups: int = 0
+    slot_ctx_lines: int = 0  # `new slot, n_ctx = N` lines of the last start-up (one per slot)
+    cpp: LlamaCppFacts = LlamaCppFacts()  # llama.cpp's own lines: backends, offload, shifts, refusals
+    lines: int = 0  # lines read
+    # each launch onto a slot freed earlier, every other slot busy: seconds since that release
+    reuse_gaps: tuple[float, ...] = ()
+    # (gap, release line, launch line) of the launches whose gap was shorter than every earlier one's
+    reuse_lows: tuple[tuple[float, str, str], ...] = ()
+    kv_size_mib: float | None = None  # the KV cache's total (last start-up)
+    auto_parallel: int | None = None  # slots chosen by the server itself (no --parallel), unified KV
+    slot_capped: tuple[int, int] | None = None  # (asked, kept): a slot context cut to the training context
+    fit_ctx: tuple[int, int] | None = None  # (the model's, the one chosen): --fit shrank the context to fit memory
+    fit_line: str | None = None
+    build: int | None = None  # LLAMA_BUILD_NUMBER of `build: N (commit) with ...` (its flags depend on it)
 
     @property
     def timings(self) -> tuple[RequestTiming, ...]:
@@ -184,8 +160,8 @@ class LlamaLogScanner:
         self.lines = 0
         self._busy: set[str] = set()
         self._freed: dict[str, tuple[float, str]] = {}  # slot -> (when, the release line)
-        self.queued = 0
-        self.queued_examples: list[str] = []
+        self.reuse_gaps: list[float] = []
+        self.reuse_lows: deque[tuple[float, str, str]] = deque(maxlen=REUSE_LOWS_MAX)
 
     def feed_line(self, line: str) -> None:
         self.lines += 1
@@ -263,7 +239,8 @@ class LlamaLogScanner:
             v["n_ctx_train"] = int(m.group(2))
 
     def _slot_event(self, line: str) -> None:
-        """A slot taken within BACK_TO_BACK_S of being freed while every other slot was busy."""
+        """A slot released, or taken: when taken while every other slot was busy, how long
+        after its release (a request that waited takes it at once)."""
         t = _STAMP.match(line)
         if t is None:
             return  # without time stamps (Ollama's child, --no-log-timestamps) nothing can be said
@@ -279,10 +256,11 @@ class LlamaLogScanner:
         slot = m.group(1)
         freed = self._freed.pop(slot, None)
         slots = self.v.get("n_slots")
-        if freed is not None and 0 <= at - freed[0] <= BACK_TO_BACK_S and slots and len(self._busy) >= slots - 1:
-            self.queued += 1
-            if len(self.queued_examples) < 4:
-                self.queued_examples += [freed[1], short_line(line)]
+        gap = at - freed[0] if freed is not None else -1.0
+        if gap >= 0 and slots and len(self._busy) >= slots - 1:  # (a negative gap: the clock restarted)
+            self.reuse_gaps.append(gap)
+            if not self.reuse_lows or gap < self.reuse_lows[-1][0]:
+                self.reuse_lows.append((gap, freed[1], short_line(line)))
         self._busy.add(slot)
 
     def feed_lines(self, lines: Iterable[str]) -> "LlamaLogScanner":
@@ -297,7 +275,7 @@ class LlamaLogScanner:
         v["kv_buffers_mib"] = tuple(sorted(v["kv_buffers_mib"].items()))
         return LlamaLogSummary(
             source=self.source, startups=self.startups, slot_ctx_lines=self._slot_ctx_lines, cpp=self.cpp.result(),
-            lines=self.lines, queued_launches=self.queued, queued_examples=tuple(self.queued_examples), **v)
+            lines=self.lines, reuse_gaps=tuple(self.reuse_gaps), reuse_lows=tuple(self.reuse_lows), **v)
 
 
 def scan_llama_lines(lines: Iterable[str], source: str = "server.log") -> LlamaLogSummary:

@@ -138,3 +138,44 @@ def test_json_of_any_shape(value):
             parse(json.dumps(value))
         except ParseError:
             pass
+
+
+def test_slot_reuse_gaps_read_and_the_judge_compares(monkeypatch):
+    """The recorded one-slot server under three requests at once (tests/fixtures/evidence/
+    llamacpp-queueing, b6xxx): the slot is taken 4.9 and 3.2 ms after each release, the deferred
+    request handed back on release (server.cpp:1935 @ b4747). The parser reports the gaps; only
+    judge/llamacpp.py compares them with LLAMACPP_BACK_TO_BACK_S, and shows the first launch
+    within it whatever the cut-off (the record-low gaps are kept with their lines)."""
+    from llmdoctor.judge import thresholds as T
+    from llmdoctor.judge.llamacpp import queued_launches
+
+    r = scan_llama_lines((EVIDENCE / "llamacpp-queueing" / "server.log").read_text().splitlines())
+    assert [round(g * 1000, 3) for g in r.reuse_gaps] == [4.927, 3.193]
+    assert [round(g * 1000, 3) for g, _, _ in r.reuse_lows] == [4.927, 3.193]
+    n, (release, launch) = queued_launches(r)
+    assert n == 2 and "release: id  0 | task 0" in release and "task 34" in launch
+    monkeypatch.setattr(T, "LLAMACPP_BACK_TO_BACK_S", 0.004)  # a site's stricter cut-off
+    n, (release, launch) = queued_launches(r)
+    assert n == 1 and "task 34" in release and "task 67" in launch
+    monkeypatch.setattr(T, "LLAMACPP_BACK_TO_BACK_S", 0.001)
+    assert queued_launches(r) == (0, ())
+
+
+def test_slot_reuse_of_a_client_that_waits_for_its_answer_is_read_not_counted():
+    """A slot taken 300 ms after its release (a client sending its next request after reading
+    the answer) is reported and not counted; launches while another slot is free are no gap."""
+    from llmdoctor.judge.llamacpp import queued_launches
+
+    head = ["0.00.100.000 I srv          init: initializing slots, n_slots = 2"]
+    rel = "{} I slot      release: id  {} | task {} | stop processing: n_tokens = 80, truncated = 0"
+    launch = "{} I slot launch_slot_: id  {} | task {} | processing task"
+    lines = head + [launch.format("0.01.000.000", 0, 1), launch.format("0.01.000.500", 1, 2),
+                    rel.format("0.02.000.000", 0, 1), launch.format("0.02.300.000", 0, 3),  # 300 ms, slot 1 busy
+                    rel.format("0.03.000.000", 1, 2), rel.format("0.03.000.100", 0, 3),
+                    launch.format("0.03.000.200", 0, 4)]  # 0.1 ms, but slot 1 is free: no waiting
+    r = scan_llama_lines(lines)
+    assert [round(g, 3) for g in r.reuse_gaps] == [0.3]
+    assert queued_launches(r) == (0, ())
+    for healthy in ("llamacpp-healthy", "llamacpp-slot-split"):  # recorded: no slot reused with every other busy
+        h = scan_llama_lines((EVIDENCE / healthy / "server.log").read_text().splitlines())
+        assert h.reuse_gaps == () and queued_launches(h) == (0, ())
