@@ -179,6 +179,12 @@ def _int(text: str | None) -> int | None:
 KV_RUN_FLOOR_PCT = 90.0
 
 
+# The ratios of prompt to generation throughput at which the waiting stats lines are counted
+# (VllmLogSummary.waiting_prompt_ratios): a reading, not a verdict; which ratio makes a wait
+# prefill's is the judge's (judge/thresholds.py VLLM_PREFILL_OVER_GENERATION, one of these).
+PROMPT_RATIOS = (1, 2, 5, 10, 20, 50, 100)
+
+
 def kv_levels(floor_pct: float) -> tuple[int, ...]:
     """The whole percentages from `floor_pct` up to 100 at which KV runs are noted."""
     return tuple(range(max(0, math.ceil(floor_pct)), 101))
@@ -234,7 +240,7 @@ class VllmLogScanner:
         self._wait_run = self._kv_run = self._best_wait = None
         self._cut_from = 0  # where a search of the region for a FRAGMENT line goes on from (_cut_since)
         self.max_running = self.max_waiting = self.max_in_flight = 0
-        self.prompt_heavy_waiting = 0
+        self._prompt_over = [0] * len(PROMPT_RATIOS)  # waiting lines over each ratio
         self.waiting_lines = 0
         self._kv: dict = {}
         self._kv_lines: list[str] = []
@@ -552,8 +558,7 @@ class VllmLogScanner:
         self._last_version = "v1"
         pt, gt, running, waiting, preempted, _, kv = m.groups()
         waiting = int(waiting)
-        self._tally(raw, int(running), waiting, float(kv), int(preempted) if preempted else 0,
-                    waiting > 0 and float(pt) > 10 * max(float(gt), 1.0))
+        self._tally(raw, int(running), waiting, float(kv), int(preempted) if preempted else 0, pt, gt)
         self._cut_from = le
 
     def _cut_since(self, buf, stop: int) -> None:
@@ -805,11 +810,12 @@ class VllmLogScanner:
         if mid and "Preemptions: " in mid:
             p = _PREEMPTIONS.search(mid)
             n = int(p.group(1)) if p else 0
-        self._tally(raw, int(g[2]), int(g[5]), float(g[8]), n, g[0] is not None and float(g[0]) > 10 * max(float(g[1]), 1.0))
+        self._tally(raw, int(g[2]), int(g[5]), float(g[8]), n, g[0], g[1])
 
-    def _tally(self, raw: list, running: int, waiting: int, kv: float, preempted: int, prompt_heavy: bool) -> None:
+    def _tally(self, raw: list, running: int, waiting: int, kv: float, preempted: int, pt, gt) -> None:
         """What one stats record's figures do to the scan's state (its version already noted):
-        the one place for it, whether the record was parsed from text or matched in bulk."""
+        the one place for it, whether the record was parsed from text or matched in bulk. `pt`,
+        `gt`: its prompt and generation throughputs as written (None when the record has none)."""
         self.stats_count += 1
         if running > self.max_running:
             self.max_running = running
@@ -825,8 +831,8 @@ class VllmLogScanner:
             self.last_stats_preempt = raw
         if waiting > 0:
             self.waiting_lines += 1
-            if prompt_heavy:
-                self.prompt_heavy_waiting += 1
+            if pt is not None:
+                self._prompt_ratio(float(pt), float(gt))
             run = self._wait_run
             run = (1, raw, raw, waiting) if run is None else (run[0] + 1, run[1], raw, max(run[3], waiting))
             self._wait_run = run
@@ -853,6 +859,15 @@ class VllmLogScanner:
             self._kv_run = runs
         else:
             self._kv_run = None
+
+    def _prompt_ratio(self, pt: float, gt: float) -> None:
+        """Count a waiting line at each ratio of PROMPT_RATIOS its prompt throughput exceeds."""
+        per = max(gt, 1.0)  # (a generation throughput of 0 reads as 1 token/s)
+        over = self._prompt_over
+        for i, ratio in enumerate(PROMPT_RATIOS):
+            if not pt > ratio * per:
+                break
+            over[i] += 1
 
     def _kv_line(self, line: str) -> None:
         b = _BLOCKS.search(line) if " blocks: " in line else None
@@ -940,7 +955,7 @@ class VllmLogScanner:
             max_running=self.max_running,
             max_waiting=self.max_waiting,
             max_in_flight=self.max_in_flight,
-            prompt_heavy_waiting_lines=self.prompt_heavy_waiting,
+            waiting_prompt_ratios=tuple(zip(PROMPT_RATIOS, self._prompt_over)),
             waiting_lines=self.waiting_lines,
             kv_capacity=self.kv_capacity,
             startups=self.startups,
