@@ -240,7 +240,7 @@ class VllmLogScanner:
         self._wait_run = self._kv_run = self._best_wait = None
         self._cut_from = 0  # where a search of the region for a FRAGMENT line goes on from (_cut_since)
         self.max_running = self.max_waiting = self.max_in_flight = 0
-        self._prompt_over = [0] * len(PROMPT_RATIOS)  # waiting lines over each ratio
+        self._prompt_over = [0] * (len(PROMPT_RATIOS) + 1)  # waiting lines by how many ratios they exceed
         self.waiting_lines = 0
         self._kv: dict = {}
         self._kv_lines: list[str] = []
@@ -831,8 +831,15 @@ class VllmLogScanner:
             self.last_stats_preempt = raw
         if waiting > 0:
             self.waiting_lines += 1
-            if pt is not None:
-                self._prompt_ratio(float(pt), float(gt))
+            if pt is not None:  # how many of PROMPT_RATIOS its prompt throughput exceeds
+                pt, per, n = float(pt), float(gt), 0
+                if per < 1.0:  # (a generation throughput under 1 token/s reads as 1)
+                    per = 1.0
+                for ratio in PROMPT_RATIOS:
+                    if not pt > ratio * per:
+                        break
+                    n += 1
+                self._prompt_over[n] += 1
             run = self._wait_run
             run = (1, raw, raw, waiting) if run is None else (run[0] + 1, run[1], raw, max(run[3], waiting))
             self._wait_run = run
@@ -844,30 +851,23 @@ class VllmLogScanner:
         if kv >= self._kv_low:  # the open run at each level (_kv_run: their list, None when none is open)
             if running == 1 and (self._kv_alone is None or kv > self._kv_alone[0]):
                 self._kv_alone = (kv, raw)
-            runs = self._kv_run or [None] * len(self._kv_levels)
+            levels = self._kv_levels
+            runs = self._kv_run or [None] * len(levels)
             bests = self._best_kvs
-            for i, level in enumerate(self._kv_levels):
-                if kv < level:
-                    runs[i] = None
-                    continue
+            # the levels up to kv (whole percentages from _kv_low on) go on; the ones above end
+            k = min(len(levels), int(kv) - levels[0] + 1)
+            for i in range(k):
                 run = runs[i]
-                run = (1, raw, raw, kv) if run is None else (run[0] + 1, run[1], raw, max(run[3], kv))
+                run = (1, raw, raw, kv) if run is None else (run[0] + 1, run[1], raw, run[3] if run[3] > kv else kv)
                 runs[i] = run
                 best = bests[i]
                 if best is None or run[0] > best[0] or best[1] is run[1]:
                     bests[i] = run
+            if k < len(levels):
+                runs[k:] = [None] * (len(levels) - k)
             self._kv_run = runs
         else:
             self._kv_run = None
-
-    def _prompt_ratio(self, pt: float, gt: float) -> None:
-        """Count a waiting line at each ratio of PROMPT_RATIOS its prompt throughput exceeds."""
-        per = max(gt, 1.0)  # (a generation throughput of 0 reads as 1 token/s)
-        over = self._prompt_over
-        for i, ratio in enumerate(PROMPT_RATIOS):
-            if not pt > ratio * per:
-                break
-            over[i] += 1
 
     def _kv_line(self, line: str) -> None:
         b = _BLOCKS.search(line) if " blocks: " in line else None
@@ -955,7 +955,7 @@ class VllmLogScanner:
             max_running=self.max_running,
             max_waiting=self.max_waiting,
             max_in_flight=self.max_in_flight,
-            waiting_prompt_ratios=tuple(zip(PROMPT_RATIOS, self._prompt_over)),
+            waiting_prompt_ratios=tuple((r, sum(self._prompt_over[i + 1:])) for i, r in enumerate(PROMPT_RATIOS)),
             waiting_lines=self.waiting_lines,
             kv_capacity=self.kv_capacity,
             startups=self.startups,
