@@ -86,6 +86,7 @@ OVERFLOW_MARK = "QueueOverflowError"
 # 'V' or 'Q', so nearly every hit is a real one.
 _TRIGGERS = (("Q", OVERFLOW_MARK), ("#", HASH_MARK))
 _TRIGGERS_B = tuple((c.encode(), w.encode()) for c, w in _TRIGGERS)
+QUIET_REBOUND_LINES = 64  # stats lines between two quiet patterns of a scan (_rebound)
 PEEK_LINES = 3  # window after a trigger for "Maximum concurrency" / the V0 prefix-cache line
 MAX_LINE = 64 * 1024  # longer lines are cut (bounded memory on a log without newlines)
 
@@ -233,6 +234,7 @@ class VllmLogScanner:
         self._last_raw: list | None = None
         self._region_line: list | None = None  # records of the line being parsed in it
         self._kv_full = kv_full_mark(kv_floor_pct)
+        self._rebound_at = 0  # stats lines read before the quiet pattern is made again (_rebound)
         self.v1_preemptions = 0
         self.stats_preempt_lines = 0
         self.first_stats_preempt: list | None = None
@@ -479,7 +481,7 @@ class VllmLogScanner:
                             quiet_since = 0
                         le = m.end()
                         self._simple_line(buf, ls, le, m, spans)
-                        if self.max_running != top and running_bound(self.max_running) != bound:
+                        if self.max_running != top and self._rebound(bound):
                             top, bound = self.max_running, running_bound(self.max_running)
                             quiet = quiet_pattern(bound, self._kv_full).match
                         p = find(char, le + 1, end)
@@ -499,7 +501,7 @@ class VllmLogScanner:
                     self._quiet_told(quiet_since)
                     quiet_since = 0
                 self._loud_line(buf, ls, le, p, spans, starts, prefix_window)
-                if quiet is not None and self.max_running != top and running_bound(self.max_running) != bound:
+                if quiet is not None and self.max_running != top and self._rebound(bound):
                     top, bound = self.max_running, running_bound(self.max_running)  # more lines quiet from here on
                     quiet = quiet_pattern(bound, self._kv_full).match
             else:
@@ -509,6 +511,16 @@ class VllmLogScanner:
             self._quiet_told(quiet_since)
         if spans:
             self._keep_region(buf, spans)
+
+    def _rebound(self, bound: int) -> bool:
+        """Make a quiet pattern for a higher Running now? Not while Running climbs at a log's
+        start (each pattern costs about 3 ms to compile, more than a few dozen lines read the
+        longer way): only once QUIET_REBOUND_LINES stats lines went by since the last one. The
+        lines above the bound in use are read as plain ones, with the same result."""
+        if running_bound(self.max_running) == bound or self.stats_count < self._rebound_at:
+            return False
+        self._rebound_at = self.stats_count + QUIET_REBOUND_LINES
+        return True
 
     def _quiet_told(self, n: int) -> None:
         """What n quiet lines since the last parsed one did: counted, runs ended (v1 records)."""
