@@ -221,9 +221,9 @@ VLLM_KV_BOUND_SHARE = 0.5
 # or on one line whose queue is at least this deep and as deep as the running batch (a pasted
 # excerpt is often that short).
 VLLM_DEEP_QUEUE_MIN = 4
-# Prompt throughput over this many times generation throughput is prefill's (the same 10x the
-# log scanner counts prompt-heavy waiting lines with); more than this share of waiting lines
-# prompt-heavy makes the wait prefill's.
+# Prompt throughput over this many times generation throughput is prefill's; more than this
+# share of waiting lines prompt-heavy makes the wait prefill's. One of the ratios the vLLM log
+# scanner counts waiting lines at (knowledge/vllm/log.py PROMPT_RATIOS).
 VLLM_PREFILL_OVER_GENERATION = 10
 VLLM_PREFILL_HEAVY_SHARE = 0.5
 # Decode starved by a prefill: prompt tokens/s that only a long prompt's prefill produces in one

@@ -109,14 +109,14 @@ def classify_waiting(scan=None, metrics=None, first=None) -> tuple[str | None, l
         return "kv", ev
     if scan is not None and _waiting_matters(scan):
         run = scan.longest_waiting_run
-        heavy = scan.prompt_heavy_waiting_lines
+        heavy = scan.waiting_prompt_over(VLLM_PREFILL_OVER_GENERATION) or 0
         kind = "prefill" if heavy > VLLM_PREFILL_HEAVY_SHARE * scan.waiting_lines else "queue"
         ev += [Evidence(scan.source, run.first.text)]
         if run.last is not run.first:
             ev.append(Evidence(scan.source, run.last.text))
         ev.append(Evidence(scan.source, f"{run.length} consecutive stats lines with Waiting > 0 (peak {run.peak:g}); "
                                         f"{heavy} of {scan.waiting_lines} lines with waiting requests had prompt "
-                                        f"throughput over 10x generation throughput"))
+                                        f"throughput over {VLLM_PREFILL_OVER_GENERATION}x generation throughput"))
     if metrics is not None:
         m = metrics.latest
         both = metrics.second is None or (metrics.first.waiting or 0) > 0

@@ -30,7 +30,7 @@ JUDGE_HELPERS = [ROOT / "llmdoctor/judge" / f"{name}.py" for name in (
 IDIOMS = {0, 1, -1}
 
 # Parsers that still decide (compare what they read with a threshold of their own): the Ollama
-# and vLLM scanners are being rewritten for speed by others (issue 28). Each entry says what the judge should compare instead. Close an entry by moving
+# scanner is being rewritten for speed by others (issue 28). Each entry says what the judge should compare instead. Close an entry by moving
 # the number to judge/thresholds.py and the comparison to a check or a judge/ helper; the parser
 # then reports the raw figure (a series, a histogram, the gaps).
 DECIDING_PARSERS = {
@@ -38,9 +38,6 @@ DECIDING_PARSERS = {
         "serial service (_close: a cluster of >= 3 requests, peak >= 3 in flight, every gap >= max(1.5 s, "
         "0.25 x typical); parallel_pairs only when typical >= 3 s; overlap only beyond gin's 1 s resolution): "
         "report each cluster's ends and peak, and let judge/ compare (cold starts are judge/ollama.py's now)",
-    "llmdoctor/knowledge/vllm/log.py":
-        "prompt-heavy waiting (a waiting line whose prompt throughput is over 10x its generation): report the "
-        "throughputs of the waiting lines, and let judge/ compare (KV full is judge/vllm.py kv_full_run's now)",
 }
 
 

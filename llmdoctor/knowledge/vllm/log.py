@@ -86,6 +86,7 @@ OVERFLOW_MARK = "QueueOverflowError"
 # 'V' or 'Q', so nearly every hit is a real one.
 _TRIGGERS = (("Q", OVERFLOW_MARK), ("#", HASH_MARK))
 _TRIGGERS_B = tuple((c.encode(), w.encode()) for c, w in _TRIGGERS)
+QUIET_REBOUND_LINES = 64  # stats lines between two quiet patterns of a scan (_rebound)
 PEEK_LINES = 3  # window after a trigger for "Maximum concurrency" / the V0 prefix-cache line
 MAX_LINE = 64 * 1024  # longer lines are cut (bounded memory on a log without newlines)
 
@@ -179,6 +180,12 @@ def _int(text: str | None) -> int | None:
 KV_RUN_FLOOR_PCT = 90.0
 
 
+# The ratios of prompt to generation throughput at which the waiting stats lines are counted
+# (VllmLogSummary.waiting_prompt_ratios): a reading, not a verdict; which ratio makes a wait
+# prefill's is the judge's (judge/thresholds.py VLLM_PREFILL_OVER_GENERATION, one of these).
+PROMPT_RATIOS = (1, 2, 5, 10, 20, 50, 100)
+
+
 def kv_levels(floor_pct: float) -> tuple[int, ...]:
     """The whole percentages from `floor_pct` up to 100 at which KV runs are noted."""
     return tuple(range(max(0, math.ceil(floor_pct)), 101))
@@ -227,6 +234,7 @@ class VllmLogScanner:
         self._last_raw: list | None = None
         self._region_line: list | None = None  # records of the line being parsed in it
         self._kv_full = kv_full_mark(kv_floor_pct)
+        self._rebound_at = 0  # stats lines read before the quiet pattern is made again (_rebound)
         self.v1_preemptions = 0
         self.stats_preempt_lines = 0
         self.first_stats_preempt: list | None = None
@@ -234,7 +242,7 @@ class VllmLogScanner:
         self._wait_run = self._kv_run = self._best_wait = None
         self._cut_from = 0  # where a search of the region for a FRAGMENT line goes on from (_cut_since)
         self.max_running = self.max_waiting = self.max_in_flight = 0
-        self.prompt_heavy_waiting = 0
+        self._prompt_over = [0] * (len(PROMPT_RATIOS) + 1)  # waiting lines by how many ratios they exceed
         self.waiting_lines = 0
         self._kv: dict = {}
         self._kv_lines: list[str] = []
@@ -473,7 +481,7 @@ class VllmLogScanner:
                             quiet_since = 0
                         le = m.end()
                         self._simple_line(buf, ls, le, m, spans)
-                        if self.max_running != top and running_bound(self.max_running) != bound:
+                        if self.max_running != top and self._rebound(bound):
                             top, bound = self.max_running, running_bound(self.max_running)
                             quiet = quiet_pattern(bound, self._kv_full).match
                         p = find(char, le + 1, end)
@@ -493,7 +501,7 @@ class VllmLogScanner:
                     self._quiet_told(quiet_since)
                     quiet_since = 0
                 self._loud_line(buf, ls, le, p, spans, starts, prefix_window)
-                if quiet is not None and self.max_running != top and running_bound(self.max_running) != bound:
+                if quiet is not None and self.max_running != top and self._rebound(bound):
                     top, bound = self.max_running, running_bound(self.max_running)  # more lines quiet from here on
                     quiet = quiet_pattern(bound, self._kv_full).match
             else:
@@ -503,6 +511,16 @@ class VllmLogScanner:
             self._quiet_told(quiet_since)
         if spans:
             self._keep_region(buf, spans)
+
+    def _rebound(self, bound: int) -> bool:
+        """Make a quiet pattern for a higher Running now? Not while Running climbs at a log's
+        start (each pattern costs about 3 ms to compile, more than a few dozen lines read the
+        longer way): only once QUIET_REBOUND_LINES stats lines went by since the last one. The
+        lines above the bound in use are read as plain ones, with the same result."""
+        if running_bound(self.max_running) == bound or self.stats_count < self._rebound_at:
+            return False
+        self._rebound_at = self.stats_count + QUIET_REBOUND_LINES
+        return True
 
     def _quiet_told(self, n: int) -> None:
         """What n quiet lines since the last parsed one did: counted, runs ended (v1 records)."""
@@ -552,8 +570,7 @@ class VllmLogScanner:
         self._last_version = "v1"
         pt, gt, running, waiting, preempted, _, kv = m.groups()
         waiting = int(waiting)
-        self._tally(raw, int(running), waiting, float(kv), int(preempted) if preempted else 0,
-                    waiting > 0 and float(pt) > 10 * max(float(gt), 1.0))
+        self._tally(raw, int(running), waiting, float(kv), int(preempted) if preempted else 0, pt, gt)
         self._cut_from = le
 
     def _cut_since(self, buf, stop: int) -> None:
@@ -805,11 +822,12 @@ class VllmLogScanner:
         if mid and "Preemptions: " in mid:
             p = _PREEMPTIONS.search(mid)
             n = int(p.group(1)) if p else 0
-        self._tally(raw, int(g[2]), int(g[5]), float(g[8]), n, g[0] is not None and float(g[0]) > 10 * max(float(g[1]), 1.0))
+        self._tally(raw, int(g[2]), int(g[5]), float(g[8]), n, g[0], g[1])
 
-    def _tally(self, raw: list, running: int, waiting: int, kv: float, preempted: int, prompt_heavy: bool) -> None:
+    def _tally(self, raw: list, running: int, waiting: int, kv: float, preempted: int, pt, gt) -> None:
         """What one stats record's figures do to the scan's state (its version already noted):
-        the one place for it, whether the record was parsed from text or matched in bulk."""
+        the one place for it, whether the record was parsed from text or matched in bulk. `pt`,
+        `gt`: its prompt and generation throughputs as written (None when the record has none)."""
         self.stats_count += 1
         if running > self.max_running:
             self.max_running = running
@@ -825,8 +843,15 @@ class VllmLogScanner:
             self.last_stats_preempt = raw
         if waiting > 0:
             self.waiting_lines += 1
-            if prompt_heavy:
-                self.prompt_heavy_waiting += 1
+            if pt is not None:  # how many of PROMPT_RATIOS its prompt throughput exceeds
+                pt, per, n = float(pt), float(gt), 0
+                if per < 1.0:  # (a generation throughput under 1 token/s reads as 1)
+                    per = 1.0
+                for ratio in PROMPT_RATIOS:
+                    if not pt > ratio * per:
+                        break
+                    n += 1
+                self._prompt_over[n] += 1
             run = self._wait_run
             run = (1, raw, raw, waiting) if run is None else (run[0] + 1, run[1], raw, max(run[3], waiting))
             self._wait_run = run
@@ -838,18 +863,20 @@ class VllmLogScanner:
         if kv >= self._kv_low:  # the open run at each level (_kv_run: their list, None when none is open)
             if running == 1 and (self._kv_alone is None or kv > self._kv_alone[0]):
                 self._kv_alone = (kv, raw)
-            runs = self._kv_run or [None] * len(self._kv_levels)
+            levels = self._kv_levels
+            runs = self._kv_run or [None] * len(levels)
             bests = self._best_kvs
-            for i, level in enumerate(self._kv_levels):
-                if kv < level:
-                    runs[i] = None
-                    continue
+            # the levels up to kv (whole percentages from _kv_low on) go on; the ones above end
+            k = min(len(levels), int(kv) - levels[0] + 1)
+            for i in range(k):
                 run = runs[i]
-                run = (1, raw, raw, kv) if run is None else (run[0] + 1, run[1], raw, max(run[3], kv))
+                run = (1, raw, raw, kv) if run is None else (run[0] + 1, run[1], raw, run[3] if run[3] > kv else kv)
                 runs[i] = run
                 best = bests[i]
                 if best is None or run[0] > best[0] or best[1] is run[1]:
                     bests[i] = run
+            if k < len(levels):
+                runs[k:] = [None] * (len(levels) - k)
             self._kv_run = runs
         else:
             self._kv_run = None
@@ -940,7 +967,7 @@ class VllmLogScanner:
             max_running=self.max_running,
             max_waiting=self.max_waiting,
             max_in_flight=self.max_in_flight,
-            prompt_heavy_waiting_lines=self.prompt_heavy_waiting,
+            waiting_prompt_ratios=tuple((r, sum(self._prompt_over[i + 1:])) for i, r in enumerate(PROMPT_RATIOS)),
             waiting_lines=self.waiting_lines,
             kv_capacity=self.kv_capacity,
             startups=self.startups,

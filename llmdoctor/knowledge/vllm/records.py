@@ -135,7 +135,7 @@ class VllmLogSummary(Record):
                  "first_preemption", "last_preemption", "last_cumulative", "max_cumulative", "stats_lines",
                  "recent_stats", "v1_preemptions", "stats_with_preemptions", "first_stats_preemption",
                  "last_stats_preemption", "longest_waiting_run", "kv_high_runs", "max_running",
-                 "max_waiting", "max_in_flight", "prompt_heavy_waiting_lines", "waiting_lines", "kv_capacity",
+                 "max_waiting", "max_in_flight", "waiting_prompt_ratios", "waiting_lines", "kv_capacity",
                  "startups", "max_seq_len_error", "queue_overflows", "queue_overflow_example",
                  "engine_version", "prompts_too_long", "prompt_too_long_examples", "prompt_too_long_max",
                  "output_too_long", "prompts_over_kv_capacity", "no_kv_memory", "gpu_memory_short",
@@ -162,7 +162,7 @@ class VllmLogSummary(Record):
         max_running: int,
         max_waiting: int,
         max_in_flight: int,
-        prompt_heavy_waiting_lines: int,
+        waiting_prompt_ratios: tuple[tuple[int, int], ...],
         waiting_lines: int,
         kv_capacity: KvCapacity | None,
         startups: int,
@@ -204,7 +204,10 @@ class VllmLogSummary(Record):
         self.max_running = max_running
         self.max_waiting = max_waiting
         self.max_in_flight = max_in_flight  # max Running + Waiting on one line
-        self.prompt_heavy_waiting_lines = prompt_heavy_waiting_lines  # Waiting > 0 while prompt tokens/s >> generation tokens/s
+        # (ratio, the waiting lines whose prompt throughput exceeded ratio x their generation
+        # throughput, taken as at least 1 token/s) for each of log.PROMPT_RATIOS; how much is
+        # prefill's is the judge's (judge/vllm.py classify_waiting)
+        self.waiting_prompt_ratios = waiting_prompt_ratios
         self.waiting_lines = waiting_lines
         self.kv_capacity = kv_capacity  # the last start-up
         self.startups = startups
@@ -228,6 +231,11 @@ class VllmLogSummary(Record):
     def _key(self) -> tuple:
         """All but `lines` (not compared: the feeding paths count a final empty line apart)."""
         return tuple(getattr(self, n) for n in self.__slots__[:-1])
+
+    def waiting_prompt_over(self, ratio: int) -> int | None:
+        """Waiting lines whose prompt throughput exceeded `ratio` x generation's; None when the
+        scan did not count at that ratio (not one of log.PROMPT_RATIOS)."""
+        return dict(self.waiting_prompt_ratios).get(ratio)
 
     @property
     def last_stats(self) -> StatsLine | None:

@@ -34,6 +34,7 @@ from collections import deque
 from typing import BinaryIO, Iterable
 
 from llmdoctor.knowledge.evidence_line import short_line
+from llmdoctor.knowledge.vllm.log import PROMPT_RATIOS
 from llmdoctor.knowledge.vllm.records import (  # noqa: F401  (re-exported: the scan's result types)
     KvCapacity,
     MaxSeqLenError,
@@ -197,7 +198,7 @@ class VllmLogScanner:
         self.last_stats_preempt: list | None = None
         self._wait_run = self._kv_run = self._best_wait = None
         self.max_running = self.max_waiting = self.max_in_flight = 0
-        self.prompt_heavy_waiting = 0
+        self.prompt_over = [0] * len(PROMPT_RATIOS)
         self.waiting_lines = 0
         self._kv: dict = {}
         self._kv_lines: list[str] = []
@@ -605,8 +606,10 @@ class VllmLogScanner:
                 self.last_stats_preempt = raw
         if waiting > 0:
             self.waiting_lines += 1
-            if g[0] is not None and float(g[0]) > 10 * max(float(g[1]), 1.0):
-                self.prompt_heavy_waiting += 1
+            if g[0] is not None:  # (counted at each ratio since issue 26, once at 10x before)
+                for i, ratio in enumerate(PROMPT_RATIOS):
+                    if float(g[0]) > ratio * max(float(g[1]), 1.0):
+                        self.prompt_over[i] += 1
             run = self._wait_run
             run = (1, raw, raw, waiting) if run is None else (run[0] + 1, run[1], raw, max(run[3], waiting))
             self._wait_run = run
@@ -720,7 +723,7 @@ class VllmLogScanner:
             max_running=self.max_running,
             max_waiting=self.max_waiting,
             max_in_flight=self.max_in_flight,
-            prompt_heavy_waiting_lines=self.prompt_heavy_waiting,
+            waiting_prompt_ratios=tuple(zip(PROMPT_RATIOS, self.prompt_over)),
             waiting_lines=self.waiting_lines,
             kv_capacity=self.kv_capacity,
             startups=self.startups,

@@ -123,7 +123,7 @@ def test_v1_stats_lines_concatenated_without_newline():
 def test_v1_stats_with_process_prefix_and_access_lines():
     r = scan("stats_v1_apiserver_37307.log")
     assert [(s.running, s.waiting) for s in r.recent_stats] == [(10, 90), (16, 84)]
-    assert r.prompt_heavy_waiting_lines == 2 and r.max_in_flight == 100
+    assert r.waiting_prompt_over(10) == 2 and r.max_in_flight == 100
     r = scan("stats_v1_access_llmscaler_391.log")
     assert r.stats_lines == 1 and r.recent_stats[0].prefix_hit_pct == 92.0
 
@@ -310,3 +310,20 @@ def test_kv_runs_are_read_at_every_level_and_judged_at_the_thresholds_one():
     assert kv_full_run(r) is runs[VLLM_KV_FULL_PCT]
     for bad in ([], ["garbage KV cache usage: x%"], [line.format(i=0, kv="nan")]):
         assert kv_full_run(scan_vllm_lines(bad)) is None
+
+
+def test_waiting_lines_counted_at_each_prompt_ratio_and_the_judge_reads_one_of_them():
+    """Issue 26: the scanner reports how many waiting lines exceeded each ratio of prompt to
+    generation throughput (generation read as at least 1 token/s); the judge's ratio is one of them."""
+    from llmdoctor.judge.thresholds import VLLM_PREFILL_OVER_GENERATION
+    from llmdoctor.knowledge.vllm.log import PROMPT_RATIOS, scan_vllm_lines
+
+    assert VLLM_PREFILL_OVER_GENERATION in PROMPT_RATIOS
+    line = ("INFO 04-28 10:00:{s:02d} [loggers.py:259] Engine 000: Avg prompt throughput: {pt} tokens/s, Avg "
+            "generation throughput: {gt} tokens/s, Running: 4 reqs, Waiting: {w} reqs, GPU KV cache usage: 40.0%, "
+            "Prefix cache hit rate: 0.0%")
+    rows = [(2500.0, 100.0, 3), (30.0, 0.0, 1), (900.0, 1.0, 2), (5000.0, 1.0, 0), (100.0, 10.0, 5)]
+    r = scan_vllm_lines([line.format(s=i, pt=pt, gt=gt, w=w) for i, (pt, gt, w) in enumerate(rows)])
+    assert r.waiting_lines == 4
+    assert dict(r.waiting_prompt_ratios) == {1: 4, 2: 4, 5: 4, 10: 3, 20: 3, 50: 1, 100: 1}
+    assert r.waiting_prompt_over(10) == 3 and r.waiting_prompt_over(3) is None  # 10x itself is not over
