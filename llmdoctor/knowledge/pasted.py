@@ -37,15 +37,13 @@ _PROMPT_STARTS = ("sudo", "ollama", "journalctl", "systemctl", "nvidia-smi", "am
                   "wget", "http", "kubectl", "oc", "k")
 
 
+# One of them after a prompt character: `[$#%>]`, blanks, then sudo or a command, or a first word
+# naming llama-server (searched for in one pass: most lines have none of these characters)
+_AFTER_PROMPT_CHAR = LazyPattern(r"[$#%>]\s*(?:" + "|".join(_PROMPT_STARTS) + r"|\S*llama-server)")
+
+
 def _command_after_prompt_char(line: str) -> bool:
-    for c in "$#%>":
-        i = line.find(c)
-        while i >= 0:
-            rest = line[i + 1:].lstrip()
-            if rest.startswith(_PROMPT_STARTS) or (rest and "llama-server" in rest.split(None, 1)[0]):
-                return True
-            i = line.find(c, i + 1)
-    return False
+    return _AFTER_PROMPT_CHAR.search(line) is not None
 
 
 def _is_prompt(line: str) -> bool:
