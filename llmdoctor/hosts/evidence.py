@@ -102,7 +102,9 @@ NOT_SETTINGS = frozenset({"ollama_ps.txt", "vmstat.txt", "meminfo.txt", "nvidia_
                           "client_errors.txt", "libdir_listing.txt", "bench.txt"})
 NOT_SHOWN = frozenset({"meta.json", "expected.json"})  # llmdoctor's own files, never the engine's evidence
 UTF16_LIMIT = 256 * 1024 * 1024  # a UTF-16 log is a pasted one; more than this is not read
-REPAIR_LIMIT = 64 * 1024 * 1024  # logs up to this size are paste-repaired (pastes are small; collected logs are not pasted)
+# logs up to this size are paste-repaired (pastes are small; collected logs are not pasted). A bound on
+# time, not memory: the repair streams, at about 0.3 s of CPU per MiB (bench/paste_repair.py)
+REPAIR_LIMIT = 64 * 1024 * 1024
 SAMPLE = 256 * 1024  # a log whose first bytes need no repair is read as it is
 
 
