@@ -825,14 +825,19 @@ class _Plan:
         if body and djson >= _PREFIX_SHARE * body:
             self.docker = True
             stats = self._line_stats(self._pasted())
-        self.lines, self.width, cbody, carry, carry2, self.ident0 = stats
-        self.compose = _compose_verdict(cbody, carry, lambda: sum(
-            1 for l in self._pasted() if _compose_body(l) and _compose_head(l)))
+        self.lines, self.width, carry, carry2, self.ident0 = stats
+        if carry:
+            self.compose = _compose_verdict(sum(1 for l in self._pasted() if _compose_body(l)), carry, lambda: sum(
+                1 for l in self._pasted() if _compose_body(l) and _compose_head(l)))
         if not self.compose and carry2:
             self.compose2 = self._compose_after_strip()
 
-    def _line_stats(self, lines: Iterable[str]):
-        count = width = cbody = carry = carry2 = 0
+    @staticmethod
+    def _line_stats(lines: Iterable[str]):
+        """(lines, longest, lines with compose's column, lines that may have it behind another
+        prefix, the first journald identifier after the first non-blank line). What only a
+        text with the column needs is counted on another reading."""
+        count = width = carry = carry2 = 0
         ident0 = None
         nonblank = 0
         for line in lines:
@@ -840,18 +845,16 @@ class _Plan:
             n = len(line)
             if n > width:
                 width = n
-            if line.strip():
+            if ident0 is None and line.strip():
                 nonblank += 1
-                if ident0 is None and nonblank > 1:
+                if nonblank > 1:
                     m = _journal(line)
                     if m:
                         ident0 = m.group(2)
-                if not line.startswith(("  ", "\t")):
-                    cbody += 1
-                    carry += _compose_carry(line)
-                if " | " in line and _compose_carry(_strip_line(line, False, {}, {})):
-                    carry2 += 1  # (candidates for a column behind another prefix)
-        return count, width, cbody, carry, carry2, ident0
+            if " | " in line:
+                carry += _compose_body(line) and _compose_carry(line)
+                carry2 += _compose_carry(_strip_line(line, False, {}, {}))  # (candidates behind a prefix)
+        return count, width, carry, carry2, ident0
 
     def _compose_after_strip(self) -> bool:
         """_compose_verdict on the lines with the outer prefixes off."""
