@@ -105,6 +105,7 @@ UTF16_LIMIT = 256 * 1024 * 1024  # a UTF-16 log is a pasted one; more than this 
 # logs up to this size are paste-repaired (pastes are small; collected logs are not pasted). A bound on
 # time, not memory: the repair streams, at about 0.3 s of CPU per MiB (bench/paste_repair.py)
 REPAIR_LIMIT = 64 * 1024 * 1024
+KEEP_LIMIT = 1024 * 1024  # a log up to this size is held between repair's passes instead of read again
 SAMPLE = 256 * 1024  # a log whose first bytes need no repair is read as it is
 
 
@@ -212,7 +213,8 @@ class EvidenceHost:
         encoding = pasted_encoding(head[:4])
         with open(out, "w", encoding="utf-8") as dest:
             if size <= REPAIR_LIMIT:
-                self._repairs[name] = repair_log_stream(lambda: self._text_lines(name, encoding), dest.write)
+                self._repairs[name] = repair_log_stream(lambda: self._text_lines(name, encoding), dest.write,
+                                                        keep=size <= KEEP_LIMIT)
             else:  # a UTF-16 log too long to repair in time: only transcoded, up to UTF16_LIMIT bytes
                 decoder = codecs.getincrementaldecoder(encoding)("replace")
                 with guard.open_bytes(self.root, name) as f:

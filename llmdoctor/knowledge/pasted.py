@@ -493,8 +493,10 @@ class _Plan:
     """What the whole text decides, gathered in passes that keep only counters, then the repair
     itself as a chain of generators over a fresh reading of the text."""
 
-    def __init__(self, source) -> None:
+    def __init__(self, source, keep: bool = False) -> None:
         self.source = source  # () -> the text's lines, with their ends
+        self.keep = keep  # the text is in memory anyway: keep its lines as pasted, read them once
+        self._kept: tuple | None = None  # (lines before prefixes come off, marks, cleaned, seen)
         self.seen: dict[str, bool] = {}  # cr: a carriage return was taken out
         self.quotes: list[re.Pattern[str]] = []  # one per level of quote marks, outermost first
         self.gutter = False
@@ -624,6 +626,10 @@ class _Plan:
 
     def _pasted(self) -> Iterator[str]:
         """The lines before prefixes come off: their lengths are the wrap's."""
+        if self._kept is not None:
+            lines, self.marks, self.cleaned, seen = self._kept
+            self.seen.update(seen)
+            return iter(lines)
         lines = self._zsh(self._normalized())
         return self._fragments(self._docker_json(lines) if self.docker else lines)
 
@@ -821,10 +827,18 @@ class _Plan:
                     djson += line.startswith('{"') and _DOCKER_JSON.match(line) is not None
                 yield line
 
-        stats = self._line_stats(self._fragments(counted(lines)))
-        if body and djson >= _PREFIX_SHARE * body:
-            self.docker = True
-            stats = self._line_stats(self._pasted())
+        if self.keep:
+            lines = list(counted(lines))
+            self.docker = bool(body and djson >= _PREFIX_SHARE * body)
+            self.marks = 0
+            pasted = list(self._fragments(self._docker_json(lines) if self.docker else lines))
+            self._kept = pasted, self.marks, self.cleaned, dict(self.seen)
+            stats = self._line_stats(pasted)
+        else:
+            stats = self._line_stats(self._fragments(counted(lines)))
+            if body and djson >= _PREFIX_SHARE * body:
+                self.docker = True
+                stats = self._line_stats(self._pasted())
         self.lines, self.width, carry, carry2, self.ident0 = stats
         if carry:
             self.compose = _compose_verdict(sum(1 for l in self._pasted() if _compose_body(l)), carry, lambda: sum(
@@ -928,11 +942,12 @@ class _Plan:
         return self.vocabulary
 
 
-def repair_log_stream(source, write) -> Repaired:
+def repair_log_stream(source, write, keep: bool = False) -> Repaired:
     """Repair a log read as a stream (see the section comment): `source()` gives the text's lines
     with their ends (a file opened with newline=""), afresh on each call; `write` gets the repaired
-    text in pieces. The Repaired returned says what was done; its text is empty."""
-    plan = _Plan(source)
+    text in pieces. The Repaired returned says what was done; its text is empty. `keep`: the text
+    is small or in memory anyway: its lines are kept between the passes instead of read again."""
+    plan = _Plan(source, keep)
     plan.make()
     first = True
     for line in plan.repaired():
@@ -950,6 +965,6 @@ def repair_log(text: str) -> Repaired:
     """One record per line, without the prefixes copying added (see the section comment); the
     text is repaired as a stream (repair_log_stream)."""
     parts: list[str] = []
-    r = repair_log_stream(lambda: io.StringIO(text, newline=""), parts.append)
+    r = repair_log_stream(lambda: io.StringIO(text, newline=""), parts.append, keep=True)
     r.text = "".join(parts)
     return r

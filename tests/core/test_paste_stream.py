@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 
+import pytest
+
 from llmdoctor.hosts import evidence
 from llmdoctor.knowledge import pasted
 from llmdoctor.hosts.evidence import EvidenceHost
@@ -72,7 +74,9 @@ def _host(tmp_path, data: bytes) -> EvidenceHost:
     return EvidenceHost(tmp_path)
 
 
-def test_an_evidence_log_is_repaired_into_its_copy_as_the_text_is(tmp_path):
+@pytest.mark.parametrize("keep", [0, evidence.KEEP_LIMIT])  # read again on each pass, or held
+def test_an_evidence_log_is_repaired_into_its_copy_as_the_text_is(tmp_path, monkeypatch, keep):
+    monkeypatch.setattr(evidence, "KEEP_LIMIT", keep)
     text = VARIANTS["kubectl"]("\n".join([RECORD] * 50)).replace("\n", "\r\n")
     for i, data in enumerate((text.encode("utf-16"), b"\xef\xbb\xbf" + text.encode())):
         d = tmp_path / str(i)
