@@ -503,6 +503,7 @@ class _Plan:
         self.docker = False
         self.compose = self.compose2 = False
         self.ident0: str | None = None  # the first journald identifier after the first line
+        self.lines = self.width = 0  # lines as pasted, and the longest's length (the wrap width)
         self.wrap: tuple[int, bool | None] | None = None
         self.vocabulary: frozenset[str] | None = None
         self.cleaned = False
