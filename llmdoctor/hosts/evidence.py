@@ -9,12 +9,16 @@ paths and commands are mapped through the tables below.
 """
 from __future__ import annotations
 
+import codecs
+import io
 import json
 import os
 import re
 from pathlib import Path
+from typing import Iterator
 
-from llmdoctor.knowledge.pasted import Repaired, decode_pasted, is_utf16, repair_config, repair_log
+from llmdoctor.knowledge.pasted import (Repaired, decode_pasted, is_utf16, pasted_encoding, repair_config, repair_log,
+                                        repair_log_stream)
 from llmdoctor.hosts import guard
 from llmdoctor.hosts.base import DEFAULT_READ_LIMIT, DEFAULT_TIMEOUT, CommandResult, HttpResponse, NotInEvidence
 
@@ -98,7 +102,10 @@ NOT_SETTINGS = frozenset({"ollama_ps.txt", "vmstat.txt", "meminfo.txt", "nvidia_
                           "client_errors.txt", "libdir_listing.txt", "bench.txt"})
 NOT_SHOWN = frozenset({"meta.json", "expected.json"})  # llmdoctor's own files, never the engine's evidence
 UTF16_LIMIT = 256 * 1024 * 1024  # a UTF-16 log is a pasted one; more than this is not read
-REPAIR_LIMIT = 64 * 1024 * 1024  # logs up to this size are paste-repaired (pastes are small; collected logs are not pasted)
+# logs up to this size are paste-repaired (pastes are small; collected logs are not pasted). A bound on
+# time, not memory: the repair streams, at about 0.3 s of CPU per MiB (bench/paste_repair.py)
+REPAIR_LIMIT = 64 * 1024 * 1024
+KEEP_LIMIT = 1024 * 1024  # a log up to this size is held between repair's passes instead of read again
 SAMPLE = 256 * 1024  # a log whose first bytes need no repair is read as it is
 
 
@@ -188,7 +195,8 @@ class EvidenceHost:
     def _readable_copy(self, p: Path, name: str) -> Path:
         """Streaming log readers read UTF-8 bytes, one record per line. A UTF-16 file
         (PowerShell's `>`) or a pasted log (prefixes, wrapped or glued lines) is given to them
-        as a repaired UTF-8 copy, made once per run; a clean log is read where it lies."""
+        as a repaired UTF-8 copy, made once per run as a stream (repair_log_stream: memory does
+        not grow with the file); a clean log is read where it lies, not copied."""
         if p in self._copies:
             return self._copies[p]
         head = guard.read_bytes(self.root, name, SAMPLE)
@@ -197,19 +205,35 @@ class EvidenceHost:
         if not utf16 and (size > REPAIR_LIMIT or not repair_log(decode_pasted(head)).changed):
             self._copies[p] = p
             return p
-        text = decode_pasted(guard.read_bytes(self.root, name, UTF16_LIMIT if utf16 else REPAIR_LIMIT))
-        if size <= REPAIR_LIMIT:
-            repaired = repair_log(text)
-            self._repairs[name] = repaired
-            text = repaired.text
         if self._copy_dir is None:
             from llmdoctor.scratch import scratch_dir
 
             self._copy_dir = scratch_dir("llmdoctor-evidence-")
         out = Path(self._copy_dir) / f"{len(self._copies)}-{p.name}"
-        out.write_text(text, encoding="utf-8")
+        encoding = pasted_encoding(head[:4])
+        with open(out, "w", encoding="utf-8") as dest:
+            if size <= REPAIR_LIMIT:
+                self._repairs[name] = repair_log_stream(lambda: self._text_lines(name, encoding), dest.write,
+                                                        keep=size <= KEEP_LIMIT)
+            else:  # a UTF-16 log too long to repair in time: only transcoded, up to UTF16_LIMIT bytes
+                decoder = codecs.getincrementaldecoder(encoding)("replace")
+                with guard.open_bytes(self.root, name) as f:
+                    left = UTF16_LIMIT
+                    while left > 0:
+                        chunk = f.read(min(left, 1 << 20))
+                        if not chunk:
+                            break
+                        left -= len(chunk)
+                        dest.write(decoder.decode(chunk))
+                dest.write(decoder.decode(b"", final=True))
         self._copies[p] = out
         return out
+
+    def _text_lines(self, name: str, encoding: str) -> Iterator[str]:
+        """The lines of an evidence file with their ends (\r, \n or \r\n), decoded as
+        decode_pasted would, read as a stream; the file is closed when the lines end."""
+        with guard.open_bytes(self.root, name) as raw:
+            yield from io.TextIOWrapper(raw, encoding=encoding, errors="replace", newline="")
 
     def _systemctl_cat_files(self) -> dict[str, str]:
         """Split `systemctl cat` output into the files it shows, by their `# /path` headers."""

@@ -56,17 +56,25 @@ def regular_file(root: Path, name: str) -> Path:
 
 
 def read_bytes(root: Path, name: str, limit: int) -> bytes:
-    """At most `limit` bytes of a regular evidence file. Opened non-blocking and checked again
-    once open, so a file swapped for a FIFO in between cannot hang the read."""
+    """At most `limit` bytes of a regular evidence file."""
+    with open_bytes(root, name) as f:
+        return f.read(limit)
+
+
+def open_bytes(root: Path, name: str):
+    """A regular evidence file open for reading in binary, for readers that stream it. Opened
+    non-blocking and checked again once open, so a file swapped for a FIFO in between cannot
+    hang the read."""
     p = regular_file(root, name)
     try:
         fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
     except OSError as e:
         raise NotInEvidence(f"{name}: could not read ({e.strerror or e})") from None
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise NotInEvidence(f"{name}: not a regular file, not read")
-        return f.read(limit)
+    f = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        f.close()
+        raise NotInEvidence(f"{name}: not a regular file, not read")
+    return f
 
 
 def is_regular(root: Path, name: str) -> bool:

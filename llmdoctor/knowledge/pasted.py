@@ -8,7 +8,10 @@ Parsers should see the output itself.
 """
 from __future__ import annotations
 
+import io
+import itertools
 import re
+from typing import Iterable, Iterator
 
 from llmdoctor.model import Record, record
 from llmdoctor.parsing import LazyPattern
@@ -34,15 +37,13 @@ _PROMPT_STARTS = ("sudo", "ollama", "journalctl", "systemctl", "nvidia-smi", "am
                   "wget", "http", "kubectl", "oc", "k")
 
 
+# One of them after a prompt character: `[$#%>]`, blanks, then sudo or a command, or a first word
+# naming llama-server (searched for in one pass: most lines have none of these characters)
+_AFTER_PROMPT_CHAR = LazyPattern(r"[$#%>]\s*(?:" + "|".join(_PROMPT_STARTS) + r"|\S*llama-server)")
+
+
 def _command_after_prompt_char(line: str) -> bool:
-    for c in "$#%>":
-        i = line.find(c)
-        while i >= 0:
-            rest = line[i + 1:].lstrip()
-            if rest.startswith(_PROMPT_STARTS) or (rest and "llama-server" in rest.split(None, 1)[0]):
-                return True
-            i = line.find(c, i + 1)
-    return False
+    return _AFTER_PROMPT_CHAR.search(line) is not None
 
 
 def _is_prompt(line: str) -> bool:
@@ -247,26 +248,6 @@ class Repaired(Record):
         return bool(self.prefixes or self.joined or self.split or self.cleaned or self.fragments)
 
 
-def _docker_json(lines: list[str]) -> list[str] | None:
-    """Docker's json-file lines (`{"log":"...\\n","stream":"stderr","time":"..."}`) as the text they carry."""
-    body = [l for l in lines if l.strip()]
-    if not body or sum(1 for l in body if l.startswith('{"') and _DOCKER_JSON.match(l)) < _PREFIX_SHARE * len(body):
-        return None
-    out = []
-    for line in lines:
-        if line.startswith('{"') and _DOCKER_JSON.match(line):
-            try:
-                record = _json.loads(line)
-            except ValueError:
-                out.append(line)
-                continue
-            if isinstance(record, dict) and isinstance(record.get("log"), str):
-                out.extend(record["log"].rstrip("\n").split("\n"))
-                continue
-        out.append(line)
-    return out
-
-
 def _strip_line(line: str, compose: bool, kinds: dict, idents: dict) -> str:
     """One line without the prefixes a transport put in front of it, in any nesting."""
     for _ in range(4):
@@ -295,89 +276,6 @@ def _strip_line(line: str, compose: bool, kinds: dict, idents: dict) -> str:
             continue
         break
     return line
-
-
-def _has_compose_column(lines: list[str]) -> bool:
-    """Half the lines carry the column, not counting wrapped continuations (indented, or
-    starting like no line of a log: a line wrapped without indentation)."""
-    body = [l for l in lines if l.strip() and not l.startswith(("  ", "\t"))]
-    carry = sum(1 for l in body if " | " in l and _COMPOSE_STRICT.match(l.lstrip(" ")))
-    if not carry:
-        return False
-    if carry >= _PREFIX_SHARE * len(body):
-        return True
-    if carry < _PREFIX_SHARE * len(body) / 4:  # (no wrap leaves four continuations a line)
-        return False
-    heads = sum(1 for l in body if _RECORD.match(l) or _TIMED.match(l) or _UNTIMED.match(l))
-    return carry >= _PREFIX_SHARE * (carry + heads)
-
-
-def _strip_prefixes(lines: list[str]) -> tuple[list[str], list[str], list[str]]:
-    """Strip the per-line prefixes; (lines, kinds stripped, identifiers seen). A compose column
-    is recognised on the whole file (it is the user's own name), so it is looked for again
-    once an outer prefix (journald, kubectl) is gone."""
-    kinds: dict[str, None] = {}
-    idents: dict[str, None] = {}
-    body = [l for l in lines if l.strip()]
-    journal_idents = [m.group(2) for m in map(_journal, body[1:]) if m]
-    compose = _has_compose_column(lines)
-    out = [_strip_line(line, compose, kinds, idents) for line in lines]
-    if not compose and _has_compose_column(out):
-        out = [_strip_line(line, True, kinds, idents) for line in out]
-    if journal_idents and out and not _journal(lines[0]):
-        # a first line cut inside its journald prefix: drop what is left of the prefix
-        cut = re.search(r"\b" + re.escape(journal_idents[0]) + r"(?:\[\d+\])?: ?", out[0][:120])
-        if cut:
-            out[0] = out[0][cut.end():]
-    return out, list(kinds), list(idents)
-
-
-def _split_glued(lines: list[str]) -> tuple[list[str], int]:
-    out: list[str] = []
-    split = 0
-    for line in lines:
-        if len(line) > 20 and _GLUED.search(line, 1):
-            parts = _GLUED.split(line)
-            split += len(parts) - 1
-            out.extend(parts)
-        else:
-            out.append(line)
-    return out, split
-
-
-def _join_wrapped(lines: list[str]) -> tuple[list[str], int]:
-    """Join continuation lines onto the line they continue: an indented line (the reporter
-    wrapped it at a word, so one space goes back), a line after a comma that goes on with the
-    sentence, or any line that continues a record with an open quote (wrapped at a column:
-    nothing goes back). An indented block under a header (`Traceback ...:`, a YAML key) and a
-    traceback's `File "..."` lines stay as they are."""
-    out: list[str] = []
-    joined = 0
-    run = 0  # lines joined onto out[-1]
-    record = False  # out[-1] is a log record
-    for line in lines:
-        prev = out[-1] if out else ""
-        stripped = line.strip()
-        if prev.strip() and stripped and run < MAX_JOINED and not _RECORD.match(stripped) \
-                and not stripped.startswith(('File "', "Traceback ", FRAGMENT)) and prev != FRAGMENT:
-            tail = prev.rstrip()
-            if record and prev.count('"') % 2 == 1 and not line[:1].isspace():
-                out[-1] = prev + line
-            elif line[:1].isspace() and (not tail.endswith(":") or record and line[1:2].strip()):
-                # (after a ':', a block under a header; but a record wrapped at its ': ' goes on,
-                # one space in)
-                out[-1] = tail + " " + stripped
-            elif tail.endswith(",") and (stripped[:1].isdigit() or stripped[:1].islower() or stripped[:1] == "("):
-                out[-1] = tail + " " + stripped  # a sentence wrapped after a comma (an exception message)
-            else:
-                out.append(line)
-                record, run = bool(_RECORD.match(line) or _is_exception(line)), 0
-                continue
-            joined, run = joined + 1, run + 1
-            continue
-        out.append(line)
-        record, run = bool(_RECORD.match(line) or _is_exception(line)), 0
-    return out, joined
 
 
 # -- lines wrapped without indentation ------------------------------------------------------------
@@ -429,57 +327,7 @@ def _open(record: str) -> bool:
         or record.count("(") > record.count(")")
 
 
-def _wrap_width(lines: list[str], lengths: list[int]) -> tuple[int, bool | None] | None:
-    """(width, how) of a wrapped text: how is True where it was cut at the column (a line of
-    the width ends with a space, which a word wrap drops; or lines of the width cut in three
-    different shapes go on on the next line and none ends where a word would not have fitted,
-    wider than a word wrap goes at a terminal's width), False where at words
-    (two lines end where their next word would not have fitted), None where nothing tells (each
-    line of the width then decides by itself; wider than a word wrap goes, none is joined).
-    None: not wrapped."""
-    width = max(lengths, default=0)
-    if not WRAP_WIDTHS[0] <= width <= WRAP_WIDTHS[1]:
-        return None
-    words = candidates = 0
-    cuts: set[str] = set()
-    for i in range(1, len(lines)):
-        line, p = lines[i], lengths[i - 1]
-        if p < width - _NEAR and p + 1 + (line.find(" ") % (len(line) + 1)) <= width:
-            continue  # (cheap first: most lines end far from the width and go on with a short word)
-        if not line or line[:1].isspace() or _TIMED.match(line) or _RECORD.match(line):
-            candidates += p == width and line[:1] == " "  # (cut just before a space)
-            continue
-        candidates += 1
-        if p == width:
-            if lines[i - 1].endswith(" ") and lines[i - 1].strip():
-                return width, True
-            if len(cuts) < 3:
-                cuts.add(_shape(lines[i - 1][-8:]) + _shape(line))
-        elif p < width < p + 1 + len(line.split(" ", 1)[0]) and not _UNTIMED.match(line):
-            words += 1
-    if not candidates:
-        return None  # no line goes on where another reached the width
-    if len(cuts) >= 3 and not words and (width <= WORD_WRAP_MAX or width in _TERMINAL_WIDTHS):
-        return width, True  # (lines of one shape wrapped at words can all fit exactly alike)
-    if width > WORD_WRAP_MAX:
-        return width, None
-    return width, False if words >= 2 and width <= WORD_WRAP_MAX else None
-
-
 _WORD = LazyPattern(r"[A-Za-z]\w+")
-
-
-def _vocabulary(lines: list[str], lengths: list[int], width: int) -> frozenset[str]:
-    """The words of a text but those next to a line of the width's end (cut or not)."""
-    seen: set[str] = set()
-    for i, line in enumerate(lines[:20000]):
-        words = _WORD.findall(line)
-        if lengths[i] == width:
-            words = words[:-1]
-        if i and lengths[i - 1] == width:
-            words = words[1:]
-        seen.update(words)
-    return frozenset(seen)
 
 
 def _cut_in_word(before: str, after: str, vocabulary) -> bool:
@@ -498,71 +346,6 @@ def _cut_in_word(before: str, after: str, vocabulary) -> bool:
     return True
 
 
-class _Lazy:
-    """A value made on its first call (a text's vocabulary: only where a cut is in doubt)."""
-
-    def __init__(self, make) -> None:
-        self.make, self.value = make, None
-
-    def __call__(self):
-        if self.value is None:
-            self.value = self.make()
-        return self.value
-
-
-def _unwrap(lines: list[str], lengths: list[int]) -> tuple[list[str], int]:
-    """Join unindented continuation lines (see the section comment); `lengths` are the lines'
-    lengths as pasted, before prefixes came off. Each line looks back at one line and the
-    record it would join; a record takes MAX_JOINED lines at most."""
-    wrap = _wrap_width(lines, lengths) if len(lines) > 1 else None
-    if wrap is None:
-        return lines, 0
-    width, hard = wrap
-    vocabulary = _Lazy(lambda: _vocabulary(lines, lengths, width))
-    out: list[str] = []
-    joined = run = 0
-    prev_len = 0
-    for line, n in zip(lines, lengths):
-        p, prev_len = prev_len, n
-        if p == width and line[:1] == " " and line[1:2].strip() and out and out[-1].strip() and run < MAX_JOINED \
-                and (hard or hard is None and p in _TERMINAL_WIDTHS):
-            out[-1] += line  # cut at the column just before a space (kept: nothing was dropped)
-            joined, run = joined + 1, run + 1
-            continue
-        if out and out[-1] and line and not line[:1].isspace() and run < MAX_JOINED and out[-1] != FRAGMENT \
-                and line != FRAGMENT and not _TIMED.match(line) and not _RECORD.match(line):
-            record = out[-1]
-            word = line.split(" ", 1)[0]
-            at_word = weak_ok = None
-            if p == width:
-                if hard:  # cut at the column: nothing was dropped
-                    at_word, weak_ok = False, True
-                elif hard is False:  # a word that fitted exactly, or one longer than a line cut at it
-                    at_word = len(record.rsplit(" ", 1)[-1]) + len(word) <= width
-                elif width > WORD_WRAP_MAX:
-                    pass  # one long line, or a few: not wrapped
-                elif _new_line(record, line):
-                    pass
-                elif p in _TERMINAL_WIDTHS:
-                    at_word = not _cut_in_word(record, line, vocabulary)
-                    weak_ok = not at_word and record[-1:].isalnum() and line[:1].isalnum() \
-                        and bool(_TIMED.match(record) or _RECORD.match(record))  # inside a word of a timed
-                    # record: the line that goes on has no time stamp of its own
-                elif p + 1 + len(word) > min(w for w in _TERMINAL_WIDTHS if w > p):
-                    at_word = True  # the longest line, of no terminal's width: wrapped at a word if
-                    # its next word would not have fitted in the next terminal width
-            elif hard is False and p < width < p + 1 + len(word) or hard is None and width <= WORD_WRAP_MAX \
-                    and width - _NEAR <= p < width < p + 1 + len(word) and not _new_line(record, line):
-                at_word = True  # the next word did not fit: its space was dropped
-            if at_word is not None and (weak_ok or _open(record) or not _UNTIMED.match(line)):
-                out[-1] = record + (" " if at_word and not record.endswith(" ") else "") + line
-                joined, run = joined + 1, run + 1
-                continue
-        out.append(line)
-        run = 0
-    return out, joined
-
-
 # -- fragments: pieces of a log pasted from different moments --------------------------------------
 #
 # A reporter marks what they left out with `...`, `[...]`, `<snip>`: the lines on either side
@@ -575,29 +358,6 @@ _SNIP = LazyPattern(r"^\s*(?:\.{3,}|\u2026|\[\s*(?:\.{3,}|\u2026|snip\w*|truncat
                     re.I)
 
 
-def _mark_fragments(lines: list[str]) -> tuple[list[str], int]:
-    """Separator lines as FRAGMENT (one per gap; none before the first line or after the last)."""
-    if not any(l[:1] in ".\u2026[(<-#" or l[:1].isspace() for l in lines):
-        return lines, 0
-    out: list[str] = []
-    marks = 0
-    for line in lines:
-        if len(line) < 40 and line.strip()[:1] in ".\u2026[(<-#" and _SNIP.match(line):
-            if out and any(l.strip() for l in out) and out[-1] != FRAGMENT:
-                out.append(FRAGMENT)
-                marks += 1
-            continue
-        out.append(line)
-    if marks:
-        last = len(out) - 1
-        while last >= 0 and out[last] == "":
-            last -= 1
-        if last >= 0 and out[last] == FRAGMENT:  # nothing after the last cut
-            del out[last]
-            marks -= 1
-    return out, marks
-
-
 def _zsh_percent(text: str) -> str:
     """zsh marks output that lacks a final newline with `%`; pasted after JSON it breaks parsing."""
     body = text.rstrip()
@@ -606,26 +366,603 @@ def _zsh_percent(text: str) -> str:
     return text
 
 
-def repair_log(text: str) -> Repaired:
-    """One record per line, without the prefixes copying added (see the section comment)."""
-    pasted, text = text, _zsh_percent(normalize_pasted(text))
-    lines = text.split("\n")
-    prefixes: list[str] = []
-    unwrapped = _docker_json(lines)
-    if unwrapped is not None:
-        lines, prefixes = unwrapped, ["docker-json"]
-    lines, marks = _mark_fragments(lines)
-    lengths = [len(l) for l in lines]
-    lines, kinds, idents = _strip_prefixes(lines)
-    lines, unwrapped = _unwrap(lines, lengths)
-    lines, split = _split_glued(lines)
-    lines, joined = _join_wrapped(lines)
-    return Repaired("\n".join(lines), tuple(prefixes + kinds), tuple(idents), joined + unwrapped, split,
-                    text != pasted, marks)
+def _compose_verdict(body: int, carry: int, heads) -> bool:
+    """Half the lines carry compose's column, not counting wrapped continuations (indented, or
+    starting like no line of a log: a line wrapped without indentation). `body`: the non-blank,
+    unindented lines; `carry`: those with the column; `heads()`: those starting like a log line
+    (counted only where the share is in doubt)."""
+    if not carry:
+        return False
+    if carry >= _PREFIX_SHARE * body:
+        return True
+    if carry < _PREFIX_SHARE * body / 4:  # (no wrap leaves four continuations a line)
+        return False
+    return carry >= _PREFIX_SHARE * (carry + heads())
+
+
+def _compose_body(line: str) -> bool:
+    return bool(line.strip()) and not line.startswith(("  ", "\t"))
+
+
+def _compose_carry(line: str) -> bool:
+    return " | " in line and _COMPOSE_STRICT.match(line.lstrip(" ")) is not None
+
+
+def _compose_head(line: str) -> bool:
+    return bool(_RECORD.match(line) or _TIMED.match(line) or _UNTIMED.match(line))
+
+
+def _has_compose_column(lines: Iterable[str]) -> bool:
+    """_compose_verdict over lines held in memory (a configuration text)."""
+    body = [l for l in lines if _compose_body(l)]
+    return _compose_verdict(len(body), sum(1 for l in body if _compose_carry(l)),
+                            lambda: sum(1 for l in body if _compose_head(l)))
 
 
 def repair_config(text: str) -> Repaired:
-    """A configuration file or command output as pasted: prefixes and zsh's `%` removed, nothing joined."""
-    text = _zsh_percent(normalize_pasted(text))
-    lines, kinds, idents = _strip_prefixes(text.split("\n"))
-    return Repaired("\n".join(lines), tuple(kinds), tuple(idents))
+    """A configuration file or command output as pasted: prefixes and zsh's `%` removed, nothing joined.
+    (A configuration text is small: it is repaired in memory.)"""
+    lines = _zsh_percent(normalize_pasted(text)).split("\n")
+    kinds: dict[str, None] = {}
+    idents: dict[str, None] = {}
+    body = [l for l in lines if l.strip()]
+    ident0 = next((m.group(2) for m in map(_journal, body[1:]) if m), None)
+    compose = _has_compose_column(lines)
+    out = [_strip_line(line, compose, kinds, idents) for line in lines]
+    if not compose and _has_compose_column(out):
+        out = [_strip_line(line, True, kinds, idents) for line in out]
+    if out:
+        out[0] = _first_line_cut(lines[0], out[0], ident0)
+    return Repaired("\n".join(out), tuple(kinds), tuple(idents))
+
+
+def _first_line_cut(line: str, stripped: str, ident: str | None) -> str:
+    """A first line cut inside its journald prefix (the paste began mid-line): what is left of
+    the prefix off, where later lines name the identifier."""
+    if ident is not None and not _journal(line):
+        cut = re.search(r"\b" + re.escape(ident) + r"(?:\[\d+\])?: ?", stripped[:120])
+        if cut:
+            return stripped[cut.end():]
+    return stripped
+
+
+# -- repair as a stream -----------------------------------------------------------------------------
+#
+# Some of repair is decided on the whole text: are all lines quoted, numbered, Docker JSON? is
+# there a compose column? the wrap width (the longest line) and the shapes of its cuts. A pasted
+# log can be hundreds of MB, so it is never held: it is read as a stream more than once. First
+# passes keep only counters (the _Plan); the last repairs line by line, holding at most a record
+# being joined (MAX_JOINED lines), the last three lines (a fence glued to the last line), the
+# blank lines at the end (zsh's `%`) and a cut mark with the empty lines after it (a cut with
+# nothing after it is dropped). The passes only some texts need (quote marks, line numbers, a
+# compose column behind another prefix, the wrap width and its vocabulary) run only when a first
+# look says they can change something.
+
+_GLUED_AT = LazyPattern(  # what _GLUED looks ahead for, to find its candidates fast (it looks behind first)
+    r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) \d{2}-\d{2} \d{2}:\d{2}:\d{2} |"
+    r"\((?:APIServer|EngineCore\w*) pid=\d+\) |time=\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}|\[GIN\] \d{4}/"
+)
+
+
+def _glued(line: str) -> bool:
+    """_GLUED.search(line, 1), faster: a record's start after a character that is neither a
+    blank nor `(`. (No start lies inside another, so skipping past a rejected one misses none.)"""
+    for m in _GLUED_AT.finditer(line, 1):
+        c = line[m.start() - 1]
+        if c != "(" and not c.isspace():
+            return True
+    return False
+
+
+def _ended(raw: Iterable[str], seen: dict) -> Iterator[str]:
+    """Lines without their ends, as `text.replace("\r\n", "\n").replace("\r", "\n").split("\n")`
+    gives them; `raw` yields lines with their ends (a file or StringIO opened with newline="")."""
+    ended = True
+    for line in raw:
+        end = line[-1:]
+        if end == "\n":
+            if line.endswith("\r\n"):
+                seen["cr"] = True
+                line = line[:-2]
+            else:
+                line = line[:-1]
+        elif end == "\r":
+            seen["cr"] = True
+            line = line[:-1]
+        else:
+            ended = False  # (only a last line has no end)
+            yield line
+            continue
+        ended = True
+        yield line
+    if ended:
+        yield ""
+
+
+def _visible(line: str) -> str:
+    """A line without colour codes and HTML entities."""
+    if "\x1b" in line:
+        line = ANSI.sub("", line)
+    return _unescape(line) if "&" in line else line
+
+
+class _Plan:
+    """What the whole text decides, gathered in passes that keep only counters, then the repair
+    itself as a chain of generators over a fresh reading of the text."""
+
+    def __init__(self, source, keep: bool = False) -> None:
+        self.source = source  # () -> the text's lines, with their ends
+        self.keep = keep  # the text is in memory anyway: keep its lines as pasted, read them once
+        self._kept: tuple | None = None  # (lines before prefixes come off, marks, cleaned, seen)
+        self.seen: dict[str, bool] = {}  # cr: a carriage return was taken out
+        self.quotes: list[re.Pattern[str]] = []  # one per level of quote marks, outermost first
+        self.gutter = False
+        self.docker = False
+        self.compose = self.compose2 = False
+        self.ident0: str | None = None  # the first journald identifier after the first line
+        self.lines = self.width = 0  # lines as pasted, and the longest's length (the wrap width)
+        self.wrap: tuple[int, bool | None] | None = None
+        self.vocabulary: frozenset[str] | None = None
+        self.cleaned = False
+        self.kinds: dict[str, None] = {}
+        self.idents: dict[str, None] = {}
+        self.joined = self.split = self.marks = 0
+
+    # -- the stages, in the order repair_log applied them --------------------------------------
+    def _lines(self) -> Iterator[str]:
+        return _ended(self.source(), self.seen)
+
+    def _unquoted(self) -> Iterator[str]:
+        quotes = self.quotes
+        for line in self._lines():
+            line = _visible(line)
+            for q in quotes:
+                line = q.sub("", line, count=1)
+            yield line
+
+    def _normalized(self) -> Iterator[str]:
+        """normalize_pasted, then zsh's `%` (_zsh_percent)."""
+        held: list[str] = []  # the last three lines kept
+        removed = False
+        gutter = self.gutter
+        for raw in self._lines():
+            line = _visible(raw)
+            for q in self.quotes:
+                line = q.sub("", line, count=1)
+            if gutter and line.strip():
+                line = line[_GUTTER.match(line).end():]
+            if line != raw:
+                self.cleaned = True
+            if _is_fence(line) or _is_prompt(line):
+                removed = True
+                continue
+            held.append(line)
+            if len(held) > 3:
+                yield held.pop(0)
+        if removed:
+            self.cleaned = True
+            if held and any(l.rstrip().endswith("```") for l in held):
+                held = _closing_fence_glued(held)
+        yield from held
+
+    def _zsh(self, lines: Iterable[str]) -> Iterator[str]:
+        last = None  # the last non-blank line, held with the blank lines after it
+        blanks: list[list] = []  # [line, times] runs
+        for line in lines:
+            if line.strip():
+                if last is not None:
+                    yield last
+                    for b, n in blanks:
+                        for _ in range(n):
+                            yield b
+                    blanks = []
+                last = line
+            elif last is None:
+                yield line
+            elif blanks and blanks[-1][0] == line:
+                blanks[-1][1] += 1
+            else:
+                blanks.append([line, 1])
+        if last is None:
+            return
+        body = last.rstrip()
+        if body.endswith(("}%", "]%")):
+            self.cleaned = True
+            yield body[:-1]
+            yield ""
+            return
+        yield last
+        for b, n in blanks:
+            for _ in range(n):
+                yield b
+
+    def _docker_json(self, lines: Iterable[str]) -> Iterator[str]:
+        """Docker's json-file lines (`{"log":"...\\n","stream":"stderr","time":"..."}`) as the text they carry."""
+        for line in lines:
+            if line.startswith('{"') and _DOCKER_JSON.match(line):
+                try:
+                    record = _json.loads(line)
+                except ValueError:
+                    yield line
+                    continue
+                if isinstance(record, dict) and isinstance(record.get("log"), str):
+                    yield from record["log"].rstrip("\n").split("\n")
+                    continue
+            yield line
+
+    def _fragments(self, lines: Iterable[str]) -> Iterator[str]:
+        """Separator lines as FRAGMENT (one per gap; none before the first line or after the last)."""
+        seen = False  # a non-blank line was put out
+        last = None  # the line put out last
+        held = -1  # a FRAGMENT is held, followed by this many empty lines (-1: none held)
+        for line in lines:
+            if len(line) < 40 and line.strip()[:1] in ".\u2026[(<-#" and _SNIP.match(line):
+                if seen and last != FRAGMENT:
+                    if held >= 0:
+                        yield FRAGMENT
+                        yield from [""] * held
+                    held, last = 0, FRAGMENT
+                    self.marks += 1
+                continue
+            if held >= 0:
+                if line == "":
+                    held += 1
+                    last = line
+                    continue
+                yield FRAGMENT
+                yield from [""] * held
+                held = -1
+            if line == FRAGMENT:  # (one already in the text: the last is dropped as one put here)
+                held, last, seen = 0, FRAGMENT, True
+                continue
+            yield line
+            last = line
+            seen = seen or bool(line.strip())
+        if held >= 0:  # nothing after the last cut
+            self.marks -= 1
+            yield from [""] * held
+
+    def _pasted(self) -> Iterator[str]:
+        """The lines before prefixes come off: their lengths are the wrap's."""
+        if self._kept is not None:
+            lines, self.marks, self.cleaned, seen = self._kept
+            self.seen.update(seen)
+            return iter(lines)
+        lines = self._zsh(self._normalized())
+        return self._fragments(self._docker_json(lines) if self.docker else lines)
+
+    def _stripped(self) -> Iterator[tuple[str, int]]:
+        """(line without its prefixes, its length before)."""
+        compose, compose2, kinds, idents = self.compose, self.compose2, {}, {}
+        kinds2: dict[str, None] = {}
+        idents2: dict[str, None] = {}
+        first = True
+        for line in self._pasted():
+            out = _strip_line(line, compose, kinds, idents)
+            if compose2:
+                out = _strip_line(out, True, kinds2, idents2)
+            if first:
+                first = False
+                out = _first_line_cut(line, out, self.ident0)
+            yield out, len(line)
+        kinds.update(kinds2)  # (as stripping all lines twice into one dict would order them)
+        idents.update(idents2)
+        self.kinds, self.idents = kinds, idents
+
+    def _unwrapped(self, pairs: Iterable[tuple[str, int]]) -> Iterator[str]:
+        """Join unindented continuation lines (see the section comment). Each line looks back at
+        one line and the record it would join; a record takes MAX_JOINED lines at most."""
+        if self.wrap is None:
+            for line, _ in pairs:
+                yield line
+            return
+        width, hard = self.wrap
+        vocabulary = self._vocabulary
+        last = None  # the line put out last, still being joined onto
+        run = prev_len = 0
+        for line, n in pairs:
+            p, prev_len = prev_len, n
+            if p == width and line[:1] == " " and line[1:2].strip() and last is not None and last.strip() \
+                    and run < MAX_JOINED and (hard or hard is None and p in _TERMINAL_WIDTHS):
+                last += line  # cut at the column just before a space (kept: nothing was dropped)
+                self.joined, run = self.joined + 1, run + 1
+                continue
+            if last and line and not line[:1].isspace() and run < MAX_JOINED and last != FRAGMENT \
+                    and line != FRAGMENT and not _TIMED.match(line) and not _RECORD.match(line):
+                record = last
+                word = line.split(" ", 1)[0]
+                at_word = weak_ok = None
+                if p == width:
+                    if hard:  # cut at the column: nothing was dropped
+                        at_word, weak_ok = False, True
+                    elif hard is False:  # a word that fitted exactly, or one longer than a line cut at it
+                        at_word = len(record.rsplit(" ", 1)[-1]) + len(word) <= width
+                    elif width > WORD_WRAP_MAX:
+                        pass  # one long line, or a few: not wrapped
+                    elif _new_line(record, line):
+                        pass
+                    elif p in _TERMINAL_WIDTHS:
+                        at_word = not _cut_in_word(record, line, vocabulary)
+                        weak_ok = not at_word and record[-1:].isalnum() and line[:1].isalnum() \
+                            and bool(_TIMED.match(record) or _RECORD.match(record))  # inside a word of a timed
+                        # record: the line that goes on has no time stamp of its own
+                    elif p + 1 + len(word) > min(w for w in _TERMINAL_WIDTHS if w > p):
+                        at_word = True  # the longest line, of no terminal's width: wrapped at a word if
+                        # its next word would not have fitted in the next terminal width
+                elif hard is False and p < width < p + 1 + len(word) or hard is None and width <= WORD_WRAP_MAX \
+                        and width - _NEAR <= p < width < p + 1 + len(word) and not _new_line(record, line):
+                    at_word = True  # the next word did not fit: its space was dropped
+                if at_word is not None and (weak_ok or _open(record) or not _UNTIMED.match(line)):
+                    last = record + (" " if at_word and not record.endswith(" ") else "") + line
+                    self.joined, run = self.joined + 1, run + 1
+                    continue
+            if last is not None:
+                yield last
+            last, run = line, 0
+        if last is not None:
+            yield last
+
+    def _split_glued(self, lines: Iterable[str]) -> Iterator[str]:
+        for line in lines:
+            if len(line) > 20 and _glued(line):
+                parts = _GLUED.split(line)
+                self.split += len(parts) - 1
+                yield from parts
+            else:
+                yield line
+
+    def _join_wrapped(self, lines: Iterable[str]) -> Iterator[str]:
+        """Join continuation lines onto the line they continue: an indented line (the reporter
+        wrapped it at a word, so one space goes back), a line after a comma that goes on with the
+        sentence, or any line that continues a record with an open quote (wrapped at a column:
+        nothing goes back). An indented block under a header (`Traceback ...:`, a YAML key) and a
+        traceback's `File "..."` lines stay as they are."""
+        last = None  # the line put out last, still being joined onto
+        run = 0  # lines joined onto it
+        record = False  # it is a log record
+        for line in lines:
+            prev = last if last is not None else ""
+            stripped = line.strip()
+            if prev.strip() and stripped and run < MAX_JOINED and not _RECORD.match(stripped) \
+                    and not stripped.startswith(('File "', "Traceback ", FRAGMENT)) and prev != FRAGMENT:
+                tail = prev.rstrip()
+                if record and prev.count('"') % 2 == 1 and not line[:1].isspace():
+                    last = prev + line
+                elif line[:1].isspace() and (not tail.endswith(":") or record and line[1:2].strip()):
+                    # (after a ':', a block under a header; but a record wrapped at its ': ' goes on,
+                    # one space in)
+                    last = tail + " " + stripped
+                elif tail.endswith(",") and (stripped[:1].isdigit() or stripped[:1].islower() or stripped[:1] == "("):
+                    last = tail + " " + stripped  # a sentence wrapped after a comma (an exception message)
+                else:
+                    yield prev
+                    last, run = line, 0
+                    record = bool(_RECORD.match(line) or _is_exception(line))
+                    continue
+                self.joined, run = self.joined + 1, run + 1
+                continue
+            if last is not None:
+                yield last
+            last, run = line, 0
+            record = bool(_RECORD.match(line) or _is_exception(line))
+        if last is not None:
+            yield last
+
+    def repaired(self) -> Iterator[str]:
+        return self._join_wrapped(self._split_glued(self._unwrapped(self._stripped())))
+
+    # -- the passes that make the plan -----------------------------------------------------------
+    def make(self) -> None:
+        self._plan_quotes()
+        self._plan_gutter()
+        self._plan_lines()
+        self._plan_wrap()
+        # (the passes counted as they went: the repair counts afresh)
+        self.seen.clear()
+        self.cleaned = False
+        self.joined = self.split = self.marks = 0
+
+    def _plan_quotes(self) -> None:
+        """Quote marks off every line, when every non-blank line has one (nested: up to four
+        levels, each with the first non-blank line's mark)."""
+        first = next((l for l in map(_visible, self._lines()) if l.strip()), "")
+        if first.lstrip()[:1] not in QUOTE_MARKS:
+            return
+        marks: list[str | None] = [None] * 4
+        alive = 4  # levels still possible
+        for line in map(_visible, self._lines()):
+            for k in range(alive):
+                s = line.lstrip()
+                if not s:
+                    break
+                if marks[k] is None:
+                    marks[k] = s[0]
+                    if s[0] not in QUOTE_MARKS:
+                        alive = k
+                        break
+                elif s[0] != marks[k]:
+                    alive = k
+                    break
+                line = re.sub(rf"^\s*{re.escape(marks[k])} ?", "", line, count=1)
+        for m in marks[:alive]:
+            if m is None:  # a level no line reaches: it and those inside it are not quotes
+                break
+            self.quotes.append(re.compile(rf"^\s*{re.escape(m)} ?"))
+
+    def _plan_gutter(self) -> None:
+        """Line numbers off every line, when every non-blank line has one and they count up by one
+        (what a viewer numbers; columns of a table or vmstat's do not)."""
+        first = next(iter(self._unquoted()), "")
+        if not first[:8].lstrip()[:1].isdigit():
+            return
+        last = None
+        content = False  # a number with more after it (numbers alone are the output)
+        for line in self._unquoted():
+            if not line.strip():
+                continue
+            m = _GUTTER.match(line)
+            if m is None:
+                return
+            n = int(m.group(1))
+            if last is not None and n != last + 1:
+                return
+            last = n
+            content = content or m.end() < len(line)
+        self.gutter = content
+
+    def _plan_lines(self) -> None:
+        """Docker JSON, the compose column, the first journald identifier and the longest line, in
+        one pass (a second where Docker JSON changes the lines, a third for the rare doubtful
+        compose column)."""
+        body = djson = 0
+        lines = self._zsh(self._normalized())
+
+        def counted(lines):
+            nonlocal body, djson
+            for line in lines:
+                if line.strip():
+                    body += 1
+                    djson += line.startswith('{"') and _DOCKER_JSON.match(line) is not None
+                yield line
+
+        if self.keep:
+            lines = list(counted(lines))
+            self.docker = bool(body and djson >= _PREFIX_SHARE * body)
+            self.marks = 0
+            pasted = list(self._fragments(self._docker_json(lines) if self.docker else lines))
+            self._kept = pasted, self.marks, self.cleaned, dict(self.seen)
+            stats = self._line_stats(pasted)
+        else:
+            stats = self._line_stats(self._fragments(counted(lines)))
+            if body and djson >= _PREFIX_SHARE * body:
+                self.docker = True
+                stats = self._line_stats(self._pasted())
+        self.lines, self.width, carry, carry2, self.ident0 = stats
+        if carry:
+            self.compose = _compose_verdict(sum(1 for l in self._pasted() if _compose_body(l)), carry, lambda: sum(
+                1 for l in self._pasted() if _compose_body(l) and _compose_head(l)))
+        if not self.compose and carry2:
+            self.compose2 = self._compose_after_strip()
+
+    @staticmethod
+    def _line_stats(lines: Iterable[str]):
+        """(lines, longest, lines with compose's column, lines that may have it behind another
+        prefix, the first journald identifier after the first non-blank line). What only a
+        text with the column needs is counted on another reading."""
+        count = width = carry = carry2 = 0
+        ident0 = None
+        nonblank = 0
+        for line in lines:
+            count += 1
+            n = len(line)
+            if n > width:
+                width = n
+            if ident0 is None and line.strip():
+                nonblank += 1
+                if nonblank > 1:
+                    m = _journal(line)
+                    if m:
+                        ident0 = m.group(2)
+            if " | " in line:
+                carry += _compose_body(line) and _compose_carry(line)
+                carry2 += _compose_carry(_strip_line(line, False, {}, {}))  # (candidates behind a prefix)
+        return count, width, carry, carry2, ident0
+
+    def _compose_after_strip(self) -> bool:
+        """_compose_verdict on the lines with the outer prefixes off."""
+        body = carry = 0
+        for line in self._pasted():
+            out = _strip_line(line, False, {}, {})
+            if _compose_body(out):
+                body += 1
+                carry += _compose_carry(out)
+        return _compose_verdict(body, carry, lambda: sum(
+            1 for l in self._pasted() if _compose_body(o := _strip_line(l, False, {}, {})) and _compose_head(o)))
+
+    def _plan_wrap(self) -> None:
+        """(width, how) of a wrapped text: how is True where it was cut at the column (a line of
+        the width ends with a space, which a word wrap drops; or lines of the width cut in three
+        different shapes go on on the next line and none ends where a word would not have fitted,
+        wider than a word wrap goes at a terminal's width), False where at words
+        (two lines end where their next word would not have fitted), None where nothing tells (each
+        line of the width then decides by itself; wider than a word wrap goes, none is joined).
+        None: not wrapped. The width is the longest line."""
+        width = self.width
+        if self.lines <= 1 or not WRAP_WIDTHS[0] <= width <= WRAP_WIDTHS[1]:
+            return
+        words = candidates = 0
+        cuts: set[str] = set()
+        before = None  # the line before, and its length
+        p = 0
+        for line, n in self._stripped():
+            if before is not None and not (p < width - _NEAR and p + 1 + (line.find(" ") % (len(line) + 1)) <= width):
+                # (cheap first: most lines end far from the width and go on with a short word)
+                if not line or line[:1].isspace() or _TIMED.match(line) or _RECORD.match(line):
+                    candidates += p == width and line[:1] == " "  # (cut just before a space)
+                else:
+                    candidates += 1
+                    if p == width:
+                        if before.endswith(" ") and before.strip():
+                            self.wrap = width, True
+                            return
+                        if len(cuts) < 3:
+                            cuts.add(_shape(before[-8:]) + _shape(line))
+                    elif p < width < p + 1 + len(line.split(" ", 1)[0]) and not _UNTIMED.match(line):
+                        words += 1
+            before, p = line, n
+        if not candidates:
+            return  # no line goes on where another reached the width
+        if len(cuts) >= 3 and not words and (width <= WORD_WRAP_MAX or width in _TERMINAL_WIDTHS):
+            self.wrap = width, True  # (lines of one shape wrapped at words can all fit exactly alike)
+        elif width > WORD_WRAP_MAX:
+            self.wrap = width, None
+        else:
+            self.wrap = width, False if words >= 2 and width <= WORD_WRAP_MAX else None
+
+    def _vocabulary(self) -> frozenset[str]:
+        """The words of the text's first 20000 lines but those next to a line of the width's end
+        (cut or not); made on the first doubtful cut, from a reading of its own."""
+        if self.vocabulary is None:
+            width = self.wrap[0]
+            seen: set[str] = set()
+            kept = self.kinds, self.idents, self.marks, self.cleaned  # (this reading is not the repair's)
+            p = None
+            for line, n in itertools.islice(self._stripped(), 20000):
+                words = _WORD.findall(line)
+                if n == width:
+                    words = words[:-1]
+                if p == width:
+                    words = words[1:]
+                seen.update(words)
+                p = n
+            self.kinds, self.idents, self.marks, self.cleaned = kept
+            self.vocabulary = frozenset(seen)
+        return self.vocabulary
+
+
+def repair_log_stream(source, write, keep: bool = False) -> Repaired:
+    """Repair a log read as a stream (see the section comment): `source()` gives the text's lines
+    with their ends (a file opened with newline=""), afresh on each call; `write` gets the repaired
+    text in pieces. The Repaired returned says what was done; its text is empty. `keep`: the text
+    is small or in memory anyway: its lines are kept between the passes instead of read again."""
+    plan = _Plan(source, keep)
+    plan.make()
+    first = True
+    for line in plan.repaired():
+        if first:
+            write(line)
+            first = False
+        else:
+            write("\n" + line)
+    cleaned = plan.cleaned or bool(plan.seen)
+    return Repaired("", tuple((["docker-json"] if plan.docker else []) + list(plan.kinds)), tuple(plan.idents),
+                    plan.joined, plan.split, cleaned, plan.marks)
+
+
+def repair_log(text: str) -> Repaired:
+    """One record per line, without the prefixes copying added (see the section comment); the
+    text is repaired as a stream (repair_log_stream)."""
+    parts: list[str] = []
+    r = repair_log_stream(lambda: io.StringIO(text, newline=""), parts.append, keep=True)
+    r.text = "".join(parts)
+    return r
