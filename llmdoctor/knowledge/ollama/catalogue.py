@@ -601,7 +601,7 @@ MESSAGES = (
         "llm/memory.go:269, :411 and llm/server.go:969 @ v0.11.11; llm/server.go:1002 @ v0.12.11 "
         "(then llm/server.go:122 @ v0.3.14, :156 @ v0.9.6: `estimate.Layers == 0` loads on the CPU)",
         r"gpu has too little memory to allocate any layers|insufficient VRAM to load any model layers",
-        ("too little memory to allocate any layers", "insufficient vram to load any model layers"),
+        ("gpu has too little memory", "insufficient vram to load any"),
         facts=("a GPU was evaluated and not one layer fits on it (graph, minimum and two layers exceed its free memory)",),
         causes=("CPU_SPILL",),
         examples=[('10月 14 12:47:30 gpu ollama[24746]: time=2024-10-14T12:47:30.995+08:00 level=DEBUG source=memory.go:170 '

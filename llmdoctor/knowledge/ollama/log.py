@@ -122,9 +122,10 @@ MARKS = {
     'msg="failed to create server"': "load_failures",
     "predicted usage exceeds vram": "vram_overcommit",
     # the estimate found a GPU but not one layer fits on it (DEBUG, llm/memory.go v0.1.33-v0.11, llm/server.go
-    # v0.11-v0.12): llm/server.go then runs the model on the CPU (`estimate.Layers == 0`)
-    "gpu has too little memory to allocate any layers": "no_layer_fits",
-    "insufficient vram to load any model layers": "no_layer_fits",
+    # v0.11-v0.12): llm/server.go then runs the model on the CPU (`estimate.Layers == 0`). The messages'
+    # heads, so a line wrapped inside the message still counts
+    "gpu has too little memory": "no_layer_fits",
+    "insufficient vram to load any": "no_layer_fits",
     'msg="gpu memory"': "gpu_memory",  # free VRAM per GPU at a load (0.11+)
     "updated vram based on existing loaded models": "gpu_memory",
     "disabling mmap for llama-server load due to host memory pressure": "host_memory_pressure",
