@@ -61,9 +61,18 @@ def cpu_spill(
     est = ollama_log.estimate_layers if ollama_log is not None and load is None else None
     if est is not None:
         on, total = est
-        if 0 < on < total or (on == 0 < total and gpu_expected(ollama_log, gpu) is not None):
+        # an estimate for a GPU library (not `cpu`) proves a GPU was found; with no layer fitting, the model
+        # loads on the CPU (llm/server.go:115-125 @ v0.3.14, :156 @ v0.9.6)
+        on_gpu_lib = (ollama_log.estimator or {}).get("library", "cpu").lower() not in ("cpu", "")
+        if 0 < on < total or (on == 0 < total and (on_gpu_lib or gpu_expected(ollama_log, gpu) is not None)):
             worst = max(worst, round(100 * (total - on) / total))
             evidence.append(Evidence(ollama_log.estimator_example.source, ollama_log.estimator_example.line))
+    # a GPU evaluated, not one layer fits (ollama.llm.no_layer_fits), and no later estimate or load placed any
+    nofit = ollama_log.no_layer_fits if ollama_log is not None else None
+    if nofit and nofit.count and not evidence and not (est and est[0] > 0) and not (
+            load is not None and load.offloaded[0] > 0):
+        worst = 100
+        evidence += evs(list(nofit.examples)[:2])
     if not evidence:
         return
     gpu_ev = gpu_expected(ollama_log, gpu)

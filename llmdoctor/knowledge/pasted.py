@@ -298,9 +298,10 @@ _NEAR = 12  # a word-wrapped line ends at most this far before the width (most w
 _TIMED = LazyPattern(r"^(?:(?:INFO|WARNING|ERROR|DEBUG|CRITICAL|TRACE):\s|\[?\d{2,4}[-/.]\d{2}[-/.]\d{2,4}[ T]\d{2}:\d{2}|\[?\d{2}:\d{2}:\d{2}\b|[A-Z][a-z]{2} \d{1,2} \d{2}:)")
 # llama.cpp's `function: ` (llama_model_loader, print_info, srv  update_slots, main, build),
 # tracebacks, torch's `[rank0]:`, vLLM's worker tags, Go's panics and frames, separators, old
-# llama.cpp server's `slot 0 released`, a header (`Process EngineCore:`)
+# llama.cpp server's `slot 0 released` and `update_slots : ` (`"%s : "` with __func__,
+# examples/server/server.cpp:1690 @ b1550), a header (`Process EngineCore:`)
 _UNTIMED = LazyPattern(
-    r"^(?:(?:[a-z][a-z0-9]*_\w*|main|build|system info|(?:srv|slot|que) +\w+|request|panic|fatal error)(?:\[\d+\])?: "
+    r"^(?:(?:[a-z][a-z0-9]*_\w*|main|build|system info|(?:srv|slot|que) +\w+|request|panic|fatal error)(?:\[\d+\])? ?: "
     r"|Traceback |File \"|During handling|The above exception|\[rank\d+\]|\(\w+(?: \w+=\w+)* pid=\d+\)"
     r"|[-=*#~.]{3}|[\w.*/-]+\(.*\)$|goroutine \d|[A-Z]\w*(?:Error|Exception|Warning)\b|(?:slot|task) \d+ "
     r"|[\w.-]+(?: [\w.-]+)?:$)"

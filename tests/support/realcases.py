@@ -22,7 +22,8 @@ EXTRA3 = ROOT.parent / "realcases_extra3"  # a third set, run once unseen (7/10 
 EXTRA4 = ROOT.parent / "realcases_extra4"  # Ollama threads, collected unseen (measured before any fix)
 EXTRA5 = ROOT.parent / "realcases_extra5"  # vLLM, llama-server and SGLang threads, collected unseen
 EXTRA6 = ROOT.parent / "realcases_extra6"  # Ollama, vLLM, llama-server and SGLang threads, collected unseen
-CORPORA = (ROOT, EXTRA, EXTRA3, EXTRA4, EXTRA5, EXTRA6)
+EXTRA7 = ROOT.parent / "realcases_extra7"  # a seventh unseen set, measured before any change
+CORPORA = (ROOT, EXTRA, EXTRA3, EXTRA4, EXTRA5, EXTRA6, EXTRA7)
 
 RENAME = {
     "dropin.conf": "dropins/override.conf",

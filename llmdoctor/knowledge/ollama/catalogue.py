@@ -596,6 +596,24 @@ MESSAGES = (
         expect=[("too_large.count", 1)],
     ),
     message(
+        "ollama.llm.no_layer_fits", E, "v0.1.33-v0.12.x (DEBUG)",
+        "llm/memory.go:103 @ v0.1.33; llm/memory.go:170, :312 @ v0.3.14; llm/memory.go:173, :317 @ v0.4.7; "
+        "llm/memory.go:269, :411 and llm/server.go:969 @ v0.11.11; llm/server.go:1002 @ v0.12.11 "
+        "(then llm/server.go:122 @ v0.3.14, :156 @ v0.9.6: `estimate.Layers == 0` loads on the CPU)",
+        r"gpu has too little memory to allocate any layers|insufficient VRAM to load any model layers",
+        ("gpu has too little memory", "insufficient vram to load any"),
+        facts=("a GPU was evaluated and not one layer fits on it (graph, minimum and two layers exceed its free memory)",),
+        causes=("CPU_SPILL",),
+        examples=[('10月 14 12:47:30 gpu ollama[24746]: time=2024-10-14T12:47:30.995+08:00 level=DEBUG source=memory.go:170 '
+                   'msg="gpu has too little memory to allocate any layers" id=GPU-ac079011-c45b-de29-f2e2-71b2e5d2d7f4 '
+                   'library=cuda variant=v12 compute=8.0 driver=12.2 name="NVIDIA A30" total="23.5 GiB" available="23.3 GiB" '
+                   'minimum_memory=479199232 layer_size="484.5 MiB" gpu_zer_overhead="0 B" partial_offload="24.6 GiB" '
+                   'full_offload="24.2 GiB"', "https://github.com/ollama/ollama/issues/7208"),
+                  ('time=2024-11-05T18:36:56.141Z level=DEBUG source=memory.go:317 msg="insufficient VRAM to load any model '
+                   'layers"', "https://github.com/ollama/ollama/issues/7509")],
+        expect=[("no_layer_fits.count", 1)],
+    ),
+    message(
         "ollama.llm.offload_to_gpu", E, "v0.1.2x-v0.1.32",
         "llm/server.go:128 @ v0.1.32",
         r'msg="offload to gpu"\s+reallayers=\d+\s+layers=\d+', "offload to gpu",

@@ -121,6 +121,11 @@ MARKS = {
     'msg="error loading llama server"': "load_failures",
     'msg="failed to create server"': "load_failures",
     "predicted usage exceeds vram": "vram_overcommit",
+    # the estimate found a GPU but not one layer fits on it (DEBUG, llm/memory.go v0.1.33-v0.11, llm/server.go
+    # v0.11-v0.12): llm/server.go then runs the model on the CPU (`estimate.Layers == 0`). The messages'
+    # heads, so a line wrapped inside the message still counts
+    "gpu has too little memory": "no_layer_fits",
+    "insufficient vram to load any": "no_layer_fits",
     'msg="gpu memory"': "gpu_memory",  # free VRAM per GPU at a load (0.11+)
     "updated vram based on existing loaded models": "gpu_memory",
     "disabling mmap for llama-server load due to host memory pressure": "host_memory_pressure",
@@ -162,7 +167,7 @@ MARK_GATES = ("flash attention", "kv_cache_type", "kv cache type", "gone idle", 
               "amdgpu", "gpu discovery", "rocm reports", "hipgetdevicecount", "cuinit failed", "cudevicegetcount",
               "vulkan", "too old", "version mismatch", "load failed", "newllamaserver", "error loading",
               "failed to create server", "predicted usage", "host memory pressure", "cache slot", "msg=reloading",
-              "pending request", "gpu memory", "updated vram")
+              "pending request", "gpu memory", "updated vram", "too little memory", "insufficient vram")
 _MARK = LazyPattern("|".join(re.escape(k) for k in sorted(MARKS, key=len, reverse=True)))
 _VRAM_CTX = LazyPattern(r'vram-based default context"?\s+total_vram="?([^"]+?)"?\s+default_num_ctx=(\d+)')
 

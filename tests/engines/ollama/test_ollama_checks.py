@@ -270,6 +270,32 @@ def test_spill_planned_by_the_0_1_x_estimate(specs):
     assert fire(specs["ollama-cpu-spill"], ollama_log=log(line.replace("reallayers=27", "reallayers=33"))) == ()
 
 
+def test_zero_layers_planned_for_a_gpu_library_is_a_spill_without_the_startup_lines(specs):
+    # llm/server.go:115-125 @ v0.3.14: the estimate is made over the GPU list (library=cuda) and, with no layer
+    # fitting, the model loads on the CPU; a CPU-only host's estimate says library=cpu
+    # (https://github.com/ollama/ollama/issues/10765, its paste had no `inference compute` lines)
+    line = ('time=2025-05-19T10:50:36.626+05:00 level=INFO source=server.go:168 msg=offload library=cuda '
+            'layers.requested=-1 layers.model=35 layers.offload=0 layers.split="" memory.available="[3.2 GiB]"')
+    (f,) = fire(specs["ollama-cpu-spill"], ollama_log=log(line))
+    assert "100%" in f.title and f.evidence[0].text == line
+    assert fire(specs["ollama-cpu-spill"], ollama_log=log(line.replace("library=cuda", "library=cpu"))) == ()
+
+
+def test_no_layer_fits_the_gpu_is_a_spill_unless_a_later_estimate_places_layers(specs):
+    # llm/memory.go:170, :312 @ v0.3.14 (DEBUG): a GPU evaluated, not one layer fits on it
+    nofit = ('time=2024-10-14T12:47:30.995+08:00 level=DEBUG source=memory.go:170 msg="gpu has too little memory to '
+             'allocate any layers" id=GPU-ac07 library=cuda name="NVIDIA A30" total="23.5 GiB" available="23.3 GiB" '
+             'partial_offload="24.6 GiB" full_offload="24.2 GiB"')
+    none = ('time=2024-10-14T12:47:30.995+08:00 level=DEBUG source=memory.go:312 msg="insufficient VRAM to load any '
+            'model layers"')
+    (f,) = fire(specs["ollama-cpu-spill"], ollama_log=log(nofit, none))
+    assert "100%" in f.title and f.evidence[0].text == nofit
+    # the scheduler tried one GPU, then the set of them placed every layer: healthy, silent
+    placed = ('time=2024-10-14T12:47:31.100+08:00 level=INFO source=memory.go:326 msg="offload to cuda" '
+              'layers.requested=-1 layers.model=81 layers.offload=81 layers.split=41,40 memory.available="[23.3 GiB 23.3 GiB]"')
+    assert fire(specs["ollama-cpu-spill"], ollama_log=log(nofit, none, placed)) == ()
+
+
 def test_keep_alive_zero_unloads_after_every_request(specs):
     # server/sched.go:332 @ v0.3.14 (DEBUG): a request with keep_alive 0 has the model unloaded when it finishes
     blob = "/root/.ollama/models/blobs/sha256-6a0746a1ec1aef3e7ec53868f220ff6e389f6f8ef87a01d77c96807de94ca2aa"
