@@ -19,7 +19,7 @@ WINDOWS = "windows"  # a Windows prompt: no sudo there, and no root either
 # `user@host:~$ cmd`, `[user@host ~]$ cmd` (Fedora/RHEL), `root@host:/# cmd`, `$ cmd`, `# cmd` (a bare
 # prompt: the character alone says root or not), `host% cmd` (zsh); a venv's `(name) ` before it.
 _UNIX = re.compile(r"^\s*(?:\([^)]*\)\s*)?(?:\[?(?P<user>[a-z_][\w.-]*)@[\w.-]+(?::|\s)[^\s$#%\]]*\]?\s?|[\w.-]+\s?)?"
-                   r"(?P<char>[$#%])\s+\S")
+                   r"(?P<char>[$#%])(?:\s+\S|\s*$)")
 _WINDOWS = re.compile(r"^\s*(?:PS [A-Za-z]:\\[^>]*>|[A-Za-z]:\\[^<>|\"]*>)\s*\S")
 
 
@@ -78,6 +78,9 @@ def parse_whoami(text: str, source: str) -> Reader | None:
         root = m.group(1) == "0"
         journal = True if root or (groups and groups & JOURNAL_GROUPS) else (False if groups is not None else None)
         return Reader(m.group(2), root, journal, source)
+    prompts = [p for p in (prompt_user(line) for line in text.splitlines()) if p is not None]
+    if prompts:  # a ticket's prompts (knowledge/ticket.py writes them here)
+        return reader_of_prompts(prompts, f"{source} (the prompts of the pasted commands)")
     user = text.split()[0]
     if not re.fullmatch(r"[a-z_][\w.$-]*", user):
         return None

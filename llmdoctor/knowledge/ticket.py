@@ -104,6 +104,9 @@ TYPED = re.compile(r'^\s*(?:PS [^>]*>|[A-Za-z]:\\[^<>|"]*>|[\w.@:~/-]*[$#%])\s*(
 CONTINUED = re.compile(r"(?:\s|^)[\\^`]$")  # a line continued by sh `\`, cmd `^` or PowerShell backtick
 
 
+MAX_PROMPTS = 20  # distinct prompts kept for whoami.txt
+
+
 def _prompt_command(line: str) -> str | None:
     """The command of a prompt line (`user@box:~$ sudo journalctl -u ollama` -> `journalctl -u ollama`)."""
     m = PROMPT.match(line)
@@ -161,6 +164,7 @@ def split_ticket_into(lines: Iterable[str], write: Callable[[str, str], None]) -
     empty ones at either end; a piece of blanks is dropped; a piece without a prompt is
     named by its first SNIFF characters."""
     piece = _Piece(None)
+    prompts: dict[str, None] = {}  # the prompts commands were typed at: who will paste the fixes (whoami.txt)
     in_block = False  # inside a ``` code block
     launch: list[str] = []  # a server's command line still continued on the next line
     for raw in lines:
@@ -180,6 +184,10 @@ def split_ticket_into(lines: Iterable[str], write: Callable[[str, str], None]) -
                 piece = _Piece(None)
             continue
         command = _prompt_command(bare)
+        if command is not None and len(prompts) < MAX_PROMPTS:
+            head = re.match(PROMPT_HEAD, bare)
+            if head:
+                prompts.setdefault(head.group(0).strip())
         log = _launched(command if command is not None else bare.strip(), prompt=command is not None)
         if command is not None or log:
             piece.close(write)
@@ -200,6 +208,8 @@ def split_ticket_into(lines: Iterable[str], write: Callable[[str, str], None]) -
     if launch:
         write("cmdline.txt", _joined(launch) + "\n")
     piece.close(write)
+    if prompts:  # the prompts alone (`user@box:~$`), never the commands typed there
+        write("whoami.txt", "".join(f"{p}\n" for p in prompts))
 
 
 def _launched(command: str, prompt: bool) -> str | None:

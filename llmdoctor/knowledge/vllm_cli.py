@@ -29,8 +29,8 @@ FLAGS: dict[str, tuple[tuple[int, ...] | None, tuple[int, ...] | None, str]] = {
     "--data-parallel-size": ((0, 5, 4), None, "not in 0.5.4 arg_utils.py"),
     "--kv-cache-memory-bytes": ((0, 5, 4), None, "not in 0.5.4 arg_utils.py"),
     "--no-enable-prefix-caching": ((0, 5, 4), None, "not in 0.5.4 arg_utils.py"),
-    # newer than 0.21 (FACTS.md: vllm/config/scheduler.py, present in 0.33)
-    "--max-num-queued-reqs": ((0, 21, 0), (0, 33, 0), "FACTS.md, vllm/config/scheduler.py"),
+    # SchedulerConfig.max_num_queued_reqs (vllm/config/scheduler.py): not in the 0.21.0 wheel, in 0.33.0's
+    "--max-num-queued-reqs": ((0, 21, 0), (0, 33, 0), "0.33.0 vllm/config/scheduler.py"),
 }
 
 # `vLLM API server version 0.5.4` (vllm/entrypoints/openai/api_server.py, 0.4.1-; 0.5.4:339) and
