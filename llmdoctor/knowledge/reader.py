@@ -66,6 +66,10 @@ def reader_of_prompts(prompts: list[tuple[str, bool | None]], source: str) -> Re
     return Reader(user, root, True if root else None, source)
 
 
+# whoami.txt's lines for prompts without a user name (knowledge/ticket.py writes them)
+WHOAMI_LINES = {"$": ("", False), "%": ("", False), "#": ("root", True), "PS>": (WINDOWS, None)}
+
+
 def parse_whoami(text: str, source: str) -> Reader | None:
     """`whoami` / `id` output (what `collect` records, or a ticket's prompt user): the user, root
     when it is root (uid 0), and whether it reads the system journal (its groups, where `id` shows them)."""
@@ -78,10 +82,13 @@ def parse_whoami(text: str, source: str) -> Reader | None:
         root = m.group(1) == "0"
         journal = True if root or (groups and groups & JOURNAL_GROUPS) else (False if groups is not None else None)
         return Reader(m.group(2), root, journal, source)
-    prompts = [p for p in (prompt_user(line) for line in text.splitlines()) if p is not None]
-    if prompts:  # a ticket's prompts (knowledge/ticket.py writes them here)
-        return reader_of_prompts(prompts, f"{source} (the prompts of the pasted commands)")
-    user = text.split()[0]
-    if not re.fullmatch(r"[a-z_][\w.$-]*", user):
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    prompts = [WHOAMI_LINES.get(line) or prompt_user(line)
+               or ((line, line == "root") if re.fullmatch(r"[a-z_][\w.$-]*", line) else None) for line in lines]
+    if len(lines) > 1 or lines[0] in WHOAMI_LINES or prompts[0] is not None:  # a ticket's prompts (ticket.py)
+        known = [p for p in prompts if p is not None]
+        return reader_of_prompts(known, f"{source} (the prompts of the pasted commands)") if known else None
+    user = text
+    if not re.fullmatch(r"[a-z_][\w.$-]*", user):  # not one user name: nothing said
         return None
     return Reader(user, user == "root", True if user == "root" else None, source)

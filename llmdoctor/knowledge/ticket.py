@@ -107,6 +107,18 @@ CONTINUED = re.compile(r"(?:\s|^)[\\^`]$")  # a line continued by sh `\`, cmd `^
 MAX_PROMPTS = 20  # distinct prompts kept for whoami.txt
 
 
+def _who(line: str) -> str:
+    """A prompt line's user as whoami.txt keeps it: `root`, the user's name, `$` (a bare non-root
+    prompt), `PS>` (Windows); "" where the line shows none."""
+    from llmdoctor.knowledge.reader import WINDOWS, prompt_user
+
+    found = prompt_user(line)
+    if found is None:
+        return ""
+    user, root = found
+    return "PS>" if user == WINDOWS else "root" if root else user or "$"
+
+
 def _prompt_command(line: str) -> str | None:
     """The command of a prompt line (`user@box:~$ sudo journalctl -u ollama` -> `journalctl -u ollama`)."""
     m = PROMPT.match(line)
@@ -185,9 +197,7 @@ def split_ticket_into(lines: Iterable[str], write: Callable[[str, str], None]) -
             continue
         command = _prompt_command(bare)
         if command is not None and len(prompts) < MAX_PROMPTS:
-            head = re.match(PROMPT_HEAD, bare)
-            if head:
-                prompts.setdefault(head.group(0).strip())
+            prompts.setdefault(_who(bare))
         log = _launched(command if command is not None else bare.strip(), prompt=command is not None)
         if command is not None or log:
             piece.close(write)
@@ -208,7 +218,8 @@ def split_ticket_into(lines: Iterable[str], write: Callable[[str, str], None]) -
     if launch:
         write("cmdline.txt", _joined(launch) + "\n")
     piece.close(write)
-    if prompts:  # the prompts alone (`user@box:~$`), never the commands typed there
+    prompts.pop("", None)
+    if prompts:  # who typed the commands, one line per kind of prompt: never the host or the commands
         write("whoami.txt", "".join(f"{p}\n" for p in prompts))
 
 
