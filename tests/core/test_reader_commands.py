@@ -122,8 +122,11 @@ def test_same_commands_in_text_markdown_html_and_json(specs):
     assert "\n".join(["[Service]", 'Environment="OLLAMA_KEEP_ALIVE=24h"', "EOF"]) in text
     assert text.count('Environment="OLLAMA_KEEP_ALIVE=24h"') == 1
     assert json.loads(json.dumps(report_to_dict(report)))["targets"][0]["what_to_change"][0]["commands"][0] == heredoc
-    html = render_html(report)
-    assert "&lt;&lt;&#x27;EOF&#x27;" in html or "<<'EOF'" in html or "&lt;&lt;'EOF'" in html
+    from html import escape
+
+    html, own = render_html(report), report.targets[0].findings[0].fix  # (HTML shows each finding's own fix)
+    assert own.commands[0].startswith("sudo mkdir -p ") and escape(own.commands[0]) in html
+    assert '<pre class="config">' not in html  # the here-document is the file
 
 
 # ---- who reads: a pasted ticket's prompt, this machine's user ---------------------------------------
