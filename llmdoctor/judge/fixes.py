@@ -74,8 +74,9 @@ def dropin_commands(unit: str, values: Mapping[str, Any] | None = None, name: st
     """The drop-in written by one command a reader pastes, then loaded: `mkdir -p` and `tee` with a
     quoted here-document (no expansion inside, so `%%`, `\\"` and `$` arrive as written; a value's
     line break is already `\\n`, so no line of the file can read `EOF`), then daemon-reload and restart.
-    Not `systemctl edit --drop-in=`: it opens an editor (systemd 246+), and reading the file from
-    standard input takes `--stdin`, only in systemd 256 (NEWS) - too new for most hosts."""
+    Not `systemctl edit --drop-in=`: it opens an editor, and the `--stdin` that would read the file from a
+    here-document is recent (in systemd's own tests, test/units/*.sh; its first release not checked here),
+    while mkdir and tee work with any systemd."""
     path = dropin_path(unit, name)
     if values is None:  # (a caller showing the file itself)
         return (f"mkdir -p {path.rsplit('/', 1)[0]}  # for the drop-in below, {path}", reload_and_restart(unit))
