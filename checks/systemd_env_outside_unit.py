@@ -43,6 +43,6 @@ def env_outside_unit(systemd_units: tuple[UnitState, ...], shell_exports: tuple[
             title=f"{u.unit}: {', '.join(list(missing)[:4])} set only in {', '.join(list(dict.fromkeys(paths))[:3])}, "
                   "which a systemd service never reads",
             evidence=evidence[: 2 * MAX_EVIDENCE],
-            fix=remedy_fix(f"Put the variables in a drop-in for {u.unit} (`systemctl edit {u.unit}`), then reload and restart.",
+            fix=remedy_fix(f"Put the variables in a drop-in of their own for {u.unit}, then reload and restart.",
                            unit_remedy(u.unit, missing)),
         )

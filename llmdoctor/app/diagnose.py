@@ -235,13 +235,16 @@ def _diagnose_target(host: Host, opts: DiagnoseOptions, specs, load_errors, stor
     if instances:
         return _per_instance(host, ctx, store, instances, specs, errors, tally)
     part = _diagnose_store(store, specs, errors)
-    findings, changes = part.findings, what_to_change(part.findings, store.values)
+    audience = Audience(store)
+    findings = fitted(part.findings, audience)
+    changes = what_to_change(findings, store.values, audience)
     pod = store.values.get("container")
     if getattr(pod, "form", None) == "pod":  # a Kubernetes pod: every fix goes to its Deployment's spec
         from llmdoctor.judge.pod_fixes import change_in_pod, in_pod
 
         findings = tuple(replace(f, fix=in_pod(f.fix, pod.spec)) for f in findings)
         changes = tuple(change_in_pod(c, pod.spec) for c in changes)
+    findings = sudo_where_needed(findings, audience)
     figures, measurements = _probe_parts(store.values.get("probe"))
     report = TargetReport(
         target=redact_text(host.name),
@@ -312,7 +315,8 @@ def judge_probe(runs: Any, specs: list[CheckSpec] | None = None, load_errors: It
         store = FactStore(Context(host=None), preset={"probe": ProbeRuns((r,))})  # type: ignore[arg-type]
         errors = list(load_errors)
         part = _diagnose_store(store, specs, errors)
-        targets.append(TargetReport(target=r.url, engine=r.engine, findings=part.findings,
+        findings = sudo_where_needed(part.findings, Audience(None))  # the reader of a probe is not known
+        targets.append(TargetReport(target=r.url, engine=r.engine, findings=findings,
                                     errors=tuple(errors) + r.errors,
                                     not_diagnosed=not_diagnosed_reason(store, part.examined, part.findings),
                                     summary=tuple(summary_lines(r)) + tuple(("probe note", n) for n in r.notes)))
@@ -366,13 +370,14 @@ def _per_instance(host: Host, ctx: Context, store: FactStore, instances, specs, 
         label = instance_label(inst)
         sub = FactStore(ctx, preset={"engines": (inst,), **shared})
         part = _diagnose_store(sub, specs, errors)
-        own = [replace(f, instance=label) for f in part.findings]
-        findings += own
+        audience = Audience(sub)
+        own = [replace(f, instance=label) for f in fitted(part.findings, audience)]
+        findings += sudo_where_needed(own, audience)
         unavailable += [Unavailable(f"{u.fact} ({label})", u.reason) for u in part.unavailable
                         if u.fact not in shared]
         examined += [f"{label}: {e}" for e in part.examined]
         summary += [(f"{k} ({label})", v) for k, v in _summary(sub) if not any(k == s for s, _ in summary)]
-        changes += [replace(c, place=f"{c.place} ({label})") for c in what_to_change(own, sub.values)]
+        changes += [replace(c, place=f"{c.place} ({label})") for c in what_to_change(own, sub.values, audience)]
         figs, runs = _probe_parts(sub.values.get("probe"))
         figures += [replace(f, name=f"{f.name}_{inst.port or len(figures)}") for f in figs]  # one name per instance
         measured += runs
@@ -400,7 +405,50 @@ def _per_instance(host: Host, ctx: Context, store: FactStore, instances, specs, 
     return TargetResult(report, values, timings, missing)
 
 
-def what_to_change(findings, facts: dict[str, Any]) -> tuple[Change, ...]:
+class Audience:
+    """Who pastes the fixes, on what (judge/fixes.for_audience), from the store's facts: each fact is
+    asked for only when a fix needs it (the reader for a command that needs root, the GPU for a GPU
+    setting, the vLLM release for a vLLM command line), and an unavailable one is None (unknown)."""
+
+    def __init__(self, store: FactStore | None) -> None:
+        self._store = store
+
+    def _fact(self, name: str):
+        return self._store.optional(name) if self._store is not None else None
+
+    @property
+    def root(self):
+        return getattr(self._fact("reader"), "root", None)
+
+    @property
+    def journal(self):
+        return getattr(self._fact("reader"), "journal", None)
+
+    @property
+    def gpu(self):
+        found = self._fact("host_gpu")
+        return found[0] if found else None
+
+    @property
+    def vllm_version(self):
+        return self._fact("vllm_version")
+
+
+def fitted(findings, audience: Audience) -> tuple[Finding, ...]:
+    """The findings' fixes without what the host cannot take (before they are merged)."""
+    from llmdoctor.judge.fixes import fit_host
+
+    return tuple(replace(f, fix=fit_host(f.fix, audience)) if f.fix.remedy is not None else f for f in findings)
+
+
+def sudo_where_needed(findings, audience: Audience) -> tuple[Finding, ...]:
+    """The findings' commands with `sudo` where this reader needs it (after a pod's rewrite)."""
+    from llmdoctor.judge.fixes import with_sudo
+
+    return tuple(replace(f, fix=with_sudo(f.fix, audience)) if f.fix.commands else f for f in findings)
+
+
+def what_to_change(findings, facts: dict[str, Any], audience: Audience | None = None) -> tuple[Change, ...]:
     """The findings' settings merged into one change per place, with secrets left out."""
     if not findings:
         return ()  # (nothing to merge: the merging rules are not even imported)
@@ -413,7 +461,7 @@ def what_to_change(findings, facts: dict[str, Any]) -> tuple[Change, ...]:
         if value is not None and getattr(value, "argv", None) and redact_text(" ".join(value.argv)) == " ".join(value.argv):
             argv[place] = tuple(value.argv)  # a command line with a secret in it is not rewritten
     try:
-        changes = merge(findings, argv)
+        changes = merge(findings, argv, audience if audience is not None else Audience(None))
     except Exception:  # the merged change is a convenience; the findings' own fixes stand
         return ()
     return tuple(replace(c, commands=tuple(redact_text(x) for x in c.commands), config=redact_text(c.config))

@@ -93,6 +93,13 @@ CATALOGUE: tuple[FactSpec, ...] = (
              "each engine's health answer and token counters across the sampling window (progress.json)", "progress"),
     FactSpec("probe", K + "probe.result.ProbeRuns",
              "the live probe's measurements (diagnose --probe), or the recorded probe.json", "probe"),
+    FactSpec("reader", K + "reader.Reader",
+             "who will paste the fixes: this machine's user, the SSH login, a ticket's prompt user (whoami.txt)",
+             "reader"),
+    FactSpec("host_gpu", "tuple[bool, str]",
+             "whether the host has a GPU at all, and the line that says so (no GPU flag in a fix without one)",
+             "reader"),
+    FactSpec("vllm_version", "str", "the vLLM release its log states (its command and flags in a fix)", "reader"),
 )
 
 BY_NAME = {f.name: f for f in CATALOGUE}

@@ -147,6 +147,10 @@ class Host(Protocol):
         """How a question about the running system is answered here: a live host calls `live()`
         (measure it now), a recording `recall()` (read what it kept: it cannot be sampled again)."""
 
+    def reader(self):
+        """Who will paste the fixes here (knowledge.reader.Reader): this machine's user, the SSH login;
+        None where the host does not know (a container, a pod). A recording answers from whoami.txt."""
+
     def container_inspect(self) -> CommandResult:
         """`docker inspect`/`podman inspect` of the container the engine runs in (stdout: its JSON);
         Unanswerable where the engine runs in no container this host knows of."""

@@ -70,6 +70,7 @@ KNOWN_FILES = frozenset({
     "slots.json", "server_info.json", "docker_inspect.json", "podman_inspect.json",
     "pod.json", "kubectl_describe.txt", "events.json", "pod.yaml", "deployment.yaml", "deployment.json",
     "amd_smi_metric.json", "amd_smi_static.json", "rocm_smi.json", "nvidia_smi_q.txt", "kernel_xid.log",
+    "whoami.txt",
 })
 # What a recording keeps, by what collectors ask for (kept()): the evidence format's file names
 # live here, not in facts/. Each entry lists the files in the order they are read.
@@ -86,6 +87,7 @@ KEPT: dict[str, tuple[str, ...]] = {
     "export": ("shell_export.txt",),  # the shell line a user believed configured the server
     "systemctl cat": ("systemctl_cat.txt",),  # `systemctl cat UNIT`: its `# /path` headers name the unit
     "unit": ("unit.service",),
+    "whoami": ("whoami.txt",),  # who will run the fixes: `id` or `whoami` output, or a ticket's prompt user
     # the evidence format's log names, as hints of the engine whose lines they hold (recognition)
     "ollama log": ("journal.log",), "llamacpp log": ("server.log",), "vllm log": ("vllm.log",),
     "sglang log": ("sglang.log",),
@@ -98,7 +100,7 @@ KEPT: dict[str, tuple[str, ...]] = {
 }
 # files that can hold settings as a user wrote them, besides any unknown *.txt (kept("settings"))
 SETTINGS_FILES = ("cmdline.txt", "env.txt", "shell_export.txt") + COMPOSE_FILES
-NOT_SETTINGS = frozenset({"ollama_ps.txt", "vmstat.txt", "meminfo.txt", "nvidia_smi.txt", "systemctl_cat.txt",
+NOT_SETTINGS = frozenset({"whoami.txt", "ollama_ps.txt", "vmstat.txt", "meminfo.txt", "nvidia_smi.txt", "systemctl_cat.txt",
                           "client_errors.txt", "libdir_listing.txt", "bench.txt"})
 NOT_SHOWN = frozenset({"meta.json", "expected.json"})  # llmdoctor's own files, never the engine's evidence
 UTF16_LIMIT = 256 * 1024 * 1024  # a UTF-16 log is a pasted one; more than this is not read

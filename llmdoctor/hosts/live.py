@@ -53,6 +53,10 @@ class BaseHost:
     def observe(self, live, recall):
         return live()
 
+    def reader(self):
+        """Who will run the fixes here, where the host knows it (None: a container or pod, n/a)."""
+        return None
+
     def as_written(self, name: str, limit: int = 0) -> str:
         raise Unanswerable(f"{name}: a recorded evidence file, and this is a live host")
 

@@ -26,6 +26,27 @@ class LocalHost(BaseHost):
         self.name = name or socket.gethostname()
         self._silent = SilentPorts()
 
+    def reader(self):
+        """The user running llmdoctor here is the one who pastes its fixes: root by the effective UID,
+        and whether its groups read the system journal (journalctl(1), "Access Control")."""
+        import grp
+        import pwd
+
+        from llmdoctor.knowledge.reader import JOURNAL_GROUPS, Reader
+
+        uid = os.geteuid()
+        try:
+            user = pwd.getpwuid(uid).pw_name
+        except KeyError:
+            user = str(uid)
+        groups = set()
+        for gid in os.getgroups():
+            try:
+                groups.add(grp.getgrgid(gid).gr_name)
+            except KeyError:
+                pass
+        return Reader(user, uid == 0, uid == 0 or bool(groups & JOURNAL_GROUPS), "the user running llmdoctor")
+
     def run(self, argv: list[str], timeout: float = DEFAULT_TIMEOUT) -> CommandResult:
         env = dict(os.environ, LC_ALL="C", SYSTEMD_PAGER="", PAGER="cat", SYSTEMD_COLORS="0")
         try:

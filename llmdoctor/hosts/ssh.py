@@ -168,6 +168,18 @@ class SSHHost(BaseHost):
         self.connections = 0
         self.commands = 0
 
+    def reader(self):
+        """The SSH login is who pastes the fixes there: root when the target says root; not root when it
+        names another user or when --sudo was needed; unknown otherwise (the login ssh_config picks)."""
+        from llmdoctor.knowledge.reader import Reader
+
+        user = self.target.user or ""
+        if user == "root":
+            return Reader(user, True, True, "the SSH login")
+        if user or self.sudo:
+            return Reader(user, False, None, "the SSH login" + (" (--sudo)" if self.sudo else ""))
+        return None
+
     # -- the ssh command line ---------------------------------------------------------
     def _control_path(self) -> str:
         if self._control_dir is None:

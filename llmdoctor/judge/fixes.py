@@ -70,9 +70,28 @@ def reload_and_restart(unit: str) -> str:
     return f"systemctl daemon-reload && systemctl restart {unit}"
 
 
-def dropin_commands(unit: str, name: str = DROPIN_NAME) -> tuple[str, ...]:
+def dropin_commands(unit: str, values: Mapping[str, Any] | None = None, name: str = DROPIN_NAME) -> tuple[str, ...]:
+    """The drop-in written by one command a reader pastes, then loaded: `mkdir -p` and `tee` with a
+    quoted here-document (no expansion inside, so `%%`, `\\"` and `$` arrive as written; a value's
+    line break is already `\\n`, so no line of the file can read `EOF`), then daemon-reload and restart.
+    Not `systemctl edit --drop-in=`: it opens an editor, and the `--stdin` that would read the file from a
+    here-document is recent (in systemd's own tests, test/units/*.sh; its first release not checked here),
+    while mkdir and tee work with any systemd."""
     path = dropin_path(unit, name)
-    return (f"mkdir -p {path.rsplit('/', 1)[0]}  # for the drop-in below, {path}", reload_and_restart(unit))
+    if values is None:  # (a caller showing the file itself)
+        return (f"mkdir -p {path.rsplit('/', 1)[0]}  # for the drop-in below, {path}", reload_and_restart(unit))
+    return (write_file(path, dropin(unit, values, name, path_comment=False)), reload_and_restart(unit))
+
+
+def write_file(path: str, text: str) -> str:
+    """One command that writes `text` to `path`, its directory made first."""
+    return f"mkdir -p {path.rsplit('/', 1)[0]} && tee {path} >/dev/null <<'EOF'\n{text.rstrip()}\nEOF"
+
+
+def writes(command: str, config: str) -> bool:
+    """Whether `command` writes `config` itself (a here-document of it): the file is then not shown twice."""
+    body = "\n".join(line for line in config.rstrip().splitlines() if not line.startswith("# /"))
+    return "<<'EOF'\n" in command and bool(body) and body in command
 
 
 def settings_fix(where: str | None, unit: str = OLLAMA_UNIT, **values: Any) -> tuple[tuple[str, ...], str]:
@@ -154,17 +173,19 @@ def remedy_fix(summary: str, remedy: Remedy | None) -> Fix:
     return Fix(summary, commands, config, remedy=remedy)
 
 
-def render(remedy: Remedy) -> tuple[tuple[str, ...], str]:
-    """(commands, config) that apply `remedy` where it applies: the only place a fix becomes text."""
+def render(remedy: Remedy, audience: Any = None) -> tuple[tuple[str, ...], str]:
+    """(commands, config) that apply `remedy` where it applies: the only place a fix becomes text
+    (`audience`: the vLLM release, for its command's form; sudo is for_audience's)."""
     if remedy.server:
-        commands = (command_line(remedy),) + tuple(command_line(a) for a in remedy.alternatives)
+        commands = ((command_line(remedy, audience=audience),)
+                    + tuple(command_line(a, audience=audience) for a in remedy.alternatives))
         return commands + remedy.verify, ""
     commands, config = _environment(remedy.where, remedy.unit or OLLAMA_UNIT, remedy.restart,
                                     {s.name: s.value for s in remedy.settings})
     return remedy.before + commands + remedy.verify, config
 
 
-def command_line(remedy: Remedy, argv: tuple[str, ...] | None = None, words: bool = False) -> str:
+def command_line(remedy: Remedy, argv: tuple[str, ...] | None = None, words: bool = False, audience: Any = None) -> str:
     """The server's command line with the remedy's flags: the running one (`argv`) with them set
     (or taken off) when known, else a template. `words`: for a list of arguments (a pod's `args:`),
     where a redacted value stays in place for the list's renderer to turn into a "keep it" line."""
@@ -193,6 +214,11 @@ def command_line(remedy: Remedy, argv: tuple[str, ...] | None = None, words: boo
         parts = [" ".join(shlex.quote(w) for w in words)]
     else:
         program, model = SERVER_PROGRAMS.get(remedy.server, (remedy.server, "MODEL"))
+        if remedy.server == "vllm serve" and audience is not None and audience.vllm_version:
+            from llmdoctor.knowledge.vllm_cli import API_SERVER, has_serve
+
+            if has_serve(audience.vllm_version) is False:  # `vllm serve` is 0.5.2's; before, the module
+                program = API_SERVER
         parts = [program, remedy.model or model]
     parts += [k if v is True or v == "" else f"{k} {v}" for k, v in values.items() if v is not REMOVE]
     return " ".join(parts) + note
@@ -234,15 +260,9 @@ def _environment(where: Any, unit: str, restart_how: str, values: Mapping[str, A
     if where == "kubernetes":
         config = "env:\n" + "".join(f'- name: {k}\n  value: "{v}"\n' for k, v in pairs)
         return (("kubectl rollout restart deploy/ollama  # after adding the env entries to the container spec",), config)
-    if restart_how == "edit":  # the probe's advice: `systemctl edit` opens the drop-in to paste into
-        service = unit_file_name(unit)
-        return ((f"sudo {edit(service)}   # opens a drop-in; add the lines below", f"sudo {restart(service)}"),
-                dropin(service, values, path_comment=False))
-    if restart_how == "edit+reload":
-        return (edit(unit), reload_and_restart(unit)), dropin(unit, values)
-    if restart_how == "reload":
-        return (reload_and_restart(unit),), dropin(unit, values)
-    return dropin_commands(unit), dropin(unit, values)
+    # every way a unit's drop-in is applied ("restart", "reload", "edit", "edit+reload") is written the
+    # same: one pasteable command that writes it, then daemon-reload and restart
+    return dropin_commands(unit, values), dropin(unit, values)
 
 
 def assignment_line(form: str, name: str, value: str) -> str:
@@ -354,3 +374,180 @@ PIN_OLLAMA_OPTIONS = ("journalctl -u ollama | grep -E 'starting (llama server|ru
 # Why raising OLLAMA_MAX_QUEUE alone does not bound the wait.
 OLLAMA_UNBOUNDED_QUEUE = ("Requests for a model that is already loaded skip this queue and wait without any bound "
                            "(ollama/ollama#7758), so a 503 means requests piled up behind a model load.")
+
+
+# ---- The reader: who pastes the commands, and on what ---------------------------------------
+# Checks render their fixes before anyone asked who reads them; diagnose then passes every fix and
+# merged change through `for_audience` with what the evidence says of the reader and the host (an
+# object with `root`, `journal`, `gpu`, `vllm_version`; None where unknown). This is the one place
+# that decides `sudo`, GPU flags and the vLLM command's form.
+
+
+class Unknown:
+    """An audience nothing is known of: sudo kept, GPU flags kept, `vllm serve`."""
+
+    root = journal = gpu = vllm_version = None
+
+
+UNKNOWN = Unknown()
+
+# GPU settings, by the name the fixes write (ALIASES map the others to these): llama.cpp's offload and
+# device placement (common/arg.cpp: --n-gpu-layers, --main-gpu, --split-mode, --tensor-split, and the
+# draft model's), vLLM's GPU memory share and GPU parallelism (vllm/engine/arg_utils.py), SGLang's
+# (server_args.py: --mem-fraction-static, --tp-size), the variables that pick GPUs for CUDA/ROCm and
+# Ollama's (envconfig/config.go: OLLAMA_GPU_OVERHEAD, OLLAMA_SCHED_SPREAD). Not flash attention:
+# llama.cpp's CPU backend has it (ggml-cpu ops.cpp ggml_compute_forward_flash_attn_ext).
+GPU_SETTINGS = frozenset({
+    "-ngl", "-ngld", "--n-gpu-layers-draft", "--gpu-layers-draft", "-mg", "--main-gpu", "-sm", "--split-mode",
+    "-ts", "--tensor-split", "--gpu-memory-utilization", "--tensor-parallel-size", "-tp", "--data-parallel-size",
+    "--mem-fraction-static", "--tp-size", "--tp", "--dp-size",
+    "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "GPU_DEVICE_ORDINAL",
+    "OLLAMA_GPU_OVERHEAD", "OLLAMA_SCHED_SPREAD", "OLLAMA_NUM_GPU",
+})
+
+
+def gpu_setting(name: str) -> bool:
+    return ALIASES.get(name, name) in GPU_SETTINGS
+
+
+def for_host(remedy: Remedy, audience: Any = UNKNOWN) -> Remedy:
+    """`remedy` less what the host cannot take: no GPU setting where the evidence shows no GPU,
+    no vLLM flag its release lacks (knowledge/vllm_cli.FLAGS), each said in a note."""
+    from dataclasses import replace
+
+    drop: dict[str, str] = {}
+    if audience.gpu is False:
+        drop.update((s.name, "no GPU on this host") for s in remedy.settings if gpu_setting(s.name))
+    if remedy.server in ("vllm serve", "vllm python") and audience.vllm_version:
+        from llmdoctor.knowledge.vllm_cli import has_flag
+
+        drop.update((s.name, f"not in vLLM {audience.vllm_version}") for s in remedy.settings
+                    if has_flag(audience.vllm_version, s.name) is False)
+    alternatives = tuple(for_host(a, audience) for a in remedy.alternatives)
+    if not drop and alternatives == remedy.alternatives:
+        return remedy
+    kept = tuple(s for s in remedy.settings if s.name not in drop)
+    notes = tuple(f"{n} left out: {why}" for n, why in drop.items())
+    return replace(remedy, settings=kept, notes=remedy.notes + notes, alternatives=alternatives)
+
+
+def for_audience(fix: Fix, audience: Any = UNKNOWN) -> Fix:
+    """A finding's fix as this reader pastes it on this host: fit_host, then `sudo` where it is needed."""
+    return with_sudo(fit_host(fix, audience), audience)
+
+
+def fit_host(fix: Fix, audience: Any = UNKNOWN) -> Fix:
+    """A finding's fix without what the host cannot take: its remedy rendered again (where the fix is that
+    remedy's rendering) less GPU settings on a host without a GPU and flags its vLLM lacks, in its vLLM's form."""
+    remedy = fix.remedy
+    if remedy is None or (fix.commands, fix.config) != render(remedy):
+        return fix
+    fitted = for_host(remedy, audience)
+    if fitted.settings or not remedy.settings:
+        commands, config = render(fitted, audience)
+    else:  # every setting was one the host cannot take: nothing to set
+        commands, config = (f"# nothing to set: {'; '.join(fitted.notes) or 'no GPU on this host'}",), ""
+    return Fix(fix.summary, commands, config, remedy=fitted)
+
+
+def with_sudo(fix: Fix, audience: Any = UNKNOWN) -> Fix:
+    """The fix's commands with `sudo` where this reader needs it (as_reader)."""
+    commands = tuple(as_reader(c, audience) for c in fix.commands)
+    return fix if commands == fix.commands else Fix(fix.summary, commands, fix.config, remedy=fix.remedy)
+
+
+# What needs root, for a command's first word: systemctl's verbs that change the system manager
+# (systemctl(1); org.freedesktop.systemd1.manage-units is an admin action in polkit's default policy),
+# kernel modules, the NVIDIA container toolkit's runtime configuration (it edits /etc/docker/daemon.json),
+# sysctl's writes, swap; file writes under the system's own directories (mkdir, tee, mv, cp, sed -i, rm).
+ROOT_SYSTEMCTL = frozenset({"start", "stop", "restart", "reload", "try-restart", "reload-or-restart", "daemon-reload",
+                            "enable", "disable", "reenable", "mask", "unmask", "edit", "set-property", "kill",
+                            "reset-failed", "revert", "daemon-reexec", "preset", "link", "isolate"})
+ROOT_PROGRAMS = frozenset({"rmmod", "modprobe", "insmod", "swapoff", "swapon", "sysctl", "nvidia-ctk",
+                           "nvidia-persistenced", "apt", "apt-get", "dnf", "yum", "zypper", "update-initramfs",
+                           "dracut", "mkswap"})
+FILE_WRITERS = frozenset({"mkdir", "tee", "mv", "cp", "sed", "rm", "chmod", "chown", "ln", "install", "truncate"})
+SYSTEM_PATHS = ("/etc/", "/usr/", "/lib/", "/opt/", "/var/lib/", "/boot/")
+_OPERATORS = ("&&", "||", ";", "|")
+
+
+def as_reader(command: str, audience: Any = UNKNOWN) -> str:
+    """`command` as this reader runs it: `sudo ` before each part (of `a && b | c`) that needs root
+    unless the reader is root, none where it is (a root shell needs none; sudo may not even be there);
+    a here-document's body and a trailing comment are left alone. Unknown reader: sudo stays."""
+    first, sep, body = command.partition("\n")
+    code, comment = _split_comment(first)
+    parts = _split_operators(code)
+    out = []
+    for part in parts:
+        text = part.lstrip()
+        if part in _OPERATORS or not text:
+            out.append(part)
+            continue
+        had = text.startswith("sudo ")
+        bare = text[5:].lstrip() if had else text
+        sudo = audience.root is not True and (had or _needs_root(bare.split(), audience))
+        out.append(part[:len(part) - len(text)] + ("sudo " if sudo else "") + bare)
+    return "".join(out) + comment + sep + body
+
+
+def _needs_root(words: list[str], audience: Any) -> bool:
+    program = words[0].rsplit("/", 1)[-1]
+    if program == "systemctl":
+        if "--user" in words:
+            return False
+        verb = next((w for w in words[1:] if not w.startswith("-")), "")
+        return verb in ROOT_SYSTEMCTL
+    if program == "journalctl":
+        return audience.journal is not True and "--user" not in words
+    if program == "nvidia-smi":  # changing a GPU's settings (-pm, -pl, -c, -r, ...) takes root (nvidia-smi(1))
+        return any(w in ("-pm", "--persistence-mode", "-pl", "--power-limit", "-r", "--gpu-reset", "-c",
+                         "--compute-mode", "-lgc", "-rgc", "-ac", "-rac") for w in words[1:])
+    if program in ROOT_PROGRAMS:
+        return not (program == "sysctl" and "-w" not in words and not any("=" in w for w in words[1:]))
+    if program in FILE_WRITERS:
+        if program == "sed" and "-i" not in words and not any(w.startswith("-i") for w in words[1:]):
+            return False
+        return any(w.startswith(SYSTEM_PATHS) for w in words[1:])
+    return False
+
+
+def _split_comment(line: str) -> tuple[str, str]:
+    """(code, `  # comment`) of one shell line: a `#` that starts a word outside quotes."""
+    quote = None
+    for i, c in enumerate(line):
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (i == 0 or line[i - 1] in " \t"):
+            j = i
+            while j > 0 and line[j - 1] in " \t":
+                j -= 1
+            return line[:j], line[j:]
+    return line, ""
+
+
+def _split_operators(code: str) -> list[str]:
+    """`a && b | c` -> ["a ", "&&", " b ", "|", " c"]: split outside quotes and `$( )`."""
+    parts, start, quote, depth, i = [], 0, None, 0, 0
+    while i < len(code):
+        c = code[i]
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif code.startswith("$(", i):
+            depth += 1
+            i += 1
+        elif c == ")" and depth:
+            depth -= 1
+        elif not depth:
+            op = next((o for o in _OPERATORS if code.startswith(o, i)), None)
+            if op:
+                parts += [code[start:i], op]
+                i += len(op)
+                start = i
+                continue
+        i += 1
+    return parts + [code[start:]]

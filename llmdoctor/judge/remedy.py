@@ -125,9 +125,11 @@ def _slot_context(merged: dict[str, str], asks: list[_Wanted]) -> str:
     return ""
 
 
-def merge(findings: Iterable[Finding], argv: dict[str, tuple[str, ...]] | None = None) -> tuple[Change, ...]:
+def merge(findings: Iterable[Finding], argv: dict[str, tuple[str, ...]] | None = None,
+          audience=fixes.UNKNOWN) -> tuple[Change, ...]:
     """One change per place, from every finding whose fix is a setting. `argv`: the running
-    server's command line by place ("llama-server command line" -> argv), when known."""
+    server's command line by place ("llama-server command line" -> argv), when known; `audience`:
+    who pastes it on what (fixes.for_audience): sudo, the vLLM command's form."""
     findings = list(findings)
     memory = any(f.cause in MEMORY for f in findings)
     places: dict[str, list[_Wanted]] = {}
@@ -154,13 +156,15 @@ def merge(findings: Iterable[Finding], argv: dict[str, tuple[str, ...]] | None =
         extra = tuple(dict.fromkeys(c for w in wanted for c in w.extra))
         checks = tuple(dict.fromkeys(w.finding.check for w in wanted))
         where = next((w.finding.remedy.where for w in wanted if w.finding.remedy.where is not None), None)
-        out.append(replace(_change(place, merged, extra, checks, tuple(notes), tuple(held), argv.get(place), where),
-                           held=tuple(held_values)))
+        change = _change(place, merged, extra, checks, tuple(notes), tuple(held), argv.get(place), where, audience)
+        out.append(replace(change, held=tuple(held_values),
+                           commands=tuple(fixes.as_reader(c, audience) for c in change.commands)))
     return tuple(c for c in out if c.settings or c.held_back)
 
 
 def _change(place: str, merged: dict[str, str], extra: tuple[str, ...], checks: tuple[str, ...],
-            notes: tuple[str, ...], held: tuple[str, ...], argv: tuple[str, ...] | None, where: object = None) -> Change:
+            notes: tuple[str, ...], held: tuple[str, ...], argv: tuple[str, ...] | None, where: object = None,
+            audience=fixes.UNKNOWN) -> Change:
     """The merged values rendered for their place by judge/fixes, as one finding's remedy would be."""
     settings = tuple(merged.items())
     config, commands = "", ()
@@ -172,6 +176,6 @@ def _change(place: str, merged: dict[str, str], extra: tuple[str, ...], checks: 
         commands, config = fixes.render(fixes.env(where, **merged))
     else:
         server = next(s for s, p in SERVERS.items() if p == place)
-        commands = (fixes.command_line(fixes.flags(server, merged), argv),)
+        commands = (fixes.command_line(fixes.flags(server, merged), argv, audience=audience),)
     return Change(place=place, settings=settings, commands=tuple(commands) + extra, config=config,
                   checks=checks, notes=notes, held_back=held)

@@ -104,6 +104,21 @@ TYPED = re.compile(r'^\s*(?:PS [^>]*>|[A-Za-z]:\\[^<>|"]*>|[\w.@:~/-]*[$#%])\s*(
 CONTINUED = re.compile(r"(?:\s|^)[\\^`]$")  # a line continued by sh `\`, cmd `^` or PowerShell backtick
 
 
+MAX_PROMPTS = 20  # distinct prompts kept for whoami.txt
+
+
+def _who(line: str) -> str:
+    """A prompt line's user as whoami.txt keeps it: `root`, the user's name, `$` (a bare non-root
+    prompt), `PS>` (Windows); "" where the line shows none."""
+    from llmdoctor.knowledge.reader import WINDOWS, prompt_user
+
+    found = prompt_user(line)
+    if found is None:
+        return ""
+    user, root = found
+    return "PS>" if user == WINDOWS else "root" if root else user or "$"
+
+
 def _prompt_command(line: str) -> str | None:
     """The command of a prompt line (`user@box:~$ sudo journalctl -u ollama` -> `journalctl -u ollama`)."""
     m = PROMPT.match(line)
@@ -161,6 +176,7 @@ def split_ticket_into(lines: Iterable[str], write: Callable[[str, str], None]) -
     empty ones at either end; a piece of blanks is dropped; a piece without a prompt is
     named by its first SNIFF characters."""
     piece = _Piece(None)
+    prompts: dict[str, None] = {}  # the prompts commands were typed at: who will paste the fixes (whoami.txt)
     in_block = False  # inside a ``` code block
     launch: list[str] = []  # a server's command line still continued on the next line
     for raw in lines:
@@ -180,6 +196,8 @@ def split_ticket_into(lines: Iterable[str], write: Callable[[str, str], None]) -
                 piece = _Piece(None)
             continue
         command = _prompt_command(bare)
+        if command is not None and len(prompts) < MAX_PROMPTS:
+            prompts.setdefault(_who(bare))
         log = _launched(command if command is not None else bare.strip(), prompt=command is not None)
         if command is not None or log:
             piece.close(write)
@@ -200,6 +218,9 @@ def split_ticket_into(lines: Iterable[str], write: Callable[[str, str], None]) -
     if launch:
         write("cmdline.txt", _joined(launch) + "\n")
     piece.close(write)
+    prompts.pop("", None)
+    if prompts:  # who typed the commands, one line per kind of prompt: never the host or the commands
+        write("whoami.txt", "".join(f"{p}\n" for p in prompts))
 
 
 def _launched(command: str, prompt: bool) -> str | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from llmdoctor.model import Finding, Report, Severity, TargetReport
 from llmdoctor.render.charts import HtmlUnavailable, latency_svg, timeline_svg
-from llmdoctor.render.report import SEVERITY_HEADING, errors_of, gaps_of, unavailable_line, withheld_line
+from llmdoctor.render.report import SEVERITY_HEADING, errors_of, gaps_of, shown_config, unavailable_line, withheld_line
 
 __all__ = ["HtmlUnavailable", "render_html"]
 
@@ -44,8 +44,8 @@ def _finding(f: Finding) -> list[str]:
     out += ["</ul>", f'<p class="fix"><strong>Fix:</strong> {escape(f.fix.summary)}</p>']
     if f.fix.commands:
         out.append('<pre class="commands">' + escape("\n".join(f"$ {c}" for c in f.fix.commands)) + "</pre>")
-    if f.fix.config:
-        out.append('<pre class="config">' + escape(f.fix.config.rstrip()) + "</pre>")
+    if config := shown_config(f.fix.commands, f.fix.config):
+        out.append('<pre class="config">' + escape(config.rstrip()) + "</pre>")
     return out + ["</section>"]
 
 

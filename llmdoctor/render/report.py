@@ -88,9 +88,23 @@ def _md_finding(f: Finding, merged=None) -> list[str]:
         return out + [f"(part of What to change: {_md_escape(merged.place)})", ""]
     if f.fix.commands:
         out += ["```sh", *f.fix.commands, "```", ""]
-    if f.fix.config:
-        out += ["```ini", f.fix.config.rstrip(), "```", ""]
+    if config := shown_config(f.fix.commands, f.fix.config):
+        out += ["```ini", config.rstrip(), "```", ""]
     return out
+
+
+def shown_config(commands, config: str) -> str:
+    """The file to show besides the commands: none where a command writes it (a here-document of it)."""
+    from llmdoctor.judge.fixes import writes
+
+    return "" if not config or any(writes(c, config) for c in commands) else config
+
+
+def command_lines(command: str, indent: str = "      ") -> list[Line]:
+    """A command as pasted: `$ ` before its first line; a here-document's lines flush left, as they are
+    (its closing `EOF` ends it only alone on its line, without indentation: bash(1), Here Documents)."""
+    first, *rest = command.split("\n")
+    return [((f"{indent}$ {first}", VERBATIM),)] + [((line, HEREDOC),) for line in rest]
 
 
 def render_markdown(report: Report) -> str:
@@ -145,6 +159,7 @@ def _use_color(stream) -> bool:
 Line = tuple[tuple[str, str], ...]
 RULE_STYLE = "rule"  # a one-segment line with this style is a heading rule
 VERBATIM = "verbatim"  # a command or a config line: wrapped only with a continuation backslash
+HEREDOC = "heredoc"  # a here-document's line: never wrapped (inside `<<'EOF'` a backslash is written to the file)
 
 
 def _lines(t: TargetReport) -> list[Line]:
@@ -178,9 +193,9 @@ def _lines(t: TargetReport) -> list[Line]:
             if merged is not None:
                 out.append(((f"      → part of What to change ({merged.place}), below", "dim"),))
             else:
-                out += [((f"      $ {c}", VERBATIM),) for c in f.fix.commands]
-                if f.fix.config:
-                    out += [((f"      {line}", VERBATIM),) for line in f.fix.config.rstrip().splitlines()]
+                out += [line for c in f.fix.commands for line in command_lines(c)]
+                if config := shown_config(f.fix.commands, f.fix.config):
+                    out += [((f"      {line}", VERBATIM),) for line in config.rstrip().splitlines()]
             out.append(())
     if t.changes:
         out += _change_lines(t.changes)
@@ -196,7 +211,7 @@ def _lines(t: TargetReport) -> list[Line]:
 def _write_then_apply(c) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A change's commands in the order they are run: what prepares the file (the first
     command), then the file, then what loads and checks it."""
-    if c.config and len(c.commands) > 1 and c.commands[0].startswith("mkdir "):
+    if shown_config(c.commands, c.config) and len(c.commands) > 1 and c.commands[0].startswith(("mkdir ", "sudo mkdir ")):
         return c.commands[:1], c.commands[1:]
     return (), c.commands
 
@@ -213,10 +228,10 @@ def _change_lines(changes) -> list[Line]:
     for c in changes:
         out.append((("  ", ""), (c.place, "bold"), (f"  (from {', '.join(c.checks)})", "dim")))
         first, rest = _write_then_apply(c)
-        out += [((f"      $ {cmd}", VERBATIM),) for cmd in first]
-        if c.config:
-            out += [((f"      {line}", VERBATIM),) for line in c.config.rstrip().splitlines()]
-        out += [((f"      $ {cmd}", VERBATIM),) for cmd in rest]
+        out += [line for cmd in first for line in command_lines(cmd)]
+        if config := shown_config(c.commands, c.config):
+            out += [((f"      {line}", VERBATIM),) for line in config.rstrip().splitlines()]
+        out += [line for cmd in rest for line in command_lines(cmd)]
         out += [((f"    note: {n}", "dim"),) for n in c.notes]
         out += [(("    ", ""), ("held back:", "yellow"), (f" {h}", "")) for h in c.held_back]
     out.append(((f"  {_rules_sentence()}", "dim"),))
@@ -230,8 +245,8 @@ def _md_changes(changes) -> list[str]:
         first, rest = _write_then_apply(c)
         if first:
             out += ["```sh", *first, "```", ""]
-        if c.config:
-            out += ["```ini", c.config.rstrip(), "```", ""]
+        if config := shown_config(c.commands, c.config):
+            out += ["```ini", config.rstrip(), "```", ""]
         if rest:
             out += ["```sh", *rest, "```", ""]
         out += [f"- note: {_md_escape(n)}" for n in c.notes]
@@ -280,6 +295,8 @@ def layout(report: Report, width: int | None) -> list[Line]:
     for line in lines:
         if len(line) == 1 and line[0][1] == RULE_STYLE:
             out += rule(line[0][0], width)
+        elif any(style == HEREDOC for _, style in line):
+            out.append(tuple((text, VERBATIM if style == HEREDOC else style) for text, style in line))
         elif any(style == VERBATIM for _, style in line):
             out += wrap_continued(line, width)
         else:

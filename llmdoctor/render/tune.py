@@ -68,8 +68,8 @@ def _diagnosed_lines(p: Prepared) -> list[str]:
         out = [f"diagnose's What to change for {plan.place} (from {', '.join(d.checks)}), written as is:"]
         out += [f"  {k}={v}" for k, v in d.settings]
         out += [f"  note: {n}" for n in d.notes]
-        out += [f"  then check: {c}" for c in d.commands
-                if not c.startswith(("mkdir -p /etc/systemd/system/", "systemctl daemon-reload"))]
+        out += [f"  then check: {c}" for c in d.commands  # (less the drop-in's own writing and loading)
+                if not c.removeprefix("sudo ").startswith(("mkdir -p /etc/systemd/system/", "systemctl daemon-reload"))]
     out += [f"  held back: {h}" for h in plan.held_back]
     added = [s for s in plan.settings if s.source != "diagnose"]
     if added and d is not None:

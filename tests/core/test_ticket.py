@@ -108,7 +108,8 @@ def test_a_server_started_in_the_paste_gives_its_command_line_and_then_its_log()
     files = split_ticket("user@box:~$ ./build/bin/llama-server -m m.gguf -np 4 \\\n    -c 8192\n"
                          "srv          init: initializing slots, n_slots = 4\n")
     assert files == {"cmdline.txt": "./build/bin/llama-server -m m.gguf -np 4 -c 8192\n",
-                     "server.log": "srv          init: initializing slots, n_slots = 4\n"}
+                     "server.log": "srv          init: initializing slots, n_slots = 4\n",
+                     "whoami.txt": "user\n"}  # who typed it (the host and the command are not kept)
 
 
 def test_prose_about_a_server_is_not_its_command_line():
@@ -193,9 +194,9 @@ def test_a_log_viewed_without_an_engine_name_is_not_named_for_ollama(tmp_path):
 
     slots = (Path(__file__).resolve().parents[1] / "fixtures" / "llamacpp" / "slots_timestamps_23652.log").read_text()
     assert list(split_ticket(slots)) == ["pasted.log"]
-    assert list(split_ticket("$ tail -n 50 app.log\n" + slots)) == ["pasted.log"]
-    assert list(split_ticket("$ docker logs llama-server\n" + slots)) == ["server.log"]
-    assert list(split_ticket("$ journalctl -u ollama\n" + slots)) == ["journal.log"]
+    assert list(split_ticket("$ tail -n 50 app.log\n" + slots)) == ["pasted.log", "whoami.txt"]
+    assert list(split_ticket("$ docker logs llama-server\n" + slots)) == ["server.log", "whoami.txt"]
+    assert list(split_ticket("$ journalctl -u ollama\n" + slots)) == ["journal.log", "whoami.txt"]
     path = tmp_path / "ticket.txt"
     path.write_text(slots)
     doc = report_doc(diagnose_json(path).stdout)

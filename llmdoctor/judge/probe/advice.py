@@ -15,7 +15,7 @@ OLLAMA_SERVICE = unit_file_name(OLLAMA_UNIT)
 
 
 def _ollama(**values):
-    """Ollama's variables in a drop-in that `systemctl edit` opens."""
+    """Ollama's variables in llmdoctor's drop-in for the service (written by one pasteable command)."""
     return env(None, unit=OLLAMA_SERVICE, restart="edit", **values)
 
 
