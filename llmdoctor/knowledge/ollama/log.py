@@ -218,8 +218,8 @@ _GIN_B = re.compile(
     rb'(?:(\d+)(?:\.(\d+))?(ns|us|\xc2\xb5s|\xce\xbcs|ms|s)(?=[ \t]*\|)|([0-9](?:[0-9.hmsun]|\xc2\xb5|\xce\xbc)*))'
     rb'[ \t]*\|[ \t]*[!-~]*[ \t]*\|[ \t]*[A-Z]+[ \t]*"([^"\n]*)"[^\n]*)?')
 _CONTROL_B = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")  # (\t and \n are the two a gin block may hold)
-_GO_SCALE_B = {b"ns": 1, b"us": 1_000, "µs".encode(): 1_000, "μs".encode(): 1_000, b"ms": 1_000_000,
-               b"s": 1_000_000_000}
+_GO_EXP_B = {b"ns": 0, b"us": 3, "µs".encode(): 3, "μs".encode(): 3, b"ms": 6, b"s": 9}  # (_GO_SCALE's powers of ten)
+_POW10 = tuple(10 ** e for e in range(10))
 _INFERENCE_B = frozenset(p.encode() for p in INFERENCE_PATHS)
 _BULK = object()  # _gin_bulk: this gin line is not one it reads; read it line by line
 _UNSET = object()  # last_time while a gin line is read (feed_region)
@@ -835,6 +835,7 @@ class OllamaLogScanner:
         self.bulk_stamp: bytes | None = None  # _gin_bulk's last `date - time`, its datetime and unix time
         self.bulk_at: datetime | None = None
         self.bulk_end: float | None = None
+        self.bulk_paths: dict[bytes, bool] = {}  # a gin path: an inference request's?
 
     # -- feeding ---------------------------------------------------------------------
     def feed_all(self, lines: Iterable[str], source: str) -> "OllamaLogScanner":
@@ -874,18 +875,17 @@ class OllamaLogScanner:
         hits, size = self.words.starts(data), len(data)
         pos, k = self._candidates(data, 0, 0, 0, hits, source)  # a wrapped line still being joined
         clean = None  # no control character in the block (looked for at the first gin line)
-        gin = self._gin_bulk
+        gin, count = self._gin_bulk, len(hits)
         for m in _GIN_B.finditer(data):
-            at = m.start()
+            at, stop = m.span()
             if at < pos:
                 continue  # in a line already read
             start = data.rfind(b"\n", pos, at) + 1 or pos
-            if k < len(hits) and hits[k] < start:
+            if k < count and hits[k] < start:
                 pos, k = self._candidates(data, pos, k, start, hits, source)
                 if at < pos:
                     continue
-            stop = m.end()
-            if m.group(1) is not None:
+            if m.lastindex is not None:  # (a bare `GIN]` matches no group)
                 line = data[start:stop]
                 if clean is None:
                     clean = _CONTROL_B.search(data) is None
@@ -938,16 +938,18 @@ class OllamaLogScanner:
 
     def _gin_bulk(self, m, line: bytes, at: int, source: str):
         """_line on a gin line matched by _GIN_B (`at`: where `GIN]` is in it), from its bytes,
-        when that is sure to read what _line would: the line starts no fragment, holds no time
-        stamp (line_time), no ANSI colour and no earlier `GIN`, and is ASCII but for the µ/μ of
-        its duration (so that _GIN's classes and _GIN_B's agree); else _BULK, and nothing read."""
-        if at == 0 or line[at - 1] != 91 or line.find(b"GIN") != at or b"time=" in line or b".go:" in line \
-                or line.startswith(_FRAGMENT_B):
+        when that is sure to read what _line would: the line starts no fragment, holds no earlier
+        `GIN` and is ASCII but for the µ/μ of its duration (so that _GIN's classes and _GIN_B's
+        agree; feed_region has seen to control characters, ANSI colour's among them); else _BULK,
+        and nothing read. (A time stamp in the line is not looked for: _line's line_time sets
+        last_time, and _gin sets it again, to the gin line's time.)"""
+        if at == 0 or line[at - 1] != 91 or line.find(b"GIN") != at or (line[0] == 45 and line.startswith(_FRAGMENT_B)):
             return _BULK
         stamp, status, whole, frac, unit, other, path = m.groups()
         if not line.isascii():
             d0, d1 = (m.start(3), m.end(5)) if whole is not None else m.span(6)
-            if not (line[:d0 - m.start()] + line[d1 - m.start():]).isascii():
+            base = m.start() - at  # (the line's start in the block)
+            if not (line[:d0 - base] + line[d1 - base:]).isascii():
                 return _BULK
         if stamp != self.bulk_stamp:
             try:
@@ -960,11 +962,14 @@ class OllamaLogScanner:
             except (ValueError, OverflowError, OSError):  # 0001/01/01 is before local time's range
                 end = None
             self.bulk_stamp, self.bulk_at, self.bulk_end = stamp, when, end
-        if whole is not None:
-            scale = _GO_SCALE_B[unit]
-            total = int(whole) * scale
-            if frac:
-                total += int(frac) * scale // 10 ** len(frac)
+        if whole is not None:  # _gin_seconds' sum, with one int() where the fraction is exact
+            e = _GO_EXP_B[unit]
+            if not frac:
+                total = int(whole) * _POW10[e]
+            elif len(frac) <= e:
+                total = int(whole + frac) * _POW10[e - len(frac)]
+            else:
+                total = int(whole) * _POW10[e] + int(frac) * _POW10[e] // 10 ** len(frac)
             if total > 9223372036854775807:  # (FOREVER_NS: Go's overflow)
                 return _BULK
             seconds = total / 1e9
@@ -978,7 +983,12 @@ class OllamaLogScanner:
         self.status[code] = self.status.get(code, 0) + 1
         if code == 503:
             self.t["s503"].add(source, strip_journal_prefix(line.decode("utf-8", "replace")))
-        if path.split(b"?", 1)[0] in _INFERENCE_B:
+        inference = self.bulk_paths.get(path)
+        if inference is None:
+            inference = path.split(b"?", 1)[0] in _INFERENCE_B
+            if len(self.bulk_paths) < 256:
+                self.bulk_paths[path] = inference
+        if inference:
             ex = (source, line)  # (an Example once kept: _example)
             self.burst.add(code, seconds, when, ex)
             end = self.bulk_end
