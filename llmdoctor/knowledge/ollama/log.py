@@ -209,15 +209,15 @@ def _word_scan(fast: bool | None = None):
 
 _FRAGMENT_B = FRAGMENT.encode()
 # A gin line in bulk (feed_region): _GIN's fields, in bytes, from `GIN]` on. Where the line is
-# ASCII but for the µ/μ of a duration and has no control character other than a tab, each class
-# here holds exactly the characters of _GIN's (\s: a space or a tab, \S: the others), so both
-# read the same fields; a duration in gin's one-unit form comes in parts (_gin_seconds' form).
+# ASCII but for the µ/μ of a duration, both read the same fields: between the fields this one
+# takes only a space or a tab where _GIN's \s would take other control characters too (then it
+# finds no fields, and _line reads the line), the client is printable ASCII (\S) and the path
+# any character but a quote in both. A duration in gin's one-unit form comes in parts.
 # A bare `GIN]` (no fields after it) makes its line a candidate read the slow way.
 _GIN_B = re.compile(
     rb'GIN\](?:[ \t]*(\d{4}/\d\d/\d\d - \d\d:\d\d:\d\d)[ \t]*\|[ \t]*(\d{3})[ \t]*\|[ \t]*'
     rb'(?:(\d+)(?:\.(\d+))?(ns|us|\xc2\xb5s|\xce\xbcs|ms|s)(?=[ \t]*\|)|([0-9](?:[0-9.hmsun]|\xc2\xb5|\xce\xbc)*))'
     rb'[ \t]*\|[ \t]*[!-~]*[ \t]*\|[ \t]*[A-Z]+[ \t]*"([^"\n]*)"[^\n]*)?')
-_CONTROL_B = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")  # (\t and \n are the two a gin block may hold)
 _GO_EXP_B = {b"ns": 0, b"us": 3, "µs".encode(): 3, "μs".encode(): 3, b"ms": 6, b"s": 9}  # (_GO_SCALE's powers of ten)
 _POW10 = tuple(10 ** e for e in range(10))
 _INFERENCE_B = frozenset(p.encode() for p in INFERENCE_PATHS)
@@ -338,37 +338,54 @@ class Startup(Record):
         return any(lib not in ("cpu", "?") for lib in self.libraries)
 
 
+@record
+class Cluster(Record):
+    """A group of gin requests whose [end - duration, end] intervals overlapped (beyond gin's
+    1 s resolution), as read: how many, the most in flight at once, the gaps between their ends
+    (in end order), the typical service time then (the median of the last requests that had the
+    server alone, else of this group's), the pairs that ended within 1 s of each other after
+    overlapping, the first durations (6) and lines (5). judge.ollama.serial_bursts decides which
+    ones were served one at a time."""
+
+    size: int
+    peak: int
+    min_gap_s: float
+    max_gap_s: float
+    typical_s: float
+    pairs: int
+    durations: tuple = ()
+    examples: tuple = ()
+
+
 class RequestTiming(Record):
     """Access-log concurrency, from gin lines (end time + duration)."""
 
-    __slots__ = ("requests", "concurrent_groups", "serial_groups", "parallel_pairs", "peak_in_flight",
-                 "max_duration_s", "typical_service_s", "serial_example", "serial_figures", "timed", "spans")
+    __slots__ = ("requests", "concurrent_groups", "peak_in_flight", "max_duration_s", "typical_service_s", "timed",
+                 "spans", "clusters", "clusters_seen")
 
     def __init__(
         self,
         requests: int = 0,
         concurrent_groups: int = 0,
-        serial_groups: int = 0,
-        parallel_pairs: int = 0,
         peak_in_flight: int = 0,
         max_duration_s: float = 0.0,
         typical_service_s: float | None = None,
-        serial_example: tuple[Example, ...] = (),
-        serial_figures: str = "",
         timed: tuple["Timed", ...] = (),
         spans: tuple = (),
+        clusters: tuple[Cluster, ...] = (),
+        clusters_seen: int = 0,
     ) -> None:
         self.requests = requests
         self.concurrent_groups = concurrent_groups  # groups of requests in flight together
-        self.serial_groups = serial_groups  # ... that completed strictly one after another
-        self.parallel_pairs = parallel_pairs  # two long requests finishing within a second of each other
         self.peak_in_flight = peak_in_flight
         self.max_duration_s = max_duration_s
         self.typical_service_s = typical_service_s  # median duration of requests that had the server alone
-        self.serial_example = serial_example
-        self.serial_figures = serial_figures
         self.timed = timed  # the last MAX_TIMED inference requests: pause before each, and how long it took
         self.spans = spans  # the last MAX_TIMED requests as knowledge.concurrency.Span (unix seconds)
+        # the last MAX_CLUSTERS groups whose ends were all more than gin's resolution apart with two
+        # or more in flight at once, or that held a pair ending together (judge.ollama.serial_bursts)
+        self.clusters = clusters
+        self.clusters_seen = clusters_seen  # such groups in the whole log (more than clusters: the oldest left)
 
 
 @record
@@ -383,6 +400,7 @@ class Timed(Record):
 
 
 MAX_TIMED = 400  # inference requests kept for the cold-start comparison (judge.ollama.cold_starts)
+MAX_CLUSTERS = 1000  # request groups kept for judge.ollama.serial_bursts (the most recent)
 
 
 class OllamaLogSummary(Record):
@@ -676,14 +694,13 @@ class _Requests:
     def __init__(self) -> None:
         self.count = 0
         self.groups = 0
-        self.serial = 0
-        self.parallel_pairs = 0
         self.peak = 0
         self.max_dur = 0.0
         self.alone: deque[float] = deque(maxlen=101)
         self.cluster: list[tuple[float, float, Example]] = []  # (start, end, example)
         self.cluster_end = float("-inf")
-        self.best: tuple[int, tuple[Example, ...], str] = (0, (), "")
+        self.clusters: deque[Cluster] = deque(maxlen=MAX_CLUSTERS)  # (examples: _example's inputs until frozen)
+        self.clusters_seen = 0
         self.last_end: float | None = None
         self.timed: deque[tuple[float | None, float, Example]] = deque(maxlen=MAX_TIMED)  # (gap before, seconds, line)
         self.spans: deque[tuple[float, float, int, Example]] = deque(maxlen=MAX_TIMED)  # (start, end, status, line)
@@ -745,25 +762,25 @@ class _Requests:
             return
         c.sort(key=lambda r: r[1])
         self.groups += 1
+        # in flight together: what overlaps by more than gin's 1 s resolution
         events = sorted(ev for s, e, _ in c if e - s > 1.0 for ev in ((s + 1.0, 1), (e, -1)))
         peak, cur = 1, 0
         for _, step in events:
             cur += step
-            peak = max(peak, cur)
-        self.peak = max(self.peak, peak)
+            if cur > peak:
+                peak = cur
+        if peak > self.peak:
+            self.peak = peak
         gaps = [c[i][1] - c[i - 1][1] for i in range(1, len(c))]
-        services = [c[0][1] - c[0][0]] + [c[i][1] - max(c[i][0], c[i - 1][1]) for i in range(1, len(c))]
-        typical = self._typical() or sorted(services)[len(services) // 2]
-        if typical >= 3.0:
-            self.parallel_pairs += sum(1 for i, gap in enumerate(gaps, 1)
-                                       if gap <= 1.0 and c[i][0] < c[i - 1][1] - 1.0)
-        if len(c) >= 3 and peak >= 3 and all(g >= max(1.5, 0.25 * typical) for g in gaps):
-            self.serial += 1
-            if peak > self.best[0]:
-                durs = ", ".join(f"{e - s:.1f}" for s, e, _ in c[:6])
-                figures = (f"{len(c)} requests in flight together (up to {peak} at once) finished one after "
-                           f"another, {min(gaps):.1f}-{max(gaps):.1f} s apart; durations {durs} s")
-                self.best = (peak, tuple(ex for _, _, ex in c[:5]), figures)
+        # two that ended within gin's resolution of each other after overlapping beyond it
+        pairs = sum(1 for i, gap in enumerate(gaps, 1) if gap <= 1.0 and c[i][0] < c[i - 1][1] - 1.0)
+        low = min(gaps)
+        if pairs or (peak > 1 and low > 1.0):  # (closer ends cannot be told from ending together)
+            services = [c[0][1] - c[0][0]] + [c[i][1] - max(c[i][0], c[i - 1][1]) for i in range(1, len(c))]
+            typical = self._typical() or sorted(services)[len(services) // 2]
+            self.clusters.append(Cluster(len(c), peak, low, max(gaps), typical, pairs,
+                                         tuple(e - s for s, e, _ in c[:6]), tuple(ex for _, _, ex in c[:5])))
+            self.clusters_seen += 1
 
     def fragment(self) -> None:
         """A separate fragment of the log begins: no gap or overlap is taken across."""
@@ -772,10 +789,11 @@ class _Requests:
 
     def frozen(self) -> RequestTiming:
         self._close()
-        return RequestTiming(self.count, self.groups, self.serial, self.parallel_pairs, self.peak,
-                             round(self.max_dur, 3), self._typical(), tuple(_example(e) for e in self.best[1]),
-                             self.best[2], tuple(Timed(gap, secs, _example(ex)) for gap, secs, ex in self.timed),
-                             self._spans())
+        clusters = tuple(Cluster(c.size, c.peak, c.min_gap_s, c.max_gap_s, c.typical_s, c.pairs, c.durations,
+                                 tuple(_example(e) for e in c.examples)) for c in self.clusters)
+        return RequestTiming(self.count, self.groups, self.peak, round(self.max_dur, 3), self._typical(),
+                             tuple(Timed(gap, secs, _example(ex)) for gap, secs, ex in self.timed), self._spans(),
+                             clusters, self.clusters_seen)
 
     def _spans(self) -> tuple:
         from llmdoctor.knowledge.concurrency import Span
@@ -874,7 +892,7 @@ class OllamaLogScanner:
         data = bytes(buf[begin:end])
         hits, size = self.words.starts(data), len(data)
         pos, k = self._candidates(data, 0, 0, 0, hits, source)  # a wrapped line still being joined
-        clean = None  # no control character in the block (looked for at the first gin line)
+        ansi = b"\x1b" in data  # (_GIN reads a line without its ANSI colour)
         gin, count = self._gin_bulk, len(hits)
         for m in _GIN_B.finditer(data):
             at, stop = m.span()
@@ -887,9 +905,7 @@ class OllamaLogScanner:
                     continue
             if m.lastindex is not None:  # (a bare `GIN]` matches no group)
                 line = data[start:stop]
-                if clean is None:
-                    clean = _CONTROL_B.search(data) is None
-                if (clean or _CONTROL_B.search(line) is None) and gin(m, line, at - start, source) is not _BULK:
+                if not (ansi and b"\x1b" in line) and gin(m, line, at - start, source) is not _BULK:
                     pos = stop + 1
                     continue
             stop = data.find(b"\n", at)
@@ -939,11 +955,12 @@ class OllamaLogScanner:
     def _gin_bulk(self, m, line: bytes, at: int, source: str):
         """_line on a gin line matched by _GIN_B (`at`: where `GIN]` is in it), from its bytes,
         when that is sure to read what _line would: the line starts no fragment, holds no earlier
-        `GIN` and is ASCII but for the µ/μ of its duration (so that _GIN's classes and _GIN_B's
-        agree; feed_region has seen to control characters, ANSI colour's among them); else _BULK,
-        and nothing read. (A time stamp in the line is not looked for: _line's line_time sets
-        last_time, and _gin sets it again, to the gin line's time.)"""
-        if at == 0 or line[at - 1] != 91 or line.find(b"GIN") != at or (line[0] == 45 and line.startswith(_FRAGMENT_B)):
+        `GIN`, ends in no carriage return (_line strips it) and is ASCII but for the µ/μ of its
+        duration (so that _GIN's classes and _GIN_B's agree; feed_region has seen to ANSI colour,
+        which _GIN reads without); else _BULK, and nothing read. (A time stamp in the line is not
+        looked for: _line's line_time sets last_time, and _gin sets it again, to the line's time.)"""
+        if at == 0 or line[at - 1] != 91 or line[-1] == 13 or line.find(b"GIN") != at \
+                or (line[0] == 45 and line.startswith(_FRAGMENT_B)):
             return _BULK
         stamp, status, whole, frac, unit, other, path = m.groups()
         if not line.isascii():
