@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections import deque
+from operator import itemgetter
 from datetime import datetime
 from typing import Iterable
 
@@ -687,6 +688,9 @@ class _Burst:
         return tuple(_example(e) for e in self.best), self.best_size
 
 
+_BY_END = itemgetter(1)
+
+
 class _Requests:
     """Groups gin requests whose [end - duration, end] intervals overlap, and asks of each
     group: did they complete one at a time (one slot) or together (several)?"""
@@ -760,10 +764,14 @@ class _Requests:
             return
         if not c:
             return
-        c.sort(key=lambda r: r[1])
+        c.sort(key=_BY_END)
         self.groups += 1
         # in flight together: what overlaps by more than gin's 1 s resolution
-        events = sorted(ev for s, e, _ in c if e - s > 1.0 for ev in ((s + 1.0, 1), (e, -1)))
+        events = []
+        for s, e, _ in c:
+            if e - s > 1.0:
+                events += ((s + 1.0, 1), (e, -1))
+        events.sort()
         peak, cur = 1, 0
         for _, step in events:
             cur += step
