@@ -297,20 +297,22 @@ OLLAMA_COLD_MARGIN_S = 5.0
 OLLAMA_TYPICAL_FLOOR_S = 0.1
 
 # --- Ollama: requests answered one at a time (checks/ollama_queueing.py, judge.ollama.serial_bursts) --
-# A group of access-log requests in flight together (knowledge.ollama.log.Cluster) was served by
-# one slot when at least SERIAL_MIN_REQUESTS of them, SERIAL_MIN_PEAK at once, finished one after
-# another, each end at least SERIAL_MIN_GAP_S (beyond gin's whole-second stamps) and
-# SERIAL_GAP_SHARE of a typical answer after the one before: with one slot each waits for a whole
-# answer ahead of it; with several they finish close together. Pairs that ended within a second
-# of each other after overlapping show parallel slots only where answers take PARALLEL_MIN_TYPICAL_S
-# or more (shorter ones end within a second of each other by chance). The numbers are the ones the
-# Ollama log scanner applied itself until issue 26 moved the rule here, unchanged (findings on the
-# fixtures and real cases stay as they were). The scanner keeps only the groups whose ends were all more than gin's 1 s apart
-# with two in flight at once, or that held such a pair: lower floors than these would see no more.
+# A group of access-log requests in flight together (knowledge.ollama.log.Cluster) that finished one
+# after another, each a while after the one before, was served by one slot: each waited for a whole
+# answer ahead of it. The numbers are the ones the Ollama log scanner applied itself until issue 26
+# moved the rule here, unchanged (the findings on the fixtures and real cases stay as they were).
+# The scanner keeps only the groups whose ends were all more than gin's 1 s resolution apart with
+# two or more in flight at once, or that held a pair ending together: floors lower than that see no more.
+# A one-slot group has at least this many requests ...
 OLLAMA_SERIAL_MIN_REQUESTS = 3
+# ... at least this many of them in flight at once ...
 OLLAMA_SERIAL_MIN_PEAK = 3
+# ... and each ended at least this many seconds after the one before (gin stamps whole seconds) ...
 OLLAMA_SERIAL_MIN_GAP_S = 1.5
+# ... and at least this share of a typical answer's time after it.
 OLLAMA_SERIAL_GAP_SHARE = 0.25
+# Two requests that overlapped and ended within gin's second of each other show parallel slots (no
+# one-slot finding) only where a typical answer takes this long: short ones end together by chance.
 OLLAMA_PARALLEL_MIN_TYPICAL_S = 3.0
 
 # -- A Prometheus window (diagnose --prometheus) ------------------------------------------------
