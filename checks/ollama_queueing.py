@@ -61,17 +61,16 @@ def one_slot(
        purpose="Access-log requests that were in flight together finished strictly one after another",
        engines=("ollama",))
 def serialized_requests(ollama_log: OllamaLogSummary, ollama_deployment: str | None = None):
-    from llmdoctor.judge.ollama import evs, serial_bursts
-
-    b = serial_bursts(ollama_log.requests)
-    if not b.count or b.parallel_pairs:
+    r = ollama_log.requests
+    if not r.serial_groups or r.parallel_pairs:
         return
+    from llmdoctor.judge.ollama import evs
     from llmdoctor.judge.fixes import env, remedy_fix
 
     yield Finding(
         Cause.QUEUEING, Severity.WARNING,
-        f"Requests that arrived together were answered one at a time ({b.count} such burst(s) in the access log)",
-        [Evidence("ollama access log", b.figures)] + evs(b.examples),
+        f"Requests that arrived together were answered one at a time ({r.serial_groups} such burst(s) in the access log)",
+        [Evidence("ollama access log", r.serial_figures)] + evs(r.serial_example),
         remedy_fix("The model has one slot. Raise OLLAMA_NUM_PARALLEL (the durations grow by one full answer per "
             "request waiting ahead). " + KV_WARNING, env(ollama_deployment, OLLAMA_NUM_PARALLEL=4)),
     )

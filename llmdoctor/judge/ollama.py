@@ -129,44 +129,6 @@ def vram_held(log: OllamaLogSummary | None):
 
 
 @record
-class SerialBursts(Record):
-    """Groups of access-log requests answered one at a time (serial_bursts): how many (of the
-    groups the scanner kept), the pairs that finished together (parallel slots), and the figures
-    and lines of the group with the most in flight at once (the first such)."""
-
-    count: int = 0
-    parallel_pairs: int = 0
-    figures: str = ""
-    examples: tuple = ()
-
-
-def serial_bursts(requests) -> SerialBursts:
-    """Of the request groups the Ollama scanner read (knowledge.ollama.log.Cluster), those that
-    finished strictly one after another (judge/thresholds.py OLLAMA_SERIAL_*), and the pairs that
-    finished together where answers are long enough to tell (OLLAMA_PARALLEL_MIN_TYPICAL_S)."""
-    from llmdoctor.judge.thresholds import (OLLAMA_PARALLEL_MIN_TYPICAL_S, OLLAMA_SERIAL_GAP_SHARE,
-                                            OLLAMA_SERIAL_MIN_GAP_S, OLLAMA_SERIAL_MIN_PEAK,
-                                            OLLAMA_SERIAL_MIN_REQUESTS)
-
-    count = pairs = best_peak = 0
-    best = None
-    for c in getattr(requests, "clusters", ()) or ():
-        if c.typical_s >= OLLAMA_PARALLEL_MIN_TYPICAL_S:
-            pairs += c.pairs
-        if c.size >= OLLAMA_SERIAL_MIN_REQUESTS and c.peak >= OLLAMA_SERIAL_MIN_PEAK \
-                and c.min_gap_s >= max(OLLAMA_SERIAL_MIN_GAP_S, OLLAMA_SERIAL_GAP_SHARE * c.typical_s):
-            count += 1
-            if c.peak > best_peak:
-                best_peak, best = c.peak, c
-    if best is None:
-        return SerialBursts(count, pairs)
-    durations = ", ".join(f"{d:.1f}" for d in best.durations)
-    figures = (f"{best.size} requests in flight together (up to {best.peak} at once) finished one after another, "
-               f"{best.min_gap_s:.1f}-{best.max_gap_s:.1f} s apart; durations {durations} s")
-    return SerialBursts(count, pairs, figures, best.examples)
-
-
-@record
 class ColdStart(Record):
     """A request after `idle_s` without traffic that took `seconds`, against the `typical_s`
     median of the requests that came without a pause: a reload, or a prompt not cached."""

@@ -296,25 +296,6 @@ OLLAMA_COLD_MARGIN_S = 5.0
 # (a cache hit, an empty prompt) does not make every ordinary request look like a cold start.
 OLLAMA_TYPICAL_FLOOR_S = 0.1
 
-# --- Ollama: requests answered one at a time (checks/ollama_queueing.py, judge.ollama.serial_bursts) --
-# A group of access-log requests in flight together (knowledge.ollama.log.Cluster) that finished one
-# after another, each a while after the one before, was served by one slot: each waited for a whole
-# answer ahead of it. The numbers are the ones the Ollama log scanner applied itself until issue 26
-# moved the rule here, unchanged (the findings on the fixtures and real cases stay as they were).
-# The scanner keeps only the groups whose ends were all more than gin's 1 s resolution apart with
-# two or more in flight at once, or that held a pair ending together: floors lower than that see no more.
-# A one-slot group has at least this many requests ...
-OLLAMA_SERIAL_MIN_REQUESTS = 3
-# ... at least this many of them in flight at once ...
-OLLAMA_SERIAL_MIN_PEAK = 3
-# ... and each ended at least this many seconds after the one before (gin stamps whole seconds) ...
-OLLAMA_SERIAL_MIN_GAP_S = 1.5
-# ... and at least this share of a typical answer's time after it.
-OLLAMA_SERIAL_GAP_SHARE = 0.25
-# Two requests that overlapped and ended within gin's second of each other show parallel slots (no
-# one-slot finding) only where a typical answer takes this long: short ones end together by chance.
-OLLAMA_PARALLEL_MIN_TYPICAL_S = 3.0
-
 # -- A Prometheus window (diagnose --prometheus) ------------------------------------------------
 # Waiting above 0 at this many consecutive points of the window is a queue, not one unlucky
 # scrape (the log checks ask the same of vLLM's stats lines: a run of two or more).

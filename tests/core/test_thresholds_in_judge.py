@@ -35,6 +35,10 @@ IDIOMS = {0, 1, -1}
 # the number to judge/thresholds.py and the comparison to a check or a judge/ helper; the parser
 # then reports the raw figure (a series, a histogram, the gaps).
 DECIDING_PARSERS = {
+    "llmdoctor/knowledge/ollama/log.py":
+        "serial service (_close: a cluster of >= 3 requests, peak >= 3 in flight, every gap >= max(1.5 s, "
+        "0.25 x typical); parallel_pairs only when typical >= 3 s; overlap only beyond gin's 1 s resolution): "
+        "report each cluster's ends and peak, and let judge/ compare (cold starts are judge/ollama.py's now)",
     "llmdoctor/knowledge/vllm/log.py":
         "prompt-heavy waiting (a waiting line whose prompt throughput is over 10x its generation): report the "
         "throughputs of the waiting lines, and let judge/ compare (KV full is judge/vllm.py kv_full_run's now)",

@@ -260,12 +260,11 @@ def access_log_samples(facts: Mapping[str, Any]) -> list[Sample]:
     spans = field(field(facts.get("ollama_log"), "requests"), "spans")
     if not spans:
         return []
-    from llmdoctor.judge.ollama import serial_bursts
     from llmdoctor.knowledge.concurrency import chains, in_flight, peak, waits_one_slot
 
     r = field(facts.get("ollama_log"), "requests")
     series = in_flight(spans)
-    waited = max(waits_one_slot(spans)) if serial_bursts(r).count else 0.0
+    waited = max(waits_one_slot(spans)) if number(field(r, "serial_groups")) else 0.0
     waited = max([waited] + [c.waited_s for c in chains(spans) if c.sent_together])
     label = (("engine", "ollama"),)
     return [("llmdoctor_engine_requests_in_flight", label, float(max(peak(series), 1))),

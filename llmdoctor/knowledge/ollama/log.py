@@ -339,54 +339,37 @@ class Startup(Record):
         return any(lib not in ("cpu", "?") for lib in self.libraries)
 
 
-@record
-class Cluster(Record):
-    """A group of gin requests whose [end - duration, end] intervals overlapped (beyond gin's
-    1 s resolution), as read: how many, the most in flight at once, the gaps between their ends
-    (in end order), the typical service time then (the median of the last requests that had the
-    server alone, else of this group's), the pairs that ended within 1 s of each other after
-    overlapping, the first durations (6) and lines (5). judge.ollama.serial_bursts decides which
-    ones were served one at a time."""
-
-    size: int
-    peak: int
-    min_gap_s: float
-    max_gap_s: float
-    typical_s: float
-    pairs: int
-    durations: tuple = ()
-    examples: tuple = ()
-
-
 class RequestTiming(Record):
     """Access-log concurrency, from gin lines (end time + duration)."""
 
-    __slots__ = ("requests", "concurrent_groups", "peak_in_flight", "max_duration_s", "typical_service_s", "timed",
-                 "spans", "clusters", "clusters_seen")
+    __slots__ = ("requests", "concurrent_groups", "serial_groups", "parallel_pairs", "peak_in_flight",
+                 "max_duration_s", "typical_service_s", "serial_example", "serial_figures", "timed", "spans")
 
     def __init__(
         self,
         requests: int = 0,
         concurrent_groups: int = 0,
+        serial_groups: int = 0,
+        parallel_pairs: int = 0,
         peak_in_flight: int = 0,
         max_duration_s: float = 0.0,
         typical_service_s: float | None = None,
+        serial_example: tuple[Example, ...] = (),
+        serial_figures: str = "",
         timed: tuple["Timed", ...] = (),
         spans: tuple = (),
-        clusters: tuple[Cluster, ...] = (),
-        clusters_seen: int = 0,
     ) -> None:
         self.requests = requests
         self.concurrent_groups = concurrent_groups  # groups of requests in flight together
+        self.serial_groups = serial_groups  # ... that completed strictly one after another
+        self.parallel_pairs = parallel_pairs  # two long requests finishing within a second of each other
         self.peak_in_flight = peak_in_flight
         self.max_duration_s = max_duration_s
         self.typical_service_s = typical_service_s  # median duration of requests that had the server alone
+        self.serial_example = serial_example
+        self.serial_figures = serial_figures
         self.timed = timed  # the last MAX_TIMED inference requests: pause before each, and how long it took
         self.spans = spans  # the last MAX_TIMED requests as knowledge.concurrency.Span (unix seconds)
-        # the last MAX_CLUSTERS groups whose ends were all more than gin's resolution apart with two
-        # or more in flight at once, or that held a pair ending together (judge.ollama.serial_bursts)
-        self.clusters = clusters
-        self.clusters_seen = clusters_seen  # such groups in the whole log (more than clusters: the oldest left)
 
 
 @record
@@ -401,7 +384,6 @@ class Timed(Record):
 
 
 MAX_TIMED = 400  # inference requests kept for the cold-start comparison (judge.ollama.cold_starts)
-MAX_CLUSTERS = 1000  # request groups kept for judge.ollama.serial_bursts (the most recent)
 
 
 class OllamaLogSummary(Record):
@@ -698,13 +680,14 @@ class _Requests:
     def __init__(self) -> None:
         self.count = 0
         self.groups = 0
+        self.serial = 0
+        self.parallel_pairs = 0
         self.peak = 0
         self.max_dur = 0.0
         self.alone: deque[float] = deque(maxlen=101)
         self.cluster: list[tuple[float, float, Example]] = []  # (start, end, example)
         self.cluster_end = float("-inf")
-        self.clusters: deque[Cluster] = deque(maxlen=MAX_CLUSTERS)  # (examples: _example's inputs until frozen)
-        self.clusters_seen = 0
+        self.best: tuple[int, tuple, str] = (0, (), "")  # (examples: _example's inputs until frozen)
         self.last_end: float | None = None
         self.timed: deque[tuple[float | None, float, Example]] = deque(maxlen=MAX_TIMED)  # (gap before, seconds, line)
         self.spans: deque[tuple[float, float, int, Example]] = deque(maxlen=MAX_TIMED)  # (start, end, status, line)
@@ -780,15 +763,18 @@ class _Requests:
         if peak > self.peak:
             self.peak = peak
         gaps = [c[i][1] - c[i - 1][1] for i in range(1, len(c))]
-        # two that ended within gin's resolution of each other after overlapping beyond it
-        pairs = sum(1 for i, gap in enumerate(gaps, 1) if gap <= 1.0 and c[i][0] < c[i - 1][1] - 1.0)
-        low = min(gaps)
-        if pairs or (peak > 1 and low > 1.0):  # (closer ends cannot be told from ending together)
-            services = [c[0][1] - c[0][0]] + [c[i][1] - max(c[i][0], c[i - 1][1]) for i in range(1, len(c))]
-            typical = self._typical() or sorted(services)[len(services) // 2]
-            self.clusters.append(Cluster(len(c), peak, low, max(gaps), typical, pairs,
-                                         tuple(e - s for s, e, _ in c[:6]), tuple(ex for _, _, ex in c[:5])))
-            self.clusters_seen += 1
+        services = [c[0][1] - c[0][0]] + [c[i][1] - max(c[i][0], c[i - 1][1]) for i in range(1, len(c))]
+        typical = self._typical() or sorted(services)[len(services) // 2]
+        if typical >= 3.0:
+            self.parallel_pairs += sum(1 for i, gap in enumerate(gaps, 1)
+                                       if gap <= 1.0 and c[i][0] < c[i - 1][1] - 1.0)
+        if len(c) >= 3 and peak >= 3 and all(g >= max(1.5, 0.25 * typical) for g in gaps):
+            self.serial += 1
+            if peak > self.best[0]:
+                durs = ", ".join(f"{e - s:.1f}" for s, e, _ in c[:6])
+                figures = (f"{len(c)} requests in flight together (up to {peak} at once) finished one after "
+                           f"another, {min(gaps):.1f}-{max(gaps):.1f} s apart; durations {durs} s")
+                self.best = (peak, tuple(ex for _, _, ex in c[:5]), figures)
 
     def fragment(self) -> None:
         """A separate fragment of the log begins: no gap or overlap is taken across."""
@@ -797,11 +783,10 @@ class _Requests:
 
     def frozen(self) -> RequestTiming:
         self._close()
-        clusters = tuple(Cluster(c.size, c.peak, c.min_gap_s, c.max_gap_s, c.typical_s, c.pairs, c.durations,
-                                 tuple(_example(e) for e in c.examples)) for c in self.clusters)
-        return RequestTiming(self.count, self.groups, self.peak, round(self.max_dur, 3), self._typical(),
-                             tuple(Timed(gap, secs, _example(ex)) for gap, secs, ex in self.timed), self._spans(),
-                             clusters, self.clusters_seen)
+        return RequestTiming(self.count, self.groups, self.serial, self.parallel_pairs, self.peak,
+                             round(self.max_dur, 3), self._typical(), tuple(_example(e) for e in self.best[1]),
+                             self.best[2], tuple(Timed(gap, secs, _example(ex)) for gap, secs, ex in self.timed),
+                             self._spans())
 
     def _spans(self) -> tuple:
         from llmdoctor.knowledge.concurrency import Span
