@@ -11,7 +11,9 @@ pipe: to /dev/null it would stop at the first match); printed: medians of wall a
 (the child's rusage), their ratio to grep's, ms per MiB and per million lines, and diagnose's peak
 RSS. Checks that diagnose read every line ("examined" in --format json). The Aho-Corasick matcher
 (`ahocorasick-rs`, a dependency) decides the path: run with it installed, or point
-`--site DIR` at a directory that holds it. Targets (issue 28/29): 1 GiB <= 3x grep idle, 10M lines
+`--site DIR` at a directory that holds it. `--baseline DIR` times a second checkout too (an export
+of an earlier commit), interleaved with the first, for a before/after taken in one run: on a shared
+machine only such ratios mean anything. Targets (issue 28/29): 1 GiB <= 3x grep idle, 10M lines
 < 30 s, peak RSS <= 64 MiB. Exits 1 when a cross-check fails.
 """
 from __future__ import annotations
@@ -61,10 +63,15 @@ def main() -> int:
     ap.add_argument("--dir", default=None, help="where to write the logs (default: the temporary directory)")
     ap.add_argument("--tree", default=None, help="the llmdoctor checkout to time (default: this one; e.g. an "
                                                  "export of an earlier commit, for a before/after)")
+    ap.add_argument("--baseline", default=None, help="a second checkout timed interleaved with --tree (before/after "
+                                                     "in one run)")
     args = ap.parse_args()
     tree = Path(args.tree).resolve() if args.tree else ROOT
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(NO_COLOR="1", PYTHONPATH=os.pathsep.join(p for p in (str(tree), args.site) if p))
+    base_env = None
+    if args.baseline:
+        base_env = dict(env, PYTHONPATH=os.pathsep.join(p for p in (str(Path(args.baseline).resolve()), args.site) if p))
     probe = subprocess.run([sys.executable, "-c", "from llmdoctor.knowledge.wordscan import available as a; print(a())"],
                            capture_output=True, text=True, env=env, cwd=tree)
     print(f"tree {tree}; fast matcher installed: {probe.stdout.strip() or 'no (no wordscan)'}; load average {os.getloadavg()[0]:.1f}; hogs {args.hogs}",
@@ -87,7 +94,10 @@ def main() -> int:
             tool = [sys.executable, "-m", "llmdoctor", "diagnose", "--evidence", str(evidence), "--format", "json"]
             hogs = [subprocess.Popen([sys.executable, "-c", HOG.format(s=3600)]) for _ in range(args.hogs)]
             timed(grep, env), timed(tool, env)  # page cache, bytecode
+            if base_env:
+                timed(tool, base_env)
             g, gc, d, dc, rss = [], [], [], [], 0.0
+            b, bc, brss = [], [], 0.0
             report = b""
             for _ in range(args.runs):  # interleaved: machine noise hits both alike
                 wall, cpu, _, out = timed(grep, env)
@@ -98,6 +108,13 @@ def main() -> int:
                 wall, cpu, peak, report = timed(tool, env)
                 d.append(wall), dc.append(cpu)
                 rss = max(rss, peak)
+                if base_env:
+                    wall, cpu, peak, before = timed(tool, base_env)
+                    b.append(wall), bc.append(cpu)
+                    brss = max(brss, peak)
+                    if json.loads(before)["targets"][0]["findings"] != json.loads(report)["targets"][0]["findings"]:
+                        print("MISMATCH: the baseline's findings differ", file=sys.stderr)
+                        ok = False
             examined = json.loads(report)["targets"][0]["examined"] if report else []
             if not any(f"({made['lines']:,} lines)" in e or f"({made['lines'] + 1:,} lines)" in e for e in examined):
                 print(f"MISMATCH: diagnose examined {examined}, {made['lines']:,} lines were written", file=sys.stderr)
@@ -109,6 +126,12 @@ def main() -> int:
                   f"({row[6]:.2f} CPU): wall ratio {row[5] / row[3]:.2f}, CPU ratio {row[6] / max(row[4], 1e-3):.2f}; "
                   f"{row[5] * 1000 / mib:.1f} ms/MiB, {row[5] / made['lines'] * 1e6:.2f} s per million lines; "
                   f"peak RSS {rss:.0f} MB", flush=True)
+            if base_env:
+                mb, mbc = statistics.median(b), statistics.median(bc)
+                print(f"{density * 100:g} %: baseline {mb:.2f} s ({mbc:.2f} CPU): wall ratio to grep {mb / row[3]:.2f}, "
+                      f"CPU ratio {mbc / max(row[4], 1e-3):.2f}; {mb * 1000 / mib:.1f} ms/MiB, "
+                      f"{mb / made['lines'] * 1e6:.2f} s per million lines; peak RSS {brss:.0f} MB; "
+                      f"this tree / baseline: wall {row[5] / mb:.2f}, CPU {row[6] / max(mbc, 1e-3):.2f}", flush=True)
         finally:
             for h in hogs:
                 h.kill()

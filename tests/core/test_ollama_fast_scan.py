@@ -159,3 +159,58 @@ def test_gin_seconds_is_parse_go_duration():
         except ValueError:
             got = "error"
         assert got == want, text
+
+
+GIN_EDGES = [
+    '[GIN] 2025/05/01 - 10:00:00 | 200 |  1.645228733s |      10.0.3.201 | POST     "/api/chat"',
+    '[GIN] 2025/05/01 - 10:00:00 | 200 |     999.999µs |       127.0.0.1 | GET      "/api/tags"',
+    '[GIN] 2025/05/01 - 10:00:01 | 200 |        3μs |       127.0.0.1 | POST      "/api/generate"',
+    '[GIN] 2025/05/01 - 10:00:01 | 500 |    12.5ms |  127.0.0.1 | POST "/api/chat"',
+    '[GIN] 2025/05/01 - 10:00:01 | 503 |    1.123456789012ms |  127.0.0.1 | POST "/api/chat"',
+    '[GIN] 2025/05/01 - 10:00:02 | 200 |    1m2.5s |  127.0.0.1 | POST "/v1/chat/completions?x=1"',
+    '[GIN] 2025/05/01 - 10:00:02 | 200 |    9999999999999999999s |  127.0.0.1 | POST "/api/chat"',
+    '[GIN] 2025/13/01 - 10:00:02 | 200 |    1s |  127.0.0.1 | POST "/api/chat"',
+    '[GIN] 0001/01/01 - 00:00:00 | 200 |    1s |  127.0.0.1 | POST "/api/chat"',
+    '[GIN]\t2025/05/01 - 10:00:03\t|\t200\t|\t1.5s\t|\t::1\t|\tPOST\t"/api/embed"',
+    '[ GIN] 2025/05/01 - 10:00:03 | 200 | 1.5s | 127.0.0.1 | POST "/api/chat"',
+    '[GIN ] 2025/05/01 - 10:00:03 | 200 | 9s | 1.1.1.1 | POST "/api/chat" [GIN] 2025/05/01 - 10:00:04 | 200 | 1s | x | POST "/api/chat"',
+    'GIN] [GIN] 2025/05/01 - 10:00:04 | 200 | 1s | x | POST "/api/chat"',
+    '[GIN] 2025/05/01 - 10:00:04 | 200 | 1s | hôte | POST "/api/chat"',
+    '[GIN] 2025/05/01 - 10:00:04 | 200 | 1s | a\x1cb | POST "/api/chat"',
+    '\x1b[32m[GIN]\x1b[0m 2025/05/01 - 10:00:05 | 200 | 1s | x | POST "/api/chat"',
+    '[GIN] 2025/05/01 - 10:00:05 | 200 | 1s | x | POST "/api/chat?time=2025-01-01T00:00:00Z" x.go:1: ',
+    '[GIN] 2025/05/01 - 10:00:06 | 200 | 2s | x | POST "/api/chat"\r',
+    '[GIN] 2025/05/01 - 10:00:06 | 200 | 2s | x | POST "/api/chat"\r\r',
+    '[GIN] 2025/05/01 - 10:00:06 | 200 | 2s | x | POST "/api/ch\rat"',
+    '[GIN] 2025/05/01 - 10:00:06 | 200 | 2s | x | POST "/api/chat\x1b[0m"',
+    '[GIN] 2025/05/01 - 10:00:06 |\x1c200 | 2s | x | POST "/api/chat"',
+    '[GIN] 2025/05/01 - 10:00:06 | 200 | 2s | x\x0b | POST "/api/chat"',
+    '[ G\x1b[0mIN] 2025/05/01 - 10:00:06 | 200 | 2s | x | POST "/api/chat" [GIN] 2025/05/01 - 10:00:07 | 200 | 9s | x | POST "/api/chat"',
+    '[GIN] 2025/05/01 - 10:00:06 | 20 | 2s | x | POST "/api/chat"',
+    '[GIN] 2025/05/01 - 10:00:06 | 200 | 2s | x | post "/api/chat"',
+    '[GIN] 2025/05/01 - 10:00:07 | 200 | 2.s | x | POST "/api/chat"',
+    '[GIN] ２０２５/05/01 - 10:00:07 | 200 | 2s | x | POST "/api/chat"',
+    FRAGMENT + '[GIN] 2025/05/01 - 10:00:07 | 200 | 2s | x | POST "/api/chat"',
+    '[GIN] 2025/05/01 - 10:00:08 | 200 | 2s | x | POST "/api/chat" [GIN] 2025/05/01 - 10:00:09 | 500 | 2s | x | POST "/api/chat"',
+    'time=2025-05-01T10:00:09.000Z level=INFO msg="server config" env="map[OLLAMA_NUM_PARALLEL:2',
+    '[GIN] 2025/05/01 - 10:00:09 | 200 | 2s | x | POST "/api/chat"',
+    ' OLLAMA_KEEP_ALIVE:5m]"',
+]
+
+
+@pytest.mark.parametrize("fast", MATCHERS)
+def test_gin_read_in_bulk_or_not(fast):
+    """The gin lines feed_region reads from their bytes (_gin_bulk) and those it leaves to _line
+    (a tab, µ/μ, a fraction longer than its unit, an overflow, a bad date, a control character,
+    ANSI colour, an earlier GIN, a fragment, a wrapped config line around them): the same summary,
+    journald-prefixed or not, in one region or cut anywhere."""
+    rnd = random.Random(17)
+    for prefix in ("", "2025-05-01T10:00:00+0000 gpu01 ollama[1234]: ", "May 01 10:00:00 gpu01 ollama[1234]: "):
+        for _ in range(30):
+            lines = [prefix + rnd.choice(GIN_EDGES) for _ in range(rnd.randint(1, 40))]
+            data = "\n".join(lines).encode()
+            cuts = [rnd.randrange(len(data) + 1) for _ in range(rnd.randint(0, 3))]
+            a, b = _both(list(_regions(data, cuts)), fast)
+            assert a == b, data
+    a, b = _both([(("\n".join(GIN_EDGES)).encode(), 0, len("\n".join(GIN_EDGES).encode()))], fast)
+    assert a == b and a.requests.requests > 5 and a.status_counts[503] == 1

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections import deque
+from operator import itemgetter
 from datetime import datetime
 from typing import Iterable
 
@@ -207,11 +208,26 @@ def _word_scan(fast: bool | None = None):
     from llmdoctor.knowledge.llamacpp.lines import _MARKS as CPP_MARKS
     from llmdoctor.knowledge.wordscan import WordScan
 
-    folded = [w.lower() for w in SCAN_CASED + CPP_MARKS if w not in AS_WRITTEN] + list(SCAN_FOLDED)
+    # (not "GIN]": feed_region finds the gin lines itself, _GIN_B, each a bare `GIN]` included)
+    folded = [w.lower() for w in SCAN_CASED + CPP_MARKS if w not in AS_WRITTEN + ("GIN]",)] + list(SCAN_FOLDED)
     return WordScan(tuple(w.encode() for w in AS_WRITTEN), tuple(w.encode() for w in folded), fast)
 
 
 _FRAGMENT_B = FRAGMENT.encode()
+# A gin line in bulk (feed_region): _GIN's fields, in bytes, from `GIN]` on. Where the line is
+# ASCII but for the µ/μ of a duration, both read the same fields: between the fields this one
+# takes only a space or a tab where _GIN's \s would take other control characters too (then it
+# finds no fields, and _line reads the line), the client is printable ASCII (\S) and the path
+# any character but a quote in both. A duration in gin's one-unit form comes in parts.
+# A bare `GIN]` (no fields after it) makes its line a candidate read the slow way.
+_GIN_B = re.compile(
+    rb'GIN\](?:[ \t]*(\d{4}/\d\d/\d\d - \d\d:\d\d:\d\d)[ \t]*\|[ \t]*(\d{3})[ \t]*\|[ \t]*'
+    rb'(?:(\d+)(?:\.(\d+))?(ns|us|\xc2\xb5s|\xce\xbcs|ms|s)(?=[ \t]*\|)|([0-9](?:[0-9.hmsun]|\xc2\xb5|\xce\xbc)*))'
+    rb'[ \t]*\|[ \t]*[!-~]*[ \t]*\|[ \t]*[A-Z]+[ \t]*"([^"\n]*)"[^\n]*)?')
+_GO_EXP_B = {b"ns": 0, b"us": 3, "µs".encode(): 3, "μs".encode(): 3, b"ms": 6, b"s": 9}  # (_GO_SCALE's powers of ten)
+_POW10 = tuple(10 ** e for e in range(10))
+_INFERENCE_B = frozenset(p.encode() for p in INFERENCE_PATHS)
+_BULK = object()  # _gin_bulk: this gin line is not one it reads; read it line by line
 _UNSET = object()  # last_time while a gin line is read (feed_region)
 
 
@@ -619,6 +635,14 @@ class _LoadBuilder:
                     backends=tuple(self.backends), examples=tuple(self.examples[:6]), **self.d)
 
 
+def _example(ex) -> Example:
+    """An Example from what a request keeps: the Example itself (read line by line), or
+    (source, the raw line) of a gin line that feed_region read in bulk, made here for the few kept."""
+    if type(ex) is tuple:
+        return Example(ex[0], strip_journal_prefix(ex[1].decode("utf-8", "replace"))[:MAX_LINE])
+    return ex
+
+
 class _Burst:
     """Same-second bursts of fast 5xx answers: requests turned away before reaching the model
     (Ollama <= 0.1.33 answered a full 10-request queue with 500, later ones with 503)."""
@@ -632,12 +656,12 @@ class _Burst:
         self.best: tuple[Example, ...] = ()
         self.best_size = 0
 
-    def add(self, g: GinLine, ex: Example) -> None:
-        if g.status < 500 or g.seconds >= self.FAST_S:
+    def add(self, status: int, seconds: float, at: datetime, ex) -> None:
+        if status < 500 or seconds >= self.FAST_S:
             return
-        if g.at != self.second:
+        if at != self.second:
             self._close()
-            self.second, self.group, self.size = g.at, [], 0
+            self.second, self.group, self.size = at, [], 0
         self.size += 1
         if len(self.group) < 4:
             self.group.append(ex)
@@ -648,7 +672,10 @@ class _Burst:
 
     def frozen(self) -> tuple[tuple[Example, ...], int]:
         self._close()
-        return self.best, self.best_size
+        return tuple(_example(e) for e in self.best), self.best_size
+
+
+_BY_END = itemgetter(1)
 
 
 class _Requests:
@@ -665,12 +692,15 @@ class _Requests:
         self.alone: deque[float] = deque(maxlen=101)
         self.cluster: list[tuple[float, float, Example]] = []  # (start, end, example)
         self.cluster_end = float("-inf")
-        self.best: tuple[int, tuple[Example, ...], str] = (0, (), "")
+        self.best: tuple[int, tuple, str] = (0, (), "")  # (examples: _example's inputs until frozen)
         self.last_end: float | None = None
         self.timed: deque[tuple[float | None, float, Example]] = deque(maxlen=MAX_TIMED)  # (gap before, seconds, line)
         self.spans: deque[tuple[float, float, int, Example]] = deque(maxlen=MAX_TIMED)  # (start, end, status, line)
         self.last_at: datetime | None = None  # (_end's cache)
         self.last_ts = 0.0
+        self.alone_added = 0  # (_typical's cache: requests added to alone, and the count it was taken at)
+        self.typical: float | None = None
+        self.typical_of = 0
 
     def _end(self, at: datetime) -> float:
         """at.timestamp(), once for the lines of one second (a local-time conversion each)."""
@@ -679,53 +709,64 @@ class _Requests:
             self.last_at = at
         return self.last_ts
 
-    def add(self, g: GinLine, ex: Example) -> None:
-        try:
-            end = self._end(g.at)
-        except (ValueError, OverflowError, OSError):  # 0001/01/01 is before local time's range
-            return
+    def add(self, end: float, seconds: float, status: int, ex) -> None:
+        """A request that completed at `end` (unix seconds) after `seconds`."""
         self.count += 1
-        self.max_dur = max(self.max_dur, g.seconds)
-        start = end - g.seconds
-        self.timed.append((None if self.last_end is None else start - self.last_end, g.seconds, ex))
-        self.spans.append((start, end, g.status, ex))
-        self.last_end = end if self.last_end is None else max(self.last_end, end)
+        if seconds > self.max_dur:
+            self.max_dur = seconds
+        start = end - seconds
+        last_end = self.last_end
+        self.timed.append((None if last_end is None else start - last_end, seconds, ex))
+        self.spans.append((start, end, status, ex))
+        if last_end is None or end > last_end:
+            self.last_end = end
         # gin prints whole seconds: count as overlap only what exceeds that resolution
-        if self.cluster and start < self.cluster_end - 1.0 and len(self.cluster) < MAX_CLUSTER:
-            self.cluster.append((start, end, ex))
+        cluster = self.cluster
+        if cluster and start < self.cluster_end - 1.0 and len(cluster) < MAX_CLUSTER:
+            cluster.append((start, end, ex))
+            if end > self.cluster_end:
+                self.cluster_end = end
         else:
             self._close()
             self.cluster = [(start, end, ex)]
-        self.cluster_end = max(self.cluster_end if len(self.cluster) > 1 else end, end)
+            self.cluster_end = end
 
-    def add_failed(self, g: GinLine, ex: Example) -> None:
+    def add_failed(self, end: float, seconds: float, status: int, ex) -> None:
         """A failed request only joins the spans (a client deadline shows there), not the timings."""
-        try:
-            end = self._end(g.at)
-        except (ValueError, OverflowError, OSError):
-            return
-        self.spans.append((end - g.seconds, end, g.status, ex))
+        self.spans.append((end - seconds, end, status, ex))
 
     def _typical(self) -> float | None:
-        vals = sorted(self.alone)
-        return vals[len(vals) // 2] if vals else None
+        """The median of the last requests that had the server alone (sorted again only after
+        one was added: a busy log closes a group every few lines)."""
+        if self.typical_of != self.alone_added:
+            vals = sorted(self.alone)
+            self.typical, self.typical_of = (vals[len(vals) // 2] if vals else None), self.alone_added
+        return self.typical
 
     def _close(self) -> None:
         c = self.cluster
         self.cluster = []
         if len(c) == 1:  # (most requests: no sort)
             self.alone.append(c[0][1] - c[0][0])
+            self.alone_added += 1
             return
         if not c:
             return
-        c.sort(key=lambda r: r[1])
+        c.sort(key=_BY_END)
         self.groups += 1
-        events = sorted(ev for s, e, _ in c if e - s > 1.0 for ev in ((s + 1.0, 1), (e, -1)))
+        # in flight together: what overlaps by more than gin's 1 s resolution
+        events = []
+        for s, e, _ in c:
+            if e - s > 1.0:
+                events += ((s + 1.0, 1), (e, -1))
+        events.sort()
         peak, cur = 1, 0
         for _, step in events:
             cur += step
-            peak = max(peak, cur)
-        self.peak = max(self.peak, peak)
+            if cur > peak:
+                peak = cur
+        if peak > self.peak:
+            self.peak = peak
         gaps = [c[i][1] - c[i - 1][1] for i in range(1, len(c))]
         services = [c[0][1] - c[0][0]] + [c[i][1] - max(c[i][0], c[i - 1][1]) for i in range(1, len(c))]
         typical = self._typical() or sorted(services)[len(services) // 2]
@@ -748,13 +789,14 @@ class _Requests:
     def frozen(self) -> RequestTiming:
         self._close()
         return RequestTiming(self.count, self.groups, self.serial, self.parallel_pairs, self.peak,
-                             round(self.max_dur, 3), self._typical(), self.best[1], self.best[2],
-                             tuple(Timed(gap, secs, ex) for gap, secs, ex in self.timed), self._spans())
+                             round(self.max_dur, 3), self._typical(), tuple(_example(e) for e in self.best[1]),
+                             self.best[2], tuple(Timed(gap, secs, _example(ex)) for gap, secs, ex in self.timed),
+                             self._spans())
 
     def _spans(self) -> tuple:
         from llmdoctor.knowledge.concurrency import Span
 
-        return tuple(Span(s, e, st, ex) for s, e, st, ex in self.spans)
+        return tuple(Span(s, e, st, _example(ex)) for s, e, st, ex in self.spans)
 
 
 class OllamaLogScanner:
@@ -806,6 +848,10 @@ class OllamaLogScanner:
         self.gpu_seen: Example | None = None
         self.burst = _Burst()
         self.words = None  # the WordScan feed_region uses (made on its first region)
+        self.bulk_stamp: bytes | None = None  # _gin_bulk's last `date - time`, its datetime and unix time
+        self.bulk_at: datetime | None = None
+        self.bulk_end: float | None = None
+        self.bulk_paths: dict[bytes, bool] = {}  # a gin path: an inference request's?
 
     # -- feeding ---------------------------------------------------------------------
     def feed_all(self, lines: Iterable[str], source: str) -> "OllamaLogScanner":
@@ -831,45 +877,145 @@ class OllamaLogScanner:
 
     def feed_region(self, buf: bytes | bytearray, begin: int, end: int, source: str) -> None:
         """The lines of buf[begin:end] (whole lines, undecoded: FileSource.raw_regions), with
-        the same result as feed() on each. Only the lines that hold a SCAN_CASED or SCAN_FOLDED
-        word (knowledge.wordscan: one pass of an automaton over the block) and those a wrapped
-        line still being joined takes are decoded and read; of the others only the count and
-        the last time stamp matter, and the stamp is looked for (a backward search for its
-        words) only when a line is about to read it."""
+        the same result as feed() on each. Gin lines are found by one search of the block
+        (_GIN_B) and read from their bytes (_gin_bulk: no decoding, no record per line); of the
+        others only the lines that hold a SCAN_CASED or SCAN_FOLDED word (knowledge.wordscan:
+        one pass of an automaton over the block) and those a wrapped line still being joined
+        takes are decoded and read. Of the rest only the count and the last time stamp matter,
+        and the stamp is looked for (a backward search for its words) only when a line is about
+        to read it."""
         if self.words is None:
             self.words = _word_scan()
         self.lines += buf.count(b"\n", begin, end) + 1
         data = bytes(buf[begin:end])
-        hits, k, size, pos = self.words.starts(data), 0, len(data), 0
+        hits, size = self.words.starts(data), len(data)
+        pos, k = self._candidates(data, 0, 0, 0, hits, source)  # a wrapped line still being joined
+        ansi = b"\x1b" in data  # (_GIN reads a line without its ANSI colour)
+        gin, count = self._gin_bulk, len(hits)
+        for m in _GIN_B.finditer(data):
+            at, stop = m.span()
+            if at < pos:
+                continue  # in a line already read
+            start = data.rfind(b"\n", pos, at) + 1 or pos
+            if k < count and hits[k] < start:
+                pos, k = self._candidates(data, pos, k, start, hits, source)
+                if at < pos:
+                    continue
+            if m.lastindex is not None:  # (a bare `GIN]` matches no group)
+                line = data[start:stop]
+                if not (ansi and b"\x1b" in line) and gin(m, line, at - start, source) is not _BULK:
+                    pos = stop + 1
+                    continue
+            stop = data.find(b"\n", at)
+            pos = self._one(data, pos, start, size if stop < 0 else stop, source)
+            pos, k = self._candidates(data, pos, k, pos, hits, source)  # (its wrapped lines, if it began one)
+        pos, k = self._candidates(data, pos, k, size + 1, hits, source)
+        if pos < size:
+            self._skipped(data, pos, size)
+
+    def _candidates(self, data: bytes, pos: int, k: int, limit: int, hits: list[int], source: str) -> tuple[int, int]:
+        """Read the lines from `pos` on that hold a hit before `limit` (and every line while a
+        wrapped line is being joined); (where reading stopped, the next hit)."""
+        size = len(data)
         while pos <= size:
             if self.pending_config is not None or self.pending_estimator is not None:
                 stop = data.find(b"\n", pos)
                 stop = size if stop < 0 else stop  # (a wrapped line's continuation: each is read)
+                self._line(data[pos:stop].decode("utf-8", "replace"), source)
+                pos = stop + 1
+                continue
+            while k < len(hits) and hits[k] < pos:
+                k += 1
+            if k == len(hits) or hits[k] >= limit:
+                break
+            hit = hits[k]
+            stop = data.find(b"\n", hit)
+            pos = self._one(data, pos, data.rfind(b"\n", pos, hit) + 1 or pos, size if stop < 0 else stop, source)
+        return pos, k
+
+    def _one(self, data: bytes, pos: int, start: int, stop: int, source: str) -> int:
+        """Read the line data[start:stop], the lines from `pos` to it read by nothing else;
+        where the next line starts."""
+        line = data[start:stop]
+        if start > pos:
+            if b"GIN]" in line and not line.startswith(_FRAGMENT_B):
+                # a gin line reads no time: it sets one, or the lines before it do
+                before, self.last_time = self.last_time, _UNSET
+                self._line(line.decode("utf-8", "replace"), source)
+                if self.last_time is _UNSET:
+                    self.last_time = before
+                    self._skipped(data, pos, start)
+                return stop + 1
+            self._skipped(data, pos, start)  # this line may read the time the lines before it left
+        self._line(line.decode("utf-8", "replace"), source)
+        return stop + 1
+
+    def _gin_bulk(self, m, line: bytes, at: int, source: str):
+        """_line on a gin line matched by _GIN_B (`at`: where `GIN]` is in it), from its bytes,
+        when that is sure to read what _line would: the line starts no fragment, holds no earlier
+        `GIN`, ends in no carriage return (_line strips it) and is ASCII but for the µ/μ of its
+        duration (so that _GIN's classes and _GIN_B's agree; feed_region has seen to ANSI colour,
+        which _GIN reads without); else _BULK, and nothing read. (A time stamp in the line is not
+        looked for: _line's line_time sets last_time, and _gin sets it again, to the line's time.)"""
+        if at == 0 or line[at - 1] != 91 or line[-1] == 13 or line.find(b"GIN") != at \
+                or (line[0] == 45 and line.startswith(_FRAGMENT_B)):
+            return _BULK
+        stamp, status, whole, frac, unit, other, path = m.groups()
+        if not line.isascii():
+            d0, d1 = (m.start(3), m.end(5)) if whole is not None else m.span(6)
+            base = m.start() - at  # (the line's start in the block)
+            if not (line[:d0 - base] + line[d1 - base:]).isascii():
+                return _BULK
+        if stamp != self.bulk_stamp:
+            try:
+                when = datetime(int(stamp[:4]), int(stamp[5:7]), int(stamp[8:10]), int(stamp[13:15]),
+                                int(stamp[16:18]), int(stamp[19:21]))
+            except ValueError:
+                return _BULK
+            try:
+                end = when.timestamp()
+            except (ValueError, OverflowError, OSError):  # 0001/01/01 is before local time's range
+                end = None
+            self.bulk_stamp, self.bulk_at, self.bulk_end = stamp, when, end
+        if whole is not None:  # _gin_seconds' sum, with one int() where the fraction is exact
+            e = _GO_EXP_B[unit]
+            if not frac:
+                total = int(whole) * _POW10[e]
+            elif len(frac) <= e:
+                total = int(whole + frac) * _POW10[e - len(frac)]
             else:
-                while k < len(hits) and hits[k] < pos:
-                    k += 1
-                if k == len(hits):
-                    break
-                hit = hits[k]
-                start = data.rfind(b"\n", pos, hit) + 1 or pos
-                stop = data.find(b"\n", hit)
-                stop = size if stop < 0 else stop
-                line = data[start:stop]
-                if start > pos and not (b"GIN]" in line and not line.startswith(_FRAGMENT_B)):
-                    self._skipped(data, pos, start)  # this line may read the time the lines before it left
-                    pos = start
-                elif start > pos:  # a gin line reads no time: it sets one, or the lines before it do
-                    before, self.last_time = self.last_time, _UNSET
-                    self._line(line.decode("utf-8", "replace"), source)
-                    if self.last_time is _UNSET:
-                        self.last_time = before
-                        self._skipped(data, pos, start)
-                    pos = stop + 1
-                    continue
-            self._line(data[pos:stop].decode("utf-8", "replace"), source)
-            pos = stop + 1
-        if pos < size:
-            self._skipped(data, pos, size)
+                total = int(whole) * _POW10[e] + int(frac) * _POW10[e] // 10 ** len(frac)
+            if total > 9223372036854775807:  # (FOREVER_NS: Go's overflow)
+                return _BULK
+            seconds = total / 1e9
+        else:
+            try:
+                seconds = _gin_seconds(other.decode())
+            except ValueError:
+                return _BULK
+        code = int(status)
+        when = self.bulk_at
+        self.status[code] = self.status.get(code, 0) + 1
+        if code == 503:
+            self.t["s503"].add(source, strip_journal_prefix(line.decode("utf-8", "replace")))
+        inference = self.bulk_paths.get(path)
+        if inference is None:
+            inference = path.split(b"?", 1)[0] in _INFERENCE_B
+            if len(self.bulk_paths) < 256:
+                self.bulk_paths[path] = inference
+        if inference:
+            ex = (source, line)  # (an Example once kept: _example)
+            self.burst.add(code, seconds, when, ex)
+            end = self.bulk_end
+            if end is None:
+                pass
+            elif code < 400:
+                self.req.add(end, seconds, code, ex)
+            else:
+                self.req.add_failed(end, seconds, code, ex)
+            self.last_request = when
+        self.last_time = when
+        return None
 
     def _skipped(self, data: bytes, begin: int, end: int) -> None:
         """last_time after the lines of data[begin:end], read by nothing else: the stamp of the
@@ -1138,11 +1284,17 @@ class OllamaLogScanner:
             self.t["s503"].add(source, text)
         if inference:
             ex = Example(source, text[:MAX_LINE])  # (one record, kept in several places: compared by value)
-            self.burst.add(g, ex)
-            if g.status < 400:
-                self.req.add(g, ex)
+            self.burst.add(g.status, g.seconds, g.at, ex)
+            try:
+                end = self.req._end(g.at)
+            except (ValueError, OverflowError, OSError):  # 0001/01/01 is before local time's range
+                end = None
+            if end is None:
+                pass
+            elif g.status < 400:
+                self.req.add(end, g.seconds, g.status, ex)
             else:
-                self.req.add_failed(g, ex)
+                self.req.add_failed(end, g.seconds, g.status, ex)
             self.last_request = g.at
         self.last_time = g.at
 
