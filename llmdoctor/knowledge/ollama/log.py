@@ -386,7 +386,7 @@ class OllamaLogSummary(Record):
                  "system_memory", "system_free_bytes", "runner_backends", "runner_backends_example",
                  "runner_libraries", "runner_libraries_example", "gpu_libraries_empty", "libdir_missing", "gpu_seen",
                  "busy", "unit_warnings", "fast_error_burst", "fast_error_burst_size", "load_aborted", "answers",
-                 "answer_count") + MARKED
+                 "answer_count", "loaded_runners") + MARKED
 
     def __init__(
         self,
@@ -440,6 +440,7 @@ class OllamaLogSummary(Record):
         load_aborted: Signal = Signal(),
         answers: tuple[Answer, ...] = (),
         answer_count: int = 0,
+        loaded_runners: int | None = None,
         **marked: Signal,
     ) -> None:
         self.sources = sources
@@ -492,6 +493,7 @@ class OllamaLogSummary(Record):
         self.load_aborted = load_aborted  # the client went away while its model loaded (llm/server.go WaitUntilRunning)
         self.answers = answers  # the last answers' own figures (knowledge/ollama/response.py), pasted or kept
         self.answer_count = answer_count
+        self.loaded_runners = loaded_runners  # the scheduler's last `loaded runners count=N`
         for key in MARKED:  # the MARKS counts: settings_ignored, no_gpu, load_timeouts, ...
             setattr(self, key, marked.get(key, _NO_SIGNAL))
 
@@ -812,6 +814,7 @@ class OllamaLogScanner:
         self.gpu_seen: Example | None = None
         self.burst = _Burst()
         self.answers = AnswerReader()
+        self.runners_count: int | None = None
         self.words = None  # the WordScan feed_region uses (made on its first region)
 
     # -- feeding ---------------------------------------------------------------------
@@ -1090,6 +1093,7 @@ class OllamaLogScanner:
         return self.answers.feed(text, source)
 
     def _loaded_runners(self, m, text, source, at) -> bool:
+        self.runners_count = int(m.group(1))
         if self.current is not None:
             self.current.d["runners_after"] = int(m.group(1))
         return True
@@ -1269,7 +1273,7 @@ class OllamaLogScanner:
             runner_libraries_example=self.runner_libs_ex, gpu_libraries_empty=t["compat_empty"],
             libdir_missing=t["libdir"], unit_warnings=t["unit_warn"], gpu_seen=self.gpu_seen or self._inventory_gpu(startups), busy=t["busy"],
             fast_error_burst=burst, fast_error_burst_size=burst_size, load_aborted=t["load_aborted"],
-            answers=tuple(self.answers.answers), answer_count=self.answers.count,
+            answers=tuple(self.answers.answers), answer_count=self.answers.count, loaded_runners=self.runners_count,
             **{k: t[k] for k in MARKED},
         )
 

@@ -30,7 +30,7 @@ EXCERPT = 480  # characters of a long line kept around the first figure (a body 
 _JSON = LazyPattern(r'"(total_duration|load_duration|prompt_eval_count|prompt_eval_duration|eval_count|eval_duration'
                     r'|done_reason)"\s*:\s*("[^"\n]{0,40}"|\d{1,20})(?![\d.])')
 _TEXT = LazyPattern(r"\b(total duration|load duration|prompt eval count|prompt eval duration|eval count|eval duration)"
-                    r":[ \t]+([0-9][0-9.]*(?:[a-zµμ]+[0-9.]*)*)")
+                    r":[ \t]+\**([0-9][0-9.]*(?:[a-zµμ]+[0-9.]*)*)")  # (`**1.2s**`: bold in a markdown paste)
 _NAMES = {"total_duration": "total_ns", "load_duration": "load_ns", "prompt_eval_count": "prompt_tokens",
           "prompt_eval_duration": "prompt_ns", "eval_count": "eval_tokens", "eval_duration": "eval_ns",
           "done_reason": "done_reason"}
