@@ -256,3 +256,52 @@ def answer_contexts(log, config=None) -> tuple[int, ...]:
         if value.isdecimal() and int(value) > 0:
             found.append(int(value))
     return tuple(dict.fromkeys(found))
+
+
+# -- evictions from the scheduler's bookkeeping ------------------------------------------------
+
+@record
+class CountedEviction(Record):
+    """A runner for `by` started `after_s` after `evicted`'s own load, and the scheduler's count of
+    loaded runners did not grow (`count` after it): `evicted` was unloaded for it."""
+
+    evicted: str
+    by: object  # the new runner's knowledge.ollama.log.Load (its --ctx-size and --parallel are what it reserved)
+    after_s: float
+    count: int
+    examples: tuple
+
+
+def counted_evictions(log, keep_alive_s: float) -> tuple[CountedEviction, ...]:
+    """Loads of another model that left the loaded-runner count where it was (server/sched.go logs
+    `loaded runners count=N` after each load: :449 @ v0.3.14, :470 @ v0.12.0, :728 @ v0.33.0-rc2),
+    sooner after the previous model's load than keep-alive lets a runner expire: a runner's
+    keep-alive timer starts only once its last request ends (server/sched.go:339-345 @ v0.3.14),
+    so before keep_alive_s it can have left only by being unloaded for the new one (or by a crash,
+    which is not counted here: runner_died)."""
+    if keep_alive_s <= 0 or getattr(log, "runner_died", None) is not None and log.runner_died.count:
+        return ()
+    loads = [ld for ld in getattr(log, "loads", ()) or () if ld.model and ld.started_at and ld.runners_after]
+    out = []
+    for prev, cur in zip(loads, loads[1:]):
+        after = (cur.started_at - prev.started_at).total_seconds()
+        if cur.model != prev.model and cur.runners_after <= prev.runners_after and 0 <= after < keep_alive_s:
+            out.append(CountedEviction(prev.model, cur, round(after, 1), cur.runners_after,
+                                       tuple(cur.examples[:1]) + tuple(prev.examples[:1])))
+    return tuple(out)
+
+
+def embed_and_chat(log) -> bool:
+    """The access log shows both embedding and chat/generate requests (models that evict each other
+    are then an embedding model and a chat model: a RAG pipeline's pair)."""
+    lines = [t.example.line for t in getattr(getattr(log, "requests", None), "timed", ()) or ()]
+    embed = any("/embed" in x for x in lines)
+    chat = any(p in x for x in lines for p in ("/api/chat", "/api/generate", "/v1/chat/completions", "/v1/completions"))
+    return embed and chat
+
+
+def added_loads(log) -> tuple:
+    """Loads that raised the scheduler's loaded-runner count over the previous load's (server/sched.go
+    `loaded runners count=N`): a model loaded next to the others, not one loaded again."""
+    loads = [ld for ld in getattr(log, "loads", ()) or () if ld.runners_after]
+    return tuple(cur for prev, cur in zip(loads, loads[1:]) if cur.runners_after > prev.runners_after)
