@@ -24,7 +24,7 @@ def reload_while_active(ollama_log: OllamaLogSummary, ollama_config: OllamaConfi
     added = added_loads(ollama_log)  # another model loaded next to the others: nothing was reloaded
     early = [ld for ld in ollama_log.loads if ld.idle_before_s is not None
              and ld.idle_before_s < min(keep, OLLAMA_EARLY_RELOAD_MAX_S) and ld.examples and ld not in added]
-    if not early or ollama_log.evictions.count or counted_evictions(ollama_log, keep):
+    if not early or ollama_log.evictions.count or ollama_log.option_reloads.count or counted_evictions(ollama_log, keep):
         return  # (an eviction is reported with its own reason: ollama-model-evicted, ollama-evicted-by-count)
     ld = early[-1]
     ev = [Evidence(ld.examples[0].source, f"{ld.examples[0].line}  [{format_seconds(ld.idle_before_s)} after the "

@@ -51,3 +51,15 @@ def test_a_runner_that_died_is_not_an_eviction():
 def test_without_the_count_nothing_is_concluded():
     lines = [x for x in TAKING_TURNS if "loaded runners" not in x]
     assert counted_evictions(scan(lines, "journal.log"), 300.0) == ()
+
+
+def test_a_reload_for_other_options_is_named_so():
+    # server/sched.go:161 @ v0.12.11 (DEBUG), as knowledge/ollama/catalogue.py renders it
+    from checks.ollama_model_evicted import model_evicted
+    from llmdoctor.knowledge.ollama.catalogue import MESSAGES
+
+    line = next(m for m in MESSAGES if m.id == "ollama.sched.reloading").examples[0].line
+    found = list(model_evicted(scan([line], "journal.log")))
+    assert len(found) == 1 and "other load options" in found[0].title
+    assert "num_ctx" in found[0].fix.summary
+    assert list(model_evicted(scan(BOTH_LOADED, "journal.log"))) == []
