@@ -135,3 +135,16 @@ def test_garbage_is_no_answer(text):
 def test_any_text_reads_without_error(text):
     for a in response.read(text.splitlines()):
         assert a.total_ns and a.total_ns > 0
+
+
+def test_an_answer_kept_as_json_is_read_and_names_ollama(tmp_path):
+    from llmdoctor.facts import Context, FactStore
+    from llmdoctor.hosts.evidence import EvidenceHost
+
+    (tmp_path / "http_response.json").write_text((FIXTURES / "ollama" / "generate_final.json").read_text())
+    (tmp_path / "api_ps.json").write_text('{"models": []}')  # a file with its own reader stays its reader's
+    host = EvidenceHost(tmp_path)
+    assert host.kept("answers") == ("http_response.json",)
+    store = FactStore(Context(host=host, sample_seconds=0))
+    assert [e.kind for e in store.get("engines")] == ["ollama"]
+    assert [a.prompt_tokens for a in store.get("ollama_log").answers] == [18]
