@@ -198,17 +198,15 @@ def answer_prefill(answers) -> PromptWait | None:
 
 def cut_sizes(n_ctx: int) -> dict[int, str]:
     """The prompt_eval_count an answer reports when the runner cut an over-long prompt to fit n_ctx,
-    by runner (each from its source; num_keep as Ollama sends it, OLLAMA_NUM_KEEP):
+    by runner (each from its source; num_keep as Ollama sends it, knowledge/ollama/env.py NUM_KEEP):
     - the Go runners keep num_keep tokens and the last n_ctx - num_keep: n_ctx exactly
       (llama/runner/runner.go:124-129 @ v0.5.7, runner/llamarunner/runner.go:124-128 @ v0.12.0);
     - the C++ ext_server keeps n_keep and half of what is left: n_keep + (n_ctx - n_keep) / 2
       (llm/ext_server/server.cpp:1662-1681 @ v0.3.14, v0.2.0 to v0.3.14);
     - llama-server under Ollama >= 0.30 frees about half: n_ctx - (n_ctx - n_keep) / 2
       (llm/llama_server.go:301-330 @ v0.33.0-rc2, n_keep + 1 with a BOS token)."""
-    from llmdoctor.judge.thresholds import OLLAMA_NUM_KEEP
-
     sizes = {n_ctx: "the Go runner (Ollama 0.4-0.2x) keeps exactly num_ctx tokens of a longer prompt"}
-    for keep in OLLAMA_NUM_KEEP:
+    for keep in envdef.NUM_KEEP:
         sizes.setdefault(keep + (n_ctx - keep) // 2, f"the C++ runner (Ollama 0.2-0.3) keeps {keep} tokens and half "
                                                      f"of the rest of a {n_ctx:,}-token context")
         sizes.setdefault(n_ctx - max((n_ctx - keep) // 2, 1), f"Ollama >= 0.30 cuts a longer prompt to about half "
@@ -227,10 +225,8 @@ class CutAnswer(Record):
 def cut_answers(answers, contexts: tuple[int, ...]) -> tuple[CutAnswer, ...]:
     """Answers whose prompt_eval_count is exactly what a runner cuts a longer prompt to, for a context
     known from the evidence (`contexts`) or else one Ollama shipped as its default."""
-    from llmdoctor.judge.thresholds import OLLAMA_DEFAULT_CONTEXTS
-
     tried = [(n, True) for n in dict.fromkeys(contexts) if n > 1]
-    tried += [(n, False) for n in OLLAMA_DEFAULT_CONTEXTS if not contexts]
+    tried += [(n, False) for n in envdef.DEFAULT_CONTEXTS if not contexts]
     out = []
     for a in answers:
         for n, known in tried:

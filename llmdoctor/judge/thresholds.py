@@ -166,13 +166,6 @@ OLLAMA_ANSWER_PREFILL_SHARE = LLAMACPP_PREFILL_SHARE
 # ... once the prompts took at least this long in all: a second of prompt work is not a wait
 # anyone reports (the probe's PREFILL verdict starts at a 2 s time to first token too).
 OLLAMA_ANSWER_PREFILL_MIN_S = 2.0
-# The contexts Ollama shipped as its default num_ctx (envconfig.ContextLength: 2048 to v0.6.6,
-# 4096 to v0.15.4, then 4096/32768/262144 by VRAM; knowledge/ollama/env.py), tried when an
-# answer's prompt_eval_count is compared with the sizes a runner cuts a prompt to and no
-# context is known from the evidence. num_keep's default (api/types.go DefaultOptions: 4 from
-# v0.2.0), +1 where the tokenizer adds a BOS token (llm/llama_server.go:306 @ v0.33.0-rc2).
-OLLAMA_DEFAULT_CONTEXTS = (2048, 4096, 32768, 262144)
-OLLAMA_NUM_KEEP = (4, 5)
 
 # --- HTTP ----------------------------------------------------------------------------------
 # RFC 9110 section 15: 4xx and 5xx are the failed answers.

@@ -25,7 +25,7 @@ from llmdoctor.model import Record, record
 from llmdoctor.parsing import LazyPattern
 
 MAX_ANSWERS = 400  # the last answers kept (the judge sums over them)
-EXCERPT = 480  # characters of a long line kept around the first figure (a body can hold the whole answer)
+MAX_EXCERPT_CHARS = 480  # characters of a long line kept around the first figure (a body can hold the whole answer)
 
 _JSON = LazyPattern(r'"(total_duration|load_duration|prompt_eval_count|prompt_eval_duration|eval_count|eval_duration'
                     r'|done_reason)"\s*:\s*("[^"\n]{0,40}"|\d{1,20})(?![\d.])')
@@ -104,7 +104,7 @@ class AnswerReader:
             if key in self.cur:
                 self.close()
             if self.where is None:
-                line = text if len(text) <= EXCERPT else text[max(0, at - EXCERPT // 4):at + EXCERPT * 3 // 4]
+                line = text if len(text) <= MAX_EXCERPT_CHARS else text[max(0, at - MAX_EXCERPT_CHARS // 4):at + MAX_EXCERPT_CHARS * 3 // 4]
                 self.where = (source, line.strip())
             self.cur[key] = value
         return bool(found)
