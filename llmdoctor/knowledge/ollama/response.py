@@ -103,9 +103,10 @@ class AnswerReader:
         for key, value, at in found:
             if key in self.cur:
                 self.close()
-            if self.where is None:
-                line = text if len(text) <= MAX_EXCERPT_CHARS else text[max(0, at - MAX_EXCERPT_CHARS // 4):at + MAX_EXCERPT_CHARS * 3 // 4]
-                self.where = (source, line.strip())
+            if self.where is None or key == "prompt_tokens" and self.where[1] != text.strip():
+                # the line that holds the prompt's count (a pretty-printed body has one field a line)
+                cut = text[max(0, at - MAX_EXCERPT_CHARS // 4):at + MAX_EXCERPT_CHARS * 3 // 4]
+                self.where = (source, (text if len(text) <= MAX_EXCERPT_CHARS else cut).strip())
             self.cur[key] = value
         return bool(found)
 

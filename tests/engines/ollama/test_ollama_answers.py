@@ -59,6 +59,7 @@ def test_a_pretty_printed_body_and_a_stream_read_alike():
     assert len(pretty) == len(stream) == 1
     assert pretty[0].prompt_tokens == stream[0].prompt_tokens == 18
     assert pretty[0].total_ns == stream[0].total_ns == 3305842756
+    assert '"prompt_eval_count": 18' in pretty[0].line  # the evidence shown is the count's own line
 
 
 def test_answers_one_after_another_are_each_their_own():
