@@ -71,8 +71,10 @@ def pairs(text: str) -> list[tuple[str, object, int]]:
     out: list[tuple[str, object, int]] = []
     if '"' in text:
         for m in _JSON.finditer(text):
-            raw = m.group(2)
-            out.append((_NAMES[m.group(1)], raw[1:-1] if raw.startswith('"') else int(raw), m.start()))
+            key, raw = _NAMES[m.group(1)], m.group(2)
+            if (key == "done_reason") != raw.startswith('"'):
+                continue  # a figure must be a number and the reason a string (a hand-edited or fuzzed body)
+            out.append((key, raw[1:-1] if key == "done_reason" else int(raw), m.start()))
     if ":" in text and not out:
         from llmdoctor.knowledge.ollama.env import parse_go_duration
 

@@ -126,6 +126,7 @@ def test_a_short_prompt_is_not_cut():
     '{"total_duration": 123456789012345678901234567890, "prompt_eval_count": 5}',
     "prompt eval duration: forever\ntotal duration: 1.2.3s",
     '{"eval_count": 5, "eval_duration": 100}',  # no total, no prompt: not a final chunk
+    '{"total_duration": "1s", "prompt_eval_count": "5", "prompt_eval_duration": 7}',  # strings where numbers go
 ])
 def test_garbage_is_no_answer(text):
     assert response.read(text.splitlines()) == ()
