@@ -29,15 +29,19 @@ def model_evicted(
     from llmdoctor.knowledge.units import human_bytes as human
 
     e = ollama_log.evictions
-    if not e.count:
+    # `msg=reloading` (DEBUG, server/sched.go:151 @ v0.9.6 to :257 @ v0.33.0-rc2): needsReload found the
+    # request's runner options (num_ctx per slot, num_gpu, num_thread, use_mmap ...), adapters or
+    # projectors differ from the loaded runner's, so the same model is unloaded and loaded again
+    reloads = ollama_log.option_reloads
+    if not e.count and not reloads.count:
         return
-    ev = evs(e.examples[:3])
+    ev = evs(e.examples[:3]) + evs(reloads.examples[:2])
     text = " ".join(x.line for x in e.examples)
     free = ollama_log.system_free_bytes
     cpu_only = '"loaded layers"=0' in text or "loaded layers=0" in text
     if ollama_log.system_memory is not None:
         ev.append(Evidence(ollama_log.system_memory.source, ollama_log.system_memory.line))
-    reset = "expire immediately" in text
+    reset = bool(reloads.count) or "expire immediately" in text
     if cpu_only and free and free > OLLAMA_EVICT_CPU_FREE_BYTES:
         why = (f"This happened with {human(free)} of RAM free and no layer on a GPU: before Ollama 0.13.1 the scheduler evicted "
                f"on CPU-only hosts whenever a model could not go to VRAM (ollama/ollama#13227, fixed by #13242). "
@@ -52,6 +56,9 @@ def model_evicted(
                "OLLAMA_MAX_LOADED_MODELS if memory allows.")
     yield Finding(
         Cause.MODEL_UNLOAD, Severity.WARNING,
-        f"Ollama unloaded a loaded model to make room {e.count} time(s): the next request for it waits for a reload",
+        (f"Ollama unloaded a loaded model to make room {e.count} time(s): the next request for it waits for a reload"
+         if e.count and not reloads.count else
+         f"Ollama reloaded a loaded model {reloads.count} time(s) for a request with other load options: each "
+         f"request waits for the reload"),
         ev, Fix(why, UPGRADE) if cpu_only and free and free > OLLAMA_EVICT_CPU_FREE_BYTES else Fix(why, PIN_OLLAMA_OPTIONS) if reset
         else remedy_fix(why, env(ollama_deployment, OLLAMA_MAX_LOADED_MODELS=2)))

@@ -18,13 +18,14 @@ if TYPE_CHECKING:  # annotations only: the checks are imported on every run (sta
        engines=("ollama",))
 def reload_while_active(ollama_log: OllamaLogSummary, ollama_config: OllamaConfig | None = None):
     from llmdoctor.knowledge.ollama.env import format_seconds
-    from llmdoctor.judge.ollama import config_evidence, keep_alive_seconds
+    from llmdoctor.judge.ollama import added_loads, config_evidence, counted_evictions, keep_alive_seconds
 
     keep = keep_alive_seconds(ollama_config)
+    added = added_loads(ollama_log)  # another model loaded next to the others: nothing was reloaded
     early = [ld for ld in ollama_log.loads if ld.idle_before_s is not None
-             and ld.idle_before_s < min(keep, OLLAMA_EARLY_RELOAD_MAX_S) and ld.examples]
-    if not early or ollama_log.evictions.count:
-        return  # (an eviction is reported with its own reason)
+             and ld.idle_before_s < min(keep, OLLAMA_EARLY_RELOAD_MAX_S) and ld.examples and ld not in added]
+    if not early or ollama_log.evictions.count or ollama_log.option_reloads.count or counted_evictions(ollama_log, keep):
+        return  # (an eviction is reported with its own reason: ollama-model-evicted, ollama-evicted-by-count)
     ld = early[-1]
     ev = [Evidence(ld.examples[0].source, f"{ld.examples[0].line}  [{format_seconds(ld.idle_before_s)} after the "
                                           f"last request finished]")]

@@ -129,7 +129,7 @@ def recognize_evidence(host):
         own = engine_from_name(name)
         if own and own not in named and _log_like(texts[name]):
             named[own] = name
-    for name in [n for n in host.kept("config") if n not in texts] + list(host.kept("dropins")):
+    for name in [n for n in host.kept("config") + host.kept("answers") if n not in texts] + list(host.kept("dropins")):
         try:
             texts[name] = host.read(name, 256 * 1024).decode("utf-8", "replace")
         except (OSError, HostError):

@@ -277,6 +277,9 @@ def ollama_log(ctx: Context, engines=None, log_sources=None) -> OllamaLogSummary
     for name in host.kept("client errors"):  # what clients received
         if name not in names:
             sources.append(host.log_file(name, OLLAMA, None))
+    for name in host.kept("answers"):  # API answers kept as JSON: read when they look like Ollama's (sniffed)
+        if name not in names:
+            sources.append(host.log_file(name, None, None))
     if not sources:
         raise FactUnavailable("no Ollama log to read (journal or server.log)", quiet=host.partial)
     summary = scan_sources(sources)

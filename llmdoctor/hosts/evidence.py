@@ -98,6 +98,7 @@ KEPT: dict[str, tuple[str, ...]] = {
     "config": ("cmdline.txt", "env.txt", "client_errors.txt", "metrics.prom", "unit.service", "systemctl_cat.txt",
                "ollama_ps.txt", "api_ps.json", "api_show.json", "shell_export.txt", "server_info.json"),
 }
+KEPT_NAMES = frozenset(n for names in KEPT.values() for n in names)
 # files that can hold settings as a user wrote them, besides any unknown *.txt (kept("settings"))
 SETTINGS_FILES = ("cmdline.txt", "env.txt", "shell_export.txt") + COMPOSE_FILES
 NOT_SETTINGS = frozenset({"whoami.txt", "ollama_ps.txt", "vmstat.txt", "meminfo.txt", "nvidia_smi.txt", "systemctl_cat.txt",
@@ -421,6 +422,9 @@ class EvidenceHost:
             return tuple(f for f in self.files() if f.endswith((".txt", ".log")) and not f.startswith("dropins/"))
         if what == "shown":
             return tuple(f for f in self.files() if f not in NOT_SHOWN)
+        if what == "answers":  # JSON no other reader claims: an API answer someone kept (Ollama's, by its figures)
+            return tuple(f for f in self.files() if f.endswith(".json") and "/" not in f and f not in KNOWN_FILES
+                         and f not in INSPECT_FILES and f not in KEPT_NAMES)
         return tuple(n for n in KEPT[what] if self.path_exists(n))
 
     def observe(self, live, recall):

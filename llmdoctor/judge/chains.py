@@ -30,13 +30,15 @@ CHAINS: tuple[tuple[frozenset[str], frozenset[str]], ...] = (
                 "ollama-kv-type-not-applied"}),  # (an f16 cache where a quantized one was planned)
      frozenset({"ollama-cpu-spill", "ollama-ps-moved-to-cpu"})),
     # a context cut to the trained length -> the prompts longer than it are truncated whatever is raised
-    (frozenset({"ollama-context-above-trained"}), frozenset({"ollama-context-truncation", "ollama-history-truncated"})),
+    (frozenset({"ollama-context-above-trained"}), frozenset({"ollama-context-truncation", "ollama-history-truncated",
+                                                           "ollama-answer-truncated"})),
     # a KV cache that holds fewer sequences than asked for -> requests wait, or are preempted
     (frozenset({"vllm-kv-concurrency"}),
      frozenset({"vllm-queueing", "vllm-preemption", "vllm-preemption-rate", "vllm-kv-pinned"})),
     (frozenset({"sglang-kv-full"}), frozenset({"sglang-retraction"})),
     # a client's keep_alive -> reloads after idle
-    (frozenset({"ollama-ps-keepalive-shortened"}), frozenset({"ollama-keepalive-unload", "ollama-slow-after-idle"})),
+    (frozenset({"ollama-ps-keepalive-shortened"}), frozenset({"ollama-keepalive-unload", "ollama-slow-after-idle",
+                                                            "ollama-evicted-by-count"})),
 )
 
 # A setting that never reached the server: the checks whose finding its default explains.
@@ -44,7 +46,7 @@ CONFIG_ROOTS = frozenset({"config-set-outside-server", "config-assignment-ignore
                           "systemd-env-outside-unit", "systemd-dropin-ignored", "systemd-reload-pending",
                           "systemd-restart-pending", "systemd-env-in-unit-file"})
 CONFIG_CONSEQUENCES: dict[str, frozenset[str]] = {
-    "OLLAMA_CONTEXT_LENGTH": frozenset({"ollama-context-truncation"}),
+    "OLLAMA_CONTEXT_LENGTH": frozenset({"ollama-context-truncation", "ollama-answer-truncated"}),
     "OLLAMA_NUM_PARALLEL": frozenset({"ollama-one-slot", "ollama-serialized-requests", "ollama-back-to-back-queue"}),
     "OLLAMA_KEEP_ALIVE": frozenset({"ollama-keepalive-unload", "ollama-slow-after-idle"}),
     "OLLAMA_MAX_QUEUE": frozenset({"ollama-queue-full", "ollama-rejected-burst"}),

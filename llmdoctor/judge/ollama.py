@@ -157,3 +157,147 @@ def cold_starts(requests) -> tuple[ColdStart, ...]:
                  for t in timed
                  if t.gap_s is not None and t.gap_s >= OLLAMA_IDLE_GAP_S
                  and t.seconds >= OLLAMA_COLD_FACTOR * max(typical, OLLAMA_TYPICAL_FLOOR_S) and t.seconds - typical >= OLLAMA_COLD_MARGIN_S)
+
+
+# -- an answer's own figures (knowledge/ollama/response.py) ----------------------------------
+
+@record
+class PromptWait(Record):
+    """Prompt evaluation's share of what the answers took (less their loads), with the figures."""
+
+    share: float
+    prompt_s: float
+    busy_s: float
+    answers: int
+    tokens: int
+    rate: float | None  # prompt tokens per second over those answers
+    eval_rate: float | None
+    worst: object  # the answer whose prompt took longest (knowledge.ollama.response.Answer)
+
+
+def answer_prefill(answers) -> PromptWait | None:
+    """PREFILL from the answers' figures: their prompts took OLLAMA_ANSWER_PREFILL_SHARE or more of
+    the time they spent past loading, and OLLAMA_ANSWER_PREFILL_MIN_S or more in all."""
+    from llmdoctor.judge.thresholds import OLLAMA_ANSWER_PREFILL_MIN_S, OLLAMA_ANSWER_PREFILL_SHARE
+
+    timed = [a for a in answers if a.prompt_ns and a.total_ns and a.total_ns > (a.load_ns or 0)]
+    if not timed:
+        return None
+    prompt_s = sum(a.prompt_ns for a in timed) / 1e9
+    busy_s = sum(a.total_ns - (a.load_ns or 0) for a in timed) / 1e9
+    share = prompt_s / busy_s
+    if share < OLLAMA_ANSWER_PREFILL_SHARE or prompt_s < OLLAMA_ANSWER_PREFILL_MIN_S:
+        return None
+    tokens = sum(a.prompt_tokens or 0 for a in timed)
+    eval_tokens = sum(a.eval_tokens or 0 for a in timed if a.eval_ns)
+    eval_s = sum(a.eval_ns for a in timed if a.eval_ns) / 1e9
+    return PromptWait(round(share, 3), round(prompt_s, 3), round(busy_s, 3), len(timed), tokens,
+                      tokens / prompt_s if tokens else None, eval_tokens / eval_s if eval_tokens and eval_s else None,
+                      max(timed, key=lambda a: a.prompt_ns))
+
+
+def cut_sizes(n_ctx: int) -> dict[int, str]:
+    """The prompt_eval_count an answer reports when the runner cut an over-long prompt to fit n_ctx,
+    by runner (each from its source; num_keep as Ollama sends it, knowledge/ollama/env.py NUM_KEEP):
+    - the Go runners keep num_keep tokens and the last n_ctx - num_keep: n_ctx exactly
+      (llama/runner/runner.go:124-129 @ v0.5.7, runner/llamarunner/runner.go:124-128 @ v0.12.0);
+    - the C++ ext_server keeps n_keep and half of what is left: n_keep + (n_ctx - n_keep) / 2
+      (llm/ext_server/server.cpp:1662-1681 @ v0.3.14, v0.2.0 to v0.3.14);
+    - llama-server under Ollama >= 0.30 frees about half: n_ctx - (n_ctx - n_keep) / 2
+      (llm/llama_server.go:301-330 @ v0.33.0-rc2, n_keep + 1 with a BOS token)."""
+    sizes = {n_ctx: "the Go runner (Ollama 0.4-0.2x) keeps exactly num_ctx tokens of a longer prompt"}
+    for keep in envdef.NUM_KEEP:
+        sizes.setdefault(keep + (n_ctx - keep) // 2, f"the C++ runner (Ollama 0.2-0.3) keeps {keep} tokens and half "
+                                                     f"of the rest of a {n_ctx:,}-token context")
+        sizes.setdefault(n_ctx - max((n_ctx - keep) // 2, 1), f"Ollama >= 0.30 cuts a longer prompt to about half "
+                                                              f"of a {n_ctx:,}-token context")
+    return sizes
+
+
+@record
+class CutAnswer(Record):
+    answer: object  # knowledge.ollama.response.Answer
+    n_ctx: int
+    how: str
+    known: bool  # n_ctx came from this evidence (else: a default Ollama shipped)
+
+
+def cut_answers(answers, contexts: tuple[int, ...]) -> tuple[CutAnswer, ...]:
+    """Answers whose prompt_eval_count is exactly what a runner cuts a longer prompt to, for a context
+    known from the evidence (`contexts`) or else one Ollama shipped as its default."""
+    tried = [(n, True) for n in dict.fromkeys(contexts) if n > 1]
+    tried += [(n, False) for n in envdef.DEFAULT_CONTEXTS if not contexts]
+    out = []
+    for a in answers:
+        for n, known in tried:
+            how = cut_sizes(n).get(a.prompt_tokens or 0)
+            if how:
+                out.append(CutAnswer(a, n, how, known))
+                break
+    return tuple(out)
+
+
+def answer_contexts(log, config=None) -> tuple[int, ...]:
+    """The per-request contexts this evidence shows: the runners' (--ctx-size over --parallel before
+    Ollama 0.30, where the runner's context is num_ctx x parallel), the truncation lines' limits,
+    and OLLAMA_CONTEXT_LENGTH as the server printed it."""
+    found: list[int] = []
+    for load in getattr(log, "loads", ()) or ():
+        if load.ctx_size:
+            found.append(load.ctx_size // max(load.parallel or 1, 1))
+            found.append(load.ctx_size)
+    found += list(getattr(log, "truncation_limits", ()) or ())
+    if config is not None and config.origin("OLLAMA_CONTEXT_LENGTH") == "server config log line":
+        value = config.get("OLLAMA_CONTEXT_LENGTH") or ""
+        if value.isdecimal() and int(value) > 0:
+            found.append(int(value))
+    return tuple(dict.fromkeys(found))
+
+
+# -- evictions from the scheduler's bookkeeping ------------------------------------------------
+
+@record
+class CountedEviction(Record):
+    """A runner for `by` started `after_s` after `evicted`'s own load, and the scheduler's count of
+    loaded runners did not grow (`count` after it): `evicted` was unloaded for it."""
+
+    evicted: str
+    by: object  # the new runner's knowledge.ollama.log.Load (its --ctx-size and --parallel are what it reserved)
+    after_s: float
+    count: int
+    examples: tuple
+
+
+def counted_evictions(log, keep_alive_s: float) -> tuple[CountedEviction, ...]:
+    """Loads of another model that left the loaded-runner count where it was (server/sched.go logs
+    `loaded runners count=N` after each load: :449 @ v0.3.14, :470 @ v0.12.0, :728 @ v0.33.0-rc2),
+    sooner after the previous model's load than keep-alive lets a runner expire: a runner's
+    keep-alive timer starts only once its last request ends (server/sched.go:339-345 @ v0.3.14),
+    so before keep_alive_s it can have left only by being unloaded for the new one (or by a crash,
+    which is not counted here: runner_died)."""
+    if keep_alive_s <= 0 or getattr(log, "runner_died", None) is not None and log.runner_died.count:
+        return ()
+    loads = [ld for ld in getattr(log, "loads", ()) or () if ld.model and ld.started_at and ld.runners_after]
+    out = []
+    for prev, cur in zip(loads, loads[1:]):
+        after = (cur.started_at - prev.started_at).total_seconds()
+        if cur.model != prev.model and cur.runners_after <= prev.runners_after and 0 <= after < keep_alive_s:
+            out.append(CountedEviction(prev.model, cur, round(after, 1), cur.runners_after,
+                                       tuple(cur.examples[:1]) + tuple(prev.examples[:1])))
+    return tuple(out)
+
+
+def embed_and_chat(log) -> bool:
+    """The access log shows both embedding and chat/generate requests (models that evict each other
+    are then an embedding model and a chat model: a RAG pipeline's pair)."""
+    lines = [t.example.line for t in getattr(getattr(log, "requests", None), "timed", ()) or ()]
+    embed = any("/embed" in x for x in lines)
+    chat = any(p in x for x in lines for p in ("/api/chat", "/api/generate", "/v1/chat/completions", "/v1/completions"))
+    return embed and chat
+
+
+def added_loads(log) -> tuple:
+    """Loads that raised the scheduler's loaded-runner count over the previous load's (server/sched.go
+    `loaded runners count=N`): a model loaded next to the others, not one loaded again."""
+    loads = [ld for ld in getattr(log, "loads", ()) or () if ld.runners_after]
+    return tuple(cur for prev, cur in zip(loads, loads[1:]) if cur.runners_after > prev.runners_after)

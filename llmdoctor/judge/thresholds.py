@@ -173,6 +173,13 @@ OLLAMA_DEEP_QUEUE_OBSERVED_PER_SLOT = 2
 OLLAMA_EVICT_CPU_FREE_BYTES = 32 * 2**30
 # server/routes.go v0.11.0-v0.12.10: gpt-oss's context is raised to at least this unless VRAM is low.
 OLLAMA_GPT_OSS_MIN_CONTEXT = 8192
+# An answer's own figures (knowledge/ollama/response.py): prompt evaluation taking at least this
+# share of the answers' time (less any load) is PREFILL, as llama-server's timings are read
+# (LLAMACPP_PREFILL_SHARE: the prompt, not generation, is then most of the wait) ...
+OLLAMA_ANSWER_PREFILL_SHARE = LLAMACPP_PREFILL_SHARE
+# ... once the prompts took at least this long in all: a second of prompt work is not a wait
+# anyone reports (the probe's PREFILL verdict starts at a 2 s time to first token too).
+OLLAMA_ANSWER_PREFILL_MIN_S = 2.0
 
 # --- HTTP ----------------------------------------------------------------------------------
 # RFC 9110 section 15: 4xx and 5xx are the failed answers.

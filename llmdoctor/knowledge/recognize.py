@@ -61,6 +61,10 @@ SIGNS: dict[str, tuple[Sign, ...]] = {
         # context length" (v0.2.8-v0.11), "input exceeds ..." and "input after truncation exceeds ..." (v0.12+)
         ("exceeds maximum context length", r"\binput (?:length |after truncation )?exceeds maximum context length",
          "Ollama embed 400 body"),
+        # the figures that end every answer (api/types.go Metrics: json "prompt_eval_count" ... and `ollama run
+        # --verbose`'s "prompt eval count:"; knowledge/ollama/response.py): no other engine names them so
+        (("prompt_eval_", "prompt eval "), r'"prompt_eval_(?:count|duration)"\s*:\s*\d|\bprompt eval (?:count|duration):[ \t]+\d',
+         "Ollama answer figures"),
     ),
     VLLM: _table(
         ("vllm", r"(?i)\bvllm\b|VLLM_[A-Z]", "vllm named"),

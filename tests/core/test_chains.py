@@ -100,3 +100,12 @@ def test_every_renderer_names_the_root():
     for text in (render_text(r, color=False), render_markdown(r), render_html(r)):
         assert "follows from" in text and "llamacpp-slot-context" in text
     assert render_text(r, color=False).index("llamacpp-slot-context") < render_text(r, color=False).index("llamacpp-context-exceeded")
+
+
+def test_a_context_not_applied_is_the_root_of_an_answer_cut_to_the_default():
+    # the answer's count says the prompt was cut, not how long it was: the value meant is taken as meant
+    cfg = f("config-set-outside-server", Cause.CONFIG_NOT_APPLIED, text="OLLAMA_CONTEXT_LENGTH set in a shell")
+    cut = f("ollama-answer-truncated", Cause.CONTEXT_TRUNCATION)
+    out = link([cut, cfg])
+    assert [x.check for x in out] == ["config-set-outside-server", "ollama-answer-truncated"]
+    assert out[1].caused_by == "config-set-outside-server"

@@ -273,7 +273,12 @@ MESSAGES = (
         r'msg="loaded runners"\s+count=\d+', "loaded runners",
         facts=("models loaded after a load (compare OLLAMA_MAX_LOADED_MODELS)",), causes=("MODEL_UNLOAD",),
         examples=[('Aug 08 23:02:37 j-360 ollama[1617]: time=2025-08-08T23:02:37.187+01:00 level=INFO source=sched.go:481 '
-                   'msg="loaded runners" count=1', "tests/fixtures/ollama/log_v011_runner_journal.log")],
+                   'msg="loaded runners" count=1', "tests/fixtures/ollama/log_v011_runner_journal.log"),
+                  ('time=2025-09-11T01:28:20.391Z level=INFO source=sched.go:473 msg="loaded runners" count=1',
+                   "https://github.com/ollama/ollama/issues/12247"),
+                  ('time=2024-08-06T12:30:29.628Z level=INFO source=sched.go:445 msg="loaded runners" count=2',
+                   _R + "server/sched.go:449 @ v0.3.14")],
+        expect=[("loaded_runners", True)],
     ),
     message(
         "ollama.old.starting_llama_runner", E, "v0.1.0-v0.1.17 (log.Print)",
@@ -1028,6 +1033,35 @@ MESSAGES = (
         examples=[("eval rate:            **13.08 tokens/s**", "https://github.com/ollama/ollama/issues/10746"),
                   ("eval rate:            36.02 tokens/s", _R + "api/types.go:553 @ v0.9.6")],
         note="`ollama run --verbose` output, not a log line: it names Ollama in a paste that holds nothing else",
+    ),
+    message(
+        "ollama.api.answer_metrics", E, "v0.1.0-v0.33.0-rc2 (every /api/generate, /api/chat and /api/embed answer)",
+        "api/types.go:106-108 @ v0.1.32 (Metrics); api/types.go:198-200 @ v0.3.14; api/types.go:364-366 @ v0.12.0; "
+        "api/types.go:558-560 @ v0.33.0-rc2",
+        r'"prompt_eval_(?:count|duration)"\s*:\s*\d+', ("prompt_eval_count", "prompt_eval_duration"),
+        facts=("an answer's prompt tokens and the time to evaluate them, its load wait and total (read by "
+               "knowledge/ollama/response.py: the prompt rate, a cut prompt, a reload)",),
+        causes=("PREFILL", "CONTEXT_TRUNCATION", "MODEL_UNLOAD"),
+        examples=[('{"role":"assistant","content":""},"done_reason":"stop","done":true,"total_duration":9987503333,'
+                   '"load_duration":28999667,"prompt_eval_count":1026,"prompt_eval_duration":1896469000,"eval_count":238,'
+                   '"eval_duration":8059779000}', "https://github.com/ollama/ollama/issues/6026"),
+                  ('{"model":"gemma2:9b-instruct-q4_0","created_at":"2024-07-22T10:06:43.685128983Z","response":"",'
+                   '"done":true,"done_reason":"stop","total_duration":3305842756,"load_duration":23975557,'
+                   '"prompt_eval_count":18,"prompt_eval_duration":25726000,"eval_count":192,"eval_duration":3209729000}',
+                   "https://github.com/ollama/ollama/issues/5843")],
+        expect=[("answer_count", 1), ("answers", True)],
+        note="an API answer, not a log line: pasted from a client, kept as http_response.txt or a *.json file",
+    ),
+    message(
+        "ollama.cmd.verbose_summary", E, "v0.1.0-v0.33.0-rc2 (`ollama run --verbose`, after each answer)",
+        "api/types.go:284-292 @ v0.1.32 (Metrics.Summary); api/types.go:695-703 @ v0.12.0; "
+        "api/types.go:965-973 @ v0.33.0-rc2",
+        r"\b(?:prompt eval|total|load) (?:count|duration):[ \t]+\**\d", ("prompt eval ", "total duration:", "load duration:"),
+        facts=("one answer's durations and token counts as text (knowledge/ollama/response.py reads the block)",),
+        causes=("PREFILL", "MODEL_UNLOAD"),
+        examples=[("prompt eval duration: 19.747s", "https://github.com/taketwo/llm-ollama/issues/32"),
+                  ("total duration:       5.088275983s", "https://github.com/ollama/ollama/issues/1806")],
+        note="`ollama run --verbose` output, not a log line: a block of eight lines, one figure a line",
     ),
     message(
         "ollama.cmd.show_parameters", E, "v0.1.20-v0.32.15 (`/show parameters` in `ollama run`)",

@@ -144,6 +144,13 @@ def auto_parallel(version: str | None) -> int | None:
     return 4 if v < (0, 6, 7) else 2
 
 
+# Every default num_ctx Ollama shipped (envconfig.ContextLength: 2048 to v0.6.6, 4096 to v0.15.4, then
+# 4096/32768/262144 by VRAM, context_tier), and num_keep as requests carry it (api/types.go DefaultOptions:
+# 4 from v0.2.0; +1 where the tokenizer adds a BOS token, llm/llama_server.go:306 @ v0.33.0-rc2).
+DEFAULT_CONTEXTS = (2048, 4096, 32768, 262144)
+NUM_KEEP = (4, 5)
+
+
 def context_tier(total_vram_bytes: int, gpu_overhead_bytes: int = 0) -> int:
     """Default num_ctx of OLLAMA_CONTEXT_LENGTH=0 (v0.15.5+), from summed VRAM."""
     gib = (total_vram_bytes - gpu_overhead_bytes) / 2**30

@@ -27,6 +27,7 @@ from llmdoctor.parsing import LazyPattern, ParseError, parse_size, strip_journal
 from llmdoctor.knowledge.ollama import config_line as cfgline
 from llmdoctor.knowledge.ollama.env import parse_go_duration
 from llmdoctor.knowledge.pasted import FRAGMENT
+from llmdoctor.knowledge.ollama.response import WORDS as ANSWER_WORDS, Answer, AnswerReader
 
 MAX_LINE = 2000  # example lines are cut to this many characters
 FIRST, LAST = 3, 2  # example lines kept per signal
@@ -75,6 +76,9 @@ EVICTIONS = ("evicting a model to make space", "predicted to exceed available me
              "max runners achieved, unloading one to make room", "resetting model to expire immediately to make room",
              "evicting all other models", "evicting all other loaded models")
 EXPIRIES = ("timer expired, expiring to unload", "runner expired event received", "expiring to unload")
+# the scheduler's count of loaded runners after each load (INFO, server/sched.go:338 @ v0.1.38,
+# :449 @ v0.3.14, :470 @ v0.12.0, :728 @ v0.33.0-rc2: slog.Info("loaded runners", "count", len(s.loaded)))
+_LOADED_RUNNERS = LazyPattern(r'msg="loaded runners"\s+count=(\d+)')
 _SCHED_LOAD = LazyPattern(r'msg="(?:new model will fit in available (?:VRAM|memory)[^"]*, loading|loading first model|'
                           r'loading model(?: via llama-server)?)"')
 _MODEL_ARG = LazyPattern(r'\bmodel(?:Path)?=("?)([^"\s]+)\1')
@@ -187,8 +191,8 @@ SCAN_CASED = (
     "no slots available after",
     # the scheduler (_scheduler)
     'msg="new model will fit in available', 'msg="loading first model', 'msg="loading model', "system memory",
-    "msg=system ", "Dynamic LLM libraries", "compatible gpu libraries", "detected GPUs",
-) + EVICTIONS + EXPIRIES + _FORCED_ONE
+    "msg=system ", "Dynamic LLM libraries", "compatible gpu libraries", "detected GPUs", 'msg="loaded runners"',
+) + ANSWER_WORDS + EVICTIONS + EXPIRIES + _FORCED_ONE
 SCAN_FOLDED = (
     "prompt is longer than the context length", "input length exceeds the context length",
     "exceeds maximum context length", "maximum pending requests exceeded", "no such file", "cannot access",
@@ -281,7 +285,7 @@ class Load(Record):
 
     __slots__ = ("model", "ctx_size", "parallel", "started_at", "load_seconds", "offloaded", "host_buffer_mib",
                  "gpu_buffer_mib", "model_buffer_mib", "host_weights_bytes", "gpu_weights_bytes", "backends",
-                 "output_on_cpu", "idle_before_s", "examples")
+                 "output_on_cpu", "idle_before_s", "examples", "runners_after")
 
     def __init__(
         self,
@@ -300,6 +304,7 @@ class Load(Record):
         output_on_cpu: bool = False,
         idle_before_s: float | None = None,
         examples: tuple[Example, ...] = (),
+        runners_after: int | None = None,
     ) -> None:
         self.model = model
         self.ctx_size = ctx_size  # runner --ctx-size/-c (pre-0.30: num_ctx x parallel)
@@ -316,6 +321,7 @@ class Load(Record):
         self.output_on_cpu = output_on_cpu  # `offloading output layer to CPU` (Ollama engine)
         self.idle_before_s = idle_before_s  # seconds since the previous request finished
         self.examples = examples  # start cmd, offloaded, started-in lines
+        self.runners_after = runners_after  # the scheduler's `loaded runners count=N` once this runner started
 
 
 class Startup(Record):
@@ -400,7 +406,8 @@ class OllamaLogSummary(Record):
                  "vram_default_ctx", "requests", "status_counts", "last_request_at", "cpp", "evictions", "expiries",
                  "system_memory", "system_free_bytes", "runner_backends", "runner_backends_example",
                  "runner_libraries", "runner_libraries_example", "gpu_libraries_empty", "libdir_missing", "gpu_seen",
-                 "busy", "unit_warnings", "fast_error_burst", "fast_error_burst_size", "load_aborted") + MARKED
+                 "busy", "unit_warnings", "fast_error_burst", "fast_error_burst_size", "load_aborted", "answers",
+                 "answer_count", "loaded_runners") + MARKED
 
     def __init__(
         self,
@@ -452,6 +459,9 @@ class OllamaLogSummary(Record):
         fast_error_burst: tuple[Example, ...] = (),
         fast_error_burst_size: int = 0,
         load_aborted: Signal = Signal(),
+        answers: tuple[Answer, ...] = (),
+        answer_count: int = 0,
+        loaded_runners: int | None = None,
         **marked: Signal,
     ) -> None:
         self.sources = sources
@@ -502,6 +512,9 @@ class OllamaLogSummary(Record):
         self.fast_error_burst = fast_error_burst  # the largest same-second burst of fast 5xx answers
         self.fast_error_burst_size = fast_error_burst_size
         self.load_aborted = load_aborted  # the client went away while its model loaded (llm/server.go WaitUntilRunning)
+        self.answers = answers  # the last answers' own figures (knowledge/ollama/response.py), pasted or kept
+        self.answer_count = answer_count
+        self.loaded_runners = loaded_runners  # the scheduler's last `loaded runners count=N`
         for key in MARKED:  # the MARKS counts: settings_ignored, no_gpu, load_timeouts, ...
             setattr(self, key, marked.get(key, _NO_SIGNAL))
 
@@ -847,6 +860,8 @@ class OllamaLogScanner:
         self.runner_libs_ex: Example | None = None
         self.gpu_seen: Example | None = None
         self.burst = _Burst()
+        self.answers = AnswerReader()
+        self.runners_count: int | None = None
         self.words = None  # the WordScan feed_region uses (made on its first region)
         self.bulk_stamp: bytes | None = None  # _gin_bulk's last `date - time`, its datetime and unix time
         self.bulk_at: datetime | None = None
@@ -1038,6 +1053,7 @@ class OllamaLogScanner:
         raw = raw.rstrip("\r\n")
         if raw.startswith(FRAGMENT):  # pasted apart: no idle gap or interval across it
             self._flush_pending()
+            self.answers.close()
             self.req.fragment()
             self.last_request = self.last_time = None
             return
@@ -1224,6 +1240,15 @@ class OllamaLogScanner:
         self.vram_ctx = int(m.group(2))
         return True
 
+    def _answer(self, m, text, source, at) -> bool:
+        return self.answers.feed(text, source)
+
+    def _loaded_runners(self, m, text, source, at) -> bool:
+        self.runners_count = int(m.group(1))
+        if self.current is not None:
+            self.current.d["runners_after"] = int(m.group(1))
+        return True
+
     def _llama_cpp(self, m, text, source, at) -> bool:
         return self.cpp.feed(text)
 
@@ -1383,6 +1408,7 @@ class OllamaLogScanner:
         if self.first_startup is not None and (not startups or startups[0] is not self.first_startup):
             startups.insert(0, self.first_startup)
         t = {k: v.frozen() for k, v in self.t.items()}
+        self.answers.close()
         burst, burst_size = self.burst.frozen()
         return OllamaLogSummary(
             sources=tuple(self.sources), lines=self.lines, version=self.version,
@@ -1404,6 +1430,7 @@ class OllamaLogScanner:
             runner_libraries_example=self.runner_libs_ex, gpu_libraries_empty=t["compat_empty"],
             libdir_missing=t["libdir"], unit_warnings=t["unit_warn"], gpu_seen=self.gpu_seen or self._inventory_gpu(startups), busy=t["busy"],
             fast_error_burst=burst, fast_error_burst_size=burst_size, load_aborted=t["load_aborted"],
+            answers=tuple(self.answers.answers), answer_count=self.answers.count, loaded_runners=self.runners_count,
             **{k: t[k] for k in MARKED},
         )
 
@@ -1448,6 +1475,10 @@ def _scheduler_words(text: str, low: str) -> bool:
     return "source=" in text or "msg=" in text or "evict" in text or "expir" in text
 
 
+def _answer_words(text: str, low: str) -> bool:
+    return any(w in text for w in ANSWER_WORDS)
+
+
 def _gpu_init_words(text: str, low: str) -> bool:
     return "999" in text or "init GPU" in text or "init gpu" in low
 
@@ -1465,6 +1496,9 @@ RULES: tuple = (
     (_offload_estimate, None, OllamaLogScanner._estimator_start),
     (_has("client connection closed before server finished loading",
           "client connection closed before llama-server finished loading"), None, _tally("load_aborted")),
+    # an answer's own figures (a pasted /api/chat body, `ollama run --verbose`): knowledge/ollama/response.py
+    (_answer_words, None, OllamaLogScanner._answer),
+    (_has('msg="loaded runners"'), _LOADED_RUNNERS, OllamaLogScanner._loaded_runners),
     (_scheduler_words, None, OllamaLogScanner._scheduler_line),
     (_has("cmd="), _START_CMD, OllamaLogScanner._runner_command),
     # Ollama <= 0.1.1x (llm/llama.go, log.Print): no command line in the log, only the start
