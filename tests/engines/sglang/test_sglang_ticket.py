@@ -28,7 +28,8 @@ def ticket(server_info: bool = True) -> str:
 
 def test_split_names_each_piece():
     files = split_ticket(ticket())
-    assert sorted(files) == ["cmdline.txt", "metrics.prom", "server_info.json", "sglang.log"]
+    assert sorted(files) == ["cmdline.txt", "metrics.prom", "server_info.json", "sglang.log", "whoami.txt"]
+    assert files["whoami.txt"].strip() == "user"  # the prompts' user, nothing else of them
     assert files["cmdline.txt"].startswith("python -m sglang.launch_server") and "--disable-radix-cache" in files["cmdline.txt"]
     assert "Decode batch" in files["sglang.log"] and "Prefill batch" in files["sglang.log"]
 
