@@ -163,7 +163,7 @@ def test_probe_progress_line_hides_the_password(capsys, monkeypatch):
     monkeypatch.delenv("LLMDOCTOR_QUIET", raising=False)
     from llmdoctor.cli.probe import _progress_printer
 
-    _progress_printer()("connecting to http://admin:q7urlPass456@gpu1:11434 ...")
+    _progress_printer(True)("connecting to http://admin:q7urlPass456@gpu1:11434 ...")
     err = capsys.readouterr().err
     assert "q7urlPass456" not in err and "admin" in err and REDACTED in err
 
