@@ -43,6 +43,7 @@ _URL_HOST = re.compile(r"[a-z][a-z0-9+.-]*://(?:[^/\s@\"'<>]*@)?(?P<host>[A-Za-z
 _USER_AT = re.compile(r"(?<![\w.-])(?P<user>[a-z_][a-z0-9_-]{0,31})@(?P<host>[A-Za-z][A-Za-z0-9-]*(?:\.[A-Za-z0-9-]+)*)")
 _HOME = re.compile(r"(?:/home|/Users)/(?P<user>[A-Za-z_][A-Za-z0-9_.-]{0,31})(?=/|\b)")
 _ENV_USER = re.compile(r"\b(?:USER|LOGNAME|SUDO_USER|User)=(?P<user>[a-z_][a-z0-9_-]{0,31})\b")
+_ID_USER = re.compile(r"\buid=\d+\((?P<user>[a-z_][a-z0-9_.-]{0,31})\)")  # `id` output (whoami.txt)
 # `2025-08-08T23:02:37+0100 gpu-box ollama[123]:` (journalctl -o short-iso) and `Aug 08 23:02:37 gpu-box ...`
 _JOURNAL_HOST = re.compile(r"^(?:\d{4}-\d\d-\d\dT[\d:.]+[+-]\d{2}:?\d{2}|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d) "
                            r"(?P<host>[A-Za-z][A-Za-z0-9.-]*) [\w@./-]+(?:\[\d+\])?:", re.M)
@@ -98,7 +99,7 @@ class Cleaner:
         for m in _USER_AT.finditer(text):
             if m.group("user") not in _SYSTEM_USERS and self._host(m.group("host")):
                 self._name("user", m.group("user"))
-        for rx in (_HOME, _ENV_USER):
+        for rx in (_HOME, _ENV_USER, _ID_USER):
             for m in rx.finditer(text):
                 if m.group("user") not in _SYSTEM_USERS:
                     self._name("user", m.group("user"))

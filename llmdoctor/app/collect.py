@@ -126,6 +126,7 @@ def _collect(host: Host, out: Path, units, since_seconds: float, engines, probe:
         attempt("nvidia-smi -q", lambda: _run_to(host, ["nvidia-smi", "-q"], bundle, timeout=30))
         attempt("kernel XIDs", lambda: _xids(store, bundle))
     attempt("AMD GPUs", lambda: collect_amd(host, bundle))
+    attempt("who runs the fixes", lambda: _whoami(host, bundle))
     meta = {
         "host": host.name or socket.gethostname(),
         "engine": primary.kind if primary else None,
@@ -182,6 +183,16 @@ def _unit_files(host: Host, store: FactStore, bundle: EvidenceWriter) -> None:
         raise HostError(reason.reason if reason else "no engine unit")
     for path, text in evidence_files(host, states, store.optional("shell_exports", ()) or ()).items():
         bundle.copy(path, text)
+
+
+def _whoami(host: Host, bundle: EvidenceWriter) -> None:
+    """whoami.txt: the user who will paste the fixes (the reader fact's evidence), where the host
+    knows it; its `id` output kept only where it names that user (through --sudo it says root)."""
+    reader = host.reader()
+    if reader is None:  # a container or pod: who pastes the fixes is not known here, sudo stays
+        return
+    res = host.run(["id"], timeout=5)
+    bundle.whoami(reader, res.stdout if res.ok else "")
 
 
 def _progress(store: FactStore, bundle: EvidenceWriter) -> None:

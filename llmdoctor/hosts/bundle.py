@@ -82,6 +82,21 @@ class EvidenceWriter:
             raise ValueError(f"{path}: not an absolute path")
         self._put("files" + path, text)
 
+    def whoami(self, reader, id_output: str = "") -> None:
+        """Who will run the fixes (knowledge.reader.Reader, the host's own answer) as whoami.txt, so a
+        diagnosis of the bundle prints `sudo` exactly where the live one did: the host's `id` output
+        where it says the same user (its groups also tell who reads the journal), else the reader
+        as a `whoami` line (the user's name, or a bare `$`/`#` prompt where only root-or-not is known)."""
+        from llmdoctor.knowledge.reader import parse_whoami
+
+        said = parse_whoami(id_output, "id") if id_output.strip() else None
+        if said is not None and said.root == reader.root and (not reader.user or said.user == reader.user):
+            self.command(["id"], id_output)
+            return
+        line = reader.user or ("#" if reader.root else "$" if reader.root is False else "")
+        if line:
+            self.command(["id"], line + "\n")
+
     def journal(self, engine: str | None, text: str) -> None:
         self._put(JOURNALS.get(engine or "", JOURNAL), text)
 

@@ -36,6 +36,7 @@ COMMANDS: dict[tuple[str, ...], str] = {
     ("amd-smi", "metric"): "amd_smi_metric.json",
     ("amd-smi", "static"): "amd_smi_static.json",
     ("rocm-smi",): "rocm_smi.json",
+    ("id",): "whoami.txt",  # who will run the fixes (facts/reader.py reads `id` output back)
 }
 NOT_RECORDED = (("nvidia-smi", "--query-compute-apps"),)  # the processes: never part of nvidia_smi.txt
 
@@ -408,6 +409,20 @@ class EvidenceHost:
 
     def files(self) -> list[str]:
         return sorted(self._files)
+
+    def reader(self):
+        """Who will paste the fixes, as the recording kept it (whoami.txt: `id`/`whoami` output or a
+        ticket's prompt user); None where it kept nothing that says."""
+        from llmdoctor.knowledge.reader import parse_whoami
+
+        for name in self.kept("whoami"):
+            try:
+                found = parse_whoami(self.as_written(name), name)
+            except OSError:
+                continue
+            if found is not None:
+                return found
+        return None
 
     def kept(self, what: str) -> tuple[str, ...]:
         """The files this recording holds for `what` (KEPT, and the kinds made of any file:

@@ -1,7 +1,7 @@
 """`--format html`: one self-contained page to keep, mail or attach to a ticket.
 
-The report (every target, its findings with their evidence and fix, what could not be
-examined) and, when a probe ran, its timeline and latency charts as inline SVG
+The report (every target, its findings with their evidence and fix, the merged What to
+change that the text report prints, what could not be examined) and, when a probe ran, its timeline and latency charts as inline SVG
 (render/charts.py). Nothing is fetched: no script, no font, no style sheet, no image
 from elsewhere; the page's own CSS is inline. Every text from a host is escaped.
 """
@@ -12,7 +12,8 @@ from typing import Any
 
 from llmdoctor.model import Finding, Report, Severity, TargetReport
 from llmdoctor.render.charts import HtmlUnavailable, latency_svg, timeline_svg
-from llmdoctor.render.report import SEVERITY_HEADING, errors_of, gaps_of, shown_config, unavailable_line, withheld_line
+from llmdoctor.render.report import (SEVERITY_HEADING, errors_of, gaps_of, merged_into, rules_sentence, shown_config,
+                                     unavailable_line, withheld_line, write_then_apply)
 
 __all__ = ["HtmlUnavailable", "render_html"]
 
@@ -29,10 +30,16 @@ pre{background:#fff;border:1px solid #d0d7de;padding:.6em;overflow-x:auto;white-
 figure.chart{margin:1em 0}figure.chart svg{max-width:100%;height:auto}
 table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #d0d7de;padding:.2em .6em;text-align:right}
 td:first-child,th:first-child{text-align:left}
+.changes{border-left:5px solid #1a7f37;padding:.3em 1em;background:#f6f8fa}.held-back{color:#7d4e00}
 """
 
 
-def _finding(f: Finding) -> list[str]:
+def _commands(commands) -> str:
+    """Commands as pasted: `$ ` before each one's first line (a here-document's lines as they are)."""
+    return '<pre class="commands">' + escape("\n".join(f"$ {c}" for c in commands)) + "</pre>"
+
+
+def _finding(f: Finding, merged=None) -> list[str]:
     sev = f.severity.value
     out = [f'<section class="finding {sev}">',
            f'<p><span class="badge">{escape(sev)}</span> <strong>{escape(f.title)}</strong></p>',
@@ -42,11 +49,44 @@ def _finding(f: Finding) -> list[str]:
            "<p>Evidence:</p><ul>"]
     out += [f"<li><code>{escape(e.source)}</code>: <code>{escape(e.text.strip())}</code></li>" for e in f.evidence]
     out += ["</ul>", f'<p class="fix"><strong>Fix:</strong> {escape(f.fix.summary)}</p>']
+    if merged is not None:  # its setting is in the merged change: one file, one set of commands
+        return out + [f'<p class="merged">Part of <a href="#{_change_id(merged)}">What to change '
+                      f'({escape(merged.place)})</a>, below.</p>', "</section>"]
     if f.fix.commands:
-        out.append('<pre class="commands">' + escape("\n".join(f"$ {c}" for c in f.fix.commands)) + "</pre>")
+        out.append(_commands(f.fix.commands))
     if config := shown_config(f.fix.commands, f.fix.config):
         out.append('<pre class="config">' + escape(config.rstrip()) + "</pre>")
     return out + ["</section>"]
+
+
+def _change_id(c) -> str:
+    """The anchor of a change's block: its place, in the characters an id keeps."""
+    return "change-" + "".join(ch if ch.isalnum() else "-" for ch in c.place)
+
+
+def _changes(changes) -> list[str]:
+    """What to change, from the same merged values the text and Markdown reports print: per place
+    the commands in the order they are run (the file between them, where no command writes it),
+    the notes, the held-back settings with their reasons, then the rules that merged them."""
+    out = ['<section class="changes">', "<h3>What to change</h3>"]
+    for c in changes:
+        out += [f'<div class="change" id="{_change_id(c)}">',
+                f'<p><strong class="place">{escape(c.place)}</strong> <span class="meta">(from '
+                + ", ".join(f'<code class="check">{escape(x)}</code>' for x in c.checks) + ")</span></p>"]
+        first, rest = write_then_apply(c)
+        if first:
+            out.append(_commands(first))
+        if config := shown_config(c.commands, c.config):
+            out.append('<pre class="config">' + escape(config.rstrip()) + "</pre>")
+        if rest:
+            out.append(_commands(rest))
+        if c.notes or c.held_back:
+            out.append("<ul>")
+            out += [f'<li class="note">note: {escape(n)}</li>' for n in c.notes]
+            out += [f'<li class="held-back"><strong>held back:</strong> {escape(h)}</li>' for h in c.held_back]
+            out.append("</ul>")
+        out.append("</div>")
+    return out + [f'<p class="meta rules">{escape(rules_sentence())}</p>', "</section>"]
 
 
 def _target(t: TargetReport) -> list[str]:
@@ -66,7 +106,9 @@ def _target(t: TargetReport) -> list[str]:
         if group:
             out.append(f"<h3>{SEVERITY_HEADING[sev]} ({len(group)})</h3>")
             for f in group:
-                out += _finding(f)
+                out += _finding(f, merged_into(t.changes, f))
+    if t.changes:
+        out += _changes(t.changes)
     gaps, errors = gaps_of(t), errors_of(t)
     if gaps or errors:
         out += ["<h3>Could not examine</h3>", "<ul>"]

@@ -208,7 +208,7 @@ def _lines(t: TargetReport) -> list[Line]:
     return out
 
 
-def _write_then_apply(c) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def write_then_apply(c) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A change's commands in the order they are run: what prepares the file (the first
     command), then the file, then what loads and checks it."""
     if shown_config(c.commands, c.config) and len(c.commands) > 1 and c.commands[0].startswith(("mkdir ", "sudo mkdir ")):
@@ -216,7 +216,7 @@ def _write_then_apply(c) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return (), c.commands
 
 
-def _rules_sentence() -> str:
+def rules_sentence() -> str:
     from llmdoctor.judge.remedy import RULES
 
     return "Merged by these rules: " + " ".join(f"({i}) {r}" for i, r in enumerate(RULES, 1))
@@ -227,14 +227,14 @@ def _change_lines(changes) -> list[Line]:
     out: list[Line] = [(("What to change", "bold"),)]
     for c in changes:
         out.append((("  ", ""), (c.place, "bold"), (f"  (from {', '.join(c.checks)})", "dim")))
-        first, rest = _write_then_apply(c)
+        first, rest = write_then_apply(c)
         out += [line for cmd in first for line in command_lines(cmd)]
         if config := shown_config(c.commands, c.config):
             out += [((f"      {line}", VERBATIM),) for line in config.rstrip().splitlines()]
         out += [line for cmd in rest for line in command_lines(cmd)]
         out += [((f"    note: {n}", "dim"),) for n in c.notes]
         out += [(("    ", ""), ("held back:", "yellow"), (f" {h}", "")) for h in c.held_back]
-    out.append(((f"  {_rules_sentence()}", "dim"),))
+    out.append(((f"  {rules_sentence()}", "dim"),))
     return out + [()]
 
 
@@ -242,7 +242,7 @@ def _md_changes(changes) -> list[str]:
     out = ["### What to change", ""]
     for c in changes:
         out += [f"**{_md_escape(c.place)}** (from {', '.join(f'`{x}`' for x in c.checks)})", ""]
-        first, rest = _write_then_apply(c)
+        first, rest = write_then_apply(c)
         if first:
             out += ["```sh", *first, "```", ""]
         if config := shown_config(c.commands, c.config):
@@ -253,7 +253,7 @@ def _md_changes(changes) -> list[str]:
         out += [f"- held back: {_md_escape(h)}" for h in c.held_back]
         if c.notes or c.held_back:
             out.append("")
-    out += [_rules_sentence(), ""]
+    out += [rules_sentence(), ""]
     return out
 
 

@@ -22,6 +22,7 @@ ARGV = {  # a command line collect runs, per COMMANDS key
     ("amd-smi", "metric"): ["amd-smi", "metric", "--mem-usage", "--json"],
     ("amd-smi", "static"): ["amd-smi", "static", "--asic", "--driver", "--json"],
     ("rocm-smi",): ["rocm-smi", "--showmeminfo", "vram", "--json"],
+    ("id",): ["id"],
 }
 
 
@@ -91,3 +92,55 @@ def test_values_are_redacted_on_their_way_to_disk(tmp_path):
     bundle.command(["systemctl", "show", "ollama"], "Environment=OLLAMA_HOST=0.0.0.0 HF_TOKEN=hf_q7AbCdEfGhIjKlMnOpQrStUvWxYz12\n")
     text = (tmp_path / command_file(["systemctl", "show"])).read_text()
     assert "hf_q7" not in text and "OLLAMA_HOST=0.0.0.0" in text
+
+
+# ---- who runs the fixes: whoami.txt, the reader fact's evidence (issue 27, item 3) ----------------
+
+ID_ALICE = "uid=1000(alice) gid=1000(alice) groups=1000(alice),4(adm),27(sudo)\n"
+
+
+@pytest.mark.parametrize("reader, id_output, want", [
+    # `id` output agrees with the host's reader: kept as it is, groups and all (adm reads the journal)
+    (("alice", False, False), ID_ALICE, ("alice", False, True)),
+    (("root", True, True), "uid=0(root) gid=0(root) groups=0(root)\n", ("root", True, True)),
+    # no `id` (or one run through --sudo, which says root): the reader as a whoami line
+    (("alice", False, None), "", ("alice", False, None)),
+    (("alice", False, None), "uid=0(root) gid=0(root) groups=0(root)\n", ("alice", False, None)),
+    (("", False, None), "", ("", False, None)),  # an SSH login with --sudo, name not known
+    (("root", True, True), "", ("root", True, True)),
+])
+def test_who_runs_the_fixes_is_read_back(tmp_path, reader, id_output, want):
+    from llmdoctor.facts.reader import _whoami
+    from llmdoctor.knowledge.reader import Reader
+
+    EvidenceWriter(tmp_path).whoami(Reader(*reader, "the user running llmdoctor"), id_output)
+    got = _whoami(EvidenceHost(tmp_path))
+    assert (got.user, got.root, got.journal) == want and got.source.startswith("whoami.txt")
+
+
+def test_collect_records_this_users_whoami_and_the_bundle_gives_the_same_sudo(tmp_path):
+    """A collection on this machine keeps its user; diagnosing the bundle decides `sudo` as the live
+    run would (the reader fact from whoami.txt equals LocalHost's own answer)."""
+    from llmdoctor.app.collect import _whoami as collect_whoami
+    from llmdoctor.facts.reader import _whoami
+    from llmdoctor.hosts.local import LocalHost
+
+    host = LocalHost()
+    bundle = EvidenceWriter(tmp_path)
+    collect_whoami(host, bundle)
+    assert bundle.written == ["whoami.txt"]
+    live, kept = host.reader(), _whoami(EvidenceHost(tmp_path))
+    assert (kept.user, kept.root) == (live.user, live.root)
+    assert kept.journal in (live.journal, None) and (kept.journal is not None or not live.root)
+
+
+def test_no_whoami_where_the_host_does_not_know_its_reader(tmp_path):
+    from llmdoctor.app.collect import _whoami as collect_whoami
+
+    class Pod:
+        def reader(self):
+            return None
+
+    bundle = EvidenceWriter(tmp_path)
+    collect_whoami(Pod(), bundle)
+    assert bundle.written == []

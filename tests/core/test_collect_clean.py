@@ -74,3 +74,20 @@ def test_ordinary_numbers_are_not_addresses(tmp_path):
     for text in ("driver 550.54.15 cuda 12.4", "time 23:02:37", "127.0.0.1:11434 and ::1 and 0.0.0.0",
                  "version 1.2.3.4.5", "sha256:6a0746a1ec1aef3e"):
         assert c.clean(text) == text
+
+
+def test_whoami_is_cleaned_and_still_decides_sudo(tmp_path):
+    """whoami.txt (`id` output, collect's record of who runs the fixes): the user's name becomes its
+    pseudonym, root stays root, and the reader read back keeps whether it is root."""
+    from llmdoctor.hosts.evidence import EvidenceHost
+
+    for text, root in (("uid=1000(alice) gid=1000(alice) groups=1000(alice),4(adm)\n", False),
+                       ("uid=0(root) gid=0(root) groups=0(root)\n", True)):
+        bundle = tmp_path / str(root)
+        bundle.mkdir()
+        (bundle / "whoami.txt").write_text(text)
+        clean_bundle(bundle, Cleaner(tmp_path / f"state-{root}"))
+        kept = (bundle / "whoami.txt").read_text()
+        assert "alice" not in kept and (kept == text) == root, kept
+        reader = EvidenceHost(bundle).reader()
+        assert reader.root is root and reader.user == ("root" if root else "user-1") and reader.journal is True

@@ -82,3 +82,34 @@ def test_an_unreachable_target_is_could_not_diagnose_in_every_format(fmt):
     assert "No findings" not in out and "no problems found" not in out.lower()
     if fmt == "text":
         assert out.count("Connection refused") == 1, out  # said once, not again under "Could not examine"
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as s:  # bound, never listening: a connection to it is refused
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.parametrize("how", ["ssh", "url"])
+def test_an_unreachable_target_from_the_command_line_agrees_in_every_format(how):
+    """End to end (issue 27, item 4): an SSH target whose port refuses and an engine URL nothing
+    answers on give exit 3 and "could not diagnose" with the reason in text, Markdown, JSON and
+    HTML alike, never "No findings." beside a JSON that says it could not diagnose."""
+    port = _closed_port()
+    target = ["-H", f"127.0.0.1:{port}"] if how == "ssh" else ["--url", f"http://127.0.0.1:{port}"]
+    reasons = set()
+    for fmt in ("text", "markdown", "json", "html"):
+        p = run("diagnose", *target, "--sample-seconds", "0", "--format", fmt)
+        assert p.returncode == 3, (fmt, p.stdout, p.stderr)
+        assert "Traceback" not in p.stderr
+        if fmt == "json":
+            (t,) = report_doc(p.stdout)["targets"]
+            assert t["status"] == "could not diagnose" and not t["findings"], t
+            reasons.add(t["could_not_diagnose"])
+        else:
+            assert "could not diagnose" in p.stdout.lower(), (fmt, p.stdout)
+            assert "No findings" not in p.stdout and "no problems found" not in p.stdout.lower(), (fmt, p.stdout)
+    (why,) = reasons
+    assert (f"port {port}" in why) and ("refused" in why.lower() if how == "ssh" else "answered" in why), why

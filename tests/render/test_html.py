@@ -46,7 +46,10 @@ def test_the_page_has_report_fixes_and_charts(page):
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     assert "Requests are served one at a time" in page and "QUEUEING" in page
     assert "<strong>Fix:</strong> Start llama-server with 4 slots" in page
-    assert "$ llama-server ... -np 4 -c 32768" in page
+    # the finding's setting is in the merged What to change, printed once, as the text report does
+    assert '<p class="merged">Part of <a href="#change-llama-server-command-line">' in page
+    assert '<div class="change" id="change-llama-server-command-line">' in page
+    assert "$ llama-server -m MODEL -np 4 -c 32768" in page
     assert page.count("<svg") == 2
     assert re.search(r'<figure class="chart timeline" id="timeline-1"><svg role="img" aria-label="probe timeline"', page)
     assert re.search(r'<figure class="chart latency" id="latency-1"><svg role="img" aria-label="probe latency"', page)

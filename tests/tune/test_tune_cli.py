@@ -144,3 +144,28 @@ def test_dry_run_from_an_evidence_directory(cli):
     assert "Dry run: nothing was changed" in out
     code, _, err = cli("tune", "ollama", "--evidence", str(d), "--concurrent", "4", "--apply", "--yes")
     assert code == 3 and "dry run" in err
+
+
+def test_ctrl_c_inside_apply_exits_130_restores_and_says_what_was_cut(cli, fake_ollama, tmp_path, monkeypatch):
+    """Ctrl-C while `tune ollama --apply` writes the drop-in (issue 27, item 4): exit 130, the outcome
+    names the interruption and the restored state, no drop-in is left, and the line the command
+    prints as it exits says what was cut (llmdoctor.steps.cut)."""
+    from llmdoctor import steps
+    from llmdoctor.app.tune import apply as tune_apply
+
+    real_replace, calls = tune_apply.system_files.replace, []
+
+    def interrupted(path, content):
+        calls.append(path)
+        if len(calls) == 1:  # the new drop-in: Ctrl-C mid-write
+            raise KeyboardInterrupt
+        return real_replace(path, content)
+
+    monkeypatch.setattr(tune_apply.system_files, "replace", interrupted)
+    monkeypatch.setattr(steps, "CUT", "", raising=False)
+    code, out, err = tune(cli, fake_ollama, tmp_path, *SEED, "--apply", "--yes")
+    assert code == 130, out + err
+    assert "interrupted (Ctrl-C) before the new values were verified" in out
+    assert "Traceback" not in out + err
+    assert not dropin.dropin_path(tmp_path, "ollama.service").exists()  # there was none before
+    assert steps.CUT.startswith("interrupted (Ctrl-C)")
