@@ -317,6 +317,25 @@ OLLAMA_COLD_MARGIN_S = 5.0
 # (a cache hit, an empty prompt) does not make every ordinary request look like a cold start.
 OLLAMA_TYPICAL_FLOOR_S = 0.1
 
+# --- Ollama: requests answered one at a time (checks/ollama_queueing.py, judge.ollama.serial_service) --
+# A group of access-log requests in flight together was served by one slot when at least
+# SERIAL_MIN_REQUESTS of them, SERIAL_MIN_PEAK at once, finished one after another, each end at
+# least SERIAL_MIN_GAP_S after the one before (beyond gin's whole-second stamps) and at least
+# SERIAL_GAP_SHARE of a typical answer after it: with one slot each waits for a whole answer ahead
+# of it; with several they finish close together. Pairs that overlapped and ended within gin's 1 s
+# of each other show parallel slots only where answers take PARALLEL_MIN_TYPICAL_S or more (shorter
+# ones end that close by chance). The numbers are the ones the Ollama log scanner applied itself
+# (knowledge/ollama/log.py _Requests._close at c802c72) until issue 26 moved the rule here,
+# unchanged: tests/engines/ollama/test_ollama_serial_reference.py holds the two to the same result.
+# The scanner counts the groups on a grid (knowledge/ollama/log.py SERIAL_CAP) on which all five
+# lie: a site's value off it acts as the next grid point (0.1 s; 0.05 of a typical answer; counts
+# above 8 as 8; gaps above 10 s, shares above 2 and typical answers above 60 s as those).
+OLLAMA_SERIAL_MIN_REQUESTS = 3
+OLLAMA_SERIAL_MIN_PEAK = 3
+OLLAMA_SERIAL_MIN_GAP_S = 1.5
+OLLAMA_SERIAL_GAP_SHARE = 0.25
+OLLAMA_PARALLEL_MIN_TYPICAL_S = 3.0
+
 # -- A Prometheus window (diagnose --prometheus) ------------------------------------------------
 # Waiting above 0 at this many consecutive points of the window is a queue, not one unlucky
 # scrape (the log checks ask the same of vLLM's stats lines: a run of two or more).
