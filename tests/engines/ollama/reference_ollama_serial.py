@@ -3,7 +3,8 @@
 tests/engines/ollama/test_ollama_serial_reference.py holds the scanner's table plus
 judge.ollama.serial_service to: same requests in, same counts, best burst, figures and examples.
 
-Only the grouping and the decision are kept (timed/spans and the caches are not the rule)."""
+Only the grouping and the decision are kept (timed/spans and the caches are not the rule); the five
+numbers are parameters (the shipped ones by default) so a site's override can be compared too."""
 from __future__ import annotations
 
 from collections import deque
@@ -14,7 +15,8 @@ _BY_END = itemgetter(1)
 
 
 class OldRequests:
-    def __init__(self) -> None:
+    def __init__(self, min_requests=3, min_peak=3, min_gap=1.5, gap_share=0.25, pair_typical=3.0) -> None:
+        self.rule = (min_requests, min_peak, min_gap, gap_share, pair_typical)
         self.groups = 0
         self.serial = 0
         self.parallel_pairs = 0
@@ -65,10 +67,11 @@ class OldRequests:
         gaps = [c[i][1] - c[i - 1][1] for i in range(1, len(c))]
         services = [c[0][1] - c[0][0]] + [c[i][1] - max(c[i][0], c[i - 1][1]) for i in range(1, len(c))]
         typical = self._typical() or sorted(services)[len(services) // 2]
-        if typical >= 3.0:
+        min_requests, min_peak, min_gap, gap_share, pair_typical = self.rule
+        if typical >= pair_typical:
             self.parallel_pairs += sum(1 for i, gap in enumerate(gaps, 1)
                                        if gap <= 1.0 and c[i][0] < c[i - 1][1] - 1.0)
-        if len(c) >= 3 and peak >= 3 and all(g >= max(1.5, 0.25 * typical) for g in gaps):
+        if len(c) >= min_requests and peak >= min_peak and all(g >= max(min_gap, gap_share * typical) for g in gaps):
             self.serial += 1
             if peak > self.best[0]:
                 durs = ", ".join(f"{e - s:.1f}" for s, e, _ in c[:6])
