@@ -398,6 +398,24 @@ class RequestTiming(Record):
         self.spans = spans  # the last MAX_TIMED requests as knowledge.concurrency.Span (unix seconds)
 
 
+_SHARE_TOP = len(SHARE_GRID) - 1
+_SHARE_STEPS = round(1 / SHARE_GRID[1])
+
+
+def share_index(low: float, typical: float) -> int:
+    """The largest j with SHARE_GRID[j] * typical <= low, computed as the rule multiplies (so a
+    threshold on the grid compares exactly): the quotient's estimate, put right by one step where
+    rounding left it off (bisect with a key costs 3x this per group)."""
+    if typical <= 0:
+        return _SHARE_TOP
+    j = int(min(low / typical * _SHARE_STEPS, _SHARE_TOP))
+    if j < _SHARE_TOP and SHARE_GRID[j + 1] * typical <= low:
+        return j + 1
+    if SHARE_GRID[j] * typical > low:
+        return j - 1
+    return j
+
+
 @record
 class GroupCell(Record):
     """The groups of requests in flight together whose figures fall on one grid point (see
@@ -813,23 +831,23 @@ class _Requests:
         if peak > self.peak:
             self.peak = peak
         gaps = [c[i][1] - c[i - 1][1] for i in range(1, len(c))]
-        services = [c[0][1] - c[0][0]] + [c[i][1] - max(c[i][0], c[i - 1][1]) for i in range(1, len(c))]
-        typical = self._typical() or sorted(services)[len(services) // 2]
-        # pairs that overlapped beyond gin's resolution and still ended within it of each other
-        pairs = sum(1 for i, gap in enumerate(gaps, 1) if gap <= 1.0 and c[i][0] < c[i - 1][1] - 1.0)
-        if pairs:
-            t = TYPICAL_GRID[bisect_right(TYPICAL_GRID, typical) - 1] if typical > 0 else 0.0
-            self.pairs[t] = self.pairs.get(t, 0) + pairs
+        typical = self._typical()
+        if not typical:  # (no request had the server alone yet: what each took once the one before ended)
+            services = [c[0][1] - c[0][0]] + [c[i][1] - max(c[i][0], c[i - 1][1]) for i in range(1, len(c))]
+            typical = sorted(services)[len(services) // 2]
         low = min(gaps)
-        scale = max(typical, 0.0)  # (the largest share r with low >= r * typical, as the rule multiplies)
-        gi = bisect_right(GAP_GRID, low) - 1
-        si = bisect_right(SHARE_GRID, low, key=lambda r: r * scale) - 1
-        key = (min(len(c), SERIAL_CAP), min(peak, SERIAL_CAP), gi, si)
+        if low <= 1.0:  # pairs that overlapped beyond gin's resolution and still ended within it
+            pairs = sum(1 for i, gap in enumerate(gaps, 1) if gap <= 1.0 and c[i][0] < c[i - 1][1] - 1.0)
+            if pairs:
+                t = TYPICAL_GRID[bisect_right(TYPICAL_GRID, typical) - 1] if typical > 0 else 0.0
+                self.pairs[t] = self.pairs.get(t, 0) + pairs
+        key = (min(len(c), SERIAL_CAP), min(peak, SERIAL_CAP), bisect_right(GAP_GRID, low) - 1,
+               share_index(low, typical))
         cells = self.cells
         cell = cells.get(key)
         if cell is None:
             if len(cells) >= MAX_SERIAL_CELLS:
-                key = (key[0], key[1], gi // COARSE_STEP * COARSE_STEP, si // COARSE_STEP * COARSE_STEP)
+                key = (key[0], key[1], key[2] // COARSE_STEP * COARSE_STEP, key[3] // COARSE_STEP * COARSE_STEP)
                 cell = cells.get(key)
             if cell is None:
                 cell = cells[key] = [0, 0, 0, "", ()]  # count, best peak, its order, figures, examples
