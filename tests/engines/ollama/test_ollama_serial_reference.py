@@ -160,3 +160,22 @@ def test_cells_stay_bounded(tee):
     coarse = 7 * 8 * 21 * 9
     assert r.groups == 20_000 and len(r.cells) <= log.MAX_SERIAL_CELLS + coarse
     assert sum(c[0] for c in r.cells.values()) == r.groups
+
+
+def test_site_file_sets_the_rule(tmp_path):
+    """Through llmdoctor.config, as a site's file sets it: five requests, five at once, 10 s apart
+    are a burst at the shipped thresholds and not when 6 must be in flight at once."""
+    from llmdoctor import config
+
+    burst = [f"[GIN] 2025/03/06 - 11:00:{10 * k:02d} | 200 | {10 * k - 0.3:.3f}s |  127.0.0.1 | POST     \"/api/chat\""
+             for k in range(1, 6)]
+    r = log.scan(burst, "j").requests
+    assert serial_service(r).bursts == 1
+    site = tmp_path / "config.toml"
+    site.write_text("[thresholds]\nOLLAMA_SERIAL_MIN_PEAK = 6\n")
+    try:
+        config.apply(str(site))
+        assert serial_service(r).bursts == 0
+    finally:
+        config.reset()
+    assert serial_service(r).bursts == 1
