@@ -64,11 +64,12 @@ def serialized_requests(ollama_log: OllamaLogSummary, ollama_deployment: str | N
     if not ollama_log.requests.groups:
         return  # (no requests in flight together: the judge module stays unimported)
     from llmdoctor.judge.ollama import evs, serial_service
-    from llmdoctor.judge.fixes import env, remedy_fix
 
     r = serial_service(ollama_log.requests)
     if not r.bursts or r.parallel_pairs:
         return
+    from llmdoctor.judge.fixes import env, remedy_fix
+
     yield Finding(
         Cause.QUEUEING, Severity.WARNING,
         f"Requests that arrived together were answered one at a time ({r.bursts} such burst(s) in the access log)",
