@@ -61,16 +61,19 @@ def one_slot(
        purpose="Access-log requests that were in flight together finished strictly one after another",
        engines=("ollama",))
 def serialized_requests(ollama_log: OllamaLogSummary, ollama_deployment: str | None = None):
-    r = ollama_log.requests
-    if not r.serial_groups or r.parallel_pairs:
+    if not ollama_log.requests.groups:
+        return  # (no requests in flight together: the judge module stays unimported)
+    from llmdoctor.judge.ollama import evs, serial_service
+
+    r = serial_service(ollama_log.requests)
+    if not r.bursts or r.parallel_pairs:
         return
-    from llmdoctor.judge.ollama import evs
     from llmdoctor.judge.fixes import env, remedy_fix
 
     yield Finding(
         Cause.QUEUEING, Severity.WARNING,
-        f"Requests that arrived together were answered one at a time ({r.serial_groups} such burst(s) in the access log)",
-        [Evidence("ollama access log", r.serial_figures)] + evs(r.serial_example),
+        f"Requests that arrived together were answered one at a time ({r.bursts} such burst(s) in the access log)",
+        [Evidence("ollama access log", r.figures)] + evs(r.examples),
         remedy_fix("The model has one slot. Raise OLLAMA_NUM_PARALLEL (the durations grow by one full answer per "
             "request waiting ahead). " + KV_WARNING, env(ollama_deployment, OLLAMA_NUM_PARALLEL=4)),
     )

@@ -159,6 +159,34 @@ def cold_starts(requests) -> tuple[ColdStart, ...]:
                  and t.seconds >= OLLAMA_COLD_FACTOR * max(typical, OLLAMA_TYPICAL_FLOOR_S) and t.seconds - typical >= OLLAMA_COLD_MARGIN_S)
 
 
+@record
+class SerialService(Record):
+    """Groups of access-log requests served one at a time (`bursts`), the first with the highest
+    peak (its `figures` and `examples`), and the `parallel_pairs` that show more than one slot."""
+
+    bursts: int
+    parallel_pairs: int
+    figures: str
+    examples: tuple
+
+
+def serial_service(requests) -> SerialService:
+    """Judge the scanner's groups of requests in flight together (knowledge.ollama.log.GroupCell,
+    figures kept as grid points at or below them) with OLLAMA_SERIAL_* and
+    OLLAMA_PARALLEL_MIN_TYPICAL_S (read at the call: a site's file sets them)."""
+    from llmdoctor.judge import thresholds as t
+
+    bursts, best = 0, None
+    for cell in getattr(requests, "groups", ()) or ():
+        if (cell.requests >= t.OLLAMA_SERIAL_MIN_REQUESTS and cell.peak >= t.OLLAMA_SERIAL_MIN_PEAK
+                and cell.gap_s >= t.OLLAMA_SERIAL_MIN_GAP_S and cell.gap_share >= t.OLLAMA_SERIAL_GAP_SHARE):
+            bursts += cell.count
+            if best is None or (cell.best_peak, -cell.best_order) > (best.best_peak, -best.best_order):
+                best = cell
+    pairs = sum(n for typical, n in getattr(requests, "pairs", ()) or () if typical >= t.OLLAMA_PARALLEL_MIN_TYPICAL_S)
+    return SerialService(bursts, pairs, best.best_figures if best else "", best.best_examples if best else ())
+
+
 # -- an answer's own figures (knowledge/ollama/response.py) ----------------------------------
 
 @record

@@ -317,6 +317,30 @@ OLLAMA_COLD_MARGIN_S = 5.0
 # (a cache hit, an empty prompt) does not make every ordinary request look like a cold start.
 OLLAMA_TYPICAL_FLOOR_S = 0.1
 
+# --- Ollama: requests answered one at a time (checks/ollama_queueing.py, judge.ollama.serial_service) --
+# The numbers the Ollama log scanner applied itself (knowledge/ollama/log.py _Requests._close at
+# c802c72) until issue 26 moved the rule here, unchanged: tests/engines/ollama/
+# test_ollama_serial_reference.py holds the two to the same result. The scanner counts the groups on
+# a grid (knowledge/ollama/log.py SERIAL_CAP) on which all five lie; a site's value off it acts as the
+# next grid point above it.
+
+# A group of access-log requests in flight together was served by one slot when at least this many
+# of them finished one after another: two in a row is a coincidence of arrival (counted up to 8).
+OLLAMA_SERIAL_MIN_REQUESTS = 3
+# ... with at least this many in flight at once, beyond gin's 1 s resolution (counted up to 8).
+OLLAMA_SERIAL_MIN_PEAK = 3
+# ... each end at least this long after the one before: gin stamps whole seconds, so ends closer
+# than 1.5 s cannot be told from finishing together (grid: 0.1 s, up to 10 s).
+OLLAMA_SERIAL_MIN_GAP_S = 1.5
+# ... and at least this share of a typical answer (the median of the requests that had the server
+# alone) after it: with one slot each waits for a whole answer ahead of it, with several they
+# finish close together; a quarter leaves room for short answers in the mix (grid: 0.05, up to 2).
+OLLAMA_SERIAL_GAP_SHARE = 0.25
+# Pairs that overlapped and ended within gin's 1 s of each other show parallel slots (and silence
+# the finding) only where a typical answer takes this long: shorter ones end that close by chance
+# (grid: 0.1 s, up to 60 s).
+OLLAMA_PARALLEL_MIN_TYPICAL_S = 3.0
+
 # -- A Prometheus window (diagnose --prometheus) ------------------------------------------------
 # Waiting above 0 at this many consecutive points of the window is a queue, not one unlucky
 # scrape (the log checks ask the same of vLLM's stats lines: a run of two or more).

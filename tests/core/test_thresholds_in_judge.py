@@ -29,16 +29,11 @@ JUDGE_HELPERS = [ROOT / "llmdoctor/judge" / f"{name}.py" for name in (
     "chains", "weighing", "deadlines")]
 IDIOMS = {0, 1, -1}
 
-# Parsers that still decide (compare what they read with a threshold of their own): the Ollama
-# scanner is being rewritten for speed by others (issue 28). Each entry says what the judge should compare instead. Close an entry by moving
+# Parsers that still decide (compare what they read with a threshold of their own): none since
+# issue 26 moved the Ollama scanner's serial-service rule to judge.ollama.serial_service. Each entry says what the judge should compare instead. Close an entry by moving
 # the number to judge/thresholds.py and the comparison to a check or a judge/ helper; the parser
 # then reports the raw figure (a series, a histogram, the gaps).
-DECIDING_PARSERS = {
-    "llmdoctor/knowledge/ollama/log.py":
-        "serial service (_close: a cluster of >= 3 requests, peak >= 3 in flight, every gap >= max(1.5 s, "
-        "0.25 x typical); parallel_pairs only when typical >= 3 s; overlap only beyond gin's 1 s resolution): "
-        "report each cluster's ends and peak, and let judge/ compare (cold starts are judge/ollama.py's now)",
-}
+DECIDING_PARSERS: dict[str, str] = {}
 
 
 # Numbers knowledge/ modules compare that say how to read, not whether it is bad: bounds on memory

@@ -26,7 +26,7 @@ def full_facts() -> dict:
     exporter maps. Built from the real classes so a renamed field fails here, loudly."""
     from llmdoctor.knowledge.llamacpp.endpoints import LlamaMetrics, LlamaState
     from llmdoctor.knowledge.concurrency import Span
-    from llmdoctor.knowledge.ollama.log import OllamaLogSummary, RequestTiming
+    from llmdoctor.knowledge.ollama.log import GroupCell, OllamaLogSummary, RequestTiming
     from llmdoctor.knowledge.ollama.ps import LoadedModel
     from llmdoctor.knowledge.vllm.log import KvCapacity
     from llmdoctor.knowledge.vllm.metrics import VllmMetrics
@@ -48,7 +48,8 @@ def full_facts() -> dict:
         "ollama_config": OllamaConfig("0.12.3", {"OLLAMA_NUM_PARALLEL": "4", "OLLAMA_MAX_QUEUE": "512",
                                                  "OLLAMA_CONTEXT_LENGTH": "8192", "OLLAMA_KEEP_ALIVE": "5m"}, {}),
         "ollama_ps": (LoadedModel("llama3.1:70b", 48_000_000_000, 20_000_000_000, "58%/42% CPU/GPU", 58),),
-        "ollama_log": OllamaLogSummary(load_count=3, requests=RequestTiming(3, 1, 1, peak_in_flight=3, spans=(
+        "ollama_log": OllamaLogSummary(load_count=3, requests=RequestTiming(3, 1, peak_in_flight=3, groups=(
+            GroupCell(3, 3, 10.0, 1.0, 1, 3, 1, "", ()),), spans=(
             Span(0.0, 10.0), Span(0.0, 20.0), Span(0.0, 30.0)))),
         "memory": MemoryFact(intervals=(SwapInterval(4096.0, 8192.0, 1.0), SwapInterval(4096.0, 8192.0, 1.0))),
         "gpu": GpuFact("NVML", (GpuDevice(0, "NVIDIA L4", total_bytes=24_000_000_000, used_bytes=20_000_000_000),)),

@@ -261,11 +261,12 @@ def access_log_samples(facts: Mapping[str, Any]) -> list[Sample]:
     if not spans:
         return []
     from llmdoctor.judge.deadlines import sent_together
+    from llmdoctor.judge.ollama import serial_service
     from llmdoctor.knowledge.concurrency import chains, in_flight, peak, waits_one_slot
 
     r = field(facts.get("ollama_log"), "requests")
     series = in_flight(spans)
-    waited = max(waits_one_slot(spans)) if number(field(r, "serial_groups")) else 0.0
+    waited = max(waits_one_slot(spans)) if serial_service(r).bursts else 0.0
     waited = max([waited] + [c.waited_s for c in chains(spans) if sent_together(c)])
     label = (("engine", "ollama"),)
     return [("llmdoctor_engine_requests_in_flight", label, float(max(peak(series), 1))),

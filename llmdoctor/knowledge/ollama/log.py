@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_right
 from collections import deque
 from operator import itemgetter
 from datetime import datetime
@@ -36,6 +37,21 @@ MAX_MODELS = 64
 MAX_CTX_PER_MODEL = 32
 MAX_CLUSTER = 64
 MAX_WRAP_LINES = 40
+# The groups of requests in flight together, counted by their figures on a grid (issue 26: the
+# scanner reports what it read, judge.ollama.serial_service decides with judge/thresholds.py's
+# OLLAMA_SERIAL_* or a site's). A figure is kept as the grid point at or below it, so a threshold
+# on the grid compares exactly as the figure would: the shipped ones (3 requests, 3 at once, 1.5 s,
+# 0.25 of a typical answer, 3 s typical) all are. Off the grid a threshold acts as the next grid
+# point above it (0.1 s, 0.05 of a typical answer); requests and peak above SERIAL_CAP count as
+# SERIAL_CAP, gaps above 10 s as 10 s, shares above 2 as 2, typical answers above 60 s as 60 s.
+SERIAL_CAP = 8
+GAP_GRID = tuple(i / 10 for i in range(101))  # smallest gap between consecutive ends (s)
+SHARE_GRID = tuple(i / 20 for i in range(41))  # ... as a share of a typical answer
+TYPICAL_GRID = tuple(i / 10 for i in range(601))  # a typical answer (s), for parallel pairs
+# Cells on the fine grid; past this many, a new cell is merged into the coarse grid's (0.5 s and 0.25
+# steps: still exact at the shipped thresholds), at most 7 x 8 x 21 x 9 more: bounded whatever the log.
+MAX_SERIAL_CELLS = 1024
+COARSE_STEP = 5
 
 INFERENCE_PATHS = ("/api/generate", "/api/chat", "/v1/chat/completions", "/v1/completions",
                    "/v1/responses", "/api/embed", "/api/embeddings", "/v1/embeddings", "/v1/messages")
@@ -353,34 +369,69 @@ class Startup(Record):
 class RequestTiming(Record):
     """Access-log concurrency, from gin lines (end time + duration)."""
 
-    __slots__ = ("requests", "concurrent_groups", "serial_groups", "parallel_pairs", "peak_in_flight",
-                 "max_duration_s", "typical_service_s", "serial_example", "serial_figures", "timed", "spans")
+    __slots__ = ("requests", "concurrent_groups", "peak_in_flight", "max_duration_s", "typical_service_s",
+                 "groups", "pairs", "timed", "spans")
 
     def __init__(
         self,
         requests: int = 0,
         concurrent_groups: int = 0,
-        serial_groups: int = 0,
-        parallel_pairs: int = 0,
         peak_in_flight: int = 0,
         max_duration_s: float = 0.0,
         typical_service_s: float | None = None,
-        serial_example: tuple[Example, ...] = (),
-        serial_figures: str = "",
+        groups: tuple["GroupCell", ...] = (),
+        pairs: tuple[tuple[float, int], ...] = (),
         timed: tuple["Timed", ...] = (),
         spans: tuple = (),
     ) -> None:
         self.requests = requests
         self.concurrent_groups = concurrent_groups  # groups of requests in flight together
-        self.serial_groups = serial_groups  # ... that completed strictly one after another
-        self.parallel_pairs = parallel_pairs  # two long requests finishing within a second of each other
         self.peak_in_flight = peak_in_flight
         self.max_duration_s = max_duration_s
         self.typical_service_s = typical_service_s  # median duration of requests that had the server alone
-        self.serial_example = serial_example
-        self.serial_figures = serial_figures
+        # those groups counted by their figures (GroupCell), for judge.ollama.serial_service
+        self.groups = groups
+        # (a typical answer's grid point, how many pairs of requests that overlapped ended within
+        # gin's 1 s of each other in the groups closed while answers took that long)
+        self.pairs = pairs
         self.timed = timed  # the last MAX_TIMED inference requests: pause before each, and how long it took
         self.spans = spans  # the last MAX_TIMED requests as knowledge.concurrency.Span (unix seconds)
+
+
+_SHARE_TOP = len(SHARE_GRID) - 1
+_SHARE_STEPS = round(1 / SHARE_GRID[1])
+
+
+def share_index(low: float, typical: float) -> int:
+    """The largest j with SHARE_GRID[j] * typical <= low, computed as the rule multiplies (so a
+    threshold on the grid compares exactly): the quotient's estimate, put right by one step where
+    rounding left it off (bisect with a key costs 3x this per group)."""
+    if typical <= 0:
+        return _SHARE_TOP
+    j = int(min(low / typical * _SHARE_STEPS, _SHARE_TOP))
+    if j < _SHARE_TOP and SHARE_GRID[j + 1] * typical <= low:
+        return j + 1
+    if SHARE_GRID[j] * typical > low:
+        return j - 1
+    return j
+
+
+@record
+class GroupCell(Record):
+    """The groups of requests in flight together whose figures fall on one grid point (see
+    SERIAL_CAP): `requests` in the group and `peak` at once (both capped), the smallest gap between
+    consecutive ends (`gap_s`) and that gap as a share of a typical answer (`gap_share`), each the
+    grid point at or below it. `count` groups; `best_*` are the first of them with the highest peak."""
+
+    requests: int
+    peak: int
+    gap_s: float
+    gap_share: float
+    count: int
+    best_peak: int
+    best_order: int  # its place among the log's groups (the judge takes the first of equal peaks)
+    best_figures: str
+    best_examples: tuple[Example, ...]
 
 
 @record
@@ -698,14 +749,13 @@ class _Requests:
     def __init__(self) -> None:
         self.count = 0
         self.groups = 0
-        self.serial = 0
-        self.parallel_pairs = 0
+        self.cells: dict[tuple[int, int, int, int], list] = {}  # (requests, peak, gap, share) -> GroupCell's figures
+        self.pairs: dict[float, int] = {}
         self.peak = 0
         self.max_dur = 0.0
         self.alone: deque[float] = deque(maxlen=101)
         self.cluster: list[tuple[float, float, Example]] = []  # (start, end, example)
         self.cluster_end = float("-inf")
-        self.best: tuple[int, tuple, str] = (0, (), "")  # (examples: _example's inputs until frozen)
         self.last_end: float | None = None
         self.timed: deque[tuple[float | None, float, Example]] = deque(maxlen=MAX_TIMED)  # (gap before, seconds, line)
         self.spans: deque[tuple[float, float, int, Example]] = deque(maxlen=MAX_TIMED)  # (start, end, status, line)
@@ -781,18 +831,32 @@ class _Requests:
         if peak > self.peak:
             self.peak = peak
         gaps = [c[i][1] - c[i - 1][1] for i in range(1, len(c))]
-        services = [c[0][1] - c[0][0]] + [c[i][1] - max(c[i][0], c[i - 1][1]) for i in range(1, len(c))]
-        typical = self._typical() or sorted(services)[len(services) // 2]
-        if typical >= 3.0:
-            self.parallel_pairs += sum(1 for i, gap in enumerate(gaps, 1)
-                                       if gap <= 1.0 and c[i][0] < c[i - 1][1] - 1.0)
-        if len(c) >= 3 and peak >= 3 and all(g >= max(1.5, 0.25 * typical) for g in gaps):
-            self.serial += 1
-            if peak > self.best[0]:
-                durs = ", ".join(f"{e - s:.1f}" for s, e, _ in c[:6])
-                figures = (f"{len(c)} requests in flight together (up to {peak} at once) finished one after "
-                           f"another, {min(gaps):.1f}-{max(gaps):.1f} s apart; durations {durs} s")
-                self.best = (peak, tuple(ex for _, _, ex in c[:5]), figures)
+        typical = self._typical()
+        if not typical:  # (no request had the server alone yet: what each took once the one before ended)
+            services = [c[0][1] - c[0][0]] + [c[i][1] - max(c[i][0], c[i - 1][1]) for i in range(1, len(c))]
+            typical = sorted(services)[len(services) // 2]
+        low = min(gaps)
+        if low <= 1.0:  # pairs that overlapped beyond gin's resolution and still ended within it
+            pairs = sum(1 for i, gap in enumerate(gaps, 1) if gap <= 1.0 and c[i][0] < c[i - 1][1] - 1.0)
+            if pairs:
+                t = TYPICAL_GRID[bisect_right(TYPICAL_GRID, typical) - 1] if typical > 0 else 0.0
+                self.pairs[t] = self.pairs.get(t, 0) + pairs
+        key = (min(len(c), SERIAL_CAP), min(peak, SERIAL_CAP), bisect_right(GAP_GRID, low) - 1,
+               share_index(low, typical))
+        cells = self.cells
+        cell = cells.get(key)
+        if cell is None:
+            if len(cells) >= MAX_SERIAL_CELLS:
+                key = (key[0], key[1], key[2] // COARSE_STEP * COARSE_STEP, key[3] // COARSE_STEP * COARSE_STEP)
+                cell = cells.get(key)
+            if cell is None:
+                cell = cells[key] = [0, 0, 0, "", ()]  # count, best peak, its order, figures, examples
+        cell[0] += 1
+        if peak > cell[1]:
+            durs = ", ".join(f"{e - s:.1f}" for s, e, _ in c[:6])
+            figures = (f"{len(c)} requests in flight together (up to {peak} at once) finished one after "
+                       f"another, {low:.1f}-{max(gaps):.1f} s apart; durations {durs} s")
+            cell[1:] = [peak, self.groups, figures, tuple(ex for _, _, ex in c[:5])]
 
     def fragment(self) -> None:
         """A separate fragment of the log begins: no gap or overlap is taken across."""
@@ -801,9 +865,11 @@ class _Requests:
 
     def frozen(self) -> RequestTiming:
         self._close()
-        return RequestTiming(self.count, self.groups, self.serial, self.parallel_pairs, self.peak,
-                             round(self.max_dur, 3), self._typical(), tuple(_example(e) for e in self.best[1]),
-                             self.best[2], tuple(Timed(gap, secs, _example(ex)) for gap, secs, ex in self.timed),
+        cells = tuple(GroupCell(n, peak, GAP_GRID[gi], SHARE_GRID[si], count, best, order, figures,
+                                tuple(_example(e) for e in exs))
+                      for (n, peak, gi, si), (count, best, order, figures, exs) in self.cells.items())
+        return RequestTiming(self.count, self.groups, self.peak, round(self.max_dur, 3), self._typical(), cells,
+                             tuple(sorted(self.pairs.items())), tuple(Timed(gap, secs, _example(ex)) for gap, secs, ex in self.timed),
                              self._spans())
 
     def _spans(self) -> tuple:

@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from llmdoctor.knowledge.ollama.log import MAX_LOADS, OllamaLogScanner, parse_gin, scan
+from llmdoctor.judge.ollama import serial_service
 
 
 def lines(sample, name):
@@ -117,16 +118,19 @@ def test_serial_burst_is_found():
     # five requests sent at 11:00:00, one slot, ~10 s each: they finish 10 s apart
     burst = [_gin((11, 0, 10 * k), f"{10 * k - 0.3:.3f}s".replace(".", ".", 1)) for k in range(1, 6)]
     s = scan(burst, "j")
-    r = s.requests
-    assert r.serial_groups == 1 and r.parallel_pairs == 0 and r.peak_in_flight == 5
-    assert "finished one after another" in r.serial_figures and len(r.serial_example) == 5
+    assert s.requests.peak_in_flight == 5
+    r = serial_service(s.requests)
+    assert r.bursts == 1 and r.parallel_pairs == 0
+    assert "finished one after another" in r.figures and len(r.examples) == 5
 
 
 def test_parallel_burst_is_not_serial():
     alone = [_gin((10, 0, 10), "9.800s"), _gin((10, 1, 0), "10.100s")]
     burst = [_gin((11, 0, 10), "9.900s"), _gin((11, 0, 10), "9.950s"), _gin((11, 0, 11), "10.400s"), _gin((11, 0, 20), "19.800s")]
     r = scan(alone + burst, "j").requests
-    assert r.serial_groups == 0 and r.parallel_pairs >= 1 and r.typical_service_s == pytest.approx(10.1)
+    assert r.typical_service_s == pytest.approx(10.1)
+    v = serial_service(r)
+    assert v.bursts == 0 and v.parallel_pairs >= 1
 
 
 def test_bounded_memory_on_a_long_log():
