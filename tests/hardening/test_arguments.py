@@ -76,6 +76,9 @@ class Recorder:
         self.calls.append(list(argv))
         return CommandResult(tuple(argv), 1, "", "no")
 
+    def reader(self):
+        return None
+
     def container_inspect(self):
         raise HostError("not a container")
 
