@@ -61,8 +61,9 @@ def test_named_beside_two_cpu_hogs(server):
         for h in hogs:
             h.kill()
         t.join(120)
-    [f] = [f for f in got if f["cause"] == "CPU_CONTENTION"]
-    assert "other work" in f["evidence"][0]["text"]
+    named = [f for f in got if f["cause"] == "CPU_CONTENTION"]
+    assert len(named) == 1, [(f["check"], f["title"]) for f in got]
+    assert "other work" in named[0]["evidence"][0]["text"]
 
 
 SETTLE_S = 90  # the 1-minute load average keeps the hogs of the test before for about a minute after they end
