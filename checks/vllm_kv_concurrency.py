@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 from llmdoctor.plugins import check
-from llmdoctor.judge.vllm import kv_room_fix, setting
+from llmdoctor.judge.vllm import kv_room_fix, kv_share_per_request, setting
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
-from llmdoctor.judge.thresholds import VLLM_KV_FEW_FULL_REQUESTS, VLLM_KV_FULL_REQUESTS
+from llmdoctor.judge.thresholds import VLLM_KV_BOUND_PCT, VLLM_KV_FEW_FULL_REQUESTS, VLLM_KV_FULL_REQUESTS
 
 if TYPE_CHECKING:  # annotations only: the checks are imported on every run (start-up time)
     from llmdoctor.facts.vllm import VllmLog, VllmMetricsSample
@@ -51,6 +51,9 @@ def kv_concurrency(
         demand, asked = float(seqs), "configured"
         ev.append(Evidence("cmdline.txt" if vllm_cmdline is not None and vllm_cmdline.get("max_num_seqs")
                            else scan.source, f"--max-num-seqs {seqs}"))
+    share = kv_share_per_request(vllm_log, vllm_metrics)
+    if demand and share is not None and demand * share < VLLM_KV_BOUND_PCT:
+        return  # full-length requests would overfill this batch, but the requests this server carries fit
     if not demand and VLLM_KV_FULL_REQUESTS <= cap.max_concurrency < VLLM_KV_FEW_FULL_REQUESTS:
         asked = "admitted"  # nothing caps the batch below it: max_num_seqs (its default) admits more than this
     elif cap.max_concurrency >= VLLM_KV_FULL_REQUESTS and demand <= cap.max_concurrency:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from llmdoctor.plugins import check
-from llmdoctor.judge.vllm import batch_room, classify_waiting, kv_bound, setting
+from llmdoctor.judge.vllm import batch_room, classify_waiting, kv_bound, seqs_for_demand, setting
 from llmdoctor.judge.fixes import remedy_fix, vllm
 from llmdoctor.model import Cause, Confidence, Evidence, Finding, Severity
 from llmdoctor.judge.thresholds import VLLM_WAITING_RUN_LINES
@@ -57,9 +57,11 @@ def queueing(
     running = max((s.max_running for s in vllm_log.scans), default=0) if vllm_log is not None else 0
     if vllm_metrics is not None:
         running = max(running, int(vllm_metrics.latest.running or 0))
-    if seqs and running >= seqs:  # the batch is capped by --max-num-seqs, not by the KV cache
-        summary += f" Running reached --max-num-seqs ({seqs})."
-        cmd = vllm(vllm_cmdline, max_num_seqs=seqs * 2)
+    capped = bool(seqs and running >= seqs)  # the batch is capped by --max-num-seqs, not by the KV cache
+    if capped:
+        want, why = seqs_for_demand(vllm_log, vllm_metrics, seqs)
+        summary += f" Running reached --max-num-seqs ({seqs}). {why}"
+        cmd = vllm(vllm_cmdline, max_num_seqs=want)
     else:
         cmd = vllm(vllm_cmdline, data_parallel_size=2)
     room = batch_room(vllm_log, vllm_metrics, running, seqs)
@@ -73,7 +75,7 @@ def queueing(
     if shape is not None:
         ev = [*ev, Evidence(shape[0], shape[1].evidence)]
         summary = (ADVICE[kind] + " " + summary).strip()
-    if kind == BURSTS and not room:  # the server keeps up on average: bound the wait, not more capacity
+    if kind == BURSTS and not room and not capped:  # it keeps up on average: bound the wait, not more capacity
         cmd = vllm(vllm_cmdline, max_num_queued_reqs=shape[1].queue_cap())
     yield Finding(Cause.QUEUEING, Severity.INFO if kind == SPIKE else Severity.WARNING,
                   "vLLM requests are waiting for KV cache space that a few long requests hold" if bound else

@@ -166,6 +166,39 @@ def _waiting_kv(vllm_log, vllm_metrics) -> list[float]:
     return kvs
 
 
+def kv_share_per_request(vllm_log, vllm_metrics) -> float | None:
+    """The largest share (%) of the KV cache one running request held, on a stats line or a scrape
+    (KV use / Running): the request sizes this server carries, as against max_model_len's worst case."""
+    shares = [s.kv_usage_pct / s.running for scan in (vllm_log.scans if vllm_log is not None else ())
+              for s in scan.recent_stats if s.running > 0 and s.kv_usage_pct > 0]
+    if vllm_metrics is not None:
+        shares += [m.kv_usage * 100 / m.running for m in (vllm_metrics.first, vllm_metrics.second)
+                   if m is not None and m.running and m.kv_usage]
+    return max(shares, default=None)
+
+
+def seqs_for_demand(vllm_log, vllm_metrics, seqs: int) -> tuple[int, str]:
+    """--max-num-seqs sized to the demand seen, so that one change is enough: the most requests in
+    the server at once (Running + Waiting on one stats line or scrape), bounded by how many running
+    requests fit in KV_BOUND_PCT of the KV cache at the largest share one of them held; at least one
+    place more than now. Without a KV share to bound it, at most twice the cap. (value, why)"""
+    demand = max((scan.max_in_flight for scan in (vllm_log.scans if vllm_log is not None else ())), default=0)
+    if vllm_metrics is not None:
+        demand = max([demand] + [int((m.running or 0) + (m.waiting or 0))
+                                 for m in (vllm_metrics.first, vllm_metrics.second) if m is not None])
+    share = kv_share_per_request(vllm_log, vllm_metrics)
+    if share is None:
+        want = max(seqs + 1, min(demand, 2 * seqs))
+        return want, (f"Up to {demand} requests were in the server at once (running + waiting); with no KV cache use "
+                      f"seen to size it by, --max-num-seqs {want} at most doubles the batch: watch the KV cache "
+                      f"before raising it further.")
+    fit = max(1, int(KV_BOUND_PCT // share))
+    want = max(seqs + 1, min(demand, fit))
+    return want, (f"Up to {demand} requests were in the server at once (running + waiting), and one running "
+                  f"request held up to {share:.1f} % of the KV cache, so {fit} fit in {KV_BOUND_PCT:.0f} % of it: "
+                  f"--max-num-seqs {want}.")
+
+
 def kv_bound(vllm_log, vllm_metrics, running: int, seqs: int | None) -> str | None:
     """Why requests wait when few run and those few fill the KV cache (intel/llm-scaler#391:
     Running 1, Waiting 14, KV 77 % for an hour): they wait for cache space, not for a place in a

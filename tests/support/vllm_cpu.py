@@ -34,6 +34,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from tests.support.cpu_share import lower_session_share
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent / "vllm_cli"
@@ -219,6 +220,7 @@ class VllmServer:
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(self.argv(), stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                          env=self.env(), cwd=self.workdir, start_new_session=True)
+        lower_session_share(self.proc.pid)  # its workers inherit the session's autogroup
         try:
             self._wait_ready(start + timeout)
         except BaseException:
