@@ -107,8 +107,6 @@ def running_llama_server(model_path: str | os.PathLike, n_parallel: int = 1, n_c
     log_path = Path(log.name)
     proc = subprocess.Popen([sys.executable, __file__, json.dumps(config)], stdout=subprocess.PIPE,
                             stderr=log, stdin=subprocess.DEVNULL, start_new_session=True)
-    from tests.support.cpu_share import lower_session_share  # here: this file also runs as the server's script
-    lower_session_share(proc.pid)  # its threads inherit the session's autogroup
     log.close()
     try:
         deadline = time.monotonic() + READY_TIMEOUT
