@@ -24,7 +24,7 @@ def model_evicted(
     ollama_config: OllamaConfig | None = None,
     ollama_deployment: str | None = None,
 ):
-    from llmdoctor.judge.ollama import evs
+    from llmdoctor.judge.ollama import evs, unloads_beside_loads
     from llmdoctor.judge.fixes import env, remedy_fix
     from llmdoctor.knowledge.units import human_bytes as human
 
@@ -34,6 +34,7 @@ def model_evicted(
     # projectors differ from the loaded runner's, so the same model is unloaded and loaded again
     reloads = ollama_log.option_reloads
     if not e.count and not reloads.count:
+        yield from _unload_beside_load(unloads_beside_loads(ollama_log))
         return
     ev = evs(e.examples[:3]) + evs(reloads.examples[:2])
     text = " ".join(x.line for x in e.examples)
@@ -62,3 +63,30 @@ def model_evicted(
          f"request waits for the reload"),
         ev, Fix(why, UPGRADE) if cpu_only and free and free > OLLAMA_EVICT_CPU_FREE_BYTES else Fix(why, PIN_OLLAMA_OPTIONS) if reset
         else remedy_fix(why, env(ollama_deployment, OLLAMA_MAX_LOADED_MODELS=2)))
+
+
+def _unload_beside_load(pairs):
+    """Without the scheduler's DEBUG lines, an unload (its VRAM-recovery warning) seconds from a load."""
+    if not pairs:
+        return
+    from llmdoctor.model import Confidence
+
+    first = pairs[0]
+    started = next((x for x in first.load.examples if "started in" in x.line), None) or \
+        (first.load.examples[0] if first.load.examples else None)
+    ev = [Evidence(first.unload.source, first.unload.line)]
+    if started is not None:
+        ev.append(Evidence(started.source, f"{started.line}  [{abs(first.gap_s):.1f} s "
+                                           f"{'after' if first.gap_s >= 0 else 'before'} that unload began]"))
+    yield Finding(
+        Cause.MODEL_UNLOAD, Severity.WARNING,
+        f"Ollama unloaded a model and loaded a runner within seconds of it ({len(pairs)} time(s)): the model a "
+        f"request needed was swapped out or loaded again, and the request waited for the load",
+        ev,
+        Fix("An unload next to a load means the runner a request needed was not the one in memory: another model "
+            "(the two take turns), the same model with other load options (num_ctx, num_gpu, use_mlock...), or a "
+            "client's keep_alive 0 unloading it after each request. Make every client send the same options or none, "
+            "pin the context and keep-alive on the server (OLLAMA_CONTEXT_LENGTH, OLLAMA_KEEP_ALIVE), and keep both "
+            "models loaded (OLLAMA_MAX_LOADED_MODELS) when two alternate and memory allows. OLLAMA_DEBUG=1 names the "
+            "reason (`msg=reloading`, `resetting model to expire immediately`).", PIN_OLLAMA_OPTIONS),
+        confidence=Confidence.MEDIUM)

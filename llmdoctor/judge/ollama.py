@@ -315,6 +315,53 @@ def counted_evictions(log, keep_alive_s: float) -> tuple[CountedEviction, ...]:
     return tuple(out)
 
 
+@record
+class UnloadBesideLoad(Record):
+    """An unloaded runner's VRAM-recovery wait began `gap_s` before (negative: after) a runner load."""
+
+    unload: object  # the knowledge.ollama.log.Example of `gpu VRAM usage didn't recover within timeout`
+    load: object  # the knowledge.ollama.log.Load
+    gap_s: float
+
+
+def unloads_beside_loads(log) -> tuple[UnloadBesideLoad, ...]:
+    """Runner unloads that began within OLLAMA_UNLOAD_LOAD_GAP_S of a runner load. The scheduler
+    starts its VRAM-recovery wait only when it unloads a runner (expired, keep_alive 0, or evicted
+    for another load: server/sched.go:376 @ v0.3.14, :379 @ v0.6.8, :458 @ v0.32.15), and the wait
+    logs `gpu VRAM usage didn't recover within timeout` with `seconds=` since it began (again every
+    250 ms until the memory shows free), so time= minus seconds= is when the unload began. An
+    unload next to a load is a model swapped out, or loaded again, between requests."""
+    import re
+    from datetime import timedelta
+
+    from llmdoctor.judge.thresholds import OLLAMA_UNLOAD_LOAD_GAP_S
+    from llmdoctor.knowledge.ollama.log import line_time
+
+    def began(ld):  # `llama runner started in N seconds` minus N, else the load's first stamped line
+        done = next((t for x in ld.examples if "started in" in x.line and (t := line_time(x.line)) is not None), None)
+        return done - timedelta(seconds=ld.load_seconds or 0.0) if done is not None else ld.started_at
+
+    sig = getattr(log, "vram_not_recovered", None)
+    loads = [(ld, t) for ld in getattr(log, "loads", ()) or () if (t := began(ld)) is not None]
+    if sig is None or not sig.count or not loads:
+        return ()
+    out, begun = [], []
+    for ex in sig.examples:
+        at, secs = line_time(ex.line), re.search(r"\bseconds=(\d+(?:\.\d+)?)", ex.line)
+        if at is None or secs is None:
+            continue
+        start = at - timedelta(seconds=float(secs.group(1)))
+        if any(abs((start - b).total_seconds()) < 1.0 for b in begun):
+            continue  # the same wait, logged again 250 ms later
+        begun.append(start)
+        for ld, t in loads:
+            gap = (t - start).total_seconds()
+            if abs(gap) <= OLLAMA_UNLOAD_LOAD_GAP_S + (ld.load_seconds or 0.0):
+                out.append(UnloadBesideLoad(ex, ld, round(gap, 1)))
+                break
+    return tuple(out)
+
+
 def embed_and_chat(log) -> bool:
     """The access log shows both embedding and chat/generate requests (models that evict each other
     are then an embedding model and a chat model: a RAG pipeline's pair)."""

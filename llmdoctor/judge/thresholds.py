@@ -161,6 +161,11 @@ OLLAMA_EARLY_RELOAD_MAX_S = 3600.0
 OLLAMA_KEEP_FOREVER_S = 10**9
 # keep_alive 0 seen this often, with this many loads: the model is unloaded after every request.
 OLLAMA_KEEP_ZERO_REPEATS = 2
+# An unloaded runner's VRAM-recovery wait that began this close to a runner load belongs to that
+# load: the scheduler waits up to 5 s for the freed VRAM (server/sched.go:640 @ v0.3.14, :649 @ v0.6.8;
+# waitForRecovery = 5 s, sched.go:77 @ v0.12.11) before it loads the runner it made room for, polling
+# every 250 ms; 10 s leaves the runner's own start time on top.
+OLLAMA_UNLOAD_LOAD_GAP_S = 10.0
 # Loaded this many times with more than one context size: clients' num_ctx churns the runner.
 OLLAMA_RELOAD_CHURN_LOADS = 3
 # OLLAMA_MAX_QUEUE at least this many requests per slot is deep: at a few seconds per answer the

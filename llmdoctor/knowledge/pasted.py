@@ -299,12 +299,14 @@ _TIMED = LazyPattern(r"^(?:(?:INFO|WARNING|ERROR|DEBUG|CRITICAL|TRACE):\s|\[?\d{
 # llama.cpp's `function: ` (llama_model_loader, print_info, srv  update_slots, main, build),
 # tracebacks, torch's `[rank0]:`, vLLM's worker tags, Go's panics and frames, separators, old
 # llama.cpp server's `slot 0 released` and `update_slots : ` (`"%s : "` with __func__,
-# examples/server/server.cpp:1690 @ b1550), a header (`Process EngineCore:`)
+# examples/server/server.cpp:1690 @ b1550), a header (`Process EngineCore:`), old llama.cpp's
+# `[1707364943] ` (common/log.h:177 @ b1550-b3600, LOG_TIMESTAMP_FMT "[%" PRIu64 "] ": seconds since
+# the epoch, as llamafile's server logs)
 _UNTIMED = LazyPattern(
     r"^(?:(?:[a-z][a-z0-9]*_\w*|main|build|system info|(?:srv|slot|que) +\w+|request|panic|fatal error)(?:\[\d+\])? ?: "
     r"|Traceback |File \"|During handling|The above exception|\[rank\d+\]|\(\w+(?: \w+=\w+)* pid=\d+\)"
     r"|[-=*#~.]{3}|[\w.*/-]+\(.*\)$|goroutine \d|[A-Z]\w*(?:Error|Exception|Warning)\b|(?:slot|task) \d+ "
-    r"|[\w.-]+(?: [\w.-]+)?:$)"
+    r"|[\w.-]+(?: [\w.-]+)?:$|\[\d{9,10}\] )"
 )
 
 

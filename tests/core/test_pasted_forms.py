@@ -29,6 +29,9 @@ KNOWN_FALSE_JOINS = {
     "realcases_extra4/x425_ollama_docker_qwen25_70b_client_cancels_load_after_5s/journal.log",
     "realcases_extra5/x510_sglang_qwen36_max_running_requests_128_reduced_to_50_by_kv_pool/sglang.log",
     "realcases_extra5/x513_sglang_page_size_64_decode_oom_with_2048_free_bug/sglang.log",
+    # (extra8) Ollama record bodies pasted with every prefix and msg= stripped: a 41-column
+    # `model weights device=CPU size=...` above `offloaded 42/43 layers to GPU` reads as one wrapped line
+    "realcases_extra8/x818_ollama_021_rocm_gemma4_e4b_output_layer_on_cpu_42_of_43_bare_lines/journal.log",
 }
 LOGS = sorted(p for p in FIXTURES.rglob("*.log") if p.stat().st_size < 2_000_000
               and p.relative_to(FIXTURES).as_posix() not in WRAPPED_AT_SOURCE | KNOWN_FALSE_JOINS)

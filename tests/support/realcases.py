@@ -23,7 +23,8 @@ EXTRA4 = ROOT.parent / "realcases_extra4"  # Ollama threads, collected unseen (m
 EXTRA5 = ROOT.parent / "realcases_extra5"  # vLLM, llama-server and SGLang threads, collected unseen
 EXTRA6 = ROOT.parent / "realcases_extra6"  # Ollama, vLLM, llama-server and SGLang threads, collected unseen
 EXTRA7 = ROOT.parent / "realcases_extra7"  # a seventh unseen set, measured before any change
-CORPORA = (ROOT, EXTRA, EXTRA3, EXTRA4, EXTRA5, EXTRA6, EXTRA7)
+EXTRA8 = ROOT.parent / "realcases_extra8"  # an eighth unseen set, measured before any change
+CORPORA = (ROOT, EXTRA, EXTRA3, EXTRA4, EXTRA5, EXTRA6, EXTRA7, EXTRA8)
 
 RENAME = {
     "dropin.conf": "dropins/override.conf",

@@ -435,16 +435,24 @@ MESSAGES = (
         expect=[("queue_abandoned.count", 1)],
     ),
     message(
-        "ollama.sched.vram_not_recovered", E, "v0.1.35-v0.32.15 (WARN; DEBUG at v0.32.15)",
-        "server/sched.go:646 @ v0.5.7; server/sched.go:1492 @ v0.32.15",
+        "ollama.sched.vram_not_recovered", E, "v0.1.35-v0.32.15 (WARN; DEBUG from v0.12)",
+        "server/sched.go:646 @ v0.3.14; server/sched.go:646 @ v0.5.7; server/sched.go:655 @ v0.6.8; "
+        "server/sched.go:718 @ v0.12.11; server/sched.go:1492 @ v0.32.15",
         r"gpu VRAM usage didn't recover within timeout", "vram usage didn't recover",
-        facts=("an unloaded model's VRAM was not free 5 s later: the next load may spill or wait",),
+        facts=("an unloaded model's VRAM was not free 5 s later: the next load may spill or wait",
+               "a runner was unloaded (the wait runs only on an unload): time= minus seconds= is when it began, "
+               "and the line repeats every 250 ms until the memory shows free"),
         causes=("MODEL_UNLOAD", "CPU_SPILL"),
         examples=[('level=WARN source=sched.go:646 msg="gpu VRAM usage didn\'t recover within timeout"',
                    "https://github.com/ollama/ollama/issues/9160"),
                   ('time=2025-06-18T00:53:55.896+08:00 level=WARN source=sched.go:647 msg="gpu VRAM usage didn\'t recover within '
                    'timeout" seconds=5.26432203 model=/root/.ollama/models/blobs/sha256-aabd4debf0c8f08881923f2c25fc0fdeed24435'
-                   '271c2b3e92c4af36704040dbc', "https://github.com/eleiton/ollama-intel-arc/issues/17")],
+                   '271c2b3e92c4af36704040dbc', "https://github.com/eleiton/ollama-intel-arc/issues/17"),
+                  ('2025-05-14 23:59:04 time=2025-05-14T15:59:04.759Z level=WARN source=sched.go:655 msg="gpu VRAM usage '
+                   'didn\'t recover within timeout" seconds=5.113076142 model=/root/.ollama/models/blobs/sha256-aabd4debf0c8f0'
+                   '8881923f2c25fc0fdeed24435271c2b3e92c4af36704040dbc',
+                   "tests/fixtures/realcases_extra8/x815_ollama_068_ragflow_018_reloads_model_vram_recover_docker_desktop/"
+                   "journal.log")],
         expect=[("vram_not_recovered.count", 1)],
     ),
 
