@@ -4,7 +4,6 @@ gutters, Windows and sh prompts, docker/kubectl prefixes, and lines wrapped with
 READMEs and case.json); the project's own logs must come through with no line joined to another."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
