@@ -2,7 +2,9 @@
 read) against the line path (feed: every line), on every Ollama-looking fixture and real case,
 every catalogue example, generated journals (bench/ollama_log_gen.py) and garbage: the same
 summary, to the last example line. Both word matchers are compared: the `re` one always, the
-Aho-Corasick one (ahocorasick-rs) where it is installed."""
+Aho-Corasick one (ahocorasick-rs) where it is installed; and the block path both with its gin
+lines read as columns (gin_columns, request_batch: forced on for every block, in small parts
+and runs of any length) and without."""
 from __future__ import annotations
 
 import importlib.util
@@ -13,7 +15,7 @@ import pytest
 
 from llmdoctor.hosts.logs.files import FileSource
 from llmdoctor.knowledge import wordscan
-from llmdoctor.knowledge.ollama import log
+from llmdoctor.knowledge.ollama import gin_columns, log
 from llmdoctor.knowledge.llamacpp.catalogue import MESSAGES as CPP_MESSAGES
 from llmdoctor.knowledge.ollama.catalogue import MESSAGES
 from llmdoctor.knowledge.pasted import FRAGMENT
@@ -21,6 +23,20 @@ from llmdoctor.knowledge.pasted import FRAGMENT
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
 MATCHERS = [False] + ([True] if wordscan.available() else [])
+COLUMNS = ["lines"] + (["columns"] if gin_columns.available() else [])
+
+
+@pytest.fixture(autouse=True, params=COLUMNS)
+def gin_path(request, monkeypatch):
+    """The block path's gin lines read one by one, or as columns for every block however small."""
+    if request.param == "lines":
+        monkeypatch.setattr(log, "COLUMNS_MIN", None)
+    else:
+        monkeypatch.setattr(log, "COLUMNS_MIN", 1)
+        monkeypatch.setattr(log, "COLUMNS_FROM", 0)
+        monkeypatch.setattr(log, "COLUMNS_PART", 4096)
+        monkeypatch.setattr(log, "COLUMNS_RUN", 1)
+    return request.param
 
 
 def _ollama_logs() -> list[Path]:

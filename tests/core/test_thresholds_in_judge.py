@@ -39,6 +39,9 @@ DECIDING_PARSERS: dict[str, str] = {}
 # Numbers knowledge/ modules compare that say how to read, not whether it is bad: bounds on memory
 # and examples (MAX_*, *_MAX, EXAMPLES, RECENT, *_CHARS) anywhere, and these, each with its reason.
 READING = {
+    "llmdoctor/knowledge/ollama/gin_columns.py": {"_NUM_W": "the widest number gin's 13-rune duration field holds"},
+    "llmdoctor/knowledge/ollama/log.py": {"COLUMNS_MIN": "which path reads a block's gin lines (the same results)",
+                                          "COLUMNS_RUN": "which path reads a run of gin lines (the same results)"},
     "llmdoctor/knowledge/ollama/env.py": {"FOREVER_NS": "Go's MaxInt64 duration, how Ollama prints 'forever'"},
     "llmdoctor/knowledge/ollama/ps.py": {"SIZE_CHANGE_SHARE": "`ollama ps` rounds sizes (31 GB): a smaller move "
                                                                "is the same load printed again"},

@@ -247,6 +247,23 @@ _GIN_B = re.compile(
 _GO_EXP_B = {b"ns": 0, b"us": 3, "µs".encode(): 3, "μs".encode(): 3, b"ms": 6, b"s": 9}  # (_GO_SCALE's powers of ten)
 _POW10 = tuple(10 ** e for e in range(10))
 _INFERENCE_B = frozenset(p.encode() for p in INFERENCE_PATHS)
+# Gin lines read as columns (gin_columns, request_batch) where numpy is installed: in a block of
+# at least COLUMNS_FROM bytes (a smaller log does not pay numpy's import, ~0.1 s) with at least
+# COLUMNS_MIN of them in its first COLUMNS_PART bytes, in parts of COLUMNS_PART bytes (what the
+# columns of a part take is the peak memory), in runs of at least COLUMNS_RUN lines (a shorter
+# run costs less line by line).
+COLUMNS_FROM = 1 << 19
+COLUMNS_MIN = 64
+COLUMNS_PART = 1 << 20
+COLUMNS_RUN = 32
+
+
+def _columns_ok() -> bool:
+    from llmdoctor.knowledge.ollama.gin_columns import available
+
+    return available()
+
+
 _BULK = object()  # _gin_bulk: this gin line is not one it reads; read it line by line
 _UNSET = object()  # last_time while a gin line is read (feed_region)
 
@@ -764,6 +781,23 @@ class _Requests:
         self.alone_added = 0  # (_typical's cache: requests added to alone, and the count it was taken at)
         self.typical: float | None = None
         self.typical_of = 0
+        # what runs read as columns will add to `timed` and `spans`, made only when looked at (a
+        # later run of MAX_TIMED or more replaces them all): (timed makers, spans makers)
+        self.deferred: tuple[list, list] | None = None
+
+    def defer(self, which: int, count: int, make) -> None:
+        """make() extends timed (which 0) or spans (1) with `count` entries, once needed."""
+        if self.deferred is None:
+            self.deferred = ([], [])
+        makers = self.deferred[which]
+        if count >= MAX_TIMED:
+            makers.clear()
+        makers.append(make)
+
+    def settle(self) -> None:
+        deferred, self.deferred = self.deferred, None
+        for make in deferred[0] + deferred[1]:
+            make()
 
     def _end(self, at: datetime) -> float:
         """at.timestamp(), once for the lines of one second (a local-time conversion each)."""
@@ -774,6 +808,8 @@ class _Requests:
 
     def add(self, end: float, seconds: float, status: int, ex) -> None:
         """A request that completed at `end` (unix seconds) after `seconds`."""
+        if self.deferred is not None:
+            self.settle()
         self.count += 1
         if seconds > self.max_dur:
             self.max_dur = seconds
@@ -796,6 +832,8 @@ class _Requests:
 
     def add_failed(self, end: float, seconds: float, status: int, ex) -> None:
         """A failed request only joins the spans (a client deadline shows there), not the timings."""
+        if self.deferred is not None:
+            self.settle()
         self.spans.append((end - seconds, end, status, ex))
 
     def _typical(self) -> float | None:
@@ -864,6 +902,8 @@ class _Requests:
         self.last_end, self.cluster_end = None, float("-inf")
 
     def frozen(self) -> RequestTiming:
+        if self.deferred is not None:
+            self.settle()
         self._close()
         cells = tuple(GroupCell(n, peak, GAP_GRID[gi], SHARE_GRID[si], count, best, order, figures,
                                 tuple(_example(e) for e in exs))
@@ -967,8 +1007,15 @@ class OllamaLogScanner:
         to read it."""
         if self.words is None:
             self.words = _word_scan()
+        if COLUMNS_MIN is not None and end - begin >= COLUMNS_FROM \
+                and buf.count(b"GIN]", begin, min(end, begin + COLUMNS_PART)) >= COLUMNS_MIN and _columns_ok():
+            self._feed_parts(buf, begin, end, source)
+            return
         self.lines += buf.count(b"\n", begin, end) + 1
-        data = bytes(buf[begin:end])
+        self._feed_plain(bytes(buf[begin:end]), source)
+
+    def _feed_plain(self, data: bytes, source: str) -> None:
+        """feed_region's work on the lines of `data`, the gin lines found by _GIN_B."""
         hits, size = self.words.starts(data), len(data)
         pos, k = self._candidates(data, 0, 0, 0, hits, source)  # a wrapped line still being joined
         ansi = b"\x1b" in data  # (_GIN reads a line without its ANSI colour)
@@ -993,6 +1040,158 @@ class OllamaLogScanner:
         pos, k = self._candidates(data, pos, k, size + 1, hits, source)
         if pos < size:
             self._skipped(data, pos, size)
+
+    def _feed_parts(self, buf, begin: int, end: int, source: str) -> None:
+        """feed_region's work on a block dense in gin lines, in parts of about COLUMNS_PART
+        bytes (whole lines: the columns of a part are what the peak memory holds)."""
+        from llmdoctor.knowledge.ollama.gin_columns import columns
+
+        while begin <= end:
+            stop = end if end - begin <= COLUMNS_PART else buf.rfind(b"\n", begin, begin + COLUMNS_PART)
+            if stop < begin:  # (one line longer than a part)
+                stop = buf.find(b"\n", begin + COLUMNS_PART, end)
+                stop = end if stop < 0 else stop
+            data = bytes(memoryview(buf)[begin:stop])
+            cols = columns(data, _INFERENCE_B, _FRAGMENT_B)
+            self.lines += (data.count(b"\n") if cols is None else cols.lines) + 1
+            if cols is None:
+                self._feed_plain(data, source)
+            else:
+                self._feed_columns(data, cols, source)
+            begin = stop + 1
+
+    def _feed_columns(self, data: bytes, cols, source: str) -> None:
+        """feed_region's loop with the gin lines read as columns (gin_columns): a run of gin lines
+        in gin's own layout with no other line to read between them is read at once (_gin_run);
+        every other line as feed_region reads it."""
+        import numpy as np
+
+        size = len(data)
+        hits = self._hits_between(data, cols)
+        count = len(hits)
+        gins, starts, stops, ok = cols.gin.tolist(), cols.start.tolist(), cols.stop.tolist(), cols.ok
+        lines = len(gins)
+        not_ok = np.flatnonzero(~ok)
+        rank = np.cumsum(ok) - 1  # each line read here: its place in the columns
+        # the hits outside every gin line: a run of gin lines stops before the next of them
+        if count:
+            h = np.asarray(hits)
+            li = np.searchsorted(cols.start, h, "right") - 1
+            inside = (li >= 0) & (h < cols.stop[np.maximum(li, 0)])
+            foreign = h[~inside]
+        else:
+            foreign = np.zeros(0, np.int64)
+        pos, k = self._candidates(data, 0, 0, 0, hits, source)  # a wrapped line still being joined
+        ansi = b"\x1b" in data
+        i = 0
+        while i < lines:
+            at, start = gins[i], starts[i]
+            if at < pos:
+                i += 1
+                continue
+            if k < count and hits[k] < start:
+                pos, k = self._candidates(data, pos, k, start, hits, source)
+                if at < pos:
+                    i += 1
+                    continue
+            if ok[i]:
+                b = np.searchsorted(not_ok, i)
+                j = int(not_ok[b]) if b < not_ok.size else lines
+                f = np.searchsorted(foreign, pos)
+                if f < foreign.size:
+                    j = min(j, int(np.searchsorted(cols.start, foreign[f])))
+                if j - i >= COLUMNS_RUN:
+                    self._gin_run(data, cols, int(rank[i]), gins[i:j], starts[i:j], stops[i:j], source)
+                    pos, i = stops[j - 1] + 1, j
+                    continue
+            m = _GIN_B.match(data, at)
+            if m.lastindex is not None:  # (a bare `GIN]` matches no group)
+                line = data[start:m.end()]
+                if not (ansi and b"\x1b" in line) and self._gin_bulk(m, line, at - start, source) is not _BULK:
+                    pos, i = m.end() + 1, i + 1
+                    continue
+            stop = data.find(b"\n", at)
+            pos = self._one(data, pos, start, size if stop < 0 else stop, source)
+            pos, k = self._candidates(data, pos, k, pos, hits, source)  # (its wrapped lines, if it began one)
+            i += 1
+        pos, k = self._candidates(data, pos, k, size + 1, hits, source)
+        if pos < size:
+            self._skipped(data, pos, size)
+
+    def _hits_between(self, data: bytes, cols) -> list[int]:
+        """The word hits of the block (words.starts), where a hit inside a gin line is of no use
+        (every gin line is read whole): where gin lines are most of the block, the automaton
+        reads only the stretches between them."""
+        import numpy as np
+
+        size = len(data)
+        a = np.concatenate(([0], cols.stop + 1))  # the stretches between gin lines: [a, b)
+        b = np.concatenate((cols.start, [size + 1]))
+        b = np.minimum(b, size)
+        keep = b > a
+        a, b = a[keep], b[keep]
+        between = int((b - a).sum())
+        if between * 2 > size:
+            return self.words.starts(data)
+        if not between:
+            return []
+        joined = b"\n".join(data[x:y] for x, y in zip(a.tolist(), b.tolist()))
+        hits = self.words.starts(joined)
+        if not hits:
+            return []
+        at = np.concatenate(([0], np.cumsum(b - a + 1)[:-1]))  # each stretch's place in `joined`
+        h = np.asarray(hits)
+        k = np.searchsorted(at, h, "right") - 1
+        return (h - at[k] + a[k]).tolist()
+
+    def _gin_run(self, data: bytes, cols, r: int, gins: list[int], starts: list[int], stops: list[int],
+                 source: str) -> None:
+        """_gin_bulk on each of consecutive gin lines (where `GIN]` is in each, where each starts
+        and stops), read as columns from cols' r-th on."""
+        import numpy as np
+
+        from llmdoctor.knowledge.ollama import request_batch
+        from llmdoctor.knowledge.ollama.gin_columns import stamp_time
+
+        n = len(gins)
+        status, seconds = cols.status[r:r + n], cols.seconds[r:r + n]
+        inference, end = cols.inference[r:r + n], cols.end[r:r + n]
+        codes, first, counts = np.unique(status, return_index=True, return_counts=True)
+        for o in np.argsort(first, kind="stable").tolist():  # (the counts' keys in the order they are met)
+            code = int(codes[o])
+            self.status[code] = self.status.get(code, 0) + int(counts[o])
+        for x in np.flatnonzero(status == 503).tolist():
+            self.t["s503"].add(source, strip_journal_prefix(data[starts[x]:stops[x]].decode("utf-8", "replace")))
+        whens: dict[bytes, datetime] = {}
+
+        def when(x: int) -> datetime:
+            stamp = data[gins[x] + 5:gins[x] + 26]
+            at = whens.get(stamp)
+            if at is None:
+                at = whens[stamp] = stamp_time(stamp)
+            return at
+
+        def example(x: int) -> tuple:
+            return (source, data[starts[x]:stops[x]])
+
+        rows = np.flatnonzero(inference)
+        if rows.size:
+            fast_fail = rows[(status[rows] >= 500) & (seconds[rows] < _Burst.FAST_S)]
+            for x in fast_fail.tolist():
+                self.burst.add(int(status[x]), float(seconds[x]), when(x), example(x))
+            timed = rows[~np.isnan(end[rows])]
+            tail = timed[-MAX_TIMED:]
+            self.req.defer(1, timed.size, lambda: self.req.spans.extend(
+                (float(end[x] - seconds[x]), float(end[x]), int(status[x]), example(x)) for x in tail.tolist()))
+            good = timed[status[timed] < 400]
+            if good.size:
+                request_batch.add_ok(self.req, end[good] - seconds[good], end[good], seconds[good],
+                                     lambda y: example(int(good[y])))
+            self.last_request = when(int(rows[-1]))
+        last = n - 1
+        self.bulk_stamp = data[gins[last] + 5:gins[last] + 26]
+        self.bulk_at = self.last_time = when(last)
+        self.bulk_end = None if np.isnan(end[last]) else float(end[last])
 
     def _candidates(self, data: bytes, pos: int, k: int, limit: int, hits: list[int], source: str) -> tuple[int, int]:
         """Read the lines from `pos` on that hold a hit before `limit` (and every line while a

@@ -64,6 +64,9 @@ def _compare(summary, tee: _Tee) -> tuple:
 
 @pytest.fixture
 def tee(monkeypatch):
+    # the reference sees each group as _close files it: the gin lines one at a time (the columns
+    # path files groups in bulk; tests/core/test_ollama_gin_columns.py compares it with this one)
+    monkeypatch.setattr(log, "COLUMNS_MIN", None)
     monkeypatch.setattr(log, "_Requests", _Tee)
     monkeypatch.setattr(_Tee, "rule", ())
     return _Tee
