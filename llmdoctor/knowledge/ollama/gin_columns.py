@@ -111,7 +111,7 @@ def columns(data: bytes, inference_paths: frozenset[bytes], fragment: bytes) -> 
     ok &= arr[np.minimum(stop - 1, n - 1)] == _QUOTE  # a closing quote ends the line
     ok &= stop - 1 > q + 79 + shift
     # the unit: s, ms, ns, us, µs (c2 b5) or μs (ce bc), before ` |`
-    u1, u2, u3 = row[:, 48], row[:, 47], row[:, 46]
+    u1, u2 = row[:, 48], row[:, 47]
     m1, m2 = row[:, 47], row[:, 48]  # (the micro sign's bytes where the field is one byte longer)
     micro = shift & (((m1 == 0xC2) & (m2 == 0xB5)) | ((m1 == 0xCE) & (m2 == 0xBC))) & (row[:, 49] == 115)
     ok &= micro | (~shift & (u1 == 115))

@@ -60,27 +60,7 @@ def _group(req, starts, ends, example) -> None:
     s = np.concatenate((np.array([x[0] for x in carry], float), starts)) if c else starts
     e = np.concatenate((np.array([x[1] for x in carry], float), ends)) if c else ends
     n = s.size
-    bound = np.zeros(n, bool)
-    bound[0] = True
-    # ranks of the ends, for an exact running maximum within each group
-    uniq, rank = np.unique(e, return_inverse=True)
-    rank = rank.reshape(-1).astype(np.int64)
-    width = int(uniq.size) + 1
-    while True:
-        seg = np.cumsum(bound) - 1
-        key = seg * width + rank
-        top = uniq[np.maximum.accumulate(key) - seg * width]  # the group's latest end so far
-        new = bound.copy()
-        new[1:] |= s[1:] >= top[:-1] - 1.0
-        if (new != bound).any():
-            bound = new
-            continue
-        first = np.flatnonzero(bound)
-        size = np.diff(np.append(first, n))
-        if not (size > L.MAX_CLUSTER).any():
-            break
-        for f in first[size > L.MAX_CLUSTER].tolist():  # a full group: the next request starts another
-            bound[f + L.MAX_CLUSTER] = True
+    bound = _bounds(s, e, L.MAX_CLUSTER)
     first = np.flatnonzero(bound)
     size = np.diff(np.append(first, n))
     ex = (lambda i: carry[i][2] if i < c else example(i - c))
@@ -90,6 +70,58 @@ def _group(req, starts, ends, example) -> None:
     last = int(first[-1])
     req.cluster = [(float(s[i]), float(e[i]), ex(i)) for i in range(last, n)]
     req.cluster_end = float(e[last:].max())
+
+
+def _bounds(s, e, cap: int):
+    """Where each group starts: request i starts one unless it began more than gin's 1 s before
+    the latest end of the group so far and that group holds fewer than `cap` (_Requests.add).
+    First by array operations: the bounds under the running maximum of all ends before are true
+    bounds, and bounds are added until the rule holds (a fixed point); a group longer than `cap`
+    is then cut every `cap` requests, and the whole is checked against the rule, each request
+    against the group before it. Where that does not hold (a cut moved a bound further on) the
+    bounds are found one request at a time."""
+    n = s.size
+    uniq, rank = np.unique(e, return_inverse=True)  # (ranks: an exact running maximum per group)
+    rank = rank.reshape(-1).astype(np.int64)
+    width = int(uniq.size) + 1
+
+    def latest(bound):
+        seg = np.cumsum(bound) - 1
+        return seg, uniq[np.maximum.accumulate(seg * width + rank) - seg * width]
+
+    bound = np.zeros(n, bool)
+    bound[0] = True
+    while True:
+        _, top = latest(bound)
+        new = bound.copy()
+        new[1:] |= s[1:] >= top[:-1] - 1.0
+        if (new == bound).all():
+            break
+        bound = new
+    first = np.flatnonzero(bound)
+    size = np.diff(np.append(first, n))
+    if not (size > cap).any():
+        return bound
+    for f, k in zip(first[size > cap].tolist(), size[size > cap].tolist()):
+        bound[f + cap:f + k:cap] = True
+    seg, top = latest(bound)
+    pos = np.arange(n) - np.flatnonzero(bound)[seg]  # each request's place in its group
+    rule = np.ones(n, bool)
+    rule[1:] = (s[1:] >= top[:-1] - 1.0) | (pos[:-1] + 1 >= cap)
+    if (rule == bound).all():
+        return bound
+    sl, el = s.tolist(), e.tolist()
+    bound = [True] * n
+    end, size = el[0], 1
+    for i in range(1, n):
+        if sl[i] < end - 1.0 and size < cap:
+            bound[i] = False
+            size += 1
+            if el[i] > end:
+                end = el[i]
+        else:
+            end, size = el[i], 1
+    return np.array(bound)
 
 
 def _close(req, s, e, first, size, ex) -> None:
@@ -105,15 +137,16 @@ def _close(req, s, e, first, size, ex) -> None:
         x = np.concatenate((np.array(old, float), alone_new))
         avail = len(old) + before[multi]  # answers alone available at each larger group's close
         typical = np.full(multi.size, np.nan)
-        full = avail >= 101
+        keep = req.alone.maxlen  # (the median of the last `keep` answers alone)
+        full = avail >= keep
         if full.any():
             ua, inv = np.unique(avail[full], return_inverse=True)
-            win = np.lib.stride_tricks.sliding_window_view(x, 101)[ua - 101]
-            typical[full] = np.partition(win, 50, axis=1)[:, 50][inv.reshape(-1)]
+            win = np.lib.stride_tricks.sliding_window_view(x, keep)[ua - keep]
+            typical[full] = np.partition(win, keep // 2, axis=1)[:, keep // 2][inv.reshape(-1)]
         for j in np.flatnonzero(~full).tolist():
             t = int(avail[j])
             if t:
-                vals = sorted(x[max(0, t - 101):t].tolist())
+                vals = sorted(x[max(0, t - keep):t].tolist())
                 typical[j] = vals[len(vals) // 2]
         _file(req, s, e, first[multi], size[multi], typical, ex, gap_grid, share_grid, typical_grid)
     req.alone.extend(alone_new.tolist())
@@ -135,7 +168,6 @@ def _file(req, s, e, first, size, typical, ex, gap_grid, share_grid, typical_gri
     gaps = gap[inner[1:]]
     gstart = starts_at - np.arange(g)  # where each group's gaps begin in `gaps`
     low = np.minimum.reduceat(gaps, gstart)
-    high = np.maximum.reduceat(gaps, gstart)
     # the typical answer where none had the server alone yet: what each took once the one before ended
     for j in np.flatnonzero(np.isnan(typical) | (typical == 0)).tolist():
         a, k = int(starts_at[j]), int(size[j])
