@@ -137,10 +137,19 @@ def columns(data: bytes, inference_paths: frozenset[bytes], fragment: bytes) -> 
     dig = (w - 48) <= 9
     dot = w == 46
     sp = w == _SPACE
-    ok &= (dig | dot | sp).all(axis=1) & dig[:, -1]
+    # or gin's latency past a minute, truncated to whole seconds: `1m28s`, `1h2m3s`
+    mk, hk = w == 109, w == 104
+    nh = hk.sum(axis=1)
+    clock = (ulen == 1) & ~shift & (mk.sum(axis=1) == 1) & (nh <= 1)
+    ok &= (dig | dot | sp | (clock[:, None] & (mk | hk))).all(axis=1) & dig[:, -1]
     ok &= (np.diff(sp.view(np.int8), axis=1) <= 0).all(axis=1)  # padding only before the number
     dots = dot.sum(axis=1)
-    ok &= dots <= 1
+    ok &= (dots <= 1) & ~(clock & (dots > 0))
+    r = np.arange(g.size)
+    mpos, hpos = np.argmax(mk, axis=1), np.where(nh == 1, np.argmax(hk, axis=1), 0)
+    ok &= ~clock | ((mpos >= 1) & dig[r, np.maximum(mpos - 1, 0)] & dig[r, np.minimum(mpos + 1, _NUM_W - 1)]
+                    & ((nh == 0) | ((hpos >= 1) & dig[r, np.maximum(hpos - 1, 0)] & (hpos + 1 < mpos)
+                                    & dig[r, np.minimum(hpos + 1, _NUM_W - 1)])))
     dpos = np.where(dots == 1, np.argmax(dot, axis=1), _NUM_W)
     ok &= (dpos == _NUM_W) | ((dpos > 0) & dig[np.arange(g.size), np.maximum(dpos - 1, 0)])
     ok &= (dig & (_NUM_COLS < dpos[:, None])).sum(axis=1) <= 9
@@ -191,6 +200,16 @@ def columns(data: bytes, inference_paths: frozenset[bytes], fragment: bytes) -> 
         flen == 0, whole * _POW[e],
         np.where(flen <= e, (whole * _POW[np.minimum(flen, 18)] + frac) * _POW[np.maximum(e - flen, 0)],
                  whole * _POW[e] + frac // _POW[np.maximum(flen - e, 0)]))
+    ck = clock[sel]
+    if ck.any():  # ((hours * 60 + minutes) * 60 + seconds) s, each part read as `whole` is
+        m_at, h_at = mpos[sel][:, None], np.where(nh[sel] == 1, hpos[sel], -1)[:, None]
+        def part(lo, hi, right):  # the digits between columns lo and hi, the last at right - 1
+            return (d * ((_NUM_COLS > lo) & (_NUM_COLS < hi))) @ place // _POW[_NUM_W - right]
+
+        secs = (d * (_NUM_COLS > m_at)) @ place
+        mins = part(h_at, m_at, mpos[sel])
+        hours = np.where(h_at[:, 0] >= 0, part(-1, np.maximum(h_at, 0), np.maximum(hpos[sel], 0)), 0)
+        total = np.where(ck, ((hours * 60 + mins) * 60 + secs) * _POW[9], total)
     cols.seconds = total / 1e9
     sh = row[sel]
     cols.status = ((sh[:, 30].astype(np.int64) - 48) * 100 + (sh[:, 31] - 48) * 10 + (sh[:, 32] - 48))

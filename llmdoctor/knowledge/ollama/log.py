@@ -781,8 +781,9 @@ class _Requests:
         self.alone_added = 0  # (_typical's cache: requests added to alone, and the count it was taken at)
         self.typical: float | None = None
         self.typical_of = 0
-        # what runs read as columns will add to `timed` and `spans`, made only when looked at (a
-        # later run of MAX_TIMED or more replaces them all): (timed makers, spans makers)
+        # what runs read as columns add to `timed` and `spans`, made only when looked at (a later
+        # run of MAX_TIMED or more replaces them all), and the single entries added after them:
+        # (timed, spans), each a list of makers and entries in order
         self.deferred: tuple[list, list] | None = None
 
     def defer(self, which: int, count: int, make) -> None:
@@ -794,10 +795,23 @@ class _Requests:
             makers.clear()
         makers.append(make)
 
+    def _later(self, timed: tuple | None, span: tuple) -> None:
+        """One request's entries, after deferred ones (settled once they are many)."""
+        deferred = self.deferred
+        if timed is not None:
+            deferred[0].append(timed)
+        deferred[1].append(span)
+        if len(deferred[1]) > 2 * MAX_TIMED:
+            self.settle()
+
     def settle(self) -> None:
         deferred, self.deferred = self.deferred, None
-        for make in deferred[0] + deferred[1]:
-            make()
+        for items, kept in zip(deferred, (self.timed, self.spans)):
+            for item in items:
+                if type(item) is tuple:
+                    kept.append(item)
+                else:
+                    item()
 
     def _end(self, at: datetime) -> float:
         """at.timestamp(), once for the lines of one second (a local-time conversion each)."""
@@ -808,15 +822,16 @@ class _Requests:
 
     def add(self, end: float, seconds: float, status: int, ex) -> None:
         """A request that completed at `end` (unix seconds) after `seconds`."""
-        if self.deferred is not None:
-            self.settle()
         self.count += 1
         if seconds > self.max_dur:
             self.max_dur = seconds
         start = end - seconds
         last_end = self.last_end
-        self.timed.append((None if last_end is None else start - last_end, seconds, ex))
-        self.spans.append((start, end, status, ex))
+        if self.deferred is None:
+            self.timed.append((None if last_end is None else start - last_end, seconds, ex))
+            self.spans.append((start, end, status, ex))
+        else:
+            self._later((None if last_end is None else start - last_end, seconds, ex), (start, end, status, ex))
         if last_end is None or end > last_end:
             self.last_end = end
         # gin prints whole seconds: count as overlap only what exceeds that resolution
@@ -832,9 +847,10 @@ class _Requests:
 
     def add_failed(self, end: float, seconds: float, status: int, ex) -> None:
         """A failed request only joins the spans (a client deadline shows there), not the timings."""
-        if self.deferred is not None:
-            self.settle()
-        self.spans.append((end - seconds, end, status, ex))
+        if self.deferred is None:
+            self.spans.append((end - seconds, end, status, ex))
+        else:
+            self._later(None, (end - seconds, end, status, ex))
 
     def _typical(self) -> float | None:
         """The median of the last requests that had the server alone (sorted again only after
