@@ -106,7 +106,10 @@ def columns(data: bytes, inference_paths: frozenset[bytes], fragment: bytes) -> 
     ok &= (row[:, _FIXED] == _FIXED_WANT).all(axis=1)
     ok &= ((row[:, _DIGITS] - 48) <= 9).all(axis=1)
     shift = row[:, 50] != _PIPE
-    tail = np.where(shift[:, None], row[:, 50:_ROW], row[:, 49:_ROW - 1])  # from the pipe after the duration
+    tail = row[:, 49:_ROW - 1]  # from the space before the pipe after the duration
+    if shift.any():
+        tail = tail.copy()
+        tail[shift] = row[shift, 50:_ROW]
     ok &= (tail[:, _TAIL_FIXED] == _TAIL_WANT).all(axis=1)
     ok &= arr[np.minimum(stop - 1, n - 1)] == _QUOTE  # a closing quote ends the line
     ok &= stop - 1 > q + 79 + shift
@@ -200,19 +203,21 @@ def columns(data: bytes, inference_paths: frozenset[bytes], fragment: bytes) -> 
         flen == 0, whole * _POW[e],
         np.where(flen <= e, (whole * _POW[np.minimum(flen, 18)] + frac) * _POW[np.maximum(e - flen, 0)],
                  whole * _POW[e] + frac // _POW[np.maximum(flen - e, 0)]))
-    ck = clock[sel]
-    if ck.any():  # ((hours * 60 + minutes) * 60 + seconds) s, each part read as `whole` is
-        m_at, h_at = mpos[sel][:, None], np.where(nh[sel] == 1, hpos[sel], -1)[:, None]
-        def part(lo, hi, right):  # the digits between columns lo and hi, the last at right - 1
-            return (d * ((_NUM_COLS > lo) & (_NUM_COLS < hi))) @ place // _POW[_NUM_W - right]
+    ck = np.flatnonzero(clock[sel])
+    if ck.size:  # ((hours * 60 + minutes) * 60 + seconds) s, each part read as `whole` is
+        dc, mp, hp = d[ck], mpos[sel][ck], np.where(nh[sel][ck] == 1, hpos[sel][ck], -1)
 
-        secs = (d * (_NUM_COLS > m_at)) @ place
-        mins = part(h_at, m_at, mpos[sel])
-        hours = np.where(h_at[:, 0] >= 0, part(-1, np.maximum(h_at, 0), np.maximum(hpos[sel], 0)), 0)
-        total = np.where(ck, ((hours * 60 + mins) * 60 + secs) * _POW[9], total)
+        def part(lo, hi, right):  # the digits between columns lo and hi, the last at right - 1
+            return (dc * ((_NUM_COLS > lo[:, None]) & (_NUM_COLS < hi[:, None]))) @ place // _POW[_NUM_W - right]
+
+        wide = np.full(ck.size, _NUM_W)
+        secs = part(mp, wide, wide)
+        mins = part(hp, mp, mp)
+        hours = np.where(hp >= 0, part(np.full(ck.size, -1), np.maximum(hp, 0), np.maximum(hp, 0)), 0)
+        total[ck] = ((hours * 60 + mins) * 60 + secs) * _POW[9]
     cols.seconds = total / 1e9
-    sh = row[sel]
-    cols.status = ((sh[:, 30].astype(np.int64) - 48) * 100 + (sh[:, 31] - 48) * 10 + (sh[:, 32] - 48))
+    sh = row[sel, 30:33].astype(np.int64) - 48
+    cols.status = sh[:, 0] * 100 + sh[:, 1] * 10 + sh[:, 2]
     cols.inference = inference[sel]
     return cols
 

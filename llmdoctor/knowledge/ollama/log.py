@@ -249,11 +249,11 @@ _POW10 = tuple(10 ** e for e in range(10))
 _INFERENCE_B = frozenset(p.encode() for p in INFERENCE_PATHS)
 # Gin lines read as columns (gin_columns, request_batch) where numpy is installed: in a block of
 # at least COLUMNS_FROM bytes (a smaller log does not pay numpy's import, ~0.1 s) with at least
-# COLUMNS_MIN of them in its first COLUMNS_PART bytes, in parts of COLUMNS_PART bytes (what the
+# COLUMNS_MIN of them in its first 64 KiB (1 in 60 lines), in parts of COLUMNS_PART bytes (what the
 # columns of a part take is the peak memory), in runs of at least COLUMNS_RUN lines (a shorter
 # run costs less line by line).
 COLUMNS_FROM = 1 << 19
-COLUMNS_MIN = 64
+COLUMNS_MIN = 8
 COLUMNS_PART = 1 << 20
 COLUMNS_RUN = 32
 
@@ -1024,7 +1024,7 @@ class OllamaLogScanner:
         if self.words is None:
             self.words = _word_scan()
         if COLUMNS_MIN is not None and end - begin >= COLUMNS_FROM \
-                and buf.count(b"GIN]", begin, min(end, begin + COLUMNS_PART)) >= COLUMNS_MIN and _columns_ok():
+                and buf.count(b"GIN]", begin, min(end, begin + (1 << 16))) >= COLUMNS_MIN and _columns_ok():
             self._feed_parts(buf, begin, end, source)
             return
         self.lines += buf.count(b"\n", begin, end) + 1
