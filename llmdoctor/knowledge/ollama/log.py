@@ -254,7 +254,7 @@ _INFERENCE_B = frozenset(p.encode() for p in INFERENCE_PATHS)
 # run costs less line by line).
 COLUMNS_FROM = 1 << 19
 COLUMNS_MIN = 8
-COLUMNS_PART = 1 << 20
+COLUMNS_PART = 1 << 21
 COLUMNS_RUN = 32
 
 
