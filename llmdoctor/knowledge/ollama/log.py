@@ -258,6 +258,15 @@ COLUMNS_PART = 1 << 21
 COLUMNS_RUN = 32
 
 
+def _limits():
+    """What request_batch groups and files by, as this module has it now (tests change them)."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(MAX_TIMED=MAX_TIMED, MAX_CLUSTER=MAX_CLUSTER, SERIAL_CAP=SERIAL_CAP,
+                           MAX_SERIAL_CELLS=MAX_SERIAL_CELLS, COARSE_STEP=COARSE_STEP, GAP_GRID=GAP_GRID,
+                           SHARE_GRID=SHARE_GRID, TYPICAL_GRID=TYPICAL_GRID)
+
+
 def _columns_ok() -> bool:
     from llmdoctor.knowledge.ollama.gin_columns import available
 
@@ -1202,7 +1211,7 @@ class OllamaLogScanner:
             good = timed[status[timed] < 400]
             if good.size:
                 request_batch.add_ok(self.req, end[good] - seconds[good], end[good], seconds[good],
-                                     lambda y: example(int(good[y])))
+                                     lambda y: example(int(good[y])), _limits())
             self.last_request = when(int(rows[-1]))
         last = n - 1
         self.bulk_stamp = data[gins[last] + 5:gins[last] + 26]

@@ -11,23 +11,25 @@ the request-at-a-time path leaves, so the two paths can take turns.
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
-from llmdoctor.knowledge.ollama import log as L
-
-_GRIDS = None
+_GRIDS: dict = {}
 
 
-def _grids():
-    global _GRIDS
-    if _GRIDS is None:
-        _GRIDS = (np.array(L.GAP_GRID), np.array(L.SHARE_GRID), np.array(L.TYPICAL_GRID))
-    return _GRIDS
+def _grids(L):
+    key = (L.GAP_GRID, L.SHARE_GRID, L.TYPICAL_GRID)
+    if key not in _GRIDS:
+        _GRIDS[key] = tuple(np.array(grid) for grid in key)
+    return _GRIDS[key]
 
 
-def add_ok(req, starts, ends, seconds, example) -> None:
+def add_ok(req, starts, ends, seconds, example, L: SimpleNamespace) -> None:
     """req.add(end, seconds, ...) for each request in order (numpy arrays; `example(i)` makes
-    the i-th one's example, asked only for the few kept)."""
+    the i-th one's example, asked only for the few kept). `L`: log's limits and grids as it
+    reads them (MAX_TIMED, MAX_CLUSTER, SERIAL_CAP, MAX_SERIAL_CELLS, COARSE_STEP, GAP_GRID,
+    SHARE_GRID, TYPICAL_GRID)."""
     m = ends.size
     if not m:
         return
@@ -51,10 +53,10 @@ def add_ok(req, starts, ends, seconds, example) -> None:
     req.defer(0, m, timed)
     if last_end is None or run[-1] > last_end:
         req.last_end = float(run[-1])
-    _group(req, starts, ends, example)
+    _group(req, starts, ends, example, L)
 
 
-def _group(req, starts, ends, example) -> None:
+def _group(req, starts, ends, example, L) -> None:
     carry = req.cluster
     c = len(carry)
     s = np.concatenate((np.array([x[0] for x in carry], float), starts)) if c else starts
@@ -66,7 +68,7 @@ def _group(req, starts, ends, example) -> None:
     ex = (lambda i: carry[i][2] if i < c else example(i - c))
     closed = first.size - 1  # all but the last group close here
     if closed:
-        _close(req, s, e, first[:closed], size[:closed], ex)
+        _close(req, s, e, first[:closed], size[:closed], ex, L)
     last = int(first[-1])
     req.cluster = [(float(s[i]), float(e[i]), ex(i)) for i in range(last, n)]
     req.cluster_end = float(e[last:].max())
@@ -124,9 +126,9 @@ def _bounds(s, e, cap: int):
     return np.array(bound)
 
 
-def _close(req, s, e, first, size, ex) -> None:
+def _close(req, s, e, first, size, ex, L) -> None:
     """req._close() on each group given by first/size, in order."""
-    gap_grid, share_grid, typical_grid = _grids()
+    gap_grid, share_grid, typical_grid = _grids(L)
     single = size == 1
     # the answers alone, and how many came before each larger group
     alone_new = (e[first[single]] - s[first[single]])
@@ -148,12 +150,12 @@ def _close(req, s, e, first, size, ex) -> None:
             if t:
                 vals = sorted(x[max(0, t - keep):t].tolist())
                 typical[j] = vals[len(vals) // 2]
-        _file(req, s, e, first[multi], size[multi], typical, ex, gap_grid, share_grid, typical_grid)
+        _file(req, s, e, first[multi], size[multi], typical, ex, gap_grid, share_grid, typical_grid, L)
     req.alone.extend(alone_new.tolist())
     req.alone_added += int(single.sum())
 
 
-def _file(req, s, e, first, size, typical, ex, gap_grid, share_grid, typical_grid) -> None:
+def _file(req, s, e, first, size, typical, ex, gap_grid, share_grid, typical_grid, L) -> None:
     g = first.size
     seg = np.repeat(np.arange(g), size)
     members = _ranges(first, size)
