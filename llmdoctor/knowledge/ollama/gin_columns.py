@@ -6,8 +6,9 @@ A busy server's day is ten million such lines; read one at a time in Python they
 each (issues 28 and 29: 10M lines within 30 s). Here the lines in exactly that layout are found
 and their fields read by array operations over the block's bytes. What is taken is only what
 the scanner's bulk reader (log.OllamaLogScanner._gin_bulk) would read with the same result; any
-other line (another layout, a duration with minutes, a control or non-ASCII character other
-than the µ/μ of a duration, an earlier `GIN`, a path with a query) is named for the line reader.
+other line (another layout, a client longer than 15 characters, a duration in minutes with a
+fraction, a control or non-ASCII character other than the µ/μ of a duration, an earlier `GIN`,
+a fragment mark, a stamp that is no date) is named for the line reader.
 Without numpy `available()` is False and the scanner reads every gin line as before.
 """
 from __future__ import annotations
@@ -20,8 +21,6 @@ except ImportError:  # (an install without it: the line-by-line path)
     np = None
 
 _SPACE, _PIPE, _QUOTE = 32, 124, 34
-_STAMP = b"0000/00/00 - 00:00:00"  # digits where 0 stands
-_STAMP_DIGITS = [i for i, c in enumerate(_STAMP) if c == 48]
 # The layout from the `[`: `[GIN] ` stamp ` | ` status ` | ` duration (13 runes) ` | ` client (15)
 # ` | ` method (7) two spaces `"` path. _FIXED: the columns that hold fixed bytes (_FIXED_WANT);
 # _DIGITS: the stamp's and the status's digits. From the pipe after the duration (`tail`): the
@@ -42,8 +41,8 @@ def available() -> bool:
 
 class GinColumns:
     """The gin lines of a block, in order (the first `GIN]` of each line that holds one).
-    `lines`: the block's newlines. For each: `gin` (where `GIN]` is), `start`, `stop` (the line, without its newline) and `ok`
-    (read here). For the lines read here, `sel` (their indexes among all) and in the same order:
+    `lines`: the block's newlines. For each: `gin` (where `GIN]` is), `start`, `stop` (the
+    line, without its newline) and `ok` (read here). For the lines read here, `sel` (their indexes among all) and in the same order:
     `status`, `seconds` (float, as _gin_bulk computes it), `inference` (an inference path) and
     `end` (the stamp's unix time, as _Requests._end makes it; NaN where it has none)."""
 
@@ -154,7 +153,7 @@ def columns(data: bytes, inference_paths: frozenset[bytes], fragment: bytes) -> 
                     & ((nh == 0) | ((hpos >= 1) & dig[r, np.maximum(hpos - 1, 0)] & (hpos + 1 < mpos)
                                     & dig[r, np.minimum(hpos + 1, _NUM_W - 1)])))
     dpos = np.where(dots == 1, np.argmax(dot, axis=1), _NUM_W)
-    ok &= (dpos == _NUM_W) | ((dpos > 0) & dig[np.arange(g.size), np.maximum(dpos - 1, 0)])
+    ok &= (dpos == _NUM_W) | ((dpos > 0) & dig[r, np.maximum(dpos - 1, 0)])
     ok &= (dig & (_NUM_COLS < dpos[:, None])).sum(axis=1) <= 9
     # the client (printable, padding before it only) and the method (upper case, padding after it)
     ok &= (np.diff((tail[:, 3:18] == _SPACE).view(np.int8), axis=1) <= 0).all(axis=1)
@@ -278,29 +277,4 @@ def _ends(stamps):
         for r in np.flatnonzero(inv == j).tolist():
             out[r] = datetime(int(y[r]), int(mo[r]), int(d[r]), int(h[r]), int(mi[r]), int(s[r])).timestamp()
     return out
-    hours, first = np.unique(np.where(good, hour, hour.min() - 1), return_index=True)
-    for hr, i in zip(hours.tolist(), first.tolist()):
-        if not good[i]:
-            continue
-        base = datetime(int(y[i]), int(mo[i]), int(d[i]), int(h[i]))
-        rows = np.flatnonzero(good & (hour == hr)) if hours.size > 1 else np.flatnonzero(good)
-        try:
-            at0, at1 = base.timestamp(), base.replace(minute=59, second=59).timestamp()
-        except (ValueError, OverflowError, OSError):  # before local time's range
-            out[rows] = np.nan
-            continue
-        if at1 - at0 == 3599:
-            out[rows] = (naive[rows] - hr * 3600) + at0
-            continue
-        for r in rows.tolist():  # an hour that changes its offset: each stamp alone
-            out[r] = datetime(int(y[r]), int(mo[r]), int(d[r]), int(h[r]), int(mi[r]), int(s[r])).timestamp()
-    return out
 
-
-def stamp_time(stamp: bytes) -> datetime | None:
-    """The datetime of a gin stamp `2006/01/02 - 15:04:05` (None: not a date: the line reader's)."""
-    try:
-        return datetime(int(stamp[:4]), int(stamp[5:7]), int(stamp[8:10]), int(stamp[13:15]),
-                        int(stamp[16:18]), int(stamp[19:21]))
-    except ValueError:
-        return None

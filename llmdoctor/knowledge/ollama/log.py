@@ -259,12 +259,23 @@ COLUMNS_RUN = 32
 
 
 def _limits():
-    """What request_batch groups and files by, as this module has it now (tests change them)."""
+    """What request_batch groups and files by, as this module has it now (tests change them), and
+    how a group's typical answer and figures are made here."""
     from types import SimpleNamespace
 
     return SimpleNamespace(MAX_TIMED=MAX_TIMED, MAX_CLUSTER=MAX_CLUSTER, SERIAL_CAP=SERIAL_CAP,
                            MAX_SERIAL_CELLS=MAX_SERIAL_CELLS, COARSE_STEP=COARSE_STEP, GAP_GRID=GAP_GRID,
-                           SHARE_GRID=SHARE_GRID, TYPICAL_GRID=TYPICAL_GRID)
+                           SHARE_GRID=SHARE_GRID, TYPICAL_GRID=TYPICAL_GRID, served_median=served_median,
+                           group_figures=group_figures)
+
+
+def _stamp_time(stamp: bytes) -> datetime | None:
+    """The datetime of a gin stamp `2006/01/02 - 15:04:05` (None: no date)."""
+    try:
+        return datetime(int(stamp[:4]), int(stamp[5:7]), int(stamp[8:10]), int(stamp[13:15]),
+                        int(stamp[16:18]), int(stamp[19:21]))
+    except ValueError:
+        return None
 
 
 def _columns_ok() -> bool:
@@ -765,6 +776,20 @@ class _Burst:
         return tuple(_example(e) for e in self.best), self.best_size
 
 
+def served_median(starts: list[float], ends: list[float]) -> float:
+    """A group's typical answer where none had the server alone yet (requests by end): the
+    median of what each took once the one before it ended."""
+    services = [ends[0] - starts[0]] + [ends[i] - max(starts[i], ends[i - 1]) for i in range(1, len(ends))]
+    return sorted(services)[len(services) // 2]
+
+
+def group_figures(starts: list[float], ends: list[float], requests: int, peak: int, low: float, high: float) -> str:
+    """A group's figures as a cell shows its best example (starts/ends: its first requests by end)."""
+    durs = ", ".join(f"{e - s:.1f}" for s, e in zip(starts[:6], ends[:6]))
+    return (f"{requests} requests in flight together (up to {peak} at once) finished one after "
+            f"another, {low:.1f}-{high:.1f} s apart; durations {durs} s")
+
+
 _BY_END = itemgetter(1)
 
 
@@ -895,9 +920,8 @@ class _Requests:
             self.peak = peak
         gaps = [c[i][1] - c[i - 1][1] for i in range(1, len(c))]
         typical = self._typical()
-        if not typical:  # (no request had the server alone yet: what each took once the one before ended)
-            services = [c[0][1] - c[0][0]] + [c[i][1] - max(c[i][0], c[i - 1][1]) for i in range(1, len(c))]
-            typical = sorted(services)[len(services) // 2]
+        if not typical:  # (no request had the server alone yet)
+            typical = served_median([x for x, _, _ in c], [y for _, y, _ in c])
         low = min(gaps)
         if low <= 1.0:  # pairs that overlapped beyond gin's resolution and still ended within it
             pairs = sum(1 for i, gap in enumerate(gaps, 1) if gap <= 1.0 and c[i][0] < c[i - 1][1] - 1.0)
@@ -916,9 +940,7 @@ class _Requests:
                 cell = cells[key] = [0, 0, 0, "", ()]  # count, best peak, its order, figures, examples
         cell[0] += 1
         if peak > cell[1]:
-            durs = ", ".join(f"{e - s:.1f}" for s, e, _ in c[:6])
-            figures = (f"{len(c)} requests in flight together (up to {peak} at once) finished one after "
-                       f"another, {low:.1f}-{max(gaps):.1f} s apart; durations {durs} s")
+            figures = group_figures([x for x, _, _ in c[:6]], [y for _, y, _ in c[:6]], len(c), peak, low, max(gaps))
             cell[1:] = [peak, self.groups, figures, tuple(ex for _, _, ex in c[:5])]
 
     def fragment(self) -> None:
@@ -1044,9 +1066,9 @@ class OllamaLogScanner:
         hits, size = self.words.starts(data), len(data)
         pos, k = self._candidates(data, 0, 0, 0, hits, source)  # a wrapped line still being joined
         ansi = b"\x1b" in data  # (_GIN reads a line without its ANSI colour)
-        gin, count = self._gin_bulk, len(hits)
+        count = len(hits)
         for m in _GIN_B.finditer(data):
-            at, stop = m.span()
+            at = m.start()
             if at < pos:
                 continue  # in a line already read
             start = data.rfind(b"\n", pos, at) + 1 or pos
@@ -1054,14 +1076,7 @@ class OllamaLogScanner:
                 pos, k = self._candidates(data, pos, k, start, hits, source)
                 if at < pos:
                     continue
-            if m.lastindex is not None:  # (a bare `GIN]` matches no group)
-                line = data[start:stop]
-                if not (ansi and b"\x1b" in line) and gin(m, line, at - start, source) is not _BULK:
-                    pos = stop + 1
-                    continue
-            stop = data.find(b"\n", at)
-            pos = self._one(data, pos, start, size if stop < 0 else stop, source)
-            pos, k = self._candidates(data, pos, k, pos, hits, source)  # (its wrapped lines, if it began one)
+            pos, k = self._gin_line(data, m, start, pos, k, hits, ansi, source)
         pos, k = self._candidates(data, pos, k, size + 1, hits, source)
         if pos < size:
             self._skipped(data, pos, size)
@@ -1129,15 +1144,7 @@ class OllamaLogScanner:
                     self._gin_run(data, cols, int(rank[i]), gins[i:j], starts[i:j], stops[i:j], source)
                     pos, i = stops[j - 1] + 1, j
                     continue
-            m = _GIN_B.match(data, at)
-            if m.lastindex is not None:  # (a bare `GIN]` matches no group)
-                line = data[start:m.end()]
-                if not (ansi and b"\x1b" in line) and self._gin_bulk(m, line, at - start, source) is not _BULK:
-                    pos, i = m.end() + 1, i + 1
-                    continue
-            stop = data.find(b"\n", at)
-            pos = self._one(data, pos, start, size if stop < 0 else stop, source)
-            pos, k = self._candidates(data, pos, k, pos, hits, source)  # (its wrapped lines, if it began one)
+            pos, k = self._gin_line(data, _GIN_B.match(data, at), start, pos, k, hits, ansi, source)
             i += 1
         pos, k = self._candidates(data, pos, k, size + 1, hits, source)
         if pos < size:
@@ -1151,8 +1158,7 @@ class OllamaLogScanner:
 
         size = len(data)
         a = np.concatenate(([0], cols.stop + 1))  # the stretches between gin lines: [a, b)
-        b = np.concatenate((cols.start, [size + 1]))
-        b = np.minimum(b, size)
+        b = np.concatenate((cols.start, [size]))
         keep = b > a
         a, b = a[keep], b[keep]
         between = int((b - a).sum())
@@ -1176,7 +1182,6 @@ class OllamaLogScanner:
         import numpy as np
 
         from llmdoctor.knowledge.ollama import request_batch
-        from llmdoctor.knowledge.ollama.gin_columns import stamp_time
 
         n = len(gins)
         status, seconds = cols.status[r:r + n], cols.seconds[r:r + n]
@@ -1193,7 +1198,7 @@ class OllamaLogScanner:
             stamp = data[gins[x] + 5:gins[x] + 26]
             at = whens.get(stamp)
             if at is None:
-                at = whens[stamp] = stamp_time(stamp)
+                at = whens[stamp] = _stamp_time(stamp)
             return at
 
         def example(x: int) -> tuple:
@@ -1217,6 +1222,20 @@ class OllamaLogScanner:
         self.bulk_stamp = data[gins[last] + 5:gins[last] + 26]
         self.bulk_at = self.last_time = when(last)
         self.bulk_end = None if np.isnan(end[last]) else float(end[last])
+
+    def _gin_line(self, data: bytes, m, start: int, pos: int, k: int, hits: list[int], ansi: bool,
+                  source: str) -> tuple[int, int]:
+        """One gin line (m: _GIN_B's match in it, from `start`): from its bytes where _gin_bulk
+        reads it, else decoded (_one), with the wrapped lines it may begin; (where reading
+        stopped, the next hit)."""
+        at = m.start()
+        if m.lastindex is not None:  # (a bare `GIN]` matches no group)
+            line = data[start:m.end()]
+            if not (ansi and b"\x1b" in line) and self._gin_bulk(m, line, at - start, source) is not _BULK:
+                return m.end() + 1, k
+        stop = data.find(b"\n", at)
+        pos = self._one(data, pos, start, len(data) if stop < 0 else stop, source)
+        return self._candidates(data, pos, k, pos, hits, source)  # (its wrapped lines, if it began one)
 
     def _candidates(self, data: bytes, pos: int, k: int, limit: int, hits: list[int], source: str) -> tuple[int, int]:
         """Read the lines from `pos` on that hold a hit before `limit` (and every line while a
@@ -1272,10 +1291,8 @@ class OllamaLogScanner:
             if not (line[:d0 - base] + line[d1 - base:]).isascii():
                 return _BULK
         if stamp != self.bulk_stamp:
-            try:
-                when = datetime(int(stamp[:4]), int(stamp[5:7]), int(stamp[8:10]), int(stamp[13:15]),
-                                int(stamp[16:18]), int(stamp[19:21]))
-            except ValueError:
+            when = _stamp_time(stamp)
+            if when is None:
                 return _BULK
             try:
                 end = when.timestamp()

@@ -29,7 +29,7 @@ def add_ok(req, starts, ends, seconds, example, L: SimpleNamespace) -> None:
     """req.add(end, seconds, ...) for each request in order (numpy arrays; `example(i)` makes
     the i-th one's example, asked only for the few kept). `L`: log's limits and grids as it
     reads them (MAX_TIMED, MAX_CLUSTER, SERIAL_CAP, MAX_SERIAL_CELLS, COARSE_STEP, GAP_GRID,
-    SHARE_GRID, TYPICAL_GRID)."""
+    SHARE_GRID, TYPICAL_GRID) and its served_median and group_figures."""
     m = ends.size
     if not m:
         return
@@ -173,9 +173,7 @@ def _file(req, s, e, first, size, typical, ex, gap_grid, share_grid, typical_gri
     # the typical answer where none had the server alone yet: what each took once the one before ended
     for j in np.flatnonzero(np.isnan(typical) | (typical == 0)).tolist():
         a, k = int(starts_at[j]), int(size[j])
-        sj, ej = ms[a:a + k].tolist(), me[a:a + k].tolist()
-        services = [ej[0] - sj[0]] + [ej[i] - max(sj[i], ej[i - 1]) for i in range(1, k)]
-        typical[j] = sorted(services)[len(services) // 2]
+        typical[j] = L.served_median(ms[a:a + k].tolist(), me[a:a + k].tolist())
     # peak: in flight together beyond gin's 1 s
     long_ = (me - ms) > 1.0
     if long_.any():
@@ -245,9 +243,7 @@ def _file(req, s, e, first, size, typical, ex, gap_grid, share_grid, typical_gri
         a, k = int(starts_at[j]), int(size[j])
         sj, ej, mj = ms[a:a + k].tolist(), me[a:a + k].tolist(), members[a:a + k].tolist()
         gj = [ej[i] - ej[i - 1] for i in range(1, k)]
-        durs = ", ".join(f"{y - x:.1f}" for x, y in zip(sj[:6], ej[:6]))
-        figures = (f"{k} requests in flight together (up to {int(peak[j])} at once) finished one after "
-                   f"another, {min(gj):.1f}-{max(gj):.1f} s apart; durations {durs} s")
+        figures = L.group_figures(sj, ej, k, int(peak[j]), min(gj), max(gj))
         cell[1:] = [int(peak[j]), order0 + j + 1, figures, tuple(ex(i) for i in mj[:5])]
 
 
