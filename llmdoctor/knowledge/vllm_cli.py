@@ -33,13 +33,6 @@ FLAGS: dict[str, tuple[tuple[int, ...] | None, tuple[int, ...] | None, str]] = {
     "--max-num-queued-reqs": ((0, 21, 0), (0, 33, 0), "0.33.0 vllm/config/scheduler.py"),
 }
 
-# `vLLM API server version 0.5.4` (vllm/entrypoints/openai/api_server.py, 0.4.1-; 0.5.4:339) and
-# `Initializing an LLM engine (v0.5.4) with config:` (vllm/engine/llm_engine.py, 0.4.1-; 0.5.4:175),
-# V1's `Initializing a V1 LLM engine (v0.10.0) with config:`.
-VERSION_LINE = re.compile(r"vLLM API server version v?(\d+\.\d+[\w.+-]*)|"
-                          r"Initializing an? (?:V1 )?LLM engine \(v(\d+\.\d+[\w.+-]*)\)")
-
-
 def version_tuple(version: str | None) -> tuple[int, ...] | None:
     """`0.5.4.post1` -> (0, 5, 4); None when it does not start with numbers."""
     m = re.match(r"v?(\d+)\.(\d+)(?:\.(\d+))?", version or "")
@@ -64,14 +57,3 @@ def has_flag(version: str | None, flag: str) -> bool | None:
     if without is not None and v <= without:
         return False
     return None
-
-
-def version_in(lines) -> str | None:
-    """The vLLM version a log states (the last one: a restart may have upgraded it)."""
-    found = None
-    for line in lines:
-        if "vLLM API server version" in line or "LLM engine (v" in line:
-            m = VERSION_LINE.search(line)
-            if m:
-                found = m.group(1) or m.group(2)
-    return found

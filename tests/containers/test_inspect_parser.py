@@ -91,6 +91,34 @@ def test_no_gpu_lines_of_real_logs(name):
     assert no_gpu_line(read(name).splitlines())
 
 
+# one line of each NO_GPU form (the fixtures above and their SOURCES.md hold the real ones)
+EVERY_FORM = [
+    'level=INFO source=gpu.go:221 msg="no compatible GPUs were discovered"',
+    'level=INFO source=gpu.go:386 msg="no nvidia devices detected"',
+    'level=WARN source=gpu.go:1 msg="no GPU detected, running on CPU"',
+    'level=INFO source=gpu.go:1 msg="Discovered GPU libraries: []"',
+    'level=INFO source=types.go:130 msg="inference compute" id=0 library=cpu compute="" name=cpu',
+    "2024/02/20 10:00:00 routes.go:1021: Warning: GPU support may not enabled, check you have installed GPU drivers",
+    "WARNING 05-09 00:49:29 [__init__.py:221] No platform detected, vLLM is running on UnspecifiedPlatform",
+    "INFO 05-09 00:49:29 [__init__.py:253] Automatically detected platform cpu.",
+    "DEBUG 05-09 00:49:29 [__init__.py:117] CUDA platform is not available because: NVML Shared Library Not Found",
+]
+
+
+@pytest.mark.parametrize("line", EVERY_FORM)
+def test_every_no_gpu_form_is_found_wherever_it_stands_in_the_bound(line):
+    """The first such line is found whether it stands in the first batch of lines, at a batch's
+    edge or the bound's last line; past MAX_LINES it is not looked for (start-up lines come first)."""
+    from llmdoctor.knowledge.containers import no_gpu
+
+    assert no_gpu.NO_GPU.search(line) and any(w in line for w in no_gpu.WORDS)
+    filler = ['time=2024-02-20T10:00:00 level=INFO source=routes.go:1 msg="listening"'] * no_gpu.MAX_LINES
+    for at in (0, no_gpu.BATCH - 1, no_gpu.BATCH, no_gpu.MAX_LINES - 1):
+        lines = filler[:at] + [line, EVERY_FORM[0] if line != EVERY_FORM[0] else EVERY_FORM[1]] + filler[at:]
+        assert no_gpu_line(iter(lines)) == line.strip()
+    assert no_gpu_line(filler + [line]) is None
+
+
 def test_no_gpu_line_absent_in_a_normal_start():
     assert no_gpu_line(read("logs_ollama_0.3.12.txt").splitlines()) is None
 

@@ -22,7 +22,8 @@ from llmdoctor.judge.fixes import (ALIASES, GPU_SETTINGS, as_reader, dropin, fit
                                    remedy_fix, render, vllm, write_file)
 from llmdoctor.knowledge.reader import Reader, parse_whoami, prompt_user
 from llmdoctor.knowledge.ticket import split_ticket
-from llmdoctor.knowledge.vllm_cli import has_flag, has_serve, version_in
+from llmdoctor.knowledge.vllm.log import scan_vllm_lines
+from llmdoctor.knowledge.vllm_cli import has_flag, has_serve
 from llmdoctor.plugins import load_checks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -278,8 +279,14 @@ def test_an_old_vllm_gets_the_api_server_form_and_only_its_flags():
 
 
 def test_the_vllm_version_is_read_from_its_start_up_lines(tmp_path, specs):
-    assert version_in(["INFO 06-01 12:00:00 api_server.py:177] vLLM API server version 0.4.3"]) == "0.4.3"
-    assert version_in(["INFO 08-01 llm_engine.py:175] Initializing an LLM engine (v0.5.4) with config: model=x"]) == "0.5.4"
+    def release(*lines):
+        return scan_vllm_lines(lines).release
+
+    assert release("INFO 06-01 12:00:00 api_server.py:177] vLLM API server version 0.4.3") == "0.4.3"
+    assert release("INFO 08-01 llm_engine.py:175] Initializing an LLM engine (v0.5.4) with config: model=x") == "0.5.4"
+    assert release("INFO 02-20 llm_engine.py:234] Initializing a V0 LLM engine (v0.7.2) with config: model=x") == "0.7.2"
+    assert release("vLLM API server version 0.4.3", "Initializing a V1 LLM engine (v0.11.0) with config: x") == "0.11.0"
+    assert release("INFO 06-01 12:00:00 api_server.py:177] vLLM API server version") is None
     # a recorded vLLM whose fix is a command line: with a 0.4.3 start-up line, the module form
     ev = tmp_path / "ev"
     shutil.copytree(EVIDENCE / "vllm-kv-concurrency", ev)

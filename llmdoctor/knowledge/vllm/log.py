@@ -53,6 +53,7 @@ from llmdoctor.parsing import LazyPattern
 from llmdoctor.knowledge.vllm.quiet_stats import (
     AVG, QuietRegion, kv_full_mark, plain_pattern, quiet_pattern, running_bound)
 from llmdoctor.knowledge.vllm.rare_lines import (
+    API_SERVER_VERSION,
     BUSY_MARK,
     DESIRED_UTIL,
     NO_KV_MEMORY,
@@ -92,6 +93,11 @@ MAX_LINE = 64 * 1024  # longer lines are cut (bounded memory on a log without ne
 
 _TS = LazyPattern(r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (\d\d-\d\d \d\d:\d\d:\d\d)")
 _PREEMPT = LazyPattern(r"is preempted (?:by|in) (?:PreemptionMode\.)?(\w+) mode")
+# `vLLM API server version 0.5.4` (vllm/entrypoints/openai/api_server.py, 0.4.1-; 0.5.4:339) and
+# `Initializing an LLM engine (v0.5.4) with config:` (vllm/engine/llm_engine.py, 0.4.1-; 0.5.4:175),
+# V1's `Initializing a V1 LLM engine (v0.10.0) with config:`: the release, for a fix's command and flags.
+_RELEASE = LazyPattern(r"vLLM API server version v?(\d+\.\d+[\w.+-]*)|"
+                       r"Initializing an? (?:V[01] )?LLM engine \(v(\d+\.\d+[\w.+-]*)\)")
 _CUMULATIVE = LazyPattern(r"(?:total_num_cumulative_preemption|total_cumulative_preemption_cnt)=(\d+)")
 _STATS_BODY = (
     r"Running: (\d+) reqs, (?:Swapped: (\d+) reqs, )?(Pending|Waiting): (\d+) reqs, "
@@ -257,6 +263,7 @@ class VllmLogScanner:
         self._prefix_target: list | None = None
         self._conc_left = 0  # lines left in which "Maximum concurrency" may follow
         self._tail = b""
+        self.release: str | None = None  # the last one a start-up line states
 
     # -- feeding -------------------------------------------------------------------
     def feed_line(self, line: str) -> None:
@@ -661,7 +668,11 @@ class VllmLogScanner:
                 self.overflow_example = short_line(line)
 
     def _rare(self, line: str) -> None:
-        """A request refused for the context length, or the line that lists the engine's settings."""
+        """A request refused for the context length, a line that states a setting or the release."""
+        if API_SERVER_VERSION in line or "LLM engine (v" in line:
+            m = _RELEASE.search(line)
+            if m:
+                self.release = m.group(1) or m.group(2)
         for rx, limit_first in _TOO_LONG:
             m = rx.search(line)
             if m:
@@ -985,6 +996,7 @@ class VllmLogScanner:
             settings=dict(self.settings),
             lines=self.lines,
             engine_version=self._last_version or ("v0" if self._saw_v0 else None),
+            release=self.release,
         )
 
 

@@ -15,12 +15,13 @@ the forms in which vLLM writes these lines:
   ...`, `openai.BadRequestError: Error code: 400 - {...}`) or as a JSON error body
   (`{"object": "error", "message": "This model's maximum context length is ..."}`);
 - the settings lines are `non-default args: {...}` (V1) and `Initializing a(n) (V1) LLM
-  engine (vX) with config: ...` (every version);
+  engine (vX) with config: ...` (every version), and the release is also in `vLLM API server
+  version X` (0.4.1-);
 - the start-up refusals are raised (`ValueError: No available memory for the cache blocks`,
   `ValueError: Free memory on device ...`); the other start-up lines are INFO lines with no
   anchor, read in the first EXACT_LINES lines only, where a start-up stands.
 Anchors are found with one-character finds (memchr): 'W' of WARNING, 'V' of ValueError and
-VLLMValidationError, '{', 'L' of "LLM engine"; a line is taken at most once per anchor. ("ERROR"
+VLLMValidationError, '{', 'L' of "LLM engine" and "vLLM API server version"; a line is taken at most once per anchor. ("ERROR"
 and "Error" would be anchors too but for their 'E', which every `GET /metrics` access line holds.) A mark on a line
 without an anchor past the first EXACT_LINES lines is not read (no refusal is printed so).
 
@@ -36,8 +37,9 @@ from llmdoctor.parsing import LazyPattern
 EXACT_LINES = 65536  # lines of a log searched for the marks wherever they stand (~10 MB)
 CONTEXT_MARKS = ("exceeds limit of", "maximum model length of", "maximum context length is",
                  "cannot be greater than max_model_len", "xt length ", "exceeds the capacity of block_manager")
+API_SERVER_VERSION = "API server version "  # 'vLLM API server version X' (the release; also in "LLM engine (vX)")
 SETTINGS_MARKS = ("non-default args: {", "engine with config: ", "engine (v", "x_num_batched_tokens=",
-                  "x model len ", "x gpu_memory_utilization (", "ser-specified max_model_len")
+                  "x model len ", "x gpu_memory_utilization (", "ser-specified max_model_len", API_SERVER_VERSION)
 # start-up lines about the KV cache without "KV cache" in them: the concurrency line (read here
 # when it stands apart from its size line) and the refusal to start with no room for any block
 NO_KV_MEMORY = "No available memory for the cache blocks"
@@ -47,7 +49,7 @@ START_MARKS = ("ximum concurrency for ", NO_KV_MEMORY, DESIRED_UTIL, PROFILE_RES
 BUSY_MARK = "cannot accept new requests"
 # (character found by memchr, the words it must begin on the line to anchor it)
 V_ANCHORS = ("ValueError", "VLLMValidationError")  # the scanner's own 'V' loop finds these
-ANCHORS = (("W", ("WARNING",)), ("V", V_ANCHORS), ("{", ("{",)), ("L", ("LLM engine",)))
+ANCHORS = (("W", ("WARNING",)), ("V", V_ANCHORS), ("{", ("{",)), ("L", ("LLM engine", "LLM " + API_SERVER_VERSION)))
 _ANCHORS_B = tuple((c.encode(), tuple(w.encode() for w in words)) for c, words in ANCHORS)
 V_ANCHORS_B = tuple(w.encode() for w in V_ANCHORS)
 # The exact search: fewer passes than one per mark (each costs a pass over the head), each a
@@ -118,6 +120,12 @@ def exact_starts(buf, begin: int, end: int, marks: tuple[str, ...]) -> set[int]:
             p = find(memory, le + 1, end) if le < end else -1
         else:
             p = find(memory, p + 1, end)
+    version = API_SERVER_VERSION.encode() if isinstance(buf, (bytes, bytearray)) else API_SERVER_VERSION
+    p = find(version, begin, end)
+    while p != -1:
+        ls, le = line_bounds(buf, nl, begin, end, p)
+        starts.add(ls)
+        p = find(version, le + 1, end) if le < end else -1
     p = find(brace, begin, end)
     while p != -1:
         if startswith(args, p - 18):

@@ -139,7 +139,7 @@ class VllmLogSummary(Record):
                  "startups", "max_seq_len_error", "queue_overflows", "queue_overflow_example",
                  "engine_version", "prompts_too_long", "prompt_too_long_examples", "prompt_too_long_max",
                  "output_too_long", "prompts_over_kv_capacity", "no_kv_memory", "gpu_memory_short",
-                 "max_model_len_over_model", "settings", "kv_alone", "lines")
+                 "max_model_len_over_model", "settings", "kv_alone", "release", "lines")
 
     def __init__(
         self,
@@ -181,6 +181,7 @@ class VllmLogSummary(Record):
         settings: dict | None = None,
         lines: int = 0,
         kv_alone: StatsLine | None = None,
+        release: str | None = None,
     ) -> None:
         self.source = source
         self.preemption_warnings = preemption_warnings
@@ -226,6 +227,7 @@ class VllmLogSummary(Record):
         self.kv_alone = kv_alone  # the fullest KV cache (from the lowest KV level on) while one request ran alone
         # config: refused (ValueError), or only warned of with VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
         self.settings = {} if settings is None else settings  # from `non-default args: {...}` / V0 `with config:`
+        self.release = release  # the vLLM release the last start-up line stating one names ("0.5.4")
         self.lines = lines  # lines read (the feeding paths count a final empty line apart)
 
     def _key(self) -> tuple:

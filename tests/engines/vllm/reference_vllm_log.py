@@ -770,3 +770,23 @@ def scan_vllm_lines(lines: Iterable[str], source: str = "vllm.log", client_error
 
 def scan_vllm_stream(stream: BinaryIO, source: str = "vllm.log") -> VllmLogSummary:
     return VllmLogScanner(source).scan_stream(stream).result()
+
+
+# The release as facts/reader.py read it before issue 28 (vllm_cli.version_in, a second pass over
+# every line), the V0 wording of 0.8-0.10 added: the last line of the log that states one. A line
+# that also holds a trigger of the scan ("KV cache", '#', "QueueOverflowError": lines glued by a
+# lost newline) is read as that trigger's line, the settings line alike.
+_RELEASE = re.compile(r"vLLM API server version v?(\d+\.\d+[\w.+-]*)|"
+                      r"Initializing an? (?:V[01] )?LLM engine \(v(\d+\.\d+[\w.+-]*)\)")
+
+
+def release_in(lines: Iterable[str]) -> str | None:
+    found = None
+    for line in lines:
+        if any(t in line for t in ("KV cache", "#", "QueueOverflowError")):
+            continue
+        if "vLLM API server version" in line or "LLM engine (v" in line:
+            m = _RELEASE.search(line)
+            if m:
+                found = m.group(1) or m.group(2)
+    return found

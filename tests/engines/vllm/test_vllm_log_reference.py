@@ -54,6 +54,9 @@ def both(data: bytes, feed, **kw):
     feed(old, data)
     result = new.result()
     result.output_too_long = 0  # a figure the reference predates (tested in test_vllm_log.py)
+    lines = (b.decode("utf-8", "replace") for b in data.split(b"\n"))
+    assert result.release == reference.release_in(lines)  # read on the scan's way, not by a pass of its own
+    result.release = None
     return result, old.result()
 
 
@@ -164,6 +167,11 @@ EDGE = [
     "ERROR 05-09 00:49:32 serving.py:1] max_tokens=9000 cannot be greater than max_model_len=4096",
     "ERROR 05-09 00:49:32 serving.py:1] The prompt (length 9000) is longer than the maximum model length of 4096",
     "INFO: prompt {x} and max_tokens, Prefix (v engine",
+    "INFO 06-01 12:00:00 api_server.py:177] vLLM API server version 0.4.3",
+    "(APIServer pid=9) INFO 05-09 00:49:29 [api_server.py:1043] vLLM API server version 0.8.6.dev0+g4e8c9f5e9.d202505",
+    "INFO 02-20 18:36:00 llm_engine.py:234] Initializing a V0 LLM engine (v0.7.2) with config: model='m', "
+    "max_seq_len=2048",
+    "(EngineCore pid=2) INFO 12-01 08:07:40 [core.py:133] Initializing a V1 LLM engine (v0.32.0) with config: model='m'",
     # the message catalogue's additions (rare lines found by the exact search's 'x' and literal finds)
     "INFO 05-09 00:49:29 [scheduler.py:307] Chunked prefill is enabled with max_num_batched_tokens=2048.",
     "INFO 05-09 00:49:29 [model.py:2152] Using max model len 8192",
@@ -251,6 +259,26 @@ def sparse_log(rnd: random.Random, n: int) -> bytes:
         else:
             lines.append(gen.ACCESS.format(pid=851, a=1, b=2, c=3, port=rnd.randint(30000, 60000)))
     return ("\n".join(lines) + rnd.choice(("", "\n"))).encode()
+
+
+def test_the_release_is_read_past_the_exact_lines():
+    """A restart that upgraded vLLM, long into the log: its start-up lines are found by their
+    anchor ('L' of "vLLM API server version" and of "LLM engine"), the last one stated wins."""
+    rnd = random.Random(3)
+    head = "\n".join(gen.ACCESS.format(pid=851, a=1, b=2, c=3, port=rnd.randint(30000, 60000)) if i % 300
+                     else gen.stats_line(rnd, 851, "04-28 00:00:01", busy=0.3) for i in range(70000)).encode()
+    for tail, release in (("INFO 06-01 12:00:00 api_server.py:177] vLLM API server version 0.5.4", "0.5.4"),
+                          ("INFO 02-20 18:36:00 llm_engine.py:234] Initializing a V0 LLM engine (v0.9.2) with "
+                           "config: model='m'", "0.9.2"),
+                          ("noise (EngineCore pid=2) INFO 12-01 08:07:40 [core.py:133] Initializing a V1 LLM "
+                           "engine (v0.32.0) with config: model='m'", "0.32.0")):
+        data = head + b"\nINFO 06-01 api_server.py:1] vLLM API server version 0.4.3\n" + tail.encode() + b"\n"
+        for name in ("regions-1M", "chunks-777"):
+            new, old = both(data, FEEDS[name])
+            assert new == old
+        sc = VllmLogScanner()
+        by_regions(1 << 20)(sc, data)
+        assert sc.result().release == release
 
 
 @pytest.mark.parametrize("seed", range(6))
