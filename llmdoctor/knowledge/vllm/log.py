@@ -95,7 +95,8 @@ _TS = LazyPattern(r"(?:INFO|WARNING|ERROR|DEBUG|CRITICAL) (\d\d-\d\d \d\d:\d\d:\
 _PREEMPT = LazyPattern(r"is preempted (?:by|in) (?:PreemptionMode\.)?(\w+) mode")
 # `vLLM API server version 0.5.4` (vllm/entrypoints/openai/api_server.py, 0.4.1-; 0.5.4:339) and
 # `Initializing an LLM engine (v0.5.4) with config:` (vllm/engine/llm_engine.py, 0.4.1-; 0.5.4:175),
-# V1's `Initializing a V1 LLM engine (v0.10.0) with config:`: the release, for a fix's command and flags.
+# `a V0 LLM engine (v0.7.2)` (0.8-0.10) and V1's `Initializing a V1 LLM engine (v0.10.0) with config:`
+# (v1/engine/core.py): the release, for a fix's command and flags (knowledge/vllm_cli.py).
 _RELEASE = LazyPattern(r"vLLM API server version v?(\d+\.\d+[\w.+-]*)|"
                        r"Initializing an? (?:V[01] )?LLM engine \(v(\d+\.\d+[\w.+-]*)\)")
 _CUMULATIVE = LazyPattern(r"(?:total_num_cumulative_preemption|total_cumulative_preemption_cnt)=(\d+)")

@@ -21,7 +21,8 @@ the forms in which vLLM writes these lines:
   `ValueError: Free memory on device ...`); the other start-up lines are INFO lines with no
   anchor, read in the first EXACT_LINES lines only, where a start-up stands.
 Anchors are found with one-character finds (memchr): 'W' of WARNING, 'V' of ValueError and
-VLLMValidationError, '{', 'L' of "LLM engine" and "vLLM API server version"; a line is taken at most once per anchor. ("ERROR"
+VLLMValidationError, '{', 'L' of "LLM engine" and of "vLLM API server version"; a line is taken
+at most once per anchor. ("ERROR"
 and "Error" would be anchors too but for their 'E', which every `GET /metrics` access line holds.) A mark on a line
 without an anchor past the first EXACT_LINES lines is not read (no refusal is printed so).
 
