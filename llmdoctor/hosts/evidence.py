@@ -111,10 +111,7 @@ UTF16_LIMIT = 256 * 1024 * 1024  # a UTF-16 log is a pasted one; more than this 
 # time, not memory: the repair streams, at about 0.3 s of CPU per MiB (bench/paste_repair.py)
 REPAIR_LIMIT = 64 * 1024 * 1024
 KEEP_LIMIT = 1024 * 1024  # a log up to this size is held between repair's passes instead of read again
-SAMPLE = 256 * 1024  # a log whose first bytes need no repair is read as it is
-# a log whose first bytes are a journal export (journald's prefixes on every line, nothing else to
-# repair) is read as it is too (tests/core/test_journal_export.py holds the two readings equal)
-JOURNALS_AS_THEY_ARE = True
+SAMPLE = 256 * 1024  # a log whose first bytes need no repair (or are a journal export) is read as it is
 
 
 class EvidenceHost:
@@ -216,7 +213,7 @@ class EvidenceHost:
             if sample is None or not sample.changed:
                 self._copies[p] = p
                 return p
-            if JOURNALS_AS_THEY_ARE and _journal_export(text, sample):
+            if _journal_export(text, sample):
                 # read as it lies, as a live journal or a log past REPAIR_LIMIT is: a copy cost 4 MB/s
                 self._repairs[name] = Repaired("", sample.prefixes, sample.idents)
                 self._copies[p] = p
@@ -466,7 +463,8 @@ class EvidenceHost:
 def _journal_export(text: str, repaired: Repaired) -> bool:
     """Is `text` (a log's first bytes) a journal export (`journalctl -u X > x.log`): journald's
     prefix on every line, nothing else to repair, and each prefix one the scanners strip
-    themselves (parsing.strip_journal_prefix: a localized month is not)?"""
+    themselves (parsing.strip_journal_prefix: a localized month is not)? Such a log is read as it
+    lies; tests/core/test_journal_export.py holds that reading equal to the repaired copy's."""
     if repaired.prefixes != ("journald",) or repaired.joined or repaired.split or repaired.cleaned \
             or repaired.fragments:
         return False

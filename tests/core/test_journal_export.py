@@ -64,8 +64,10 @@ def test_a_journal_export_is_read_as_it_lies_with_the_same_diagnosis(log, tmp_pa
         ev.mkdir()
         shutil.copy(log, ev / "journal.log")
 
+    journal_export = evidence._journal_export
+
     def diagnosed(as_they_are: bool):
-        monkeypatch.setattr(evidence, "JOURNALS_AS_THEY_ARE", as_they_are)
+        monkeypatch.setattr(evidence, "_journal_export", journal_export if as_they_are else lambda *a: False)
         host = EvidenceHost(ev)
         report = diagnose_target(host, DiagnoseOptions(sample_seconds=0), specs).report
         return render_json(Report("evidence", (report,))), host

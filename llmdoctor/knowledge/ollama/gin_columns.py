@@ -42,8 +42,8 @@ def available() -> bool:
 class GinColumns:
     """The gin lines of a block, in order (the first `GIN]` of each line that holds one).
     `lines`: the block's newlines. For each: `gin` (where `GIN]` is), `start`, `stop` (the
-    line, without its newline) and `ok` (read here). For the lines read here, `sel` (their indexes among all) and in the same order:
-    `status`, `seconds` (float, as _gin_bulk computes it), `inference` (an inference path) and
+    line, without its newline) and `ok` (read here). For the lines read here, `sel` (their
+    indexes among all) and in the same order: `status`, `seconds` (float, as _gin_bulk computes it), `inference` (an inference path) and
     `end` (the stamp's unix time, as _Requests._end makes it; NaN where it has none)."""
 
     __slots__ = ("lines", "gin", "start", "stop", "ok", "sel", "status", "seconds", "inference", "end")

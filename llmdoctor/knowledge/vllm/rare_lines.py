@@ -22,9 +22,9 @@ the forms in which vLLM writes these lines:
   anchor, read in the first EXACT_LINES lines only, where a start-up stands.
 Anchors are found with one-character finds (memchr): 'W' of WARNING, 'V' of ValueError and
 VLLMValidationError, '{', 'L' of "LLM engine" and of "vLLM API server version"; a line is taken
-at most once per anchor. ("ERROR"
-and "Error" would be anchors too but for their 'E', which every `GET /metrics` access line holds.) A mark on a line
-without an anchor past the first EXACT_LINES lines is not read (no refusal is printed so).
+at most once per anchor. ("ERROR" and "Error" would be anchors too but for their 'E', which every
+`GET /metrics` access line holds.) A mark on a line without an anchor past the first EXACT_LINES
+lines is not read (no refusal is printed so).
 
 Pure: buffers in, line starts out; bytes and str alike.
 """
@@ -103,9 +103,11 @@ def exact_starts(buf, begin: int, end: int, marks: tuple[str, ...]) -> set[int]:
     if isinstance(buf, (bytes, bytearray)):
         searches = (_CONTEXT_OR_LIMIT.search, _ENGINE_CONFIG.search) + ((_BUSY.search,) if busy else ())
         memory, before, nl, brace, args = _MEMORY_B, _BEFORE_MEMORY_B, b"\n", b"{", b"non-default args: {"
+        version = API_SERVER_VERSION.encode()
     else:
         searches = (_CONTEXT_OR_LIMIT_S.search, _ENGINE_CONFIG_S.search) + ((_BUSY_S.search,) if busy else ())
         memory, before, nl, brace, args = _MEMORY, _BEFORE_MEMORY, "\n", "{", "non-default args: {"
+        version = API_SERVER_VERSION
     find, startswith = buf.find, buf.startswith
     for search in searches:
         m = search(buf, begin, end)
@@ -121,7 +123,6 @@ def exact_starts(buf, begin: int, end: int, marks: tuple[str, ...]) -> set[int]:
             p = find(memory, le + 1, end) if le < end else -1
         else:
             p = find(memory, p + 1, end)
-    version = API_SERVER_VERSION.encode() if isinstance(buf, (bytes, bytearray)) else API_SERVER_VERSION
     p = find(version, begin, end)
     while p != -1:
         ls, le = line_bounds(buf, nl, begin, end, p)
