@@ -62,9 +62,10 @@ def _duration(rnd: random.Random, path: str) -> str:
 
 
 def generate(path: Path, size: int | None = None, density: float = 0.05, seed: int = 7, lines: int | None = None,
-             style: str = "short-iso") -> dict:
+             style: str = "short-iso", polls: float | None = None) -> dict:
     """Write about `size` bytes (or exactly `lines` lines) of journal in which `density` of the lines
-    are `[GIN]` lines; return what was written (gin: how many gin lines, for `grep -c`)."""
+    are `[GIN]` lines; return what was written (gin: how many gin lines, for `grep -c`). `polls`:
+    the share of gin lines that are `GET /api/tags` (a web UI polling; default: one path in six)."""
     rnd = random.Random(seed)
     at = datetime(2025, 5, 1, 0, 0, 0, tzinfo=timezone.utc)
     prompts = [" ".join(rnd.choice(WORDS) for _ in range(rnd.randint(4, 30))) for _ in range(100)]
@@ -79,7 +80,8 @@ def generate(path: Path, size: int | None = None, density: float = 0.05, seed: i
             if n % RESTART_EVERY == 0:
                 body = [s.format(ts=stamp, blob=BLOB) for s in RESTART + LOAD]
             elif rnd.random() < density:
-                p = rnd.choice(PATHS)
+                p = rnd.choice(PATHS) if polls is None else \
+                    "/api/tags" if rnd.random() < polls else rnd.choice(PATHS[:4] + PATHS[5:])
                 body = [GIN.format(d=at.strftime("%Y/%m/%d"), t=at.strftime("%H:%M:%S"),
                                    status=503 if rnd.random() < 0.002 else 200, dur=_duration(rnd, p).rjust(13),
                                    client=f"10.0.{rnd.randint(0, 9)}.{rnd.randint(2, 250)}".rjust(15),

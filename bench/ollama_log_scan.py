@@ -58,6 +58,8 @@ def main() -> int:
     ap.add_argument("--lines", type=int, default=None, help="a journal of this many lines instead of --size-mb")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--density", type=float, action="append", help="gin share of the lines (repeatable)")
+    ap.add_argument("--polls", type=float, help="share of the gin lines that poll GET /api/tags (a web UI), the rest "
+                    "inference requests (default: one gin line in six polls)")
     ap.add_argument("--hogs", type=int, default=0, help="bounded CPU hogs running beside both commands")
     ap.add_argument("--site", default=None, help="a directory put on PYTHONPATH (e.g. one holding ahocorasick_rs)")
     ap.add_argument("--dir", default=None, help="where to write the logs (default: the temporary directory)")
@@ -86,7 +88,8 @@ def main() -> int:
             evidence.mkdir()
             log = evidence / "journal.log"
             t = time.perf_counter()
-            made = gen.generate(log, None if args.lines else args.size_mb * 2**20, density=density, lines=args.lines)
+            made = gen.generate(log, None if args.lines else args.size_mb * 2**20, density=density, lines=args.lines,
+                                polls=args.polls)
             mib = made["bytes"] / 2**20
             print(f"{density * 100:g} %: generated {mib:.0f} MiB, {made['lines']:,} lines ({made['gin']:,} gin) in "
                   f"{time.perf_counter() - t:.0f} s", flush=True)

@@ -226,3 +226,31 @@ def test_generated_journal(density, tmp_path):
         a, b = _summaries(data, part, 32, len(data) // 2)
         assert a == b
     assert a.requests.concurrent_groups > 100
+
+
+def test_parts_held_stay_bounded(monkeypatch):
+    """Health checks (`GET /api/tags` every second, as a web UI polls) with an inference request now
+    and then: each part read as columns defers its few examples, and a deferred maker holds its
+    whole part. At most MAX_HELD are held at once (a 200 MB journal of this held 400 MB), and the
+    summary is the line reader's."""
+    rnd = random.Random(31)
+    at, lines = 1746093600.0, []
+    for i in range(6000):
+        at += 0.1
+        stamp = time.strftime("%Y/%m/%d - %H:%M:%S", time.gmtime(at))
+        path, method, took = ("/api/chat", "POST", f"{rnd.uniform(1, 9):.9f}s") if i % 97 == 0 else \
+            ("/api/tags", "GET", f"{rnd.uniform(1, 900):.3f}µs")
+        lines.append(f"[GIN] {stamp} | 200 | {took:>13} | {'127.0.0.1':>15} | {method:<7}  \"{path}\"")
+    data = "\n".join(lines).encode()
+    held = []
+    defer = log._Requests.defer
+
+    def counted(self, which, count, make):
+        defer(self, which, count, make)
+        held.append(0 if self.deferred is None else sum(callable(x) for x in self.deferred[0] + self.deferred[1]))
+
+    monkeypatch.setattr(log._Requests, "defer", counted)
+    a, b = _summaries(data, 4096, 1)
+    assert a == b
+    assert len(held) > 100 and max(held) <= log.MAX_HELD
+    assert a.requests.requests == len(range(0, 6000, 97))

@@ -483,6 +483,10 @@ class Timed(Record):
 
 
 MAX_TIMED = 400  # inference requests kept for the cold-start comparison (judge.ollama.cold_starts)
+# deferred makers of `timed` and `spans` entries held at once: each holds its part of the log
+# (COLUMNS_PART bytes) until it is made, so past this many they are made (a journal of health
+# checks with an inference request now and then would otherwise hold every part it read)
+MAX_HELD = 4
 
 
 class OllamaLogSummary(Record):
@@ -821,13 +825,17 @@ class _Requests:
         self.deferred: tuple[list, list] | None = None
 
     def defer(self, which: int, count: int, make) -> None:
-        """make() extends timed (which 0) or spans (1) with `count` entries, once needed."""
+        """make() extends timed (which 0) or spans (1) with `count` entries, once needed (or once
+        more than MAX_HELD are held)."""
         if self.deferred is None:
             self.deferred = ([], [])
         makers = self.deferred[which]
         if count >= MAX_TIMED:
             makers.clear()
         makers.append(make)
+        if sum(type(x) is not tuple for x in self.deferred[0]) + sum(type(x) is not tuple for x in self.deferred[1]) \
+                > MAX_HELD:
+            self.settle()
 
     def _later(self, timed: tuple | None, span: tuple) -> None:
         """One request's entries, after deferred ones (settled once they are many)."""
