@@ -249,11 +249,11 @@ _POW10 = tuple(10 ** e for e in range(10))
 _INFERENCE_B = frozenset(p.encode() for p in INFERENCE_PATHS)
 # Gin lines read as columns (gin_columns, request_batch) where numpy is installed: in a block of
 # at least COLUMNS_FROM bytes (a smaller log does not pay numpy's import, ~0.1 s) with at least
-# COLUMNS_MIN of them in its first 64 KiB (about 1 line in 10: at 5 % columns save nothing), in
-# parts of COLUMNS_PART bytes (a part costs ~3 ms; its columns are the peak memory), in runs of
-# at least COLUMNS_RUN lines (a shorter run costs less line by line).
+# COLUMNS_MIN of them in its first 64 KiB (about 1 line in 27: at 5 % columns save a fifth, at 2 %
+# nothing), in parts of COLUMNS_PART bytes (a part costs ~3 ms; its columns are the peak memory),
+# in runs of at least COLUMNS_RUN lines (a shorter run costs less line by line).
 COLUMNS_FROM = 1 << 19
-COLUMNS_MIN = 48
+COLUMNS_MIN = 12
 COLUMNS_PART = 1 << 21
 COLUMNS_RUN = 32
 
