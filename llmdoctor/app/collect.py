@@ -113,6 +113,8 @@ def _collect(host: Host, out: Path, units, since_seconds: float, engines, probe:
         break  # one engine unit per evidence directory: the file names are singular
     attempt("unit files on disk", lambda: _unit_files(host, store, bundle))
     _container(host, since_seconds, bundle, attempt)
+    if engines:  # both over one window (each asked in turn took a window of its own)
+        store.collect_together(("engine_progress", "cpu_load"))
     if any(e.kind in (VLLM, SGLANG, LLAMACPP) for e in engines):
         attempt("engine progress", lambda: _progress(store, bundle))
     if engines:

@@ -21,7 +21,7 @@ import importlib
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from llmdoctor.hosts.base import Host, HostError
 
@@ -197,26 +197,83 @@ class FactStore:
         if name in self._resolving:
             raise FactUnavailable(f"collectors depend on each other in a cycle at {name!r}")
         self._resolving.add(name)
-        started = None
         try:
             kwargs = self.resolve(prov.params, prov.optional)
-            started = time.perf_counter()
-            value = prov.func(**kwargs)
         except FactUnavailable as e:
             self.missing[name] = e
             raise
-        except HostError as e:
-            self.missing[name] = FactUnavailable(str(e))
-            raise self.missing[name] from e
-        except Exception as e:  # a collector bug must not end the run
-            self.missing[name] = FactUnavailable(f"collector failed: {type(e).__name__}: {e}")
-            raise self.missing[name] from e
         finally:
             self._resolving.discard(name)
-            if started is not None:
-                self.timings[name] = time.perf_counter() - started
+        return self._keep(name, self._collect(prov, kwargs))
+
+    def _collect(self, prov: Provider, kwargs: dict[str, Any]) -> tuple[Any, FactUnavailable | None]:
+        """One collector's call: (its value, None) or (None, why there is none). A collector bug
+        must not end the run. Touches nothing shared but `timings` (collect_together's threads)."""
+        started = time.perf_counter()
+        try:
+            return prov.func(**kwargs), None
+        except FactUnavailable as e:
+            return None, e
+        except Exception as e:  # (HostError: its own words)
+            why = FactUnavailable(str(e) if isinstance(e, HostError) else f"collector failed: {type(e).__name__}: {e}")
+            why.__cause__ = e
+            return None, why
+        finally:
+            self.timings[prov.name] = time.perf_counter() - started
+
+    def _keep(self, name: str, outcome: tuple[Any, FactUnavailable | None]) -> Any:
+        value, why = outcome
+        if why is not None:
+            self.missing[name] = why
+            raise why
         self.values[name] = value
         return value
+
+    def collect_together(self, names: Iterable[str]) -> None:
+        """Collect the facts `names` at once, each collector in a thread of its own once the facts
+        it needs are collected (here, in turn). For the facts that each sample the live host over
+        ctx.sample_seconds: the run then waits one window for them all, not one each in turn."""
+        jobs, outcomes = [], {}
+        for name in names:
+            if name in self.values or name in self.missing or name == CTX:
+                continue
+            prov = _provider_of(name)
+            if prov is None:
+                continue
+            try:
+                jobs.append((name, prov, self.resolve(prov.params, prov.optional)))
+            except FactUnavailable as e:
+                self.missing[name] = e
+
+        def run(name: str, prov: Provider, kwargs: dict[str, Any]) -> None:
+            outcomes[name] = self._collect(prov, kwargs)
+
+        threads = [threading.Thread(target=run, args=job, daemon=True, name=f"llmdoctor-{job[0]}") for job in jobs[1:]]
+        for t in threads:
+            t.start()
+        if jobs:
+            run(*jobs[0])
+        for t in threads:
+            t.join()
+        for name, _, _ in jobs:
+            try:
+                self._keep(name, outcomes.get(name) or (None, FactUnavailable("its collector did not finish")))
+            except FactUnavailable:
+                pass
+
+    def needed(self, names: Iterable[str]) -> set[str]:
+        """The facts that collecting `names` asks for, these included (each provider's parameters, in turn)."""
+        seen: set[str] = set()
+        todo = list(names)
+        while todo:
+            name = todo.pop()
+            if name in seen or name == CTX:
+                continue
+            seen.add(name)
+            prov = _provider_of(name)
+            if prov is not None:
+                todo.extend(prov.params)
+        return seen
 
     def optional(self, name: str, default: Any = None) -> Any:
         try:

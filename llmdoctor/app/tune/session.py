@@ -117,6 +117,9 @@ def prepare(host: Any, opts: TuneOptions, store: FactStore | None = None) -> Pre
     that change sets nothing (judge/tune_merge). Raises ProposalError / ApplyError on bad input."""
     store = store or _store(host, opts)
     port = ollama_port(store, opts)
+    from llmdoctor.app.diagnose import sample_together
+
+    sample_together(store)  # (sizing reads memory, the diagnosis the rest: one window for all)
 
     def show_for(name: str) -> dict:
         from llmdoctor.facts.ollama_api import get_show
