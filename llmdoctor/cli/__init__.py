@@ -252,7 +252,7 @@ def diagnose(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also say on stderr what was read and how long each fact took."),
     only: List[str] = typer.Option([], "--only", autocompletion=check_ids_and_causes, help="Run only these checks (id or cause; repeatable)."),
     checks_dir: List[Path] = typer.Option([], "--checks-dir", help="Extra directory of site checks (repeatable)."),
-    sample_seconds: float = typer.Option(2.0, "--sample-seconds", min=0.0, max=300.0, help="Window for swap and metric rate samples."),
+    sample_seconds: float = typer.Option(2.0, "--sample-seconds", min=0.0, max=300.0, help="One window, in seconds, over which CPU use, swap traffic and the engines' metrics are sampled together."),
     since: str = typer.Option("24h", "--since", help="How far back to read logs (e.g. 30m, 24h, 7d)."),
     log: List[Path] = typer.Option([], "--log", help="Extra engine log file to read (repeatable)."),
     url: Optional[str] = typer.Option(None, "--url", help="Diagnose only the engine instance at this URL (http://127.0.0.1:8081), where a host runs several."),

@@ -35,7 +35,7 @@ Examples:
         checks_dir: List[str] = typer.Option([], "--checks-dir", help="Extra directory of site checks (repeatable)."),
         log: List[str] = typer.Option([], "--log", help="Extra engine log file to read (repeatable)."),
         since: str = typer.Option("1h", "--since", help="Log window the first run examines; later runs read only new lines."),
-        sample_seconds: float = typer.Option(2.0, "--sample-seconds", min=0.0, max=60.0, help="Window for swap and metric rate samples in each run."),
+        sample_seconds: float = typer.Option(2.0, "--sample-seconds", min=0.0, max=60.0, help="One window, in seconds, over which CPU use, swap traffic and the engines' metrics are sampled together in each run."),
         state_dir: Optional[str] = typer.Option(None, "--state-dir", help="Where log positions (and, with --once, counters) are kept. Default: $STATE_DIRECTORY (systemd), else a private temporary directory (with --once: ~/.local/state/llmdoctor/exporter)."),
         sudo: bool = typer.Option(False, "--sudo", help="Over SSH, run commands with sudo -n (never prompts)."),
         accept_new_host_keys: bool = typer.Option(False, "--accept-new-host-keys", help="Over SSH, accept keys of hosts not yet known (never changed ones)."),

@@ -85,7 +85,7 @@ class Context:
         self.host = host
         self.units = units  # --unit NAME; empty = discover
         self.since_seconds = since_seconds  # log time window
-        self.sample_seconds = sample_seconds  # swap/metric sampling window
+        self.sample_seconds = sample_seconds  # the one window the samplers share (app.diagnose.sample_together)
         self.options = RunOptions.of(options)
 
     def __repr__(self) -> str:
