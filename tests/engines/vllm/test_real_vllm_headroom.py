@@ -92,6 +92,14 @@ def test_vllm_headroom_and_what_if_from_one_sequence_to_four(vllm_setup, tmp_pat
         # this shared CPU: answers in bunches or a speed that changes between levels; the output says so
         print(f"what-if not compared: {w.after.why or four.headroom.why}")
         return
+    if not w.ends:
+        # the what-if took no range of ends: the one-sequence sweep measured streams batched (this shared CPU
+        # let two overlap) or the new capacity is one; its single prediction is the fitted model's, with no
+        # range to hold the measured TTFTs against. The direction still holds.
+        print(f"what-if without ends: max batch measured {one.headroom.model.max_batch_measured}, "
+              f"capacity after {w.after.model.capacity}")
+        assert w.after.users.value >= one.headroom.users.value
+        return
     serial, free = w.ends
     margin = max(w.after.band, tolerance(four.result))
     outside = []
