@@ -833,8 +833,7 @@ class _Requests:
         if count >= MAX_TIMED:
             makers.clear()
         makers.append(make)
-        if sum(type(x) is not tuple for x in self.deferred[0]) + sum(type(x) is not tuple for x in self.deferred[1]) \
-                > MAX_HELD:
+        if sum(type(x) is not tuple for items in self.deferred for x in items) > MAX_HELD:  # (settle's test)
             self.settle()
 
     def _later(self, timed: tuple | None, span: tuple) -> None:
