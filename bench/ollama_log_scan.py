@@ -9,8 +9,8 @@ journal of N lines (issue 29: `--lines 10000000 --density 1` is a busy server's 
 The two commands run interleaved `--runs` times (the file in the page cache, grep writing to a
 pipe: to /dev/null it would stop at the first match); printed: medians of wall and CPU seconds
 (the child's rusage), their ratio to grep's, ms per MiB and per million lines, and diagnose's peak
-RSS. Checks that diagnose read every line ("examined" in --format json). The Aho-Corasick matcher
-(`ahocorasick-rs`, a dependency) decides the path: run with it installed, or point
+RSS. Checks that diagnose read every line ("examined" in --format json). The compiled word matcher
+(`hyperscan` on Linux x86-64, else `ahocorasick-rs`: dependencies) decides the path: run with it installed, or point
 `--site DIR` at a directory that holds it. `--baseline DIR` times a second checkout too (an export
 of an earlier commit), interleaved with the first, for a before/after taken in one run: on a shared
 machine only such ratios mean anything. Targets (issue 28/29): 1 GiB <= 3x grep idle, 10M lines
@@ -74,9 +74,9 @@ def main() -> int:
     base_env = None
     if args.baseline:
         base_env = dict(env, PYTHONPATH=os.pathsep.join(p for p in (str(Path(args.baseline).resolve()), args.site) if p))
-    probe = subprocess.run([sys.executable, "-c", "from llmdoctor.knowledge.wordscan import available as a; print(a())"],
+    probe = subprocess.run([sys.executable, "-c", "from llmdoctor.knowledge import wordscan as w; print(getattr(w, 'installed', w.available)())"],
                            capture_output=True, text=True, env=env, cwd=tree)
-    print(f"tree {tree}; fast matcher installed: {probe.stdout.strip() or 'no (no wordscan)'}; load average {os.getloadavg()[0]:.1f}; hogs {args.hogs}",
+    print(f"tree {tree}; compiled matchers: {probe.stdout.strip() or 'none (no wordscan)'}; load average {os.getloadavg()[0]:.1f}; hogs {args.hogs}",
           flush=True)
     gen = _gen()
     ok, rows = True, []

@@ -1,8 +1,8 @@
 """The Ollama scanner's block path (feed_region: only the lines holding a word of the scan are
 read) against the line path (feed: every line), on every Ollama-looking fixture and real case,
 every catalogue example, generated journals (bench/ollama_log_gen.py) and garbage: the same
-summary, to the last example line. Both word matchers are compared: the `re` one always, the
-Aho-Corasick one (ahocorasick-rs) where it is installed; and the block path both with its gin
+summary, to the last example line. Every word matcher is compared: the `re` one always, the
+compiled ones (hyperscan, ahocorasick-rs) where they are installed; and the block path both with its gin
 lines read as columns (gin_columns, request_batch: forced on for every block, in small parts
 and runs of any length) and without."""
 from __future__ import annotations
@@ -22,7 +22,7 @@ from llmdoctor.knowledge.pasted import FRAGMENT
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
-MATCHERS = [False] + ([True] if wordscan.available() else [])
+MATCHERS = [wordscan.RE, *wordscan.installed()]
 COLUMNS = ["lines"] + (["columns"] if gin_columns.available() else [])
 
 
@@ -65,9 +65,9 @@ def _regions(data: bytes, cuts: list[int]):
     yield data, start, len(data)
 
 
-def _both(regions: list[tuple], fast: bool):
+def _both(regions: list[tuple], matcher: str):
     a = log.OllamaLogScanner()
-    a.words = log._word_scan(fast)
+    a.words = log._word_scan(matcher)
     a.feed_regions(regions, "x")
     b = log.OllamaLogScanner().feed_all((line for buf, s, e in regions
                                          for line in bytes(buf[s:e]).decode("utf-8", "replace").split("\n")), "x")
@@ -78,40 +78,40 @@ def test_fixtures_found():
     assert len(LOGS) >= 100
 
 
-@pytest.mark.parametrize("fast", MATCHERS)
-def test_every_fixture_log_same_summary(fast):
+@pytest.mark.parametrize("matcher", MATCHERS)
+def test_every_fixture_log_same_summary(matcher):
     rnd = random.Random(3)
     differ = []
     for p in LOGS:
         data = p.read_bytes()
         cuts = [rnd.randrange(len(data) + 1) for _ in range(rnd.randint(0, 4))]
-        a, b = _both(list(_regions(data, cuts)), fast)
+        a, b = _both(list(_regions(data, cuts)), matcher)
         if a != b:
             differ.append(str(p.relative_to(ROOT)))
     assert not differ
 
 
-@pytest.mark.parametrize("fast", MATCHERS)
-def test_file_source_regions(fast, tmp_path):
+@pytest.mark.parametrize("matcher", MATCHERS)
+def test_file_source_regions(matcher, tmp_path):
     """Through FileSource itself, as facts/ollama.py reads a log."""
     for p in LOGS[:60]:
         src = FileSource(p, engine="ollama", since_seconds=None)
         scanner = log.OllamaLogScanner()
-        scanner.words = log._word_scan(fast)
+        scanner.words = log._word_scan(matcher)
         assert scanner.feed_regions(src.raw_regions(), p.name).summary() == \
             log.OllamaLogScanner().feed_all(src.lines(), p.name).summary(), p
 
 
-@pytest.mark.parametrize("fast", MATCHERS)
-def test_catalogue_examples(fast):
+@pytest.mark.parametrize("matcher", MATCHERS)
+def test_catalogue_examples(matcher):
     lines = [ex.line for m in MESSAGES + CPP_MESSAGES for ex in m.examples]
     assert len(lines) > 100
     for line in lines:  # alone, and after a stamped line that a load or config line may read
         for text in (line, "time=2025-01-01T00:00:00.000Z level=INFO msg=x\n" + line):
-            a, b = _both([(text.encode(), 0, len(text.encode()))], fast)
+            a, b = _both([(text.encode(), 0, len(text.encode()))], matcher)
             assert a == b, line
     data = "\n".join(lines).encode()
-    a, b = _both(list(_regions(data, list(range(0, len(data), 997)))), fast)
+    a, b = _both(list(_regions(data, list(range(0, len(data), 997)))), matcher)
     assert a == b
 
 
@@ -122,15 +122,15 @@ def _gen():
     return module
 
 
-@pytest.mark.parametrize("fast", MATCHERS)
+@pytest.mark.parametrize("matcher", MATCHERS)
 @pytest.mark.parametrize("density", [0.005, 0.2, 1.0])
-def test_generated_journal(fast, density, tmp_path, monkeypatch):
+def test_generated_journal(matcher, density, tmp_path, monkeypatch):
     gen = _gen()
     monkeypatch.setattr(gen, "RESTART_EVERY", 700)
     p = tmp_path / "journal.log"
     info = gen.generate(p, lines=3000, density=density, style="short" if density > 0.5 else "short-iso")
     data = p.read_bytes()
-    a, b = _both(list(_regions(data, list(range(0, len(data), 65_536)))), fast)
+    a, b = _both(list(_regions(data, list(range(0, len(data), 65_536)))), matcher)
     assert a == b
     assert a.lines == info["lines"] + 1  # (and the empty line after the last newline)
     assert a.requests.requests > 0 and a.load_count >= 3
@@ -143,8 +143,8 @@ WORDS = ("GIN]", "[GIN] 2025/01/01 - 10:00:0", " | 200 | 1.5s | 127.0.0.1 | POST
          "OUT OF MEMORY", "cuInit err: 999", "evicting a model to make space", "\r", "\x1b[32m", "\xff\xfe", FRAGMENT)
 
 
-@pytest.mark.parametrize("fast", MATCHERS)
-def test_garbage(fast):
+@pytest.mark.parametrize("matcher", MATCHERS)
+def test_garbage(matcher):
     rnd = random.Random(11)
     for _ in range(40):
         lines = ["".join(rnd.choice(WORDS + ("x", " ", "\t")) for _ in range(rnd.randint(0, 8)))
@@ -153,7 +153,7 @@ def test_garbage(fast):
         if rnd.random() < 0.5:
             data = bytes(b ^ 0x80 if rnd.random() < 0.01 else b for b in data)
         cuts = [rnd.randrange(len(data) + 1) for _ in range(rnd.randint(0, 5))]
-        a, b = _both(list(_regions(data, cuts)), fast)
+        a, b = _both(list(_regions(data, cuts)), matcher)
         assert a == b, data
 
 
@@ -214,8 +214,8 @@ GIN_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("fast", MATCHERS)
-def test_gin_read_in_bulk_or_not(fast):
+@pytest.mark.parametrize("matcher", MATCHERS)
+def test_gin_read_in_bulk_or_not(matcher):
     """The gin lines feed_region reads from their bytes (_gin_bulk) and those it leaves to _line
     (a tab, µ/μ, a fraction longer than its unit, an overflow, a bad date, a control character,
     ANSI colour, an earlier GIN, a fragment, a wrapped config line around them): the same summary,
@@ -226,7 +226,7 @@ def test_gin_read_in_bulk_or_not(fast):
             lines = [prefix + rnd.choice(GIN_EDGES) for _ in range(rnd.randint(1, 40))]
             data = "\n".join(lines).encode()
             cuts = [rnd.randrange(len(data) + 1) for _ in range(rnd.randint(0, 3))]
-            a, b = _both(list(_regions(data, cuts)), fast)
+            a, b = _both(list(_regions(data, cuts)), matcher)
             assert a == b, data
-    a, b = _both([(("\n".join(GIN_EDGES)).encode(), 0, len("\n".join(GIN_EDGES).encode()))], fast)
+    a, b = _both([(("\n".join(GIN_EDGES)).encode(), 0, len("\n".join(GIN_EDGES).encode()))], matcher)
     assert a == b and a.requests.requests > 5 and a.status_counts[503] == 1

@@ -224,13 +224,13 @@ SCAN_FOLDED = (
 AS_WRITTEN = ("GPU", "KV")
 
 
-def _word_scan(fast: bool | None = None):
+def _word_scan(matcher: str | None = None):
     from llmdoctor.knowledge.llamacpp.lines import _MARKS as CPP_MARKS
     from llmdoctor.knowledge.wordscan import WordScan
 
     # (not "GIN]": feed_region finds the gin lines itself, _GIN_B, each a bare `GIN]` included)
     folded = [w.lower() for w in SCAN_CASED + CPP_MARKS if w not in AS_WRITTEN + ("GIN]",)] + list(SCAN_FOLDED)
-    return WordScan(tuple(w.encode() for w in AS_WRITTEN), tuple(w.encode() for w in folded), fast)
+    return WordScan(tuple(w.encode() for w in AS_WRITTEN), tuple(w.encode() for w in folded), matcher)
 
 
 _FRAGMENT_B = FRAGMENT.encode()
@@ -1065,8 +1065,9 @@ class OllamaLogScanner:
                 and buf.count(b"GIN]", begin, min(end, begin + (1 << 16))) >= COLUMNS_MIN and _columns_ok():
             self._feed_parts(buf, begin, end, source)
             return
-        self.lines += buf.count(b"\n", begin, end) + 1
-        self._feed_plain(bytes(buf[begin:end]), source)
+        data = bytes(memoryview(buf)[begin:end])
+        self.lines += data.count(b"\n") + 1
+        self._feed_plain(data, source)
 
     def _feed_plain(self, data: bytes, source: str) -> None:
         """feed_region's work on the lines of `data`, the gin lines found by _GIN_B."""
