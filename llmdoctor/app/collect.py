@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
@@ -22,6 +23,8 @@ from llmdoctor.hosts.base import Host, HostError
 from llmdoctor.hosts.bundle import EvidenceWriter
 from llmdoctor.knowledge.systemd.show import PROPERTIES as SHOW_PROPERTIES
 from llmdoctor.knowledge.systemd.names import check_unit
+
+VMSTAT = ["vmstat", "1", "3"]  # swap activity over two seconds (memory's offline answer reads it)
 
 LOG_LIMIT = 32 * 1024 * 1024  # newest part of the journal kept, per unit
 
@@ -113,6 +116,10 @@ def _collect(host: Host, out: Path, units, since_seconds: float, engines, probe:
         break  # one engine unit per evidence directory: the file names are singular
     attempt("unit files on disk", lambda: _unit_files(host, store, bundle))
     _container(host, since_seconds, bundle, attempt)
+    # `vmstat 1 3` (two seconds) runs beside the sampling window instead of after it
+    pool = ThreadPoolExecutor(1)
+    vmstat = pool.submit(host.run, VMSTAT, timeout=10)
+    pool.shutdown(wait=False)  # (the command still runs; the thread ends with it)
     if engines:  # both over one window (each asked in turn took a window of its own)
         store.collect_together(("engine_progress", "cpu_load"))
     if any(e.kind in (VLLM, SGLANG, LLAMACPP) for e in engines):
@@ -121,7 +128,7 @@ def _collect(host: Host, out: Path, units, since_seconds: float, engines, probe:
         attempt("CPU use", lambda: _cpu(store, bundle))
     if probe:
         attempt("live probe", lambda: _probe(store, bundle))
-    attempt("vmstat", lambda: _run_to(host, ["vmstat", "1", "3"], bundle, timeout=10))
+    attempt("vmstat", lambda: _ran_to(VMSTAT, vmstat.result(), bundle))
     attempt("/proc/meminfo", lambda: bundle.read("/proc/meminfo", host.read("/proc/meminfo").decode()))
     attempt("nvidia-smi", lambda: _run_to(host, ["nvidia-smi"], bundle))
     if bundle.has("nvidia-smi"):  # an NVIDIA GPU answers: its health and the driver's XIDs (GPU_DEGRADED)
@@ -234,7 +241,11 @@ def _probe(store: FactStore, bundle: EvidenceWriter) -> None:
 
 
 def _run_to(host: Host, argv: list[str], bundle: EvidenceWriter, timeout: float = 15.0) -> None:
-    res = host.run(argv, timeout=timeout)
+    _ran_to(argv, host.run(argv, timeout=timeout), bundle)
+
+
+def _ran_to(argv: list[str], res, bundle: EvidenceWriter) -> None:
+    """A command's answer into the bundle; a failure raised, for `attempt`'s note."""
     if not res.ok:
         raise HostError(f"exit {res.returncode}: {(res.stderr or res.stdout).strip()[:200]}")
     bundle.command(argv, res.stdout)

@@ -115,3 +115,55 @@ def test_nothing_together_on_a_recording_or_without_a_window(monkeypatch, tmp_pa
     store = FactStore(Context(host=host, sample_seconds=seconds))
     sample_together(store, [SimpleNamespace(params=("cpu_load",))])
     assert seen == {} and not store.values
+
+
+@pytest.mark.parametrize("answer", ["ok", "fails"])
+def test_collect_runs_vmstat_beside_the_window(monkeypatch, tmp_path, answer):
+    """`collect`'s `vmstat 1 3` (two seconds) runs while the engine is sampled, not after: the
+    CPU sample and the command meet at a barrier that neither passes alone. Its failure is a
+    note, as before."""
+    from llmdoctor.app.collect import collect_evidence
+    from llmdoctor.hosts.base import CommandNotFound, CommandResult
+    from llmdoctor.hosts.live import BaseHost
+    from llmdoctor.knowledge.engines import LLAMACPP, EngineInstance
+
+    meet = threading.Barrier(2, timeout=10)
+
+    def cpu_load():
+        meet.wait()
+        raise FactUnavailable("sampled", quiet=True)
+
+    def engine_progress():
+        raise FactUnavailable("none", quiet=True)
+
+    _add(monkeypatch, "cpu_load", cpu_load)
+    _add(monkeypatch, "engine_progress", engine_progress)
+
+    class Box(BaseHost):
+        kind, name = "ssh", "box"
+
+        def run(self, argv, timeout=10):
+            if argv[0] == "vmstat":
+                meet.wait()
+                return CommandResult(tuple(argv), 0 if answer == "ok" else 1, "procs ---memory---\n",
+                                     "" if answer == "ok" else "vmstat: no /proc")
+            raise CommandNotFound(f"{argv[0]}: command not found")
+
+        def read(self, path, limit=4096):
+            raise FileNotFoundError(path)
+
+        def exists(self, path):
+            return False
+
+        def listdir(self, path):
+            raise FileNotFoundError(path)
+
+        def http(self, method, port, path, body=None, timeout=10):
+            raise HostError("connection refused")
+
+    written, notes = collect_evidence(Box(), tmp_path / "b", engines=(EngineInstance(LLAMACPP, port=8080),))
+    assert not meet.broken
+    if answer == "ok":
+        assert "vmstat.txt" in written and not [n for n in notes if "vmstat" in n]
+    else:
+        assert "vmstat.txt" not in written and "vmstat: exit 1: vmstat: no /proc" in notes
