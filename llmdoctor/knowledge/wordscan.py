@@ -60,30 +60,36 @@ class _Hyperscan:
     letters only, as bytes.lower() folds them). Hyperscan reports where a match ends; a word's
     start is that less its length."""
 
-    def __init__(self, cased: list[bytes], folded: list[bytes]) -> None:
+    def __init__(self, cased: list[bytes], folded: list[bytes], apart: list[bytes]) -> None:
         import hyperscan as hs
 
-        words = cased + folded
-        flags = [0] * len(cased) + [hs.HS_FLAG_CASELESS] * len(folded)
+        words = cased + folded + apart
+        flags = [0] * len(cased) + [hs.HS_FLAG_CASELESS] * len(folded) + [0] * len(apart)
         self._lengths = [len(w) for w in words]
+        self._first_apart = len(cased) + len(folded)
         self._db = hs.Database(mode=hs.HS_MODE_BLOCK)
         self._db.compile(expressions=words, ids=list(range(len(words))), elements=len(words), flags=flags, literal=True)
         self._scratch = hs.Scratch(self._db)  # (a scanner's own: one scan at a time)
 
-    def starts(self, data: bytes) -> list[int]:
+    def scan(self, data: bytes) -> tuple[list[int], list[int]]:
         out: list[int] = []
-        add, lengths = out.append, self._lengths
-        self._db.scan(data, match_event_handler=lambda i, _from, to, _flags, _ctx: add(to - lengths[i]),
-                      scratch=self._scratch)
+        apart: list[int] = []
+        lengths, first_apart = self._lengths, self._first_apart
+
+        def seen(i, _from, to, _flags, _ctx):
+            (out if i < first_apart else apart).append(to - lengths[i])
+
+        self._db.scan(data, match_event_handler=seen, scratch=self._scratch)
         out.sort()  # (reported by where they end)
-        return out
+        apart.sort()
+        return out, apart
 
 
 class _TwoPasses:
     """The cased words over the block, the folded ones over its lower case: Aho-Corasick
     automata, or `re` alternations (longest first) where no compiled matcher is installed."""
 
-    def __init__(self, cased: list[bytes], folded: list[bytes], matcher: str) -> None:
+    def __init__(self, cased: list[bytes], folded: list[bytes], apart: list[bytes], matcher: str) -> None:
         if matcher == AHO_CORASICK:
             import ahocorasick_rs as ac
 
@@ -91,11 +97,11 @@ class _TwoPasses:
                              for w in (cased, folded)]
             self._start = lambda hit: hit[1]
         else:
-            self._finders = [re.compile(b"|".join(re.escape(x) for x in sorted(w, key=len, reverse=True))).finditer
-                             if w else None for w in (cased, folded)]
+            self._finders = [_alternation(w).finditer if w else None for w in (cased, folded)]
             self._start = re.Match.start
+        self._apart = _alternation(apart).finditer if apart else None
 
-    def starts(self, data: bytes) -> list[int]:
+    def scan(self, data: bytes) -> tuple[list[int], list[int]]:
         cased, folded = self._finders
         out: list[int] = []
         for finder, text in ((cased, data), (folded, data.lower() if folded is not None else b"")):
@@ -103,21 +109,29 @@ class _TwoPasses:
                 out.extend(map(self._start, finder(text)))
         if cased is not None and folded is not None:
             out.sort()
-        return out
+        return out, [m.start() for m in self._apart(data)] if self._apart is not None else []
+
+
+def _alternation(words: list[bytes]) -> re.Pattern:
+    return re.compile(b"|".join(re.escape(x) for x in sorted(words, key=len, reverse=True)))
 
 
 class WordScan:
     """Word occurrences in `data`: `cased` words as written, `folded` words (lower case) in any
     ASCII case. Every occurrence of a word overlaps one that starts() reports, so a line that
-    holds a word is named (no word holds a newline). `matcher`: HYPERSCAN, AHO_CORASICK or RE;
-    by default the first installed one that works here (Hyperscan needs SSSE3)."""
+    holds a word is named (no word holds a newline). `apart`: words (as written, none overlapping
+    itself) whose occurrences scan() reports apart, all of them, in the same pass where the
+    matcher can (Ollama's `GIN]`).
+    `matcher`: HYPERSCAN, AHO_CORASICK or RE; by default the first installed one that works
+    here (Hyperscan needs SSSE3)."""
 
-    def __init__(self, cased: tuple[bytes, ...], folded: tuple[bytes, ...], matcher: str | None = None) -> None:
-        sets = _minimal(cased), _minimal(folded)
+    def __init__(self, cased: tuple[bytes, ...], folded: tuple[bytes, ...], matcher: str | None = None,
+                 apart: tuple[bytes, ...] = ()) -> None:
+        sets = _minimal(cased), _minimal(folded), list(dict.fromkeys(apart))
         self._impl = None
         for name in (matcher,) if matcher else installed() + (RE,):
             try:
-                self._impl = _Hyperscan(*sets) if name == HYPERSCAN else _TwoPasses(*sets, name)
+                self._impl = _Hyperscan(*sets) if name == HYPERSCAN else _TwoPasses(*sets, matcher=name)
             except Exception:  # noqa: BLE001  (a matcher that cannot run on this CPU: the next one)
                 if matcher:
                     raise
@@ -127,4 +141,8 @@ class WordScan:
 
     def starts(self, data: bytes) -> list[int]:
         """Sorted start offsets of word occurrences in `data`."""
-        return self._impl.starts(data)
+        return self._impl.scan(data)[0]
+
+    def scan(self, data: bytes) -> tuple[list[int], list[int]]:
+        """(starts(data), the sorted starts of every occurrence of an `apart` word)."""
+        return self._impl.scan(data)

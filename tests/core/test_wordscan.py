@@ -70,3 +70,15 @@ def test_a_matcher_that_cannot_run_gives_way(monkeypatch):
     assert _named(b"a\nthe GPU", scan.starts(b"a\nthe GPU")) == {2}
     with pytest.raises(RuntimeError):
         wordscan.WordScan(CASED, FOLDED, wordscan.HYPERSCAN)
+
+
+@pytest.mark.parametrize("matcher", MATCHERS)
+def test_apart_words_reported_apart(matcher):
+    """Every `GIN]` (as written: `gin]` is not one) apart from the words, which stay as they were."""
+    scan = wordscan.WordScan(CASED[:2], FOLDED, matcher, apart=(b"GIN]",))
+    rnd = random.Random(9)
+    for _ in range(200):
+        data = b"".join(rnd.choice(PIECES + (b"GIN]", b"gin]", b"[GIN] x")) for _ in range(rnd.randint(0, 40)))
+        starts, gins = scan.scan(data)
+        assert starts == scan.starts(data) == wordscan.WordScan(CASED[:2], FOLDED, matcher).starts(data)
+        assert gins == [i for i in range(len(data)) if data.startswith(b"GIN]", i)], data

@@ -228,9 +228,10 @@ def _word_scan(matcher: str | None = None):
     from llmdoctor.knowledge.llamacpp.lines import _MARKS as CPP_MARKS
     from llmdoctor.knowledge.wordscan import WordScan
 
-    # (not "GIN]": feed_region finds the gin lines itself, _GIN_B, each a bare `GIN]` included)
+    # ("GIN]" apart: feed_region reads each gin line from its `GIN]` by _GIN_B, a bare one included)
     folded = [w.lower() for w in SCAN_CASED + CPP_MARKS if w not in AS_WRITTEN + ("GIN]",)] + list(SCAN_FOLDED)
-    return WordScan(tuple(w.encode() for w in AS_WRITTEN), tuple(w.encode() for w in folded), matcher)
+    return WordScan(tuple(w.encode() for w in AS_WRITTEN), tuple(w.encode() for w in folded), matcher,
+                    apart=(b"GIN]",))
 
 
 _FRAGMENT_B = FRAGMENT.encode()
@@ -1070,13 +1071,15 @@ class OllamaLogScanner:
         self._feed_plain(data, source)
 
     def _feed_plain(self, data: bytes, source: str) -> None:
-        """feed_region's work on the lines of `data`, the gin lines found by _GIN_B."""
-        hits, size = self.words.starts(data), len(data)
+        """feed_region's work on the lines of `data`, the gin lines read from their `GIN]` (found
+        in the words' pass) by _GIN_B. (A later `GIN]` in a line already read is passed by, as
+        it would be by _GIN_B.finditer: a match does not cross a newline.)"""
+        (hits, gins), size = self.words.scan(data), len(data)
         pos, k = self._candidates(data, 0, 0, 0, hits, source)  # a wrapped line still being joined
         ansi = b"\x1b" in data  # (_GIN reads a line without its ANSI colour)
         count = len(hits)
-        for m in _GIN_B.finditer(data):
-            at = m.start()
+        match = _GIN_B.match
+        for at in gins:
             if at < pos:
                 continue  # in a line already read
             start = data.rfind(b"\n", pos, at) + 1 or pos
@@ -1084,7 +1087,7 @@ class OllamaLogScanner:
                 pos, k = self._candidates(data, pos, k, start, hits, source)
                 if at < pos:
                     continue
-            pos, k = self._gin_line(data, m, start, pos, k, hits, ansi, source)
+            pos, k = self._gin_line(data, match(data, at), start, pos, k, hits, ansi, source)
         pos, k = self._candidates(data, pos, k, size + 1, hits, source)
         if pos < size:
             self._skipped(data, pos, size)
