@@ -67,22 +67,27 @@ class _Hyperscan:
         flags = [0] * len(cased) + [hs.HS_FLAG_CASELESS] * len(folded) + [0] * len(apart)
         self._lengths = [len(w) for w in words]
         self._first_apart = len(cased) + len(folded)
-        self._db = hs.Database(mode=hs.HS_MODE_BLOCK)
-        self._db.compile(expressions=words, ids=list(range(len(words))), elements=len(words), flags=flags, literal=True)
-        self._scratch = hs.Scratch(self._db)  # (a scanner's own: one scan at a time)
+        # two databases: the words and the apart ones (scan), the words alone (starts: where
+        # the apart words are dense, a callback for each would cost more than the pass)
+        self._dbs = []
+        for n in dict.fromkeys((len(words), self._first_apart)):
+            db = hs.Database(mode=hs.HS_MODE_BLOCK)
+            db.compile(expressions=words[:n], ids=list(range(n)), elements=n, flags=flags[:n], literal=True)
+            self._dbs.append((db, hs.Scratch(db)))  # (a scratch of the scanner's own: one scan at a time)
 
-    def scan(self, data: bytes) -> tuple[list[int], list[int]]:
+    def scan(self, data: bytes, apart: bool = True) -> tuple[list[int], list[int]]:
         out: list[int] = []
-        apart: list[int] = []
+        found: list[int] = []
         lengths, first_apart = self._lengths, self._first_apart
 
         def seen(i, _from, to, _flags, _ctx):
-            (out if i < first_apart else apart).append(to - lengths[i])
+            (out if i < first_apart else found).append(to - lengths[i])
 
-        self._db.scan(data, match_event_handler=seen, scratch=self._scratch)
+        db, scratch = self._dbs[0 if apart else -1]
+        db.scan(data, match_event_handler=seen, scratch=scratch)
         out.sort()  # (reported by where they end)
-        apart.sort()
-        return out, apart
+        found.sort()
+        return out, found
 
 
 class _TwoPasses:
@@ -101,7 +106,7 @@ class _TwoPasses:
             self._start = re.Match.start
         self._apart = _alternation(apart).finditer if apart else None
 
-    def scan(self, data: bytes) -> tuple[list[int], list[int]]:
+    def scan(self, data: bytes, apart: bool = True) -> tuple[list[int], list[int]]:
         cased, folded = self._finders
         out: list[int] = []
         for finder, text in ((cased, data), (folded, data.lower() if folded is not None else b"")):
@@ -109,7 +114,7 @@ class _TwoPasses:
                 out.extend(map(self._start, finder(text)))
         if cased is not None and folded is not None:
             out.sort()
-        return out, [m.start() for m in self._apart(data)] if self._apart is not None else []
+        return out, [m.start() for m in self._apart(data)] if apart and self._apart is not None else []
 
 
 def _alternation(words: list[bytes]) -> re.Pattern:
@@ -140,8 +145,8 @@ class WordScan:
             break
 
     def starts(self, data: bytes) -> list[int]:
-        """Sorted start offsets of word occurrences in `data`."""
-        return self._impl.scan(data)[0]
+        """Sorted start offsets of word occurrences in `data` (the apart words not looked for)."""
+        return self._impl.scan(data, apart=False)[0]
 
     def scan(self, data: bytes) -> tuple[list[int], list[int]]:
         """(starts(data), the sorted starts of every occurrence of an `apart` word)."""
