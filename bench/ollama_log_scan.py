@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DENSITIES = (0.005, 0.05, 0.2)
 # The floor of this design, no line parsed: what a process pays to read the journal as the
 # scanner does (regions of whole lines, each copied once), count its newlines and run the word
-# pass (knowledge.wordscan) over it. Added to diagnose's start-up (an empty journal), it is what
+# pass (knowledge.wordscan, its words alone: not even the gin lines are found) over it. Added to diagnose's start-up (an empty journal), it is what
 # no change to the per-line reading can go below.
 FLOOR = """import sys
 from llmdoctor.hosts.logs.files import FileSource
@@ -44,7 +44,7 @@ words, n = _word_scan(), 0
 for buf, begin, end in FileSource(sys.argv[1], engine="ollama", since_seconds=None).raw_regions():
     data = bytes(memoryview(buf)[begin:end])
     n += data.count(b"\\n")
-    words.scan(data)
+    words.starts(data)
 print(n)
 """
 HOG = "import time\nend = time.time() + {s}\nwhile time.time() < end:\n    sum(range(10000))\n"
