@@ -14,6 +14,7 @@ way) so that the tests compare every path on any machine.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 HYPERSCAN, AHO_CORASICK, RE = "hyperscan", "aho-corasick", "re"
 
@@ -46,13 +47,29 @@ def _kind(words: list[bytes]) -> dict:
     return {"matchkind": ac.MATCHKIND_STANDARD, "implementation": ac.Implementation.DFA}
 
 
-def _minimal(words) -> list[bytes]:
+@lru_cache(maxsize=16)
+def _minimal(words: tuple[bytes, ...]) -> tuple[bytes, ...]:
     """The words less those that hold a shorter one (a line with either holds the shorter)."""
     out: list[bytes] = []
     for w in sorted(set(words), key=len):
         if w and not any(o in w for o in out):
             out.append(w)
-    return out
+    return tuple(out)
+
+
+@lru_cache(maxsize=8)
+def _databases(words: tuple[bytes, ...], caseless: tuple[bool, ...], sizes: tuple[int, ...]) -> tuple:
+    """Hyperscan block-mode databases of the first n words, for each n of `sizes` (~8 ms to
+    compile: made once a process; a database is read-only, each scanner has its own scratch)."""
+    import hyperscan as hs
+
+    out = []
+    for n in sizes:
+        db = hs.Database(mode=hs.HS_MODE_BLOCK)
+        db.compile(expressions=list(words[:n]), ids=list(range(n)), elements=n, literal=True,
+                   flags=[hs.HS_FLAG_CASELESS if c else 0 for c in caseless[:n]])
+        out.append(db)
+    return tuple(out)
 
 
 class _Hyperscan:
@@ -64,16 +81,13 @@ class _Hyperscan:
         import hyperscan as hs
 
         words = cased + folded + apart
-        flags = [0] * len(cased) + [hs.HS_FLAG_CASELESS] * len(folded) + [0] * len(apart)
+        caseless = (False,) * len(cased) + (True,) * len(folded) + (False,) * len(apart)
         self._lengths = [len(w) for w in words]
         self._first_apart = len(cased) + len(folded)
         # two databases: the words and the apart ones (scan), the words alone (starts: where
         # the apart words are dense, a callback for each would cost more than the pass)
-        self._dbs = []
-        for n in dict.fromkeys((len(words), self._first_apart)):
-            db = hs.Database(mode=hs.HS_MODE_BLOCK)
-            db.compile(expressions=words[:n], ids=list(range(n)), elements=n, flags=flags[:n], literal=True)
-            self._dbs.append((db, hs.Scratch(db)))  # (a scratch of the scanner's own: one scan at a time)
+        sizes = tuple(dict.fromkeys((len(words), self._first_apart)))
+        self._dbs = [(db, hs.Scratch(db)) for db in _databases(tuple(words), caseless, sizes)]  # (one scan at a time)
 
     def scan(self, data: bytes, apart: bool = True) -> tuple[list[int], list[int]]:
         out: list[int] = []
@@ -132,7 +146,7 @@ class WordScan:
 
     def __init__(self, cased: tuple[bytes, ...], folded: tuple[bytes, ...], matcher: str | None = None,
                  apart: tuple[bytes, ...] = ()) -> None:
-        sets = _minimal(cased), _minimal(folded), list(dict.fromkeys(apart))
+        sets = list(_minimal(tuple(cased))), list(_minimal(tuple(folded))), list(dict.fromkeys(apart))
         self._impl = None
         for name in (matcher,) if matcher else installed() + (RE,):
             try:
