@@ -73,9 +73,9 @@ def _databases(words: tuple[bytes, ...], caseless: tuple[bool, ...], sizes: tupl
 
 
 class _Hyperscan:
-    """Both word sets in one block-mode database of literals (the folded ones caseless: ASCII
-    letters only, as bytes.lower() folds them). Hyperscan reports where a match ends; a word's
-    start is that less its length."""
+    """Both word sets (and the apart words) in one pass over the block as written: block-mode
+    databases of literals, the folded ones caseless (ASCII letters only, as bytes.lower() folds
+    them). Hyperscan reports where a match ends; a word's start is that less its length."""
 
     def __init__(self, cased: list[bytes], folded: list[bytes], apart: list[bytes]) -> None:
         import hyperscan as hs
